@@ -1,0 +1,35 @@
+/**
+ * The one error type that handlers throw. The error middleware turns it into an
+ * ot:ErrorReport in the negotiated format (see error-report.ts); anything else becomes a 500
+ * whose details are logged, never sent.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, details?: string) => new HttpError(400, 'InvalidInput', message, details);
+export const notFound = (message: string) => new HttpError(404, 'NotFound', message);
+export const notAcceptable = (message: string) => new HttpError(400, 'NotAcceptable', message);
+export const unsupportedType = (message: string) => new HttpError(400, 'UnsupportedMediaType', message);
+export const tooLarge = (message: string) => new HttpError(413, 'PayloadTooLarge', message);
+export const unavailable = (message: string) => new HttpError(503, 'ServiceUnavailable', message);
+export const badGateway = (message: string, details?: string) => new HttpError(502, 'BadGateway', message, details);
+
+export function methodNotAllowed(allowed: string[]): HttpError {
+  return new HttpError(405, 'MethodNotAllowed', `method not allowed; allowed: ${allowed.join(', ')}`, undefined, {
+    Allow: allowed.join(', '),
+  });
+}
+
+/** An error that carries the status and message of a failed task or a remote service. */
+export function isHttpError(e: unknown): e is HttpError {
+  return e instanceof HttpError;
+}

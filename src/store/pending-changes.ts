@@ -1,0 +1,77 @@
+import type * as RDF from '@rdfjs/types';
+import { EventEmitter } from 'node:events';
+import { ArrayIterator, type AsyncIterator, wrap } from 'asynciterator';
+import { Store as N3Store } from 'n3';
+import { quadKey, matchesPattern } from '../rdf/terms.js';
+
+type Matcher = {
+  match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): RDF.Stream<RDF.Quad> | AsyncIterator<RDF.Quad>;
+};
+
+/**
+ * The changes of one SPARQL update request, kept in memory until the request has run to the
+ * end and then written in one batch. It serves both as Comunica's destination (import, remove,
+ * deleteGraph) and as its source (match sees the store as changed so far), so the operations
+ * of a multi-operation request see each other's effects while nothing reaches disk until all
+ * of them succeeded.
+ */
+export class PendingChanges {
+  private readonly added = new N3Store();
+  private readonly deleted = new Map<string, RDF.Quad>();
+
+  constructor(private readonly base: Matcher) {}
+
+  get additions(): RDF.Quad[] {
+    return this.added.getQuads(null, null, null, null);
+  }
+
+  get deletions(): RDF.Quad[] {
+    return [...this.deleted.values()];
+  }
+
+  match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
+    const fromBase = wrap<RDF.Quad>(this.base.match(s, p, o, g) as any).filter((q) => !this.deleted.has(quadKey(q)));
+    const pattern = [s, p, o, g].map((t) => (t && t.termType !== 'Variable' ? t : null));
+    const fromAdded = new ArrayIterator<RDF.Quad>(this.added.getQuads(pattern[0] as any, pattern[1] as any, pattern[2] as any, pattern[3] as any), { autoStart: false });
+    // `added` only ever holds quads the base lacks (see import), so nothing is emitted twice.
+    return fromBase.append(fromAdded);
+  }
+
+  import(stream: RDF.Stream<RDF.Quad>): EventEmitter {
+    return this.consume(stream, async (q) => {
+      this.deleted.delete(quadKey(q));
+      if (!(await this.baseHas(q))) this.added.addQuad(q);
+    });
+  }
+
+  remove(stream: RDF.Stream<RDF.Quad>): EventEmitter {
+    return this.consume(stream, async (q) => this.removeOne(q));
+  }
+
+  deleteGraph(graph: RDF.Quad_Graph): EventEmitter {
+    return this.consume(this.match(null, null, null, graph) as unknown as RDF.Stream<RDF.Quad>, async (q) => this.removeOne(q));
+  }
+
+  private removeOne(q: RDF.Quad): void {
+    if (this.added.has(q)) this.added.removeQuad(q);
+    this.deleted.set(quadKey(q), q);
+  }
+
+  private async baseHas(q: RDF.Quad): Promise<boolean> {
+    const found = wrap<RDF.Quad>(this.base.match(q.subject, q.predicate, q.object, q.graph) as any).filter((x) => matchesPattern(q.object, x.object));
+    const first = await found.take(1).toArray();
+    return first.length > 0;
+  }
+
+  private consume(stream: RDF.Stream<RDF.Quad>, onQuad: (q: RDF.Quad) => Promise<void> | void): EventEmitter {
+    const done = new EventEmitter();
+    (async () => {
+      const quads = await wrap<RDF.Quad>(stream as any).toArray();
+      for (const q of quads) await onQuad(q);
+    })().then(
+      () => done.emit('end'),
+      (e) => done.emit('error', e),
+    );
+    return done;
+  }
+}

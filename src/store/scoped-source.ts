@@ -1,0 +1,41 @@
+import type * as RDF from '@rdfjs/types';
+import { wrap, EmptyIterator, type AsyncIterator } from 'asynciterator';
+import type { Quadstore } from 'quadstore';
+import { df } from '../rdf/namespaces.js';
+import { DEFAULT_GRAPH_IRI, type GraphScope } from './triple-store.js';
+
+type Match = (s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null) => AsyncIterator<RDF.Quad>;
+
+/**
+ * The RDF/JS source that Comunica queries. It
+ * - maps the IRI `urn:toxgraph:default-graph` to the store's unnamed default graph (so FROM and
+ *   the protocol's default-graph-uri can name it), and
+ * - hides every quad of a graph outside the caller's scope, whatever the pattern asks for,
+ *   so GRAPH ?g, FROM, property paths and DESCRIBE cannot reach it.
+ */
+export class ScopedSource {
+  constructor(
+    private readonly match_: Match,
+    private readonly store: Quadstore,
+    private readonly scope?: GraphScope,
+  ) {}
+
+  match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
+    if (g && g.termType === 'NamedNode' && g.value === DEFAULT_GRAPH_IRI) {
+      if (this.scope && !this.scope.includesDefaultGraph) return new EmptyIterator();
+      return wrap<RDF.Quad>(this.match_(s, p, o, df.defaultGraph())).map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(DEFAULT_GRAPH_IRI)));
+    }
+    if (this.scope && g && g.termType === 'NamedNode' && !this.scope.allows(g.value)) return new EmptyIterator();
+    if (this.scope && g && g.termType === 'DefaultGraph' && !this.scope.includesDefaultGraph) return new EmptyIterator();
+    const all = wrap<RDF.Quad>(this.match_(s, p, o, g));
+    const scope = this.scope;
+    if (!scope) return all;
+    return all.filter((q) => (q.graph.termType === 'DefaultGraph' ? scope.includesDefaultGraph : scope.allows(q.graph.value)));
+  }
+
+  async countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Promise<number> {
+    const graph = g && g.termType === 'NamedNode' && g.value === DEFAULT_GRAPH_IRI ? df.defaultGraph() : g;
+    // An estimate for join planning: quadstore reads it off the index without scanning.
+    return this.store.countQuads((s ?? undefined) as any, (p ?? undefined) as any, (o ?? undefined) as any, (graph ?? undefined) as any);
+  }
+}

@@ -1,0 +1,83 @@
+import type * as RDF from '@rdfjs/types';
+import { badRequest } from '../http/errors.js';
+
+/**
+ * Safe SPARQL templates. Every value interpolated into a `sparql\`...\`` template must be an
+ * RDF/JS term (or a list of terms, or another template); terms are written in escaped SPARQL
+ * syntax. Plain strings are refused at run time, so request input can never become query text.
+ */
+export class SparqlText {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+export type SparqlValue = RDF.Term | SparqlText | readonly (RDF.Term | SparqlText)[];
+
+export function sparql(strings: TemplateStringsArray, ...values: SparqlValue[]): SparqlText {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    out += writeValue(value) + strings[i + 1];
+  });
+  return new SparqlText(out);
+}
+
+function writeValue(value: SparqlValue): string {
+  if (value instanceof SparqlText) return value.text;
+  if (Array.isArray(value)) return value.map((v) => writeValue(v)).join(' ');
+  if (value && typeof value === 'object' && 'termType' in value) return writeTerm(value as RDF.Term);
+  throw new TypeError('sparql template: only RDF terms and sparql templates may be interpolated');
+}
+
+// IRIREF of the SPARQL grammar: no control characters, spaces or <>"{}|^`\
+const IRI_FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\]/;
+const LANGTAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
+const VARNAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Throws a 400 when the string cannot be an IRI in SPARQL (and hence in our store). */
+export function checkIri(iri: string): string {
+  if (iri.length === 0 || IRI_FORBIDDEN.test(iri) || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(iri)) {
+    throw badRequest(`not a valid absolute IRI: ${JSON.stringify(iri.slice(0, 200))}`);
+  }
+  return iri;
+}
+
+export function writeIri(iri: string): string {
+  return `<${checkIri(iri)}>`;
+}
+
+export function writeStringLiteral(value: string): string {
+  return (
+    '"' +
+    value.replace(/[\\"\n\r\t\b\f]/g, (c) => ({ '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' })[c]!) +
+    '"'
+  );
+}
+
+export function writeTerm(term: RDF.Term): string {
+  switch (term.termType) {
+    case 'NamedNode':
+      return writeIri(term.value);
+    case 'Literal': {
+      const body = writeStringLiteral(term.value);
+      if (term.language) {
+        if (!LANGTAG.test(term.language)) throw badRequest(`not a valid language tag: ${JSON.stringify(term.language)}`);
+        return `${body}@${term.language}`;
+      }
+      if (term.datatype && term.datatype.value !== 'http://www.w3.org/2001/XMLSchema#string') {
+        return `${body}^^${writeIri(term.datatype.value)}`;
+      }
+      return body;
+    }
+    case 'Variable':
+      if (!VARNAME.test(term.value)) throw new TypeError(`sparql template: bad variable name ${term.value}`);
+      return `?${term.value}`;
+    case 'BlankNode':
+      throw new TypeError('sparql template: blank nodes cannot be bound into queries; use IRIs');
+    case 'DefaultGraph':
+      throw new TypeError('sparql template: the default graph is not a term');
+    default:
+      throw new TypeError(`sparql template: cannot write term type ${term.termType}`);
+  }
+}

@@ -1,0 +1,49 @@
+import type * as RDF from '@rdfjs/types';
+import type { SparqlText } from './sparql-template.js';
+
+/** One solution of a SELECT: variable name (without '?') to bound term. */
+export type Solution = Record<string, RDF.Term>;
+
+export type QueryResult =
+  | { type: 'bindings'; variables: string[]; solutions: AsyncIterable<Solution> }
+  | { type: 'quads'; quads: AsyncIterable<RDF.Quad> }
+  | { type: 'boolean'; value: boolean };
+
+/** Which named graphs a query may see (access control, the published scope of /ontology). */
+export interface GraphScope {
+  allows(graphIri: string): boolean;
+  /** May the store's unnamed default graph be seen? */
+  readonly includesDefaultGraph: boolean;
+}
+
+export interface QueryOptions {
+  scope?: GraphScope;
+  /** Aborting ends the query's result streams with an error. */
+  signal?: AbortSignal;
+  baseIri?: string;
+}
+
+/**
+ * The narrow seam between ToxGraph and its triplestore. The embedded implementation is
+ * QuadstoreTripleStore; a remote SPARQL 1.1 store can implement the same interface.
+ *
+ * Graph names are resource URIs (DESIGN.md): every resource write is one replaceGraphs call,
+ * which is atomic over all the graphs it names.
+ */
+export interface TripleStore {
+  readGraph(graphIri: string): Promise<RDF.Quad[]>;
+  hasGraph(graphIri: string): Promise<boolean>;
+  /** Atomically make each named graph hold exactly the given quads (their graph term is ignored). */
+  replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void>;
+  /** Atomically remove the named graphs. */
+  deleteGraphs(graphIris: string[]): Promise<void>;
+  query(query: SparqlText | string, options?: QueryOptions): Promise<QueryResult>;
+  /** A SPARQL 1.1 update; the whole request is applied atomically. */
+  update(update: SparqlText | string): Promise<void>;
+  /** Add quads in large batches (not atomic as a whole); answers the number of quads written. */
+  bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The special graph IRI that names the store's unnamed default graph in FROM / default-graph-uri. */
+export const DEFAULT_GRAPH_IRI = 'urn:toxgraph:default-graph';
