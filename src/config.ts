@@ -1,0 +1,97 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Prefix of every URI the server mints, without a trailing slash. */
+  baseUrl: string;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number;
+  /** SPARQL query time limit in milliseconds. */
+  queryTimeoutMs: number;
+  /** Allow SPARQL SERVICE clauses (federated queries to other endpoints). */
+  sparqlService: boolean;
+  /** Concurrent background jobs (tasks). */
+  taskConcurrency: number;
+  /** Worker threads for CPU-heavy task work. */
+  workerThreads: number;
+  /** Seconds between refreshes of registered remote resources (0: never). */
+  harvestIntervalSeconds: number;
+  harvestTimeoutMs: number;
+  harvestMaxBytes: number;
+  /** URL prefixes that registration may fetch; empty means any http(s) URL. */
+  harvestAllow: string[];
+  quiet: boolean;
+}
+
+type Spec = { flag: string; env: string; parse: (v: string) => unknown; key: keyof Config };
+
+const int = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`not a non-negative integer: ${v}`);
+  return n;
+};
+const bool = (v: string) => ['1', 'true', 'on', 'yes'].includes(v.toLowerCase());
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+const SPECS: Spec[] = [
+  { flag: 'port', env: 'PORT', parse: int, key: 'port' },
+  { flag: 'host', env: 'TOXGRAPH_HOST', parse: String, key: 'host' },
+  { flag: 'data', env: 'TOXGRAPH_DATA_DIR', parse: (v) => resolve(v), key: 'dataDir' },
+  { flag: 'base-url', env: 'TOXGRAPH_BASE_URL', parse: (v) => v.replace(/\/+$/, ''), key: 'baseUrl' },
+  { flag: 'body-limit', env: 'TOXGRAPH_BODY_LIMIT', parse: int, key: 'bodyLimit' },
+  { flag: 'query-timeout', env: 'TOXGRAPH_QUERY_TIMEOUT_MS', parse: int, key: 'queryTimeoutMs' },
+  { flag: 'sparql-service', env: 'TOXGRAPH_SPARQL_SERVICE', parse: bool, key: 'sparqlService' },
+  { flag: 'task-concurrency', env: 'TOXGRAPH_TASK_CONCURRENCY', parse: int, key: 'taskConcurrency' },
+  { flag: 'workers', env: 'TOXGRAPH_WORKERS', parse: int, key: 'workerThreads' },
+  { flag: 'harvest-interval', env: 'TOXGRAPH_HARVEST_INTERVAL', parse: int, key: 'harvestIntervalSeconds' },
+  { flag: 'harvest-timeout', env: 'TOXGRAPH_HARVEST_TIMEOUT_MS', parse: int, key: 'harvestTimeoutMs' },
+  { flag: 'harvest-max-bytes', env: 'TOXGRAPH_HARVEST_MAX_BYTES', parse: int, key: 'harvestMaxBytes' },
+  { flag: 'harvest-allow', env: 'TOXGRAPH_HARVEST_ALLOW', parse: list, key: 'harvestAllow' },
+  { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
+];
+
+export function defaultConfig(): Config {
+  const cores = availableParallelism();
+  return {
+    port: 8080,
+    host: '0.0.0.0',
+    dataDir: resolve('data'),
+    baseUrl: '',
+    bodyLimit: 50 * 1024 * 1024,
+    queryTimeoutMs: 30_000,
+    sparqlService: false,
+    taskConcurrency: cores,
+    workerThreads: Math.max(1, cores),
+    harvestIntervalSeconds: 3600,
+    harvestTimeoutMs: 10_000,
+    harvestMaxBytes: 10 * 1024 * 1024,
+    harvestAllow: [],
+    quiet: false,
+  };
+}
+
+/** Flags (`--port 9000`, `--port=9000`) win over environment variables, which win over defaults. */
+export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Config {
+  const config = defaultConfig() as unknown as Record<string, unknown>;
+  for (const spec of SPECS) {
+    const v = env[spec.env];
+    if (v !== undefined && v !== '') config[spec.key] = spec.parse(v);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument ${arg}`);
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+    const spec = SPECS.find((s) => s.flag === name);
+    if (!spec) throw new Error(`unknown flag --${name}`);
+    const isBool = spec.parse === bool;
+    const value = inline ?? (isBool && (argv[i + 1] === undefined || argv[i + 1].startsWith('--')) ? 'true' : argv[++i]);
+    if (value === undefined) throw new Error(`--${name} needs a value`);
+    config[spec.key] = spec.parse(value);
+  }
+  const c = config as unknown as Config;
+  if (!c.baseUrl) c.baseUrl = `http://localhost:${c.port}`;
+  return c;
+}

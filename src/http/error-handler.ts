@@ -1,0 +1,67 @@
+import type { Context, Next } from 'koa';
+import { df } from '../rdf/namespaces.js';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
+import { escapeHtml, renderPage } from '../rdf/html.js';
+import { HttpError } from './errors.js';
+import { errorReportQuads } from './error-report.js';
+import { negotiate } from './negotiate.js';
+import { acceptOf } from './respond.js';
+import { actorOf } from './actor.js';
+import type { Logger } from '../log.js';
+
+/** Koa errors (405 from the router, 400 from body parsing) carry a status; keep those. */
+function toHttpError(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  const e = err as { status?: number; expose?: boolean; message?: string; headers?: Record<string, string> };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+    const code = { 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType' }[e.status] ?? 'InvalidInput';
+    return new HttpError(e.status, code, e.message ?? 'bad request', undefined, e.headers ?? {});
+  }
+  if (e?.status === 501) return new HttpError(405, 'MethodNotAllowed', 'method not implemented for this resource', undefined, e.headers ?? {});
+  return undefined;
+}
+
+/**
+ * Every error leaves as an ot:ErrorReport in the negotiated format. Unexpected errors are
+ * logged with their stack and answered as a plain 500: no stack trace ever reaches a client.
+ */
+export function errorHandler(baseUrl: string, log: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, 'NotFound', `no resource at ${ctx.path}`);
+    } catch (err) {
+      let error = toHttpError(err);
+      if (!error) {
+        log.error('unhandled error', { path: ctx.path, method: ctx.method, error: (err as Error)?.stack ?? String(err) });
+        error = new HttpError(500, 'InternalError', 'internal server error');
+      }
+      await sendErrorReport(ctx, error, baseUrl);
+    }
+  };
+}
+
+export async function sendErrorReport(ctx: Context, error: HttpError, baseUrl: string): Promise<void> {
+  const actor = actorOf(ctx, baseUrl);
+  const quads = errorReportQuads(df.blankNode('error'), error, actor);
+  const offered = [...RDF_OUTPUT_TYPES, 'text/html', 'application/json', 'text/plain'];
+  // An error report is always sent, in RDF/XML when the client accepts none of these.
+  const mediaType = negotiate(acceptOf(ctx), offered) ?? 'application/rdf+xml';
+  let body: string;
+  if (mediaType === 'text/html') {
+    body = renderPage({
+      title: `Error ${error.status}: ${error.code}`,
+      intro: `<p class="error">${escapeHtml(error.message)}</p>${error.details ? `<pre>${escapeHtml(error.details)}</pre>` : ''}`,
+    });
+  } else if (mediaType === 'application/json') {
+    body = JSON.stringify({ errorCode: error.code, message: error.message, statusCode: error.status, actor, errorCause: error.details });
+  } else if (mediaType === 'text/plain') {
+    body = `${error.status} ${error.code}: ${error.message}${error.details ? `\n${error.details}` : ''}\n`;
+  } else {
+    body = await serializeRdf(quads, mediaType);
+  }
+  ctx.status = error.status;
+  for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v);
+  ctx.set('Content-Type', mediaType);
+  ctx.body = body;
+}

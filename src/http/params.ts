@@ -1,0 +1,48 @@
+import type { Context } from 'koa';
+import { readText, requestMediaType } from './body.js';
+import { badRequest } from './errors.js';
+
+/**
+ * Request parameters from the query string and, for form posts, the body. Array parameters
+ * are accepted both as `name[]` and `name` (DESIGN.md).
+ */
+export class Params {
+  constructor(private readonly search: URLSearchParams) {}
+
+  static fromQuery(ctx: Context): Params {
+    return new Params(new URLSearchParams(ctx.querystring));
+  }
+
+  /** Query string plus an urlencoded body (when there is one). */
+  static async fromRequest(ctx: Context, bodyLimit: number): Promise<Params> {
+    const search = new URLSearchParams(ctx.querystring);
+    if (requestMediaType(ctx) === 'application/x-www-form-urlencoded' || requestMediaType(ctx) === 'application/www-form-urlencoded') {
+      const form = new URLSearchParams(await readText(ctx, bodyLimit));
+      for (const [k, v] of form) search.append(k, v);
+    }
+    return new Params(search);
+  }
+
+  get(name: string): string | undefined {
+    const v = this.search.get(name) ?? this.search.get(`${name}[]`);
+    return v === null ? undefined : v;
+  }
+
+  required(name: string): string {
+    const v = this.get(name);
+    if (v === undefined || v.trim() === '') throw badRequest(`missing required parameter ${name}`);
+    return v;
+  }
+
+  all(name: string): string[] {
+    return [...this.search.getAll(name), ...this.search.getAll(`${name}[]`)];
+  }
+
+  has(name: string): boolean {
+    return this.search.has(name) || this.search.has(`${name}[]`);
+  }
+
+  entries(): [string, string][] {
+    return [...this.search.entries()];
+  }
+}

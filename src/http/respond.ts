@@ -1,0 +1,79 @@
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { negotiate, negotiateOrFail } from './negotiate.js';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
+import { renderPage, escapeHtml } from '../rdf/html.js';
+
+export type Renderer = () => Promise<string | Buffer> | string | Buffer;
+
+/** The Accept header, unless a `media` query parameter overrides it (handy in browsers). */
+export function acceptOf(ctx: Context): string | undefined {
+  const media = new URLSearchParams(ctx.querystring).get('media');
+  return media ?? (ctx.get('accept') || undefined);
+}
+
+/** Answer with the representation the client prefers among `renderers` (in server preference order). */
+export async function sendNegotiated(ctx: Context, renderers: Record<string, Renderer>, status = 200, fallback?: string): Promise<void> {
+  const offered = Object.keys(renderers);
+  const mediaType = fallback ? (negotiate(acceptOf(ctx), offered) ?? fallback) : negotiateOrFail(acceptOf(ctx), offered);
+  const body = await renderers[mediaType]();
+  ctx.status = status;
+  ctx.type = mediaType;
+  // Koa would add "; charset=utf-8" to text types; the interface wants the bare type.
+  ctx.set('Content-Type', mediaType);
+  ctx.set('Vary', 'Accept');
+  ctx.body = body;
+}
+
+function alternateLinks(ctx: Context, types: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of types) {
+    const q = new URLSearchParams(ctx.querystring);
+    q.set('media', t);
+    out[t] = `${ctx.path}?${q}`;
+  }
+  return out;
+}
+
+export function rdfRenderers(ctx: Context, quads: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string, intro?: string): Record<string, Renderer> {
+  const renderers: Record<string, Renderer> = {};
+  for (const t of RDF_OUTPUT_TYPES) renderers[t] = async () => serializeRdf(await quads(), t);
+  renderers['text/html'] = async () => renderPage({ title, intro, quads: await quads(), alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES) });
+  return renderers;
+}
+
+/** Send RDF in any RDF type or as an HTML page. */
+export async function sendRdf(ctx: Context, quads: RDF.Quad[], title: string, status = 200, intro?: string): Promise<void> {
+  await sendNegotiated(ctx, rdfRenderers(ctx, () => quads, title, intro), status);
+}
+
+/** Send a list: text/uri-list, or RDF of the members, or HTML links. */
+export async function sendList(ctx: Context, uris: string[], rdf: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string): Promise<void> {
+  const list = uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('\n');
+  const renderers: Record<string, Renderer> = {
+    'text/uri-list': () => uris.map((u) => u + '\r\n').join(''),
+    ...rdfRenderers(ctx, rdf, title),
+  };
+  renderers['text/html'] = () =>
+    renderPage({ title, intro: `<p>${uris.length} item(s)</p><ul>${list}</ul>`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
+  await sendNegotiated(ctx, renderers);
+}
+
+/**
+ * Answer a single URI (creation results): text/uri-list by default, or text/plain / HTML.
+ * A client that accepts none of these still gets the URI list rather than an error after its
+ * resource was made.
+ */
+export async function sendUri(ctx: Context, uri: string, status = 200): Promise<void> {
+  await sendNegotiated(
+    ctx,
+    {
+      'text/uri-list': () => uri + '\r\n',
+      'text/plain': () => uri + '\n',
+      'text/html': () => renderPage({ title: 'Created', intro: `<p><a href="${escapeHtml(uri)}">${escapeHtml(uri)}</a></p>` }),
+    },
+    status,
+    'text/uri-list',
+  );
+  ctx.set('Location', uri);
+}

@@ -1,0 +1,18 @@
+/** Structured logs: one JSON object per line on stderr. Never pass tokens or passwords here. */
+export interface Logger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export function jsonLogger(quiet = false): Logger {
+  const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
+    if (quiet && level === 'info') return;
+    process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
+  };
+  return {
+    info: (m, f) => write('info', m, f),
+    warn: (m, f) => write('warn', m, f),
+    error: (m, f) => write('error', m, f),
+  };
+}

@@ -1,0 +1,61 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ot, otee, rdfs } from '../rdf/namespaces.js';
+import { sparql, checkIri, type SparqlText } from '../store/sparql-template.js';
+import { construct } from '../store/query-helpers.js';
+import { badRequest } from '../http/errors.js';
+import { Params } from '../http/params.js';
+import { sendRdf, sendList } from '../http/respond.js';
+import { requestMediaType } from '../http/body.js';
+import type { Services } from '../server/services.js';
+import { answerSparql } from '../sparql/sparql-endpoint.js';
+import type { OntologyRegistry } from './registry.js';
+
+/** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
+export function ontologyRoutes(router: Router, services: Services, registry: OntologyRegistry): void {
+  const { store, published, config } = services;
+
+  const predefined = (path: string, title: string, query: SparqlText) => {
+    router.get(path, async (ctx) => {
+      const quads = await construct(store, query, { scope: published });
+      await sendRdf(ctx, quads, title);
+    });
+  };
+  predefined('/ontology/models', 'Models', sparql`CONSTRUCT { ?m ?p ?o } WHERE { ?m a ${ot('Model')} ; ?p ?o }`);
+  predefined('/ontology/algorithms', 'Algorithms', sparql`CONSTRUCT { ?a ?p ?o } WHERE { ?a a ${ot('Algorithm')} ; ?p ?o }`);
+  const endpoints = sparql`CONSTRUCT { ?e ?p ?o } WHERE { ?e ${rdfs('subClassOf')}+ ${otee('Endpoints')} ; ?p ?o }`;
+  predefined('/ontology/endpoints', 'Endpoints', endpoints);
+  predefined('/onotlogy/endpoints', 'Endpoints', endpoints); // the reference's spelling
+
+  router.get('/ontology', (ctx) => answerSparql(ctx, services, published, 'Ontology service'));
+
+  router.post('/ontology', async (ctx: Context) => {
+    const type = requestMediaType(ctx);
+    if (type !== 'application/x-www-form-urlencoded') {
+      // A bare SPARQL query body is the protocol's POST application/sparql-query.
+      return answerSparql(ctx, services, published, 'Ontology service');
+    }
+    const params = await Params.fromRequest(ctx, config.bodyLimit);
+    const uris = params.all('uri').map((u) => checkIri(u.trim()));
+    const query = params.get('query');
+    if (!uris.length && !query) throw badRequest('give uri[] (resources to register) and/or query (a SPARQL query)');
+    if (uris.length) await registry.register(uris, subjectidOf(ctx, params));
+    if (query) return answerSparql(ctx, services, published, 'Ontology service');
+    await sendList(ctx, uris, () => [], 'Registered');
+  });
+
+  router.delete('/ontology', async (ctx) => {
+    const params = await Params.fromRequest(ctx, config.bodyLimit);
+    const uris = params.all('uri');
+    if (!uris.length) throw badRequest('give uri (the registered resource to remove)');
+    for (const uri of uris) await registry.deregister(uri);
+    ctx.status = 200;
+    ctx.body = '';
+  });
+}
+
+/** The caller's token, forwarded to remote services (header first, then parameter, then Bearer). */
+export function subjectidOf(ctx: Context, params?: Params): string | undefined {
+  const bearer = /^Bearer\s+(.+)$/i.exec(ctx.get('authorization') ?? '')?.[1];
+  return ctx.get('subjectid') || params?.get('subjectid') || bearer || undefined;
+}

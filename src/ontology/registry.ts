@@ -1,0 +1,86 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, literal } from '../rdf/namespaces.js';
+import { notFound } from '../http/errors.js';
+import type { TripleStore } from '../store/triple-store.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { PublishedScope } from './published-scope.js';
+import { harvest } from './harvester.js';
+
+/**
+ * Registrations of POST /ontology uri[] (spec 4.5). Local resources are published in place;
+ * remote ones are harvested into a graph named by their URI and refreshed periodically. The
+ * list of registrations is itself kept in the store (graph `{base}/ontology`).
+ */
+export class OntologyRegistry {
+  private timer?: NodeJS.Timeout;
+  private readonly graph: string;
+
+  constructor(
+    private readonly store: TripleStore,
+    private readonly scope: PublishedScope,
+    private readonly config: Config,
+    private readonly log: Logger,
+  ) {
+    this.graph = `${config.baseUrl}/ontology`;
+  }
+
+  isLocal(uri: string): boolean {
+    return uri.startsWith(`${this.config.baseUrl}/`);
+  }
+
+  async load(): Promise<void> {
+    for (const q of await this.store.readGraph(this.graph)) {
+      if (q.predicate.equals(ot('registered'))) this.scope.register(q.subject.value, !this.isLocal(q.subject.value));
+    }
+  }
+
+  private async save(extra: Record<string, RDF.Quad[]> = {}): Promise<void> {
+    const quads = this.scope.registeredUris().map((u) => df.quad(df.namedNode(u), ot('registered'), literal(true)));
+    await this.store.replaceGraphs({ ...extra, [this.graph]: quads });
+  }
+
+  /** Register every URI or none: all fetches happen before anything is written. */
+  async register(uris: string[], subjectid?: string): Promise<void> {
+    const harvested: Record<string, RDF.Quad[]> = {};
+    for (const uri of uris) {
+      if (this.isLocal(uri)) {
+        if (!(await this.store.hasGraph(uri))) throw notFound(`${uri} is not a resource of this service`);
+      } else {
+        harvested[uri] = await harvest(uri, this.config, subjectid);
+      }
+    }
+    for (const uri of uris) this.scope.register(uri, !this.isLocal(uri));
+    await this.save(harvested);
+  }
+
+  async deregister(uri: string): Promise<void> {
+    if (!this.scope.isRegistered(uri)) throw notFound(`${uri} is not registered`);
+    this.scope.deregister(uri);
+    if (!this.isLocal(uri)) await this.store.deleteGraphs([uri]);
+    await this.save();
+  }
+
+  /** Harvest every remote registration again; a failure keeps the last good copy. */
+  async refreshAll(): Promise<void> {
+    for (const uri of this.scope.remoteUris()) {
+      try {
+        const quads = await harvest(uri, this.config);
+        if (this.scope.isRegistered(uri)) await this.store.replaceGraphs({ [uri]: quads });
+      } catch (e) {
+        this.log.warn('refresh of a registered resource failed', { uri, error: (e as Error).message });
+      }
+    }
+  }
+
+  startRefreshing(): void {
+    if (this.config.harvestIntervalSeconds > 0) {
+      this.timer = setInterval(() => void this.refreshAll(), this.config.harvestIntervalSeconds * 1000);
+      this.timer.unref();
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,60 @@
+import type * as RDF from '@rdfjs/types';
+import { Parser as N3Parser } from 'n3';
+import { RdfXmlParser } from 'rdfxml-streaming-parser';
+import { JsonLdParser } from 'jsonld-streaming-parser';
+import { badRequest, unsupportedType } from '../http/errors.js';
+import { df } from './namespaces.js';
+
+/** Request body media types that carry RDF, mapped to the parser that reads them. */
+const PARSERS: Record<string, 'n3' | 'rdfxml' | 'jsonld'> = {
+  'application/rdf+xml': 'rdfxml',
+  'text/turtle': 'n3',
+  'application/x-turtle': 'n3',
+  'application/n-triples': 'n3',
+  'text/n3': 'n3',
+  'text/rdf+n3': 'n3',
+  'application/n-quads': 'n3',
+  'application/trig': 'n3',
+  'application/ld+json': 'jsonld',
+};
+
+export const RDF_INPUT_TYPES = Object.keys(PARSERS);
+
+export function isRdfMediaType(mediaType: string): boolean {
+  return mediaType in PARSERS;
+}
+
+/** Parse a request body; any syntax error becomes a 400 that says where it is. */
+export async function parseRdf(body: string, mediaType: string, baseIri: string): Promise<RDF.Quad[]> {
+  const kind = PARSERS[mediaType];
+  if (!kind) throw unsupportedType(`unsupported RDF media type ${mediaType}; use one of ${RDF_INPUT_TYPES.join(', ')}`);
+  try {
+    if (kind === 'n3') {
+      const format = mediaType === 'text/rdf+n3' ? 'text/n3' : mediaType === 'application/x-turtle' ? 'text/turtle' : mediaType;
+      return new N3Parser({ format, baseIRI: baseIri, factory: df as any }).parse(body) as unknown as RDF.Quad[];
+    }
+    const parser =
+      kind === 'rdfxml'
+        ? new RdfXmlParser({ baseIRI: baseIri, dataFactory: df as any })
+        : new JsonLdParser({
+            baseIRI: baseIri,
+            dataFactory: df as any,
+            // never fetch remote contexts: no outbound requests from request bodies
+            documentLoader: {
+              load: async (url: string) => {
+                throw new Error(`remote JSON-LD contexts are not fetched (${url})`);
+              },
+            } as any,
+          });
+    return await new Promise<RDF.Quad[]>((resolve, reject) => {
+      const quads: RDF.Quad[] = [];
+      parser.on('data', (q: RDF.Quad) => quads.push(q));
+      parser.on('error', reject);
+      parser.on('end', () => resolve(quads));
+      parser.write(body);
+      parser.end();
+    });
+  } catch (e) {
+    throw badRequest(`the ${mediaType} body is not valid: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,46 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { errorHandler } from '../http/error-handler.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { actorOf } from '../http/actor.js';
+import type { Services } from './services.js';
+import type { OntologyRegistry } from '../ontology/registry.js';
+import { serviceRoutes } from '../service/service-routes.js';
+import { featureRoutes } from '../feature/feature-routes.js';
+import { taskRoutes } from '../task/task-routes.js';
+import { sparqlRoutes } from '../sparql/sparql-routes.js';
+import { ontologyRoutes } from '../ontology/ontology-routes.js';
+
+/** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
+export function createApp(services: Services, registry: OntologyRegistry): Koa {
+  const app = new Koa();
+  app.proxy = true;
+  const { log, config } = services;
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      // One JSON line per request; the URL is redacted (no tokens), headers are never logged.
+      log.info('request', { method: ctx.method, url: actorOf(ctx, ''), status: ctx.status, ms: Math.round(performance.now() - started) });
+    }
+  });
+  app.use(errorHandler(config.baseUrl, log));
+
+  const router = new Router();
+  serviceRoutes(router, services);
+  featureRoutes(router, services);
+  taskRoutes(router, services);
+  sparqlRoutes(router, services);
+  ontologyRoutes(router, services, registry);
+  app.use(router.routes());
+  app.use(async (ctx, next) => {
+    // A known path with an unsupported method is 405 with Allow; anything else falls to 404.
+    const allowed = new Set<string>();
+    for (const layer of router.stack) if (layer.match(ctx.path)) layer.methods.forEach((m) => allowed.add(m));
+    if (allowed.size) throw methodNotAllowed([...allowed].filter((m) => m !== 'HEAD' || allowed.has('GET')));
+    await next();
+  });
+  return app;
+}

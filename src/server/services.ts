@@ -1,0 +1,20 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { TripleStore } from '../store/triple-store.js';
+import type { IdMinter } from '../store/id-minter.js';
+import type { TaskRunner } from '../task/task-runner.js';
+import type { WorkerPool } from '../task/worker-pool.js';
+import type { ShapeValidator } from '../shacl/shape-validator.js';
+import type { PublishedScope } from '../ontology/published-scope.js';
+
+/** The shared machinery every component gets: one of each, never copied per component. */
+export interface Services {
+  config: Config;
+  log: Logger;
+  store: TripleStore;
+  ids: IdMinter;
+  tasks: TaskRunner;
+  workers: WorkerPool;
+  shapes: ShapeValidator;
+  published: PublishedScope;
+}

@@ -1,0 +1,37 @@
+import type * as RDF from '@rdfjs/types';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Parser } from 'n3';
+import { Validator } from 'shacl-engine';
+import rdfDataModel from '@rdfjs/data-model';
+import rdfDataset from '@rdfjs/dataset';
+import { badRequest } from '../http/errors.js';
+
+const factory = { ...rdfDataModel, dataset: (quads?: RDF.Quad[]) => rdfDataset.dataset(quads) };
+
+/** Validates every incoming resource against the SHACL shapes in `shapes/`. */
+export class ShapeValidator {
+  private constructor(private readonly validator: Validator) {}
+
+  static async load(directory: string): Promise<ShapeValidator> {
+    const shapes = rdfDataset.dataset();
+    for (const file of (await readdir(directory)).filter((f) => f.endsWith('.ttl')).sort()) {
+      const text = await readFile(join(directory, file), 'utf8');
+      for (const q of new Parser({ baseIRI: `file:///shapes/${file}` }).parse(text)) shapes.add(q);
+    }
+    return new ShapeValidator(new Validator(shapes, { factory }));
+  }
+
+  /** Throw a 400 naming each broken constraint (its sh:message, path and focus node). */
+  async check(quads: RDF.Quad[]): Promise<void> {
+    const report = await this.validator.validate({ dataset: rdfDataset.dataset(quads) });
+    if (report.conforms) return;
+    const problems: string[] = (report.results as any[]).map((r) => {
+      const message = (r.message ?? []).map((m: RDF.Term) => m.value).join('; ');
+      const constraint = r.constraintComponent?.value?.split('#').pop() ?? 'constraint';
+      const path = r.path?.[0]?.predicates?.map((p: RDF.Term) => p.value).join('/') ?? '';
+      return `${message || 'shape violated'} [${constraint}${path ? ` on <${path}>` : ''} at <${r.focusNode?.value}>]`;
+    });
+    throw badRequest(`the resource does not satisfy its shape: ${problems.join(' | ')}`, problems.join('\n'));
+  }
+}

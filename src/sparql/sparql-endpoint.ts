@@ -1,0 +1,76 @@
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { HttpError } from '../http/errors.js';
+import { sendNegotiated, rdfRenderers, type Renderer } from '../http/respond.js';
+import { escapeHtml, renderPage } from '../rdf/html.js';
+import type { GraphScope, Solution } from '../store/triple-store.js';
+import type { Services } from '../server/services.js';
+import { prepareQuery, readSparqlRequest } from './sparql-request.js';
+import { RESULT_TYPES, writeBindings, writeBoolean } from './results-format.js';
+
+/** The query form shown to a browser that opens an endpoint without a query. */
+function queryForm(endpoint: string, title: string, example: string): string {
+  return renderPage({
+    title,
+    intro: `<form method="get" action="${escapeHtml(endpoint)}"><textarea name="query" rows="12">${escapeHtml(example)}</textarea>
+<p><label>Results as <select name="media"><option>text/html</option><option>application/sparql-results+json</option><option>application/sparql-results+xml</option><option>text/csv</option><option>text/turtle</option><option>application/rdf+xml</option></select></label>
+<button type="submit">Run query</button></p></form>`,
+  });
+}
+
+const EXAMPLE = `PREFIX ot: <http://www.opentox.org/api/1.1#>
+PREFIX dc: <http://purl.org/dc/elements/1.1/>
+SELECT ?feature ?title WHERE { ?feature a ot:Feature ; dc:title ?title } LIMIT 100`;
+
+/**
+ * Answer one SPARQL 1.1 protocol request over the part of the store `scope` allows.
+ * Results are collected under the time limit before anything is sent, so a timeout still
+ * answers with a proper error report.
+ */
+export async function answerSparql(ctx: Context, services: Services, scope: GraphScope | undefined, title: string): Promise<void> {
+  const { config, store } = services;
+  const request = await readSparqlRequest(ctx, config.bodyLimit);
+  if (!request.query && ctx.method === 'GET' && (ctx.get('accept') ?? '').includes('text/html')) {
+    ctx.type = 'text/html';
+    ctx.set('Content-Type', 'text/html');
+    ctx.body = queryForm(ctx.path, title, EXAMPLE);
+    return;
+  }
+  const prepared = prepareQuery(request, { allowService: config.sparqlService, baseIri: `${config.baseUrl}${ctx.path}` });
+  const controller = new AbortController();
+  const timeout = new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`);
+  const timer = setTimeout(() => controller.abort(timeout), config.queryTimeoutMs);
+  const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(timeout), { once: true }));
+  let renderers: Record<string, Renderer>;
+  try {
+    const run = async (): Promise<Record<string, Renderer>> => {
+      const result = await store.query(prepared.text, { scope, signal: controller.signal });
+      if (result.type === 'boolean') return resultRenderers((t) => writeBoolean(t, result.value), title);
+      if (result.type === 'bindings') {
+        const solutions: Solution[] = [];
+        for await (const s of result.solutions) solutions.push(s);
+        return resultRenderers((t) => writeBindings(t, result.variables, solutions), title);
+      }
+      const quads: RDF.Quad[] = [];
+      for await (const q of result.quads) quads.push(q);
+      return rdfRenderers(ctx, () => quads, `${title}: ${quads.length} triple(s)`);
+    };
+    renderers = await Promise.race([run(), deadline]);
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    // The query parsed, so an engine error is about the query itself (unknown function, bad IRI...).
+    throw new HttpError(400, 'QueryFailed', `the query could not be evaluated: ${(e as Error).message.split('\n')[0]}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  await sendNegotiated(ctx, renderers);
+}
+
+function resultRenderers(write: (mediaType: string) => string, title: string): Record<string, Renderer> {
+  const out: Record<string, Renderer> = {};
+  for (const t of RESULT_TYPES) out[t] = t === 'text/html' ? () => renderPage({ title, intro: write(t) }) : () => write(t);
+  // Plain JSON / XML clients get the standard result documents.
+  out['application/json'] = () => write('application/sparql-results+json');
+  out['application/xml'] = () => write('application/sparql-results+xml');
+  return out;
+}

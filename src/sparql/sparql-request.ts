@@ -1,0 +1,70 @@
+import type { Context } from 'koa';
+import sparqljs from 'sparqljs';
+import { readText, requestMediaType } from '../http/body.js';
+import { badRequest, unsupportedType } from '../http/errors.js';
+
+export interface SparqlRequest {
+  query?: string;
+  defaultGraphs: string[];
+  namedGraphs: string[];
+}
+
+export interface PreparedQuery {
+  text: string;
+  form: 'SELECT' | 'ASK' | 'CONSTRUCT' | 'DESCRIBE';
+}
+
+/** Read a SPARQL 1.1 protocol query request: GET ?query=, POST form, POST application/sparql-query. */
+export async function readSparqlRequest(ctx: Context, bodyLimit: number): Promise<SparqlRequest> {
+  const params = new URLSearchParams(ctx.querystring);
+  if (ctx.method === 'POST') {
+    const type = requestMediaType(ctx);
+    if (type === 'application/x-www-form-urlencoded') {
+      for (const [k, v] of new URLSearchParams(await readText(ctx, bodyLimit))) params.append(k, v);
+    } else if (type === 'application/sparql-query') {
+      params.set('query', await readText(ctx, bodyLimit));
+    } else if (type === 'application/sparql-update') {
+      throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
+    } else {
+      throw unsupportedType(`POST a SPARQL query as application/x-www-form-urlencoded or application/sparql-query, not ${type || '(no Content-Type)'}`);
+    }
+  }
+  if (params.has('update')) throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
+  const query = params.get('query') ?? undefined;
+  return { query, defaultGraphs: params.getAll('default-graph-uri'), namedGraphs: params.getAll('named-graph-uri') };
+}
+
+/**
+ * Check a query before it reaches the engine: syntax (400 naming the problem), query forms
+ * only, no SERVICE unless enabled; the protocol's default-graph-uri / named-graph-uri replace
+ * the query's own FROM / FROM NAMED (SPARQL 1.1 protocol, 2.1.4).
+ */
+export function prepareQuery(request: SparqlRequest, options: { allowService: boolean; baseIri: string }): PreparedQuery {
+  const text = request.query;
+  if (!text || !text.trim()) throw badRequest('missing the query parameter (a SPARQL query)');
+  let parsed: any;
+  try {
+    parsed = new sparqljs.Parser({ baseIRI: options.baseIri }).parse(text);
+  } catch (e) {
+    throw badRequest(`malformed SPARQL query: ${(e as Error).message.split('\n').slice(0, 4).join(' ')}`);
+  }
+  if (parsed.type !== 'query') throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
+  if (!options.allowService && containsService(parsed)) {
+    throw badRequest('SERVICE (federated query to another endpoint) is disabled on this server');
+  }
+  let out = text;
+  if (request.defaultGraphs.length || request.namedGraphs.length) {
+    parsed.from = {
+      default: request.defaultGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),
+      named: request.namedGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),
+    };
+    out = new sparqljs.Generator().stringify(parsed);
+  }
+  return { text: out, form: parsed.queryType };
+}
+
+function containsService(node: unknown): boolean {
+  if (!node || typeof node !== 'object') return false;
+  if ((node as { type?: string }).type === 'service') return true;
+  return Object.values(node as object).some((v) => (Array.isArray(v) ? v.some(containsService) : containsService(v)));
+}

@@ -1,0 +1,50 @@
+import type Router from '@koa/router';
+import { ot, dcterms } from '../rdf/namespaces.js';
+import { sparql } from '../store/sparql-template.js';
+import { select } from '../store/query-helpers.js';
+import { notFound } from '../http/errors.js';
+import { sendList, sendNegotiated, rdfRenderers } from '../http/respond.js';
+import { readErrorReport } from '../http/error-report.js';
+import type { Services } from '../server/services.js';
+
+/** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels. */
+export function taskRoutes(router: Router, services: Services): void {
+  const { store, tasks, config } = services;
+
+  router.get('/task', async (ctx) => {
+    const rows = await select(store, sparql`SELECT ?t ?created WHERE { GRAPH ?t { ?t a ${ot('Task')} ; ${dcterms('created')} ?created } } ORDER BY ?created`);
+    const uris = rows.map((r) => r.t.value);
+    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), 'Tasks');
+  });
+
+  router.get('/task/:id', async (ctx) => {
+    const uri = `${config.baseUrl}/task/${encodeURIComponent(ctx.params.id)}`;
+    const quads = await store.readGraph(uri);
+    if (!quads.length) throw notFound(`task ${uri} not found`);
+    const value = (p: string) => quads.find((q) => q.subject.value === uri && q.predicate.equals(ot(p)))?.object.value;
+    const status = value('hasStatus');
+    const result = value('resultURI');
+    let code = 200;
+    if (status === 'Queued' || status === 'Running') code = 202;
+    else if (status === 'Cancelled') code = 503;
+    else if (status === 'Error') code = readErrorReport(quads, quads.find((q) => q.predicate.equals(ot('error')))!.object)?.status ?? 500;
+    if (result) ctx.set('Location', result);
+    await sendNegotiated(
+      ctx,
+      {
+        ...rdfRenderers(ctx, () => quads, `Task ${status}${result ? ': done' : ''}`),
+        'text/uri-list': () => `${status === 'Completed' && result ? result : uri}\r\n`,
+      },
+      code,
+    );
+  });
+
+  router.delete('/task/:id', async (ctx) => {
+    const uri = `${config.baseUrl}/task/${encodeURIComponent(ctx.params.id)}`;
+    if (!(await store.hasGraph(uri))) throw notFound(`task ${uri} not found`);
+    // Cancel a live task; a finished one is removed.
+    if (!(await tasks.cancel(uri))) await store.deleteGraphs([uri]);
+    ctx.status = 200;
+    ctx.body = '';
+  });
+}

@@ -1,0 +1,200 @@
+import type * as RDF from '@rdfjs/types';
+import { randomUUID } from 'node:crypto';
+import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
+import { HttpError } from '../http/errors.js';
+import { errorReportQuads } from '../http/error-report.js';
+import { select } from '../store/query-helpers.js';
+import { sparql } from '../store/sparql-template.js';
+import type { TripleStore } from '../store/triple-store.js';
+import type { Logger } from '../log.js';
+
+export type TaskStatus = 'Queued' | 'Running' | 'Completed' | 'Cancelled' | 'Error';
+
+export interface Job {
+  readonly taskUri: string;
+  /** Aborted when the task is cancelled (DELETE /task/{id}) or the server stops. */
+  readonly signal: AbortSignal;
+  /** Report progress in percent (0–100); written to the task resource, throttled. */
+  progress(percent: number): void;
+}
+
+/** Work resolves to the URI of its result. Throw an HttpError to end with that status. */
+export type Work = (job: Job) => Promise<string>;
+
+interface TaskState {
+  uri: string;
+  title: string;
+  creator?: string;
+  status: TaskStatus;
+  percent: number;
+  created: Date;
+  modified: Date;
+  resultUri?: string;
+  error?: HttpError;
+  controller: AbortController;
+  lastWrite: number;
+  writtenPercent: number;
+}
+
+const PROGRESS_WRITE_INTERVAL_MS = 250;
+
+/**
+ * The one task runner (spec 2.9, DESIGN.md): work runs off the request path, at most
+ * `concurrency` jobs at a time; every task is a resource in the store (graph = task URI), so
+ * it survives restarts, and a task found Running or Queued at start-up is ended as Error
+ * "interrupted".
+ */
+export class TaskRunner {
+  private readonly active = new Map<string, TaskState>();
+  private readonly queue: { state: TaskState; work: Work }[] = [];
+  private running = 0;
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: TripleStore,
+    private readonly baseUrl: string,
+    private readonly concurrency: number,
+    private readonly log: Logger,
+  ) {}
+
+  get collectionUri(): string {
+    return `${this.baseUrl}/task`;
+  }
+
+  /** End tasks that a previous process left Queued or Running. */
+  async recoverInterrupted(): Promise<number> {
+    const rows = await select(
+      this.store,
+      sparql`SELECT ?task ?status WHERE { GRAPH ?task { ?task a ${ot('Task')} ; ${ot('hasStatus')} ?status } FILTER(?status IN ("Running", "Queued")) }`,
+    );
+    for (const row of rows) {
+      const uri = row.task.value;
+      const quads = await this.store.readGraph(uri);
+      const keep = quads.filter((q) => !(q.subject.value === uri && [ot('hasStatus'), dcterms('modified'), ot('error')].some((p) => p.equals(q.predicate))));
+      const node = df.namedNode(`${uri}#error`);
+      const error = new HttpError(500, 'Interrupted', 'interrupted: the server stopped while this task was running');
+      await this.store.replaceGraphs({
+        [uri]: [
+          ...keep.filter((q) => !q.subject.equals(node)),
+          df.quad(df.namedNode(uri), ot('hasStatus'), literal('Error')),
+          df.quad(df.namedNode(uri), dcterms('modified'), literal(new Date())),
+          df.quad(df.namedNode(uri), ot('error'), node),
+          ...errorReportQuads(node, error, uri),
+        ],
+      });
+    }
+    return rows.length;
+  }
+
+  /** Create a task for `work` and queue it; answers the task URI at once. */
+  async submit(title: string, work: Work, creator?: string): Promise<string> {
+    const uri = `${this.baseUrl}/task/${randomUUID()}`;
+    const now = new Date();
+    const state: TaskState = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, controller: new AbortController(), lastWrite: 0, writtenPercent: 0 };
+    this.active.set(uri, state);
+    await this.persist(state);
+    this.queue.push({ state, work });
+    this.pump();
+    return uri;
+  }
+
+  /** Cancel a queued or running task. Answers false when it is no longer active. */
+  async cancel(uri: string): Promise<boolean> {
+    const state = this.active.get(uri);
+    if (!state || (state.status !== 'Queued' && state.status !== 'Running')) return false;
+    state.status = 'Cancelled';
+    state.modified = new Date();
+    state.controller.abort(new HttpError(503, 'Cancelled', 'the task was cancelled'));
+    const i = this.queue.findIndex((q) => q.state === state);
+    if (i >= 0) this.queue.splice(i, 1);
+    await this.persist(state);
+    return true;
+  }
+
+  /** Wait for a task to leave Queued/Running (used by tests and by callers that chain work). */
+  async settled(uri: string): Promise<void> {
+    while (this.active.has(uri)) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  async close(): Promise<void> {
+    for (const { state } of this.queue.splice(0)) state.controller.abort(new Error('server stopping'));
+    for (const state of this.active.values()) state.controller.abort(new Error('server stopping'));
+    await this.writes;
+  }
+
+  private pump(): void {
+    while (this.running < this.concurrency && this.queue.length) {
+      const { state, work } = this.queue.shift()!;
+      this.running++;
+      void this.execute(state, work).finally(() => {
+        this.running--;
+        this.active.delete(state.uri);
+        this.pump();
+      });
+    }
+  }
+
+  private async execute(state: TaskState, work: Work): Promise<void> {
+    state.status = 'Running';
+    state.modified = new Date();
+    await this.persist(state);
+    const job: Job = {
+      taskUri: state.uri,
+      signal: state.controller.signal,
+      progress: (percent) => {
+        if (state.status !== 'Running') return;
+        state.percent = Math.max(state.percent, Math.min(100, percent));
+        const now = Date.now();
+        if (now - state.lastWrite >= PROGRESS_WRITE_INTERVAL_MS && state.percent - state.writtenPercent >= 1) {
+          state.modified = new Date();
+          void this.persist(state);
+        }
+      },
+    };
+    try {
+      const result = await work(job);
+      if (state.status !== 'Running') return; // cancelled meanwhile: keep Cancelled
+      state.status = 'Completed';
+      state.percent = 100;
+      state.resultUri = result;
+    } catch (e) {
+      if (state.status !== 'Running') return;
+      state.status = 'Error';
+      if (e instanceof HttpError) state.error = e;
+      else {
+        this.log.error('task failed', { task: state.uri, error: (e as Error)?.stack ?? String(e) });
+        state.error = new HttpError(500, 'TaskFailed', (e as Error)?.message ?? String(e));
+      }
+    }
+    state.modified = new Date();
+    await this.persist(state);
+  }
+
+  private persist(state: TaskState): Promise<void> {
+    state.lastWrite = Date.now();
+    state.writtenPercent = state.percent;
+    const quads = taskQuads(state);
+    const write = this.writes.then(() => this.store.replaceGraphs({ [state.uri]: quads }));
+    this.writes = write.catch((e) => this.log.error('could not write task', { task: state.uri, error: String(e) }));
+    return write;
+  }
+}
+
+function taskQuads(state: TaskState): RDF.Quad[] {
+  const t = df.namedNode(state.uri);
+  const quads = [
+    df.quad(t, rdf('type'), ot('Task')),
+    df.quad(t, dc('title'), literal(state.title)),
+    df.quad(t, ot('hasStatus'), literal(state.status)),
+    df.quad(t, ot('percentageCompleted'), literal(String(state.percent), xsd('float'))),
+    df.quad(t, dcterms('created'), literal(state.created)),
+    df.quad(t, dcterms('modified'), literal(state.modified)),
+  ];
+  if (state.creator) quads.push(df.quad(t, dc('creator'), literal(state.creator)));
+  if (state.resultUri) quads.push(df.quad(t, ot('resultURI'), df.namedNode(state.resultUri)));
+  if (state.error) {
+    const node = df.namedNode(`${state.uri}#error`);
+    quads.push(df.quad(t, ot('error'), node), ...errorReportQuads(node, state.error, state.uri));
+  }
+  return quads;
+}

@@ -1,0 +1,108 @@
+import { Worker } from 'node:worker_threads';
+
+function newWorker(): Worker {
+  return new Worker(new URL('./worker-entry.mjs', import.meta.url));
+}
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: boolean;
+}
+
+interface Queued {
+  module: string;
+  fn: string;
+  args: unknown[];
+  pending: Pending;
+  signal?: AbortSignal;
+}
+
+/**
+ * A small pool of worker threads for CPU-heavy task work (model training, descriptor
+ * calculation). Work is named by module URL and export, so any component can hand off a pure
+ * function without a worker file of its own. Aborting a running call terminates its worker.
+ */
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Queued[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly size: number) {}
+
+  run<T>(moduleUrl: string, exportName: string, args: unknown[], signal?: AbortSignal): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('worker pool closed'));
+    return new Promise<T>((resolve, reject) => {
+      if (signal?.aborted) return reject(new Error('cancelled'));
+      this.queue.push({ module: moduleUrl, fn: exportName, args, signal, pending: { resolve: resolve as (v: unknown) => void, reject } });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length) {
+      let slot = this.slots.find((s) => !s.busy);
+      if (!slot && this.slots.length < this.size) {
+        slot = { worker: newWorker(), busy: false };
+        slot.worker.unref();
+        this.slots.push(slot);
+      }
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      if (job.signal?.aborted) {
+        job.pending.reject(new Error('cancelled'));
+        continue;
+      }
+      this.start(slot, job);
+    }
+  }
+
+  private start(slot: Slot, job: Queued): void {
+    slot.busy = true;
+    const id = this.nextId++;
+    const worker = slot.worker;
+    const finish = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      job.signal?.removeEventListener('abort', onAbort);
+      slot.busy = false;
+      this.dispatch();
+    };
+    const onMessage = (m: { id: number; ok: boolean; value?: unknown; error?: string }) => {
+      if (m.id !== id) return;
+      finish();
+      if (m.ok) job.pending.resolve(m.value);
+      else job.pending.reject(new Error(m.error));
+    };
+    const replace = () => {
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      void worker.terminate();
+    };
+    const onError = (e: Error) => {
+      replace();
+      finish();
+      job.pending.reject(e);
+    };
+    const onAbort = () => {
+      replace();
+      finish();
+      job.pending.reject(new Error('cancelled'));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    job.signal?.addEventListener('abort', onAbort, { once: true });
+    worker.postMessage({ id, module: job.module, fn: job.fn, args: job.args });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const q of this.queue.splice(0)) q.pending.reject(new Error('worker pool closed'));
+    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  }
+}

@@ -1,0 +1,18 @@
+declare module '@graphy/content.xml.scribe' {
+  import type { Transform } from 'node:stream';
+  export default function scribe(config?: { prefixes?: Record<string, string> }): Transform;
+}
+declare module 'shacl-engine' {
+  export class Validator {
+    constructor(shapes: unknown, options: { factory: unknown; details?: boolean });
+    validate(data: { dataset: unknown; terms?: Iterable<unknown> }): Promise<any>;
+  }
+}
+declare module '@rdfjs/dataset' {
+  const dataset: { dataset(quads?: unknown[]): any };
+  export default dataset;
+}
+declare module '@rdfjs/data-model' {
+  const factory: any;
+  export default factory;
+}
