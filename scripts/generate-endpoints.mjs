@@ -25,7 +25,7 @@
 //   EC / OECD       prefixed with the catalogue: EC_<method>_<Name_words> (EC_C1_Acute_toxicity_for_fish),
 //                   OECD_TG<number>_<Name_words>, and EC_/OECD_ + CamelCase for groups and subgroups.
 //   Names longer than MAX_LOCAL are cut at a word boundary; a name that would still be taken
-//   twice gets the catalogue number as a suffix (Other_2_1_c).
+//   twice gets the catalogue number as a suffix (Other_2_1_c; subgroups: the group number, EC_AcuteToxicity_G2).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -231,6 +231,7 @@ function build(catalogues) {
           label: sub.label,
           parent: group.node,
           notation: cat.id === 'QMRF' ? sk : '',
+          disambiguator: cat.id === 'QMRF' ? sk : `G${group.number || '0'}`,
           scheme: conf.scheme,
           comment: `Subgroup of "${group.label}" in the ${catName} endpoint catalogue.`,
           kind: 'subgroup',
@@ -282,7 +283,7 @@ function build(catalogues) {
   for (const s of Object.values(CATALOGUES)) count.set(s.scheme, (count.get(s.scheme) ?? 0) + 1);
   for (const c of classes) {
     if (count.get(c.local) > 1) {
-      const suffix = (c.notation || c.id || 'x').replace(/[^A-Za-z0-9]+/g, '_');
+      const suffix = (c.disambiguator || c.notation || c.id || 'x').replace(/[^A-Za-z0-9]+/g, '_');
       c.local = `${c.local}_${suffix}`;
     }
   }
@@ -368,7 +369,7 @@ function turtle(catalogues, classes, source) {
     const lines = [
       `otee:${c.local} a owl:Class ;`,
       `    rdfs:subClassOf otee:${parent} ;`,
-      `    rdfs:label ${lit(c.label, 'en')} ;`,
+      `    rdfs:label ${lit(c.label)} ;`,
       `    dc:title ${lit(c.label)} ;`,
     ];
     if (c.notation) lines.push(`    skos:notation ${lit(c.notation)} ;`);

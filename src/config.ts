@@ -91,7 +91,6 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     if (value === undefined) throw new Error(`--${name} needs a value`);
     config[spec.key] = spec.parse(value);
   }
-  const c = config as unknown as Config;
-  if (!c.baseUrl) c.baseUrl = `http://localhost:${c.port}`;
-  return c;
+  // An empty baseUrl is filled in by startServer once the port is known (`--port 0` picks one).
+  return config as unknown as Config;
 }

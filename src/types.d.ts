@@ -12,7 +12,3 @@ declare module '@rdfjs/dataset' {
   const dataset: { dataset(quads?: unknown[]): any };
   export default dataset;
 }
-declare module '@rdfjs/data-model' {
-  const factory: any;
-  export default factory;
-}

@@ -46,7 +46,7 @@ export async function sendErrorReport(ctx: Context, error: HttpError, baseUrl: s
   const quads = errorReportQuads(df.blankNode('error'), error, actor);
   const offered = [...RDF_OUTPUT_TYPES, 'text/html', 'application/json', 'text/plain'];
   // An error report is always sent, in RDF/XML when the client accepts none of these.
-  const mediaType = negotiate(acceptOf(ctx), offered) ?? 'application/rdf+xml';
+  let mediaType = negotiate(acceptOf(ctx), offered) ?? 'application/rdf+xml';
   let body: string;
   if (mediaType === 'text/html') {
     body = renderPage({
@@ -58,7 +58,13 @@ export async function sendErrorReport(ctx: Context, error: HttpError, baseUrl: s
   } else if (mediaType === 'text/plain') {
     body = `${error.status} ${error.code}: ${error.message}${error.details ? `\n${error.details}` : ''}\n`;
   } else {
-    body = await serializeRdf(quads, mediaType);
+    try {
+      body = await serializeRdf(quads, mediaType);
+    } catch {
+      // e.g. a message holding a character XML cannot carry: the report still goes out, as text
+      mediaType = 'text/plain';
+      body = `${error.status} ${error.code}: ${error.message}\n`;
+    }
   }
   ctx.status = error.status;
   for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v);

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,25 @@ export interface RunningServer {
 
 /** Open the store, load the vocabularies, recover tasks, and listen. */
 export async function startServer(config: Config, log: Logger = jsonLogger(config.quiet)): Promise<RunningServer> {
+  // Listen first so that `--port 0` knows its port before any URI is minted; requests wait
+  // until the app is attached below.
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  if (!config.baseUrl) config.baseUrl = `http://localhost:${port}`;
+  try {
+    return await assemble(server, port, config, log);
+  } catch (e) {
+    server.close();
+    throw e;
+  }
+}
+
+async function assemble(server: Server, port: number, config: Config, log: Logger): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   const store = await QuadstoreTripleStore.open(join(config.dataDir, 'store'));
   const published = new PublishedScope();
@@ -47,11 +66,7 @@ export async function startServer(config: Config, log: Logger = jsonLogger(confi
   await registry.load();
   registry.startRefreshing();
   const app = createApp(services, registry);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  server.on('request', app.callback());
   log.info('listening', { port, baseUrl: config.baseUrl, dataDir: config.dataDir });
   return {
     url: `http://127.0.0.1:${port}`,

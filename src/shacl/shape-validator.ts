@@ -3,11 +3,17 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Parser } from 'n3';
 import { Validator } from 'shacl-engine';
-import rdfDataModel from '@rdfjs/data-model';
+import { DataFactory } from 'rdf-data-factory';
 import rdfDataset from '@rdfjs/dataset';
 import { badRequest } from '../http/errors.js';
 
-const factory = { ...rdfDataModel, dataset: (quads?: RDF.Quad[]) => rdfDataset.dataset(quads) };
+/** The term factory shacl-engine builds its report with: RDF/JS terms plus datasets. */
+class ReportFactory extends DataFactory {
+  dataset(quads?: RDF.Quad[]) {
+    return rdfDataset.dataset(quads);
+  }
+}
+const factory = new ReportFactory();
 
 /** Validates every incoming resource against the SHACL shapes in `shapes/`. */
 export class ShapeValidator {

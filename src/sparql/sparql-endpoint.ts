@@ -36,7 +36,8 @@ export async function answerSparql(ctx: Context, services: Services, scope: Grap
     ctx.body = queryForm(ctx.path, title, EXAMPLE);
     return;
   }
-  const prepared = prepareQuery(request, { allowService: config.sparqlService, baseIri: `${config.baseUrl}${ctx.path}` });
+  const baseIri = `${config.baseUrl}${ctx.path}`;
+  const prepared = prepareQuery(request, { allowService: config.sparqlService, baseIri });
   const controller = new AbortController();
   const timeout = new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`);
   const timer = setTimeout(() => controller.abort(timeout), config.queryTimeoutMs);
@@ -44,7 +45,7 @@ export async function answerSparql(ctx: Context, services: Services, scope: Grap
   let renderers: Record<string, Renderer>;
   try {
     const run = async (): Promise<Record<string, Renderer>> => {
-      const result = await store.query(prepared.text, { scope, signal: controller.signal });
+      const result = await store.query(prepared.text, { scope, signal: controller.signal, baseIri });
       if (result.type === 'boolean') return resultRenderers((t) => writeBoolean(t, result.value), title);
       if (result.type === 'bindings') {
         const solutions: Solution[] = [];
@@ -55,7 +56,9 @@ export async function answerSparql(ctx: Context, services: Services, scope: Grap
       for await (const q of result.quads) quads.push(q);
       return rdfRenderers(ctx, () => quads, `${title}: ${quads.length} triple(s)`);
     };
-    renderers = await Promise.race([run(), deadline]);
+    const running = run();
+    running.catch(() => undefined); // after a timeout its own rejection is expected and moot
+    renderers = await Promise.race([running, deadline]);
   } catch (e) {
     if (e instanceof HttpError) throw e;
     // The query parsed, so an engine error is about the query itself (unknown function, bad IRI...).

@@ -58,9 +58,23 @@ export function prepareQuery(request: SparqlRequest, options: { allowService: bo
       default: request.defaultGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),
       named: request.namedGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),
     };
+    foldHaving(parsed);
     out = new sparqljs.Generator().stringify(parsed);
   }
   return { text: out, form: parsed.queryType };
+}
+
+/**
+ * sparqljs writes several HAVING conditions as one unparsable `HAVING (a b)`; joining them with
+ * && first is equivalent (each condition filters the same groups).
+ */
+function foldHaving(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  const n = node as { having?: unknown[] };
+  if (Array.isArray(n.having) && n.having.length > 1) {
+    n.having = [n.having.reduce((a, b) => ({ type: 'operation', operator: '&&', args: [a, b] }))];
+  }
+  for (const v of Object.values(node as object)) (Array.isArray(v) ? v : [v]).forEach(foldHaving);
 }
 
 function containsService(node: unknown): boolean {

@@ -64,7 +64,7 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
-    const source = new ScopedSource((s, p, o, g) => this.quadstore.match(s as any, p as any, o as any, g as any) as any, this.quadstore, options.scope);
+    const source = new ScopedSource((s, p, o, g) => this.quadstore.match(s as any, p as any, o as any, g as any) as any, this.quadstore, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
     const result = await this.engine.query(String(query), context as any);

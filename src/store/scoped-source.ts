@@ -14,13 +14,33 @@ type Match = (s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?:
  *   so GRAPH ?g, FROM, property paths and DESCRIBE cannot reach it.
  */
 export class ScopedSource {
+  private readonly open = new Set<AsyncIterator<RDF.Quad>>();
+
   constructor(
     private readonly match_: Match,
     private readonly store: Quadstore,
     private readonly scope?: GraphScope,
-  ) {}
+    private readonly signal?: AbortSignal,
+  ) {
+    // Aborting a query (time limit) closes every store iterator it opened, so the engine stops
+    // reading and no LevelDB iterator is left open.
+    signal?.addEventListener('abort', () => {
+      for (const it of this.open) it.destroy(); // silently: the caller has already given up on the results
+      this.open.clear();
+    }, { once: true });
+  }
 
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
+    if (this.signal?.aborted) return new EmptyIterator();
+    const it = this.scopedMatch(s, p, o, g);
+    if (this.signal) {
+      this.open.add(it);
+      it.on('end', () => this.open.delete(it));
+    }
+    return it;
+  }
+
+  private scopedMatch(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
     if (g && g.termType === 'NamedNode' && g.value === DEFAULT_GRAPH_IRI) {
       if (this.scope && !this.scope.includesDefaultGraph) return new EmptyIterator();
       return wrap<RDF.Quad>(this.match_(s, p, o, df.defaultGraph())).map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(DEFAULT_GRAPH_IRI)));

@@ -1,0 +1,82 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type * as RDF from '@rdfjs/types';
+import { Parser } from 'n3';
+import { RdfXmlParser } from 'rdfxml-streaming-parser';
+import { loadConfig } from '../src/config.js';
+import { startServer, type RunningServer } from '../src/server/server.js';
+
+export interface TestServer extends RunningServer {
+  /** The base URL that minted URIs start with. */
+  base: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** A real server on a fresh temporary store, on a free loopback port. */
+export async function startTestServer(flags: string[] = [], dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'toxgraph-test-')));
+  const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...flags], {}));
+  return {
+    ...server,
+    base: server.services.config.baseUrl,
+    dataDir: dir,
+    async stop() {
+      await server.close();
+      if (!dataDir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  type: string;
+  text: string;
+  headers: Headers;
+}
+
+export async function http(url: string, init: RequestInit & { accept?: string; contentType?: string } = {}): Promise<Reply> {
+  const headers = new Headers(init.headers);
+  if (init.accept) headers.set('Accept', init.accept);
+  if (init.contentType) headers.set('Content-Type', init.contentType);
+  const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text(), headers: res.headers };
+}
+
+export function form(values: Record<string, string | string[]>): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) for (const x of Array.isArray(v) ? v : [v]) p.append(k, x);
+  return p;
+}
+
+export async function parseRdfXml(text: string): Promise<RDF.Quad[]> {
+  return new Promise((resolve, reject) => {
+    const quads: RDF.Quad[] = [];
+    const p = new RdfXmlParser();
+    p.on('data', (q: RDF.Quad) => quads.push(q));
+    p.on('error', reject);
+    p.on('end', () => resolve(quads));
+    p.write(text);
+    p.end();
+  });
+}
+
+export function parseTurtle(text: string, baseIRI?: string): RDF.Quad[] {
+  return new Parser({ baseIRI }).parse(text) as unknown as RDF.Quad[];
+}
+
+/** Values of `predicate` in an error report (any RDF format we can parse here). */
+export async function errorReport(reply: Reply): Promise<{ code?: string; message?: string; status?: string }> {
+  const quads = reply.type.startsWith('application/rdf+xml') ? await parseRdfXml(reply.text) : parseTurtle(reply.text);
+  const get = (local: string) => quads.find((q) => q.predicate.value === `http://www.opentox.org/api/1.1#${local}`)?.object.value;
+  if (!quads.some((q) => q.object.value === 'http://www.opentox.org/api/1.1#ErrorReport')) throw new Error(`not an ErrorReport: ${reply.text.slice(0, 300)}`);
+  return { code: get('errorCode'), message: get('message'), status: get('statusCode') };
+}
+
+export const OT = 'http://www.opentox.org/api/1.1#';
+export const TTL_PREFIXES = `@prefix ot: <${OT}> . @prefix dc: <http://purl.org/dc/elements/1.1/> . @prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix otee: <http://www.opentox.org/echaEndpoints.owl#> .\n`;
+
+export function featureTurtle(title: string, extra = ''): string {
+  return `${TTL_PREFIXES}[] a ot:NumericFeature ; dc:title ${JSON.stringify(title)} ; ot:units "mg/L" ; owl:sameAs otee:LC50 ${extra}.`;
+}
