@@ -2,29 +2,37 @@ import { df, ot, literal } from '../rdf/namespaces.js';
 import type { TripleStore } from './triple-store.js';
 
 const COUNTERS_GRAPH = 'urn:toxgraph:counters';
+/** Ids reserved per write of the counter graph. */
+const BLOCK = 64;
 
 /**
  * Mints short increasing integer ids per collection (`/feature/1`, `/feature/2`, ...), as
- * OpenTox services do. The last id of each collection is kept in the store, so ids are never
- * reused, even after a restart or a delete.
+ * OpenTox services do. Ids are reserved in blocks and the end of each collection's reserved
+ * block is kept in the store, so an id is never reused, even after a restart or a delete (a
+ * restart may skip the rest of a block).
  */
 export class IdMinter {
-  private counters?: Map<string, number>;
+  private reserved?: Map<string, number>;
+  private readonly last = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly store: TripleStore) {}
 
   next(collectionUri: string): Promise<string> {
     const run = this.chain.then(async () => {
-      if (!this.counters) {
-        this.counters = new Map();
-        for (const q of await this.store.readGraph(COUNTERS_GRAPH)) this.counters.set(q.subject.value, Number(q.object.value));
+      if (!this.reserved) {
+        this.reserved = new Map();
+        for (const q of await this.store.readGraph(COUNTERS_GRAPH)) this.reserved.set(q.subject.value, Number(q.object.value));
+        for (const [c, n] of this.reserved) this.last.set(c, n);
       }
-      const id = (this.counters.get(collectionUri) ?? 0) + 1;
-      this.counters.set(collectionUri, id);
-      await this.store.replaceGraphs({
-        [COUNTERS_GRAPH]: [...this.counters].map(([c, n]) => df.quad(df.namedNode(c), ot('lastId'), literal(n))),
-      });
+      const id = (this.last.get(collectionUri) ?? 0) + 1;
+      if (id > (this.reserved.get(collectionUri) ?? 0)) {
+        this.reserved.set(collectionUri, id + BLOCK - 1);
+        await this.store.replaceGraphs({
+          [COUNTERS_GRAPH]: [...this.reserved].map(([c, n]) => df.quad(df.namedNode(c), ot('lastId'), literal(n))),
+        });
+      }
+      this.last.set(collectionUri, id);
       return `${collectionUri}/${id}`;
     });
     this.chain = run.catch(() => undefined);

@@ -34,6 +34,7 @@ interface TaskState {
   controller: AbortController;
   lastWrite: number;
   writtenPercent: number;
+  progressTimer?: NodeJS.Timeout;
 }
 
 const PROGRESS_WRITE_INTERVAL_MS = 250;
@@ -113,7 +114,12 @@ export class TaskRunner {
 
   /** Wait for a task to leave Queued/Running (used by tests and by callers that chain work). */
   async settled(uri: string): Promise<void> {
-    while (this.active.has(uri)) await new Promise((r) => setTimeout(r, 20));
+    const done = () => {
+      const state = this.active.get(uri);
+      return !state || (state.status !== 'Queued' && state.status !== 'Running');
+    };
+    while (!done()) await new Promise((r) => setTimeout(r, 20));
+    await this.writes;
   }
 
   async close(): Promise<void> {
@@ -144,11 +150,15 @@ export class TaskRunner {
       progress: (percent) => {
         if (state.status !== 'Running') return;
         state.percent = Math.max(state.percent, Math.min(100, percent));
-        const now = Date.now();
-        if (now - state.lastWrite >= PROGRESS_WRITE_INTERVAL_MS && state.percent - state.writtenPercent >= 1) {
+        if (state.percent - state.writtenPercent < 1 || state.progressTimer) return;
+        // At most one progress write per interval; the latest value is written when it ends.
+        const wait = Math.max(0, state.lastWrite + PROGRESS_WRITE_INTERVAL_MS - Date.now());
+        state.progressTimer = setTimeout(() => {
+          state.progressTimer = undefined;
+          if (state.status !== 'Running') return;
           state.modified = new Date();
-          void this.persist(state);
-        }
+          void this.persist(state).catch(() => undefined);
+        }, wait);
       },
     };
     try {
@@ -166,6 +176,7 @@ export class TaskRunner {
         state.error = new HttpError(500, 'TaskFailed', (e as Error)?.message ?? String(e));
       }
     }
+    clearTimeout(state.progressTimer);
     state.modified = new Date();
     await this.persist(state);
   }

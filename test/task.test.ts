@@ -1,0 +1,96 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.js';
+import { HttpError } from '../src/http/errors.js';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer(['--task-concurrency', '1']);
+});
+after(() => s.stop());
+
+const local = (uri: string) => uri.replace(s.base, s.url);
+const status = (text: string, uri: string) => parseTurtle(text).find((q) => q.subject.value === uri && q.predicate.value === `${OT}hasStatus`)?.object.value;
+
+test('a task answers 202 while running, reports progress, then 200 with its result URI', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const uri = await s.services.tasks.submit('slow work', async (job) => {
+    job.progress(40);
+    await gate;
+    return `${s.base}/feature/42`;
+  });
+  await new Promise((r) => setTimeout(r, 400));
+  const running = await http(local(uri), { accept: 'text/turtle' });
+  assert.equal(running.status, 202);
+  assert.equal(status(running.text, uri), 'Running');
+  assert.match(running.text, /percentageCompleted "40"/);
+  release();
+  await s.services.tasks.settled(uri);
+  const done = await http(local(uri), { accept: 'text/uri-list' });
+  assert.equal(done.status, 200);
+  assert.equal(done.text.trim(), `${s.base}/feature/42`);
+  const rdf = await http(local(uri), { accept: 'text/turtle' });
+  assert.equal(status(rdf.text, uri), 'Completed');
+  assert.ok((await http(`${s.url}/task`, { accept: 'text/uri-list' })).text.includes(uri));
+});
+
+test('a failed task answers its error status with an ErrorReport; an unexpected failure is 500', async () => {
+  const bad = await s.services.tasks.submit('bad input', async () => {
+    throw new HttpError(400, 'InvalidInput', 'missing prediction_feature');
+  });
+  await s.services.tasks.settled(bad);
+  const r = await http(local(bad), { accept: 'text/turtle' });
+  assert.equal(r.status, 400);
+  assert.equal(status(r.text, bad), 'Error');
+  assert.match(r.text, /missing prediction_feature/);
+  const crash = await s.services.tasks.submit('crash', async () => {
+    throw new Error('learner exploded');
+  });
+  await s.services.tasks.settled(crash);
+  const c = await http(local(crash), { accept: 'text/turtle' });
+  assert.equal(c.status, 500);
+  assert.match(c.text, /learner exploded/);
+});
+
+test('DELETE cancels a running task (503 afterwards) and a queued one never starts', async () => {
+  let sawAbort = false;
+  const running = await s.services.tasks.submit('long', (job) => new Promise((_, reject) => job.signal.addEventListener('abort', () => { sawAbort = true; reject(new Error('stopped')); })));
+  let queuedRan = false;
+  const queued = await s.services.tasks.submit('queued', async () => { queuedRan = true; return 'x'; });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await http(local(queued), { method: 'DELETE' })).status, 200);
+  assert.equal((await http(local(running), { method: 'DELETE' })).status, 200);
+  await s.services.tasks.settled(running);
+  assert.ok(sawAbort);
+  assert.equal(queuedRan, false);
+  for (const uri of [running, queued]) {
+    const r = await http(local(uri), { accept: 'text/turtle' });
+    assert.equal(r.status, 503);
+    assert.equal(status(r.text, uri), 'Cancelled');
+  }
+  assert.equal((await http(`${s.url}/task/nope`, { accept: 'text/turtle' })).status, 404);
+});
+
+test('a task left running by a stopped server is ended as Error "interrupted" at the next start', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'toxgraph-task-'));
+  try {
+    const first = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);
+    const uri = await first.services.tasks.submit('never ends', () => new Promise(() => {}));
+    await new Promise((r) => setTimeout(r, 200));
+    await first.stop();
+    const second = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);
+    try {
+      const r = await http(uri.replace(second.base, second.url), { accept: 'text/turtle' });
+      assert.equal(r.status, 500);
+      assert.match(r.text, /interrupted/);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
