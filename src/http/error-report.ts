@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, literal } from '../rdf/namespaces.js';
+import { df, ot, rdf, literal, xsd } from '../rdf/namespaces.js';
 import type { HttpError } from './errors.js';
 
 /** The quads of an ot:ErrorReport (DESIGN.md), rooted at `node`. */
@@ -9,7 +9,7 @@ export function errorReportQuads(node: RDF.NamedNode | RDF.BlankNode, error: Pic
     df.quad(node, ot('errorCode'), literal(error.code)),
     df.quad(node, ot('message'), literal(error.message)),
     df.quad(node, ot('statusCode'), literal(error.status)),
-    df.quad(node, ot('actor'), literal(actor)),
+    df.quad(node, ot('actor'), literal(actor, xsd('anyURI'))),
   ];
   if (error.details) quads.push(df.quad(node, ot('errorCause'), literal(error.details)));
   return quads;

@@ -197,12 +197,12 @@ function taskQuads(state: TaskState): RDF.Quad[] {
     df.quad(t, rdf('type'), ot('Task')),
     df.quad(t, dc('title'), literal(state.title)),
     df.quad(t, ot('hasStatus'), literal(state.status)),
-    df.quad(t, ot('percentageCompleted'), literal(String(state.percent), xsd('float'))),
+    df.quad(t, ot('percentageCompleted'), literal(String(state.percent), xsd('double'))),
     df.quad(t, dcterms('created'), literal(state.created)),
     df.quad(t, dcterms('modified'), literal(state.modified)),
   ];
   if (state.creator) quads.push(df.quad(t, dc('creator'), literal(state.creator)));
-  if (state.resultUri) quads.push(df.quad(t, ot('resultURI'), df.namedNode(state.resultUri)));
+  if (state.resultUri) quads.push(df.quad(t, ot('resultURI'), literal(state.resultUri, xsd('anyURI'))));
   if (state.error) {
     const node = df.namedNode(`${state.uri}#error`);
     quads.push(df.quad(t, ot('error'), node), ...errorReportQuads(node, state.error, state.uri));

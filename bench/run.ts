@@ -1,0 +1,38 @@
+import { availableParallelism, cpus } from 'node:os';
+import { benchFeatures } from './features.js';
+import { benchSparql } from './sparql.js';
+import { now, type Row } from './util.js';
+
+/**
+ * `npm run bench`. Speeds are printed as ratios against a baseline measured in this same run
+ * (raw quadstore writes; bare Comunica over the raw quadstore), never against fixed thresholds.
+ */
+const cpu = cpus()[0]?.model ?? 'unknown cpu';
+console.log(`machine: ${availableParallelism()} cpus (${cpu.trim()}), node ${process.version}, ${process.platform}/${process.arch}`);
+
+const started = now();
+const rows: Row[] = [];
+for (const [name, bench] of [['features', benchFeatures], ['sparql', benchSparql]] as const) {
+  const t = now();
+  rows.push(...(await bench()));
+  console.log(`${name}: done in ${((now() - t) / 1000).toFixed(1)} s`);
+}
+printTable(rows);
+console.log(`total ${((now() - started) / 1000).toFixed(1)} s`);
+
+function printTable(rows: Row[]): void {
+  const headers = ['measure', 'value', 'ratio'];
+  const cells = rows.map((r) => [r.measure, r.value, r.ratio ?? '']);
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
+  let current: string | undefined;
+  for (const [k, r] of rows.entries()) {
+    if (r.bench !== current) {
+      current = r.bench;
+      console.log(`\n${r.bench}`);
+      console.log(line(headers));
+      console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+    }
+    console.log(line(cells[k]));
+  }
+}

@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { Quadstore } from 'quadstore';
+import { df } from '../src/rdf/namespaces.js';
+import { INDEXES } from '../src/store/indexes.js';
+
+/** One line of the printed table. `ratio` is always against a baseline measured in this run. */
+export interface Row {
+  bench: string;
+  measure: string;
+  value: string;
+  ratio?: string;
+}
+
+export const now = () => performance.now();
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export const fmt = (n: number, digits = 1) => n.toFixed(digits);
+export const ratio = (n: number) => `${n.toFixed(2)}x`;
+
+export async function tempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A raw quadstore opened exactly as QuadstoreTripleStore.open does (same backend options, factory, indexes). */
+export async function openRawQuadstore(directory: string): Promise<Quadstore> {
+  const backend = new ClassicLevel<string, Uint8Array>(directory, { keyEncoding: 'utf8', valueEncoding: 'view' } as any);
+  const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
+  await quadstore.open();
+  return quadstore;
+}
+
+/** Run `work(i)` for i in [0, n) with at most `concurrency` in flight. */
+export async function pool(n: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < n) await work(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, lane));
+}
+
+export const FEATURE_PREFIXES = `@prefix ot: <http://www.opentox.org/api/1.1#>. @prefix dc: <http://purl.org/dc/elements/1.1/>. @prefix owl: <http://www.w3.org/2002/07/owl#>.`;
+export const SAME_AS = 'http://www.opentox.org/echaEndpoints.owl#LC50';
+
+export function featureTurtle(i: number): string {
+  return `${FEATURE_PREFIXES} [] a ot:NumericFeature ; dc:title "feature ${i}" ; ot:units "mg/L" ; owl:sameAs <${SAME_AS}> .`;
+}
+
+/** POST one feature; answers its URI. */
+export async function postFeature(serverUrl: string, i: number): Promise<string> {
+  const res = await fetch(`${serverUrl}/feature`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'text/turtle', Accept: 'text/uri-list' },
+    body: featureTurtle(i),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST /feature answered ${res.status}: ${text.slice(0, 300)}`);
+  return text.trim();
+}
