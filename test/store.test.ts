@@ -1,0 +1,75 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.js';
+import { sparql } from '../src/store/sparql-template.js';
+import { select, ask } from '../src/store/query-helpers.js';
+import { df } from '../src/rdf/namespaces.js';
+
+let dir: string;
+let store: QuadstoreTripleStore;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'toxgraph-store-'));
+  store = await QuadstoreTripleStore.open(dir);
+});
+after(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const n = (iri: string) => df.namedNode(iri);
+const q = (s: string, p: string, o: string | ReturnType<typeof df.literal>) => df.quad(n(s), n(p), typeof o === 'string' ? n(o) : o);
+
+test('hostile strings bound into templates stay literals and match exactly', async () => {
+  const evil = ['x" } ; DROP ALL ; INSERT DATA { <a:b> <c:d> "e" } #', 'line\nbreak\r\ttab', 'back\\slash "\\"', "'single'", '{ } . ; ,'];
+  await store.replaceGraphs({ 'http://t/g1': evil.map((v, i) => q(`http://t/s${i}`, 'http://t/title', df.literal(v))) });
+  for (const v of evil) {
+    const rows = await select(store, sparql`SELECT ?s WHERE { GRAPH ?g { ?s ${n('http://t/title')} ${df.literal(v)} } }`);
+    assert.equal(rows.length, 1, JSON.stringify(v));
+  }
+  assert.equal(await ask(store, sparql`ASK { <a:b> <c:d> "e" }`), false);
+  assert.equal((await store.readGraph('http://t/g1')).length, evil.length);
+});
+
+test('the template builder refuses plain strings, blank nodes and IRIs that could break out', () => {
+  assert.throws(() => sparql`SELECT * WHERE { ?s ?p ${'plain string' as any} }`, /only RDF terms/);
+  assert.throws(() => sparql`SELECT * WHERE { ?s ?p ${df.blankNode('b')} }`, /blank nodes/);
+  for (const bad of ['http://x> } DROP ALL { <y', 'http://x/ space', 'http://x/"', 'relative/iri', 'http://x/{}', 'http://x/\n']) {
+    assert.throws(() => sparql`ASK { ${n(bad)} ?p ?o }`, /not a valid absolute IRI/, bad);
+  }
+  assert.throws(() => sparql`ASK { ?s ?p ${df.literal('x', 'en"} DROP ALL {')} }`, /language tag/);
+  assert.equal(sparql`ASK { ?s ?p ${df.literal('a"b\nc')} }`.text, 'ASK { ?s ?p "a\\"b\\nc" }');
+});
+
+test('replaceGraphs is atomic over several graphs and replaces exactly', async () => {
+  await store.replaceGraphs({ 'http://t/a': [q('http://t/x', 'http://t/p', 'http://t/1')], 'http://t/b': [q('http://t/y', 'http://t/p', 'http://t/2')] });
+  await store.replaceGraphs({ 'http://t/a': [q('http://t/x', 'http://t/p', 'http://t/3')] });
+  assert.deepEqual((await store.readGraph('http://t/a')).map((x) => x.object.value), ['http://t/3']);
+  assert.equal((await store.readGraph('http://t/b')).length, 1);
+  // a batch with an invalid quad fails as a whole
+  await assert.rejects(store.replaceGraphs({ 'http://t/a': [], 'http://t/b': [{ bogus: true } as any] }));
+  assert.equal((await store.readGraph('http://t/a')).length, 1);
+  assert.equal((await store.readGraph('http://t/b')).length, 1);
+  await store.deleteGraphs(['http://t/a', 'http://t/b']);
+  assert.equal(await store.hasGraph('http://t/a'), false);
+});
+
+test('a SPARQL update request is applied all or nothing, and later operations see earlier ones', async () => {
+  await store.update('INSERT DATA { GRAPH <http://t/u> { <http://t/s> <http://t/p> "1" } } ; INSERT { GRAPH <http://t/u> { ?s <http://t/q> "2" } } WHERE { GRAPH <http://t/u> { ?s <http://t/p> "1" } }');
+  assert.equal((await store.readGraph('http://t/u')).length, 2);
+  await assert.rejects(store.update('DROP GRAPH <http://t/u> ; INSERT DATA { GRAPH <http://t/v> { <http://t/s> <http://t/p> "x" } } ; LOAD <http://127.0.0.1:1/nothing.ttl>'));
+  assert.equal((await store.readGraph('http://t/u')).length, 2, 'the failed request dropped nothing');
+  assert.equal(await store.hasGraph('http://t/v'), false, 'and inserted nothing');
+});
+
+test('every pattern with a bound literal object is answered (the 8-index set)', async () => {
+  await store.replaceGraphs({ 'http://t/lit': [q('http://t/s', 'http://t/p', df.literal('x')), q('http://t/s', 'http://t/p', df.literal('1.5', n('http://www.w3.org/2001/XMLSchema#double')))] });
+  for (const obj of [df.literal('x'), df.literal('1.5', n('http://www.w3.org/2001/XMLSchema#double'))]) {
+    for (const s of [n('http://t/s'), null]) for (const p of [n('http://t/p'), null]) for (const g of [n('http://t/lit'), null, df.defaultGraph()]) {
+      const found = await store.quadstore.get({ subject: s ?? undefined, predicate: p ?? undefined, object: obj, graph: g ?? undefined } as any);
+      assert.equal(found.items.length, g?.termType === 'DefaultGraph' ? 0 : 1);
+    }
+  }
+});
