@@ -151,3 +151,32 @@ test('GET / describes the service and links every component', async () => {
   assert.equal(sparqlForm.status, 200);
   assert.match(sparqlForm.text, /<form/);
 });
+
+test('registered remote resources are refreshed on the configured interval', async () => {
+  let version = 1;
+  const origin: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/turtle' });
+    res.end(`<http://x/thing> <http://purl.org/dc/elements/1.1/title> "version ${version}" .`);
+  });
+  await new Promise<void>((r) => origin.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(origin.address() as { port: number }).port}/thing`;
+  const local = await startTestServer(['--harvest-interval', '1']);
+  try {
+    assert.equal((await http(`${local.url}/ontology`, { method: 'POST', body: form({ 'uri[]': url }) })).status, 200);
+    const title = async () => {
+      const r = await http(`${local.url}/ontology`, { method: 'POST', body: form({ query: 'SELECT ?t WHERE { ?s <http://purl.org/dc/elements/1.1/title> ?t FILTER(STRSTARTS(?t, "version")) }' }), accept: 'application/sparql-results+json' });
+      return JSON.parse(r.text).results.bindings.map((b: any) => b.t.value);
+    };
+    assert.deepEqual(await title(), ['version 1']);
+    version = 2;
+    let seen: string[] = [];
+    for (let i = 0; i < 40 && seen[0] !== 'version 2'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await title();
+    }
+    assert.deepEqual(seen, ['version 2']);
+  } finally {
+    await local.stop();
+    origin.close();
+  }
+});

@@ -94,3 +94,19 @@ test('a task left running by a stopped server is ended as Error "interrupted" at
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('task work can run on the worker-thread pool, in parallel with the request path', async () => {
+  const module = new URL('./fixtures/cpu-work.ts', import.meta.url).href;
+  const uri = await s.services.tasks.submit('cpu work', async (job) => {
+    const sum = await s.services.workers.run<number>(module, 'sumOfSquares', [2_000_000], job.signal);
+    return `${s.base}/result/${sum}`;
+  });
+  // the server answers while the worker computes
+  assert.equal((await http(`${s.url}/task`, { accept: 'text/uri-list' })).status, 200);
+  await s.services.tasks.settled(uri);
+  const done = await http(local(uri), { accept: 'text/uri-list' });
+  assert.equal(done.status, 200);
+  let expected = 0;
+  for (let i = 0; i < 2_000_000; i++) expected += i * i;
+  assert.equal(done.text.trim(), `${s.base}/result/${expected}`);
+});

@@ -17,6 +17,8 @@ function toHttpError(err: unknown): HttpError | undefined {
     const code = { 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType' }[e.status] ?? 'InvalidInput';
     return new HttpError(e.status, code, e.message ?? 'bad request', undefined, e.headers ?? {});
   }
+  // The store is closed (shutting down) or not open yet: the spec's "service not available".
+  if ((err as { code?: string })?.code === 'LEVEL_DATABASE_NOT_OPEN') return new HttpError(503, 'ServiceUnavailable', 'the store is not available; try again shortly');
   if (e?.status === 501) return new HttpError(405, 'MethodNotAllowed', 'method not implemented for this resource', undefined, e.headers ?? {});
   return undefined;
 }
