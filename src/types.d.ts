@@ -12,3 +12,7 @@ declare module '@rdfjs/dataset' {
   const dataset: { dataset(quads?: unknown[]): any };
   export default dataset;
 }
+declare module 'indigo-ketcher' {
+  const moduleFn: () => Promise<any>;
+  export default moduleFn;
+}

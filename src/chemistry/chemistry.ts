@@ -1,0 +1,253 @@
+import initRDKitModule from '@rdkit/rdkit';
+import indigoModuleFn from 'indigo-ketcher';
+import { Resvg } from '@resvg/resvg-js';
+import { parse as parseSdf } from 'sdf-parser';
+import { badRequest } from '../http/errors.js';
+
+/** What ToxGraph keeps of a parsed structure. */
+export interface Structure {
+  /** RDKit canonical SMILES. */
+  smiles: string;
+  /** Standard InChI and InChIKey: the identity of a compound. */
+  inchi: string;
+  inchiKey: string;
+  /** V2000 molfile (coordinates as given, or computed 2D ones). */
+  molfile: string;
+  atoms: number;
+  /** Does the molfile carry real 3D coordinates? */
+  has3d: boolean;
+}
+
+/** One record of a multi-record input, with its name and SD fields. */
+export interface StructureRecord {
+  structure: Structure;
+  name?: string;
+  fields: Record<string, string>;
+}
+
+export const MAX_ATOMS = 1000;
+const MAX_INPUT_CHARS = 200_000;
+
+/**
+ * The chemistry toolkit, loaded once per process: RDKit.js (parsing, canonical SMILES,
+ * InChI, molfiles, depiction, fingerprints) and Indigo (InChI and CML input, CML output),
+ * PNG drawn from RDKit's SVG by resvg. Every RDKit molecule is freed after use.
+ */
+export class Chemistry {
+  private constructor(
+    private readonly rdkit: any,
+    private readonly indigo: any,
+  ) {}
+
+  private static loading?: Promise<Chemistry>;
+
+  static load(): Promise<Chemistry> {
+    this.loading ??= (async () => {
+      const rdkit = await (initRDKitModule as any)();
+      rdkit.disable_logging();
+      const indigo = await (indigoModuleFn as any)();
+      return new Chemistry(rdkit, indigo);
+    })();
+    return this.loading;
+  }
+
+  get rdkitVersion(): string {
+    return this.rdkit.version();
+  }
+
+  /** Run `work` on an RDKit molecule parsed from SMILES or a molfile, and free it. */
+  withMol<T>(input: string, work: (mol: any) => T, what = 'structure'): T {
+    if (input.length > MAX_INPUT_CHARS) throw badRequest(`the ${what} is too large (${input.length} characters; at most ${MAX_INPUT_CHARS})`);
+    let mol: any = null;
+    try {
+      mol = this.rdkit.get_mol(input);
+    } catch {
+      mol = null;
+    }
+    if (!mol || !mol.is_valid()) {
+      mol?.delete();
+      throw badRequest(`the ${what} cannot be parsed: ${JSON.stringify(input.length > 80 ? input.slice(0, 80) + '…' : input)}`);
+    }
+    try {
+      return work(mol);
+    } finally {
+      mol.delete();
+    }
+  }
+
+  private describe(mol: any, what: string): Structure {
+    const atoms = mol.get_num_atoms();
+    if (atoms === 0) throw badRequest(`the ${what} is empty (no atoms)`);
+    if (atoms > MAX_ATOMS) throw badRequest(`the ${what} has ${atoms} atoms; at most ${MAX_ATOMS} are accepted`);
+    const inchi: string = mol.get_inchi();
+    if (!inchi || !inchi.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
+    let molfile: string = mol.get_molblock();
+    if (!molfileHasCoordinates(molfile)) {
+      // InChI and SMILES carry no coordinates: lay the molecule out in 2D for molfiles and pictures
+      mol.set_new_coords();
+      molfile = mol.get_molblock();
+    }
+    return {
+      smiles: mol.get_smiles(),
+      inchi,
+      inchiKey: this.rdkit.get_inchikey_for_inchi(inchi),
+      molfile,
+      atoms,
+      has3d: molfileHas3d(molfile),
+    };
+  }
+
+  fromSmiles(smiles: string, what = 'SMILES'): Structure {
+    const s = smiles.trim();
+    if (!s) throw badRequest(`the ${what} is empty`);
+    if (/\s/.test(s)) throw badRequest(`the ${what} contains white space: ${JSON.stringify(s.slice(0, 80))}`);
+    return this.withMol(s, (mol) => this.describe(mol, what), what);
+  }
+
+  fromMolfile(molfile: string, what = 'molfile'): Structure {
+    if (!molfile.includes('M  END') && !molfile.includes('V3000')) throw badRequest(`the ${what} is not a molfile (no "M  END" line)`);
+    return this.withMol(molfile, (mol) => this.describe(mol, what), what);
+  }
+
+  /** RDKit.js cannot read InChI: Indigo turns it into a molfile first. */
+  fromInchi(inchi: string, what = 'InChI'): Structure {
+    const s = inchi.trim();
+    if (!/^InChI=1S?\//.test(s)) throw badRequest(`the ${what} is not an InChI (it must start with "InChI=1S/"): ${JSON.stringify(s.slice(0, 80))}`);
+    const molfile = this.indigoConvert(s, 'molfile', what);
+    return this.fromMolfile(molfile, what);
+  }
+
+  fromCml(cml: string, what = 'CML document'): Structure {
+    if (!/<(cml|molecule)\b/.test(cml)) throw badRequest(`the ${what} is not CML (no <cml> or <molecule> element)`);
+    return this.fromMolfile(this.indigoConvert(cml, 'molfile', what), what);
+  }
+
+  private indigoConvert(input: string, format: string, what: string): string {
+    if (input.length > MAX_INPUT_CHARS) throw badRequest(`the ${what} is too large`);
+    const options = new this.indigo.MapStringString();
+    try {
+      const out = this.indigo.convert(input, format, options);
+      if (typeof out !== 'string' || !out.trim()) throw new Error('no output');
+      return out;
+    } catch (e) {
+      throw badRequest(`the ${what} cannot be read: ${indigoMessage(e)}`);
+    } finally {
+      options.delete?.();
+    }
+  }
+
+  /** Records of an SD file; record numbers (1-based) name the broken record in errors. */
+  fromSdf(sdf: string): StructureRecord[] {
+    const records = splitSdf(sdf);
+    if (records.length === 0) throw badRequest('the SD file holds no records');
+    return records.map((text, i) => {
+      const what = `SDF record ${i + 1}`;
+      const parsed = parseSdf(text + '\n$$$$\n', { dynamicTyping: false } as any).molecules[0] as Record<string, unknown> | undefined;
+      const molfile = text.split(/\r?\nM {2}END/)[0] + '\nM  END\n';
+      const fields: Record<string, string> = {};
+      for (const [k, v] of Object.entries(parsed ?? {})) if (k !== 'molfile' && v !== undefined) fields[k] = String(v).trim();
+      const name = text.split(/\r?\n/)[0].trim();
+      return { structure: this.fromMolfile(molfile, what), name: name || undefined, fields };
+    });
+  }
+
+  cml(molfile: string): string {
+    return this.indigoConvert(molfile, 'cml', 'structure');
+  }
+
+  v3000(molfile: string): string {
+    return this.withMol(molfile, (mol) => mol.get_v3Kmolblock());
+  }
+
+  svg(molfile: string, width = 300, height = 240): string {
+    return this.withMol(molfile, (mol) => mol.get_svg(width, height));
+  }
+
+  png(molfile: string, width = 300, height = 240): Buffer {
+    const svg = this.svg(molfile, width, height);
+    return Buffer.from(new Resvg(svg, { background: 'white', fitTo: { mode: 'width', value: width } }).render().asPng());
+  }
+
+  /** Morgan (ECFP-like) fingerprint as packed bits. */
+  morgan(smilesOrMolfile: string, radius = 2, nBits = 2048): Uint8Array {
+    return this.withMol(smilesOrMolfile, (mol) => mol.get_morgan_fp_as_uint8array(JSON.stringify({ radius, nBits })));
+  }
+
+  /** Parse a SMARTS query once; `close` frees it. */
+  substructureQuery(smarts: string): { matches(smiles: string): boolean; close(): void } {
+    let q: any = null;
+    try {
+      q = smarts.trim() ? this.rdkit.get_qmol(smarts.trim()) : null;
+    } catch {
+      q = null;
+    }
+    if (!q || !q.is_valid()) {
+      q?.delete();
+      throw badRequest(`not a valid SMARTS pattern: ${JSON.stringify(smarts.slice(0, 80))}`);
+    }
+    return {
+      matches: (smiles: string) => {
+        try {
+          return this.withMol(smiles, (mol) => mol.get_substruct_match(q) !== '{}');
+        } catch {
+          return false;
+        }
+      },
+      close: () => q.delete(),
+    };
+  }
+}
+
+/** Tanimoto similarity of two packed fingerprints. */
+export function tanimoto(a: Uint8Array, b: Uint8Array): number {
+  let both = 0;
+  let either = 0;
+  for (let i = 0; i < a.length; i++) {
+    both += POPCOUNT[a[i] & b[i]];
+    either += POPCOUNT[a[i] | b[i]];
+  }
+  return either === 0 ? 0 : both / either;
+}
+
+const POPCOUNT = Uint8Array.from({ length: 256 }, (_, i) => {
+  let n = 0;
+  for (let v = i; v; v >>= 1) n += v & 1;
+  return n;
+});
+
+function splitSdf(sdf: string): string[] {
+  return sdf
+    .split(/^\$\$\$\$[ \t]*\r?$/m)
+    .map((r) => r.replace(/^\r?\n/, ''))
+    .filter((r) => r.trim().length > 0);
+}
+
+function atomCoordinates(molfile: string): number[][] {
+  const out: number[][] = [];
+  for (const line of molfile.split(/\r?\n/)) {
+    const v2000 = /^\s*(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+[A-Z*][a-z]?\b/.exec(line);
+    if (v2000) out.push([Number(v2000[1]), Number(v2000[2]), Number(v2000[3])]);
+  }
+  return out;
+}
+
+function molfileHasCoordinates(molfile: string): boolean {
+  const coords = atomCoordinates(molfile);
+  return coords.length <= 1 || coords.some((c) => c.some((v) => Math.abs(v) > 1e-4));
+}
+
+/** Any atom line with a non-zero z coordinate (V2000 or V3000)? */
+export function molfileHas3d(molfile: string): boolean {
+  for (const line of molfile.split(/\r?\n/)) {
+    const v2000 = /^\s*-?\d+\.\d+\s+-?\d+\.\d+\s+(-?\d+\.\d+)\s+[A-Z*][a-z]?\b/.exec(line);
+    if (v2000 && Math.abs(Number(v2000[1])) > 1e-4) return true;
+    const v3000 = /^M {2}V30 \d+ \S+ -?\d+\.?\d* -?\d+\.?\d* (-?\d+\.?\d*)/.exec(line);
+    if (v3000 && Math.abs(Number(v3000[1])) > 1e-4) return true;
+  }
+  return false;
+}
+
+function indigoMessage(e: unknown): string {
+  const text = typeof e === 'string' ? e : (e as Error)?.message ?? String(e);
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}
