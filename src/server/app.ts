@@ -10,6 +10,8 @@ import { featureRoutes } from '../feature/feature-routes.js';
 import { taskRoutes } from '../task/task-routes.js';
 import { sparqlRoutes } from '../sparql/sparql-routes.js';
 import { ontologyRoutes } from '../ontology/ontology-routes.js';
+import { compoundRoutes } from '../compound/compound-routes.js';
+import { CompoundRegistry } from '../compound/compound-registry.js';
 
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
 export function createApp(services: Services, registry: OntologyRegistry): Koa {
@@ -30,6 +32,7 @@ export function createApp(services: Services, registry: OntologyRegistry): Koa {
 
   const router = new Router();
   serviceRoutes(router, services);
+  compoundRoutes(router, services, new CompoundRegistry(services, services.chemistry));
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);

@@ -13,6 +13,7 @@ import { PublishedScope } from '../ontology/published-scope.js';
 import { OntologyRegistry } from '../ontology/registry.js';
 import { loadVocabularies } from '../ontology/vocabularies.js';
 import { createApp } from './app.js';
+import { Chemistry } from '../chemistry/chemistry.js';
 import type { Services } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,6 +62,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     workers: new WorkerPool(config.workerThreads),
     shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
     published,
+    chemistry: await Chemistry.load(),
   };
   const registry = new OntologyRegistry(store, published, config, log);
   await registry.load();

@@ -6,6 +6,7 @@ import type { TaskRunner } from '../task/task-runner.js';
 import type { WorkerPool } from '../task/worker-pool.js';
 import type { ShapeValidator } from '../shacl/shape-validator.js';
 import type { PublishedScope } from '../ontology/published-scope.js';
+import type { Chemistry } from '../chemistry/chemistry.js';
 
 /** The shared machinery every component gets: one of each, never copied per component. */
 export interface Services {
@@ -17,4 +18,5 @@ export interface Services {
   workers: WorkerPool;
   shapes: ShapeValidator;
   published: PublishedScope;
+  chemistry: Chemistry;
 }

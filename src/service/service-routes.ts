@@ -6,7 +6,7 @@ import type { Services } from '../server/services.js';
 
 /** Every component and what it is for; `working` says whether this server implements it yet. */
 const COMPONENTS: { path: string; title: string; working: boolean }[] = [
-  { path: '/compound', title: 'Compounds and conformers', working: false },
+  { path: '/compound', title: 'Compounds and conformers', working: true },
   { path: '/feature', title: 'Features', working: true },
   { path: '/dataset', title: 'Datasets', working: false },
   { path: '/algorithm', title: 'Algorithms', working: false },

@@ -1,0 +1,238 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, rdf, rdfs, owl, literal } from '../rdf/namespaces.js';
+import { sparql } from '../store/sparql-template.js';
+import { select } from '../store/query-helpers.js';
+import { badRequest } from '../http/errors.js';
+import type { Services } from '../server/services.js';
+import { tanimoto, type Chemistry, type Structure } from '../chemistry/chemistry.js';
+import type { PostedStructure } from './structure-input.js';
+
+export interface StoredStructure {
+  uri: string;
+  smiles: string;
+  inchi: string;
+  inchiKey: string;
+  molfile: string;
+  names: string[];
+  sameAs: string[];
+  parent?: string;
+}
+
+const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
+
+/**
+ * Compounds in the store. The graph `{uri}` holds a compound's identity and structure;
+ * `{uri}/key` holds its InChIKey and is never deleted, so the same structure always answers
+ * the same URI, even after the compound was deleted and posted again. Registration is
+ * serialized (look-up then write) and each request is written in one batch.
+ */
+export class CompoundRegistry {
+  readonly collection: string;
+  private chain: Promise<unknown> = Promise.resolve();
+  /** Canonical SMILES and Morgan fingerprints of every compound, for structure searches. */
+  private index?: Map<string, { smiles: string; fp: Uint8Array }>;
+
+  constructor(
+    private readonly services: Services,
+    readonly chemistry: Chemistry,
+  ) {
+    this.collection = `${services.config.baseUrl}/compound`;
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(work, work);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async uriForKey(inchiKey: string): Promise<string | undefined> {
+    const rows = await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?g { ?c ${ot('inchiKey')} ${literal(inchiKey)} ; a ${ot('Compound')} } }`);
+    return rows.find((r) => r.c.value.startsWith(`${this.collection}/`))?.c.value;
+  }
+
+  /** Register structures (deduplicated on InChIKey); answers one URI per record, in order. */
+  register(posted: PostedStructure[]): Promise<string[]> {
+    return this.exclusive(async () => {
+      const graphs: Record<string, RDF.Quad[]> = {};
+      const byKey = new Map<string, string>();
+      const uris: string[] = [];
+      for (const p of posted) {
+        const key = p.structure.inchiKey;
+        let uri = byKey.get(key) ?? (await this.uriForKey(key));
+        const existing = uri && !graphs[uri] ? await this.read(uri) : undefined;
+        if (!uri) uri = await this.services.ids.next(this.collection);
+        const names = unique([...(existing?.names ?? []), ...(graphs[uri] ? readNames(graphs[uri]) : []), ...p.names]);
+        const sameAs = unique([...(existing?.sameAs ?? []), ...p.sameAs]);
+        // an existing compound keeps its structure record; a new or deleted one gets this one
+        const structure = existing ?? p.structure;
+        graphs[uri] = compoundQuads(uri, structure, names, sameAs);
+        graphs[`${uri}/key`] = [df.quad(df.namedNode(uri), ot('inchiKey'), literal(key)), df.quad(df.namedNode(uri), rdf('type'), ot('Compound'))];
+        byKey.set(key, uri);
+        uris.push(uri);
+      }
+      await this.services.store.replaceGraphs(graphs);
+      for (const p of posted) this.indexAdd(byKey.get(p.structure.inchiKey)!, p.structure);
+      return uris;
+    });
+  }
+
+  /** PUT: new names, sameAs or coordinates for the same structure; another structure is refused. */
+  replace(uri: string, current: StoredStructure, posted: PostedStructure): Promise<void> {
+    return this.exclusive(async () => {
+      if (posted.structure.inchiKey !== current.inchiKey) {
+        throw badRequest(`PUT cannot change the structure of ${uri} (InChIKey ${current.inchiKey}, posted ${posted.structure.inchiKey}); POST the new structure to /compound instead`);
+      }
+      await this.services.store.replaceGraphs({ [uri]: compoundQuads(uri, posted.structure, posted.names.length ? posted.names : current.names, posted.sameAs.length ? posted.sameAs : current.sameAs) });
+    });
+  }
+
+  async read(uri: string): Promise<StoredStructure | undefined> {
+    const quads = await this.services.store.readGraph(uri);
+    return structureFrom(quads, uri);
+  }
+
+  /** Remove a compound, its feature values and its conformers; the key record stays. */
+  delete(uri: string): Promise<void> {
+    return this.exclusive(async () => {
+      const conformers = await this.conformerUris(uri);
+      const graphs = [uri, `${uri}/values`, ...conformers.flatMap((c) => [c, `${c}/values`])];
+      await this.services.store.deleteGraphs(graphs);
+      this.index?.delete(uri);
+    });
+  }
+
+  async conformerUris(compoundUri: string): Promise<string[]> {
+    const rows = await select(this.services.store, sparql`SELECT ?k WHERE { GRAPH ?k { ?k ${ot('parentCompound')} ${df.namedNode(compoundUri)} } }`);
+    return rows.map((r) => r.k.value).sort((a, b) => Number(a.split('/').pop()) - Number(b.split('/').pop()));
+  }
+
+  async list(): Promise<string[]> {
+    const rows = await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`);
+    return sortById(rows.map((r) => r.c.value));
+  }
+
+  // --- searches ------------------------------------------------------------------------
+
+  /** `search=`: SMILES, InChI, InChIKey, name or synonym (names case-insensitively). */
+  async search(term: string): Promise<string[]> {
+    const t = term.trim();
+    const found = new Set<string>();
+    const byProperty = async (p: RDF.NamedNode, value: string) => {
+      for (const r of await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?c { ?c ${p} ${literal(value)} ; a ${ot('Compound')} } }`)) found.add(r.c.value);
+    };
+    if (INCHIKEY.test(t)) await byProperty(ot('inchiKey'), t);
+    else if (t.startsWith('InChI=')) {
+      await byProperty(ot('inchi'), t);
+      try {
+        await byProperty(ot('inchiKey'), this.chemistry.fromInchi(t).inchiKey);
+      } catch {
+        /* not a readable InChI: exact text match only */
+      }
+    } else {
+      try {
+        await byProperty(ot('inchiKey'), this.chemistry.fromSmiles(t).inchiKey);
+      } catch {
+        /* not SMILES: names only */
+      }
+      const rows = await select(
+        this.services.store,
+        sparql`SELECT DISTINCT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${rdfs('label')} ?n } FILTER(LCASE(STR(?n)) = ${literal(t.toLowerCase())}) }`,
+      );
+      for (const r of rows) found.add(r.c.value);
+    }
+    return sortById([...found]);
+  }
+
+  async sameAs(iri: RDF.NamedNode): Promise<string[]> {
+    const rows = await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${owl('sameAs')} ${iri} } }`);
+    return sortById(rows.map((r) => r.c.value));
+  }
+
+  async substructure(smarts: string): Promise<string[]> {
+    const query = this.chemistry.substructureQuery(smarts);
+    try {
+      const index = await this.loadIndex();
+      return sortById([...index].filter(([, v]) => query.matches(v.smiles)).map(([uri]) => uri));
+    } finally {
+      query.close();
+    }
+  }
+
+  /** Tanimoto similarity on Morgan fingerprints (radius 2, 2048 bits), best first. */
+  async similar(smiles: string, threshold: number): Promise<{ uri: string; similarity: number }[]> {
+    const probe = this.chemistry.morgan(this.chemistry.fromSmiles(smiles, 'similarity SMILES').smiles);
+    const index = await this.loadIndex();
+    const hits: { uri: string; similarity: number }[] = [];
+    for (const [uri, v] of index) {
+      const similarity = tanimoto(probe, v.fp);
+      if (similarity >= threshold) hits.push({ uri, similarity });
+    }
+    return hits.sort((a, b) => b.similarity - a.similarity || a.uri.localeCompare(b.uri));
+  }
+
+  private async loadIndex(): Promise<Map<string, { smiles: string; fp: Uint8Array }>> {
+    if (this.index) return this.index;
+    const index = new Map<string, { smiles: string; fp: Uint8Array }>();
+    const rows = await select(this.services.store, sparql`SELECT ?c ?s WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`);
+    for (const r of rows) {
+      try {
+        index.set(r.c.value, { smiles: r.s.value, fp: this.chemistry.morgan(r.s.value) });
+      } catch {
+        /* a stored SMILES RDKit cannot read again is left out of structure search */
+      }
+    }
+    this.index ??= index;
+    return this.index;
+  }
+
+  private indexAdd(uri: string, structure: Structure): void {
+    if (!this.index) return;
+    this.index.set(uri, { smiles: structure.smiles, fp: this.chemistry.morgan(structure.smiles) });
+  }
+}
+
+export function compoundQuads(uri: string, s: Pick<Structure, 'smiles' | 'inchi' | 'inchiKey' | 'molfile'>, names: string[], sameAs: string[], parent?: string): RDF.Quad[] {
+  const c = df.namedNode(uri);
+  const quads = [
+    df.quad(c, rdf('type'), parent ? ot('Conformer') : ot('Compound')),
+    df.quad(c, ot('smiles'), literal(s.smiles)),
+    df.quad(c, ot('inchi'), literal(s.inchi)),
+    df.quad(c, ot('inchiKey'), literal(s.inchiKey)),
+    df.quad(c, ot('molfile'), literal(s.molfile)),
+    ...names.map((n) => df.quad(c, rdfs('label'), literal(n))),
+    ...sameAs.map((iri) => df.quad(c, owl('sameAs'), df.namedNode(iri))),
+  ];
+  if (parent) quads.push(df.quad(c, ot('parentCompound'), df.namedNode(parent)));
+  return quads;
+}
+
+export function structureFrom(quads: RDF.Quad[], uri: string): StoredStructure | undefined {
+  const own = quads.filter((q) => q.subject.value === uri);
+  const value = (p: RDF.NamedNode) => own.find((q) => q.predicate.equals(p))?.object.value;
+  const smiles = value(ot('smiles'));
+  const molfile = value(ot('molfile'));
+  if (smiles === undefined || molfile === undefined) return undefined;
+  return {
+    uri,
+    smiles,
+    molfile,
+    inchi: value(ot('inchi')) ?? '',
+    inchiKey: value(ot('inchiKey')) ?? '',
+    names: readNames(own),
+    sameAs: own.filter((q) => q.predicate.equals(owl('sameAs'))).map((q) => q.object.value),
+    parent: value(ot('parentCompound')),
+  };
+}
+
+function readNames(quads: RDF.Quad[]): string[] {
+  return quads.filter((q) => q.predicate.equals(rdfs('label'))).map((q) => q.object.value);
+}
+
+function unique<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
+
+export function sortById(uris: string[]): string[] {
+  const id = (u: string) => Number(u.slice(u.lastIndexOf('/') + 1));
+  return [...uris].sort((a, b) => id(a) - id(b) || a.localeCompare(b));
+}

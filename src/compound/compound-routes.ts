@@ -1,0 +1,232 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { df, dc, ot, literal, xsd } from '../rdf/namespaces.js';
+import { checkIri } from '../store/sparql-template.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { Params } from '../http/params.js';
+import { sendList, sendNegotiated, rdfRenderers } from '../http/respond.js';
+import { escapeHtml, renderPage } from '../rdf/html.js';
+import type { Services } from '../server/services.js';
+import { compoundQuads, structureFrom, type CompoundRegistry, type StoredStructure } from './compound-registry.js';
+import { FeatureValues } from './feature-values.js';
+import { readStructures } from './structure-input.js';
+import { structureRenderers } from './structure-views.js';
+
+/** Compound and conformer components (spec 2.3, 4.8, 4.9, 4.10). */
+export function compoundRoutes(router: Router, services: Services, compounds: CompoundRegistry): void {
+  const { store, config, ids } = services;
+  const chemistry = compounds.chemistry;
+  const values = new FeatureValues(store, config.baseUrl);
+  const base = compounds.collection;
+
+  const compoundUri = (ctx: Context) => `${base}/${encodeURIComponent(ctx.params.id)}`;
+  const conformerUri = (ctx: Context) => `${compoundUri(ctx)}/conformer/${encodeURIComponent(ctx.params.cid)}`;
+
+  async function requireStructure(uri: string): Promise<{ s: StoredStructure; quads: RDF.Quad[] }> {
+    const quads = await store.readGraph(uri);
+    const s = structureFrom(quads, uri);
+    if (!s) throw notFound(`${uri.includes('/conformer/') ? 'conformer' : 'compound'} ${uri} not found`);
+    return { s, quads };
+  }
+
+  async function featureTitles(featureUris: string[]): Promise<Map<string, string>> {
+    const titles = new Map<string, string>();
+    for (const f of featureUris) {
+      if (!f.startsWith(`${config.baseUrl}/`)) continue;
+      const t = (await store.readGraph(f)).find((q) => q.subject.value === f && q.predicate.equals(dc('title')))?.object.value;
+      if (t) titles.set(f, t);
+    }
+    return titles;
+  }
+
+  /** GET of a compound or conformer in any representation; feature_uris[] adds those values. */
+  async function getStructure(ctx: Context, uri: string) {
+    const { s, quads } = await requireStructure(uri);
+    const params = Params.fromQuery(ctx);
+    const requested = params.all('feature_uris');
+    const all = await values.read(uri);
+    const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
+    const titles = await featureTitles(all.map((v) => v.feature));
+    const conformers = s.parent ? [] : await compounds.conformerUris(uri);
+    await sendNegotiated(
+      ctx,
+      structureRenderers(ctx, chemistry, s, () => [...quads, ...values.quads(uri, shown)], requested.length ? shown : all, titles, [
+        { label: 'Conformers', uris: conformers },
+        ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : []),
+      ]),
+    );
+  }
+
+  // --- compounds -----------------------------------------------------------------------
+
+  router.get('/compound', async (ctx) => {
+    const p = Params.fromQuery(ctx);
+    let uris: string[];
+    let similarity: Map<string, number> | undefined;
+    let title = 'Compounds';
+    if (p.has('similarity')) {
+      const threshold = p.get('threshold') === undefined ? 0.7 : Number(p.get('threshold'));
+      if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw badRequest('threshold must be a number between 0 and 1');
+      const hits = await compounds.similar(p.required('similarity'), threshold);
+      uris = hits.map((h) => h.uri);
+      similarity = new Map(hits.map((h) => [h.uri, h.similarity]));
+      title = `Compounds similar to ${p.get('similarity')} (Tanimoto ≥ ${threshold})`;
+    } else if (p.has('smarts')) {
+      uris = await compounds.substructure(p.required('smarts'));
+      title = `Compounds containing ${p.get('smarts')}`;
+    } else if (p.has('search')) {
+      uris = await compounds.search(p.required('search'));
+      title = `Compounds matching ${p.get('search')}`;
+    } else if (p.has('sameas')) {
+      uris = await compounds.sameAs(df.namedNode(checkIri(p.required('sameas'))));
+    } else {
+      uris = await compounds.list();
+    }
+    if (uris.length === 0 && title !== 'Compounds') throw notFound('no compound matches');
+    const rdf = async () => {
+      const quads = (await Promise.all(uris.map((u) => store.readGraph(u)))).flat();
+      if (similarity) for (const [u, v] of similarity) quads.push(df.quad(df.namedNode(u), ot('similarity'), literal(String(v), xsd('double'))));
+      return quads;
+    };
+    if (!similarity) return sendList(ctx, uris, rdf, title);
+    const scores = similarity;
+    await sendNegotiated(ctx, {
+      'text/uri-list': () => uris.map((u) => `${u}\r\n`).join(''),
+      ...rdfRenderers(ctx, rdf, title),
+      'text/csv': () => `compound,similarity\r\n${uris.map((u) => `${u},${scores.get(u)}\r\n`).join('')}`,
+      'text/html': () =>
+        renderPage({ title, intro: `<table><thead><tr><th>compound</th><th>similarity</th></tr></thead><tbody>${uris.map((u) => `<tr><td><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></td><td>${scores.get(u)!.toFixed(3)}</td></tr>`).join('')}</tbody></table>` }),
+    });
+  });
+
+  router.post('/compound', async (ctx) => {
+    const posted = await readStructures(ctx, chemistry, config.bodyLimit, `${base}/`);
+    const uris = await compounds.register(posted);
+    await sendNegotiated(ctx, { 'text/uri-list': () => uris.map((u) => `${u}\r\n`).join(''), 'text/plain': () => uris.map((u) => `${u}\n`).join('') }, 200, 'text/uri-list');
+    if (uris.length === 1) ctx.set('Location', uris[0]);
+  });
+
+  router.get('/compound/:id', (ctx) => getStructure(ctx, compoundUri(ctx)));
+
+  router.put('/compound/:id', async (ctx) => {
+    const uri = compoundUri(ctx);
+    const { s } = await requireStructure(uri);
+    const posted = await readStructures(ctx, chemistry, config.bodyLimit, uri);
+    if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
+    await compounds.replace(uri, s, posted[0]);
+    ctx.status = 200;
+    ctx.body = '';
+  });
+
+  router.delete('/compound/:id', async (ctx) => {
+    const uri = compoundUri(ctx);
+    await requireStructure(uri);
+    await compounds.delete(uri);
+    ctx.status = 200;
+    ctx.body = '';
+  });
+
+  // --- conformers ----------------------------------------------------------------------
+
+  router.get('/compound/:id/conformer', async (ctx) => {
+    const uri = compoundUri(ctx);
+    await requireStructure(uri);
+    const uris = await compounds.conformerUris(uri);
+    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), `Conformers of ${uri}`);
+  });
+
+  /** Parse posted 3D structures and check that each is the parent's structure. */
+  async function readConformers(ctx: Context, parent: StoredStructure) {
+    const posted = await readStructures(ctx, chemistry, config.bodyLimit, `${parent.uri}/conformer/`);
+    posted.forEach((p, i) => {
+      const where = posted.length > 1 ? `record ${i + 1}: ` : '';
+      if (p.structure.inchiKey !== parent.inchiKey) {
+        throw badRequest(`${where}the conformer's structure (InChIKey ${p.structure.inchiKey}) is not that of the compound (${parent.inchiKey})`);
+      }
+      if (!p.structure.has3d) throw badRequest(`${where}a conformer needs 3D coordinates (every z coordinate is 0)`);
+    });
+    return posted;
+  }
+
+  router.post('/compound/:id/conformer', async (ctx) => {
+    const { s: parent } = await requireStructure(compoundUri(ctx));
+    const posted = await readConformers(ctx, parent);
+    const graphs: Record<string, RDF.Quad[]> = {};
+    const uris: string[] = [];
+    for (const p of posted) {
+      const uri = await ids.next(`${parent.uri}/conformer`);
+      graphs[uri] = compoundQuads(uri, p.structure, p.names, p.sameAs, parent.uri);
+      uris.push(uri);
+    }
+    await store.replaceGraphs(graphs);
+    await sendNegotiated(ctx, { 'text/uri-list': () => uris.map((u) => `${u}\r\n`).join('') }, 200, 'text/uri-list');
+    if (uris.length === 1) ctx.set('Location', uris[0]);
+  });
+
+  router.delete('/compound/:id/conformer', async (ctx) => {
+    const uri = compoundUri(ctx);
+    await requireStructure(uri);
+    const conformers = await compounds.conformerUris(uri);
+    await store.deleteGraphs(conformers.flatMap((c) => [c, values.graphOf(c)]));
+    ctx.status = 200;
+    ctx.body = '';
+  });
+
+  router.get('/compound/:id/conformer/:cid', (ctx) => getStructure(ctx, conformerUri(ctx)));
+
+  router.put('/compound/:id/conformer/:cid', async (ctx) => {
+    const uri = conformerUri(ctx);
+    await requireStructure(uri);
+    const { s: parent } = await requireStructure(compoundUri(ctx));
+    const posted = await readConformers(ctx, parent);
+    if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
+    await store.replaceGraphs({ [uri]: compoundQuads(uri, posted[0].structure, posted[0].names, posted[0].sameAs, parent.uri) });
+    await sendNegotiated(ctx, { 'text/uri-list': () => `${uri}\r\n` }, 200, 'text/uri-list');
+  });
+
+  router.delete('/compound/:id/conformer/:cid', async (ctx) => {
+    const uri = conformerUri(ctx);
+    await requireStructure(uri);
+    await store.deleteGraphs([uri, values.graphOf(uri)]);
+    ctx.status = 200;
+    ctx.body = '';
+  });
+
+  // --- feature values of a compound or conformer (4.8) ----------------------------------
+
+  const featureRoutes = (path: string, uriOf: (ctx: Context) => string) => {
+    router.get(path, async (ctx) => {
+      const uri = uriOf(ctx);
+      await requireStructure(uri);
+      const requested = Params.fromQuery(ctx).all('feature_uris');
+      const found = await values.read(uri, requested.length ? requested : undefined);
+      const features = [...new Set(found.map((v) => v.feature))];
+      await sendList(ctx, features, async () => [...(await Promise.all(features.filter((f) => f.startsWith(`${config.baseUrl}/`)).map((f) => store.readGraph(f)))).flat(), ...values.quads(uri, found)], `Features of ${uri}`);
+    });
+    const setValue = async (ctx: Context) => {
+      const uri = uriOf(ctx);
+      await requireStructure(uri);
+      const p = await Params.fromRequest(ctx, config.bodyLimit);
+      const feature = p.required('feature_uri');
+      const raw = p.get('value');
+      if (raw === undefined) throw badRequest('missing required parameter value');
+      await values.set(uri, feature, await values.typedValue(feature, raw));
+      const result = `${uri}?feature_uris[]=${encodeURIComponent(feature)}`;
+      await sendNegotiated(ctx, { 'text/uri-list': () => `${result}\r\n` }, 200, 'text/uri-list');
+    };
+    router.post(path, setValue);
+    router.put(path, setValue);
+    router.delete(path, async (ctx) => {
+      const uri = uriOf(ctx);
+      await requireStructure(uri);
+      const p = await Params.fromRequest(ctx, config.bodyLimit);
+      const selected = p.all('feature_uris');
+      await values.remove(uri, selected.length ? selected : undefined);
+      ctx.status = 200;
+      ctx.body = '';
+    });
+  };
+  featureRoutes('/compound/:id/feature', compoundUri);
+  featureRoutes('/compound/:id/conformer/:cid/feature', conformerUri);
+}

@@ -1,0 +1,88 @@
+import type * as RDF from '@rdfjs/types';
+import { createHash } from 'node:crypto';
+import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.js';
+import { checkIri } from '../store/sparql-template.js';
+import { badRequest } from '../http/errors.js';
+import type { TripleStore } from '../store/triple-store.js';
+
+export interface FeatureValue {
+  feature: string;
+  value: RDF.Literal;
+}
+
+/**
+ * Feature values attached directly to a compound or conformer (spec 4.8), kept in the graph
+ * `{structure}/values` as ot:FeatureValue nodes with a stable IRI per feature.
+ */
+export class FeatureValues {
+  constructor(
+    private readonly store: TripleStore,
+    private readonly baseUrl: string,
+  ) {}
+
+  graphOf(structureUri: string): string {
+    return `${structureUri}/values`;
+  }
+
+  private node(structureUri: string, featureUri: string): RDF.NamedNode {
+    return df.namedNode(`${structureUri}#value-${createHash('sha1').update(featureUri).digest('hex').slice(0, 16)}`);
+  }
+
+  async read(structureUri: string, featureUris?: string[]): Promise<FeatureValue[]> {
+    const quads = await this.store.readGraph(this.graphOf(structureUri));
+    const out: FeatureValue[] = [];
+    for (const q of quads) {
+      if (!q.predicate.equals(ot('feature'))) continue;
+      if (featureUris && !featureUris.includes(q.object.value)) continue;
+      const value = quads.find((v) => v.subject.equals(q.subject) && v.predicate.equals(ot('value')))?.object;
+      if (value?.termType === 'Literal') out.push({ feature: q.object.value, value });
+    }
+    return out.sort((a, b) => a.feature.localeCompare(b.feature));
+  }
+
+  /** Check the feature and type the value by it: a numeric feature needs a number. */
+  async typedValue(featureUri: string, raw: string): Promise<RDF.Literal> {
+    checkIri(featureUri);
+    if (featureUri.startsWith(`${this.baseUrl}/`)) {
+      const feature = await this.store.readGraph(featureUri);
+      if (!feature.length) throw badRequest(`unknown feature_uri ${featureUri}`);
+      const numeric = feature.some((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('NumericFeature')));
+      if (numeric) {
+        const n = Number(raw.trim());
+        if (raw.trim() === '' || !Number.isFinite(n)) throw badRequest(`the feature ${featureUri} is numeric; ${JSON.stringify(raw)} is not a number`);
+        return literal(String(n), xsd('double'));
+      }
+      return literal(raw);
+    }
+    const n = Number(raw.trim());
+    return raw.trim() !== '' && Number.isFinite(n) ? literal(String(n), xsd('double')) : literal(raw);
+  }
+
+  /** Set (create or overwrite) the value of one feature. */
+  async set(structureUri: string, featureUri: string, value: RDF.Literal): Promise<void> {
+    const graph = this.graphOf(structureUri);
+    const node = this.node(structureUri, featureUri);
+    const kept = (await this.store.readGraph(graph)).filter((q) => !q.subject.equals(node));
+    await this.store.replaceGraphs({ [graph]: [...kept, ...this.nodeQuads(node, featureUri, value)] });
+  }
+
+  async remove(structureUri: string, featureUris?: string[]): Promise<void> {
+    const graph = this.graphOf(structureUri);
+    if (!featureUris) return this.store.deleteGraphs([graph]);
+    const nodes = featureUris.map((f) => this.node(structureUri, f));
+    const kept = (await this.store.readGraph(graph)).filter((q) => !nodes.some((n) => n.equals(q.subject)));
+    await this.store.replaceGraphs({ [graph]: kept });
+  }
+
+  /** RDF of values for a representation: `<structure> ot:values <node>` plus each node. */
+  quads(structureUri: string, values: FeatureValue[]): RDF.Quad[] {
+    return values.flatMap((v) => {
+      const node = this.node(structureUri, v.feature);
+      return [df.quad(df.namedNode(structureUri), ot('values'), node), ...this.nodeQuads(node, v.feature, v.value)];
+    });
+  }
+
+  private nodeQuads(node: RDF.NamedNode, featureUri: string, value: RDF.Literal): RDF.Quad[] {
+    return [df.quad(node, rdf('type'), ot('FeatureValue')), df.quad(node, ot('feature'), df.namedNode(featureUri)), df.quad(node, ot('value'), value)];
+  }
+}

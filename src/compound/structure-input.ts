@@ -1,0 +1,77 @@
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { readText, requestMediaType } from '../http/body.js';
+import { badRequest, unsupportedType } from '../http/errors.js';
+import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
+import { ot, rdf, rdfs, dc, owl } from '../rdf/namespaces.js';
+import type { Chemistry, StructureRecord } from '../chemistry/chemistry.js';
+
+export const STRUCTURE_INPUT_TYPES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml'];
+
+export interface PostedStructure {
+  structure: StructureRecord['structure'];
+  names: string[];
+  sameAs: string[];
+  /** SD fields of the record (used by dataset upload). */
+  fields: Record<string, string>;
+}
+
+/**
+ * Read the structures of a request body, in any type of spec 4.10 or RDF. Every record is
+ * parsed before anything is stored; an error names the record (line or SDF record number).
+ */
+export async function readStructures(ctx: Context, chemistry: Chemistry, bodyLimit: number, baseIri: string): Promise<PostedStructure[]> {
+  const type = requestMediaType(ctx);
+  const isChemical = STRUCTURE_INPUT_TYPES.includes(type) || type === 'chemical/x-mdl-molfile' || type === 'text/plain';
+  if (!isChemical && !isRdfMediaType(type)) {
+    throw unsupportedType(`Content-Type ${type || '(none)'} is not a structure type; send one of ${STRUCTURE_INPUT_TYPES.join(', ')} or an RDF type`);
+  }
+  const text = await readText(ctx, bodyLimit);
+  if (!text.trim()) throw badRequest('the request body is empty: no structure');
+  const plain = (r: StructureRecord): PostedStructure => ({ structure: r.structure, names: r.name ? [r.name] : [], fields: r.fields, sameAs: [] });
+  switch (type) {
+    case 'chemical/x-daylight-smiles':
+    case 'text/plain':
+      return lines(text).map(({ line, n }) => {
+        const [smiles, ...name] = line.split(/\s+/);
+        return plain({ structure: chemistry.fromSmiles(smiles, `SMILES on line ${n}`), name: name.join(' ') || undefined, fields: {} });
+      });
+    case 'chemical/x-inchi':
+      return lines(text).map(({ line, n }) => plain({ structure: chemistry.fromInchi(line, `InChI on line ${n}`), fields: {} }));
+    case 'chemical/x-mdl-molfile': {
+      const name = text.split(/\r?\n/)[0].trim();
+      return [plain({ structure: chemistry.fromMolfile(text), name: name || undefined, fields: {} })];
+    }
+    case 'chemical/x-mdl-sdfile':
+      return chemistry.fromSdf(text).map(plain);
+    case 'chemical/x-cml':
+      return [plain({ structure: chemistry.fromCml(text), fields: {} })];
+    default:
+      return fromRdf(await parseRdf(text, type, baseIri), chemistry);
+  }
+}
+
+function lines(text: string): { line: string; n: number }[] {
+  return text
+    .split(/\r?\n/)
+    .map((line, i) => ({ line: line.trim(), n: i + 1 }))
+    .filter(({ line }) => line.length > 0 && !line.startsWith('#'));
+}
+
+/** RDF bodies: each ot:Compound with an ot:smiles, ot:inchi or ot:molfile; names and sameAs kept. */
+function fromRdf(quads: RDF.Quad[], chemistry: Chemistry): PostedStructure[] {
+  const compounds = quads.filter((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('Compound'))).map((q) => q.subject);
+  if (!compounds.length) throw badRequest('the RDF body describes no ot:Compound');
+  return compounds.map((c, i) => {
+    const value = (p: RDF.NamedNode) => quads.find((q) => q.subject.equals(c) && q.predicate.equals(p))?.object.value;
+    const what = `compound ${i + 1} of the RDF body`;
+    const molfile = value(ot('molfile'));
+    const inchi = value(ot('inchi'));
+    const smiles = value(ot('smiles'));
+    const structure = molfile ? chemistry.fromMolfile(molfile, what) : inchi ? chemistry.fromInchi(inchi, what) : smiles ? chemistry.fromSmiles(smiles, what) : undefined;
+    if (!structure) throw badRequest(`${what} has no ot:molfile, ot:inchi or ot:smiles`);
+    const names = quads.filter((q) => q.subject.equals(c) && (q.predicate.equals(rdfs('label')) || q.predicate.equals(dc('title')))).map((q) => q.object.value);
+    const sameAs = quads.filter((q) => q.subject.equals(c) && q.predicate.equals(owl('sameAs')) && q.object.termType === 'NamedNode').map((q) => q.object.value);
+    return { structure, names, fields: {}, sameAs };
+  });
+}

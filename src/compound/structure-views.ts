@@ -1,0 +1,81 @@
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { rdfRenderers, type Renderer } from '../http/respond.js';
+import { escapeHtml, renderPage } from '../rdf/html.js';
+import type { Chemistry } from '../chemistry/chemistry.js';
+import type { StoredStructure } from './compound-registry.js';
+import type { FeatureValue } from './feature-values.js';
+
+/** Media types of a compound or conformer (spec 4.10), the default first. */
+export const STRUCTURE_OUTPUT_TYPES = [
+  'chemical/x-daylight-smiles',
+  'chemical/x-inchi',
+  'chemical/x-inchi-key',
+  'chemical/x-mdl-sdfile',
+  'chemical/x-mdl-molfile',
+  'chemical/x-cml',
+  'image/png',
+  'image/svg+xml',
+  'text/plain',
+];
+
+function size(ctx: Context): { w: number; h: number } {
+  const q = new URLSearchParams(ctx.querystring);
+  const clamp = (v: string | null, d: number) => Math.min(2000, Math.max(50, Number(v) || d));
+  return { w: clamp(q.get('w'), 300), h: clamp(q.get('h'), 240) };
+}
+
+/** An SD record: the molfile, then names and the requested feature values as SD fields. */
+export function sdRecord(s: StoredStructure, values: FeatureValue[], titles: Map<string, string>): string {
+  const fields = [
+    ...(s.names.length ? [['Names', s.names.join('; ')]] : []),
+    ['InChIKey', s.inchiKey],
+    ...values.map((v) => [titles.get(v.feature) ?? v.feature, v.value.value]),
+  ];
+  const molfile = s.molfile.endsWith('\n') ? s.molfile : `${s.molfile}\n`;
+  return `${molfile}${fields.map(([k, v]) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`).join('')}$$$$\n`;
+}
+
+export function structureRenderers(
+  ctx: Context,
+  chemistry: Chemistry,
+  s: StoredStructure,
+  rdf: () => Promise<RDF.Quad[]> | RDF.Quad[],
+  values: FeatureValue[],
+  titles: Map<string, string>,
+  related: { label: string; uris: string[] }[] = [],
+): Record<string, Renderer> {
+  const { w, h } = size(ctx);
+  const v3000 = new URLSearchParams(ctx.querystring).get('molfile') === 'v3000';
+  const title = s.names[0] ?? s.smiles;
+  const renderers: Record<string, Renderer> = {
+    'chemical/x-daylight-smiles': () => `${s.smiles}\n`,
+    'chemical/x-inchi': () => `${s.inchi}\n`,
+    'chemical/x-inchi-key': () => `${s.inchiKey}\n`,
+    'chemical/x-mdl-sdfile': () => sdRecord(s, values, titles),
+    'chemical/x-mdl-molfile': () => (v3000 ? chemistry.v3000(s.molfile) : s.molfile),
+    'chemical/x-cml': () => chemistry.cml(s.molfile),
+    'image/png': () => chemistry.png(s.molfile, w, h),
+    'image/svg+xml': () => chemistry.svg(s.molfile, w, h),
+    'text/plain': () => s.names.map((n) => `${n}\n`).join(''),
+    ...rdfRenderers(ctx, rdf, title),
+    'text/uri-list': () => `${s.uri}\r\n`,
+  };
+  renderers['text/html'] = () => {
+    const ids = [
+      ['SMILES', s.smiles],
+      ['InChI', s.inchi],
+      ['InChIKey', s.inchiKey],
+      ...(s.names.length ? [['Names', s.names.join('; ')]] : []),
+      ...(s.parent ? [['Parent compound', s.parent]] : []),
+    ];
+    const formats = STRUCTURE_OUTPUT_TYPES.map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`).join(' · ');
+    const intro = `<figure>${chemistry.svg(s.molfile, 360, 280)}</figure>
+<nav class="formats">Also as: ${formats}</nav>
+<table><tbody>${ids.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${/^https?:/.test(v) ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v)}</td></tr>`).join('')}</tbody></table>
+${values.length ? `<h2>Feature values</h2><table><tbody>${values.map((v) => `<tr><th><a href="${escapeHtml(v.feature)}">${escapeHtml(titles.get(v.feature) ?? v.feature)}</a></th><td>${escapeHtml(v.value.value)}</td></tr>`).join('')}</tbody></table>` : ''}
+${related.filter((r) => r.uris.length).map((r) => `<h2>${escapeHtml(r.label)}</h2><ul>${r.uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('')}</ul>`).join('')}`;
+    return renderPage({ title, intro });
+  };
+  return renderers;
+}
