@@ -216,9 +216,11 @@ const POPCOUNT = Uint8Array.from({ length: 256 }, (_, i) => {
 });
 
 function splitSdf(sdf: string): string[] {
-  return sdf
-    .split(/^\$\$\$\$[ \t]*\r?$/m)
-    .map((r) => r.replace(/^\r?\n/, ''))
+  // The line break before and after each $$$$ belongs to the delimiter; a record's first line
+  // (its name) may be empty and must be kept.
+  return ('\n' + sdf)
+    .split(/\r?\n\$\$\$\$[^\n]*(?=\r?\n|$)/)
+    .map((r, i) => (i === 0 ? r.slice(1) : r.replace(/^\r?\n/, '')))
     .filter((r) => r.trim().length > 0);
 }
 
