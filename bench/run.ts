@@ -1,6 +1,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { benchFeatures } from './features.js';
 import { benchSparql } from './sparql.js';
+import { benchCompounds } from './compounds.js';
 import { now, type Row } from './util.js';
 
 /**
@@ -12,7 +13,9 @@ console.log(`machine: ${availableParallelism()} cpus (${cpu.trim()}), node ${pro
 
 const started = now();
 const rows: Row[] = [];
-for (const [name, bench] of [['features', benchFeatures], ['sparql', benchSparql]] as const) {
+const only = process.argv.slice(2);
+const benches = [['features', benchFeatures], ['sparql', benchSparql], ['compounds', benchCompounds]] as const;
+for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
   rows.push(...(await bench()));
   console.log(`${name}: done in ${((now() - t) / 1000).toFixed(1)} s`);

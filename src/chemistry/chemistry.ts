@@ -142,7 +142,8 @@ export class Chemistry {
     if (records.length === 0) throw badRequest('the SD file holds no records');
     return records.map((text, i) => {
       const what = `SDF record ${i + 1}`;
-      const parsed = parseSdf(text + '\n$$$$\n', { dynamicTyping: false } as any).molecules[0] as Record<string, unknown> | undefined;
+      const hasFields = /^>\s*</m.test(text);
+      const parsed = hasFields ? (parseSdf(text + '\n$$$$\n', { dynamicTyping: false } as any).molecules[0] as Record<string, unknown> | undefined) : undefined;
       const molfile = text.split(/\r?\nM {2}END/)[0] + '\nM  END\n';
       const fields: Record<string, string> = {};
       for (const [k, v] of Object.entries(parsed ?? {})) if (k !== 'molfile' && v !== undefined) fields[k] = String(v).trim();

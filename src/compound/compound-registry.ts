@@ -21,8 +21,8 @@ export interface StoredStructure {
 const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
 
 /**
- * Compounds in the store. The graph `{uri}` holds a compound's identity and structure;
- * `{uri}/key` holds its InChIKey and is never deleted, so the same structure always answers
+ * Compounds in the store. The graph `{uri}` holds a compound's identity and structure; when a
+ * compound is deleted its InChIKey stays in `{uri}/key`, so the same structure always answers
  * the same URI, even after the compound was deleted and posted again. Registration is
  * serialized (look-up then write) and each request is written in one batch.
  */
@@ -45,9 +45,25 @@ export class CompoundRegistry {
     return run;
   }
 
+  /** `/compound/{id}` (not a conformer, not a feature value node). */
+  isCompoundUri(uri: string): boolean {
+    return uri.startsWith(`${this.collection}/`) && !uri.slice(this.collection.length + 1).includes('/');
+  }
+
   async uriForKey(inchiKey: string): Promise<string | undefined> {
-    const rows = await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?g { ?c ${ot('inchiKey')} ${literal(inchiKey)} ; a ${ot('Compound')} } }`);
-    return rows.find((r) => r.c.value.startsWith(`${this.collection}/`))?.c.value;
+    return (await this.urisForKeys([inchiKey])).get(inchiKey);
+  }
+
+  /** One query for a whole request's InChIKeys (the `{uri}/key` records, deleted compounds included). */
+  async urisForKeys(keys: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const distinct = [...new Set(keys)];
+    for (let i = 0; i < distinct.length; i += 500) {
+      const values = distinct.slice(i, i + 500).map((k) => literal(k));
+      const rows = await select(this.services.store, sparql`SELECT ?c ?k WHERE { VALUES ?k { ${values} } GRAPH ?g { ?c ${ot('inchiKey')} ?k } }`);
+      for (const r of rows) if (this.isCompoundUri(r.c.value)) found.set(r.k.value, r.c.value);
+    }
+    return found;
   }
 
   /** Register structures (deduplicated on InChIKey); answers one URI per record, in order. */
@@ -55,10 +71,11 @@ export class CompoundRegistry {
     return this.exclusive(async () => {
       const graphs: Record<string, RDF.Quad[]> = {};
       const byKey = new Map<string, string>();
+      const known = await this.urisForKeys(posted.map((p) => p.structure.inchiKey));
       const uris: string[] = [];
       for (const p of posted) {
         const key = p.structure.inchiKey;
-        let uri = byKey.get(key) ?? (await this.uriForKey(key));
+        let uri = byKey.get(key) ?? known.get(key);
         const existing = uri && !graphs[uri] ? await this.read(uri) : undefined;
         if (!uri) uri = await this.services.ids.next(this.collection);
         const names = unique([...(existing?.names ?? []), ...(graphs[uri] ? readNames(graphs[uri]) : []), ...p.names]);
@@ -66,7 +83,6 @@ export class CompoundRegistry {
         // an existing compound keeps its structure record; a new or deleted one gets this one
         const structure = existing ?? p.structure;
         graphs[uri] = compoundQuads(uri, structure, names, sameAs);
-        graphs[`${uri}/key`] = [df.quad(df.namedNode(uri), ot('inchiKey'), literal(key)), df.quad(df.namedNode(uri), rdf('type'), ot('Compound'))];
         byKey.set(key, uri);
         uris.push(uri);
       }
@@ -91,12 +107,16 @@ export class CompoundRegistry {
     return structureFrom(quads, uri);
   }
 
-  /** Remove a compound, its feature values and its conformers; the key record stays. */
-  delete(uri: string): Promise<void> {
+  /**
+   * Remove a compound, its feature values and its conformers, in one batch. Its InChIKey stays
+   * behind in `{uri}/key`, so posting the structure again gives back the same URI.
+   */
+  delete(uri: string, inchiKey: string): Promise<void> {
     return this.exclusive(async () => {
       const conformers = await this.conformerUris(uri);
-      const graphs = [uri, `${uri}/values`, ...conformers.flatMap((c) => [c, `${c}/values`])];
-      await this.services.store.deleteGraphs(graphs);
+      const graphs: Record<string, RDF.Quad[]> = { [`${uri}/key`]: [df.quad(df.namedNode(uri), ot('inchiKey'), literal(inchiKey))] };
+      for (const g of [uri, `${uri}/values`, ...conformers.flatMap((c) => [c, `${c}/values`])]) graphs[g] = [];
+      await this.services.store.replaceGraphs(graphs);
       this.index?.delete(uri);
     });
   }

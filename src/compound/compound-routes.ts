@@ -121,8 +121,8 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
 
   router.delete('/compound/:id', async (ctx) => {
     const uri = compoundUri(ctx);
-    await requireStructure(uri);
-    await compounds.delete(uri);
+    const { s } = await requireStructure(uri);
+    await compounds.delete(uri, s.inchiKey);
     ctx.status = 200;
     ctx.body = '';
   });

@@ -44,11 +44,11 @@ export class QuadstoreTripleStore implements TripleStore {
 
   replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
     return this.exclusive(async () => {
-      const oldQuads: RDF.Quad[] = [];
+      const entries = Object.entries(graphs);
+      const oldQuads = (await Promise.all(entries.map(([iri]) => this.readGraph(iri)))).flat();
       const newQuads: RDF.Quad[] = [];
-      for (const [iri, quads] of Object.entries(graphs)) {
+      for (const [iri, quads] of entries) {
         const graph = df.namedNode(iri);
-        oldQuads.push(...(await this.readGraph(iri)));
         for (const q of quads) newQuads.push(df.quad(q.subject, q.predicate, q.object, graph));
       }
       await this.quadstore.multiPatch(oldQuads as any, newQuads as any);
@@ -57,8 +57,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   deleteGraphs(graphIris: string[]): Promise<void> {
     return this.exclusive(async () => {
-      const oldQuads: RDF.Quad[] = [];
-      for (const iri of graphIris) oldQuads.push(...(await this.readGraph(iri)));
+      const oldQuads = (await Promise.all(graphIris.map((iri) => this.readGraph(iri)))).flat();
       await this.quadstore.multiDel(oldQuads as any);
     });
   }
