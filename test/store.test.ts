@@ -73,3 +73,34 @@ test('every pattern with a bound literal object is answered (the 8-index set)', 
     }
   }
 });
+
+test('bulk graphs ({uri}/entries) answer every pattern and share atomic batches with the main store', async () => {
+  const entries = 'http://t/ds/1/entries';
+  const lit = df.literal('2.5', n('http://www.w3.org/2001/XMLSchema#double'));
+  await store.replaceGraphs({
+    'http://t/ds/1': [q('http://t/ds/1', 'http://t/title', df.literal('ds'))],
+    [entries]: [q('http://t/ds/1#e1', 'http://t/f1', lit), q('http://t/ds/1#e1', 'http://t/compound', 'http://t/c1'), q('http://t/ds/1#e2', 'http://t/f1', df.literal('x'))],
+  });
+  assert.equal((await store.readGraph(entries)).length, 3);
+  // bulk quads are not in the main indexes, but every query pattern sees them
+  assert.equal((await store.quadstore.get({ graph: n(entries) } as any)).items.length, 0);
+  for (const query of [
+    'SELECT * WHERE { ?e <http://t/f1> "2.5"^^<http://www.w3.org/2001/XMLSchema#double> }',
+    'SELECT * WHERE { GRAPH <http://t/ds/1/entries> { ?e <http://t/f1> "2.5"^^<http://www.w3.org/2001/XMLSchema#double> } }',
+    'SELECT * WHERE { <http://t/ds/1#e1> <http://t/f1> ?v }',
+    'SELECT * WHERE { ?e ?p "2.5"^^<http://www.w3.org/2001/XMLSchema#double> }',
+    'SELECT * WHERE { GRAPH ?g { ?e <http://t/compound> <http://t/c1> } }',
+  ]) {
+    const result = await store.query(query);
+    let count = 0;
+    if (result.type === 'bindings') for await (const _ of result.solutions) count++;
+    assert.equal(count, 1, query);
+  }
+  // one failing batch over both partitions changes neither
+  await assert.rejects(store.replaceGraphs({ 'http://t/ds/1': [], [entries]: [{ bogus: true } as any] }));
+  assert.equal((await store.readGraph('http://t/ds/1')).length, 1);
+  assert.equal((await store.readGraph(entries)).length, 3);
+  await store.deleteGraphs(['http://t/ds/1', entries]);
+  assert.equal(await store.hasGraph(entries), false);
+  assert.equal(await store.hasGraph('http://t/ds/1'), false);
+});

@@ -4,26 +4,75 @@ import { Quadstore } from 'quadstore';
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { df } from '../rdf/namespaces.js';
 import { INDEXES } from './indexes.js';
+import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
+import { wrap, UnionIterator } from 'asynciterator';
 import { PendingChanges } from './pending-changes.js';
 import { ScopedSource } from './scoped-source.js';
 import type { SparqlText } from './sparql-template.js';
 import type { QueryOptions, QueryResult, Solution, TripleStore } from './triple-store.js';
 
-const BULK_BATCH = 2000;
+const BULK_BATCH = 20000;
 
-/** The embedded store: quadstore on classic-level (LevelDB), queried through Comunica. */
+type Term = RDF.Term | null | undefined;
+
+/**
+ * The embedded store: quadstore on classic-level (LevelDB), queried through Comunica. Two
+ * quadstores share the LevelDB: the main one with eight indexes (every pattern exact) and the
+ * bulk one with two (see bulk-partition.ts) for graphs named `{uri}/entries`. A write that
+ * touches both is still one LevelDB batch.
+ */
 export class QuadstoreTripleStore implements TripleStore {
   private readonly engine = new QueryEngine();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
 
-  private constructor(readonly quadstore: Quadstore) {}
+  private constructor(
+    readonly quadstore: Quadstore,
+    readonly bulk: BulkQuadstore,
+  ) {}
 
   static async open(directory: string): Promise<QuadstoreTripleStore> {
     const backend = new ClassicLevel<string, Uint8Array>(directory, { keyEncoding: 'utf8', valueEncoding: 'view' } as any);
     const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
+    const bulk = new BulkQuadstore({ backend: backend as any, dataFactory: df as any, indexes: BULK_INDEXES as any });
     await quadstore.open();
-    return new QuadstoreTripleStore(quadstore);
+    return new QuadstoreTripleStore(quadstore, bulk);
+  }
+
+  /** Both partitions as one RDF/JS source. */
+  private match(s?: Term, p?: Term, o?: Term, g?: Term) {
+    [s, p, o, g] = [s, p, o, g].map(unbound);
+    if (g && g.termType === 'NamedNode') {
+      return isBulkGraph(g.value) ? this.bulk.matchAny(s, p, o, g) : wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any) as any);
+    }
+    const main = wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any) as any);
+    if (g && g.termType === 'DefaultGraph') return main;
+    return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g)], { autoStart: false });
+  }
+
+  private async count(s?: Term, p?: Term, o?: Term, g?: Term): Promise<number> {
+    [s, p, o, g] = [s, p, o, g].map(unbound);
+    if (g && g.termType === 'NamedNode' && isBulkGraph(g.value)) return this.bulk.countAny(s, p, o, g);
+    const main = this.quadstore.countQuads((s ?? undefined) as any, (p ?? undefined) as any, (o ?? undefined) as any, (g ?? undefined) as any);
+    if (g) return main;
+    // Both estimates at once: Comunica must get the count before the match stream has ended
+    // (it waits for the metadata of a stream that already ended otherwise).
+    const [a, b] = await Promise.all([main, this.bulk.countAny(s, p, o, g)]);
+    return a + b;
+  }
+
+  private partitionOf(graphIri: string) {
+    return isBulkGraph(graphIri) ? this.bulk : this.quadstore;
+  }
+
+  /** One LevelDB batch: main-store changes, plus the bulk-store changes added to the same batch. */
+  private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
+    const inBulk = (q: RDF.Quad) => q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value);
+    const bulkOld = oldQuads.filter(inBulk);
+    const bulkNew = newQuads.filter(inBulk);
+    await this.quadstore.multiPatch(oldQuads.filter((q) => !inBulk(q)) as any, newQuads.filter((q) => !inBulk(q)) as any, {
+      preWrite: async (batch: unknown) => this.bulk.addToBatch(batch, bulkOld, bulkNew),
+    } as any);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -33,12 +82,17 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   async readGraph(graphIri: string): Promise<RDF.Quad[]> {
-    const { items } = await this.quadstore.get({ graph: df.namedNode(graphIri) as any });
+    const { items } = await this.partitionOf(graphIri).get({ graph: df.namedNode(graphIri) as any });
     return items as RDF.Quad[];
   }
 
+  /** Stream one graph in index order (for a bulk graph: subject by subject). */
+  streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
+    return this.partitionOf(graphIri).match(undefined, undefined, undefined, df.namedNode(graphIri) as any) as unknown as AsyncIterable<RDF.Quad>;
+  }
+
   async hasGraph(graphIri: string): Promise<boolean> {
-    const { items } = await this.quadstore.get({ graph: df.namedNode(graphIri) as any }, { limit: 1 });
+    const { items } = await this.partitionOf(graphIri).get({ graph: df.namedNode(graphIri) as any }, { limit: 1 });
     return items.length > 0;
   }
 
@@ -51,19 +105,19 @@ export class QuadstoreTripleStore implements TripleStore {
         const graph = df.namedNode(iri);
         for (const q of quads) newQuads.push(df.quad(q.subject, q.predicate, q.object, graph));
       }
-      await this.quadstore.multiPatch(oldQuads as any, newQuads as any);
+      await this.patch(oldQuads, newQuads);
     });
   }
 
   deleteGraphs(graphIris: string[]): Promise<void> {
     return this.exclusive(async () => {
       const oldQuads = (await Promise.all(graphIris.map((iri) => this.readGraph(iri)))).flat();
-      await this.quadstore.multiDel(oldQuads as any);
+      await this.patch(oldQuads, []);
     });
   }
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
-    const source = new ScopedSource((s, p, o, g) => this.quadstore.match(s as any, p as any, o as any, g as any) as any, this.quadstore, options.scope, options.signal);
+    const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
     const result = await this.engine.query(String(query), context as any);
@@ -94,9 +148,9 @@ export class QuadstoreTripleStore implements TripleStore {
 
   update(update: SparqlText | string): Promise<void> {
     return this.exclusive(async () => {
-      const pending = new PendingChanges({ match: (s, p, o, g) => this.quadstore.match(s as any, p as any, o as any, g as any) as any });
+      const pending = new PendingChanges({ match: (s, p, o, g) => this.match(s, p, o, g) });
       await this.engine.queryVoid(String(update), { sources: [pending as any], destination: pending as any, unionDefaultGraph: true } as any);
-      await this.quadstore.multiPatch(pending.deletions as any, pending.additions as any);
+      await this.patch(pending.deletions, pending.additions);
     });
   }
 
@@ -107,12 +161,12 @@ export class QuadstoreTripleStore implements TripleStore {
       for await (const q of quads as AsyncIterable<RDF.Quad>) {
         batch.push(q);
         if (batch.length >= BULK_BATCH) {
-          await this.quadstore.multiPut(batch as any);
+          await this.patch([], batch);
           count += batch.length;
           batch = [];
         }
       }
-      if (batch.length) await this.quadstore.multiPut(batch as any);
+      if (batch.length) await this.patch([], batch);
       return count + batch.length;
     });
   }
@@ -121,6 +175,11 @@ export class QuadstoreTripleStore implements TripleStore {
     await this.writeQueue;
     await this.quadstore.close();
   }
+}
+
+/** Variables and nulls mean "any". */
+function unbound(t: Term): RDF.Term | undefined {
+  return t && t.termType !== 'Variable' ? t : undefined;
 }
 
 function abortOn(signal: AbortSignal | undefined, stream: { destroy(cause?: Error): void }): void {

@@ -1,10 +1,15 @@
 import type * as RDF from '@rdfjs/types';
 import { wrap, EmptyIterator, type AsyncIterator } from 'asynciterator';
-import type { Quadstore } from 'quadstore';
 import { df } from '../rdf/namespaces.js';
 import { DEFAULT_GRAPH_IRI, type GraphScope } from './triple-store.js';
 
-type Match = (s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null) => AsyncIterator<RDF.Quad>;
+type T = RDF.Term | null | undefined;
+
+/** The store underneath: match and an estimated count (for join planning). */
+export interface QuadSource {
+  match(s?: T, p?: T, o?: T, g?: T): AsyncIterator<RDF.Quad>;
+  countQuads(s?: T, p?: T, o?: T, g?: T): Promise<number>;
+}
 
 /**
  * The RDF/JS source that Comunica queries. It
@@ -13,12 +18,15 @@ type Match = (s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?:
  * - hides every quad of a graph outside the caller's scope, whatever the pattern asks for,
  *   so GRAPH ?g, FROM, property paths and DESCRIBE cannot reach it.
  */
+function patternKey(...terms: (RDF.Term | null | undefined)[]): string {
+  return terms.map((t) => (t && t.termType !== 'Variable' ? `${t.termType}:${t.value}:${(t as RDF.Literal).datatype?.value ?? ''}:${(t as RDF.Literal).language ?? ''}` : '_')).join(' ');
+}
+
 export class ScopedSource {
   private readonly open = new Set<AsyncIterator<RDF.Quad>>();
 
   constructor(
-    private readonly match_: Match,
-    private readonly store: Quadstore,
+    private readonly source: QuadSource,
     private readonly scope?: GraphScope,
     private readonly signal?: AbortSignal,
   ) {
@@ -30,9 +38,17 @@ export class ScopedSource {
     }, { once: true });
   }
 
+  /** Counts started with each match, by pattern (see match). */
+  private readonly counts = new Map<string, Promise<number>>();
+
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
     if (this.signal?.aborted) return new EmptyIterator();
-    const it = this.scopedMatch(s, p, o, g);
+    // Comunica asks for a pattern's count after opening its stream and waits for that count
+    // even when the stream has already ended; a stream that ends first can stall the query.
+    // So the count starts with the match, and the stream ends only once the count is known.
+    const count = this.countQuads(s, p, o, g).catch(() => Number.POSITIVE_INFINITY);
+    this.counts.set(patternKey(s, p, o, g), count);
+    const it = this.scopedMatch(s, p, o, g).append(wrap(count.then(() => [] as RDF.Quad[])));
     if (this.signal) {
       this.open.add(it);
       it.on('end', () => this.open.delete(it));
@@ -43,19 +59,21 @@ export class ScopedSource {
   private scopedMatch(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
     if (g && g.termType === 'NamedNode' && g.value === DEFAULT_GRAPH_IRI) {
       if (this.scope && !this.scope.includesDefaultGraph) return new EmptyIterator();
-      return wrap<RDF.Quad>(this.match_(s, p, o, df.defaultGraph())).map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(DEFAULT_GRAPH_IRI)));
+      return wrap<RDF.Quad>(this.source.match(s, p, o, df.defaultGraph())).map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(DEFAULT_GRAPH_IRI)));
     }
     if (this.scope && g && g.termType === 'NamedNode' && !this.scope.allows(g.value)) return new EmptyIterator();
     if (this.scope && g && g.termType === 'DefaultGraph' && !this.scope.includesDefaultGraph) return new EmptyIterator();
-    const all = wrap<RDF.Quad>(this.match_(s, p, o, g));
+    const all = wrap<RDF.Quad>(this.source.match(s, p, o, g));
     const scope = this.scope;
     if (!scope) return all;
     return all.filter((q) => (q.graph.termType === 'DefaultGraph' ? scope.includesDefaultGraph : scope.allows(q.graph.value)));
   }
 
   async countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Promise<number> {
+    const started = this.counts.get(patternKey(s, p, o, g));
+    if (started) return started;
     const graph = g && g.termType === 'NamedNode' && g.value === DEFAULT_GRAPH_IRI ? df.defaultGraph() : g;
     // An estimate for join planning: quadstore reads it off the index without scanning.
-    return this.store.countQuads((s ?? undefined) as any, (p ?? undefined) as any, (o ?? undefined) as any, (graph ?? undefined) as any);
+    return this.source.countQuads(s, p, o, graph);
   }
 }

@@ -1,0 +1,76 @@
+import type * as RDF from '@rdfjs/types';
+import { Quadstore } from 'quadstore';
+import { wrap, type AsyncIterator } from 'asynciterator';
+import { matchesPattern } from '../rdf/terms.js';
+import type { TermName } from './indexes.js';
+
+/**
+ * Bulk graphs (a dataset's entries: `{uri}/entries`) hold most of the quads of a store but are
+ * read almost only whole. They live in a second quadstore on the same LevelDB with just two
+ * indexes, so one value costs two index keys instead of eight:
+ * - graph, subject, predicate, object: a whole graph in entry order, one entry's values;
+ * - predicate, object, graph, subject: every entry with a given compound or feature value.
+ * A pattern no index serves exactly is answered from the index that serves most of its bound
+ * terms, and the rest is filtered here.
+ */
+export const BULK_INDEXES: TermName[][] = [
+  ['graph', 'subject', 'predicate', 'object'],
+  ['predicate', 'object', 'graph', 'subject'],
+];
+
+export const BULK_GRAPH_SUFFIX = '/entries';
+
+export function isBulkGraph(iri: string): boolean {
+  return iri.endsWith(BULK_GRAPH_SUFFIX);
+}
+
+/** A quadstore whose index keys carry a 'B' prefix, so it can share a LevelDB with the main one. */
+export class BulkQuadstore extends Quadstore {
+  override _addIndex(terms: TermName[]): void {
+    super._addIndex(terms as any);
+    const index = this.indexes[this.indexes.length - 1] as { prefix: string };
+    index.prefix = `B${index.prefix}`;
+  }
+
+  /** Add the index writes of these quads to a batch of the shared LevelDB. */
+  addToBatch(batch: unknown, deletions: RDF.Quad[], additions: RDF.Quad[]): void {
+    const self = this as unknown as { _batchDel(q: RDF.Quad, b: unknown): unknown; _batchPut(q: RDF.Quad, b: unknown): unknown };
+    for (const q of deletions) self._batchDel(q, batch);
+    for (const q of additions) self._batchPut(q, batch);
+  }
+
+  /** Match any pattern: the best index for its bound terms, the rest filtered. */
+  matchAny(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
+    const pattern: Partial<Record<TermName, RDF.Term>> = {};
+    const bound = (t?: RDF.Term | null) => (t && t.termType !== 'Variable' ? t : undefined);
+    const given: Record<TermName, RDF.Term | undefined> = { subject: bound(s), predicate: bound(p), object: bound(o), graph: bound(g) };
+    let best: TermName[] = [];
+    for (const index of BULK_INDEXES) {
+      const used: TermName[] = [];
+      for (const term of index) {
+        const value = given[term];
+        if (!value) break;
+        used.push(term);
+        if (value.termType === 'Literal') break; // a literal must be the last bound term
+      }
+      if (used.length > best.length) best = used;
+    }
+    for (const term of best) pattern[term] = given[term];
+    const all = wrap<RDF.Quad>(this.match(pattern.subject as any, pattern.predicate as any, pattern.object as any, pattern.graph as any) as any);
+    const rest = (Object.keys(given) as TermName[]).filter((t) => given[t] && !best.includes(t));
+    if (!rest.length) return all;
+    return all.filter((q) => rest.every((t) => matchesPattern(given[t], q[t])));
+  }
+
+  async countAny(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Promise<number> {
+    const bound = [s, p, o, g].filter((t) => t && t.termType !== 'Variable').length;
+    const gOnly = g && g.termType !== 'Variable' ? g : undefined;
+    try {
+      // exact when an index serves the pattern, else the size of the graph (or store) scanned
+      return await this.countQuads((s ?? undefined) as any, (p ?? undefined) as any, (o ?? undefined) as any, (g ?? undefined) as any);
+    } catch {
+      const size = await this.countQuads(undefined, undefined, undefined, gOnly as any);
+      return bound > 1 ? Math.ceil(size / 10) : size;
+    }
+  }
+}
