@@ -23,6 +23,8 @@ export interface Config {
   harvestMaxBytes: number;
   /** URL prefixes that registration may fetch; empty means any http(s) URL. */
   harvestAllow: string[];
+  /** Dataset uploads larger than this (bytes) run as tasks (202 + task URI). */
+  datasetTaskBytes: number;
   quiet: boolean;
 }
 
@@ -50,6 +52,7 @@ const SPECS: Spec[] = [
   { flag: 'harvest-timeout', env: 'TOXGRAPH_HARVEST_TIMEOUT_MS', parse: int, key: 'harvestTimeoutMs' },
   { flag: 'harvest-max-bytes', env: 'TOXGRAPH_HARVEST_MAX_BYTES', parse: int, key: 'harvestMaxBytes' },
   { flag: 'harvest-allow', env: 'TOXGRAPH_HARVEST_ALLOW', parse: list, key: 'harvestAllow' },
+  { flag: 'dataset-task-bytes', env: 'TOXGRAPH_DATASET_TASK_BYTES', parse: int, key: 'datasetTaskBytes' },
   { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
 ];
 
@@ -69,6 +72,7 @@ export function defaultConfig(): Config {
     harvestTimeoutMs: 10_000,
     harvestMaxBytes: 10 * 1024 * 1024,
     harvestAllow: [],
+    datasetTaskBytes: 1024 * 1024,
     quiet: false,
   };
 }

@@ -1,10 +1,11 @@
+import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { negotiate, negotiateOrFail } from './negotiate.js';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
 import { renderPage, escapeHtml } from '../rdf/html.js';
 
-export type Renderer = () => Promise<string | Buffer> | string | Buffer;
+export type Renderer = () => Promise<string | Buffer | Readable> | string | Buffer | Readable;
 
 /** The Accept header, unless a `media` query parameter overrides it (handy in browsers). */
 export function acceptOf(ctx: Context): string | undefined {

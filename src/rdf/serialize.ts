@@ -94,7 +94,8 @@ function c1(term: RDF.Term): string {
   }
 }
 
-function writeRdfXml(quads: RDF.Quad[], prefixes: Record<string, string>): Promise<string> {
+/** Quads as graphy's concise triples hash, checked for what RDF/XML can carry. */
+export function toC3r(quads: RDF.Quad[]): Record<string, Record<string, string[]>> {
   const tree: Record<string, Record<string, string[]>> = {};
   for (const q of quads) {
     if (!NCNAME_TAIL.test(q.predicate.value)) {
@@ -104,6 +105,11 @@ function writeRdfXml(quads: RDF.Quad[], prefixes: Record<string, string>): Promi
     const p = c1(q.predicate);
     ((tree[s] ??= {})[p] ??= []).push(c1(q.object));
   }
+  return tree;
+}
+
+function writeRdfXml(quads: RDF.Quad[], prefixes: Record<string, string>): Promise<string> {
+  const tree = toC3r(quads);
   return new Promise((resolve, reject) => {
     const writer = scribe({ prefixes });
     let out = '';

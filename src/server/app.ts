@@ -12,6 +12,8 @@ import { sparqlRoutes } from '../sparql/sparql-routes.js';
 import { ontologyRoutes } from '../ontology/ontology-routes.js';
 import { compoundRoutes } from '../compound/compound-routes.js';
 import { CompoundRegistry } from '../compound/compound-registry.js';
+import { DatasetStore } from '../dataset/dataset-store.js';
+import { datasetRoutes } from '../dataset/dataset-routes.js';
 
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
 export function createApp(services: Services, registry: OntologyRegistry): Koa {
@@ -32,7 +34,9 @@ export function createApp(services: Services, registry: OntologyRegistry): Koa {
 
   const router = new Router();
   serviceRoutes(router, services);
-  compoundRoutes(router, services, new CompoundRegistry(services, services.chemistry));
+  const compounds = new CompoundRegistry(services, services.chemistry);
+  compoundRoutes(router, services, compounds);
+  datasetRoutes(router, services, new DatasetStore(services, compounds));
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);

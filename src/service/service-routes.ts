@@ -8,7 +8,7 @@ import type { Services } from '../server/services.js';
 const COMPONENTS: { path: string; title: string; working: boolean }[] = [
   { path: '/compound', title: 'Compounds and conformers', working: true },
   { path: '/feature', title: 'Features', working: true },
-  { path: '/dataset', title: 'Datasets', working: false },
+  { path: '/dataset', title: 'Datasets', working: true },
   { path: '/algorithm', title: 'Algorithms', working: false },
   { path: '/model', title: 'Models', working: false },
   { path: '/validation', title: 'Validations', working: false },

@@ -32,6 +32,8 @@ export interface QueryOptions {
  */
 export interface TripleStore {
   readGraph(graphIri: string): Promise<RDF.Quad[]>;
+  /** Read a graph as a stream, subject by subject (memory stays flat for large graphs). */
+  streamGraph(graphIri: string): AsyncIterable<RDF.Quad>;
   hasGraph(graphIri: string): Promise<boolean>;
   /** Atomically make each named graph hold exactly the given quads (their graph term is ignored). */
   replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void>;

@@ -1,0 +1,325 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
+import { sparql } from '../store/sparql-template.js';
+import { select } from '../store/query-helpers.js';
+import { badRequest } from '../http/errors.js';
+import type { Services } from '../server/services.js';
+import type { CompoundRegistry } from '../compound/compound-registry.js';
+import type { PostedStructure } from '../compound/structure-input.js';
+import { typeColumns, type TypedColumn } from './columns.js';
+import type { InputTable } from './table-input.js';
+
+export interface DatasetMeta {
+  uri: string;
+  quads: RDF.Quad[];
+  title?: string;
+  /** Feature URIs in column order. */
+  features: string[];
+  warnings: string[];
+}
+
+export interface DatasetRow {
+  entry: string;
+  index: number;
+  compound: string;
+  values: Map<string, RDF.Literal>;
+}
+
+export interface RowFilter {
+  compounds?: string[];
+  features?: string[];
+  page?: number;
+  pagesize?: number;
+}
+
+/** Dublin Core annotations accepted as form or multipart parameters. */
+export const DC_PARAMS: Record<string, RDF.NamedNode> = {
+  title: dc('title'),
+  description: dc('description'),
+  creator: dc('creator'),
+  contributor: dc('contributor'),
+  publisher: dc('publisher'),
+  subject: dc('subject'),
+  source: dc('source'),
+  rights: dc('rights'),
+  license: dcterms('license'),
+  seeAlso: df.namedNode('http://www.w3.org/2000/01/rdf-schema#seeAlso'),
+};
+
+const pad = (n: number) => String(n).padStart(8, '0');
+const ENTRY_CHUNK = 500;
+
+/**
+ * Datasets in the store. `{uri}` holds the metadata (title, license, source, warnings and the
+ * columns in order); `{uri}/entries` holds the rows in the bulk partition, one quad per value:
+ *
+ *     <{uri}> ot:dataEntry <{uri}#entry-00000001> .
+ *     <{uri}#entry-00000001> ot:compound <compound> ; ot:index 1 ; <feature> "1.5"^^xsd:double .
+ *
+ * Clients receive the standard ot:dataEntry / ot:values / ot:feature / ot:value form, built
+ * from these rows as they stream out. A new dataset's rows are written first and its metadata
+ * last: a dataset exists once its metadata graph does, so an interrupted upload never shows.
+ */
+export class DatasetStore {
+  readonly collection: string;
+
+  constructor(
+    private readonly services: Services,
+    private readonly compounds: CompoundRegistry,
+  ) {
+    this.collection = `${services.config.baseUrl}/dataset`;
+  }
+
+  entriesGraph(uri: string): string {
+    return `${uri}/entries`;
+  }
+
+  async list(): Promise<string[]> {
+    const rows = await select(this.services.store, sparql`SELECT ?d WHERE { GRAPH ?d { ?d a ${ot('Dataset')} } }`);
+    const id = (u: string) => Number(u.slice(u.lastIndexOf('/') + 1));
+    return rows.map((r) => r.d.value).sort((a, b) => id(a) - id(b));
+  }
+
+  async readMeta(uri: string): Promise<DatasetMeta | undefined> {
+    const quads = await this.services.store.readGraph(uri);
+    if (!quads.some((q) => q.subject.value === uri && q.predicate.equals(rdf('type')) && q.object.equals(ot('Dataset')))) return undefined;
+    const columns = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('hasColumn'))).map((q) => q.object);
+    const features = columns
+      .map((c) => ({
+        feature: quads.find((q) => q.subject.equals(c) && q.predicate.equals(ot('feature')))?.object.value,
+        index: Number(quads.find((q) => q.subject.equals(c) && q.predicate.equals(ot('index')))?.object.value),
+      }))
+      .filter((c): c is { feature: string; index: number } => !!c.feature)
+      .sort((a, b) => a.index - b.index)
+      .map((c) => c.feature);
+    return {
+      uri,
+      quads,
+      title: quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value,
+      features,
+      warnings: quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('warning'))).map((q) => q.object.value),
+    };
+  }
+
+  /** The rows in order, optionally a subset; memory stays flat whatever the size. */
+  async *rows(uri: string, filter: RowFilter = {}): AsyncGenerator<DatasetRow> {
+    const compounds = filter.compounds?.length ? new Set(filter.compounds) : undefined;
+    const features = filter.features?.length ? new Set(filter.features) : undefined;
+    const skip = filter.pagesize ? (filter.page ?? 0) * filter.pagesize : 0;
+    const take = filter.pagesize ?? Infinity;
+    let seen = 0;
+    let emitted = 0;
+    let current: DatasetRow | undefined;
+    const finish = (row: DatasetRow): DatasetRow | undefined => {
+      if (compounds && !compounds.has(row.compound)) return undefined;
+      if (seen++ < skip) return undefined;
+      if (features) for (const f of [...row.values.keys()]) if (!features.has(f)) row.values.delete(f);
+      return row;
+    };
+    for await (const q of this.services.store.streamGraph(this.entriesGraph(uri))) {
+      if (q.subject.value === uri) continue; // the ot:dataEntry list
+      if (!current || current.entry !== q.subject.value) {
+        if (current) {
+          const done = finish(current);
+          if (done) {
+            yield done;
+            if (++emitted >= take) return;
+          }
+        }
+        current = { entry: q.subject.value, index: 0, compound: '', values: new Map() };
+      }
+      if (q.predicate.equals(ot('compound'))) current.compound = q.object.value;
+      else if (q.predicate.equals(ot('index'))) current.index = Number(q.object.value);
+      else if (q.object.termType === 'Literal') current.values.set(q.predicate.value, q.object);
+    }
+    if (current && emitted < take) {
+      const done = finish(current);
+      if (done) yield done;
+    }
+  }
+
+  // --- writing -------------------------------------------------------------------------
+
+  /** Resolve each row's structure to a compound URI; unknown URIs and failures become warnings. */
+  private async compoundsFor(table: InputTable): Promise<(string | undefined)[]> {
+    const posted: PostedStructure[] = [];
+    const at: number[] = [];
+    table.rows.forEach((r, i) => {
+      if (r.structure && 'structure' in r.structure) {
+        posted.push({ structure: r.structure.structure, names: r.structure.name ? [r.structure.name] : [], sameAs: [], fields: {} });
+        at.push(i);
+      }
+    });
+    const out: (string | undefined)[] = table.rows.map(() => undefined);
+    const uris = posted.length ? await this.compounds.register(posted) : [];
+    at.forEach((rowIndex, k) => (out[rowIndex] = uris[k]));
+    for (const [i, r] of table.rows.entries()) {
+      if (!r.structure || !('uri' in r.structure)) continue;
+      const uri = r.structure.uri;
+      const local = uri.startsWith(`${this.compounds.collection}/`) && (await this.services.store.hasGraph(uri));
+      if (local) out[i] = uri;
+      else table.warnings.push(`${table.unit} ${r.line}: ${uri} is not a compound of this service, ${table.unit} skipped`);
+    }
+    const firstLine = new Map<string, number>();
+    table.rows.forEach((r, i) => {
+      const c = out[i];
+      if (!c) return;
+      if (firstLine.has(c)) table.warnings.push(`${table.unit} ${r.line}: same compound as ${table.unit} ${firstLine.get(c)} (${c}), both kept`);
+      else firstLine.set(c, r.line);
+    });
+    return out;
+  }
+
+  /** Feature URIs for typed columns: given ones, associated by title, or new features. */
+  private async featuresFor(columns: TypedColumn[], source: string, associated: Map<string, string>, existing: Map<string, string> = new Map()): Promise<{ uris: string[]; graphs: Record<string, RDF.Quad[]> }> {
+    const graphs: Record<string, RDF.Quad[]> = {};
+    const uris: string[] = [];
+    for (const c of columns) {
+      const known = c.featureUri ?? existing.get(c.title) ?? associated.get(c.title);
+      if (known) {
+        uris.push(known);
+        continue;
+      }
+      const uri = await this.services.ids.next(`${this.services.config.baseUrl}/feature`);
+      const f = df.namedNode(uri);
+      const type = c.kind === 'numeric' ? ot('NumericFeature') : c.kind === 'nominal' ? ot('NominalFeature') : ot('StringFeature');
+      graphs[uri] = [
+        df.quad(f, rdf('type'), ot('Feature')),
+        df.quad(f, rdf('type'), type),
+        df.quad(f, dc('title'), literal(c.title)),
+        df.quad(f, ot('units'), literal('')),
+        df.quad(f, ot('hasSource'), df.namedNode(source)),
+        ...c.accepted.map((v) => df.quad(f, ot('acceptValue'), literal(v))),
+      ];
+      uris.push(uri);
+    }
+    return { uris, graphs };
+  }
+
+  metadataQuads(uri: string, info: { annotations: [RDF.NamedNode, RDF.Term][]; features: string[]; warnings: string[]; created?: string }): RDF.Quad[] {
+    const d = df.namedNode(uri);
+    return [
+      df.quad(d, rdf('type'), ot('Dataset')),
+      df.quad(d, dc('identifier'), literal(uri)),
+      df.quad(d, dcterms('created'), info.created ? literal(info.created, xsd('dateTime')) : literal(new Date())),
+      ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
+      ...info.features.flatMap((f, i) => {
+        const col = df.namedNode(`${uri}#column-${i + 1}`);
+        return [df.quad(d, ot('hasColumn'), col), df.quad(col, ot('feature'), df.namedNode(f)), df.quad(col, ot('index'), literal(i + 1))];
+      }),
+      ...info.warnings.map((w) => df.quad(d, ot('warning'), literal(w))),
+    ];
+  }
+
+  private entryQuads(uri: string, index: number, compound: string, values: [string, RDF.Literal][]): RDF.Quad[] {
+    const e = df.namedNode(`${uri}#entry-${pad(index)}`);
+    const g = df.namedNode(this.entriesGraph(uri));
+    return [
+      df.quad(df.namedNode(uri), ot('dataEntry'), e, g),
+      df.quad(e, ot('compound'), df.namedNode(compound), g),
+      df.quad(e, ot('index'), literal(index), g),
+      ...values.map(([f, v]) => df.quad(e, df.namedNode(f), v, g)),
+    ];
+  }
+
+  /**
+   * Store a new dataset from a parsed table. Rows without a usable structure are left out with
+   * a warning; a table with no usable row at all is refused and nothing is stored.
+   */
+  async create(
+    table: InputTable,
+    annotations: [RDF.NamedNode, RDF.Term][],
+    options: { associated?: Map<string, string>; progress?: (fraction: number) => void } = {},
+  ): Promise<string> {
+    const { columns, values } = typeColumns(table);
+    const compounds = await this.compoundsFor(table);
+    options.progress?.(0.4);
+    const usable = table.rows.map((_, i) => i).filter((i) => compounds[i]);
+    if (!usable.length) throw badRequest(`no ${table.unit} has a usable structure${table.warnings.length ? `: ${table.warnings.slice(0, 5).join('; ')}` : ''}`);
+    const uri = await this.services.ids.next(this.collection);
+    const { uris: features, graphs } = await this.featuresFor(columns, uri, options.associated ?? new Map());
+    const self = this;
+    async function* entries(): AsyncGenerator<RDF.Quad> {
+      for (let k = 0; k < usable.length; k++) {
+        const i = usable[k];
+        const vals = features.map((f, j) => [f, values[i][j]] as [string, RDF.Literal | undefined]).filter((p): p is [string, RDF.Literal] => !!p[1]);
+        yield* self.entryQuads(uri, k + 1, compounds[i]!, vals);
+        if (k % ENTRY_CHUNK === 0) options.progress?.(0.4 + (0.55 * k) / usable.length);
+      }
+    }
+    await this.services.store.bulkLoad(entries());
+    graphs[uri] = this.metadataQuads(uri, { annotations, features, warnings: table.warnings });
+    await this.services.store.replaceGraphs(graphs);
+    return uri;
+  }
+
+  /** Rewrite a dataset (PUT merge, partial delete, subsets): rows and metadata in one batch. */
+  async rewrite(uri: string, meta: { annotations: [RDF.NamedNode, RDF.Term][]; features: string[]; warnings: string[]; created?: string }, rows: { compound: string; values: [string, RDF.Literal][] }[], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<void> {
+    const entries = rows.flatMap((r, k) => this.entryQuads(uri, k + 1, r.compound, r.values));
+    await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: this.metadataQuads(uri, meta) });
+  }
+
+  /** Merge a table into a dataset (PUT): same compound + feature overwrites, anything new is added. */
+  async merge(uri: string, meta: DatasetMeta, table: InputTable, annotations: [RDF.NamedNode, RDF.Term][]): Promise<void> {
+    const { columns, values } = typeColumns(table);
+    const compounds = await this.compoundsFor(table);
+    const titles = new Map<string, string>();
+    for (const f of meta.features) {
+      const t = (await this.services.store.readGraph(f)).find((q) => q.subject.value === f && q.predicate.equals(dc('title')))?.object.value;
+      if (t) titles.set(t, f);
+    }
+    const { uris: features, graphs } = await this.featuresFor(columns, uri, new Map(), titles);
+    const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];
+    for await (const r of this.rows(uri)) rows.push({ compound: r.compound, values: r.values });
+    table.rows.forEach((_, i) => {
+      const compound = compounds[i];
+      if (!compound) return;
+      let row = rows.find((r) => r.compound === compound);
+      if (!row) rows.push((row = { compound, values: new Map() }));
+      features.forEach((f, j) => {
+        const v = values[i][j];
+        if (v) row!.values.set(f, v);
+      });
+    });
+    const allFeatures = [...meta.features, ...features.filter((f) => !meta.features.includes(f))];
+    await this.rewrite(
+      uri,
+      { annotations: mergeAnnotations(this.annotationsOf(meta), annotations), features: allFeatures, warnings: [...meta.warnings, ...table.warnings], created: this.createdOf(meta) },
+      rows.map((r) => ({ compound: r.compound, values: allFeatures.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!] as [string, RDF.Literal]) })),
+      graphs,
+    );
+  }
+
+  annotationsOf(meta: DatasetMeta): [RDF.NamedNode, RDF.Term][] {
+    const own = new Set([rdf('type'), dc('identifier'), dcterms('created'), ot('hasColumn'), ot('warning')].map((t) => t.value));
+    return meta.quads.filter((q) => q.subject.value === meta.uri && !own.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]);
+  }
+
+  createdOf(meta: DatasetMeta): string | undefined {
+    return meta.quads.find((q) => q.subject.value === meta.uri && q.predicate.equals(dcterms('created')))?.object.value;
+  }
+
+  async delete(uri: string): Promise<void> {
+    await this.services.store.deleteGraphs([uri, this.entriesGraph(uri)]);
+  }
+
+  /** Remove the rows of an upload that never committed its metadata (a crash mid-upload). */
+  async removeOrphans(): Promise<number> {
+    const rows = await select(this.services.store, sparql`SELECT DISTINCT ?g ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e } }`);
+    let removed = 0;
+    for (const r of rows) {
+      if (r.g.value !== this.entriesGraph(r.d.value)) continue;
+      if (!(await this.services.store.hasGraph(r.d.value))) {
+        await this.services.store.deleteGraphs([r.g.value]);
+        removed++;
+      }
+    }
+    return removed;
+  }
+}
+
+/** New annotations replace old ones with the same property. */
+export function mergeAnnotations(old: [RDF.NamedNode, RDF.Term][], fresh: [RDF.NamedNode, RDF.Term][]): [RDF.NamedNode, RDF.Term][] {
+  const replaced = new Set(fresh.map(([p]) => p.value));
+  return [...old.filter(([p]) => !replaced.has(p.value)), ...fresh];
+}

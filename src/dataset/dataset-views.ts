@@ -1,0 +1,221 @@
+import { Readable, type Transform } from 'node:stream';
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { Writer as N3Writer } from 'n3';
+import { JsonLdSerializer } from 'jsonld-streaming-serializer';
+import scribe from '@graphy/content.xml.scribe';
+import { stringify as yamlStringify } from 'yaml';
+import { df, ot, rdf, dc, PREFIXES } from '../rdf/namespaces.js';
+import { escapeHtml, renderPage } from '../rdf/html.js';
+import { RDF_OUTPUT_TYPES } from '../rdf/serialize.js';
+import type { Renderer } from '../http/respond.js';
+import type { TripleStore } from '../store/triple-store.js';
+import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.js';
+import { isNumericDatatype } from './columns.js';
+import { toC3r } from '../rdf/serialize.js';
+
+export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list'];
+
+interface FeatureInfo {
+  uri: string;
+  title: string;
+  kind: 'numeric' | 'nominal' | 'string';
+  accepted: string[];
+  quads: RDF.Quad[];
+}
+
+async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureInfo[]> {
+  return Promise.all(
+    uris.map(async (uri) => {
+      const quads = await store.readGraph(uri);
+      const has = (t: RDF.NamedNode) => quads.some((q) => q.subject.value === uri && q.predicate.equals(rdf('type')) && q.object.equals(t));
+      return {
+        uri,
+        title: quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value ?? uri,
+        kind: has(ot('NumericFeature')) ? 'numeric' : has(ot('NominalFeature')) ? 'nominal' : 'string',
+        accepted: quads.filter((q) => q.predicate.equals(ot('acceptValue'))).map((q) => q.object.value),
+        quads,
+      } as FeatureInfo;
+    }),
+  );
+}
+
+/** Rows in chunks, each with the compounds' SMILES and molfiles read in one go. */
+async function* chunks(datasets: DatasetStore, store: TripleStore, uri: string, filter: RowFilter, size = 500): AsyncGenerator<{ rows: DatasetRow[]; structure: Map<string, { smiles: string; molfile: string }> }> {
+  let rows: DatasetRow[] = [];
+  const flush = async () => {
+    const structure = new Map<string, { smiles: string; molfile: string }>();
+    const compounds = [...new Set(rows.map((r) => r.compound))];
+    const graphs = await Promise.all(compounds.map((c) => store.readGraph(c)));
+    compounds.forEach((c, i) => {
+      const get = (p: RDF.NamedNode) => graphs[i].find((q) => q.subject.value === c && q.predicate.equals(p))?.object.value ?? '';
+      structure.set(c, { smiles: get(ot('smiles')), molfile: get(ot('molfile')) });
+    });
+    const out = { rows, structure };
+    rows = [];
+    return out;
+  };
+  for await (const row of datasets.rows(uri, filter)) {
+    rows.push(row);
+    if (rows.length >= size) yield await flush();
+  }
+  if (rows.length) yield await flush();
+}
+
+function csvField(v: string): string {
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+function arffValue(v: string | undefined, kind: FeatureInfo['kind']): string {
+  if (v === undefined) return '?';
+  return kind === 'numeric' ? v : `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The standard OpenTox form of one row. */
+export function rowQuads(datasetUri: string, row: DatasetRow, features: string[]): RDF.Quad[] {
+  const e = df.namedNode(row.entry);
+  const quads = [
+    df.quad(df.namedNode(datasetUri), ot('dataEntry'), e),
+    df.quad(e, rdf('type'), ot('DataEntry')),
+    df.quad(e, ot('compound'), df.namedNode(row.compound)),
+  ];
+  features.forEach((f, j) => {
+    const v = row.values.get(f);
+    if (!v) return;
+    const node = df.namedNode(`${row.entry}-value-${j + 1}`);
+    quads.push(df.quad(e, ot('values'), node), df.quad(node, rdf('type'), ot('FeatureValue')), df.quad(node, ot('feature'), df.namedNode(f)), df.quad(node, ot('value'), v));
+  });
+  return quads;
+}
+
+/** Stream RDF in any of our RDF types from chunks of quads (backpressure respected). */
+function rdfStream(mediaType: string, parts: AsyncIterable<RDF.Quad[]>): Readable {
+  if (mediaType === 'application/rdf+xml' || mediaType === 'application/ld+json') {
+    const writer: Transform =
+      mediaType === 'application/rdf+xml' ? scribe({ prefixes: PREFIXES }) : (new JsonLdSerializer({ space: '  ', context: PREFIXES } as any) as unknown as Transform);
+    void (async () => {
+      try {
+        for await (const quads of parts) {
+          const ok = mediaType === 'application/rdf+xml' ? writer.write({ type: 'c3r', value: toC3r(quads) }) : quads.map((q) => writer.write(q)).every(Boolean);
+          if (!ok) await new Promise((r) => writer.once('drain', r));
+        }
+        writer.end();
+      } catch (e) {
+        writer.destroy(e as Error);
+      }
+    })();
+    return writer as unknown as Readable;
+  }
+  const format = { 'text/turtle': 'Turtle', 'text/n3': 'N3', 'application/n-triples': 'N-Triples' }[mediaType] ?? 'N-Triples';
+  const lineBased = format === 'N-Triples';
+  return Readable.from(
+    (async function* () {
+      let first = true;
+      for await (const quads of parts) {
+        const writer = new N3Writer({ format, prefixes: lineBased ? undefined : PREFIXES });
+        writer.addQuads(quads as any);
+        let text: string = await new Promise((res, rej) => writer.end((err, out) => (err ? rej(err) : res(out))));
+        // prefixes once, at the top
+        if (!first && !lineBased) text = text.replace(/^@prefix[^\n]*\n/gm, '');
+        first = false;
+        yield text;
+      }
+    })(),
+  );
+}
+
+export async function datasetRenderers(ctx: Context, datasets: DatasetStore, store: TripleStore, meta: DatasetMeta, filter: RowFilter): Promise<Record<string, Renderer>> {
+  const uri = meta.uri;
+  const featureUris = filter.features?.length ? meta.features.filter((f) => filter.features!.includes(f)) : meta.features;
+  const features = await featureInfo(store, featureUris);
+  const rowsOf = () => chunks(datasets, store, uri, filter);
+  const title = meta.title ?? uri;
+  const rdfParts = async function* () {
+    yield [...meta.quads, ...features.flatMap((f) => f.quads)].map((q) => df.quad(q.subject, q.predicate, q.object));
+    for await (const { rows } of rowsOf()) yield rows.flatMap((r) => rowQuads(uri, r, featureUris));
+  };
+  const renderers: Record<string, Renderer> = {};
+  for (const t of RDF_OUTPUT_TYPES) renderers[t] = () => rdfStream(t, rdfParts());
+  renderers['text/csv'] = () =>
+    Readable.from(
+      (async function* () {
+        yield ['SMILES', ...features.map((f) => f.title)].map(csvField).join(',') + '\r\n';
+        for await (const { rows, structure } of rowsOf()) {
+          yield rows.map((r) => [structure.get(r.compound)?.smiles ?? '', ...featureUris.map((f) => r.values.get(f)?.value ?? '')].map(csvField).join(',') + '\r\n').join('');
+        }
+      })(),
+    );
+  renderers['text/arff'] = () =>
+    Readable.from(
+      (async function* () {
+        const q = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+        yield `@relation ${q(title)}\n\n@attribute SMILES string\n${features
+          .map((f) => `@attribute ${q(f.title)} ${f.kind === 'numeric' ? 'numeric' : f.kind === 'nominal' && f.accepted.length ? `{${f.accepted.map(q).join(',')}}` : 'string'}`)
+          .join('\n')}\n\n@data\n`;
+        for await (const { rows, structure } of rowsOf()) {
+          yield rows.map((r) => [q(structure.get(r.compound)?.smiles ?? ''), ...features.map((f) => arffValue(r.values.get(f.uri)?.value, f.kind))].join(',') + '\n').join('');
+        }
+      })(),
+    );
+  renderers['chemical/x-mdl-sdfile'] = () =>
+    Readable.from(
+      (async function* () {
+        for await (const { rows, structure } of rowsOf()) {
+          yield rows
+            .map((r) => {
+              const molfile = structure.get(r.compound)?.molfile ?? '';
+              const fields = [['Compound', r.compound], ...features.filter((f) => r.values.has(f.uri)).map((f) => [f.title, r.values.get(f.uri)!.value])];
+              return `${molfile.endsWith('\n') ? molfile : `${molfile}\n`}${fields.map(([k, v]) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`).join('')}$$$$\n`;
+            })
+            .join('');
+        }
+      })(),
+    );
+  const jsonValue = (v: RDF.Literal) => (isNumericDatatype(v.datatype.value) ? Number(v.value) : v.value);
+  const head = { uri, title: meta.title, warnings: meta.warnings, features: features.map((f) => ({ uri: f.uri, title: f.title, type: f.kind, ...(f.accepted.length ? { acceptValues: f.accepted } : {}) })) };
+  const entryObject = (r: DatasetRow, smiles: string) => ({ uri: r.entry, compound: r.compound, smiles, values: Object.fromEntries(features.filter((f) => r.values.has(f.uri)).map((f) => [f.uri, jsonValue(r.values.get(f.uri)!)])) });
+  renderers['application/json'] = () =>
+    Readable.from(
+      (async function* () {
+        yield `${JSON.stringify(head).slice(0, -1)},"entries":[`;
+        let first = true;
+        for await (const { rows, structure } of rowsOf()) {
+          yield rows.map((r) => `${first ? ((first = false), '') : ','}\n${JSON.stringify(entryObject(r, structure.get(r.compound)?.smiles ?? ''))}`).join('');
+        }
+        yield '\n]}\n';
+      })(),
+    );
+  renderers['text/x-json'] = renderers['application/json'];
+  renderers['text/x-yaml'] = () =>
+    Readable.from(
+      (async function* () {
+        yield `${yamlStringify(head)}entries:\n`;
+        for await (const { rows, structure } of rowsOf()) {
+          yield rows.map((r) => yamlStringify([entryObject(r, structure.get(r.compound)?.smiles ?? '')]).replace(/^/gm, '  ')).join('');
+        }
+      })(),
+    );
+  renderers['text/uri-list'] = () => `${uri}\r\n`;
+  renderers['text/html'] = async () => {
+    const page = filter.page ?? 0;
+    const pagesize = filter.pagesize ?? 50;
+    const rows: string[] = [];
+    for await (const { rows: chunk, structure } of chunks(datasets, store, uri, { ...filter, page, pagesize })) {
+      for (const r of chunk) rows.push(`<tr><td>${r.index}</td><td><a href="${escapeHtml(r.compound)}">${escapeHtml(structure.get(r.compound)?.smiles ?? r.compound)}</a></td>${featureUris.map((f) => `<td>${escapeHtml(r.values.get(f)?.value ?? '')}</td>`).join('')}</tr>`);
+    }
+    const link = (p: number) => {
+      const q = new URLSearchParams(ctx.querystring);
+      q.set('page', String(p));
+      q.set('pagesize', String(pagesize));
+      return `${ctx.path}?${q}`;
+    };
+    const nav = `<nav>${page > 0 ? `<a href="${escapeHtml(link(page - 1))}">← previous</a> ` : ''}page ${page + 1}${rows.length === pagesize ? ` <a href="${escapeHtml(link(page + 1))}">next →</a>` : ''}</nav>`;
+    const formats = DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html').map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`).join(' · ');
+    const warnings = meta.warnings.length ? `<details><summary>${meta.warnings.length} warning(s)</summary><ul>${meta.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details>` : '';
+    return renderPage({
+      title,
+      intro: `<nav class="formats">Also as: ${formats}</nav>${warnings}${nav}<table><thead><tr><th>#</th><th>Compound</th>${features.map((f) => `<th><a href="${escapeHtml(f.uri)}">${escapeHtml(f.title)}</a></th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>${nav}`,
+    });
+  };
+  return renderers;
+}
