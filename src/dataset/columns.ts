@@ -13,7 +13,7 @@ export interface TypedColumn {
 }
 
 /** A column is numeric when at least this share of its non-empty cells are numbers. */
-const NUMERIC_SHARE = 0.9;
+const NUMERIC_SHARE = 0.75;
 /** A text column is nominal (a fixed set of classes) when it has at most this many distinct values. */
 const MAX_NOMINAL_VALUES = 50;
 
