@@ -2,6 +2,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { benchFeatures } from './features.js';
 import { benchSparql } from './sparql.js';
 import { benchCompounds } from './compounds.js';
+import { benchDataset } from './dataset.js';
 import { now, type Row } from './util.js';
 
 /**
@@ -14,7 +15,7 @@ console.log(`machine: ${availableParallelism()} cpus (${cpu.trim()}), node ${pro
 const started = now();
 const rows: Row[] = [];
 const only = process.argv.slice(2);
-const benches = [['features', benchFeatures], ['sparql', benchSparql], ['compounds', benchCompounds]] as const;
+const benches = [['features', benchFeatures], ['sparql', benchSparql], ['compounds', benchCompounds], ['dataset', benchDataset]] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
   rows.push(...(await bench()));

@@ -210,3 +210,28 @@ test('the shared QSAR files keep every row RDKit can parse', async () => {
     assert.equal(rows + warnings, expected, file);
   }
 });
+
+test('rows left by an upload that never wrote its metadata are removed at the next start', async () => {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { df, ot } = await import('../src/rdf/namespaces.js');
+  const dir = await mkdtemp(join(tmpdir(), 'toxgraph-orphan-'));
+  try {
+    const first = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);
+    const ds = 'http://toxgraph.test/dataset/77';
+    const g = df.namedNode(`${ds}/entries`);
+    await first.services.store.bulkLoad([df.quad(df.namedNode(ds), ot('dataEntry'), df.namedNode(`${ds}#entry-00000001`), g)]);
+    assert.equal(await first.services.store.hasGraph(`${ds}/entries`), true);
+    await first.stop();
+    const second = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);
+    try {
+      for (let i = 0; i < 50 && (await second.services.store.hasGraph(`${ds}/entries`)); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await second.services.store.hasGraph(`${ds}/entries`), false);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -36,7 +36,13 @@ export function createApp(services: Services, registry: OntologyRegistry): Koa {
   serviceRoutes(router, services);
   const compounds = new CompoundRegistry(services, services.chemistry);
   compoundRoutes(router, services, compounds);
-  datasetRoutes(router, services, new DatasetStore(services, compounds));
+  const datasets = new DatasetStore(services, compounds);
+  datasetRoutes(router, services, datasets);
+  // rows of an upload that a crash cut off before its metadata was written
+  void datasets.removeOrphans().then(
+    (n) => n && log.warn('removed the rows of uploads interrupted by the last shutdown', { count: n }),
+    (e) => log.error('could not sweep interrupted uploads', { error: String(e) }),
+  );
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);
