@@ -169,6 +169,9 @@ test('values are queryable with SPARQL, and compound URIs and conformers may be 
   const r = await http(`${s.url}/sparql`, { method: 'POST', body: form({ query: q }), accept: 'application/sparql-results+json' });
   assert.deepEqual(JSON.parse(r.text).results.bindings.map((b: any) => b.value.value), ['1.5', '2.25', '7']);
   const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCO', contentType: 'chemical/x-daylight-smiles' })).text.trim();
+  // the compound's representation includes the value a dataset holds for it
+  const withValue = await http(`${local(compound)}?feature_uris[]=${encodeURIComponent(lc50)}`, { accept: 'text/turtle' });
+  assert.ok(parseTurtle(withValue.text).some((q) => q.predicate.value === `${OT}value` && q.object.value === '1.5'), withValue.text);
   const byUri = await upload(`Compound,x\n${compound},1\nhttp://elsewhere.example/compound/1,2\n`, 'text/csv');
   assert.equal(byUri.status, 200);
   assert.match((await http(`${local(byUri.text.trim())}/metadata`, { accept: 'text/turtle' })).text, /row 3: http:\/\/elsewhere\.example\/compound\/1 is not a compound of this service/);

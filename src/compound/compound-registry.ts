@@ -6,6 +6,7 @@ import { badRequest } from '../http/errors.js';
 import type { Services } from '../server/services.js';
 import { tanimoto, type Chemistry, type Structure } from '../chemistry/chemistry.js';
 import type { PostedStructure } from './structure-input.js';
+import { sortById } from '../store/id-minter.js';
 
 export interface StoredStructure {
   uri: string;
@@ -250,9 +251,4 @@ function readNames(quads: RDF.Quad[]): string[] {
 
 function unique<T>(xs: T[]): T[] {
   return [...new Set(xs)];
-}
-
-export function sortById(uris: string[]): string[] {
-  const id = (u: string) => Number(u.slice(u.lastIndexOf('/') + 1));
-  return [...uris].sort((a, b) => id(a) - id(b) || a.localeCompare(b));
 }

@@ -45,7 +45,10 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     const { s, quads } = await requireStructure(uri);
     const params = Params.fromQuery(ctx);
     const requested = params.all('feature_uris');
-    const all = await values.read(uri);
+    const own = await values.read(uri);
+    // values set on the structure itself win; the rest come from datasets that hold it
+    const missing = requested.filter((f) => !own.some((v) => v.feature === f));
+    const all = [...own, ...(await values.fromDatasets(uri, missing))];
     const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
     const titles = await featureTitles(all.map((v) => v.feature));
     const conformers = s.parent ? [] : await compounds.conformerUris(uri);

@@ -4,6 +4,8 @@ import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
 import { badRequest } from '../http/errors.js';
 import type { TripleStore } from '../store/triple-store.js';
+import { sparql } from '../store/sparql-template.js';
+import { select } from '../store/query-helpers.js';
 
 export interface FeatureValue {
   feature: string;
@@ -38,6 +40,22 @@ export class FeatureValues {
       if (value?.termType === 'Literal') out.push({ feature: q.object.value, value });
     }
     return out.sort((a, b) => a.feature.localeCompare(b.feature));
+  }
+
+  /**
+   * Values of the given features that datasets hold for this structure (the first one found
+   * per feature, datasets in URI order).
+   */
+  async fromDatasets(structureUri: string, featureUris: string[]): Promise<FeatureValue[]> {
+    if (!featureUris.length) return [];
+    const features = featureUris.map((f) => df.namedNode(checkIri(f)));
+    const rows = await select(
+      this.store,
+      sparql`SELECT ?f ?v ?g WHERE { VALUES ?f { ${features} } GRAPH ?g { ?e ${ot('compound')} ${df.namedNode(structureUri)} . ?e ?f ?v } } ORDER BY ?g ?e`,
+    );
+    const out = new Map<string, FeatureValue>();
+    for (const r of rows) if (!out.has(r.f.value) && r.v.termType === 'Literal') out.set(r.f.value, { feature: r.f.value, value: r.v });
+    return [...out.values()];
   }
 
   /** Check the feature and type the value by it: a numeric feature needs a number. */

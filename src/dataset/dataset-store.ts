@@ -7,6 +7,7 @@ import type { Services } from '../server/services.js';
 import type { CompoundRegistry } from '../compound/compound-registry.js';
 import type { PostedStructure } from '../compound/structure-input.js';
 import { typeColumns, type TypedColumn } from './columns.js';
+import { sortById } from '../store/id-minter.js';
 import type { InputTable } from './table-input.js';
 
 export interface DatasetMeta {
@@ -76,8 +77,7 @@ export class DatasetStore {
 
   async list(): Promise<string[]> {
     const rows = await select(this.services.store, sparql`SELECT ?d WHERE { GRAPH ?d { ?d a ${ot('Dataset')} } }`);
-    const id = (u: string) => Number(u.slice(u.lastIndexOf('/') + 1));
-    return rows.map((r) => r.d.value).sort((a, b) => id(a) - id(b));
+    return sortById(rows.map((r) => r.d.value));
   }
 
   async readMeta(uri: string): Promise<DatasetMeta | undefined> {

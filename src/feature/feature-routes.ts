@@ -9,6 +9,7 @@ import { readRdfBody } from '../http/rdf-body.js';
 import { Params } from '../http/params.js';
 import type { Services } from '../server/services.js';
 import { featureFromBody } from './feature-description.js';
+import { sortById } from '../store/id-minter.js';
 
 /** Feature component (spec 4.7): GET list / one, POST, PUT, DELETE. */
 export function featureRoutes(router: Router, services: Services): void {
@@ -32,7 +33,7 @@ export function featureRoutes(router: Router, services: Services): void {
         ? sparql`SELECT DISTINCT ?f WHERE { GRAPH ?f { ?f a ${ot('Feature')} ; ${owl('sameAs')} ${filter} } } ORDER BY ?f`
         : sparql`SELECT DISTINCT ?f WHERE { GRAPH ?f { ?f a ${ot('Feature')} } } ORDER BY ?f`,
     );
-    const uris = sortByNumericId(rows.map((r) => r.f.value));
+    const uris = sortById(rows.map((r) => r.f.value));
     if (sameAs && uris.length === 0) throw notFound(`no feature has owl:sameAs <${sameAs}>`);
     await sendList(
       ctx,
@@ -76,13 +77,4 @@ export function featureRoutes(router: Router, services: Services): void {
     ctx.body = '';
   });
 
-}
-
-/** `/feature/2` before `/feature/10`. */
-export function sortByNumericId(uris: string[]): string[] {
-  const idOf = (u: string) => Number(u.slice(u.lastIndexOf('/') + 1));
-  return [...uris].sort((a, b) => {
-    const x = idOf(a), y = idOf(b);
-    return Number.isFinite(x) && Number.isFinite(y) ? x - y : a.localeCompare(b);
-  });
 }

@@ -39,3 +39,13 @@ export class IdMinter {
     return run;
   }
 }
+
+/** `/feature/2` before `/feature/10`: URIs ordered by their trailing integer id. */
+export function sortById(uris: string[]): string[] {
+  const id = (u: string) => Number(u.slice(u.lastIndexOf('/') + 1));
+  return [...uris].sort((a, b) => {
+    const x = id(a);
+    const y = id(b);
+    return Number.isFinite(x) && Number.isFinite(y) && x !== y ? x - y : a.localeCompare(b);
+  });
+}
