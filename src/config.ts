@@ -23,6 +23,13 @@ export interface Config {
   harvestMaxBytes: number;
   /** URL prefixes that registration may fetch; empty means any http(s) URL. */
   harvestAllow: string[];
+  /** Access control (spec 5): off by default. */
+  auth: boolean;
+  adminUser?: string;
+  adminPassword?: string;
+  tokenTtlSeconds: number;
+  /** What others may do with a new resource: nothing, or read it. */
+  defaultAccess: 'private' | 'public-read';
   /** Dataset uploads larger than this (bytes) run as tasks (202 + task URI). */
   datasetTaskBytes: number;
   quiet: boolean;
@@ -52,6 +59,19 @@ const SPECS: Spec[] = [
   { flag: 'harvest-timeout', env: 'TOXGRAPH_HARVEST_TIMEOUT_MS', parse: int, key: 'harvestTimeoutMs' },
   { flag: 'harvest-max-bytes', env: 'TOXGRAPH_HARVEST_MAX_BYTES', parse: int, key: 'harvestMaxBytes' },
   { flag: 'harvest-allow', env: 'TOXGRAPH_HARVEST_ALLOW', parse: list, key: 'harvestAllow' },
+  { flag: 'auth', env: 'TOXGRAPH_AUTH', parse: bool, key: 'auth' },
+  { flag: 'admin-user', env: 'TOXGRAPH_ADMIN_USER', parse: String, key: 'adminUser' },
+  { flag: 'admin-password', env: 'TOXGRAPH_ADMIN_PASSWORD', parse: String, key: 'adminPassword' },
+  { flag: 'token-ttl', env: 'TOXGRAPH_TOKEN_TTL', parse: int, key: 'tokenTtlSeconds' },
+  {
+    flag: 'default-access',
+    env: 'TOXGRAPH_DEFAULT_ACCESS',
+    parse: (v) => {
+      if (v !== 'private' && v !== 'public-read') throw new Error(`--default-access is private or public-read, not ${v}`);
+      return v;
+    },
+    key: 'defaultAccess',
+  },
   { flag: 'dataset-task-bytes', env: 'TOXGRAPH_DATASET_TASK_BYTES', parse: int, key: 'datasetTaskBytes' },
   { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
 ];
@@ -72,6 +92,9 @@ export function defaultConfig(): Config {
     harvestTimeoutMs: 10_000,
     harvestMaxBytes: 10 * 1024 * 1024,
     harvestAllow: [],
+    auth: false,
+    tokenTtlSeconds: 24 * 3600,
+    defaultAccess: 'private',
     datasetTaskBytes: 1024 * 1024,
     quiet: false,
   };

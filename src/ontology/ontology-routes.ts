@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import { ot, otee, rdfs } from '../rdf/namespaces.js';
 import { sparql, checkIri, type SparqlText } from '../store/sparql-template.js';
 import { construct } from '../store/query-helpers.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest, HttpError } from '../http/errors.js';
+import { currentUser } from '../auth/access-control.js';
 import { Params } from '../http/params.js';
 import { sendRdf, sendList } from '../http/respond.js';
 import { requestMediaType } from '../http/body.js';
@@ -13,11 +14,13 @@ import type { OntologyRegistry } from './registry.js';
 
 /** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
 export function ontologyRoutes(router: Router, services: Services, registry: OntologyRegistry): void {
-  const { store, published, config } = services;
+  const { store, config, access } = services;
+  // the published scope, narrowed to what the caller may read
+  const scope = () => access.scopeFor(currentUser.getStore(), services.published);
 
   const predefined = (path: string, title: string, query: SparqlText) => {
     router.get(path, async (ctx) => {
-      const quads = await construct(store, query, { scope: published });
+      const quads = await construct(store, query, { scope: scope() });
       await sendRdf(ctx, quads, title);
     });
   };
@@ -27,20 +30,25 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
   predefined('/ontology/endpoints', 'Endpoints', endpoints);
   predefined('/onotlogy/endpoints', 'Endpoints', endpoints); // the reference's spelling
 
-  router.get('/ontology', (ctx) => answerSparql(ctx, services, published, 'Ontology service'));
+  router.get('/ontology', (ctx) => answerSparql(ctx, services, scope(), 'Ontology service'));
 
   router.post('/ontology', async (ctx: Context) => {
     const type = requestMediaType(ctx);
     if (type !== 'application/x-www-form-urlencoded') {
       // A bare SPARQL query body is the protocol's POST application/sparql-query.
-      return answerSparql(ctx, services, published, 'Ontology service');
+      return answerSparql(ctx, services, scope(), 'Ontology service');
     }
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const uris = params.all('uri').map((u) => checkIri(u.trim()));
     const query = params.get('query');
     if (!uris.length && !query) throw badRequest('give uri[] (resources to register) and/or query (a SPARQL query)');
+    // a protected local resource is published only by its owner
+    const user = currentUser.getStore();
+    for (const uri of uris) {
+      if (access.enabled && access.resourceOf(uri) && !access.allowed(user, uri, 'DELETE')) throw new HttpError(403, 'Forbidden', `only the owner of ${uri} may publish it`);
+    }
     if (uris.length) await registry.register(uris, subjectidOf(ctx, params));
-    if (query) return answerSparql(ctx, services, published, 'Ontology service');
+    if (query) return answerSparql(ctx, services, scope(), 'Ontology service');
     await sendList(ctx, uris, () => [], 'Registered');
   });
 

@@ -10,13 +10,15 @@ import { featureRoutes } from '../feature/feature-routes.js';
 import { taskRoutes } from '../task/task-routes.js';
 import { sparqlRoutes } from '../sparql/sparql-routes.js';
 import { ontologyRoutes } from '../ontology/ontology-routes.js';
+import { accessControl } from '../auth/auth-middleware.js';
+import { authRoutes } from '../auth/auth-routes.js';
 import { compoundRoutes } from '../compound/compound-routes.js';
 import { CompoundRegistry } from '../compound/compound-registry.js';
 import { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRoutes } from '../dataset/dataset-routes.js';
 
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
-export function createApp(services: Services, registry: OntologyRegistry): Koa {
+export function createApp(services: Services, registry: OntologyRegistry): { app: Koa; ready: Promise<void> } {
   const app = new Koa();
   app.proxy = true;
   const { log, config } = services;
@@ -31,18 +33,19 @@ export function createApp(services: Services, registry: OntologyRegistry): Koa {
     }
   });
   app.use(errorHandler(config.baseUrl, log));
+  app.use(accessControl(services));
 
   const router = new Router();
   serviceRoutes(router, services);
+  authRoutes(router, services);
   const compounds = new CompoundRegistry(services, services.chemistry);
   compoundRoutes(router, services, compounds);
   const datasets = new DatasetStore(services, compounds);
   datasetRoutes(router, services, datasets);
   // rows of an upload that a crash cut off before its metadata was written
-  void datasets.removeOrphans().then(
-    (n) => n && log.warn('removed the rows of uploads interrupted by the last shutdown', { count: n }),
-    (e) => log.error('could not sweep interrupted uploads', { error: String(e) }),
-  );
+  const ready = datasets.removeOrphans().then((n) => {
+    if (n) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: n });
+  });
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);
@@ -55,5 +58,5 @@ export function createApp(services: Services, registry: OntologyRegistry): Koa {
     if (allowed.size) throw methodNotAllowed([...allowed].filter((m) => m !== 'HEAD' || allowed.has('GET')));
     await next();
   });
-  return app;
+  return { app, ready };
 }

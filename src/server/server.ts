@@ -14,6 +14,7 @@ import { OntologyRegistry } from '../ontology/registry.js';
 import { loadVocabularies } from '../ontology/vocabularies.js';
 import { createApp } from './app.js';
 import { Chemistry } from '../chemistry/chemistry.js';
+import { AccessControl } from '../auth/access-control.js';
 import type { Services } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,11 +64,15 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
     published,
     chemistry: await Chemistry.load(),
+    access: await AccessControl.load(store, config),
   };
+  // a task's result belongs to whoever started the task
+  tasks.onResult = (uri, creator) => services.access.grant(uri, creator);
   const registry = new OntologyRegistry(store, published, config, log);
   await registry.load();
   registry.startRefreshing();
-  const app = createApp(services, registry);
+  const { app, ready } = createApp(services, registry);
+  await ready;
   server.on('request', app.callback());
   log.info('listening', { port, baseUrl: config.baseUrl, dataDir: config.dataDir });
   return {

@@ -7,6 +7,7 @@ import type { WorkerPool } from '../task/worker-pool.js';
 import type { ShapeValidator } from '../shacl/shape-validator.js';
 import type { PublishedScope } from '../ontology/published-scope.js';
 import type { Chemistry } from '../chemistry/chemistry.js';
+import type { AccessControl } from '../auth/access-control.js';
 
 /** The shared machinery every component gets: one of each, never copied per component. */
 export interface Services {
@@ -19,4 +20,5 @@ export interface Services {
   shapes: ShapeValidator;
   published: PublishedScope;
   chemistry: Chemistry;
+  access: AccessControl;
 }

@@ -1,9 +1,12 @@
 import type Router from '@koa/router';
 import type { Services } from '../server/services.js';
 import { answerSparql } from './sparql-endpoint.js';
+import { currentUser } from '../auth/access-control.js';
 
 /** `/sparql`: the whole store, SPARQL 1.1 protocol (query only). */
 export function sparqlRoutes(router: Router, services: Services): void {
-  router.get('/sparql', (ctx) => answerSparql(ctx, services, undefined, 'SPARQL endpoint'));
-  router.post('/sparql', (ctx) => answerSparql(ctx, services, undefined, 'SPARQL endpoint'));
+  // the caller's scope: never the access-control graphs; with access control on, readable resources only
+  const scope = () => services.access.scopeFor(currentUser.getStore());
+  router.get('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint'));
+  router.post('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint'));
 }

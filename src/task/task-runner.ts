@@ -7,6 +7,7 @@ import { select } from '../store/query-helpers.js';
 import { sparql } from '../store/sparql-template.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { Logger } from '../log.js';
+import { currentUser } from '../auth/access-control.js';
 
 export type TaskStatus = 'Queued' | 'Running' | 'Completed' | 'Cancelled' | 'Error';
 
@@ -50,6 +51,8 @@ export class TaskRunner {
   private readonly queue: { state: TaskState; work: Work }[] = [];
   private running = 0;
   private writes: Promise<unknown> = Promise.resolve();
+  /** Called with each completed task's result and creator (access control gives it a policy). */
+  onResult?: (resultUri: string, creator: string | undefined) => Promise<void>;
 
   constructor(
     private readonly store: TripleStore,
@@ -88,7 +91,7 @@ export class TaskRunner {
   }
 
   /** Create a task for `work` and queue it; answers the task URI at once. */
-  async submit(title: string, work: Work, creator?: string): Promise<string> {
+  async submit(title: string, work: Work, creator: string | undefined = currentUser.getStore()): Promise<string> {
     const uri = `${this.baseUrl}/task/${randomUUID()}`;
     const now = new Date();
     const state: TaskState = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, controller: new AbortController(), lastWrite: 0, writtenPercent: 0 };
@@ -164,6 +167,7 @@ export class TaskRunner {
     try {
       const result = await work(job);
       if (state.status !== 'Running') return; // cancelled meanwhile: keep Cancelled
+      await this.onResult?.(result, state.creator);
       state.status = 'Completed';
       state.percent = 100;
       state.resultUri = result;

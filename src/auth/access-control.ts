@@ -1,0 +1,210 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type * as RDF from '@rdfjs/types';
+import { df, ot, literal } from '../rdf/namespaces.js';
+import type { GraphScope, TripleStore } from '../store/triple-store.js';
+import type { Config } from '../config.js';
+import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.js';
+
+export type Action = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Policy {
+  resource: string;
+  owner: string;
+  publicRead: boolean;
+}
+
+/** Graphs of the access-control data itself: never visible to any query. */
+export const AUTH_GRAPH_PREFIX = 'urn:toxgraph:auth:';
+const USERS_GRAPH = `${AUTH_GRAPH_PREFIX}users`;
+const TOKENS_GRAPH = `${AUTH_GRAPH_PREFIX}tokens`;
+const POLICIES_GRAPH = `${AUTH_GRAPH_PREFIX}policies`;
+const userNode = (name: string) => df.namedNode(`urn:toxgraph:user:${encodeURIComponent(name)}`);
+
+/** Components whose resources carry policies: `/{component}/{id}` (reports: `/{component}/{type}/{id}`). */
+const COMPONENTS = ['feature', 'compound', 'dataset', 'algorithm', 'model', 'validation', 'crossvalidation', 'task'];
+const TWO_LEVEL = ['report', 'reach_report'];
+
+/** The user a request runs for, carried into the work it starts (tasks, created resources). */
+export const currentUser = new AsyncLocalStorage<string | undefined>();
+
+interface User {
+  name: string;
+  hash: string;
+  admin: boolean;
+}
+
+/**
+ * Users, tokens and per-resource policies (spec 5, DESIGN.md). Passwords are kept as scrypt
+ * hashes and tokens only as SHA-256 hashes, in graphs that no query can see. When access
+ * control is off, nothing is checked.
+ */
+export class AccessControl {
+  private readonly users = new Map<string, User>();
+  private readonly tokens = new Map<string, { user: string; expires: number }>();
+  private readonly policies = new Map<string, Policy>();
+
+  private constructor(
+    private readonly store: TripleStore,
+    private readonly config: Config,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config.auth;
+  }
+
+  static async load(store: TripleStore, config: Config): Promise<AccessControl> {
+    const ac = new AccessControl(store, config);
+    const users = await store.readGraph(USERS_GRAPH);
+    for (const q of users.filter((q) => q.predicate.equals(ot('passwordHash')))) {
+      const name = decodeURIComponent(q.subject.value.slice('urn:toxgraph:user:'.length));
+      ac.users.set(name, { name, hash: q.object.value, admin: users.some((a) => a.subject.equals(q.subject) && a.predicate.equals(ot('role')) && a.object.value === 'admin') });
+    }
+    const tokens = await store.readGraph(TOKENS_GRAPH);
+    for (const q of tokens.filter((q) => q.predicate.equals(ot('user')))) {
+      const expires = Date.parse(tokens.find((t) => t.subject.equals(q.subject) && t.predicate.equals(ot('expires')))?.object.value ?? '');
+      if (expires > Date.now()) ac.tokens.set(q.subject.value.split(':').pop()!, { user: q.object.value, expires });
+    }
+    const policies = await store.readGraph(POLICIES_GRAPH);
+    for (const q of policies.filter((q) => q.predicate.equals(ot('owner')))) {
+      const publicRead = policies.some((p) => p.subject.equals(q.subject) && p.predicate.equals(ot('publicRead')) && p.object.value === 'true');
+      ac.policies.set(q.subject.value, { resource: q.subject.value, owner: q.object.value, publicRead });
+    }
+    if (config.adminUser && config.adminPassword && !ac.users.has(config.adminUser)) await ac.setUser(config.adminUser, config.adminPassword, true);
+    return ac;
+  }
+
+  // --- users and tokens ----------------------------------------------------------------
+
+  private async saveUsers(): Promise<void> {
+    const quads: RDF.Quad[] = [];
+    for (const u of this.users.values()) {
+      quads.push(df.quad(userNode(u.name), ot('passwordHash'), literal(u.hash)));
+      if (u.admin) quads.push(df.quad(userNode(u.name), ot('role'), literal('admin')));
+    }
+    await this.store.replaceGraphs({ [USERS_GRAPH]: quads });
+  }
+
+  private async saveTokens(): Promise<void> {
+    const now = Date.now();
+    const quads: RDF.Quad[] = [];
+    for (const [hash, t] of this.tokens) {
+      if (t.expires <= now) continue;
+      const node = df.namedNode(`urn:toxgraph:token:${hash}`);
+      quads.push(df.quad(node, ot('user'), literal(t.user)), df.quad(node, ot('expires'), literal(new Date(t.expires))));
+    }
+    await this.store.replaceGraphs({ [TOKENS_GRAPH]: quads });
+  }
+
+  hasUser(name: string): boolean {
+    return this.users.has(name);
+  }
+
+  isAdmin(name: string | undefined): boolean {
+    return !!name && !!this.users.get(name)?.admin;
+  }
+
+  async setUser(name: string, password: string, admin = false): Promise<void> {
+    this.users.set(name, { name, hash: await hashPassword(password), admin: admin || !!this.users.get(name)?.admin });
+    await this.saveUsers();
+  }
+
+  async removeUser(name: string): Promise<boolean> {
+    if (!this.users.delete(name)) return false;
+    for (const [h, t] of this.tokens) if (t.user === name) this.tokens.delete(h);
+    await this.saveUsers();
+    await this.saveTokens();
+    return true;
+  }
+
+  /** A new token for good credentials, undefined otherwise. */
+  async authenticate(name: string, password: string): Promise<string | undefined> {
+    const user = this.users.get(name);
+    if (!user || !(await verifyPassword(password, user.hash))) return undefined;
+    const token = newToken();
+    this.tokens.set(tokenHash(token), { user: name, expires: Date.now() + this.config.tokenTtlSeconds * 1000 });
+    await this.saveTokens();
+    return token;
+  }
+
+  userOfToken(token: string | undefined): string | undefined {
+    if (!token) return undefined;
+    const t = this.tokens.get(tokenHash(token));
+    if (!t || t.expires <= Date.now() || !this.users.has(t.user)) return undefined;
+    return t.user;
+  }
+
+  async logout(token: string): Promise<boolean> {
+    const removed = this.tokens.delete(tokenHash(token));
+    if (removed) await this.saveTokens();
+    return removed;
+  }
+
+  // --- policies ------------------------------------------------------------------------
+
+  /** The protected resource a URI or graph name belongs to (`{base}/dataset/7/entries` → dataset 7). */
+  resourceOf(iri: string): string | undefined {
+    const base = this.config.baseUrl;
+    if (!iri.startsWith(`${base}/`)) return undefined;
+    const parts = iri.slice(base.length + 1).split(/[/#?]/);
+    if (COMPONENTS.includes(parts[0]) && parts[1]) return `${base}/${parts[0]}/${parts[1]}`;
+    if (TWO_LEVEL.includes(parts[0]) && parts[1] && parts[2]) return `${base}/${parts[0]}/${parts[1]}/${parts[2]}`;
+    return undefined;
+  }
+
+  policyOf(resource: string): Policy | undefined {
+    return this.policies.get(resource);
+  }
+
+  /**
+   * May `user` do `action` on the resource `uri` belongs to? Owners and administrators may do
+   * anything; others may read when the policy allows public reading. Compounds are shared
+   * chemistry: readable by every user. A resource without a policy (made while access control
+   * was off) is readable by all users and changed only by administrators.
+   */
+  allowed(user: string | undefined, uri: string, action: Action): boolean {
+    if (!this.enabled) return true;
+    if (!user) return false;
+    const resource = this.resourceOf(uri);
+    if (!resource) return true;
+    if (this.isAdmin(user)) return true;
+    const policy = this.policies.get(resource);
+    const read = action === 'GET';
+    if (!policy) return read;
+    if (policy.owner === user) return true;
+    return read && (policy.publicRead || resource.startsWith(`${this.config.baseUrl}/compound/`));
+  }
+
+  /** Give a newly created resource its policy: the creator owns it; others get the default. */
+  async grant(uri: string, owner: string | undefined): Promise<void> {
+    if (!this.enabled || !owner) return;
+    const resource = this.resourceOf(uri);
+    if (!resource || this.policies.has(resource)) return;
+    await this.setPolicy({ resource, owner, publicRead: this.config.defaultAccess === 'public-read' });
+  }
+
+  async setPolicy(policy: Policy): Promise<void> {
+    this.policies.set(policy.resource, policy);
+    const quads = [...this.policies.values()].flatMap((p) => {
+      const r = df.namedNode(p.resource);
+      return [df.quad(r, ot('owner'), literal(p.owner)), df.quad(r, ot('publicRead'), literal(p.publicRead))];
+    });
+    await this.store.replaceGraphs({ [POLICIES_GRAPH]: quads });
+  }
+
+  policiesOwnedBy(user: string): Policy[] {
+    return [...this.policies.values()].filter((p) => p.owner === user || this.isAdmin(user));
+  }
+
+  /** What a SPARQL query of `user` may see: never the access-control graphs, only readable resources. */
+  scopeFor(user: string | undefined, inner?: GraphScope): GraphScope {
+    return {
+      includesDefaultGraph: inner?.includesDefaultGraph ?? true,
+      allows: (graph: string) => {
+        if (graph.startsWith(AUTH_GRAPH_PREFIX)) return false;
+        if (inner && !inner.allows(graph)) return false;
+        return this.allowed(user, graph, 'GET');
+      },
+    };
+  }
+}
+

@@ -1,0 +1,59 @@
+import type { Context, Next } from 'koa';
+import { HttpError } from '../http/errors.js';
+import { Params } from '../http/params.js';
+import { requestMediaType } from '../http/body.js';
+import type { Services } from '../server/services.js';
+import { currentUser, type Action } from './access-control.js';
+
+/** The token: `subjectid` header, then `subjectid` parameter, then `Authorization: Bearer`. */
+export async function tokenOf(ctx: Context, bodyLimit: number): Promise<string | undefined> {
+  const header = ctx.get('subjectid');
+  if (header) return header;
+  const query = new URLSearchParams(ctx.querystring).get('subjectid');
+  if (query) return query;
+  if (ctx.method === 'POST' && requestMediaType(ctx) === 'application/x-www-form-urlencoded') {
+    const form = (await Params.fromRequest(ctx, bodyLimit)).get('subjectid');
+    if (form) return form;
+  }
+  return /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+}
+
+const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout'];
+
+/** Parameters that name other resources the request reads on the caller's behalf. */
+const READ_PARAMS = ['dataset_uri', 'feature_uri', 'feature_uris', 'compound_uri', 'compound_uris', 'model_uri', 'algorithm_uri', 'prediction_feature', 'test_dataset_uri', 'training_dataset_uri', 'test_target_dataset_uri', 'prediction_dataset_uri', 'result_dataset', 'associated_features', 'validation_uri', 'validation_uris'];
+
+/**
+ * Access control on every request when it is on (spec 5): no token or a bad one → 401; an
+ * action the resource's policy does not allow, on the resource or on a resource the request
+ * would read → 403. The caller's name is kept for the work it starts (policies of created
+ * resources, tasks).
+ */
+export function accessControl(services: Services) {
+  const { access, config } = services;
+  return async (ctx: Context, next: Next) => {
+    if (!access.enabled) return currentUser.run(undefined, next);
+    if (OPEN_PATHS.includes(ctx.path) || (ctx.path === '/' && ctx.method === 'GET')) return currentUser.run(undefined, next);
+    const token = await tokenOf(ctx, config.bodyLimit);
+    if (!token) throw new HttpError(401, 'Unauthorized', 'access control is on: send a token in the subjectid header (from POST /auth/authenticate)');
+    const user = access.userOfToken(token);
+    if (!user) throw new HttpError(401, 'Unauthorized', 'the token is not valid (unknown, expired or logged out)');
+    const action = (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) ? 'GET' : ctx.method) as Action;
+    const target = `${config.baseUrl}${ctx.path}`;
+    if (!access.allowed(user, target, action)) throw new HttpError(403, 'Forbidden', `${user} may not ${ctx.method} ${target}`);
+    const params = ctx.method === 'GET' ? Params.fromQuery(ctx) : requestMediaType(ctx) === 'application/x-www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : Params.fromQuery(ctx);
+    for (const name of READ_PARAMS) {
+      for (const value of params.all(name).flatMap((v) => v.split(','))) {
+        if (!access.allowed(user, value.trim(), 'GET')) throw new HttpError(403, 'Forbidden', `${user} may not read ${value.trim()} (parameter ${name})`);
+      }
+    }
+    await currentUser.run(user, async () => {
+      await next();
+      // the caller owns what it created
+      if (ctx.method === 'POST' && ctx.status >= 200 && ctx.status < 300) {
+        const created = [ctx.response.get('Location'), ...(typeof ctx.body === 'string' ? ctx.body.split(/\r?\n/) : [])].map((s) => s.trim()).filter((s) => s.startsWith(`${config.baseUrl}/`));
+        for (const uri of new Set(created)) await access.grant(uri.split('?')[0], user);
+      }
+    });
+  };
+}

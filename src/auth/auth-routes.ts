@@ -1,0 +1,118 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { df, ot, literal } from '../rdf/namespaces.js';
+import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { Params } from '../http/params.js';
+import { sendRdf } from '../http/respond.js';
+import type { Services } from '../server/services.js';
+import { tokenOf } from './auth-middleware.js';
+import type { Action } from './access-control.js';
+
+const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+const FREE_FAILURES = 5;
+
+function plain(ctx: Context, body: string, status = 200) {
+  ctx.status = status;
+  ctx.set('Content-Type', 'text/plain');
+  ctx.body = body;
+}
+
+/** The embedded authentication and policy service (spec 5), in the shape OpenTox clients call. */
+export function authRoutes(router: Router, services: Services): void {
+  const { access, config } = services;
+  const failures = new Map<string, { count: number; since: number }>();
+
+  const caller = async (ctx: Context) => access.userOfToken(await tokenOf(ctx, config.bodyLimit));
+  const requireAdmin = async (ctx: Context) => {
+    const user = await caller(ctx);
+    if (!user) throw new HttpError(401, 'Unauthorized', 'send an administrator token in the subjectid header');
+    if (!access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only an administrator may manage users');
+    return user;
+  };
+
+  router.post('/auth/authenticate', async (ctx) => {
+    const p = await Params.fromRequest(ctx, config.bodyLimit);
+    const name = p.required('username');
+    const password = p.required('password');
+    // brute force is slowed down per user name and per address
+    const keys = [`user:${name}`, `ip:${ctx.ip}`];
+    const now = Date.now();
+    for (const k of keys) {
+      const f = failures.get(k);
+      if (f && now - f.since < FAILURE_WINDOW_MS && f.count >= FREE_FAILURES) {
+        throw new HttpError(429, 'TooManyAttempts', 'too many failed logins; try again later', undefined, { 'Retry-After': String(Math.ceil((f.since + FAILURE_WINDOW_MS - now) / 1000)) });
+      }
+    }
+    const token = await access.authenticate(name, password);
+    if (!token) {
+      for (const k of keys) {
+        const f = failures.get(k);
+        failures.set(k, f && now - f.since < FAILURE_WINDOW_MS ? { count: f.count + 1, since: f.since } : { count: 1, since: now });
+      }
+      throw new HttpError(401, 'Unauthorized', 'wrong user name or password');
+    }
+    failures.delete(`user:${name}`);
+    plain(ctx, `token.id=${token}\n`);
+  });
+
+  router.post('/auth/isTokenValid', async (ctx) => {
+    const p = await Params.fromRequest(ctx, config.bodyLimit);
+    plain(ctx, `boolean=${!!access.userOfToken(p.get('tokenid') ?? p.get('subjectid'))}\n`);
+  });
+
+  router.post('/auth/authorize', async (ctx) => {
+    const p = await Params.fromRequest(ctx, config.bodyLimit);
+    const action = p.required('action').toUpperCase();
+    if (!['GET', 'POST', 'PUT', 'DELETE'].includes(action)) throw badRequest('action is GET, POST, PUT or DELETE');
+    const user = access.userOfToken(p.get('subjectid') ?? ctx.get('subjectid'));
+    plain(ctx, `boolean=${!!user && access.allowed(user, p.required('uri'), action as Action)}\n`);
+  });
+
+  router.post('/auth/logout', async (ctx) => {
+    const p = await Params.fromRequest(ctx, config.bodyLimit);
+    const token = p.get('subjectid') ?? ctx.get('subjectid');
+    if (token) await access.logout(token);
+    plain(ctx, '');
+  });
+
+  router.post('/auth/user', async (ctx) => {
+    await requireAdmin(ctx);
+    const p = await Params.fromRequest(ctx, config.bodyLimit);
+    const name = p.required('username');
+    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw badRequest('username: 1 to 64 letters, digits, . _ @ -');
+    const password = p.required('password');
+    if (password.length < 8) throw badRequest('password: at least 8 characters');
+    await access.setUser(name, password);
+    plain(ctx, `${name}\n`);
+  });
+
+  router.delete('/auth/user/:name', async (ctx) => {
+    await requireAdmin(ctx);
+    if (!(await access.removeUser(ctx.params.name))) throw notFound(`no user ${ctx.params.name}`);
+    plain(ctx, '');
+  });
+
+  /** Policies: the owner reads them and changes who may read. */
+  router.get('/auth/policy', async (ctx) => {
+    const user = await caller(ctx);
+    if (!user) throw new HttpError(401, 'Unauthorized', 'send a token');
+    const uri = Params.fromQuery(ctx).get('uri');
+    const policies = access.policiesOwnedBy(user).filter((p) => !uri || p.resource === access.resourceOf(uri));
+    if (uri && !policies.length) throw notFound(`no policy of yours for ${uri}`);
+    const quads = policies.flatMap((p) => [df.quad(df.namedNode(p.resource), ot('owner'), literal(p.owner)), df.quad(df.namedNode(p.resource), ot('publicRead'), literal(p.publicRead))]);
+    await sendRdf(ctx, quads, 'Policies');
+  });
+
+  router.post('/auth/policy', async (ctx) => {
+    const user = await caller(ctx);
+    if (!user) throw new HttpError(401, 'Unauthorized', 'send a token');
+    const p = await Params.fromRequest(ctx, config.bodyLimit);
+    const resource = access.resourceOf(p.required('uri'));
+    if (!resource) throw badRequest('uri is not a resource of this service');
+    const policy = access.policyOf(resource);
+    if (policy && policy.owner !== user && !access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only the owner changes a policy');
+    const publicRead = ['true', '1', 'yes', 'public'].includes((p.get('public_read') ?? p.get('access') ?? 'false').toLowerCase());
+    await access.setPolicy({ resource, owner: policy?.owner ?? user, publicRead });
+    plain(ctx, `${resource}\n`);
+  });
+}
