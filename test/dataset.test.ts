@@ -168,6 +168,11 @@ test('values are queryable with SPARQL, and compound URIs and conformers may be 
   const q = `PREFIX ot: <${OT}> SELECT ?compound ?value WHERE { <${uri}> ot:dataEntry ?e . ?e ot:compound ?compound ; <${lc50}> ?value } ORDER BY ?value`;
   const r = await http(`${s.url}/sparql`, { method: 'POST', body: form({ query: q }), accept: 'application/sparql-results+json' });
   assert.deepEqual(JSON.parse(r.text).results.bindings.map((b: any) => b.value.value), ['1.5', '2.25', '7']);
+  // a property path across the bulk partition (regression: it once stalled until the time limit)
+  const path = `SELECT DISTINCT ?x WHERE { <${uri}> (<${OT}dataEntry>/<${OT}compound>)+ ?x }`;
+  const p = await http(`${s.url}/sparql`, { method: 'POST', body: form({ query: path }), accept: 'application/sparql-results+json' });
+  assert.equal(p.status, 200, p.text);
+  assert.equal(JSON.parse(p.text).results.bindings.length, 3);
   const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCO', contentType: 'chemical/x-daylight-smiles' })).text.trim();
   // the compound's representation includes the value a dataset holds for it
   const withValue = await http(`${local(compound)}?feature_uris[]=${encodeURIComponent(lc50)}`, { accept: 'text/turtle' });

@@ -43,12 +43,12 @@ export class ScopedSource {
 
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
     if (this.signal?.aborted) return new EmptyIterator();
-    // Comunica asks for a pattern's count after opening its stream and waits for that count
-    // even when the stream has already ended; a stream that ends first can stall the query.
-    // So the count starts with the match, and the stream ends only once the count is known.
+    // Comunica asks for a pattern's count after opening its stream, and a count that arrives
+    // long after the stream ended can stall a join; so the count starts with the match.
+    // (Holding the stream open until the count is known stalls property paths instead.)
     const count = this.countQuads(s, p, o, g).catch(() => Number.POSITIVE_INFINITY);
     this.counts.set(patternKey(s, p, o, g), count);
-    const it = this.scopedMatch(s, p, o, g).append(wrap(count.then(() => [] as RDF.Quad[])));
+    const it = this.scopedMatch(s, p, o, g);
     if (this.signal) {
       this.open.add(it);
       it.on('end', () => this.open.delete(it));

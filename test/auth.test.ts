@@ -1,0 +1,125 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, http, form, errorReport, featureTurtle, type TestServer } from './helpers.js';
+
+let s: TestServer;
+let admin: string;
+before(async () => {
+  s = await startTestServer(['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1', '--query-timeout', '8000']);
+  admin = await login('admin', 'admin-secret-1');
+  for (const name of ['alice', 'bob']) {
+    const r = await http(`${s.url}/auth/user`, { method: 'POST', body: form({ username: name, password: `${name}-password` }), headers: { subjectid: admin } });
+    assert.equal(r.status, 200, r.text);
+  }
+});
+after(() => s.stop());
+
+async function login(username: string, password: string): Promise<string> {
+  const r = await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username, password }) });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.type, 'text/plain');
+  return /^token\.id=(\S+)$/m.exec(r.text)![1];
+}
+
+const as = (token: string | undefined, extra: Record<string, string> = {}) => ({ headers: token ? { subjectid: token, ...extra } : extra });
+
+test('tokens: login, validity, the three places a token is read from, logout', async () => {
+  const alice = await login('alice', 'alice-password');
+  assert.match(alice, /^[A-Za-z0-9_-]{43}$/);
+  assert.equal((await http(`${s.url}/auth/isTokenValid`, { method: 'POST', body: form({ tokenid: alice }) })).text.trim(), 'boolean=true');
+  assert.equal((await http(`${s.url}/auth/isTokenValid`, { method: 'POST', body: form({ tokenid: 'forged' }) })).text.trim(), 'boolean=false');
+  assert.equal((await http(`${s.url}/feature`, { accept: 'text/uri-list', ...as(alice) })).status, 200);
+  assert.equal((await http(`${s.url}/feature?subjectid=${alice}`, { accept: 'text/uri-list' })).status, 200);
+  assert.equal((await http(`${s.url}/feature`, { accept: 'text/uri-list', headers: { Authorization: `Bearer ${alice}` } })).status, 200);
+  const anonymous = await http(`${s.url}/feature`, { accept: 'text/turtle' });
+  assert.equal(anonymous.status, 401);
+  assert.equal((await errorReport(anonymous)).code, 'Unauthorized');
+  const bad = await http(`${s.url}/feature`, { accept: 'text/turtle', headers: { subjectid: 'not-a-token-12345' } });
+  assert.equal(bad.status, 401);
+  assert.ok(!bad.text.includes('not-a-token-12345'), 'the token is never echoed');
+  assert.equal((await http(`${s.url}/auth/logout`, { method: 'POST', body: form({ subjectid: alice }) })).status, 200);
+  assert.equal((await http(`${s.url}/feature`, { accept: 'text/turtle', ...as(alice) })).status, 401);
+  assert.equal((await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'alice', password: 'wrong' }) })).status, 401);
+});
+
+test('the creator owns a resource: others get 403, anonymous 401; the owner can open it to reading', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const created = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,LC50\nCCO,1.5\nc1ccccc1,2\n', contentType: 'text/csv', ...as(alice) });
+  assert.equal(created.status, 200, created.text);
+  const ds = created.text.trim().replace(s.base, s.url);
+  assert.equal((await http(ds, { accept: 'text/csv', ...as(alice) })).status, 200);
+  assert.equal((await http(ds, { accept: 'text/csv', ...as(bob) })).status, 403);
+  assert.equal((await http(ds, { accept: 'text/csv' })).status, 401);
+  assert.equal((await http(ds, { method: 'DELETE', ...as(bob) })).status, 403);
+  assert.equal((await http(ds, { method: 'PUT', body: 'SMILES,LC50\nCCC,3\n', contentType: 'text/csv', ...as(bob) })).status, 403);
+  // reading on the caller's behalf: a subset of alice's dataset is refused to bob
+  const subset = await http(`${s.url}/dataset`, { method: 'POST', body: form({ dataset_uri: created.text.trim() }), ...as(bob) });
+  assert.equal(subset.status, 403);
+  const f = (await http(`${s.url}/feature`, { method: 'POST', body: featureTurtle('alice feature'), contentType: 'text/turtle', ...as(alice) })).text.trim();
+  assert.equal((await http(f.replace(s.base, s.url), { method: 'DELETE', ...as(bob) })).status, 403);
+  // authorize answers the same
+  const authorize = (token: string, action: string) => http(`${s.url}/auth/authorize`, { method: 'POST', body: form({ uri: created.text.trim(), action, subjectid: token }) }).then((r) => r.text.trim());
+  assert.equal(await authorize(alice, 'DELETE'), 'boolean=true');
+  assert.equal(await authorize(bob, 'GET'), 'boolean=false');
+  // the owner opens it to reading
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: created.text.trim(), public_read: 'true' }), ...as(bob) })).status, 403);
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: created.text.trim(), public_read: 'true' }), ...as(alice) })).status, 200);
+  assert.equal((await http(ds, { accept: 'text/csv', ...as(bob) })).status, 200);
+  assert.equal((await http(ds, { method: 'DELETE', ...as(bob) })).status, 403);
+  assert.equal((await http(ds, { method: 'DELETE', ...as(alice) })).status, 200);
+});
+
+test('SPARQL never shows another user\'s private graphs, nor any access-control data', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const ds = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,secret_value\nCCO,42\n', contentType: 'text/csv', ...as(alice) })).text.trim();
+  const ask = async (token: string, query: string) => {
+    const r = await http(`${s.url}/sparql`, { method: 'POST', body: form({ query }), accept: 'application/sparql-results+json', ...as(token) });
+    assert.equal(r.status, 200, `${query}: ${r.text.slice(-400)}`);
+    return JSON.stringify(JSON.parse(r.text));
+  };
+  const queries = [
+    `SELECT * WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "${ds}")) }`,
+    `SELECT * WHERE { <${ds}> ?p ?o }`,
+    `SELECT * FROM <${ds}> WHERE { ?s ?p ?o }`,
+    `SELECT * FROM NAMED <${ds}/entries> WHERE { GRAPH ?g { ?s ?p ?o } }`,
+    `SELECT ?v WHERE { ?e <http://www.opentox.org/api/1.1#compound> ?c ; ?f ?v . FILTER(STR(?v) = "42") }`,
+    `SELECT * WHERE { <${ds}> (<http://www.opentox.org/api/1.1#dataEntry>/<http://www.opentox.org/api/1.1#compound>)+ ?x }`,
+    `SELECT * WHERE { { SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } } FILTER(CONTAINS(STR(?g), "dataset")) }`,
+  ];
+  for (const q of queries) {
+    const seen = await ask(bob, q);
+    assert.ok(!seen.includes(ds) && !seen.includes('"42"') && !seen.includes('secret_value'), `${q} → ${seen.slice(0, 300)}`);
+  }
+  assert.ok((await ask(alice, queries[1])).includes('secret_value') || (await ask(alice, queries[0])).includes(ds));
+  const describe = await http(`${s.url}/sparql`, { method: 'POST', body: form({ query: `DESCRIBE <${ds}>` }), accept: 'application/n-triples', ...as(bob) });
+  assert.ok(!describe.text.includes('secret_value'));
+  for (const token of [alice, bob, admin]) {
+    const leaked = await ask(token, 'SELECT * WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "urn:toxgraph:auth")) }');
+    assert.ok(!leaked.includes('urn:toxgraph:auth'), 'access-control graphs are never visible');
+    assert.ok(!(await ask(token, 'SELECT ?h WHERE { ?u <http://www.opentox.org/api/1.1#passwordHash> ?h }')).includes('scrypt'));
+  }
+});
+
+test('only the administrator manages users', async () => {
+  const alice = await login('alice', 'alice-password');
+  assert.equal((await http(`${s.url}/auth/user`, { method: 'POST', body: form({ username: 'mallory', password: 'mallory-pass' }), ...as(alice) })).status, 403);
+  assert.equal((await http(`${s.url}/auth/user`, { method: 'POST', body: form({ username: 'carol', password: 'carol-password' }), ...as(admin) })).status, 200);
+  const carol = await login('carol', 'carol-password');
+  assert.equal((await http(`${s.url}/auth/user/carol`, { method: 'DELETE', ...as(admin) })).status, 200);
+  assert.equal((await http(`${s.url}/feature`, { accept: 'text/turtle', ...as(carol) })).status, 401, 'a removed user\'s token stops working');
+});
+
+test('brute force on /auth/authenticate is slowed down', async () => {
+  let status = 0;
+  for (let i = 0; i < 7; i++) {
+    status = (await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: `guess-${i}` }) })).status;
+  }
+  assert.equal(status, 429);
+  // even the right password waits now
+  const r = await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: 'bob-password' }) });
+  assert.equal(r.status, 429);
+  assert.ok(Number(r.headers.get('retry-after')) > 0);
+});
+
