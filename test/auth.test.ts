@@ -51,6 +51,10 @@ test('the creator owns a resource: others get 403, anonymous 401; the owner can 
   assert.equal((await http(ds, { accept: 'text/csv', ...as(alice) })).status, 200);
   assert.equal((await http(ds, { accept: 'text/csv', ...as(bob) })).status, 403);
   assert.equal((await http(ds, { accept: 'text/csv' })).status, 401);
+  // lists show only what the caller may read
+  assert.ok((await http(`${s.url}/dataset`, { accept: 'text/uri-list', ...as(alice) })).text.includes(created.text.trim()));
+  assert.ok(!(await http(`${s.url}/dataset`, { accept: 'text/uri-list', ...as(bob) })).text.includes(created.text.trim()));
+  assert.ok(!(await http(`${s.url}/dataset`, { accept: 'text/turtle', ...as(bob) })).text.includes(created.text.trim()));
   assert.equal((await http(ds, { method: 'DELETE', ...as(bob) })).status, 403);
   assert.equal((await http(ds, { method: 'PUT', body: 'SMILES,LC50\nCCC,3\n', contentType: 'text/csv', ...as(bob) })).status, 403);
   // reading on the caller's behalf: a subset of alice's dataset is refused to bob
@@ -123,3 +127,32 @@ test('brute force on /auth/authenticate is slowed down', async () => {
   assert.ok(Number(r.headers.get('retry-after')) > 0);
 });
 
+
+test('the user command works with the server stopped (opens the store) and running (through its API)', async () => {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const run = promisify(execFile);
+  const dir = await mkdtemp(join(tmpdir(), 'toxgraph-cli-'));
+  const cli = (args: string[], env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir], { env: { ...process.env, ...env } });
+  try {
+    await cli(['add', 'erin'], { TOXGRAPH_USER_PASSWORD: 'erin-password' });
+    const server = await startTestServer(['--auth', '--admin-user', 'root', '--admin-password', 'root-password'], dir);
+    try {
+      const port = new URL(server.url).port;
+      await cli(['add', 'frank', '--port', port], { TOXGRAPH_USER_PASSWORD: 'frank-password', TOXGRAPH_ADMIN_USER: 'root', TOXGRAPH_ADMIN_PASSWORD: 'root-password' });
+      for (const [u, p] of [['erin', 'erin-password'], ['frank', 'frank-password']]) {
+        const r = await http(`${server.url}/auth/authenticate`, { method: 'POST', body: form({ username: u, password: p }) });
+        assert.equal(r.status, 200, `${u}: ${r.text}`);
+      }
+      await cli(['remove', 'frank', '--port', port], { TOXGRAPH_ADMIN_USER: 'root', TOXGRAPH_ADMIN_PASSWORD: 'root-password' });
+      assert.equal((await http(`${server.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'frank', password: 'frank-password' }) })).status, 401);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

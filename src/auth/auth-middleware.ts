@@ -47,6 +47,7 @@ export function accessControl(services: Services) {
         if (!access.allowed(user, value.trim(), 'GET')) throw new HttpError(403, 'Forbidden', `${user} may not read ${value.trim()} (parameter ${name})`);
       }
     }
+    ctx.state.canRead = (uri: string) => access.allowed(user, uri, 'GET');
     await currentUser.run(user, async () => {
       await next();
       // the caller owns what it created

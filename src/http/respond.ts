@@ -48,8 +48,14 @@ export async function sendRdf(ctx: Context, quads: RDF.Quad[], title: string, st
   await sendNegotiated(ctx, rdfRenderers(ctx, () => quads, title, intro), status);
 }
 
-/** Send a list: text/uri-list, or RDF of the members, or HTML links. */
-export async function sendList(ctx: Context, uris: string[], rdf: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string): Promise<void> {
+/**
+ * Send a list: text/uri-list, or RDF of the members, or HTML links. With access control on,
+ * `ctx.state.canRead` leaves out what the caller may not read.
+ */
+export async function sendList(ctx: Context, all: string[], allRdf: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string): Promise<void> {
+  const canRead: ((uri: string) => boolean) | undefined = ctx.state.canRead;
+  const uris = canRead ? all.filter(canRead) : all;
+  const rdf = canRead ? async () => (await allRdf()).filter((q) => canRead(q.subject.value)) : allRdf;
   const list = uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('\n');
   const renderers: Record<string, Renderer> = {
     'text/uri-list': () => uris.map((u) => u + '\r\n').join(''),
