@@ -28,6 +28,10 @@ export interface Config {
   adminUser?: string;
   adminPassword?: string;
   tokenTtlSeconds: number;
+  /** An OpenID Connect provider whose JWTs are accepted as tokens (its JWKS URL, issuer, audience). */
+  oidcJwksUrl?: string;
+  oidcIssuer?: string;
+  oidcAudience?: string;
   /** What others may do with a new resource: nothing, or read it. */
   defaultAccess: 'private' | 'public-read';
   /** Dataset uploads larger than this (bytes) run as tasks (202 + task URI). */
@@ -62,6 +66,9 @@ const SPECS: Spec[] = [
   { flag: 'auth', env: 'TOXGRAPH_AUTH', parse: bool, key: 'auth' },
   { flag: 'admin-user', env: 'TOXGRAPH_ADMIN_USER', parse: String, key: 'adminUser' },
   { flag: 'admin-password', env: 'TOXGRAPH_ADMIN_PASSWORD', parse: String, key: 'adminPassword' },
+  { flag: 'oidc-jwks-url', env: 'TOXGRAPH_OIDC_JWKS_URL', parse: String, key: 'oidcJwksUrl' },
+  { flag: 'oidc-issuer', env: 'TOXGRAPH_OIDC_ISSUER', parse: String, key: 'oidcIssuer' },
+  { flag: 'oidc-audience', env: 'TOXGRAPH_OIDC_AUDIENCE', parse: String, key: 'oidcAudience' },
   { flag: 'token-ttl', env: 'TOXGRAPH_TOKEN_TTL', parse: int, key: 'tokenTtlSeconds' },
   {
     flag: 'default-access',

@@ -156,3 +156,34 @@ test('the user command works with the server stopped (opens the store) and runni
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('tokens of an OpenID Connect provider (JWTs checked against its JWKS) are accepted', async () => {
+  const { generateKeyPair, exportJWK, SignJWT } = await import('jose');
+  const { createServer } = await import('node:http');
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
+  const jwks = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', () => r()));
+  const jwksUrl = `http://127.0.0.1:${(jwks.address() as { port: number }).port}/certs`;
+  const issuer = 'https://keycloak.example/realms/toxgraph';
+  const server = await startTestServer(['--auth', '--oidc-jwks-url', jwksUrl, '--oidc-issuer', issuer, '--oidc-audience', 'toxgraph']);
+  const sign = (claims: Record<string, unknown>, key = privateKey, expires = '5m') =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer((claims.iss as string) ?? issuer).setAudience('toxgraph').setIssuedAt().setExpirationTime(expires).sign(key);
+  try {
+    const good = await sign({ sub: 'f81d4fae', preferred_username: 'kc-user' });
+    const created = await http(`${server.url}/feature`, { method: 'POST', body: featureTurtle('from keycloak'), contentType: 'text/turtle', headers: { Authorization: `Bearer ${good}` } });
+    assert.equal(created.status, 200, created.text);
+    const policy = await http(`${server.url}/auth/policy?uri=${encodeURIComponent(created.text.trim())}`, { accept: 'text/turtle', headers: { subjectid: good } });
+    assert.match(policy.text, /"oidc:kc-user"/);
+    const other = (await generateKeyPair('RS256')).privateKey;
+    for (const bad of [await sign({ sub: 'x' }, other), await sign({ sub: 'x', iss: 'https://evil.example' }), await sign({ sub: 'x' }, privateKey, '-1m')]) {
+      assert.equal((await http(`${server.url}/feature`, { accept: 'text/uri-list', headers: { subjectid: bad } })).status, 401);
+    }
+  } finally {
+    await server.stop();
+    jwks.close();
+  }
+});

@@ -3,6 +3,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, ot, literal } from '../rdf/namespaces.js';
 import type { GraphScope, TripleStore } from '../store/triple-store.js';
 import type { Config } from '../config.js';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.js';
 
 export type Action = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -42,6 +43,7 @@ export class AccessControl {
   private readonly users = new Map<string, User>();
   private readonly tokens = new Map<string, { user: string; expires: number }>();
   private readonly policies = new Map<string, Policy>();
+  private jwks?: ReturnType<typeof createRemoteJWKSet>;
 
   private constructor(
     private readonly store: TripleStore,
@@ -126,11 +128,28 @@ export class AccessControl {
     return token;
   }
 
-  userOfToken(token: string | undefined): string | undefined {
+  /**
+   * The user a token stands for: one of our tokens, or (when an OpenID Connect provider is
+   * configured) a JWT it signed, checked against its JWKS; such users are named `oidc:{name}`.
+   */
+  async userOfToken(token: string | undefined): Promise<string | undefined> {
     if (!token) return undefined;
     const t = this.tokens.get(tokenHash(token));
-    if (!t || t.expires <= Date.now() || !this.users.has(t.user)) return undefined;
-    return t.user;
+    if (t && t.expires > Date.now() && this.users.has(t.user)) return t.user;
+    if (this.config.oidcJwksUrl && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) {
+      this.jwks ??= createRemoteJWKSet(new URL(this.config.oidcJwksUrl));
+      try {
+        const { payload } = await jwtVerify(token, this.jwks, {
+          issuer: this.config.oidcIssuer,
+          audience: this.config.oidcAudience,
+        });
+        const name = (payload.preferred_username as string | undefined) ?? payload.sub;
+        return name ? `oidc:${name}` : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
   }
 
   async logout(token: string): Promise<boolean> {

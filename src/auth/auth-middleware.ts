@@ -36,7 +36,7 @@ export function accessControl(services: Services) {
     if (OPEN_PATHS.includes(ctx.path) || (ctx.path === '/' && ctx.method === 'GET')) return currentUser.run(undefined, next);
     const token = await tokenOf(ctx, config.bodyLimit);
     if (!token) throw new HttpError(401, 'Unauthorized', 'access control is on: send a token in the subjectid header (from POST /auth/authenticate)');
-    const user = access.userOfToken(token);
+    const user = await access.userOfToken(token);
     if (!user) throw new HttpError(401, 'Unauthorized', 'the token is not valid (unknown, expired or logged out)');
     const action = (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) ? 'GET' : ctx.method) as Action;
     const target = `${config.baseUrl}${ctx.path}`;

@@ -22,7 +22,7 @@ export function authRoutes(router: Router, services: Services): void {
   const { access, config } = services;
   const failures = new Map<string, { count: number; since: number }>();
 
-  const caller = async (ctx: Context) => access.userOfToken(await tokenOf(ctx, config.bodyLimit));
+  const caller = async (ctx: Context) => await access.userOfToken(await tokenOf(ctx, config.bodyLimit));
   const requireAdmin = async (ctx: Context) => {
     const user = await caller(ctx);
     if (!user) throw new HttpError(401, 'Unauthorized', 'send an administrator token in the subjectid header');
@@ -57,14 +57,14 @@ export function authRoutes(router: Router, services: Services): void {
 
   router.post('/auth/isTokenValid', async (ctx) => {
     const p = await Params.fromRequest(ctx, config.bodyLimit);
-    plain(ctx, `boolean=${!!access.userOfToken(p.get('tokenid') ?? p.get('subjectid'))}\n`);
+    plain(ctx, `boolean=${!!(await access.userOfToken(p.get('tokenid') ?? p.get('subjectid')))}\n`);
   });
 
   router.post('/auth/authorize', async (ctx) => {
     const p = await Params.fromRequest(ctx, config.bodyLimit);
     const action = p.required('action').toUpperCase();
     if (!['GET', 'POST', 'PUT', 'DELETE'].includes(action)) throw badRequest('action is GET, POST, PUT or DELETE');
-    const user = access.userOfToken(p.get('subjectid') ?? ctx.get('subjectid'));
+    const user = await access.userOfToken(p.get('subjectid') ?? ctx.get('subjectid'));
     plain(ctx, `boolean=${!!user && access.allowed(user, p.required('uri'), action as Action)}\n`);
   });
 
