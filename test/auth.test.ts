@@ -136,7 +136,7 @@ test('the user command works with the server stopped (opens the store) and runni
   const { join } = await import('node:path');
   const run = promisify(execFile);
   const dir = await mkdtemp(join(tmpdir(), 'toxgraph-cli-'));
-  const cli = (args: string[], env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir], { env: { ...process.env, ...env } });
+  const cli = (args: string[], env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir], { env: { ...process.env, ...env }, timeout: 60_000 });
   try {
     await cli(['add', 'erin'], { TOXGRAPH_USER_PASSWORD: 'erin-password' });
     const server = await startTestServer(['--auth', '--admin-user', 'root', '--admin-password', 'root-password'], dir);

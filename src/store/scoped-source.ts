@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { wrap, EmptyIterator, type AsyncIterator } from 'asynciterator';
+import { wrap, EmptyIterator, TransformIterator, type AsyncIterator } from 'asynciterator';
 import { df } from '../rdf/namespaces.js';
 import { DEFAULT_GRAPH_IRI, type GraphScope } from './triple-store.js';
 
@@ -38,17 +38,16 @@ export class ScopedSource {
     }, { once: true });
   }
 
-  /** Counts started with each match, by pattern (see match). */
   private readonly counts = new Map<string, Promise<number>>();
 
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
     if (this.signal?.aborted) return new EmptyIterator();
     // Comunica asks for a pattern's count after opening its stream, and a count that arrives
-    // long after the stream ended can stall a join; so the count starts with the match.
-    // (Holding the stream open until the count is known stalls property paths instead.)
-    const count = this.countQuads(s, p, o, g).catch(() => Number.POSITIVE_INFINITY);
-    this.counts.set(patternKey(s, p, o, g), count);
-    const it = this.scopedMatch(s, p, o, g);
+    // after the stream has ended can stall the query for good (seen here whenever counting
+    // took longer than one read of the store). So the stream starts only once the count is
+    // known: it can never end first.
+    const count = this.countQuads(s, p, o, g);
+    const it = new TransformIterator<RDF.Quad>(count.then(() => this.scopedMatch(s, p, o, g), () => this.scopedMatch(s, p, o, g)), { autoStart: false });
     if (this.signal) {
       this.open.add(it);
       it.on('end', () => this.open.delete(it));
@@ -69,11 +68,17 @@ export class ScopedSource {
     return all.filter((q) => (q.graph.termType === 'DefaultGraph' ? scope.includesDefaultGraph : scope.allows(q.graph.value)));
   }
 
-  async countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Promise<number> {
-    const started = this.counts.get(patternKey(s, p, o, g));
-    if (started) return started;
-    const graph = g && g.termType === 'NamedNode' && g.value === DEFAULT_GRAPH_IRI ? df.defaultGraph() : g;
-    // An estimate for join planning: quadstore reads it off the index without scanning.
-    return this.source.countQuads(s, p, o, graph);
+  /** An estimate for join planning, read off the indexes; one computation per pattern and query. */
+  countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Promise<number> {
+    const key = patternKey(s, p, o, g);
+    let count = this.counts.get(key);
+    if (!count) {
+      const graph = g && g.termType === 'NamedNode' && g.value === DEFAULT_GRAPH_IRI ? df.defaultGraph() : g;
+      count = this.source.countQuads(s, p, o, graph);
+      this.counts.set(key, count);
+    }
+    return count;
   }
+
+
 }
