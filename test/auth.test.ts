@@ -106,6 +106,23 @@ test('SPARQL never shows another user\'s private graphs, nor any access-control 
   }
 });
 
+test('groups: the owner lets a group read; members read, and stop when they leave', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const ds = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,x\nCCO,1\n', contentType: 'text/csv', ...as(alice) })).text.trim();
+  assert.equal((await http(`${s.url}/auth/group`, { method: 'POST', body: form({ name: 'reviewers', 'members[]': ['bob'] }), ...as(alice) })).status, 403);
+  assert.equal((await http(`${s.url}/auth/group`, { method: 'POST', body: form({ name: 'reviewers', 'members[]': ['bob'] }), ...as(admin) })).status, 200);
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: ds, group: 'nosuchgroup' }), ...as(alice) })).status, 400);
+  assert.equal((await http(ds.replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403);
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: ds, group: 'reviewers' }), ...as(alice) })).status, 200);
+  assert.equal((await http(ds.replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 200);
+  assert.equal((await http(ds.replace(s.base, s.url), { method: 'DELETE', ...as(bob) })).status, 403, 'reading only');
+  assert.match((await http(`${s.url}/auth/policy?uri=${encodeURIComponent(ds)}`, { accept: 'text/turtle', ...as(alice) })).text, /ot:readableBy "reviewers"/);
+  assert.equal((await http(`${s.url}/auth/group`, { method: 'POST', body: form({ name: 'reviewers', 'members[]': ['alice'] }), ...as(admin) })).status, 200);
+  assert.equal((await http(ds.replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403);
+  assert.equal((await http(`${s.url}/auth/group/reviewers`, { method: 'DELETE', ...as(admin) })).status, 200);
+});
+
 test('only the administrator manages users', async () => {
   const alice = await login('alice', 'alice-password');
   assert.equal((await http(`${s.url}/auth/user`, { method: 'POST', body: form({ username: 'mallory', password: 'mallory-pass' }), ...as(alice) })).status, 403);
@@ -139,6 +156,7 @@ test('the user command works with the server stopped (opens the store) and runni
   const cli = (args: string[], env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir], { env: { ...process.env, ...env }, timeout: 60_000 });
   try {
     await cli(['add', 'erin'], { TOXGRAPH_USER_PASSWORD: 'erin-password' });
+    await cli(['group', 'chemists', 'erin'], {});
     const server = await startTestServer(['--auth', '--admin-user', 'root', '--admin-password', 'root-password'], dir);
     try {
       const port = new URL(server.url).port;
@@ -147,6 +165,8 @@ test('the user command works with the server stopped (opens the store) and runni
         const r = await http(`${server.url}/auth/authenticate`, { method: 'POST', body: form({ username: u, password: p }) });
         assert.equal(r.status, 200, `${u}: ${r.text}`);
       }
+      await cli(['group', 'chemists', 'erin', 'frank', '--port', port], { TOXGRAPH_ADMIN_USER: 'root', TOXGRAPH_ADMIN_PASSWORD: 'root-password' });
+      assert.equal(server.services.access.hasGroup('chemists'), true);
       await cli(['remove', 'frank', '--port', port], { TOXGRAPH_ADMIN_USER: 'root', TOXGRAPH_ADMIN_PASSWORD: 'root-password' });
       assert.equal((await http(`${server.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'frank', password: 'frank-password' }) })).status, 401);
     } finally {

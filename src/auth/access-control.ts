@@ -12,6 +12,8 @@ export interface Policy {
   resource: string;
   owner: string;
   publicRead: boolean;
+  /** Groups whose members may read. */
+  readers: string[];
 }
 
 /** Graphs of the access-control data itself: never visible to any query. */
@@ -43,6 +45,7 @@ export class AccessControl {
   private readonly users = new Map<string, User>();
   private readonly tokens = new Map<string, { user: string; expires: number }>();
   private readonly policies = new Map<string, Policy>();
+  private readonly groups = new Map<string, Set<string>>();
   private jwks?: ReturnType<typeof createRemoteJWKSet>;
 
   private constructor(
@@ -61,6 +64,11 @@ export class AccessControl {
       const name = decodeURIComponent(q.subject.value.slice('urn:toxgraph:user:'.length));
       ac.users.set(name, { name, hash: q.object.value, admin: users.some((a) => a.subject.equals(q.subject) && a.predicate.equals(ot('role')) && a.object.value === 'admin') });
     }
+    for (const q of users.filter((q) => q.predicate.equals(ot('member')))) {
+      const group = decodeURIComponent(q.subject.value.slice('urn:toxgraph:group:'.length));
+      if (!ac.groups.has(group)) ac.groups.set(group, new Set());
+      ac.groups.get(group)!.add(q.object.value);
+    }
     const tokens = await store.readGraph(TOKENS_GRAPH);
     for (const q of tokens.filter((q) => q.predicate.equals(ot('user')))) {
       const expires = Date.parse(tokens.find((t) => t.subject.equals(q.subject) && t.predicate.equals(ot('expires')))?.object.value ?? '');
@@ -69,7 +77,8 @@ export class AccessControl {
     const policies = await store.readGraph(POLICIES_GRAPH);
     for (const q of policies.filter((q) => q.predicate.equals(ot('owner')))) {
       const publicRead = policies.some((p) => p.subject.equals(q.subject) && p.predicate.equals(ot('publicRead')) && p.object.value === 'true');
-      ac.policies.set(q.subject.value, { resource: q.subject.value, owner: q.object.value, publicRead });
+      const readers = policies.filter((p) => p.subject.equals(q.subject) && p.predicate.equals(ot('readableBy'))).map((p) => p.object.value);
+      ac.policies.set(q.subject.value, { resource: q.subject.value, owner: q.object.value, publicRead, readers });
     }
     if (config.adminUser && config.adminPassword && !ac.users.has(config.adminUser)) await ac.setUser(config.adminUser, config.adminPassword, true);
     return ac;
@@ -82,6 +91,9 @@ export class AccessControl {
     for (const u of this.users.values()) {
       quads.push(df.quad(userNode(u.name), ot('passwordHash'), literal(u.hash)));
       if (u.admin) quads.push(df.quad(userNode(u.name), ot('role'), literal('admin')));
+    }
+    for (const [group, members] of this.groups) {
+      for (const m of members) quads.push(df.quad(df.namedNode(`urn:toxgraph:group:${encodeURIComponent(group)}`), ot('member'), literal(m)));
     }
     await this.store.replaceGraphs({ [USERS_GRAPH]: quads });
   }
@@ -110,8 +122,20 @@ export class AccessControl {
     await this.saveUsers();
   }
 
+  /** Set a group's members (an empty list removes the group). */
+  async setGroup(group: string, members: string[]): Promise<void> {
+    if (members.length) this.groups.set(group, new Set(members));
+    else this.groups.delete(group);
+    await this.saveUsers();
+  }
+
+  hasGroup(group: string): boolean {
+    return this.groups.has(group);
+  }
+
   async removeUser(name: string): Promise<boolean> {
     if (!this.users.delete(name)) return false;
+    for (const members of this.groups.values()) members.delete(name);
     for (const [h, t] of this.tokens) if (t.user === name) this.tokens.delete(h);
     await this.saveUsers();
     await this.saveTokens();
@@ -190,7 +214,7 @@ export class AccessControl {
     const read = action === 'GET';
     if (!policy) return read;
     if (policy.owner === user) return true;
-    return read && (policy.publicRead || resource.startsWith(`${this.config.baseUrl}/compound/`));
+    return read && (policy.publicRead || resource.startsWith(`${this.config.baseUrl}/compound/`) || policy.readers.some((g) => this.groups.get(g)?.has(user)));
   }
 
   /** Give a newly created resource its policy: the creator owns it; others get the default. */
@@ -198,14 +222,14 @@ export class AccessControl {
     if (!this.enabled || !owner) return;
     const resource = this.resourceOf(uri);
     if (!resource || this.policies.has(resource)) return;
-    await this.setPolicy({ resource, owner, publicRead: this.config.defaultAccess === 'public-read' });
+    await this.setPolicy({ resource, owner, publicRead: this.config.defaultAccess === 'public-read', readers: [] });
   }
 
   async setPolicy(policy: Policy): Promise<void> {
     this.policies.set(policy.resource, policy);
     const quads = [...this.policies.values()].flatMap((p) => {
       const r = df.namedNode(p.resource);
-      return [df.quad(r, ot('owner'), literal(p.owner)), df.quad(r, ot('publicRead'), literal(p.publicRead))];
+      return [df.quad(r, ot('owner'), literal(p.owner)), df.quad(r, ot('publicRead'), literal(p.publicRead)), ...p.readers.map((g) => df.quad(r, ot('readableBy'), literal(g)))];
     });
     await this.store.replaceGraphs({ [POLICIES_GRAPH]: quads });
   }

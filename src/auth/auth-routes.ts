@@ -92,6 +92,25 @@ export function authRoutes(router: Router, services: Services): void {
     plain(ctx, '');
   });
 
+  router.post('/auth/group', async (ctx) => {
+    await requireAdmin(ctx);
+    const p = await Params.fromRequest(ctx, config.bodyLimit);
+    const name = p.required('name');
+    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw badRequest('name: 1 to 64 letters, digits, . _ @ -');
+    const members = p.all('members').flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean);
+    const unknown = members.filter((m) => !access.hasUser(m));
+    if (unknown.length) throw badRequest(`unknown users: ${unknown.join(', ')}`);
+    await access.setGroup(name, members);
+    plain(ctx, `${name}\n`);
+  });
+
+  router.delete('/auth/group/:name', async (ctx) => {
+    await requireAdmin(ctx);
+    if (!access.hasGroup(ctx.params.name)) throw notFound(`no group ${ctx.params.name}`);
+    await access.setGroup(ctx.params.name, []);
+    plain(ctx, '');
+  });
+
   /** Policies: the owner reads them and changes who may read. */
   router.get('/auth/policy', async (ctx) => {
     const user = await caller(ctx);
@@ -99,7 +118,11 @@ export function authRoutes(router: Router, services: Services): void {
     const uri = Params.fromQuery(ctx).get('uri');
     const policies = access.policiesOwnedBy(user).filter((p) => !uri || p.resource === access.resourceOf(uri));
     if (uri && !policies.length) throw notFound(`no policy of yours for ${uri}`);
-    const quads = policies.flatMap((p) => [df.quad(df.namedNode(p.resource), ot('owner'), literal(p.owner)), df.quad(df.namedNode(p.resource), ot('publicRead'), literal(p.publicRead))]);
+    const quads = policies.flatMap((p) => [
+      df.quad(df.namedNode(p.resource), ot('owner'), literal(p.owner)),
+      df.quad(df.namedNode(p.resource), ot('publicRead'), literal(p.publicRead)),
+      ...p.readers.map((g) => df.quad(df.namedNode(p.resource), ot('readableBy'), literal(g))),
+    ]);
     await sendRdf(ctx, quads, 'Policies');
   });
 
@@ -111,8 +134,13 @@ export function authRoutes(router: Router, services: Services): void {
     if (!resource) throw badRequest('uri is not a resource of this service');
     const policy = access.policyOf(resource);
     if (policy && policy.owner !== user && !access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only the owner changes a policy');
-    const publicRead = ['true', '1', 'yes', 'public'].includes((p.get('public_read') ?? p.get('access') ?? 'false').toLowerCase());
-    await access.setPolicy({ resource, owner: policy?.owner ?? user, publicRead });
+    // what is not given stays as it was
+    const flag = p.get('public_read') ?? p.get('access');
+    const publicRead = flag === undefined ? (policy?.publicRead ?? false) : ['true', '1', 'yes', 'public'].includes(flag.toLowerCase());
+    const readers = p.has('group') ? p.all('group').flatMap((g) => g.split(',')).map((g) => g.trim()).filter(Boolean) : (policy?.readers ?? []);
+    const unknown = readers.filter((g) => !access.hasGroup(g));
+    if (unknown.length) throw badRequest(`unknown groups: ${unknown.join(', ')}`);
+    await access.setPolicy({ resource, owner: policy?.owner ?? user, publicRead, readers });
     plain(ctx, `${resource}\n`);
   });
 }
