@@ -132,19 +132,6 @@ test('only the administrator manages users', async () => {
   assert.equal((await http(`${s.url}/feature`, { accept: 'text/turtle', ...as(carol) })).status, 401, 'a removed user\'s token stops working');
 });
 
-test('brute force on /auth/authenticate is slowed down', async () => {
-  let status = 0;
-  for (let i = 0; i < 7; i++) {
-    status = (await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: `guess-${i}` }) })).status;
-  }
-  assert.equal(status, 429);
-  // even the right password waits now
-  const r = await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: 'bob-password' }) });
-  assert.equal(r.status, 429);
-  assert.ok(Number(r.headers.get('retry-after')) > 0);
-});
-
-
 test('the user command works with the server stopped (opens the store) and running (through its API)', async () => {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
@@ -206,4 +193,70 @@ test('tokens of an OpenID Connect provider (JWTs checked against its JWKS) are a
     await server.stop();
     jwks.close();
   }
+});
+
+test('every component: the owner may, another user may not (compounds: read only), anonymous gets 401', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const feature = (await http(`${s.url}/feature`, { method: 'POST', body: featureTurtle('matrix'), contentType: 'text/turtle', ...as(alice) })).text.trim();
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCO butanol', contentType: 'chemical/x-daylight-smiles', ...as(alice) })).text.trim();
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,y\nCCCCO,1\n', contentType: 'text/csv', ...as(alice) })).text.trim();
+  const task = await currentUserTask(alice);
+  const cases: [string, string, string | undefined, string | undefined, number, number][] = [
+    // uri, method, body, content type, status for bob, status for alice
+    [feature, 'GET', undefined, undefined, 403, 200],
+    [feature, 'PUT', featureTurtle('changed'), 'text/turtle', 403, 200],
+    [compound, 'GET', undefined, undefined, 200, 200],
+    [compound, 'PUT', 'CCCCO 1-butanol', 'chemical/x-daylight-smiles', 403, 200],
+    [`${compound}/feature`, 'POST', `feature_uri=${encodeURIComponent(feature)}&value=1`, 'application/x-www-form-urlencoded', 403, 200],
+    [dataset, 'GET', undefined, undefined, 403, 200],
+    [`${dataset}/metadata`, 'PUT', 'title=mine', 'application/x-www-form-urlencoded', 403, 200],
+    [task, 'GET', undefined, undefined, 403, 200],
+    [dataset, 'DELETE', undefined, undefined, 403, 200],
+    [compound, 'DELETE', undefined, undefined, 403, 200],
+    [feature, 'DELETE', undefined, undefined, 403, 200],
+  ];
+  for (const [uri, method, body, type, bobStatus, aliceStatus] of cases) {
+    const call = (token?: string) => http(uri.replace(s.base, s.url), { method, body, contentType: type, accept: 'text/turtle', ...as(token) });
+    assert.equal((await call()).status, 401, `anonymous ${method} ${uri}`);
+    assert.equal((await call(bob)).status, bobStatus, `bob ${method} ${uri}`);
+    assert.equal((await call(alice)).status, aliceStatus, `alice ${method} ${uri}`);
+  }
+  // only the owner publishes a protected resource to the ontology service
+  const ds2 = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,y\nCCO,1\n', contentType: 'text/csv', ...as(alice) })).text.trim();
+  assert.equal((await http(`${s.url}/ontology`, { method: 'POST', body: form({ 'uri[]': ds2 }), ...as(bob) })).status, 403);
+  assert.equal((await http(`${s.url}/ontology`, { method: 'POST', body: form({ 'uri[]': ds2 }), ...as(alice) })).status, 200);
+  // expired tokens stop working
+  const shortLived = await startTestServer(['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1', '--token-ttl', '1']);
+  try {
+    const r = await http(`${shortLived.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'admin', password: 'admin-secret-1' }) });
+    const token = /token\.id=(\S+)/.exec(r.text)![1];
+    assert.equal((await http(`${shortLived.url}/feature`, { accept: 'text/uri-list', headers: { subjectid: token } })).status, 200);
+    await new Promise((res) => setTimeout(res, 1200));
+    assert.equal((await http(`${shortLived.url}/feature`, { accept: 'text/uri-list', headers: { subjectid: token } })).status, 401);
+  } finally {
+    await shortLived.stop();
+  }
+});
+
+/** A task started by `token` (an upload over the task threshold of this server is not needed: the runner records the caller). */
+async function currentUserTask(token: string): Promise<string> {
+  const { currentUser } = await import('../src/auth/access-control.js');
+  const user = await s.services.access.userOfToken(token);
+  const uri = await currentUser.run(user, () => s.services.tasks.submit('owned task', async () => `${s.base}/feature`));
+  await s.services.tasks.settled(uri);
+  await s.services.access.grant(uri, user);
+  return uri;
+}
+
+test('brute force on /auth/authenticate is slowed down', async () => {
+  let status = 0;
+  for (let i = 0; i < 7; i++) {
+    status = (await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: `guess-${i}` }) })).status;
+  }
+  assert.equal(status, 429);
+  // even the right password waits now
+  const r = await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: 'bob-password' }) });
+  assert.equal(r.status, 429);
+  assert.ok(Number(r.headers.get('retry-after')) > 0);
 });
