@@ -120,6 +120,13 @@ test('groups: the owner lets a group read; members read, and stop when they leav
   assert.match((await http(`${s.url}/auth/policy?uri=${encodeURIComponent(ds)}`, { accept: 'text/turtle', ...as(alice) })).text, /ot:readableBy "reviewers"/);
   assert.equal((await http(`${s.url}/auth/group`, { method: 'POST', body: form({ name: 'reviewers', 'members[]': ['alice'] }), ...as(admin) })).status, 200);
   assert.equal((await http(ds.replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403);
+  // deleting the policy takes every grant back
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: ds, public_read: 'true' }), ...as(alice) })).status, 200);
+  assert.equal((await http(ds.replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 200);
+  assert.equal((await http(`${s.url}/auth/policy?uri=${encodeURIComponent(ds)}`, { method: 'DELETE', ...as(bob) })).status, 403);
+  assert.equal((await http(`${s.url}/auth/policy?uri=${encodeURIComponent(ds)}`, { method: 'DELETE', ...as(alice) })).status, 200);
+  assert.equal((await http(ds.replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403);
+  assert.equal((await http(ds.replace(s.base, s.url), { accept: 'text/csv', ...as(alice) })).status, 200);
   assert.equal((await http(`${s.url}/auth/group/reviewers`, { method: 'DELETE', ...as(admin) })).status, 200);
 });
 

@@ -143,4 +143,16 @@ export function authRoutes(router: Router, services: Services): void {
     await access.setPolicy({ resource, owner: policy?.owner ?? user, publicRead, readers });
     plain(ctx, `${resource}\n`);
   });
+
+  /** Deleting a policy takes back every grant: only the owner (and administrators) keep access. */
+  router.delete('/auth/policy', async (ctx) => {
+    const user = await caller(ctx);
+    if (!user) throw new HttpError(401, 'Unauthorized', 'send a token');
+    const resource = access.resourceOf(Params.fromQuery(ctx).required('uri'));
+    const policy = resource ? access.policyOf(resource) : undefined;
+    if (!resource || !policy) throw notFound('no policy for that uri');
+    if (policy.owner !== user && !access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only the owner deletes a policy');
+    await access.setPolicy({ resource, owner: policy.owner, publicRead: false, readers: [] });
+    plain(ctx, '');
+  });
 }
