@@ -75,11 +75,20 @@ export function authRoutes(router: Router, services: Services): void {
     plain(ctx, '');
   });
 
-  router.post('/auth/user', async (ctx) => {
+  /** An administrator's form, and a user or group name from it. */
+  const adminForm = async (ctx: Context) => {
     await requireAdmin(ctx);
-    const p = await Params.fromRequest(ctx, config.bodyLimit);
-    const name = p.required('username');
-    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw badRequest('username: 1 to 64 letters, digits, . _ @ -');
+    return Params.fromRequest(ctx, config.bodyLimit);
+  };
+  const nameIn = (p: Params, key: string) => {
+    const name = p.required(key);
+    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw badRequest(`${key}: 1 to 64 letters, digits, . _ @ -`);
+    return name;
+  };
+
+  router.post('/auth/user', async (ctx) => {
+    const p = await adminForm(ctx);
+    const name = nameIn(p, 'username');
     const password = p.required('password');
     if (password.length < 8) throw badRequest('password: at least 8 characters');
     await access.setUser(name, password);
@@ -93,10 +102,8 @@ export function authRoutes(router: Router, services: Services): void {
   });
 
   router.post('/auth/group', async (ctx) => {
-    await requireAdmin(ctx);
-    const p = await Params.fromRequest(ctx, config.bodyLimit);
-    const name = p.required('name');
-    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw badRequest('name: 1 to 64 letters, digits, . _ @ -');
+    const p = await adminForm(ctx);
+    const name = nameIn(p, 'name');
     const members = p.all('members').flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean);
     const unknown = members.filter((m) => !access.hasUser(m));
     if (unknown.length) throw badRequest(`unknown users: ${unknown.join(', ')}`);
