@@ -20,16 +20,10 @@ export const notFound = (message: string) => new HttpError(404, 'NotFound', mess
 export const notAcceptable = (message: string) => new HttpError(400, 'NotAcceptable', message);
 export const unsupportedType = (message: string) => new HttpError(400, 'UnsupportedMediaType', message);
 export const tooLarge = (message: string) => new HttpError(413, 'PayloadTooLarge', message);
-export const unavailable = (message: string) => new HttpError(503, 'ServiceUnavailable', message);
 export const badGateway = (message: string, details?: string) => new HttpError(502, 'BadGateway', message, details);
 
 export function methodNotAllowed(allowed: string[]): HttpError {
   return new HttpError(405, 'MethodNotAllowed', `method not allowed; allowed: ${allowed.join(', ')}`, undefined, {
     Allow: allowed.join(', '),
   });
-}
-
-/** An error that carries the status and message of a failed task or a remote service. */
-export function isHttpError(e: unknown): e is HttpError {
-  return e instanceof HttpError;
 }

@@ -1,34 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, RDF_TYPE } from './namespaces.js';
-
-/** Small read helpers over an in-memory array of quads (one resource's graph). */
-export class Graph {
-  constructor(readonly quads: RDF.Quad[]) {}
-
-  objects(subject: RDF.Term, predicate: RDF.Term): RDF.Term[] {
-    return this.quads.filter((q) => q.subject.equals(subject) && q.predicate.equals(predicate)).map((q) => q.object);
-  }
-
-  object(subject: RDF.Term, predicate: RDF.Term): RDF.Term | undefined {
-    return this.objects(subject, predicate)[0];
-  }
-
-  value(subject: RDF.Term, predicate: RDF.Term): string | undefined {
-    return this.object(subject, predicate)?.value;
-  }
-
-  subjects(predicate: RDF.Term, object: RDF.Term): RDF.Quad_Subject[] {
-    return this.quads.filter((q) => q.predicate.equals(predicate) && q.object.equals(object)).map((q) => q.subject);
-  }
-
-  types(subject: RDF.Term): RDF.Term[] {
-    return this.objects(subject, RDF_TYPE);
-  }
-
-  has(subject: RDF.Term, predicate: RDF.Term, object?: RDF.Term): boolean {
-    return this.quads.some((q) => q.subject.equals(subject) && q.predicate.equals(predicate) && (!object || q.object.equals(object)));
-  }
-}
+import { df } from './namespaces.js';
 
 /** Put every quad into one named graph. */
 export function intoGraph(quads: Iterable<RDF.Quad>, graph: RDF.Quad_Graph): RDF.Quad[] {

@@ -11,10 +11,6 @@ export const RDF_OUTPUT_TYPES = ['application/rdf+xml', 'text/turtle', 'applicat
 /** Media types whose output can hold named graphs. */
 export const QUAD_OUTPUT_TYPES = ['application/n-quads', 'application/trig'];
 
-export function isRdfOutputType(t: string): boolean {
-  return RDF_OUTPUT_TYPES.includes(t) || QUAD_OUTPUT_TYPES.includes(t);
-}
-
 export async function serializeRdf(quads: RDF.Quad[], mediaType: string, prefixes: Record<string, string> = PREFIXES): Promise<string> {
   switch (mediaType) {
     case 'application/rdf+xml':
