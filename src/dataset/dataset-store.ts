@@ -259,6 +259,27 @@ export class DatasetStore {
     await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: this.metadataQuads(uri, meta) });
   }
 
+  /** A new dataset from rows already resolved to compounds (results of algorithms and models). */
+  async createFromRows(annotations: [RDF.NamedNode, RDF.Term][], features: string[], rows: { compound: string; values: [string, RDF.Literal][] }[], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<string> {
+    const uri = await this.services.ids.next(this.collection);
+    await this.rewrite(uri, { annotations, features, warnings: [] }, rows, featureGraphs);
+    return uri;
+  }
+
+  /**
+   * Add (or overwrite) columns of a dataset: `valuesOf` gives each row's new values. Rows and
+   * metadata are rewritten in one batch.
+   */
+  async addColumns(meta: DatasetMeta, features: string[], valuesOf: (row: DatasetRow) => [string, RDF.Literal][], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<void> {
+    const allFeatures = [...meta.features, ...features.filter((f) => !meta.features.includes(f))];
+    const rows: { compound: string; values: [string, RDF.Literal][] }[] = [];
+    for await (const r of this.rows(meta.uri)) {
+      for (const [f, v] of valuesOf(r)) r.values.set(f, v);
+      rows.push({ compound: r.compound, values: allFeatures.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!]) });
+    }
+    await this.rewrite(meta.uri, { annotations: this.annotationsOf(meta), features: allFeatures, warnings: meta.warnings, created: this.createdOf(meta) }, rows, featureGraphs);
+  }
+
   /** Merge a table into a dataset (PUT): same compound + feature overwrites, anything new is added. */
   async merge(uri: string, meta: DatasetMeta, table: InputTable, annotations: [RDF.NamedNode, RDF.Term][]): Promise<void> {
     const { columns, values } = typeColumns(table);

@@ -16,6 +16,11 @@ import { compoundRoutes } from '../compound/compound-routes.js';
 import { CompoundRegistry } from '../compound/compound-registry.js';
 import { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRoutes } from '../dataset/dataset-routes.js';
+import { algorithmRoutes, publishCatalogue } from '../algorithm/algorithm-routes.js';
+import { DescriptorCalculation } from '../algorithm/descriptor-calculation.js';
+import { ModelStore } from '../model/model-store.js';
+import { Predictor } from '../model/prediction.js';
+import { modelRoutes } from '../model/model-routes.js';
 
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
 export function createApp(services: Services, registry: OntologyRegistry): { app: Koa; ready: Promise<void> } {
@@ -43,9 +48,14 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   const datasets = new DatasetStore(services, compounds);
   datasetRoutes(router, services, datasets);
   // rows of an upload that a crash cut off before its metadata was written
-  const ready = datasets.removeOrphans().then((n) => {
+  const ready = datasets.removeOrphans().then(async (n) => {
     if (n) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: n });
+    await publishCatalogue(services);
   });
+  const models = new ModelStore(services);
+  const descriptors = new DescriptorCalculation(services);
+  algorithmRoutes(router, services, { datasets, models, descriptors });
+  modelRoutes(router, services, datasets, models, new Predictor(services, descriptors));
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);

@@ -5,7 +5,7 @@ import { matchesPattern } from '../rdf/terms.js';
 import type { TermName } from './indexes.js';
 
 /**
- * Bulk graphs (a dataset's entries: `{uri}/entries`) hold most of the quads of a store but are
+ * Bulk graphs (a dataset's entries: `{uri}/entries`; a model's trained content: `{uri}/content`) hold most of the quads of a store but are
  * read almost only whole. They live in a second quadstore on the same LevelDB with just two
  * indexes, so one value costs two index keys instead of eight:
  * - graph, subject, predicate, object: a whole graph in entry order, one entry's values;
@@ -19,9 +19,11 @@ export const BULK_INDEXES: TermName[][] = [
 ];
 
 export const BULK_GRAPH_SUFFIX = '/entries';
+/** A model's trained content (large JSON literals, read only whole). */
+export const MODEL_CONTENT_SUFFIX = '/content';
 
 export function isBulkGraph(iri: string): boolean {
-  return iri.endsWith(BULK_GRAPH_SUFFIX);
+  return iri.endsWith(BULK_GRAPH_SUFFIX) || iri.endsWith(MODEL_CONTENT_SUFFIX);
 }
 
 /** A quadstore whose index keys carry a 'B' prefix, so it can share a LevelDB with the main one. */

@@ -1,0 +1,135 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { df, dc, ot, literal } from '../rdf/namespaces.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { Params } from '../http/params.js';
+import { sendList, sendNegotiated, rdfRenderers, sendUri } from '../http/respond.js';
+import type { Services } from '../server/services.js';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import type { ModelStore } from '../model/model-store.js';
+import { planTraining, splitDatasetUri, trainModel } from '../model/training.js';
+import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
+import { readParameters } from './parameters.js';
+import type { DescriptorCalculation } from './descriptor-calculation.js';
+
+export interface AlgorithmComponents {
+  datasets: DatasetStore;
+  models: ModelStore;
+  descriptors: DescriptorCalculation;
+}
+
+/** Write every catalogue entry into the store (graph = algorithm URI), so SPARQL sees them. */
+export async function publishCatalogue(services: Services): Promise<void> {
+  const graphs: Record<string, RDF.Quad[]> = {};
+  for (const def of catalogue()) graphs[algorithmUri(services, def)] = algorithmQuads(def, algorithmUri(services, def));
+  await services.store.replaceGraphs(graphs);
+}
+
+function algorithmUri(services: Services, def: AlgorithmDefinition): string {
+  return `${services.config.baseUrl}/algorithm/${def.id}`;
+}
+
+/**
+ * Where results go (spec 4.4, 4.11): a new dataset of this service (also when dataset_service
+ * names this service), or `result_dataset`, an existing dataset that gets new columns. Both at
+ * once is refused.
+ */
+export async function resultTarget(services: Services, datasets: DatasetStore, params: Params): Promise<DatasetMeta | undefined> {
+  const result = params.get('result_dataset');
+  const service = params.get('dataset_service');
+  if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
+  if (service && service.replace(/\/+$/, '') !== datasets.collection) {
+    throw badRequest(`dataset_service ${service} is not supported: results can be stored only by this service's dataset service ${datasets.collection}`);
+  }
+  if (!result) return undefined;
+  const meta = await datasets.readMeta(result.split('?')[0]);
+  if (!meta) throw notFound(`result_dataset ${result} not found`);
+  return meta;
+}
+
+/** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
+export function algorithmRoutes(router: Router, services: Services, components: AlgorithmComponents): void {
+  const { config, tasks, store } = services;
+  const { datasets, models, descriptors } = components;
+  const collection = `${config.baseUrl}/algorithm`;
+
+  function requireAlgorithm(ctx: Context): AlgorithmDefinition {
+    const def = algorithmById(ctx.params.id);
+    if (!def) throw notFound(`algorithm ${collection}/${ctx.params.id} not found`);
+    return def;
+  }
+
+  router.get('/algorithm', async (ctx) => {
+    const sameAs = Params.fromQuery(ctx).get('sameas') ?? Params.fromQuery(ctx).get('query');
+    const defs = catalogue().filter((d) => !sameAs || d.sameAs === sameAs);
+    if (sameAs && !defs.length) throw notFound(`no algorithm has owl:sameAs <${sameAs}>`);
+    await sendList(ctx, defs.map((d) => algorithmUri(services, d)), () => defs.flatMap((d) => algorithmQuads(d, algorithmUri(services, d))), sameAs ? `Algorithms with owl:sameAs ${sameAs}` : 'Algorithms');
+  });
+
+  router.get('/algorithm/:id', async (ctx) => {
+    const def = requireAlgorithm(ctx);
+    const uri = algorithmUri(services, def);
+    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => algorithmQuads(def, uri), `Algorithm: ${def.title}`), 'text/uri-list': () => `${uri}\r\n` });
+  });
+
+  router.get('/algorithm/:id/:instance', async (ctx) => {
+    const def = requireAlgorithm(ctx);
+    const uri = `${algorithmUri(services, def)}/${encodeURIComponent(ctx.params.instance)}`;
+    const quads = await store.readGraph(uri);
+    if (!quads.length) throw notFound(`algorithm instance ${uri} not found`);
+    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Algorithm: ${def.title} (parameter values used)`), 'text/uri-list': () => `${uri}\r\n` });
+  });
+
+  router.post('/algorithm/:id', async (ctx) => {
+    const def = requireAlgorithm(ctx);
+    const params = await Params.fromRequest(ctx, config.bodyLimit);
+    const datasetParam = params.required('dataset_uri');
+    const values = readParameters(def.parameters, params);
+    const { uri: datasetUri, features: selected } = splitDatasetUri(datasetParam);
+
+    if (def.kind === 'learner') {
+      const predictionFeature = params.required('prediction_feature');
+      const plan = await planTraining(services, datasets, { algorithmUri: algorithmUri(services, def), learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
+      const task = await tasks.submit(`Training ${def.title} on ${datasetUri}`, (job) => trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }));
+      return sendUri(ctx, task, 202);
+    }
+
+    try {
+      def.descriptors.columns(values);
+    } catch (e) {
+      if (e instanceof RangeError) throw badRequest(e.message);
+      throw e;
+    }
+    const source = await datasets.readMeta(datasetUri);
+    if (!source) throw notFound(`dataset_uri: dataset ${datasetUri} not found`);
+    const unknown = selected.filter((f) => !source.features.includes(f));
+    if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${datasetUri}: ${unknown.join(', ')}`);
+    const target = await resultTarget(services, datasets, params);
+    const task = await tasks.submit(`${def.title} for ${datasetUri}`, async (job) => {
+      const instance = await descriptors.instance(def, values);
+      const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];
+      for await (const r of datasets.rows(source.uri)) rows.push({ compound: r.compound, values: r.values });
+      const columns = await descriptors.calculate(def, values, instance, rows.map((r) => r.compound), { signal: job.signal, progress: (f) => job.progress(5 + f * 85) });
+      if (target) {
+        const byCompound = new Map<string, [string, RDF.Literal][]>();
+        rows.forEach((r, i) => byCompound.set(r.compound, instance.features.flatMap((f, j) => (columns[j][i] ? [[f, columns[j][i]!] as [string, RDF.Literal]] : []))));
+        await datasets.addColumns(target, instance.features, (row) => byCompound.get(row.compound) ?? []);
+        return target.uri;
+      }
+      const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
+      const features = [...kept, ...instance.features.filter((f) => !kept.includes(f))];
+      const out = rows.map((r, i) => {
+        const values = new Map(kept.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!] as [string, RDF.Literal]));
+        instance.features.forEach((f, j) => columns[j][i] && values.set(f, columns[j][i]!));
+        return { compound: r.compound, values: features.filter((f) => values.has(f)).map((f) => [f, values.get(f)!] as [string, RDF.Literal]) };
+      });
+      const annotations: [RDF.NamedNode, RDF.Term][] = [
+        [dc('title'), literal(`${source.title ?? source.uri} with ${def.title}`)],
+        [ot('hasSource'), df.namedNode(instance.uri)],
+      ];
+      return datasets.createFromRows(annotations, features, out);
+    });
+    await sendUri(ctx, task, 202);
+  });
+}

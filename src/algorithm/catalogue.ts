@@ -1,0 +1,95 @@
+import type * as RDF from '@rdfjs/types';
+import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.js';
+import { LEARNERS } from '../learning/learners.js';
+import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.js';
+import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
+
+/**
+ * The algorithm catalogue (spec 2.4): every algorithm the service offers, whatever it does.
+ * An entry names what runs when it is invoked; new kinds (applicability domain, feature
+ * selection, ...) add a `kind` without changing the others.
+ */
+export type AlgorithmDefinition =
+  | (Common & { kind: 'descriptors'; descriptors: DescriptorSet })
+  | (Common & { kind: 'learner'; learner: Learner });
+
+interface Common {
+  id: string;
+  title: string;
+  description: string;
+  /** Local names in the ota: ontology. */
+  types: string[];
+  sameAs?: string;
+  parameters: ParameterSpec[];
+}
+
+/** When the catalogue's current descriptions were written (dc:date of every entry). */
+export const CATALOGUE_DATE = '2026-11-22T00:00:00Z';
+export const CREATOR = 'ToxGraph';
+
+export function catalogue(): AlgorithmDefinition[] {
+  return [
+    ...DESCRIPTOR_SETS.map((d): AlgorithmDefinition => ({ kind: 'descriptors', descriptors: d, id: d.id, title: d.title, description: d.description, types: d.types, sameAs: d.sameAs, parameters: d.parameters })),
+    ...LEARNERS.map((l): AlgorithmDefinition => ({
+      kind: 'learner',
+      learner: l,
+      id: l.id,
+      title: l.title,
+      description: l.description,
+      types: ['Supervised', ...l.types.filter((t) => t !== 'Supervised')],
+      sameAs: l.sameAs,
+      parameters: l.parameters,
+    })),
+  ];
+}
+
+export function algorithmById(id: string): AlgorithmDefinition | undefined {
+  return catalogue().find((a) => a.id === id);
+}
+
+/** Parameters every invocation takes besides the algorithm's own (listed as mandatory). */
+function invocationParameters(def: AlgorithmDefinition): { name: string; description: string }[] {
+  const out = [{ name: 'dataset_uri', description: 'URI of the dataset to work on (it may select features with a feature_uris[] query)' }];
+  if (def.kind === 'learner') out.push({ name: 'prediction_feature', description: `URI of the feature to predict (${def.learner.task === 'regression' ? 'numeric' : 'nominal'})` });
+  return out;
+}
+
+export function typedValue(spec: ParameterSpec, value: ParamValue): RDF.Literal {
+  switch (spec.type) {
+    case 'integer':
+      return literal(String(value), xsd('int'));
+    case 'number':
+      return literal(String(value), xsd('double'));
+    case 'boolean':
+      return literal(String(value), xsd('boolean'));
+    default:
+      return literal(String(value), xsd('string'));
+  }
+}
+
+/**
+ * The RDF of an algorithm, or of an algorithm instance when `values` are given (the parameter
+ * values used, spec 2.4), with one `ot:Parameter` node per parameter under its URI.
+ */
+export function algorithmQuads(def: AlgorithmDefinition, uri: string, instance?: { of: string; values: Record<string, ParamValue>; date: string }): RDF.Quad[] {
+  const a = df.namedNode(uri);
+  const quads: RDF.Quad[] = [
+    df.quad(a, rdf('type'), ot('Algorithm')),
+    ...def.types.map((t) => df.quad(a, rdf('type'), ota(t))),
+    df.quad(a, dc('identifier'), literal(uri, xsd('anyURI'))),
+    df.quad(a, dc('title'), literal(def.title)),
+    df.quad(a, dc('description'), literal(def.description)),
+    df.quad(a, dc('creator'), literal(CREATOR)),
+    df.quad(a, dc('date'), literal(instance?.date ?? CATALOGUE_DATE, xsd('dateTime'))),
+  ];
+  if (def.sameAs) quads.push(df.quad(a, owl('sameAs'), df.namedNode(def.sameAs)));
+  if (instance) quads.push(df.quad(a, ot('instanceOf'), df.namedNode(instance.of)));
+  const param = (name: string, description: string, scope: string, value?: RDF.Literal) => {
+    const p = df.namedNode(`${uri}#parameter-${encodeURIComponent(name)}`);
+    quads.push(df.quad(a, ot('parameters'), p), df.quad(p, rdf('type'), ot('Parameter')), df.quad(p, dc('title'), literal(name)), df.quad(p, dc('description'), literal(description)), df.quad(p, ot('paramScope'), literal(scope)));
+    if (value) quads.push(df.quad(p, ot('paramValue'), value));
+  };
+  if (!instance) for (const p of invocationParameters(def)) param(p.name, p.description, 'mandatory');
+  for (const spec of def.parameters) param(spec.name, spec.description, 'optional', typedValue(spec, instance ? instance.values[spec.name] : spec.default));
+  return quads;
+}

@@ -1,0 +1,141 @@
+import type * as RDF from '@rdfjs/types';
+import { createHash } from 'node:crypto';
+import type { ParamValue } from '../learning/learner.js';
+import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
+import { sparql } from '../store/sparql-template.js';
+import { select } from '../store/query-helpers.js';
+import { structureFrom } from '../compound/compound-registry.js';
+import type { Services } from '../server/services.js';
+import { algorithmQuads, type AlgorithmDefinition } from './catalogue.js';
+import type { DescriptorColumn } from './descriptor-sets.js';
+
+type DescriptorAlgorithm = Extract<AlgorithmDefinition, { kind: 'descriptors' }>;
+
+/** An algorithm instance (spec 2.4): the algorithm with the parameter values used, and its features. */
+export interface DescriptorInstance {
+  uri: string;
+  columns: DescriptorColumn[];
+  /** Feature URI per column, in column order. */
+  features: string[];
+}
+
+const CALCULATION_MODULE = new URL('../chemistry/descriptor-calculation.ts', import.meta.url).href;
+const CHUNK = 250;
+const READ_CONCURRENCY = 64;
+
+/**
+ * Runs descriptor algorithms. Invoking one with parameter values makes (once) an algorithm
+ * instance `/algorithm/{id}/{hash of the values}` and one feature per output column with
+ * `ot:hasSource` the instance; the same values always give the same instance and features, so
+ * descriptors calculated for different datasets are the same features (a model trained on
+ * one dataset can predict another). The chemistry runs in the worker pool.
+ */
+export class DescriptorCalculation {
+  private readonly creating = new Map<string, Promise<DescriptorInstance>>();
+
+  constructor(private readonly services: Services) {}
+
+  instanceUri(def: DescriptorAlgorithm, values: Record<string, ParamValue>): string {
+    const canonical = JSON.stringify(Object.keys(values).sort().map((k) => [k, values[k]]));
+    const hash = createHash('sha256').update(canonical).digest('hex').slice(0, 12);
+    return `${this.services.config.baseUrl}/algorithm/${def.id}/${hash}`;
+  }
+
+  /** The instance for these values, created with its features on first use (one batch). */
+  instance(def: DescriptorAlgorithm, values: Record<string, ParamValue>): Promise<DescriptorInstance> {
+    const uri = this.instanceUri(def, values);
+    let pending = this.creating.get(uri);
+    if (!pending) {
+      pending = this.findOrCreate(def, values, uri).finally(() => this.creating.delete(uri));
+      this.creating.set(uri, pending);
+    }
+    return pending;
+  }
+
+  private async findOrCreate(def: DescriptorAlgorithm, values: Record<string, ParamValue>, uri: string): Promise<DescriptorInstance> {
+    const { store, ids, config } = this.services;
+    const columns = def.descriptors.columns(values);
+    const existing = await this.featuresOf(uri);
+    if (columns.every((c) => existing.has(c.title))) return { uri, columns, features: columns.map((c) => existing.get(c.title)!) };
+    const graphs: Record<string, RDF.Quad[]> = {};
+    const features: string[] = [];
+    for (const c of columns) {
+      const known = existing.get(c.title);
+      if (known) {
+        features.push(known);
+        continue;
+      }
+      const f = await ids.next(`${config.baseUrl}/feature`);
+      graphs[f] = descriptorFeatureQuads(f, c, uri);
+      features.push(f);
+    }
+    graphs[uri] = algorithmQuads(def, uri, { of: `${config.baseUrl}/algorithm/${def.id}`, values, date: new Date().toISOString() });
+    await store.replaceGraphs(graphs);
+    return { uri, columns, features };
+  }
+
+  /** Features of an instance, by title. */
+  private async featuresOf(instanceUri: string): Promise<Map<string, string>> {
+    const rows = await select(this.services.store, sparql`SELECT ?f ?t WHERE { GRAPH ?f { ?f ${ot('hasSource')} ${df.namedNode(instanceUri)} ; ${dc('title')} ?t } }`);
+    return new Map(rows.map((r) => [r.t.value, r.f.value]));
+  }
+
+  /**
+   * Calculate the instance's features for compounds: one value list per feature, aligned with
+   * `compounds` (undefined where the structure cannot be read or a value is missing).
+   */
+  async calculate(def: DescriptorAlgorithm, values: Record<string, ParamValue>, instance: DescriptorInstance, compounds: string[], options: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<(RDF.Literal | undefined)[][]> {
+    const smiles = await this.smilesOf(compounds);
+    const call = def.descriptors.call(values, instance.columns);
+    const unique = [...new Set(smiles.filter((s): s is string => !!s))];
+    const chunks: string[][] = [];
+    for (let i = 0; i < unique.length; i += CHUNK) chunks.push(unique.slice(i, i + CHUNK));
+    let done = 0;
+    const results = await Promise.all(
+      chunks.map(async (chunk) => {
+        const out = await this.services.workers.run<(number[] | null)[]>(CALCULATION_MODULE, call.exportName, [chunk, ...call.args], options.signal);
+        options.progress?.(++done / chunks.length);
+        return out;
+      }),
+    );
+    const bySmiles = new Map<string, number[] | null>();
+    chunks.forEach((chunk, k) => chunk.forEach((s, i) => bySmiles.set(s, results[k][i])));
+    const fingerprint = instance.columns.length === 1 && instance.columns[0].bits !== undefined;
+    return instance.columns.map((_, j) =>
+      smiles.map((s) => {
+        const row = s ? bySmiles.get(s) : null;
+        if (!row) return undefined;
+        if (fingerprint) return literal(row.join(' '));
+        const v = row[j];
+        return Number.isFinite(v) ? literal(String(v), xsd('double')) : undefined;
+      }),
+    );
+  }
+
+  private async smilesOf(compounds: string[]): Promise<(string | undefined)[]> {
+    const out: (string | undefined)[] = new Array(compounds.length);
+    for (let i = 0; i < compounds.length; i += READ_CONCURRENCY) {
+      await Promise.all(
+        compounds.slice(i, i + READ_CONCURRENCY).map(async (c, k) => {
+          out[i + k] = structureFrom(await this.services.store.readGraph(c), c)?.smiles;
+        }),
+      );
+    }
+    return out;
+  }
+}
+
+export function descriptorFeatureQuads(uri: string, column: DescriptorColumn, source: string): RDF.Quad[] {
+  const f = df.namedNode(uri);
+  const quads = [
+    df.quad(f, rdf('type'), ot('Feature')),
+    df.quad(f, dc('title'), literal(column.title)),
+    df.quad(f, dc('description'), literal(column.description)),
+    df.quad(f, ot('units'), literal(column.units)),
+    df.quad(f, ot('hasSource'), df.namedNode(source)),
+  ];
+  if (column.bits !== undefined) quads.push(df.quad(f, rdf('type'), ot('StringFeature')), df.quad(f, rdf('type'), ot('FingerprintFeature')), df.quad(f, ot('fingerprintBits'), literal(column.bits)));
+  else quads.push(df.quad(f, rdf('type'), ot('NumericFeature')));
+  if (column.sameAs) quads.push(df.quad(f, owl('sameAs'), df.namedNode(column.sameAs)));
+  return quads;
+}

@@ -1,0 +1,56 @@
+import type { ParameterSpec, ParamValue } from '../learning/learner.js';
+import type { Params } from '../http/params.js';
+import { badRequest } from '../http/errors.js';
+
+/**
+ * The values of an algorithm's own parameters in a request, checked against their specs and
+ * completed with defaults. A bad value answers 400 naming the parameter and what it accepts.
+ */
+export function readParameters(specs: ParameterSpec[], params: Params): Record<string, ParamValue> {
+  const out: Record<string, ParamValue> = {};
+  for (const spec of specs) {
+    const raw = params.get(spec.name);
+    out[spec.name] = raw === undefined || raw.trim() === '' ? spec.default : parseValue(spec, raw.trim());
+  }
+  return out;
+}
+
+/** Check already-typed values (stored ones, or `name=value;...` strings parsed by the caller). */
+export function checkParameters(specs: ParameterSpec[], given: Record<string, string>): Record<string, ParamValue> {
+  const unknown = Object.keys(given).filter((k) => !specs.some((s) => s.name === k));
+  if (unknown.length) throw badRequest(`unknown parameter ${unknown.join(', ')}; this algorithm takes ${specs.map((s) => s.name).join(', ') || 'no parameters'}`);
+  const out: Record<string, ParamValue> = {};
+  for (const spec of specs) out[spec.name] = given[spec.name] === undefined ? spec.default : parseValue(spec, given[spec.name]);
+  return out;
+}
+
+function parseValue(spec: ParameterSpec, raw: string): ParamValue {
+  const name = spec.name;
+  switch (spec.type) {
+    case 'integer':
+    case 'number': {
+      const n = Number(raw);
+      if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw) || !Number.isFinite(n)) throw badRequest(`parameter ${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}${range(spec)} (got ${JSON.stringify(raw.slice(0, 40))})`);
+      if (spec.type === 'integer' && !Number.isInteger(n)) throw badRequest(`parameter ${name} must be an integer${range(spec)} (got ${raw})`);
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) throw badRequest(`parameter ${name} is out of range: it must be${range(spec)} (got ${raw})`);
+      return n;
+    }
+    case 'boolean': {
+      const v = raw.toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(v)) return true;
+      if (['false', '0', 'no', 'off'].includes(v)) return false;
+      throw badRequest(`parameter ${name} must be true or false (got ${JSON.stringify(raw.slice(0, 40))})`);
+    }
+    default: {
+      if (spec.choices && !spec.choices.includes(raw)) throw badRequest(`parameter ${name} must be one of ${spec.choices.join(', ')} (got ${JSON.stringify(raw.slice(0, 40))})`);
+      return raw;
+    }
+  }
+}
+
+function range(spec: ParameterSpec): string {
+  if (spec.min !== undefined && spec.max !== undefined) return ` between ${spec.min} and ${spec.max}`;
+  if (spec.min !== undefined) return ` of at least ${spec.min}`;
+  if (spec.max !== undefined) return ` of at most ${spec.max}`;
+  return '';
+}

@@ -1,0 +1,64 @@
+import initRDKitModule from '@rdkit/rdkit';
+
+/**
+ * Descriptor and fingerprint calculation with RDKit.js, as pure functions of SMILES so that
+ * they run in worker threads (each thread loads its own RDKit once). A structure RDKit cannot
+ * read gives null values, never an exception for the whole batch.
+ */
+
+let rdkit: Promise<any> | undefined;
+function toolkit(): Promise<any> {
+  rdkit ??= (async () => {
+    const r = await (initRDKitModule as any)();
+    r.disable_logging();
+    return r;
+  })();
+  return rdkit;
+}
+
+async function eachMolecule<T>(smiles: string[], work: (mol: any) => T): Promise<(T | null)[]> {
+  const r = await toolkit();
+  return smiles.map((s) => {
+    let mol: any = null;
+    try {
+      mol = r.get_mol(s);
+      if (!mol || !mol.is_valid()) return null;
+      return work(mol);
+    } catch {
+      return null;
+    } finally {
+      mol?.delete();
+    }
+  });
+}
+
+/** The names of the descriptors `get_descriptors()` gives, in its order. */
+export async function rdkitDescriptorNames(): Promise<string[]> {
+  const [names] = await eachMolecule(['C'], (mol) => Object.keys(JSON.parse(mol.get_descriptors())));
+  return names ?? [];
+}
+
+/** One row per structure: the values of `names` (null when the structure cannot be read). */
+export async function rdkitDescriptors(smiles: string[], names: string[]): Promise<(number[] | null)[]> {
+  return eachMolecule(smiles, (mol) => {
+    const all = JSON.parse(mol.get_descriptors()) as Record<string, number>;
+    return names.map((n) => (typeof all[n] === 'number' && Number.isFinite(all[n]) ? all[n] : NaN));
+  });
+}
+
+/** Morgan (ECFP-like) fingerprints as lists of the indices of set bits. */
+export async function morganFingerprints(smiles: string[], radius: number, nBits: number, useChirality: boolean): Promise<(number[] | null)[]> {
+  const options = JSON.stringify({ radius, nBits, useChirality });
+  return eachMolecule(smiles, (mol) => onBits(mol.get_morgan_fp(options)));
+}
+
+/** MACCS keys (167 bits, bit 0 unused) as lists of the indices of set bits. */
+export async function maccsKeys(smiles: string[]): Promise<(number[] | null)[]> {
+  return eachMolecule(smiles, (mol) => onBits(mol.get_maccs_fp()));
+}
+
+function onBits(bitString: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < bitString.length; i++) if (bitString.charCodeAt(i) === 49) out.push(i);
+  return out;
+}

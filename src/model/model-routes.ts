@@ -1,0 +1,116 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { df, dc, ot, literal } from '../rdf/namespaces.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { Params } from '../http/params.js';
+import { sendList, sendNegotiated, rdfRenderers, sendUri } from '../http/respond.js';
+import type { Services } from '../server/services.js';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import { datasetRenderers } from '../dataset/dataset-views.js';
+import { FeatureValues } from '../compound/feature-values.js';
+import { resultTarget } from '../algorithm/algorithm-routes.js';
+import { splitDatasetUri } from './training.js';
+import type { ModelStore, StoredModel } from './model-store.js';
+import type { Predictor, PredictionRow, PredictedValues } from './prediction.js';
+
+/** Model component (spec 2.5, 4.11): list, describe, delete, and predict datasets or compounds. */
+export function modelRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor): void {
+  const { config, store, tasks } = services;
+  const modelUri = (ctx: Context) => `${models.collection}/${encodeURIComponent(ctx.params.id)}`;
+  const featureValues = new FeatureValues(store, config.baseUrl);
+
+  async function requireDescription(ctx: Context): Promise<{ uri: string; quads: RDF.Quad[] }> {
+    const uri = modelUri(ctx);
+    const quads = await models.readDescription(uri);
+    if (!quads) throw notFound(`model ${uri} not found`);
+    return { uri, quads };
+  }
+
+  async function requireModel(ctx: Context): Promise<StoredModel> {
+    const model = await models.load(modelUri(ctx));
+    if (!model) throw notFound(`model ${modelUri(ctx)} not found`);
+    return model;
+  }
+
+  router.get('/model', async (ctx) => {
+    const query = Params.fromQuery(ctx);
+    const sameAs = query.get('query') ?? query.get('sameas');
+    const uris = await models.list(sameAs);
+    if (sameAs && !uris.length) throw notFound(`no model has owl:sameAs <${sameAs}>`);
+    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), sameAs ? `Models with owl:sameAs ${sameAs}` : 'Models');
+  });
+
+  router.get('/model/:id', async (ctx) => {
+    const { uri, quads } = await requireDescription(ctx);
+    const title = quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value;
+    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Model: ${title ?? uri}`), 'text/uri-list': () => `${uri}\r\n` });
+  });
+
+  for (const [path, property] of [['independent', 'independentVariables'], ['dependent', 'dependentVariables'], ['predicted', 'predictedVariables']] as const) {
+    router.get(`/model/:id/${path}`, async (ctx) => {
+      const { uri, quads } = await requireDescription(ctx);
+      const features = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot(property))).map((q) => q.object.value);
+      await sendList(ctx, features, async () => (await Promise.all(features.map((f) => store.readGraph(f)))).flat(), `${path[0].toUpperCase()}${path.slice(1)} variables of ${uri}`);
+    });
+  }
+
+  router.delete('/model/:id', async (ctx) => {
+    const { uri } = await requireDescription(ctx);
+    await models.delete(uri);
+    ctx.status = 200;
+    ctx.body = '';
+  });
+
+  /** Store predictions: a new dataset, or new columns of `target`. */
+  async function storePredictions(model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], target: DatasetMeta | undefined, source: string, sourceTitle: string): Promise<string> {
+    if (target) {
+      const byCompound = new Map(rows.map((r, i) => [r.compound, predictions[i]]));
+      await datasets.addColumns(target, [model.predicted, model.confidence], (row) => byCompound.get(row.compound) ?? []);
+      return target.uri;
+    }
+    const annotations: [RDF.NamedNode, RDF.Term][] = [
+      [dc('title'), literal(`Predictions of ${model.title} for ${sourceTitle}`)],
+      [ot('hasSource'), df.namedNode(model.uri)],
+      [dc('source'), df.namedNode(source)],
+    ];
+    return datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
+  }
+
+  router.post('/model/:id', async (ctx) => {
+    const model = await requireModel(ctx);
+    const params = await Params.fromRequest(ctx, config.bodyLimit);
+    const datasetParam = params.get('dataset_uri');
+    const compound = params.get('compound_uri');
+    if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri for a single compound)');
+    if (datasetParam && compound) throw badRequest('give dataset_uri or compound_uri, not both');
+    const target = await resultTarget(services, datasets, params);
+
+    if (compound) {
+      if (!compound.startsWith(`${config.baseUrl}/compound/`) || !(await store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
+      const own = await featureValues.read(compound, model.independent);
+      const row: PredictionRow = { compound, values: new Map(own.map((v) => [v.feature, v.value])) };
+      const plan = await predictor.planInputs(model, [...row.values.keys()]);
+      const predictions = await predictor.predict(model, [row], plan);
+      const uri = await storePredictions(model, [row], predictions, target, compound, compound);
+      const meta = (await datasets.readMeta(uri))!;
+      ctx.set('Location', uri);
+      return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, { compounds: [compound], features: [model.predicted, model.confidence] }));
+    }
+
+    const { uri: datasetUri } = splitDatasetUri(datasetParam!);
+    const source = await datasets.readMeta(datasetUri);
+    if (!source) throw notFound(`dataset_uri: dataset ${datasetUri} not found`);
+    const plan = await predictor.planInputs(model, source.features);
+    const work = async (job: { signal?: AbortSignal; progress?: (f: number) => void }) => {
+      const rows: PredictionRow[] = [];
+      for await (const r of datasets.rows(source.uri)) rows.push({ compound: r.compound, values: r.values });
+      const predictions = await predictor.predict(model, rows, plan, job);
+      return storePredictions(model, rows, predictions, target, source.uri, source.title ?? source.uri);
+    };
+    // Predicting is quick; calculating missing descriptors first is not: then it is a task.
+    if (!plan.calculations.length) return sendUri(ctx, await work({}));
+    const task = await tasks.submit(`Predictions of ${model.uri} for ${datasetUri}`, (job) => work({ signal: job.signal, progress: (f) => job.progress(f * 100) }));
+    await sendUri(ctx, task, 202);
+  });
+}

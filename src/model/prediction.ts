@@ -1,0 +1,101 @@
+import type * as RDF from '@rdfjs/types';
+import type { Prediction } from '../learning/learner.js';
+import { badRequest } from '../http/errors.js';
+import { ot, dc, literal, xsd } from '../rdf/namespaces.js';
+import type { Services } from '../server/services.js';
+import { algorithmById } from '../algorithm/catalogue.js';
+import { checkParameters } from '../algorithm/parameters.js';
+import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.js';
+import { describeFeatures, encodeRows } from './feature-matrix.js';
+import type { StoredModel } from './model-store.js';
+
+const PREDICT_MODULE = new URL('./predict-in-worker.ts', import.meta.url).href;
+
+type DescriptorAlgorithm = Extract<NonNullable<ReturnType<typeof algorithmById>>, { kind: 'descriptors' }>;
+
+/** Descriptor calculations to run before predicting, for variables a dataset lacks. */
+export interface InputPlan {
+  calculations: { def: DescriptorAlgorithm; values: Record<string, import('../learning/learner.js').ParamValue>; instance: DescriptorInstance }[];
+}
+
+export interface PredictionRow {
+  compound: string;
+  values: Map<string, RDF.Literal>;
+}
+
+/** The prediction of one row as literals of the model's two predicted features (none: not predicted). */
+export type PredictedValues = [string, RDF.Literal][];
+
+/**
+ * Applies models to rows (spec 4.11). Independent variables a dataset lacks are calculated
+ * first when they came from one of our descriptor algorithms (the model's features point to
+ * the algorithm instance that made them); otherwise the request is refused naming them.
+ */
+export class Predictor {
+  constructor(
+    private readonly services: Services,
+    private readonly descriptors: DescriptorCalculation,
+  ) {}
+
+  async planInputs(model: StoredModel, available: string[]): Promise<InputPlan> {
+    const have = new Set(available);
+    const missing = model.independent.filter((f) => !have.has(f));
+    if (!missing.length) return { calculations: [] };
+    const described = await describeFeatures(this.services.store, missing);
+    const bySource = new Map<string, string[]>();
+    const impossible: string[] = [];
+    for (const f of missing) {
+      const source = described.get(f)?.source;
+      if (source?.startsWith(`${this.services.config.baseUrl}/algorithm/`)) bySource.set(source, [...(bySource.get(source) ?? []), f]);
+      else impossible.push(f);
+    }
+    const calculations: InputPlan['calculations'] = [];
+    for (const [source, features] of bySource) {
+      const calc = await this.calculationFor(source);
+      if (!calc || features.some((f) => !calc.instance.features.includes(f))) impossible.push(...features);
+      else calculations.push(calc);
+    }
+    if (impossible.length) {
+      const titles = impossible.map((f) => `${described.get(f)?.title ?? f} <${f}>`);
+      throw badRequest(`the dataset lacks independent variables of model ${model.uri} that cannot be calculated here: ${titles.join(', ')}`);
+    }
+    return { calculations };
+  }
+
+  /** The descriptor calculation an algorithm instance stands for (its algorithm and parameter values). */
+  private async calculationFor(instanceUri: string): Promise<InputPlan['calculations'][number] | undefined> {
+    const quads = await this.services.store.readGraph(instanceUri);
+    const of = quads.find((q) => q.subject.value === instanceUri && q.predicate.equals(ot('instanceOf')))?.object.value;
+    const def = of ? algorithmById(of.slice(of.lastIndexOf('/') + 1)) : undefined;
+    if (!def || def.kind !== 'descriptors') return undefined;
+    const given: Record<string, string> = {};
+    for (const p of quads.filter((q) => q.subject.value === instanceUri && q.predicate.equals(ot('parameters')))) {
+      const name = quads.find((q) => q.subject.equals(p.object) && q.predicate.equals(dc('title')))?.object.value;
+      const value = quads.find((q) => q.subject.equals(p.object) && q.predicate.equals(ot('paramValue')))?.object.value;
+      if (name !== undefined && value !== undefined) given[name] = value;
+    }
+    const values = checkParameters(def.parameters, given);
+    if (this.descriptors.instanceUri(def, values) !== instanceUri) return undefined;
+    return { def, values, instance: await this.descriptors.instance(def, values) };
+  }
+
+  /** Predict rows; one list of (feature, literal) pairs per row, empty when a row cannot be predicted. */
+  async predict(model: StoredModel, rows: PredictionRow[], plan: InputPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<PredictedValues[]> {
+    const compounds = rows.map((r) => r.compound);
+    for (const [k, calc] of plan.calculations.entries()) {
+      const columns = await this.descriptors.calculate(calc.def, calc.values, calc.instance, compounds, { signal: job.signal, progress: (f) => job.progress?.((0.8 * (k + f)) / plan.calculations.length) });
+      calc.instance.features.forEach((f, j) => rows.forEach((r, i) => columns[j][i] && r.values.set(f, columns[j][i]!)));
+    }
+    const { x } = encodeRows(model.encodings, rows.map((r) => r.values));
+    const predictions = await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal);
+    return predictions.map((p, i) => {
+      const known = model.independent.some((f) => rows[i].values.has(f));
+      if (!known || !Number.isFinite(p.value) || !Number.isFinite(p.confidence)) return [];
+      const value = model.task === 'regression' ? literal(String(p.value), xsd('double')) : literal(model.classes[p.value]);
+      return [
+        [model.predicted, value],
+        [model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))],
+      ];
+    });
+  }
+}

@@ -1,0 +1,112 @@
+import type * as RDF from '@rdfjs/types';
+import type { Learner, ParamValue, TrainingData } from '../learning/learner.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { owl } from '../rdf/namespaces.js';
+import type { Services } from '../server/services.js';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import { describeFeatures, encodeRows, fitEncodings, isLearnable, numberOf, type FeatureDescription } from './feature-matrix.js';
+import type { ModelStore } from './model-store.js';
+
+/** At most this many classes: more means the target is not a class label. */
+const MAX_CLASSES = 50;
+
+/** A checked request to train a learner: everything is known to exist and fit. */
+export interface TrainingPlan {
+  algorithmUri: string;
+  learner: Learner;
+  parameters: Record<string, ParamValue>;
+  dataset: DatasetMeta;
+  target: FeatureDescription;
+  independent: FeatureDescription[];
+  /** Features of the dataset left out (neither numeric nor fingerprints). */
+  skipped: FeatureDescription[];
+  seed: number;
+}
+
+/** A dataset URI parameter: the dataset and the features its query selects (`feature_uris[]`). */
+export function splitDatasetUri(value: string): { uri: string; features: string[] } {
+  const [uri, query] = value.split('?');
+  const search = new URLSearchParams(query ?? '');
+  return { uri, features: [...search.getAll('feature_uris[]'), ...search.getAll('feature_uris')] };
+}
+
+/**
+ * Check a training request against the store before any work is queued, so that mistakes
+ * answer 400/404 naming the parameter at once: the dataset exists, the prediction feature is
+ * one of its features and suits the learner, and some features can be learned from.
+ */
+export async function planTraining(services: Services, datasets: DatasetStore, request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number }): Promise<TrainingPlan> {
+  const { uri, features: selected } = splitDatasetUri(request.datasetUri);
+  const dataset = await datasets.readMeta(uri);
+  if (!dataset) throw notFound(`dataset_uri: dataset ${uri} not found`);
+  if (!dataset.features.includes(request.predictionFeature)) throw badRequest(`prediction_feature ${request.predictionFeature} is not a feature of dataset ${uri}`);
+  const unknown = selected.filter((f) => !dataset.features.includes(f));
+  if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
+  const candidates = (selected.length ? selected : dataset.features).filter((f) => f !== request.predictionFeature);
+  const described = await describeFeatures(services.store, [request.predictionFeature, ...candidates]);
+  const target = described.get(request.predictionFeature)!;
+  if (request.learner.task === 'regression' && !target.numeric) {
+    throw badRequest(`prediction_feature ${request.predictionFeature} is not numeric (not an ot:NumericFeature); the regression learner ${request.learner.id} needs a numeric target`);
+  }
+  const independent = candidates.map((f) => described.get(f)!).filter(isLearnable);
+  const skipped = candidates.map((f) => described.get(f)!).filter((f) => !isLearnable(f));
+  if (!independent.length) {
+    throw badRequest(`dataset ${uri} has no numeric or fingerprint features besides the prediction feature to learn from; calculate descriptors first (for example with ${services.config.baseUrl}/algorithm/rdkit-descriptors)`);
+  }
+  return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1 };
+}
+
+/** Read the training rows, fit the encodings, train (in the worker pool) and store the model. */
+export async function trainModel(services: Services, datasets: DatasetStore, models: ModelStore, plan: TrainingPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<string> {
+  const rows: Map<string, RDF.Literal>[] = [];
+  const targets: RDF.Literal[] = [];
+  let withoutTarget = 0;
+  for await (const r of datasets.rows(plan.dataset.uri)) {
+    const t = r.values.get(plan.target.uri);
+    if (!t || t.value.trim() === '' || (plan.learner.task === 'regression' && Number.isNaN(numberOf(t)))) {
+      withoutTarget++;
+      continue;
+    }
+    rows.push(r.values);
+    targets.push(t);
+  }
+  job.progress?.(0.1);
+  if (rows.length < 2) throw badRequest(`dataset ${plan.dataset.uri} has ${rows.length} row(s) with a value of the prediction feature; at least 2 are needed`);
+  const classes = plan.learner.task === 'classification' ? [...new Set(targets.map((t) => t.value.trim()))].sort() : [];
+  if (plan.learner.task === 'classification') {
+    if (classes.length < 2) throw badRequest(`prediction_feature ${plan.target.uri} has a single class value (${classes[0]}); classification needs at least 2`);
+    if (classes.length > MAX_CLASSES) throw badRequest(`prediction_feature ${plan.target.uri} has ${classes.length} distinct values; a classification target has at most ${MAX_CLASSES} (use a regression learner for a numeric target)`);
+  }
+  const index = new Map(classes.map((c, i) => [c, i]));
+  const y = Float64Array.from(targets, (t) => (plan.learner.task === 'regression' ? numberOf(t) : index.get(t.value.trim())!));
+  const encodings = fitEncodings(plan.independent, rows);
+  const { x, binary } = encodeRows(encodings, rows);
+  const data: TrainingData = { x, binary, y, classes };
+  const state = await plan.learner.train(data, plan.parameters, {
+    seed: plan.seed,
+    parallelism: services.config.workerThreads,
+    run: (moduleUrl, exportName, args) => services.workers.run(moduleUrl, exportName, args, job.signal),
+    signal: job.signal,
+  });
+  job.progress?.(0.9);
+  const warnings: string[] = [];
+  if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
+  if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);
+  const endpoints = (await services.store.readGraph(plan.target.uri)).filter((q) => q.subject.value === plan.target.uri && q.predicate.equals(owl('sameAs'))).map((q) => q.object.value);
+  return models.create({
+    algorithm: plan.algorithmUri,
+    learnerId: plan.learner.id,
+    trainingDataset: plan.dataset.uri,
+    parameters: plan.parameters,
+    parameterSpecs: plan.learner.parameters,
+    task: plan.learner.task,
+    classes,
+    independent: plan.independent.map((f) => f.uri),
+    dependent: plan.target.uri,
+    encodings,
+    state,
+    targetTitle: plan.target.title ?? plan.target.uri,
+    warnings,
+    endpoints,
+  });
+}
