@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, type TestServer } from './helpers.js';
+import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -16,15 +16,7 @@ const upload = (body: string | FormData, type?: string, query = '') =>
 const csvRows = (text: string) => parseCsv(text, { relax_column_count: true }) as string[][];
 const shared = (f: string) => readFileSync(`../shared/data/${f}`, 'utf8');
 
-async function waitForTask(taskUri: string): Promise<string> {
-  for (let i = 0; i < 600; i++) {
-    const r = await http(local(taskUri), { accept: 'text/uri-list' });
-    if (r.status === 200) return r.text.trim();
-    if (r.status !== 202) throw new Error(`task failed: ${r.status} ${r.text}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error('task did not finish');
-}
+const waitForTask = (taskUri: string) => waitForTaskOf(s, taskUri);
 
 const SMALL = 'SMILES,LC50,Class,Note\nCCO,1.5,toxic,first\nc1ccccc1,2.25,nontoxic,\n,3,toxic,empty structure\nC1CC,4,toxic,bad smiles\nCCO,n/a,toxic,duplicate\nOc1ccccc1,7,nontoxic,"quoted, with comma"\n';
 

@@ -80,3 +80,20 @@ export const TTL_PREFIXES = `@prefix ot: <${OT}> . @prefix dc: <http://purl.org/
 export function featureTurtle(title: string, extra = ''): string {
   return `${TTL_PREFIXES}[] a ot:NumericFeature ; dc:title ${JSON.stringify(title)} ; ot:units "mg/L" ; owl:sameAs otee:LC50 ${extra}.`;
 }
+
+/** Follow a task until it completes; answers its result URI (throws with the error report when it fails). */
+export async function waitForTask(server: TestServer, taskUri: string): Promise<string> {
+  const local = taskUri.replace(server.base, server.url);
+  for (let i = 0; i < 6000; i++) {
+    const r = await http(local, { accept: 'text/uri-list' });
+    if (r.status === 200) return r.text.trim();
+    if (r.status !== 202) throw new Error(`task failed: ${r.status} ${(await http(local, { accept: 'text/turtle' })).text}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error('task did not finish');
+}
+
+/** Values of one predicate of one subject, from Turtle. */
+export function valuesOf(quads: RDF.Quad[], subject: string, predicate: string): string[] {
+  return quads.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object.value);
+}
