@@ -1,0 +1,202 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s?.stop());
+
+const local = (uri: string) => uri.replace(s.base, s.url);
+const DC = 'http://purl.org/dc/elements/1.1/';
+const csvRows = (text: string) => parseCsv(text) as string[][];
+/** The header and `rows` rows of a shared data file, every `step`-th row. */
+function shared(file: string, rows: number, step = 1): string {
+  const [header, ...lines] = readFileSync(`../shared/data/${file}`, 'utf8').trim().split('\n');
+  return [header, ...lines.filter((_, i) => i % step === 0).slice(0, rows)].join('\n') + '\n';
+}
+
+async function upload(csv: string): Promise<string> {
+  const r = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(r.status, 200, r.text);
+  return r.text.trim();
+}
+
+/** POST form parameters; follow a task when the answer is 202. */
+async function run(url: string, params: Record<string, string>): Promise<string> {
+  const r = await http(local(url), { method: 'POST', body: form(params), accept: 'text/uri-list' });
+  assert.ok(r.status === 200 || r.status === 202, `${url} ${JSON.stringify(params)}: ${r.status} ${r.text}`);
+  return r.status === 202 ? waitForTask(s, r.text.trim()) : r.text.trim();
+}
+
+const features = async (dataset: string) => (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+const table = async (dataset: string) => csvRows((await http(local(dataset), { accept: 'text/csv' })).text);
+
+function pearson(a: number[], b: number[]): number {
+  const ma = a.reduce((x, y) => x + y, 0) / a.length;
+  const mb = b.reduce((x, y) => x + y, 0) / b.length;
+  let sab = 0, saa = 0, sbb = 0;
+  a.forEach((x, i) => ((sab += (x - ma) * (b[i] - mb)), (saa += (x - ma) ** 2), (sbb += (b[i] - mb) ** 2)));
+  return sab / Math.sqrt(saa * sbb);
+}
+
+let regression: { raw: string; withDescriptors: string; target: string; model: string };
+
+test('regression: train a random forest on RDKit descriptors; the model describes its variables and parameters', async () => {
+  const raw = await upload(shared('EPAFHM_log10.csv', 120));
+  const target = (await features(raw))[0];
+  const withDescriptors = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: raw });
+  const model = await run(`${s.base}/algorithm/random-forest-regression`, { dataset_uri: withDescriptors, prediction_feature: target, numTrees: '40' });
+  assert.match(model, new RegExp(`^${s.base}/model/\\d+$`));
+  regression = { raw, withDescriptors, target, model };
+
+  const r = await http(local(model));
+  assert.equal(r.type, 'application/rdf+xml');
+  const q = await parseRdfXml(r.text);
+  assert.ok(valuesOf(q, model, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').includes(`${OT}Model`));
+  assert.deepEqual(valuesOf(q, model, `${OT}algorithm`), [`${s.base}/algorithm/random-forest-regression`]);
+  assert.deepEqual(valuesOf(q, model, `${OT}trainingDataset`), [withDescriptors]);
+  assert.deepEqual(valuesOf(q, model, `${OT}dependentVariables`), [target]);
+  const independent = valuesOf(q, model, `${OT}independentVariables`);
+  assert.equal(independent.length, 43);
+  assert.deepEqual(new Set(independent), new Set((await features(withDescriptors)).slice(1)));
+  const predicted = valuesOf(q, model, `${OT}predictedVariables`);
+  assert.equal(predicted.length, 2);
+  const numTrees = valuesOf(q, model, `${OT}parameters`).find((p) => valuesOf(q, p, `${DC}title`)[0] === 'numTrees')!;
+  assert.equal(valuesOf(q, numTrees, `${OT}paramValue`)[0], '40');
+
+  for (const [path, expected] of [['independent', independent], ['dependent', [target]], ['predicted', predicted]] as const) {
+    const list = await http(`${local(model)}/${path}`, { accept: 'text/uri-list' });
+    assert.deepEqual(new Set(list.text.trim().split('\r\n')), new Set(expected), path);
+  }
+  // predicted features: numeric, their source is the model; the confidence feature says whose confidence it is
+  const pf = await Promise.all(predicted.map(async (f) => ({ f, q: parseTurtle((await http(local(f), { accept: 'text/turtle' })).text) })));
+  for (const { f, q: fq } of pf) {
+    assert.ok(valuesOf(fq, f, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').includes(`${OT}NumericFeature`));
+    assert.deepEqual(valuesOf(fq, f, `${OT}hasSource`), [model]);
+  }
+  assert.equal(pf.filter(({ f, q: fq }) => valuesOf(fq, f, `${OT}confidenceOf`).length === 1).length, 1);
+
+  const list = await http(`${s.url}/model`, { accept: 'text/uri-list' });
+  assert.ok(list.text.includes(model));
+  assert.equal((await http(local(model), { method: 'PUT', body: '' })).status, 405, 'models are immutable');
+});
+
+test('regression predictions: a new dataset with values and confidences; descriptors calculated when the dataset lacks them', async () => {
+  const { raw, withDescriptors, target, model } = regression;
+  const predictions = await run(model, { dataset_uri: withDescriptors });
+  const rows = await table(predictions);
+  assert.equal(rows.length, 121);
+  assert.equal(rows[0].length, 3);
+  const predicted = rows.slice(1).map((r) => Number(r[1]));
+  const confidence = rows.slice(1).map((r) => Number(r[2]));
+  assert.ok(confidence.every((c) => c >= 0 && c <= 1), 'confidence in [0, 1]');
+  const actual = (await table(raw)).slice(1).map((r) => Number(r[1]));
+  assert.ok(pearson(predicted, actual) > 0.8, `training fit r = ${pearson(predicted, actual)}`);
+
+  // the raw dataset has no descriptors: the model calculates them (a task), with the same result
+  const fromRaw = await run(model, { dataset_uri: raw });
+  assert.deepEqual((await table(fromRaw)).slice(1).map((r) => r[1]), rows.slice(1).map((r) => r[1]));
+
+  // result_dataset: the predictions become new columns of that dataset
+  const copy = await upload(shared('EPAFHM_log10.csv', 120));
+  assert.equal(await run(model, { dataset_uri: withDescriptors, result_dataset: copy }), copy);
+  const merged = await table(copy);
+  assert.equal(merged[0].length, 4);
+  assert.deepEqual(merged.slice(1).map((r) => r[2]), rows.slice(1).map((r) => r[1]));
+  assert.ok(target);
+});
+
+test('prediction of one compound in the negotiated format', async () => {
+  const { model } = regression;
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const r = await http(local(model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.type, 'text/csv');
+  const rows = csvRows(r.text);
+  assert.equal(rows.length, 2);
+  assert.equal(rows[1][0], 'CCCCCCCCO');
+  assert.ok(Number.isFinite(Number(rows[1][1])));
+  const rdf = await http(local(model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/turtle' });
+  assert.match(rdf.text, /ot:dataEntry/);
+});
+
+test('classification: random forest and k-nearest neighbours on Morgan fingerprints; nominal predictions with class probabilities', async () => {
+  const raw = await upload(shared('kazius.csv', 160, 25));
+  const target = (await features(raw))[0];
+  const fp = await run(`${s.base}/algorithm/morgan-fingerprint`, { dataset_uri: raw, nBits: '1024' });
+  for (const learner of ['random-forest-classification', 'knn-classification']) {
+    const model = await run(`${s.base}/algorithm/${learner}`, { dataset_uri: fp, prediction_feature: target });
+    const q = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+    const independent = valuesOf(q, model, `${OT}independentVariables`);
+    assert.equal(independent.length, 1, 'the fingerprint is one variable');
+    const predictedFeature = valuesOf(q, model, `${OT}predictedVariables`);
+    const types = await Promise.all(predictedFeature.map(async (f) => valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type')));
+    assert.ok(types.some((t) => t.includes(`${OT}NominalFeature`)), learner);
+    const rows = (await table(await run(model, { dataset_uri: fp }))).slice(1);
+    const actual = (await table(raw)).slice(1).map((r) => r[1]);
+    assert.ok(rows.every((r) => ['mutagenic', 'non-mutagenic'].includes(r[1])), `${learner}: ${JSON.stringify(rows.filter((r) => !['mutagenic', 'non-mutagenic'].includes(r[1])))}`);
+    assert.ok(rows.every((r) => Number(r[2]) >= 0.5 - 1e-9 && Number(r[2]) <= 1), `${learner}: a binary prediction's probability is at least one half`);
+    const correct = rows.filter((r, i) => r[1] === actual[i]).length / rows.length;
+    assert.ok(correct > 0.75, `${learner} training accuracy ${correct}`);
+  }
+});
+
+test('training and prediction errors answer 400/404 naming the parameter', async () => {
+  const { raw, withDescriptors, target, model } = regression;
+  const nominal = await upload('SMILES,Class\nCCO,a\nCCCO,b\nCCCCO,a\n');
+  const nominalTarget = (await features(nominal))[0];
+  const post = (url: string, p: Record<string, string>) => http(local(url), { method: 'POST', body: form(p), accept: 'application/rdf+xml' });
+  const cases: [string, Record<string, string>, number, RegExp][] = [
+    [`${s.base}/algorithm/random-forest-regression`, { dataset_uri: withDescriptors }, 400, /prediction_feature/],
+    [`${s.base}/algorithm/random-forest-regression`, { prediction_feature: target }, 400, /dataset_uri/],
+    [`${s.base}/algorithm/random-forest-regression`, { dataset_uri: withDescriptors, prediction_feature: `${s.base}/feature/99999` }, 400, /prediction_feature.*not a feature of dataset/],
+    [`${s.base}/algorithm/random-forest-regression`, { dataset_uri: nominal, prediction_feature: nominalTarget }, 400, /not numeric/],
+    [`${s.base}/algorithm/random-forest-regression`, { dataset_uri: withDescriptors, prediction_feature: target, numTrees: '0' }, 400, /numTrees/],
+    [`${s.base}/algorithm/random-forest-regression`, { dataset_uri: `${s.base}/dataset/99999`, prediction_feature: target }, 404, /dataset/],
+    [`${s.base}/algorithm/random-forest-classification`, { dataset_uri: raw, prediction_feature: target }, 400, /no numeric or fingerprint features/],
+    [model, {}, 400, /dataset_uri/],
+    [model, { dataset_uri: withDescriptors, result_dataset: raw, dataset_service: `${s.base}/dataset` }, 400, /not both/],
+    [model, { dataset_uri: `${s.base}/dataset/99999` }, 404, /dataset/],
+    [model, { dataset_uri: nominal, compound_uri: `${s.base}/compound/1` }, 400, /not both/],
+    [`${s.base}/model/99999`, { dataset_uri: raw }, 404, /model/],
+  ];
+  for (const [url, p, status, message] of cases) {
+    const r = await post(url, p);
+    assert.equal(r.status, status, `${url} ${JSON.stringify(p)}: ${r.text.slice(0, 400)}`);
+    assert.match((await errorReport(r)).message ?? '', message, `${url} ${JSON.stringify(p)}`);
+  }
+  // a model whose variables are plain uploaded columns cannot predict a dataset without them
+  const uploaded = await upload('SMILES,x,y\nCCO,1,2\nCCCO,2,4\nCCCCO,3,6\nCCCCCO,4,8\n');
+  const [x, y] = await features(uploaded);
+  const linear = await run(`${s.base}/algorithm/random-forest-regression`, { dataset_uri: `${uploaded}?feature_uris[]=${encodeURIComponent(x)}&feature_uris[]=${encodeURIComponent(y)}`, prediction_feature: y, numTrees: '5', minSamplesLeaf: '1' });
+  const missing = await post(linear, { dataset_uri: nominal });
+  assert.equal(missing.status, 400);
+  assert.match((await errorReport(missing)).message ?? '', new RegExp(`lacks independent variables.*${x.replace(/[/.]/g, '\\$&')}`));
+  // the model list filtered by an endpoint that no model has
+  assert.equal((await http(`${s.url}/model?query=${encodeURIComponent('http://www.opentox.org/echaEndpoints.owl#Nothing')}`, { accept: 'text/uri-list' })).status, 404);
+  assert.equal((await http(`${s.url}/model?query=${encodeURIComponent('bad iri> } DROP ALL')}`, { accept: 'text/uri-list' })).status, 400);
+});
+
+test('models survive a restart and predict the same; DELETE removes them', async () => {
+  const { withDescriptors, model } = regression;
+  const before = await table(await run(model, { dataset_uri: withDescriptors }));
+  const dataDir = s.dataDir;
+  await s.close();
+  s = await startTestServer(['--base-url', s.base], dataDir);
+  try {
+    const after = await table(await run(model, { dataset_uri: withDescriptors }));
+    assert.deepEqual(after.slice(1).map((r) => r.slice(1)), before.slice(1).map((r) => r.slice(1)));
+    assert.equal((await http(local(model), { method: 'DELETE' })).status, 200);
+    assert.equal((await http(local(model))).status, 404);
+    assert.equal((await http(local(model), { method: 'POST', body: form({ dataset_uri: withDescriptors }) })).status, 404);
+  } finally {
+    await s.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    s = undefined as unknown as TestServer;
+  }
+});
