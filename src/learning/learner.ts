@@ -77,6 +77,11 @@ export interface Learner {
   /** Parameters arrive checked and complete (defaults filled in). Answers a JSON value. */
   train(data: TrainingData, params: Record<string, ParamValue>, context: LearnerContext): Promise<unknown>;
   predict(state: unknown, x: Matrix): Prediction[];
+  /**
+   * Linear models: the model as intercept + coefficients of the (unscaled) columns, so that it
+   * can be exported (PMML). Undefined for models that are not linear in the columns.
+   */
+  linearForm?(state: unknown): { intercept: number; coefficients: number[] } | undefined;
 }
 
 /** Call `run` in-process (tests, benchmarks and the worker itself). */

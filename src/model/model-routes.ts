@@ -2,15 +2,18 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound, notAcceptable } from '../http/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, rdfRenderers, sendUri } from '../http/respond.js';
+import { sendList, sendNegotiated, rdfRenderers, sendUri, type Renderer } from '../http/respond.js';
 import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
 import { FeatureValues } from '../compound/feature-values.js';
 import { resultTarget } from '../algorithm/algorithm-routes.js';
 import { splitDatasetUri } from './training.js';
+import { learnerById } from '../learning/learners.js';
+import { describeFeatures } from './feature-matrix.js';
+import { regressionPmml } from './pmml.js';
 import type { ModelStore, StoredModel } from './model-store.js';
 import type { Predictor, PredictionRow, PredictedValues } from './prediction.js';
 
@@ -44,7 +47,22 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   router.get('/model/:id', async (ctx) => {
     const { uri, quads } = await requireDescription(ctx);
     const title = quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value;
-    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Model: ${title ?? uri}`), 'text/uri-list': () => `${uri}\r\n` });
+    const renderers: Record<string, Renderer> = { ...rdfRenderers(ctx, () => quads, `Model: ${title ?? uri}`), 'text/uri-list': () => `${uri}\r\n` };
+    const algorithm = quads.find((q) => q.subject.value === uri && q.predicate.equals(ot('algorithm')))?.object.value ?? '';
+    if (learnerById(algorithm.slice(algorithm.lastIndexOf('/') + 1))?.linearForm) {
+      // PMML for linear models (spec 4.11: text/xml)
+      const pmml = async () => {
+        const model = (await models.load(uri))!;
+        const form = learnerById(model.learnerId)!.linearForm!(model.state);
+        const titles = await describeFeatures(store, [...model.independent, model.dependent]);
+        const xml = form && regressionPmml(model, form, new Map([...titles].map(([f, d]) => [f, d.title ?? f])));
+        if (!xml) throw notAcceptable(`model ${uri} has no PMML form (only linear models of numeric variables have one); ask for RDF`);
+        return xml;
+      };
+      renderers['text/xml'] = pmml;
+      renderers['application/xml'] = pmml;
+    }
+    await sendNegotiated(ctx, renderers);
   });
 
   for (const [path, property] of [['independent', 'independentVariables'], ['dependent', 'dependentVariables'], ['predicted', 'predictedVariables']] as const) {
