@@ -211,7 +211,9 @@ export class AccessControl {
     if (!resource) return true;
     if (this.isAdmin(user)) return true;
     const policy = this.policies.get(resource);
-    const read = action === 'GET';
+    // Applying an algorithm or a model (POST) changes neither: whoever may read it may apply it.
+    const applies = action === 'POST' && (resource.startsWith(`${this.config.baseUrl}/algorithm/`) || resource.startsWith(`${this.config.baseUrl}/model/`));
+    const read = action === 'GET' || applies;
     if (!policy) return read;
     if (policy.owner === user) return true;
     return read && (policy.publicRead || resource.startsWith(`${this.config.baseUrl}/compound/`) || policy.readers.some((g) => this.groups.get(g)?.has(user)));
