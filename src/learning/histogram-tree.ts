@@ -1,0 +1,726 @@
+/**
+ * CART decision trees grown on binned features, the building block of the random forest and
+ * of gradient boosting.
+ *
+ * Each column is quantised once into at most 256 bins (`binMatrix`); a tree is then grown
+ * depth first over an index array that is partitioned in place, node by node, and the best
+ * split of a candidate column is found from a per-node histogram of its bins (class weights
+ * for Gini, weight and weighted target sum for variance reduction). Trees are flat typed
+ * arrays whose thresholds are in the original feature units, so prediction needs no bins.
+ */
+import type { Matrix } from './learner.js';
+import type { Random } from './random.js';
+
+/** The most bins a column is quantised into (codes are bytes). */
+export const MAX_BINS = 256;
+
+/** A training matrix quantised column by column. */
+export interface BinnedMatrix {
+  rows: number;
+  cols: number;
+  /** Column-major bin codes: the bin of row r in column c is codes[c * rows + r]. */
+  codes: Uint8Array;
+  /**
+   * Bin edges of every column, concatenated: column c owns edges[edgeStart[c] .. edgeStart[c + 1]).
+   * A value v falls in bin b when edges[b - 1] < v <= edges[b] (the last bin is unbounded above).
+   */
+  edges: Float64Array;
+  edgeStart: Int32Array;
+}
+
+/**
+ * Quantise every column of `x`. A column marked binary gets the single edge 0.5; another column
+ * with at most MAX_BINS distinct values gets one bin per value; a column with more gets edges at
+ * its quantiles. Edges are midpoints between neighbouring distinct training values.
+ */
+export function binMatrix(x: Matrix, binary: boolean[]): BinnedMatrix {
+  const { rows, cols, data } = x;
+  const codes = new Uint8Array(rows * cols);
+  const columnEdges: Float64Array[] = [];
+  const column = new Float64Array(rows);
+  for (let c = 0; c < cols; c++) {
+    for (let r = 0; r < rows; r++) column[r] = data[r * cols + c];
+    const edges = binary[c] ? Float64Array.of(0.5) : quantileEdges(column);
+    columnEdges.push(edges);
+    const out = codes.subarray(c * rows, (c + 1) * rows);
+    if (edges.length === 1) {
+      const e = edges[0];
+      for (let r = 0; r < rows; r++) out[r] = column[r] <= e ? 0 : 1;
+    } else {
+      for (let r = 0; r < rows; r++) out[r] = binOf(edges, column[r]);
+    }
+  }
+  const edgeStart = new Int32Array(cols + 1);
+  for (let c = 0; c < cols; c++) edgeStart[c + 1] = edgeStart[c] + columnEdges[c].length;
+  const edges = new Float64Array(edgeStart[cols]);
+  for (let c = 0; c < cols; c++) edges.set(columnEdges[c], edgeStart[c]);
+  return { rows, cols, codes, edges, edgeStart };
+}
+
+/** The bin of `v`: the first b with v <= edges[b], or edges.length. */
+function binOf(edges: Float64Array, v: number): number {
+  let lo = 0;
+  let hi = edges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (v <= edges[mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** At most MAX_BINS - 1 edges splitting the values of a column into bins of similar counts. */
+function quantileEdges(column: Float64Array): Float64Array {
+  const sorted = Float64Array.from(column).sort();
+  const n = sorted.length;
+  const distinct: number[] = [];
+  const upTo: number[] = []; // how many values are <= distinct[i]
+  for (let i = 0; i < n; i++) {
+    if (i + 1 === n || sorted[i + 1] !== sorted[i]) {
+      distinct.push(sorted[i]);
+      upTo.push(i + 1);
+    }
+  }
+  const edges: number[] = [];
+  const midpoint = (i: number) => distinct[i] / 2 + distinct[i + 1] / 2;
+  if (distinct.length <= MAX_BINS) {
+    for (let i = 0; i + 1 < distinct.length; i++) edges.push(midpoint(i));
+  } else {
+    const perBin = n / MAX_BINS;
+    for (let i = 0; i + 1 < distinct.length; i++) {
+      if (upTo[i] >= (edges.length + 1) * perBin) edges.push(midpoint(i));
+    }
+  }
+  return Float64Array.from(edges);
+}
+
+/**
+ * The two-bin columns (fingerprint bits) of a binned matrix as per-row lists of the columns
+ * whose code is the column's minority code. Counting a node's samples over these lists gives
+ * the split statistics of every two-bin column at once, reading short contiguous lists instead
+ * of one scattered byte per sample and column.
+ */
+interface SparseColumns {
+  /** 1 for a column with exactly two bins. */
+  twoBin: Uint8Array;
+  /** The code (0 or 1) a two-bin column lists: its rarer one. */
+  listedCode: Uint8Array;
+  /** Row r lists columns[rowStart[r] .. rowStart[r + 1]). */
+  rowStart: Int32Array;
+  columns: Int32Array;
+  twoBinCount: number;
+}
+
+function sparseColumns(bins: BinnedMatrix): SparseColumns {
+  const { rows, cols, codes, edgeStart } = bins;
+  const twoBin = new Uint8Array(cols);
+  const listedCode = new Uint8Array(cols);
+  const perRow = new Int32Array(rows);
+  let twoBinCount = 0;
+  for (let c = 0; c < cols; c++) {
+    if (edgeStart[c + 1] - edgeStart[c] !== 1) continue;
+    twoBin[c] = 1;
+    twoBinCount++;
+    const base = c * rows;
+    let ones = 0;
+    for (let r = 0; r < rows; r++) ones += codes[base + r];
+    const listed = 2 * ones <= rows ? 1 : 0;
+    listedCode[c] = listed;
+    for (let r = 0; r < rows; r++) if (codes[base + r] === listed) perRow[r]++;
+  }
+  const rowStart = new Int32Array(rows + 1);
+  for (let r = 0; r < rows; r++) rowStart[r + 1] = rowStart[r] + perRow[r];
+  const columns = new Int32Array(rowStart[rows]);
+  const fill = rowStart.slice(0, rows);
+  for (let c = 0; c < cols; c++) {
+    if (!twoBin[c]) continue;
+    const base = c * rows;
+    const listed = listedCode[c];
+    for (let r = 0; r < rows; r++) if (codes[base + r] === listed) columns[fill[r]++] = c;
+  }
+  return { twoBin, listedCode, rowStart, columns, twoBinCount };
+}
+
+/** A grown tree, as flat arrays indexed by node (the root is node 0). */
+export interface Tree {
+  /** The column a node splits on, or -1 for a leaf. */
+  feature: Int32Array;
+  /** A row goes left when its value of `feature` is <= threshold (original units). */
+  threshold: Float64Array;
+  /** Internal node: the left child. Leaf: the offset of its output in `values`. */
+  left: Int32Array;
+  /** Internal node: the right child. Leaf: -1. */
+  right: Int32Array;
+  /** Leaf outputs, `width` numbers per leaf (class probabilities, or one value). */
+  values: Float64Array;
+  width: number;
+}
+
+export interface TreeOptions {
+  /** Columns drawn per node (see `TreeBuilder` for how constant columns count). */
+  mtry: number;
+  /** The least total sample weight of a leaf. */
+  minSamplesLeaf: number;
+  /** The deepest a leaf may be (the root has depth 0); 0 for unlimited. */
+  maxDepth: number;
+}
+
+const CLASSIFICATION = 0;
+const REGRESSION = 1;
+
+/**
+ * Grows trees on one binned matrix, reusing its buffers from tree to tree (one builder per
+ * thread). Sample weights are integers (bootstrap counts; 0 leaves a row out).
+ *
+ * Column sampling follows scikit-learn: per node, `mtry` columns are drawn without replacement;
+ * drawn columns that are constant in the node count towards `mtry` but are not split on, and
+ * when every drawn column is constant the drawing goes on until one is not. Columns found
+ * constant are remembered for the node's descendants so that they are never scanned again.
+ */
+export class TreeBuilder {
+  private readonly samples: Int32Array;
+  private readonly scratch: Int32Array;
+  private readonly featureOrder: Int32Array;
+  private readonly constantFeatures: Int32Array;
+  private readonly stack: Int32Array;
+  private nodeFeature: Int32Array;
+  private nodeThreshold: Float64Array;
+  private nodeLeft: Int32Array;
+  private nodeRight: Int32Array;
+  private leafValues: Float64Array;
+  private nodeCount = 0;
+  private valueCount = 0;
+
+  // Per-tree inputs of the current growth.
+  private mode = CLASSIFICATION;
+  private numClasses = 0;
+  private classOf: Int32Array = new Int32Array(0);
+  private target: Float64Array = new Float64Array(0);
+  private weightedTarget = new Float64Array(0);
+  private weights: Int32Array = new Int32Array(0);
+  private options: TreeOptions = { mtry: 1, minSamplesLeaf: 1, maxDepth: 0 };
+
+  // Histograms and node statistics.
+  private classHist = new Int32Array(0);
+  private classTotals = new Int32Array(0);
+  private classLeft = new Int32Array(0);
+  private readonly binWeight = new Int32Array(MAX_BINS);
+  private readonly binSum = new Float64Array(MAX_BINS);
+  private nodeWeight = 0;
+  private nodeSum = 0;
+
+  // Sparse counting of two-bin columns: per column, listed-code class weights (classification)
+  // or weight and weighted target sum (regression) over the current node's samples.
+  private readonly sparse: SparseColumns;
+  private useSparse = false;
+  private sparseReady = false;
+  private sparseTouched = 0;
+  private sparseClass = new Int32Array(0);
+  private readonly sparseWeight: Int32Array;
+  private readonly sparseSum: Float64Array;
+
+  // The best split found so far in the current node.
+  private bestProxy = 0;
+  private bestFeature = -1;
+  private bestEdge = -1;
+
+  constructor(private readonly bins: BinnedMatrix) {
+    const { rows, cols } = bins;
+    this.samples = new Int32Array(rows);
+    this.scratch = new Int32Array(rows);
+    this.featureOrder = new Int32Array(cols);
+    this.constantFeatures = new Int32Array(cols);
+    this.stack = new Int32Array(6 * (2 * rows + 2));
+    const capacity = 2 * rows + 1;
+    this.nodeFeature = new Int32Array(capacity);
+    this.nodeThreshold = new Float64Array(capacity);
+    this.nodeLeft = new Int32Array(capacity);
+    this.nodeRight = new Int32Array(capacity);
+    this.leafValues = new Float64Array(rows + 1);
+    this.sparse = sparseColumns(bins);
+    this.sparseWeight = new Int32Array(cols);
+    this.sparseSum = new Float64Array(cols);
+  }
+
+  /** A classification tree (Gini); leaves hold the class distribution of their samples. */
+  growClassifier(classOf: Int32Array, numClasses: number, weights: Int32Array, options: TreeOptions, rng: Random): Tree {
+    this.mode = CLASSIFICATION;
+    this.classOf = classOf;
+    this.numClasses = numClasses;
+    if (this.classTotals.length !== numClasses) {
+      this.classHist = new Int32Array(MAX_BINS * numClasses);
+      this.classTotals = new Int32Array(numClasses);
+      this.classLeft = new Int32Array(numClasses);
+      this.sparseClass = new Int32Array(this.bins.cols * numClasses);
+    }
+    return this.grow(weights, options, rng, numClasses, undefined);
+  }
+
+  /**
+   * A regression tree (variance reduction); leaves hold the weighted mean target. When
+   * `leafOfRow` is given, it receives the leaf index (value offset) of every row of weight > 0,
+   * and -1 for the others.
+   */
+  growRegressor(target: Float64Array, weights: Int32Array, options: TreeOptions, rng: Random, leafOfRow?: Int32Array): Tree {
+    this.mode = REGRESSION;
+    this.target = target;
+    if (this.weightedTarget.length !== target.length) this.weightedTarget = new Float64Array(target.length);
+    for (let r = 0; r < target.length; r++) this.weightedTarget[r] = weights[r] * target[r];
+    return this.grow(weights, options, rng, 1, leafOfRow);
+  }
+
+  private grow(weights: Int32Array, options: TreeOptions, rng: Random, width: number, leafOfRow: Int32Array | undefined): Tree {
+    const { rows, cols } = this.bins;
+    this.weights = weights;
+    this.options = options;
+    this.nodeCount = 0;
+    this.valueCount = 0;
+    if (this.leafValues.length < (rows + 1) * width) this.leafValues = new Float64Array((rows + 1) * width);
+    for (let c = 0; c < cols; c++) this.featureOrder[c] = c;
+    if (leafOfRow) leafOfRow.fill(-1);
+    // Count two-bin columns sparsely when a row lists fewer of them than a node is expected to
+    // draw (twice over: drawing goes on past mtry in nodes where the drawn columns are constant).
+    const sparse = this.sparse;
+    const listedPerRow = sparse.columns.length / Math.max(1, rows);
+    this.useSparse = sparse.twoBinCount > 0 && listedPerRow <= (2 * options.mtry * sparse.twoBinCount) / cols + 1;
+
+    let n = 0;
+    for (let r = 0; r < rows; r++) if (weights[r] > 0) this.samples[n++] = r;
+
+    const stack = this.stack;
+    let top = 0;
+    // Stack entries: start, end, depth, parent, side (0 left, 1 right), known constant columns.
+    stack[0] = 0; stack[1] = n; stack[2] = 0; stack[3] = -1; stack[4] = 0; stack[5] = 0;
+    top = 6;
+    while (top > 0) {
+      top -= 6;
+      const start = stack[top], end = stack[top + 1], depth = stack[top + 2];
+      const parent = stack[top + 3], side = stack[top + 4], knownConstants = stack[top + 5];
+      const node = this.nodeCount++;
+      if (parent >= 0) {
+        if (side === 0) this.nodeLeft[parent] = node;
+        else this.nodeRight[parent] = node;
+      }
+      const splittable = this.nodeStatistics(start, end) && (options.maxDepth <= 0 || depth < options.maxDepth) && this.nodeWeight >= 2 * options.minSamplesLeaf && end - start >= 2;
+      const constants = splittable ? this.findSplit(start, end, knownConstants, rng) : knownConstants;
+      if (!splittable || this.bestFeature < 0) {
+        this.makeLeaf(node, start, end, leafOfRow);
+        continue;
+      }
+      const f = this.bestFeature;
+      const edge = this.bestEdge;
+      this.nodeFeature[node] = f;
+      this.nodeThreshold[node] = this.bins.edges[this.bins.edgeStart[f] + edge];
+      const mid = this.partition(start, end, f, edge);
+      stack[top] = mid; stack[top + 1] = end; stack[top + 2] = depth + 1; stack[top + 3] = node; stack[top + 4] = 1; stack[top + 5] = constants;
+      top += 6;
+      stack[top] = start; stack[top + 1] = mid; stack[top + 2] = depth + 1; stack[top + 3] = node; stack[top + 4] = 0; stack[top + 5] = constants;
+      top += 6;
+    }
+
+    const count = this.nodeCount;
+    return {
+      feature: this.nodeFeature.slice(0, count),
+      threshold: this.nodeThreshold.slice(0, count),
+      left: this.nodeLeft.slice(0, count),
+      right: this.nodeRight.slice(0, count),
+      values: this.leafValues.slice(0, this.valueCount),
+      width,
+    };
+  }
+
+  /** Totals of the node's samples; answers false when the node is pure (nothing to split). */
+  private nodeStatistics(start: number, end: number): boolean {
+    const samples = this.samples;
+    const weights = this.weights;
+    if (this.mode === CLASSIFICATION) {
+      const totals = this.classTotals;
+      const classOf = this.classOf;
+      totals.fill(0);
+      let total = 0;
+      for (let i = start; i < end; i++) {
+        const r = samples[i];
+        totals[classOf[r]] += weights[r];
+        total += weights[r];
+      }
+      this.nodeWeight = total;
+      for (let k = 0; k < totals.length; k++) if (totals[k] === total) return false;
+      return true;
+    }
+    const target = this.target;
+    let total = 0;
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = start; i < end; i++) {
+      const r = samples[i];
+      const v = target[r];
+      total += weights[r];
+      sum += this.weightedTarget[r];
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    this.nodeWeight = total;
+    this.nodeSum = sum;
+    return min < max;
+  }
+
+  /**
+   * Draws columns as scikit-learn does (see the class comment) and keeps the best split in
+   * bestFeature/bestEdge (-1 when no column gives a valid split). Answers how many columns are
+   * known to be constant in the node's children.
+   */
+  private findSplit(start: number, end: number, knownConstants: number, rng: Random): number {
+    const order = this.featureOrder;
+    const mtry = this.options.mtry;
+    this.bestFeature = -1;
+    this.bestEdge = -1;
+    this.bestProxy = -Infinity;
+    let undrawn = this.bins.cols; // order[undrawn..] are drawn, non-constant columns
+    let drawnConstants = 0;
+    let foundConstants = 0;
+    let visited = 0;
+    this.sparseReady = false;
+    while (undrawn > knownConstants + foundConstants && (visited < mtry || visited <= foundConstants + drawnConstants)) {
+      visited++;
+      let j = drawnConstants + rng.int(undrawn - foundConstants - drawnConstants);
+      if (j < knownConstants) {
+        swap(order, drawnConstants, j);
+        drawnConstants++;
+        continue;
+      }
+      j += foundConstants;
+      const f = order[j];
+      let constant: boolean;
+      if (this.useSparse && this.sparse.twoBin[f] === 1) {
+        if (!this.sparseReady) this.countSparse(start, end);
+        constant = this.mode === CLASSIFICATION ? this.sparseClassification(f) : this.sparseRegression(f);
+      } else {
+        constant = this.mode === CLASSIFICATION ? this.scanClassification(f, start, end) : this.scanRegression(f, start, end);
+      }
+      if (constant) {
+        swap(order, knownConstants + foundConstants, j);
+        foundConstants++;
+        continue;
+      }
+      undrawn--;
+      swap(order, undrawn, j);
+    }
+    if (this.sparseReady) this.clearSparse(start, end);
+    // Restore the known constants at the front (their draws reordered them) and remember the new ones.
+    order.set(this.constantFeatures.subarray(0, knownConstants), 0);
+    this.constantFeatures.set(order.subarray(knownConstants, knownConstants + foundConstants), knownConstants);
+    return knownConstants + foundConstants;
+  }
+
+  /** Histogram of column f by class, then every cut between non-empty bins. Answers true when f is constant here. */
+  private scanClassification(f: number, start: number, end: number): boolean {
+    const K = this.numClasses;
+    const hist = this.classHist;
+    const samples = this.samples;
+    const classOf = this.classOf;
+    const weights = this.weights;
+    const codes = this.bins.codes;
+    const base = f * this.bins.rows;
+    let lo = MAX_BINS;
+    let hi = -1;
+    for (let i = start; i < end; i++) {
+      const r = samples[i];
+      const b = codes[base + r];
+      hist[b * K + classOf[r]] += weights[r];
+      if (b < lo) lo = b;
+      if (b > hi) hi = b;
+    }
+    if (lo === hi) {
+      for (let k = 0; k < K; k++) hist[lo * K + k] = 0;
+      return true;
+    }
+    const left = this.classLeft;
+    left.fill(0);
+    const total = this.nodeWeight;
+    const minLeaf = this.options.minSamplesLeaf;
+    let leftWeight = 0;
+    let previous = -1;
+    for (let b = lo; b <= hi; b++) {
+      const o = b * K;
+      let binWeight = 0;
+      for (let k = 0; k < K; k++) binWeight += hist[o + k];
+      if (binWeight === 0) continue;
+      if (previous >= 0 && leftWeight >= minLeaf && total - leftWeight >= minLeaf) this.considerClassSplit(f, (previous + b - 1) >> 1, leftWeight);
+      for (let k = 0; k < K; k++) {
+        left[k] += hist[o + k];
+        hist[o + k] = 0;
+      }
+      leftWeight += binWeight;
+      previous = b;
+    }
+    return false;
+  }
+
+  /** Keeps the split of column f at `edge` when its Gini decrease is the best so far; classLeft holds the left class weights. */
+  private considerClassSplit(f: number, edge: number, leftWeight: number): void {
+    const left = this.classLeft;
+    const totals = this.classTotals;
+    let leftSquares = 0;
+    let rightSquares = 0;
+    for (let k = 0; k < left.length; k++) {
+      const l = left[k];
+      const r = totals[k] - l;
+      leftSquares += l * l;
+      rightSquares += r * r;
+    }
+    // Gini decrease is maximal where sum_k(l_k^2)/L + sum_k(r_k^2)/R is.
+    const proxy = leftSquares / leftWeight + rightSquares / (this.nodeWeight - leftWeight);
+    if (proxy > this.bestProxy) {
+      this.bestProxy = proxy;
+      this.bestFeature = f;
+      this.bestEdge = edge;
+    }
+  }
+
+  /** Keeps the split of column f at `edge` when its variance reduction is the best so far. */
+  private considerRegressionSplit(f: number, edge: number, leftWeight: number, leftSum: number): void {
+    const rightSum = this.nodeSum - leftSum;
+    // Variance reduction is maximal where S_L^2/W_L + S_R^2/W_R is.
+    const proxy = (leftSum * leftSum) / leftWeight + (rightSum * rightSum) / (this.nodeWeight - leftWeight);
+    if (proxy > this.bestProxy) {
+      this.bestProxy = proxy;
+      this.bestFeature = f;
+      this.bestEdge = edge;
+    }
+  }
+
+  /** Counts the node's samples over their listed two-bin columns. */
+  private countSparse(start: number, end: number): void {
+    const { rowStart, columns } = this.sparse;
+    const samples = this.samples;
+    const weights = this.weights;
+    let touched = 0;
+    if (this.mode === CLASSIFICATION) {
+      const K = this.numClasses;
+      const counts = this.sparseClass;
+      const classOf = this.classOf;
+      for (let i = start; i < end; i++) {
+        const r = samples[i];
+        const w = weights[r];
+        const k = classOf[r];
+        const to = rowStart[r + 1];
+        for (let j = rowStart[r]; j < to; j++) counts[columns[j] * K + k] += w;
+        touched += to - rowStart[r];
+      }
+    } else {
+      const sparseWeight = this.sparseWeight;
+      const sparseSum = this.sparseSum;
+      const weightedTarget = this.weightedTarget;
+      for (let i = start; i < end; i++) {
+        const r = samples[i];
+        const w = weights[r];
+        const wy = weightedTarget[r];
+        const to = rowStart[r + 1];
+        for (let j = rowStart[r]; j < to; j++) {
+          const c = columns[j];
+          sparseWeight[c] += w;
+          sparseSum[c] += wy;
+        }
+        touched += to - rowStart[r];
+      }
+    }
+    this.sparseTouched = touched;
+    this.sparseReady = true;
+  }
+
+  private clearSparse(start: number, end: number): void {
+    const K = this.numClasses;
+    if (this.sparseTouched * 8 > this.bins.cols * (this.mode === CLASSIFICATION ? K : 1)) {
+      if (this.mode === CLASSIFICATION) this.sparseClass.fill(0);
+      else {
+        this.sparseWeight.fill(0);
+        this.sparseSum.fill(0);
+      }
+      return;
+    }
+    const { rowStart, columns } = this.sparse;
+    for (let i = start; i < end; i++) {
+      const r = this.samples[i];
+      for (let j = rowStart[r]; j < rowStart[r + 1]; j++) {
+        const c = columns[j];
+        if (this.mode === CLASSIFICATION) for (let k = 0; k < K; k++) this.sparseClass[c * K + k] = 0;
+        else {
+          this.sparseWeight[c] = 0;
+          this.sparseSum[c] = 0;
+        }
+      }
+    }
+  }
+
+  /** The split of two-bin column f from the sparse counts. Answers true when f is constant here. */
+  private sparseClassification(f: number): boolean {
+    const K = this.numClasses;
+    const counts = this.sparseClass;
+    const o = f * K;
+    let listedWeight = 0;
+    for (let k = 0; k < K; k++) listedWeight += counts[o + k];
+    const total = this.nodeWeight;
+    if (listedWeight === 0 || listedWeight === total) return true;
+    const left = this.classLeft; // bin 0
+    const listedLeft = this.sparse.listedCode[f] === 0;
+    for (let k = 0; k < K; k++) left[k] = listedLeft ? counts[o + k] : this.classTotals[k] - counts[o + k];
+    const leftWeight = listedLeft ? listedWeight : total - listedWeight;
+    const minLeaf = this.options.minSamplesLeaf;
+    if (leftWeight >= minLeaf && total - leftWeight >= minLeaf) this.considerClassSplit(f, 0, leftWeight);
+    return false;
+  }
+
+  /** The split of two-bin column f from the sparse sums. Answers true when f is constant here. */
+  private sparseRegression(f: number): boolean {
+    const listedWeight = this.sparseWeight[f];
+    const total = this.nodeWeight;
+    if (listedWeight === 0 || listedWeight === total) return true;
+    const listedLeft = this.sparse.listedCode[f] === 0;
+    const leftWeight = listedLeft ? listedWeight : total - listedWeight;
+    const leftSum = listedLeft ? this.sparseSum[f] : this.nodeSum - this.sparseSum[f];
+    const minLeaf = this.options.minSamplesLeaf;
+    if (leftWeight >= minLeaf && total - leftWeight >= minLeaf) this.considerRegressionSplit(f, 0, leftWeight, leftSum);
+    return false;
+  }
+
+  /** Histogram of column f by weight and weighted target, then every cut. Answers true when f is constant here. */
+  private scanRegression(f: number, start: number, end: number): boolean {
+    const binWeight = this.binWeight;
+    const binSum = this.binSum;
+    const samples = this.samples;
+    const weights = this.weights;
+    const weightedTarget = this.weightedTarget;
+    const codes = this.bins.codes;
+    const base = f * this.bins.rows;
+    let lo = MAX_BINS;
+    let hi = -1;
+    for (let i = start; i < end; i++) {
+      const r = samples[i];
+      const b = codes[base + r];
+      binWeight[b] += weights[r];
+      binSum[b] += weightedTarget[r];
+      if (b < lo) lo = b;
+      if (b > hi) hi = b;
+    }
+    if (lo === hi) {
+      binWeight[lo] = 0;
+      binSum[lo] = 0;
+      return true;
+    }
+    const total = this.nodeWeight;
+    const minLeaf = this.options.minSamplesLeaf;
+    let leftWeight = 0;
+    let leftSum = 0;
+    let previous = -1;
+    for (let b = lo; b <= hi; b++) {
+      const w = binWeight[b];
+      if (w === 0) continue;
+      if (previous >= 0 && leftWeight >= minLeaf && total - leftWeight >= minLeaf) this.considerRegressionSplit(f, (previous + b - 1) >> 1, leftWeight, leftSum);
+      leftWeight += w;
+      leftSum += binSum[b];
+      binWeight[b] = 0;
+      binSum[b] = 0;
+      previous = b;
+    }
+    return false;
+  }
+
+  /** Stable partition of samples[start..end) on codes <= edge; answers where the right part starts. */
+  private partition(start: number, end: number, f: number, edge: number): number {
+    const samples = this.samples;
+    const scratch = this.scratch;
+    const codes = this.bins.codes;
+    const base = f * this.bins.rows;
+    let l = start;
+    let r = 0;
+    for (let i = start; i < end; i++) {
+      const s = samples[i];
+      if (codes[base + s] <= edge) samples[l++] = s;
+      else scratch[r++] = s;
+    }
+    samples.set(scratch.subarray(0, r), l);
+    return l;
+  }
+
+  private makeLeaf(node: number, start: number, end: number, leafOfRow: Int32Array | undefined): void {
+    const offset = this.valueCount;
+    this.nodeFeature[node] = -1;
+    this.nodeThreshold[node] = 0;
+    this.nodeLeft[node] = offset;
+    this.nodeRight[node] = -1;
+    const total = this.nodeWeight;
+    if (this.mode === CLASSIFICATION) {
+      for (let k = 0; k < this.numClasses; k++) this.leafValues[offset + k] = this.classTotals[k] / total;
+      this.valueCount += this.numClasses;
+    } else {
+      this.leafValues[offset] = this.nodeSum / total;
+      this.valueCount += 1;
+    }
+    if (leafOfRow) for (let i = start; i < end; i++) leafOfRow[this.samples[i]] = offset;
+  }
+}
+
+function swap(a: Int32Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}
+
+/** The offset in tree.values of the leaf that row `r` of `x` falls in. */
+export function leafOffset(tree: Tree, x: Matrix, r: number): number {
+  const { feature, threshold, left, right } = tree;
+  const data = x.data;
+  const base = r * x.cols;
+  let node = 0;
+  let f = feature[0];
+  while (f >= 0) {
+    node = data[base + f] <= threshold[node] ? left[node] : right[node];
+    f = feature[node];
+  }
+  return left[node];
+}
+
+/** A tree as JSON: each typed array as base64 of its little-endian bytes. */
+export interface EncodedTree {
+  feature: string;
+  threshold: string;
+  left: string;
+  right: string;
+  values: string;
+  width: number;
+}
+
+export function encodeTree(tree: Tree): EncodedTree {
+  return {
+    feature: toBase64(tree.feature),
+    threshold: toBase64(tree.threshold),
+    left: toBase64(tree.left),
+    right: toBase64(tree.right),
+    values: toBase64(tree.values),
+    width: tree.width,
+  };
+}
+
+export function decodeTree(encoded: EncodedTree): Tree {
+  return {
+    feature: new Int32Array(fromBase64(encoded.feature)),
+    threshold: new Float64Array(fromBase64(encoded.threshold)),
+    left: new Int32Array(fromBase64(encoded.left)),
+    right: new Int32Array(fromBase64(encoded.right)),
+    values: new Float64Array(fromBase64(encoded.values)),
+    width: encoded.width,
+  };
+}
+
+function toBase64(a: Int32Array | Float64Array): string {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+}
+
+/** The decoded bytes in a fresh (hence aligned) ArrayBuffer. */
+function fromBase64(s: string): ArrayBuffer {
+  const bytes = Buffer.from(s, 'base64');
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return copy.buffer;
+}

@@ -1,0 +1,245 @@
+/**
+ * Random forests (Breiman 2001) for classification and regression on histogram trees: each tree
+ * is grown on a bootstrap sample with a random subset of columns tried at every node. Training
+ * runs in chunks of trees through `context.run`; every tree is seeded from the context seed and
+ * its own index, so a forest depends on the seed only, never on how many chunks grew it.
+ */
+import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
+import { Random } from './random.js';
+import { TreeBuilder, binMatrix, decodeTree, encodeTree, leafOffset, type BinnedMatrix, type EncodedTree, type Tree } from './histogram-tree.js';
+
+const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
+
+function forestParameters(task: 'classification' | 'regression'): ParameterSpec[] {
+  const classification = task === 'classification';
+  return [
+    { name: 'numTrees', description: 'Number of trees in the forest.', type: 'integer', default: 100, min: 1, max: 2000 },
+    {
+      name: 'maxFeatures',
+      description: 'Columns tried at each split: sqrt, log2 or a third of the columns, or all of them (bagging).',
+      type: 'string',
+      default: classification ? 'sqrt' : 'third',
+      choices: MAX_FEATURES,
+    },
+    {
+      name: 'minSamplesLeaf',
+      description: 'The fewest training samples (counting bootstrap repeats) a leaf may hold.',
+      type: 'integer',
+      default: classification ? 1 : 5,
+      min: 1,
+      max: 100000,
+    },
+    { name: 'maxDepth', description: 'The deepest a tree may grow (the root is depth 0); 0 for no limit.', type: 'integer', default: 0, min: 0, max: 1000 },
+    { name: 'bootstrap', description: 'Grow each tree on a bootstrap sample (otherwise on all rows).', type: 'boolean', default: true },
+  ];
+}
+
+/** Forest settings as the chunk workers receive them. */
+export interface ForestSettings {
+  task: 'classification' | 'regression';
+  numTrees: number;
+  mtry: number;
+  minSamplesLeaf: number;
+  maxDepth: number;
+  bootstrap: boolean;
+  seed: number;
+}
+
+/** The learner state: JSON. */
+export interface ForestState {
+  kind: 'random-forest';
+  task: 'classification' | 'regression';
+  numFeatures: number;
+  numClasses: number;
+  /** Regression: the standard deviation of the training target (scales the confidence). */
+  targetSd: number;
+  trees: EncodedTree[];
+}
+
+/** The number of columns tried per node for a `maxFeatures` choice. */
+export function columnsPerSplit(maxFeatures: string, cols: number): number {
+  switch (maxFeatures) {
+    case 'sqrt':
+      return Math.max(1, Math.floor(Math.sqrt(cols)));
+    case 'log2':
+      return Math.max(1, Math.floor(Math.log2(cols)));
+    case 'third':
+      return Math.max(1, Math.floor(cols / 3));
+    case 'all':
+      return cols;
+    default:
+      throw new Error(`maxFeatures must be one of ${MAX_FEATURES.join(', ')}, not ${maxFeatures}`);
+  }
+}
+
+/** A well-mixed 32-bit seed for tree `index` of a forest seeded with `seed`. */
+export function treeSeed(seed: number, index: number): number {
+  let h = Math.imul((seed | 0) ^ 0x85ebca6b, 0xc2b2ae35) ^ Math.imul(index + 1, 0x27d4eb2f);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  h = Math.imul(h, 0x297a2d39);
+  h ^= h >>> 15;
+  return h >>> 0;
+}
+
+/** Worker entry: quantise the training matrix once for all chunks. */
+export function binTrainingMatrix(x: Matrix, binary: boolean[]): BinnedMatrix {
+  return binMatrix(x, binary);
+}
+
+/** Worker entry: grow trees [first, first + count) of a forest. */
+export function trainForestChunk(bins: BinnedMatrix, y: Float64Array, numClasses: number, settings: ForestSettings, first: number, count: number): EncodedTree[] {
+  const rows = bins.rows;
+  const builder = new TreeBuilder(bins);
+  const options = { mtry: settings.mtry, minSamplesLeaf: settings.minSamplesLeaf, maxDepth: settings.maxDepth };
+  const classOf = settings.task === 'classification' ? Int32Array.from(y) : undefined;
+  const weights = new Int32Array(rows);
+  const trees: EncodedTree[] = [];
+  for (let t = first; t < first + count; t++) {
+    const rng = new Random(treeSeed(settings.seed, t));
+    if (settings.bootstrap) {
+      weights.fill(0);
+      for (let i = 0; i < rows; i++) weights[rng.int(rows)]++;
+    } else {
+      weights.fill(1);
+    }
+    const tree = classOf ? builder.growClassifier(classOf, numClasses, weights, options, rng) : builder.growRegressor(y, weights, options, rng);
+    trees.push(encodeTree(tree));
+  }
+  return trees;
+}
+
+async function trainForest(task: 'classification' | 'regression', data: TrainingData, params: Record<string, ParamValue>, context: LearnerContext): Promise<ForestState> {
+  const { x, y } = data;
+  if (x.rows < 1) throw new Error('random forest: no training rows');
+  const numClasses = task === 'classification' ? data.classes.length : 0;
+  if (task === 'classification' && numClasses < 1) throw new Error('random forest classification: no classes');
+  const settings: ForestSettings = {
+    task,
+    numTrees: Number(params.numTrees),
+    mtry: columnsPerSplit(String(params.maxFeatures), x.cols),
+    minSamplesLeaf: Number(params.minSamplesLeaf),
+    maxDepth: Number(params.maxDepth),
+    bootstrap: params.bootstrap === true || params.bootstrap === 'true',
+    seed: context.seed,
+  };
+  if (!Number.isInteger(settings.numTrees) || settings.numTrees < 1) throw new Error(`numTrees must be a positive integer, not ${params.numTrees}`);
+  if (!Number.isInteger(settings.minSamplesLeaf) || settings.minSamplesLeaf < 1) throw new Error(`minSamplesLeaf must be a positive integer, not ${params.minSamplesLeaf}`);
+  if (!Number.isInteger(settings.maxDepth) || settings.maxDepth < 0) throw new Error(`maxDepth must be a non-negative integer, not ${params.maxDepth}`);
+
+  context.signal?.throwIfAborted();
+  const bins = await context.run<BinnedMatrix>(import.meta.url, 'binTrainingMatrix', [x, data.binary]);
+  const chunks = Math.max(1, Math.min(context.parallelism, settings.numTrees));
+  const calls: Promise<EncodedTree[]>[] = [];
+  for (let c = 0; c < chunks; c++) {
+    const first = Math.floor((c * settings.numTrees) / chunks);
+    const last = Math.floor(((c + 1) * settings.numTrees) / chunks);
+    calls.push(context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first]));
+  }
+  const trees = (await Promise.all(calls)).flat();
+  return { kind: 'random-forest', task, numFeatures: x.cols, numClasses, targetSd: task === 'regression' ? standardDeviation(y) : 0, trees };
+}
+
+function standardDeviation(v: Float64Array): number {
+  let mean = 0;
+  for (let i = 0; i < v.length; i++) mean += v[i];
+  mean /= v.length;
+  let ss = 0;
+  for (let i = 0; i < v.length; i++) ss += (v[i] - mean) ** 2;
+  return Math.sqrt(ss / v.length);
+}
+
+/** Decoded trees per state object, so that repeated predictions decode once. */
+const decoded = new WeakMap<object, Tree[]>();
+
+function forestTrees(state: ForestState): Tree[] {
+  let trees = decoded.get(state);
+  if (!trees) {
+    trees = state.trees.map(decodeTree);
+    decoded.set(state, trees);
+  }
+  return trees;
+}
+
+function checkState(state: unknown, task: 'classification' | 'regression', x: Matrix): ForestState {
+  const s = state as ForestState;
+  if (!s || s.kind !== 'random-forest' || s.task !== task || !Array.isArray(s.trees)) throw new Error(`not a random forest ${task} model`);
+  if (x.cols !== s.numFeatures) throw new Error(`the model expects ${s.numFeatures} columns, the data has ${x.cols}`);
+  return s;
+}
+
+/** Mean of the trees' leaf class distributions; the class of highest probability. */
+function predictClassification(state: unknown, x: Matrix): Prediction[] {
+  const s = checkState(state, 'classification', x);
+  const trees = forestTrees(s);
+  const K = s.numClasses;
+  const out: Prediction[] = [];
+  for (let r = 0; r < x.rows; r++) {
+    const p = new Array<number>(K).fill(0);
+    for (const tree of trees) {
+      const o = leafOffset(tree, x, r);
+      for (let k = 0; k < K; k++) p[k] += tree.values[o + k];
+    }
+    let sum = 0;
+    for (let k = 0; k < K; k++) sum += p[k];
+    let best = 0;
+    for (let k = 0; k < K; k++) {
+      p[k] /= sum;
+      if (p[k] > p[best]) best = k;
+    }
+    out.push({ value: best, confidence: p[best], probabilities: p });
+  }
+  return out;
+}
+
+/**
+ * Mean of the trees' predictions. Confidence is 1 - min(1, sd_trees / sd_train): the spread of
+ * the trees' predictions for the row relative to the spread of the training target, so 1 when
+ * the trees agree and 0 when they disagree as much as the training values differ.
+ */
+function predictRegression(state: unknown, x: Matrix): Prediction[] {
+  const s = checkState(state, 'regression', x);
+  const trees = forestTrees(s);
+  const out: Prediction[] = [];
+  for (let r = 0; r < x.rows; r++) {
+    let sum = 0;
+    let squares = 0;
+    for (const tree of trees) {
+      const v = tree.values[leafOffset(tree, x, r)];
+      sum += v;
+      squares += v * v;
+    }
+    const mean = sum / trees.length;
+    const sd = Math.sqrt(Math.max(0, squares / trees.length - mean * mean));
+    const confidence = s.targetSd > 0 ? 1 - Math.min(1, sd / s.targetSd) : 1;
+    out.push({ value: mean, confidence });
+  }
+  return out;
+}
+
+/** Random forest classifier: Gini trees, class probability = mean leaf distribution. */
+export const randomForestClassification: Learner = {
+  id: 'random-forest-classification',
+  title: 'Random forest classification',
+  description:
+    'Breiman random forest of CART classification trees (Gini), each grown on a bootstrap sample with a random subset of columns tried per split; the predicted class probabilities are the mean of the trees\' leaf class distributions. Features are quantised into at most 256 bins.',
+  task: 'classification',
+  types: ['Classification'],
+  parameters: forestParameters('classification'),
+  train: (data, params, context) => trainForest('classification', data, params, context),
+  predict: predictClassification,
+};
+
+/** Random forest regressor: variance-reduction trees, prediction = mean over trees. */
+export const randomForestRegression: Learner = {
+  id: 'random-forest-regression',
+  title: 'Random forest regression',
+  description:
+    'Breiman random forest of CART regression trees (variance reduction), each grown on a bootstrap sample with a random subset of columns tried per split; the prediction is the mean over trees, the confidence 1 - min(1, sd over trees / sd of the training target). Features are quantised into at most 256 bins.',
+  task: 'regression',
+  types: ['Regression'],
+  parameters: forestParameters('regression'),
+  train: (data, params, context) => trainForest('regression', data, params, context),
+  predict: predictRegression,
+};

@@ -1,0 +1,181 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { runInProcess, type Learner, type Matrix, type TrainingData } from '../src/learning/learner.js';
+import { Random } from '../src/learning/random.js';
+import { randomForestClassification, randomForestRegression, type ForestState } from '../src/learning/random-forest.js';
+import { binMatrix, decodeTree, leafOffset, TreeBuilder } from '../src/learning/histogram-tree.js';
+import { auc, crossValidate, defaults, foldsOf, loadEpafhm, loadKazius, regressionQuality, selectRows, type QsarData } from '../bench/learners.js';
+
+let epafhm: QsarData;
+let kazius: QsarData;
+before(async () => {
+  epafhm = await loadEpafhm();
+  kazius = await loadKazius(1024, 3); // every third compound: ~1,360, both classes
+});
+
+const context = (seed: number, parallelism = 1) => ({ seed, parallelism, run: runInProcess });
+const allRows = (data: QsarData) => Array.from({ length: data.x.rows }, (_, i) => i);
+
+/** A three-class problem no single split separates: the class is the ring a 2-D point lies in; 8 noise columns. */
+function rings(n: number, seed: number): TrainingData {
+  const rng = new Random(seed);
+  const cols = 10;
+  const data = new Float64Array(n * cols);
+  const y = new Float64Array(n);
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < cols; c++) data[r * cols + c] = rng.next() * 2 - 1;
+    const radius = Math.hypot(data[r * cols], data[r * cols + 1]);
+    y[r] = radius < 0.45 ? 0 : radius < 0.8 ? 1 : 2;
+  }
+  return { x: { rows: n, cols, data }, binary: new Array(cols).fill(false), y, classes: ['inner', 'middle', 'outer'] };
+}
+
+test('regression forest: 5-fold CV of EPAFHM (43 RDKit descriptors) gives Q² > 0.5', async () => {
+  assert.equal(epafhm.x.rows, 580);
+  assert.equal(epafhm.x.cols, 43);
+  const predicted = await crossValidate(randomForestRegression, epafhm, foldsOf(epafhm.x.rows, 5, 7), defaults(randomForestRegression), runInProcess, 1);
+  const { q2, rmse } = regressionQuality(
+    epafhm.y,
+    predicted.map((p) => p.value),
+  );
+  assert.ok(q2 > 0.5, `Q² ${q2}`);
+  assert.ok(rmse < 1.0, `RMSE ${rmse}`);
+  for (const p of predicted) assert.ok(p.confidence >= 0 && p.confidence <= 1 && Number.isFinite(p.value));
+  // Rows the trees disagree on get less confidence: confidence varies.
+  const confidences = new Set(predicted.map((p) => p.confidence.toFixed(3)));
+  assert.ok(confidences.size > 50);
+});
+
+test('classification forest: 5-fold CV of a Kazius subset (Morgan 1024 bits) beats the majority class clearly', async () => {
+  const predicted = await crossValidate(randomForestClassification, kazius, foldsOf(kazius.x.rows, 5, 7, kazius.y), defaults(randomForestClassification), runInProcess, 1);
+  const accuracy = predicted.filter((p, i) => p.value === kazius.y[i]).length / predicted.length;
+  const mutagenic = kazius.classes.indexOf('mutagenic');
+  const majority = Math.max(...[0, 1].map((k) => kazius.y.filter((y) => y === k).length)) / kazius.y.length;
+  const area = auc(
+    predicted.map((p) => p.probabilities![mutagenic]),
+    Array.from(kazius.y, (y) => y === mutagenic),
+  );
+  assert.ok(majority < 0.6);
+  assert.ok(accuracy > 0.76, `accuracy ${accuracy}`);
+  assert.ok(area > 0.83, `AUC ${area}`);
+  for (const p of predicted) {
+    assert.equal(p.probabilities!.length, 2);
+    assert.ok(Math.abs(p.probabilities!.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+    assert.equal(p.confidence, Math.max(...p.probabilities!));
+    assert.equal(p.value, p.probabilities!.indexOf(p.confidence));
+    assert.ok(p.confidence >= 0.5 && p.confidence <= 1);
+  }
+});
+
+test('classification forest: three classes on rings the forest must learn from two of ten columns', async () => {
+  const train = rings(1500, 1);
+  const holdout = rings(500, 2);
+  const state = await randomForestClassification.train(train, defaults(randomForestClassification), context(3));
+  const predicted = randomForestClassification.predict(state, holdout.x);
+  const accuracy = predicted.filter((p, i) => p.value === holdout.y[i]).length / predicted.length;
+  assert.ok(accuracy > 0.85, `accuracy ${accuracy}`);
+  for (const p of predicted) assert.ok(Math.abs(p.probabilities!.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+  // The informative columns are the ones split on most.
+  const uses = new Array(10).fill(0);
+  for (const encoded of (state as ForestState).trees) for (const f of decodeTree(encoded).feature) if (f >= 0) uses[f]++;
+  const top = uses.map((u, c) => [u, c]).sort((a, b) => b[0] - a[0]);
+  assert.deepEqual(new Set([top[0][1], top[1][1]]), new Set([0, 1]));
+});
+
+test('same seed, same predictions, whatever the parallelism; another seed differs', async () => {
+  const data = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 0));
+  const test = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 1)).x;
+  const params = { ...defaults(randomForestRegression), numTrees: 30 };
+  const predict = async (learner: Learner, d: TrainingData, seed: number, parallelism: number) =>
+    learner.predict(await learner.train(d, learner === randomForestRegression ? params : { ...defaults(learner), numTrees: 30 }, context(seed, parallelism)), learner === randomForestRegression ? test : kazius.x);
+  const a = await predict(randomForestRegression, data, 11, 1);
+  assert.deepEqual(await predict(randomForestRegression, data, 11, 1), a);
+  assert.deepEqual(await predict(randomForestRegression, data, 11, 2), a);
+  assert.deepEqual(await predict(randomForestRegression, data, 11, 7), a);
+  assert.notDeepEqual(await predict(randomForestRegression, data, 12, 1), a);
+
+  const kaziusTrain = selectRows(kazius, allRows(kazius).filter((i) => i % 4 !== 0));
+  const c = await predict(randomForestClassification, kaziusTrain, 5, 1);
+  assert.deepEqual(await predict(randomForestClassification, kaziusTrain, 5, 2), c);
+  assert.notDeepEqual(await predict(randomForestClassification, kaziusTrain, 6, 2), c);
+});
+
+test('the state is JSON: stringify, parse, predict gives the same predictions; 100 trees stay small', async () => {
+  const data = selectRows(kazius, allRows(kazius));
+  const state = await randomForestClassification.train(data, defaults(randomForestClassification), context(1, 2));
+  const json = JSON.stringify(state);
+  const copy = JSON.parse(json);
+  assert.deepEqual(randomForestClassification.predict(copy, kazius.x), randomForestClassification.predict(state, kazius.x));
+  assert.equal((copy as ForestState).trees.length, 100);
+  assert.ok(json.length < 4e6, `${json.length} characters`);
+
+  const regression = await randomForestRegression.train(selectRows(epafhm, allRows(epafhm)), defaults(randomForestRegression), context(1));
+  const regressionCopy = JSON.parse(JSON.stringify(regression));
+  assert.deepEqual(randomForestRegression.predict(regressionCopy, epafhm.x), randomForestRegression.predict(regression, epafhm.x));
+});
+
+test('parameters: declared with defaults and bounds, and each one acts', async () => {
+  const names = (l: Learner) => l.parameters.map((p) => p.name);
+  for (const learner of [randomForestClassification, randomForestRegression]) {
+    assert.deepEqual(names(learner), ['numTrees', 'maxFeatures', 'minSamplesLeaf', 'maxDepth', 'bootstrap']);
+    for (const p of learner.parameters) assert.ok(p.description.length > 10);
+  }
+  const spec = (l: Learner, name: string) => l.parameters.find((p) => p.name === name)!;
+  assert.equal(spec(randomForestClassification, 'maxFeatures').default, 'sqrt');
+  assert.equal(spec(randomForestRegression, 'maxFeatures').default, 'third');
+  assert.equal(spec(randomForestClassification, 'minSamplesLeaf').default, 1);
+  assert.equal(spec(randomForestRegression, 'minSamplesLeaf').default, 5);
+  assert.deepEqual([spec(randomForestClassification, 'numTrees').min, spec(randomForestClassification, 'numTrees').max], [1, 2000]);
+  assert.deepEqual(randomForestClassification.types, ['Classification']);
+  assert.deepEqual(randomForestRegression.types, ['Regression']);
+
+  const data = selectRows(epafhm, allRows(epafhm));
+  const trees = async (params: Record<string, number | string | boolean>) =>
+    ((await randomForestRegression.train(data, { ...defaults(randomForestRegression), ...params }, context(1))) as ForestState).trees.map(decodeTree);
+
+  assert.equal((await trees({ numTrees: 7 })).length, 7);
+  // Stumps: one split, two leaves.
+  for (const t of await trees({ numTrees: 5, maxDepth: 1 })) assert.equal(t.feature.length, 3);
+  // Larger leaves, fewer nodes.
+  const nodes = async (minSamplesLeaf: number) => (await trees({ numTrees: 5, minSamplesLeaf })).reduce((n, t) => n + t.feature.length, 0);
+  assert.ok((await nodes(20)) < (await nodes(1)) / 5);
+  // Without bootstrap and with every column tried, all trees are the same tree (on columns
+  // without ties; EPAFHM has duplicate descriptor columns, between which the draw order decides).
+  const smooth = rings(400, 4);
+  smooth.y = smooth.y.map((_, r) => smooth.x.data[r * 10] * 3 + smooth.x.data[r * 10 + 1]);
+  const smoothTrees = async (params: Record<string, number | string | boolean>) =>
+    ((await randomForestRegression.train(smooth, { ...defaults(randomForestRegression), ...params }, context(1))) as ForestState).trees.map(decodeTree);
+  const bagless = await smoothTrees({ numTrees: 3, bootstrap: false, maxFeatures: 'all' });
+  assert.deepEqual(bagless[1], bagless[0]);
+  assert.deepEqual(bagless[2], bagless[0]);
+  const bagged = await smoothTrees({ numTrees: 2, maxFeatures: 'all' });
+  assert.notDeepEqual(bagged[1].threshold, bagged[0].threshold);
+  // log2 tries fewer columns than all: the trees differ although the rows are the same.
+  const sampled = await smoothTrees({ numTrees: 2, bootstrap: false, maxFeatures: 'log2' });
+  assert.notDeepEqual(sampled[1].feature, sampled[0].feature);
+
+  await assert.rejects(trees({ maxFeatures: 'half' }), /maxFeatures/);
+  await assert.rejects(trees({ numTrees: 0 }), /numTrees/);
+  const state = await randomForestRegression.train(data, defaults(randomForestRegression), context(1));
+  assert.throws(() => randomForestRegression.predict(state, { rows: 1, cols: 3, data: new Float64Array(3) }), /columns/);
+  assert.throws(() => randomForestClassification.predict(state, data.x), /not a random forest classification/);
+});
+
+test('histogram tree: a single unrestricted tree reproduces distinct training rows exactly', () => {
+  const n = 300;
+  const cols = 4;
+  const rng = new Random(9);
+  const x: Matrix = { rows: n, cols, data: Float64Array.from({ length: n * cols }, () => rng.next()) };
+  const y = Float64Array.from({ length: n }, (_, r) => Math.sin(6 * x.data[r * cols]) + x.data[r * cols + 1] ** 2);
+  const bins = binMatrix(x, new Array(cols).fill(false));
+  // 300 distinct values per column: quantised into at most 256 bins.
+  for (let c = 0; c < cols; c++) assert.ok(bins.edgeStart[c + 1] - bins.edgeStart[c] <= 255);
+  const tree = new TreeBuilder(bins).growRegressor(y, new Int32Array(n).fill(1), { mtry: cols, minSamplesLeaf: 1, maxDepth: 0 }, rng);
+  let worst = 0;
+  for (let r = 0; r < n; r++) worst = Math.max(worst, Math.abs(tree.values[leafOffset(tree, x, r)] - y[r]));
+  // Rows sharing every bin share a leaf: the error is bounded by the target's change within a bin.
+  assert.ok(worst < 0.2, `worst error ${worst}`);
+  const binary = binMatrix({ rows: 3, cols: 1, data: Float64Array.of(0, 1, 1) }, [true]);
+  assert.deepEqual(Array.from(binary.codes), [0, 1, 1]);
+  assert.deepEqual(Array.from(binary.edges), [0.5]);
+});
