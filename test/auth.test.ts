@@ -267,3 +267,34 @@ test('brute force on /auth/authenticate is slowed down', async () => {
   assert.equal(r.status, 429);
   assert.ok(Number(r.headers.get('retry-after')) > 0);
 });
+
+test('algorithms and models: any user applies an algorithm; the model belongs to its trainer, who may let others predict with it', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const post = (url: string, token: string | undefined, params: Record<string, string>) => http(url.replace(s.base, s.url), { method: 'POST', body: form(params), accept: 'text/uri-list', ...as(token) });
+  const follow = async (token: string, task: string) => {
+    for (;;) {
+      const r = await http(task.replace(s.base, s.url), { accept: 'text/uri-list', ...as(token) });
+      if (r.status !== 202) return r;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  };
+  const upload = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,y\nCCO,1\nCCCO,2\nCCCCO,3\nCCCCCO,4\nOc1ccccc1,2.5\n', contentType: 'text/csv', accept: 'text/uri-list', ...as(alice) });
+  const dataset = upload.text.trim();
+  const y = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim();
+  assert.equal((await post(`${s.base}/algorithm/rdkit-descriptors`, undefined, { dataset_uri: dataset })).status, 401);
+  assert.equal((await post(`${s.base}/algorithm/rdkit-descriptors`, bob, { dataset_uri: dataset })).status, 403, 'bob may not read alice\'s dataset');
+  const calc = await post(`${s.base}/algorithm/rdkit-descriptors`, alice, { dataset_uri: dataset });
+  assert.equal(calc.status, 202, calc.text);
+  const described = (await follow(alice, calc.text.trim())).text.trim();
+  const train = await post(`${s.base}/algorithm/random-forest-regression`, alice, { dataset_uri: described, prediction_feature: y, numTrees: '5' });
+  assert.equal(train.status, 202, train.text);
+  const model = (await follow(alice, train.text.trim())).text.trim();
+  assert.equal((await http(model.replace(s.base, s.url), { ...as(bob) })).status, 403);
+  assert.equal((await post(model, bob, { dataset_uri: described })).status, 403);
+  assert.equal((await post(model, alice, { dataset_uri: described })).status, 200);
+  await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: model, public_read: 'true' }), ...as(alice) });
+  await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: described, public_read: 'true' }), ...as(alice) });
+  assert.equal((await post(model, bob, { dataset_uri: described })).status, 200, 'a readable model can be applied');
+  assert.equal((await http(model.replace(s.base, s.url), { method: 'DELETE', ...as(bob) })).status, 403, 'but not deleted');
+});
