@@ -2,144 +2,19 @@
  * CART decision trees grown on binned features, the building block of the random forest and
  * of gradient boosting.
  *
- * Each column is quantised once into at most 256 bins (`binMatrix`); a tree is then grown
+ * Each column is quantised once into at most 256 bins (binning.ts); a tree is then grown
  * depth first over an index array that is partitioned in place, node by node, and the best
  * split of a candidate column is found from a per-node histogram of its bins (class weights
- * for Gini, weight and weighted target sum for variance reduction). Trees are flat typed
+ * for Gini, weight and weighted target sum for variance reduction), or, for fingerprint bits,
+ * from counts of all bits at once (sparse-counts.ts). Trees are flat typed
  * arrays whose thresholds are in the original feature units, so prediction needs no bins.
  */
 import type { Matrix } from './learner.js';
 import type { Random } from './random.js';
+import { MAX_BINS, type BinnedMatrix } from './binning.js';
+import { SparseCounts } from './sparse-counts.js';
 
-/** The most bins a column is quantised into (codes are bytes). */
-export const MAX_BINS = 256;
-
-/** A training matrix quantised column by column. */
-export interface BinnedMatrix {
-  rows: number;
-  cols: number;
-  /** Column-major bin codes: the bin of row r in column c is codes[c * rows + r]. */
-  codes: Uint8Array;
-  /**
-   * Bin edges of every column, concatenated: column c owns edges[edgeStart[c] .. edgeStart[c + 1]).
-   * A value v falls in bin b when edges[b - 1] < v <= edges[b] (the last bin is unbounded above).
-   */
-  edges: Float64Array;
-  edgeStart: Int32Array;
-}
-
-/**
- * Quantise every column of `x`. A column marked binary gets the single edge 0.5; another column
- * with at most MAX_BINS distinct values gets one bin per value; a column with more gets edges at
- * its quantiles. Edges are midpoints between neighbouring distinct training values.
- */
-export function binMatrix(x: Matrix, binary: boolean[]): BinnedMatrix {
-  const { rows, cols, data } = x;
-  const codes = new Uint8Array(rows * cols);
-  const columnEdges: Float64Array[] = [];
-  const column = new Float64Array(rows);
-  for (let c = 0; c < cols; c++) {
-    for (let r = 0; r < rows; r++) column[r] = data[r * cols + c];
-    const edges = binary[c] ? Float64Array.of(0.5) : quantileEdges(column);
-    columnEdges.push(edges);
-    const out = codes.subarray(c * rows, (c + 1) * rows);
-    if (edges.length === 1) {
-      const e = edges[0];
-      for (let r = 0; r < rows; r++) out[r] = column[r] <= e ? 0 : 1;
-    } else {
-      for (let r = 0; r < rows; r++) out[r] = binOf(edges, column[r]);
-    }
-  }
-  const edgeStart = new Int32Array(cols + 1);
-  for (let c = 0; c < cols; c++) edgeStart[c + 1] = edgeStart[c] + columnEdges[c].length;
-  const edges = new Float64Array(edgeStart[cols]);
-  for (let c = 0; c < cols; c++) edges.set(columnEdges[c], edgeStart[c]);
-  return { rows, cols, codes, edges, edgeStart };
-}
-
-/** The bin of `v`: the first b with v <= edges[b], or edges.length. */
-function binOf(edges: Float64Array, v: number): number {
-  let lo = 0;
-  let hi = edges.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (v <= edges[mid]) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** At most MAX_BINS - 1 edges splitting the values of a column into bins of similar counts. */
-function quantileEdges(column: Float64Array): Float64Array {
-  const sorted = Float64Array.from(column).sort();
-  const n = sorted.length;
-  const distinct: number[] = [];
-  const upTo: number[] = []; // how many values are <= distinct[i]
-  for (let i = 0; i < n; i++) {
-    if (i + 1 === n || sorted[i + 1] !== sorted[i]) {
-      distinct.push(sorted[i]);
-      upTo.push(i + 1);
-    }
-  }
-  const edges: number[] = [];
-  const midpoint = (i: number) => distinct[i] / 2 + distinct[i + 1] / 2;
-  if (distinct.length <= MAX_BINS) {
-    for (let i = 0; i + 1 < distinct.length; i++) edges.push(midpoint(i));
-  } else {
-    const perBin = n / MAX_BINS;
-    for (let i = 0; i + 1 < distinct.length; i++) {
-      if (upTo[i] >= (edges.length + 1) * perBin) edges.push(midpoint(i));
-    }
-  }
-  return Float64Array.from(edges);
-}
-
-/**
- * The two-bin columns (fingerprint bits) of a binned matrix as per-row lists of the columns
- * whose code is the column's minority code. Counting a node's samples over these lists gives
- * the split statistics of every two-bin column at once, reading short contiguous lists instead
- * of one scattered byte per sample and column.
- */
-interface SparseColumns {
-  /** 1 for a column with exactly two bins. */
-  twoBin: Uint8Array;
-  /** The code (0 or 1) a two-bin column lists: its rarer one. */
-  listedCode: Uint8Array;
-  /** Row r lists columns[rowStart[r] .. rowStart[r + 1]). */
-  rowStart: Int32Array;
-  columns: Int32Array;
-  twoBinCount: number;
-}
-
-function sparseColumns(bins: BinnedMatrix): SparseColumns {
-  const { rows, cols, codes, edgeStart } = bins;
-  const twoBin = new Uint8Array(cols);
-  const listedCode = new Uint8Array(cols);
-  const perRow = new Int32Array(rows);
-  let twoBinCount = 0;
-  for (let c = 0; c < cols; c++) {
-    if (edgeStart[c + 1] - edgeStart[c] !== 1) continue;
-    twoBin[c] = 1;
-    twoBinCount++;
-    const base = c * rows;
-    let ones = 0;
-    for (let r = 0; r < rows; r++) ones += codes[base + r];
-    const listed = 2 * ones <= rows ? 1 : 0;
-    listedCode[c] = listed;
-    for (let r = 0; r < rows; r++) if (codes[base + r] === listed) perRow[r]++;
-  }
-  const rowStart = new Int32Array(rows + 1);
-  for (let r = 0; r < rows; r++) rowStart[r + 1] = rowStart[r] + perRow[r];
-  const columns = new Int32Array(rowStart[rows]);
-  const fill = rowStart.slice(0, rows);
-  for (let c = 0; c < cols; c++) {
-    if (!twoBin[c]) continue;
-    const base = c * rows;
-    const listed = listedCode[c];
-    for (let r = 0; r < rows; r++) if (codes[base + r] === listed) columns[fill[r]++] = c;
-  }
-  return { twoBin, listedCode, rowStart, columns, twoBinCount };
-}
+export { binMatrix, type BinnedMatrix } from './binning.js';
 
 /** A grown tree, as flat arrays indexed by node (the root is node 0). */
 export interface Tree {
@@ -167,6 +42,8 @@ export interface TreeOptions {
 
 const CLASSIFICATION = 0;
 const REGRESSION = 1;
+/** Stack entry: start, end, depth, parent, side (0 left, 1 right), known constant columns, counts buffer. */
+const STACK_ENTRY = 7;
 
 /**
  * Grows trees on one binned matrix, reusing its buffers from tree to tree (one builder per
@@ -209,15 +86,13 @@ export class TreeBuilder {
   private nodeWeight = 0;
   private nodeSum = 0;
 
-  // Sparse counting of two-bin columns: per column, listed-code class weights (classification)
-  // or weight and weighted target sum (regression) over the current node's samples.
-  private readonly sparse: SparseColumns;
+  // Two-bin columns counted all at once (see sparse-counts.ts): the buffer of the current node,
+  // -1 until counted.
+  private readonly counts: SparseCounts;
   private useSparse = false;
-  private sparseReady = false;
-  private sparseTouched = 0;
-  private sparseClass = new Int32Array(0);
-  private readonly sparseWeight: Int32Array;
-  private readonly sparseSum: Float64Array;
+  private nodeCounts = -1;
+  private leftCounts = -1;
+  private rightCounts = -1;
 
   // The best split found so far in the current node.
   private bestProxy = 0;
@@ -230,16 +105,14 @@ export class TreeBuilder {
     this.scratch = new Int32Array(rows);
     this.featureOrder = new Int32Array(cols);
     this.constantFeatures = new Int32Array(cols);
-    this.stack = new Int32Array(6 * (2 * rows + 2));
+    this.stack = new Int32Array(STACK_ENTRY * (2 * rows + 2));
     const capacity = 2 * rows + 1;
     this.nodeFeature = new Int32Array(capacity);
     this.nodeThreshold = new Float64Array(capacity);
     this.nodeLeft = new Int32Array(capacity);
     this.nodeRight = new Int32Array(capacity);
     this.leafValues = new Float64Array(rows + 1);
-    this.sparse = sparseColumns(bins);
-    this.sparseWeight = new Int32Array(cols);
-    this.sparseSum = new Float64Array(cols);
+    this.counts = new SparseCounts(bins);
   }
 
   /** A classification tree (Gini); leaves hold the class distribution of their samples. */
@@ -251,7 +124,6 @@ export class TreeBuilder {
       this.classHist = new Int32Array(MAX_BINS * numClasses);
       this.classTotals = new Int32Array(numClasses);
       this.classLeft = new Int32Array(numClasses);
-      this.sparseClass = new Int32Array(this.bins.cols * numClasses);
     }
     return this.grow(weights, options, rng, numClasses, undefined);
   }
@@ -278,24 +150,22 @@ export class TreeBuilder {
     if (this.leafValues.length < (rows + 1) * width) this.leafValues = new Float64Array((rows + 1) * width);
     for (let c = 0; c < cols; c++) this.featureOrder[c] = c;
     if (leafOfRow) leafOfRow.fill(-1);
-    // Count two-bin columns sparsely when a row lists fewer of them than a node is expected to
+    // Count two-bin columns all at once when a row lists fewer of them than a node is expected to
     // draw (twice over: drawing goes on past mtry in nodes where the drawn columns are constant).
-    const sparse = this.sparse;
-    const listedPerRow = sparse.columns.length / Math.max(1, rows);
-    this.useSparse = sparse.twoBinCount > 0 && listedPerRow <= (2 * options.mtry * sparse.twoBinCount) / cols + 1;
+    const counts = this.counts;
+    this.useSparse = counts.sparse.twoBinCount > 0 && counts.listedPerRow <= (2 * options.mtry * counts.sparse.twoBinCount) / cols + 1;
+    counts.begin(this.mode === CLASSIFICATION, this.numClasses);
 
     let n = 0;
     for (let r = 0; r < rows; r++) if (weights[r] > 0) this.samples[n++] = r;
 
     const stack = this.stack;
-    let top = 0;
-    // Stack entries: start, end, depth, parent, side (0 left, 1 right), known constant columns.
-    stack[0] = 0; stack[1] = n; stack[2] = 0; stack[3] = -1; stack[4] = 0; stack[5] = 0;
-    top = 6;
+    let top = this.push(0, 0, n, 0, -1, 0, 0, -1);
     while (top > 0) {
-      top -= 6;
+      top -= STACK_ENTRY;
       const start = stack[top], end = stack[top + 1], depth = stack[top + 2];
       const parent = stack[top + 3], side = stack[top + 4], knownConstants = stack[top + 5];
+      this.nodeCounts = stack[top + 6];
       const node = this.nodeCount++;
       if (parent >= 0) {
         if (side === 0) this.nodeLeft[parent] = node;
@@ -305,6 +175,7 @@ export class TreeBuilder {
       const constants = splittable ? this.findSplit(start, end, knownConstants, rng) : knownConstants;
       if (!splittable || this.bestFeature < 0) {
         this.makeLeaf(node, start, end, leafOfRow);
+        if (this.nodeCounts >= 0) counts.release(this.nodeCounts, this.samples, start, end);
         continue;
       }
       const f = this.bestFeature;
@@ -312,10 +183,9 @@ export class TreeBuilder {
       this.nodeFeature[node] = f;
       this.nodeThreshold[node] = this.bins.edges[this.bins.edgeStart[f] + edge];
       const mid = this.partition(start, end, f, edge);
-      stack[top] = mid; stack[top + 1] = end; stack[top + 2] = depth + 1; stack[top + 3] = node; stack[top + 4] = 1; stack[top + 5] = constants;
-      top += 6;
-      stack[top] = start; stack[top + 1] = mid; stack[top + 2] = depth + 1; stack[top + 3] = node; stack[top + 4] = 0; stack[top + 5] = constants;
-      top += 6;
+      this.childCounts(start, mid, end);
+      top = this.push(top, mid, end, depth + 1, node, 1, constants, this.rightCounts);
+      top = this.push(top, start, mid, depth + 1, node, 0, constants, this.leftCounts);
     }
 
     const count = this.nodeCount;
@@ -327,6 +197,49 @@ export class TreeBuilder {
       values: this.leafValues.slice(0, this.valueCount),
       width,
     };
+  }
+
+  /** Pushes a node to grow (rows samples[start..end), the buffer of its two-bin counts or -1); answers the new top. */
+  private push(top: number, start: number, end: number, depth: number, parent: number, side: number, knownConstants: number, counts: number): number {
+    const stack = this.stack;
+    stack[top] = start;
+    stack[top + 1] = end;
+    stack[top + 2] = depth;
+    stack[top + 3] = parent;
+    stack[top + 4] = side;
+    stack[top + 5] = knownConstants;
+    stack[top + 6] = counts;
+    return top + STACK_ENTRY;
+  }
+
+  /**
+   * Two-bin counts for the children of a split node whose own counts are known: the smaller
+   * child is counted, the larger one gets the node's buffer minus the smaller's, when counting
+   * it would cost more than that subtraction. Otherwise the children count for themselves.
+   * Sets leftCounts and rightCounts.
+   */
+  private childCounts(start: number, mid: number, end: number): void {
+    const own = this.nodeCounts;
+    this.leftCounts = -1;
+    this.rightCounts = -1;
+    if (own < 0) return;
+    const counts = this.counts;
+    const leftSmaller = mid - start <= end - mid;
+    const larger = leftSmaller ? end - mid : mid - start;
+    if ((counts.touchedBy(own) * larger) / (end - start) < counts.bufferSize) {
+      counts.release(own, this.samples, start, end);
+      return;
+    }
+    const smaller = leftSmaller ? this.countNode(start, mid) : this.countNode(mid, end);
+    counts.subtract(own, smaller);
+    this.leftCounts = leftSmaller ? smaller : own;
+    this.rightCounts = leftSmaller ? own : smaller;
+  }
+
+  private countNode(start: number, end: number): number {
+    return this.mode === CLASSIFICATION
+      ? this.counts.countClasses(this.samples, start, end, this.weights, this.classOf)
+      : this.counts.countSums(this.samples, start, end, this.weights, this.weightedTarget);
   }
 
   /** Totals of the node's samples; answers false when the node is pure (nothing to split). */
@@ -380,7 +293,6 @@ export class TreeBuilder {
     let drawnConstants = 0;
     let foundConstants = 0;
     let visited = 0;
-    this.sparseReady = false;
     while (undrawn > knownConstants + foundConstants && (visited < mtry || visited <= foundConstants + drawnConstants)) {
       visited++;
       let j = drawnConstants + rng.int(undrawn - foundConstants - drawnConstants);
@@ -392,8 +304,8 @@ export class TreeBuilder {
       j += foundConstants;
       const f = order[j];
       let constant: boolean;
-      if (this.useSparse && this.sparse.twoBin[f] === 1) {
-        if (!this.sparseReady) this.countSparse(start, end);
+      if (this.useSparse && this.counts.sparse.twoBin[f] === 1) {
+        if (this.nodeCounts < 0) this.nodeCounts = this.countNode(start, end);
         constant = this.mode === CLASSIFICATION ? this.sparseClassification(f) : this.sparseRegression(f);
       } else {
         constant = this.mode === CLASSIFICATION ? this.scanClassification(f, start, end) : this.scanRegression(f, start, end);
@@ -406,7 +318,6 @@ export class TreeBuilder {
       undrawn--;
       swap(order, undrawn, j);
     }
-    if (this.sparseReady) this.clearSparse(start, end);
     // Restore the known constants at the front (their draws reordered them) and remember the new ones.
     order.set(this.constantFeatures.subarray(0, knownConstants), 0);
     this.constantFeatures.set(order.subarray(knownConstants, knownConstants + foundConstants), knownConstants);
@@ -490,80 +401,17 @@ export class TreeBuilder {
     }
   }
 
-  /** Counts the node's samples over their listed two-bin columns. */
-  private countSparse(start: number, end: number): void {
-    const { rowStart, columns } = this.sparse;
-    const samples = this.samples;
-    const weights = this.weights;
-    let touched = 0;
-    if (this.mode === CLASSIFICATION) {
-      const K = this.numClasses;
-      const counts = this.sparseClass;
-      const classOf = this.classOf;
-      for (let i = start; i < end; i++) {
-        const r = samples[i];
-        const w = weights[r];
-        const k = classOf[r];
-        const to = rowStart[r + 1];
-        for (let j = rowStart[r]; j < to; j++) counts[columns[j] * K + k] += w;
-        touched += to - rowStart[r];
-      }
-    } else {
-      const sparseWeight = this.sparseWeight;
-      const sparseSum = this.sparseSum;
-      const weightedTarget = this.weightedTarget;
-      for (let i = start; i < end; i++) {
-        const r = samples[i];
-        const w = weights[r];
-        const wy = weightedTarget[r];
-        const to = rowStart[r + 1];
-        for (let j = rowStart[r]; j < to; j++) {
-          const c = columns[j];
-          sparseWeight[c] += w;
-          sparseSum[c] += wy;
-        }
-        touched += to - rowStart[r];
-      }
-    }
-    this.sparseTouched = touched;
-    this.sparseReady = true;
-  }
-
-  private clearSparse(start: number, end: number): void {
-    const K = this.numClasses;
-    if (this.sparseTouched * 8 > this.bins.cols * (this.mode === CLASSIFICATION ? K : 1)) {
-      if (this.mode === CLASSIFICATION) this.sparseClass.fill(0);
-      else {
-        this.sparseWeight.fill(0);
-        this.sparseSum.fill(0);
-      }
-      return;
-    }
-    const { rowStart, columns } = this.sparse;
-    for (let i = start; i < end; i++) {
-      const r = this.samples[i];
-      for (let j = rowStart[r]; j < rowStart[r + 1]; j++) {
-        const c = columns[j];
-        if (this.mode === CLASSIFICATION) for (let k = 0; k < K; k++) this.sparseClass[c * K + k] = 0;
-        else {
-          this.sparseWeight[c] = 0;
-          this.sparseSum[c] = 0;
-        }
-      }
-    }
-  }
-
   /** The split of two-bin column f from the sparse counts. Answers true when f is constant here. */
   private sparseClassification(f: number): boolean {
     const K = this.numClasses;
-    const counts = this.sparseClass;
+    const counts = this.counts.classCounts(this.nodeCounts);
     const o = f * K;
     let listedWeight = 0;
     for (let k = 0; k < K; k++) listedWeight += counts[o + k];
     const total = this.nodeWeight;
     if (listedWeight === 0 || listedWeight === total) return true;
     const left = this.classLeft; // bin 0
-    const listedLeft = this.sparse.listedCode[f] === 0;
+    const listedLeft = this.counts.sparse.listedCode[f] === 0;
     for (let k = 0; k < K; k++) left[k] = listedLeft ? counts[o + k] : this.classTotals[k] - counts[o + k];
     const leftWeight = listedLeft ? listedWeight : total - listedWeight;
     const minLeaf = this.options.minSamplesLeaf;
@@ -573,12 +421,14 @@ export class TreeBuilder {
 
   /** The split of two-bin column f from the sparse sums. Answers true when f is constant here. */
   private sparseRegression(f: number): boolean {
-    const listedWeight = this.sparseWeight[f];
+    const sums = this.counts.sums(this.nodeCounts);
+    const listedWeight = sums[2 * f];
+    const listedSum = sums[2 * f + 1];
     const total = this.nodeWeight;
     if (listedWeight === 0 || listedWeight === total) return true;
-    const listedLeft = this.sparse.listedCode[f] === 0;
+    const listedLeft = this.counts.sparse.listedCode[f] === 0;
     const leftWeight = listedLeft ? listedWeight : total - listedWeight;
-    const leftSum = listedLeft ? this.sparseSum[f] : this.nodeSum - this.sparseSum[f];
+    const leftSum = listedLeft ? listedSum : this.nodeSum - listedSum;
     const minLeaf = this.options.minSamplesLeaf;
     if (leftWeight >= minLeaf && total - leftWeight >= minLeaf) this.considerRegressionSplit(f, 0, leftWeight, leftSum);
     return false;

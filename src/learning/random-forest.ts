@@ -6,7 +6,8 @@
  */
 import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
 import { Random } from './random.js';
-import { TreeBuilder, binMatrix, decodeTree, encodeTree, leafOffset, type BinnedMatrix, type EncodedTree, type Tree } from './histogram-tree.js';
+import { TreeBuilder, decodeTree, encodeTree, leafOffset, type EncodedTree, type Tree } from './histogram-tree.js';
+import { assembleBins, binNumericColumns, prepareBinning, type BinnedMatrix, type NumericBins } from './binning.js';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
 
@@ -83,9 +84,22 @@ export function treeSeed(seed: number, index: number): number {
   return h >>> 0;
 }
 
-/** Worker entry: quantise the training matrix once for all chunks. */
-export function binTrainingMatrix(x: Matrix, binary: boolean[]): BinnedMatrix {
-  return binMatrix(x, binary);
+/** Worker entry: bin the numeric columns (given column after column). */
+export function binNumeric(values: Float64Array, rows: number): NumericBins {
+  return binNumericColumns(values, rows);
+}
+
+/**
+ * Quantise the training matrix once for all chunks: binary columns in this thread (one linear
+ * pass, cheaper than copying the matrix to a worker), numeric columns (sorted) in a worker.
+ */
+export async function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
+  const input = prepareBinning(data.x, data.binary);
+  const numeric =
+    input.numericColumns.length > 0
+      ? await context.run<NumericBins>(import.meta.url, 'binNumeric', [input.numericValues, data.x.rows])
+      : { codes: new Uint8Array(0), edges: new Float64Array(0), edgeCounts: new Int32Array(0) };
+  return assembleBins(input, numeric);
 }
 
 /** Worker entry: grow trees [first, first + count) of a forest. */
@@ -129,7 +143,7 @@ async function trainForest(task: 'classification' | 'regression', data: Training
   if (!Number.isInteger(settings.maxDepth) || settings.maxDepth < 0) throw new Error(`maxDepth must be a non-negative integer, not ${params.maxDepth}`);
 
   context.signal?.throwIfAborted();
-  const bins = await context.run<BinnedMatrix>(import.meta.url, 'binTrainingMatrix', [x, data.binary]);
+  const bins = await binTrainingData(data, context);
   const chunks = Math.max(1, Math.min(context.parallelism, settings.numTrees));
   const calls: Promise<EncodedTree[]>[] = [];
   for (let c = 0; c < chunks; c++) {
