@@ -1,0 +1,94 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { badRequest, notFound } from '../http/errors.js';
+import { Params } from '../http/params.js';
+import { sendList, sendUri, sendNegotiated, rdfRenderers, type Renderer } from '../http/respond.js';
+import type { Services } from '../server/services.js';
+import type { ValidationRunner } from './validation-runner.js';
+import type { Crossvalidations, Stratification } from './crossvalidation.js';
+import { learningSetup } from './validation-routes.js';
+import { integerParam } from './validation-params.js';
+import { resourceTree, sendValidation, toXml } from './validation-views.js';
+import YAML from 'yaml';
+
+/**
+ * Cross-validation component (spec 4.2) at /crossvalidation, also answered under the Ruby
+ * service layout /validation/crossvalidation (DESIGN.md).
+ */
+export function crossvalidationRoutes(router: Router, services: Services, runner: ValidationRunner, crossvalidations: Crossvalidations): void {
+  const { config, tasks } = services;
+  const uriOf = (ctx: Context) => `${crossvalidations.collection}/${encodeURIComponent(ctx.params.id)}`;
+
+  async function requireCrossvalidation(ctx: Context) {
+    const uri = uriOf(ctx);
+    const quads = await crossvalidations.read(uri);
+    if (!quads) throw notFound(`cross-validation ${uri} not found`);
+    return { uri, quads };
+  }
+
+  async function start(ctx: Context, leaveOneOut: boolean) {
+    const params = await Params.fromRequest(ctx, config.bodyLimit);
+    const setup = learningSetup(services, params);
+    const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
+    const stratified = (params.get('stratified')?.trim().toLowerCase() || 'true') as Stratification;
+    if (!['true', 'false', 'super'].includes(stratified)) throw badRequest(`stratified must be true, false or super (got ${JSON.stringify(stratified.slice(0, 40))})`);
+    const randomSeed = integerParam(params, 'random_seed', 1);
+    await runner.checkTraining(setup, dataset.uri);
+    if (!leaveOneOut && stratified === 'true' && setup.def.learner.task === 'regression') {
+      throw badRequest(`stratified=true stratifies by class, but prediction_feature ${setup.predictionFeature} is a regression target; use stratified=false, or super (stratified on the sorted target values)`);
+    }
+    const rows = await runner.allRows(dataset.uri);
+    const numFolds = leaveOneOut ? rows.length : integerParam(params, 'num_folds', 10);
+    if (numFolds < 2) throw badRequest(`num_folds must be at least 2 (got ${numFolds})`);
+    if (numFolds > rows.length) throw badRequest(`num_folds ${numFolds} is larger than the ${rows.length} rows of dataset ${dataset.uri}`);
+    const title = `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`;
+    const task = await tasks.submit(title, (job) => crossvalidations.run({ setup, dataset, rows, numFolds, randomSeed, stratified, leaveOneOut }, { signal: job.signal, progress: (f) => job.progress(f * 100) }));
+    await sendUri(ctx, task, 202);
+  }
+
+  for (const base of ['/crossvalidation', '/validation/crossvalidation']) {
+    router.get(base, async (ctx) => {
+      const q = Params.fromQuery(ctx);
+      const uris = await crossvalidations.list({ algorithm: q.get('algorithm'), dataset: q.get('dataset') });
+      await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => services.store.readGraph(u)))).flat(), 'Cross-validations');
+    });
+    router.post(base, (ctx) => start(ctx, false));
+    router.post(`${base}/loo`, (ctx) => start(ctx, true));
+
+    router.get(`${base}/:id`, async (ctx) => {
+      const { uri, quads } = await requireCrossvalidation(ctx);
+      const tree = resourceTree(quads, uri);
+      const renderers: Record<string, Renderer> = {
+        ...rdfRenderers(ctx, () => quads, `Cross-validation ${uri}`, `<p><a href="${uri}/statistics">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>`),
+        'application/xml': () => toXml('crossvalidation', tree),
+        'text/xml': () => toXml('crossvalidation', tree),
+        'text/x-yaml': () => YAML.stringify(tree),
+        'application/json': () => JSON.stringify(tree, null, 2),
+        'text/uri-list': () => `${uri}\r\n`,
+      };
+      await sendNegotiated(ctx, renderers);
+    });
+
+    router.get(`${base}/:id/validations`, async (ctx) => {
+      const { uri, quads } = await requireCrossvalidation(ctx);
+      const folds = quads.filter((q) => q.subject.value === uri && q.predicate.value.endsWith('#validation')).map((q) => q.object.value);
+      const ordered = (await Promise.all(folds.map(async (f) => ({ f, quads: await services.store.readGraph(f) }))))
+        .map(({ f, quads: q }) => ({ f, fold: Number(q.find((x) => x.predicate.value.endsWith('#crossvalidationFold'))?.object.value ?? 0), q }))
+        .sort((a, b) => a.fold - b.fold);
+      await sendList(ctx, ordered.map((o) => o.f), () => ordered.flatMap((o) => o.q), `Validations of ${uri}`);
+    });
+
+    router.get(`${base}/:id/statistics`, async (ctx) => {
+      const { uri } = await requireCrossvalidation(ctx);
+      const statisticsUri = crossvalidations.statisticsUri(uri);
+      await sendValidation(ctx, statisticsUri, await services.store.readGraph(statisticsUri));
+    });
+
+    router.delete(`${base}/:id`, async (ctx) => {
+      const { uri, quads } = await requireCrossvalidation(ctx);
+      await crossvalidations.delete(uri, quads);
+      ctx.status = 200;
+      ctx.body = '';
+    });
+  }
+}

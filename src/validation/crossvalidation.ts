@@ -1,0 +1,154 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
+import { sparql } from '../store/sparql-template.js';
+import { select } from '../store/query-helpers.js';
+import { sortById } from '../store/id-minter.js';
+import type { Services } from '../server/services.js';
+import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
+import { numberOf } from '../model/feature-matrix.js';
+import { statisticsOf, type PairedValue } from './evaluation.js';
+import { randomFolds, sortedStratifiedFolds, stratifiedFolds } from './splits.js';
+import { validationQuads } from './validation-record.js';
+import type { Job, LearningSetup, ValidationRunner } from './validation-runner.js';
+
+export type Stratification = 'true' | 'false' | 'super';
+
+export interface CrossvalidationRequest {
+  setup: LearningSetup;
+  dataset: DatasetMeta;
+  rows: DatasetRow[];
+  numFolds: number;
+  randomSeed: number;
+  stratified: Stratification;
+  leaveOneOut: boolean;
+}
+
+/**
+ * Fold of each row: random, stratified by class (`true`), or `super`: by class for
+ * classification and by sorted target values for regression.
+ */
+export function assignFolds(request: CrossvalidationRequest): number[] {
+  const { rows, numFolds, randomSeed, stratified, setup } = request;
+  if (request.leaveOneOut) return rows.map((_, i) => i);
+  if (stratified === 'false') return randomFolds(rows.length, numFolds, randomSeed);
+  if (setup.def.learner.task === 'classification') return stratifiedFolds(rows.map((r) => r.values.get(setup.predictionFeature)?.value.trim() ?? ''), numFolds, randomSeed);
+  const values = rows.map((r) => numberOf(r.values.get(setup.predictionFeature)));
+  return sortedStratifiedFolds(values.map((v) => (Number.isNaN(v) ? Infinity : v)), numFolds, randomSeed);
+}
+
+/**
+ * Cross-validation (spec 4.2): k fold validations, each training on the other folds and
+ * testing on its own (folds run in parallel on the worker pool), then the statistics of all
+ * fold predictions pooled (never an average of folds) at `{uri}/statistics`. The
+ * cross-validation and its statistics are written in one batch at the end; when a fold fails,
+ * the fold validations already made are removed.
+ */
+export class Crossvalidations {
+  readonly collection: string;
+
+  constructor(
+    private readonly services: Services,
+    private readonly runner: ValidationRunner,
+  ) {
+    this.collection = `${services.config.baseUrl}/crossvalidation`;
+  }
+
+  statisticsUri(uri: string): string {
+    return `${uri}/statistics`;
+  }
+
+  async run(request: CrossvalidationRequest, job: Job = {}): Promise<string> {
+    const { setup, dataset, rows } = request;
+    const uri = await this.services.ids.next(this.collection);
+    const folds = assignFolds(request);
+    const k = request.leaveOneOut ? rows.length : request.numFolds;
+    const made: string[] = [];
+    const results: { uri: string; pairs: PairedValue[]; classes: string[] }[] = new Array(k);
+    const started = performance.now();
+    let done = 0;
+    let next = 0;
+    const runFold = async (fold: number) => {
+      const test = folds.map((f, i) => (f === fold ? i : -1)).filter((i) => i >= 0);
+      const training = folds.map((f, i) => (f !== fold ? i : -1)).filter((i) => i >= 0);
+      const name = `${dataset.title ?? dataset.uri}, fold ${fold + 1} of ${k}`;
+      const trainingDataset = await this.runner.subset(dataset, rows, training, `${name}: training set`);
+      const testDataset = await this.runner.subset(dataset, rows, test, `${name}: test set`);
+      const result = await this.runner.trainAndTest(
+        setup,
+        { trainingDataset, testDataset, testTargetDataset: testDataset },
+        { validationType: 'crossvalidation', randomSeed: request.randomSeed, crossvalidation: { uri, fold: fold + 1 } },
+        { signal: job.signal },
+      );
+      made.push(result.uri);
+      results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes };
+      job.progress?.(++done / k);
+    };
+    const lanes = Math.max(1, Math.min(k, this.services.config.workerThreads));
+    try {
+      await Promise.all(
+        Array.from({ length: lanes }, async () => {
+          while (next < k) await runFold(next++);
+        }),
+      );
+    } catch (e) {
+      await this.runner.validations.delete(made);
+      throw e;
+    }
+    const pairs = results.flatMap((r) => r.pairs);
+    const classes = [...new Set(results.flatMap((r) => r.classes))];
+    const statistics = statisticsOf(pairs, setup.def.learner.task, classes);
+    const c = df.namedNode(uri);
+    const quads: RDF.Quad[] = [
+      df.quad(c, rdf('type'), ot('Crossvalidation')),
+      df.quad(c, dc('identifier'), literal(uri, xsd('anyURI'))),
+      df.quad(c, dc('date'), literal(new Date())),
+      df.quad(c, ot('algorithm'), df.namedNode(setup.algorithmUri)),
+      df.quad(c, ot('algorithmParams'), literal(setup.parametersText)),
+      df.quad(c, ot('predictionFeature'), df.namedNode(setup.predictionFeature)),
+      df.quad(c, ot('dataset'), df.namedNode(dataset.uri)),
+      df.quad(c, ot('numFolds'), literal(k)),
+      df.quad(c, ot('stratified'), literal(request.leaveOneOut ? 'false' : request.stratified)),
+      df.quad(c, ot('randomSeed'), literal(request.randomSeed)),
+      df.quad(c, ot('leaveOneOut'), literal(request.leaveOneOut)),
+      df.quad(c, ot('yScramble'), literal(setup.yScrambleSeed !== undefined)),
+      ...results.map((r) => df.quad(c, ot('validation'), df.namedNode(r.uri))),
+    ];
+    if (setup.yScrambleSeed !== undefined) quads.push(df.quad(c, ot('yScrambleSeed'), literal(setup.yScrambleSeed)));
+    const statisticsUri = this.statisticsUri(uri);
+    const pooled = validationQuads(statisticsUri, {
+      validationType: 'crossvalidation',
+      algorithm: setup.algorithmUri,
+      algorithmParams: setup.parametersText,
+      testDataset: dataset.uri,
+      testTargetDataset: dataset.uri,
+      predictionFeature: setup.predictionFeature,
+      randomSeed: request.randomSeed,
+      crossvalidation: { uri, fold: 0 },
+      realRuntimeMs: performance.now() - started,
+      date: new Date(),
+      statistics,
+      pooled: true,
+    }).filter((q) => !q.predicate.equals(ot('crossvalidationFold')));
+    await this.services.store.replaceGraphs({ [uri]: quads, [statisticsUri]: pooled });
+    return uri;
+  }
+
+  async read(uri: string): Promise<RDF.Quad[] | undefined> {
+    const quads = await this.services.store.readGraph(uri);
+    return quads.some((q) => q.subject.value === uri && q.object.equals(ot('Crossvalidation'))) ? quads : undefined;
+  }
+
+  async list(filter: { algorithm?: string; dataset?: string }): Promise<string[]> {
+    const patterns = Object.entries(filter)
+      .filter(([, v]) => v)
+      .map(([p, v]) => sparql`?c ${ot(p)} ${df.namedNode(v!)} .`);
+    const rows = await select(this.services.store, sparql`SELECT DISTINCT ?c WHERE { GRAPH ?c { ?c a ${ot('Crossvalidation')} . ${patterns} } }`);
+    return sortById(rows.map((r) => r.c.value));
+  }
+
+  /** The cross-validation, its pooled statistics and its fold validations. */
+  async delete(uri: string, quads: RDF.Quad[]): Promise<void> {
+    const folds = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('validation'))).map((q) => q.object.value);
+    await this.services.store.deleteGraphs([uri, this.statisticsUri(uri), ...folds]);
+  }
+}

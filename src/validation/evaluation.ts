@@ -1,0 +1,77 @@
+import type * as RDF from '@rdfjs/types';
+import { ot } from '../rdf/namespaces.js';
+import { sparql } from '../store/sparql-template.js';
+import { select } from '../store/query-helpers.js';
+import { df } from '../rdf/namespaces.js';
+import type { Services } from '../server/services.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import { numberOf } from '../model/feature-matrix.js';
+import { classificationStatistics, regressionStatistics } from './statistics.js';
+import type { ValidationRecord } from './validation-record.js';
+
+export interface Comparison {
+  /** The dataset with the actual values, and the feature holding them. */
+  targetDataset: string;
+  predictionFeature: string;
+  /** The dataset with the predictions, the feature holding them and (if any) their confidences. */
+  predictionDataset: string;
+  predictedFeature: string;
+  confidenceFeature?: string;
+  kind: 'classification' | 'regression';
+  /** Class values known beforehand (a model's), so that classes never predicted still get cells. */
+  classes?: string[];
+}
+
+/** One actual value and its prediction, joined on the compound. */
+export interface PairedValue {
+  actual?: RDF.Literal;
+  predicted?: RDF.Literal;
+  confidence?: RDF.Literal;
+}
+
+/**
+ * Pair each row of the target dataset with a prediction for the same compound (the k-th row of a
+ * compound with the k-th prediction for it), so that a prediction dataset made from the test
+ * dataset lines up row by row, and any other one lines up by compound.
+ */
+export async function pairValues(datasets: DatasetStore, c: Comparison): Promise<PairedValue[]> {
+  const byCompound = new Map<string, { predicted?: RDF.Literal; confidence?: RDF.Literal }[]>();
+  for await (const r of datasets.rows(c.predictionDataset)) {
+    const list = byCompound.get(r.compound) ?? [];
+    list.push({ predicted: r.values.get(c.predictedFeature), confidence: c.confidenceFeature ? r.values.get(c.confidenceFeature) : undefined });
+    byCompound.set(r.compound, list);
+  }
+  const out: PairedValue[] = [];
+  for await (const r of datasets.rows(c.targetDataset)) {
+    const prediction = byCompound.get(r.compound)?.shift();
+    out.push({ actual: r.values.get(c.predictionFeature), ...prediction });
+  }
+  return out;
+}
+
+/** Statistics of paired values (DESIGN.md): counts, then the statistics of the predicted ones. */
+export function statisticsOf(pairs: PairedValue[], kind: Comparison['kind'], knownClasses: string[] = []): ValidationRecord['statistics'] {
+  const confidence = (p: PairedValue) => {
+    const n = numberOf(p.confidence);
+    return Number.isNaN(n) ? 1 : Math.min(1, Math.max(0, n));
+  };
+  if (kind === 'regression') {
+    const instances = pairs.map((p) => {
+      const actual = numberOf(p.actual);
+      const predicted = numberOf(p.predicted);
+      return { actual: Number.isNaN(actual) ? undefined : actual, predicted: Number.isNaN(predicted) ? undefined : predicted, confidence: confidence(p) };
+    });
+    return { kind, values: regressionStatistics(instances) };
+  }
+  const text = (l?: RDF.Literal) => (l && l.value.trim() !== '' ? l.value.trim() : undefined);
+  const instances = pairs.map((p) => ({ actual: text(p.actual), predicted: text(p.predicted), confidence: confidence(p) }));
+  const classes = [...new Set([...knownClasses, ...instances.flatMap((i) => [i.actual, i.predicted]).filter((v): v is string => v !== undefined)])].sort();
+  return { kind, values: classificationStatistics(instances, classes) };
+}
+
+/** The feature of a prediction dataset that holds the confidences of `predicted`, if there is one. */
+export async function confidenceFeatureOf(services: Services, features: string[], predicted: string): Promise<string | undefined> {
+  if (!features.length) return undefined;
+  const rows = await select(services.store, sparql`SELECT ?f WHERE { GRAPH ?f { ?f ${ot('confidenceOf')} ${df.namedNode(predicted)} } }`);
+  return rows.map((r) => r.f.value).find((f) => features.includes(f));
+}

@@ -1,0 +1,102 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
+import type { ClassificationStatistics, RegressionStatistics, ValidationCounts } from './statistics.js';
+
+/** What a validation (spec 2.6, DESIGN.md "Validation vocabulary") records. */
+export interface ValidationRecord {
+  validationType: string;
+  model?: string;
+  algorithm?: string;
+  algorithmParams?: string;
+  trainingDataset?: string;
+  testDataset?: string;
+  testTargetDataset?: string;
+  predictionDataset?: string;
+  predictionFeature: string;
+  randomSeed?: number;
+  crossvalidation?: { uri: string; fold: number };
+  realRuntimeMs: number;
+  date: Date;
+  statistics: { kind: 'classification'; values: ClassificationStatistics } | { kind: 'regression'; values: RegressionStatistics };
+  /** Statistics of pooled cross-validation predictions: rSquare is then also given as Q². */
+  pooled?: boolean;
+}
+
+const COUNT_KEYS: (keyof ValidationCounts)[] = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'];
+const INTEGER_KEYS = new Set(['numInstances', 'numWithoutClass', 'numUnpredicted', 'numCorrect', 'numIncorrect', 'numTruePositives', 'numTrueNegatives', 'numFalsePositives', 'numFalseNegatives']);
+
+const number = (key: string, v: number) => (INTEGER_KEYS.has(key) ? literal(String(v), xsd('integer')) : literal(String(v), xsd('double')));
+
+/** A local name usable in an IRI fragment. */
+const fragment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * The RDF of a validation: the validation node with its resources and counts, and a
+ * statistics node (`{uri}#classificationStatistics` or `{uri}#regressionStatistics`) with the
+ * confusion matrix cells and per-class statistics as nodes under the validation URI.
+ */
+export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
+  const s = df.namedNode(uri);
+  const quads: RDF.Quad[] = [
+    df.quad(s, rdf('type'), ot('Validation')),
+    df.quad(s, dc('identifier'), literal(uri, xsd('anyURI'))),
+    df.quad(s, ot('validationType'), literal(v.validationType)),
+    df.quad(s, dc('date'), literal(v.date)),
+    df.quad(s, ot('predictionFeature'), df.namedNode(v.predictionFeature)),
+    df.quad(s, ot('realRuntime'), literal(String(Math.round(v.realRuntimeMs)), xsd('integer'))),
+  ];
+  const link = (p: string, o?: string) => o && quads.push(df.quad(s, ot(p), df.namedNode(o)));
+  link('model', v.model);
+  link('algorithm', v.algorithm);
+  link('trainingDataset', v.trainingDataset);
+  link('testDataset', v.testDataset);
+  link('testTargetDataset', v.testTargetDataset);
+  link('predictionDataset', v.predictionDataset);
+  if (v.algorithmParams !== undefined) quads.push(df.quad(s, ot('algorithmParams'), literal(v.algorithmParams)));
+  if (v.randomSeed !== undefined) quads.push(df.quad(s, ot('randomSeed'), literal(v.randomSeed)));
+  if (v.crossvalidation) {
+    const info = df.namedNode(`${uri}#crossvalidationInfo`);
+    quads.push(
+      df.quad(s, ot('crossvalidationInfo'), info),
+      df.quad(info, rdf('type'), ot('CrossvalidationInfo')),
+      df.quad(info, ot('crossvalidation'), df.namedNode(v.crossvalidation.uri)),
+      df.quad(info, ot('crossvalidationFold'), literal(v.crossvalidation.fold)),
+    );
+  }
+  const values = v.statistics.values as unknown as Record<string, unknown>;
+  for (const key of COUNT_KEYS) if (typeof values[key] === 'number') quads.push(df.quad(s, ot(key), number(key, values[key] as number)));
+  const scalar = (node: RDF.NamedNode, from: Record<string, unknown>, skip: Set<string>) => {
+    for (const [key, value] of Object.entries(from)) if (typeof value === 'number' && !skip.has(key)) quads.push(df.quad(node, ot(key), number(key, value)));
+  };
+  if (v.statistics.kind === 'classification') {
+    const stats = v.statistics.values;
+    const node = df.namedNode(`${uri}#classificationStatistics`);
+    quads.push(df.quad(s, ot('classificationStatistics'), node), df.quad(node, rdf('type'), ot('ClassificationStatistics')));
+    scalar(node, values, new Set(COUNT_KEYS));
+    const matrix = df.namedNode(`${uri}#confusionMatrix`);
+    quads.push(df.quad(node, ot('confusionMatrix'), matrix), df.quad(matrix, rdf('type'), ot('ConfusionMatrix')));
+    for (const [actual, row] of Object.entries(stats.confusionMatrix)) {
+      for (const [predicted, count] of Object.entries(row)) {
+        const cell = df.namedNode(`${uri}#cell-${fragment(actual)}-${fragment(predicted)}`);
+        quads.push(
+          df.quad(matrix, ot('confusionMatrixCell'), cell),
+          df.quad(cell, rdf('type'), ot('ConfusionMatrixCell')),
+          df.quad(cell, ot('confusionMatrixActual'), literal(actual)),
+          df.quad(cell, ot('confusionMatrixPredicted'), literal(predicted)),
+          df.quad(cell, ot('confusionMatrixValue'), literal(count)),
+        );
+      }
+    }
+    for (const [value, perClass] of Object.entries(stats.classValueStatistics)) {
+      const c = df.namedNode(`${uri}#class-${fragment(value)}`);
+      quads.push(df.quad(node, ot('classValueStatistics'), c), df.quad(c, rdf('type'), ot('ClassValueStatistics')), df.quad(c, ot('classValue'), literal(value)));
+      scalar(c, perClass as unknown as Record<string, unknown>, new Set());
+    }
+  } else {
+    const node = df.namedNode(`${uri}#regressionStatistics`);
+    quads.push(df.quad(s, ot('regressionStatistics'), node), df.quad(node, rdf('type'), ot('RegressionStatistics')));
+    scalar(node, values, new Set(COUNT_KEYS));
+    if (v.pooled && typeof v.statistics.values.rSquare === 'number') quads.push(df.quad(node, ot('q2'), number('q2', v.statistics.values.rSquare)));
+  }
+  return quads;
+}

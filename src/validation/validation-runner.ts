@@ -1,0 +1,191 @@
+import type * as RDF from '@rdfjs/types';
+import { df, dc, ot, literal } from '../rdf/namespaces.js';
+import { badRequest, notFound } from '../http/errors.js';
+import type { ParamValue } from '../learning/learner.js';
+import type { Services } from '../server/services.js';
+import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.js';
+import type { ModelStore, StoredModel } from '../model/model-store.js';
+import type { Predictor } from '../model/prediction.js';
+import { planTraining, trainModel } from '../model/training.js';
+import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.js';
+import { checkParameters } from '../algorithm/parameters.js';
+import { pairValues, statisticsOf, type PairedValue } from './evaluation.js';
+import { permutation } from './splits.js';
+import type { ValidationRecord } from './validation-record.js';
+import type { ValidationStore } from './validation-store.js';
+
+export type LearnerDefinition = Extract<AlgorithmDefinition, { kind: 'learner' }>;
+
+/** An algorithm to validate: the learner, its parameter values, and y-scrambling. */
+export interface LearningSetup {
+  algorithmUri: string;
+  def: LearnerDefinition;
+  parameters: Record<string, ParamValue>;
+  /** `algorithm_params` as given (recorded in the validation). */
+  parametersText: string;
+  predictionFeature: string;
+  /** Permute the training targets before learning, with this seed. */
+  yScrambleSeed?: number;
+}
+
+export interface Job {
+  signal?: AbortSignal;
+  progress?: (fraction: number) => void;
+}
+
+/** The learner behind an algorithm URI of this service (404 when there is none, 400 when it does not learn). */
+export function learnerOf(services: Services, algorithmUri: string): LearnerDefinition {
+  const prefix = `${services.config.baseUrl}/algorithm/`;
+  const def = algorithmUri.startsWith(prefix) ? algorithmById(algorithmUri.slice(prefix.length)) : undefined;
+  if (!def) throw notFound(`algorithm_uri: algorithm ${algorithmUri} not found`);
+  if (def.kind !== 'learner') throw badRequest(`algorithm_uri: ${algorithmUri} is not a supervised learning algorithm`);
+  return def;
+}
+
+/** `algorithm_params`: `name=value;name2=value2` (or `&`-separated, URL-encoded), checked against the learner. */
+export function parseAlgorithmParams(def: LearnerDefinition, text: string): Record<string, ParamValue> {
+  const given: Record<string, string> = {};
+  for (const part of text.split(/[;&]/)) {
+    if (!part.trim()) continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw badRequest(`algorithm_params: "${part.slice(0, 60)}" is not name=value`);
+    const decode = (s: string) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, ' ')).trim();
+      } catch {
+        throw badRequest(`algorithm_params: "${part.slice(0, 60)}" is not properly URL-encoded`);
+      }
+    };
+    given[decode(part.slice(0, eq))] = decode(part.slice(eq + 1));
+  }
+  try {
+    return checkParameters(def.parameters, given);
+  } catch (e) {
+    if (e instanceof Error) throw badRequest(`algorithm_params: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Runs validations (spec 4.1, 4.2): trains on a training set, predicts a test set into a
+ * prediction dataset, and compares the predictions with the actual values. Training and test
+ * sets made by splitting are real datasets, so every step can be inspected.
+ */
+export class ValidationRunner {
+  constructor(
+    private readonly services: Services,
+    readonly datasets: DatasetStore,
+    private readonly models: ModelStore,
+    private readonly predictor: Predictor,
+    readonly validations: ValidationStore,
+  ) {}
+
+  async requireDataset(uri: string, parameter: string): Promise<DatasetMeta> {
+    const meta = await this.datasets.readMeta(uri.split('?')[0]);
+    if (!meta) throw notFound(`${parameter}: dataset ${uri} not found`);
+    return meta;
+  }
+
+  async requireModel(uri: string): Promise<StoredModel> {
+    const model = uri.startsWith(`${this.models.collection}/`) ? await this.models.load(uri) : undefined;
+    if (!model) throw notFound(`model_uri: model ${uri} not found`);
+    return model;
+  }
+
+  async allRows(uri: string): Promise<DatasetRow[]> {
+    const rows: DatasetRow[] = [];
+    for await (const r of this.datasets.rows(uri)) rows.push(r);
+    return rows;
+  }
+
+  /** A new dataset of some rows of `source` (with the targets permuted when y-scrambling). */
+  async subset(source: DatasetMeta, rows: DatasetRow[], indices: number[], title: string, scramble?: { feature: string; seed: number }): Promise<string> {
+    const picked = indices.map((i) => new Map(rows[i].values));
+    if (scramble) {
+      const withTarget = picked.map((v, i) => (v.has(scramble.feature) ? i : -1)).filter((i) => i >= 0);
+      const values = withTarget.map((i) => picked[i].get(scramble.feature)!);
+      permutation(values.length, scramble.seed).forEach((from, k) => picked[withTarget[k]].set(scramble.feature, values[from]));
+    }
+    const annotations: [RDF.NamedNode, RDF.Term][] = [
+      [dc('title'), literal(title)],
+      [ot('hasSource'), df.namedNode(source.uri)],
+    ];
+    return this.datasets.createFromRows(
+      annotations,
+      source.features,
+      indices.map((i, k) => ({ compound: rows[i].compound, values: source.features.filter((f) => picked[k].has(f)).map((f) => [f, picked[k].get(f)!] as [string, RDF.Literal]) })),
+    );
+  }
+
+  /** Check a training set before queueing work (dataset, prediction feature, learner fit). */
+  async checkTraining(setup: LearningSetup, datasetUri: string): Promise<void> {
+    await planTraining(this.services, this.datasets, { algorithmUri: setup.algorithmUri, learner: setup.def.learner, parameters: setup.parameters, datasetUri, predictionFeature: setup.predictionFeature });
+  }
+
+  async train(setup: LearningSetup, trainingDataset: string, job: Job = {}): Promise<string> {
+    let dataset = trainingDataset;
+    if (setup.yScrambleSeed !== undefined) {
+      const meta = await this.requireDataset(trainingDataset, 'training_dataset_uri');
+      const rows = await this.allRows(meta.uri);
+      dataset = await this.subset(meta, rows, rows.map((_, i) => i), `${meta.title ?? meta.uri} (y-scrambled, seed ${setup.yScrambleSeed})`, { feature: setup.predictionFeature, seed: setup.yScrambleSeed });
+    }
+    const plan = await planTraining(this.services, this.datasets, { algorithmUri: setup.algorithmUri, learner: setup.def.learner, parameters: setup.parameters, datasetUri: dataset, predictionFeature: setup.predictionFeature });
+    try {
+      return await trainModel(this.services, this.datasets, this.models, plan, job);
+    } catch (e) {
+      // a learner's own failure is a validation error (500) with its message
+      if (e instanceof Error && !('status' in e)) throw Object.assign(new Error(`the learner failed: ${e.message}`), { cause: e });
+      throw e;
+    }
+  }
+
+  /** Predict a dataset with a model into a new prediction dataset. */
+  async predict(model: StoredModel, testDataset: DatasetMeta, job: Job = {}): Promise<string> {
+    const plan = await this.predictor.planInputs(model, testDataset.features);
+    const rows = (await this.allRows(testDataset.uri)).map((r) => ({ compound: r.compound, values: r.values }));
+    const predictions = await this.predictor.predict(model, rows, plan, job);
+    const annotations: [RDF.NamedNode, RDF.Term][] = [
+      [dc('title'), literal(`Predictions of ${model.title} for ${testDataset.title ?? testDataset.uri}`)],
+      [ot('hasSource'), df.namedNode(model.uri)],
+      [dc('source'), df.namedNode(testDataset.uri)],
+    ];
+    return this.datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
+  }
+
+  /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */
+  async testModel(model: StoredModel, test: { testDataset: string; testTargetDataset: string; predictionFeature: string }, job: Job = {}): Promise<{ record: Omit<ValidationRecord, 'validationType' | 'realRuntimeMs' | 'date'>; pairs: PairedValue[] }> {
+    const testMeta = await this.requireDataset(test.testDataset, 'test_dataset_uri');
+    const predictionDataset = await this.predict(model, testMeta, job);
+    const pairs = await pairValues(this.datasets, { targetDataset: test.testTargetDataset, predictionFeature: test.predictionFeature, predictionDataset, predictedFeature: model.predicted, confidenceFeature: model.confidence, kind: model.task, classes: model.classes });
+    return {
+      pairs,
+      record: {
+        model: model.uri,
+        algorithm: model.algorithm,
+        trainingDataset: model.trainingDataset,
+        testDataset: test.testDataset,
+        testTargetDataset: test.testTargetDataset,
+        predictionDataset,
+        predictionFeature: test.predictionFeature,
+        statistics: statisticsOf(pairs, model.task, model.classes),
+      },
+    };
+  }
+
+  /** Train on one dataset, test on another, and store the validation. */
+  async trainAndTest(setup: LearningSetup, sets: { trainingDataset: string; testDataset: string; testTargetDataset: string }, extra: { validationType: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number } }, job: Job = {}): Promise<{ uri: string; pairs: PairedValue[]; model: StoredModel }> {
+    const started = performance.now();
+    const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) });
+    const model = (await this.models.load(modelUri))!;
+    const { record, pairs } = await this.testModel(model, { ...sets, predictionFeature: setup.predictionFeature }, { signal: job.signal, progress: (f) => job.progress?.(0.7 + f * 0.3) });
+    const uri = await this.validations.create({
+      ...record,
+      ...extra,
+      algorithm: setup.algorithmUri,
+      algorithmParams: setup.parametersText,
+      realRuntimeMs: performance.now() - started,
+      date: new Date(),
+    });
+    return { uri, pairs, model };
+  }
+}

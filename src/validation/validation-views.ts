@@ -1,0 +1,116 @@
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import YAML from 'yaml';
+import { escapeHtml, renderPage } from '../rdf/html.js';
+import { rdfRenderers, sendNegotiated, type Renderer } from '../http/respond.js';
+
+/** The XML namespace of validations as `application/xml`; its schema is served at /validation/schema.xsd. */
+export const VALIDATION_XML_NS = 'urn:toxgraph:validation:1';
+
+/** Properties that may occur several times (arrays in JSON/YAML, repeated elements in XML). */
+const REPEATED = new Set(['classValueStatistics', 'confusionMatrixCell', 'validation']);
+const SKIPPED = new Set(['type']);
+
+const localName = (iri: string) => iri.slice(Math.max(iri.lastIndexOf('#'), iri.lastIndexOf('/')) + 1);
+
+type Value = string | number | boolean | Tree | Tree[] | string[];
+export interface Tree {
+  [key: string]: Value;
+}
+
+function literalValue(t: RDF.Literal): string | number | boolean {
+  const type = t.datatype.value;
+  if (/#(integer|int|long|double|float|decimal)$/.test(type)) return Number(t.value);
+  if (type.endsWith('#boolean')) return t.value === 'true';
+  return t.value;
+}
+
+/**
+ * A resource as a plain object (JSON, YAML, XML): one key per property (its local name), inner
+ * nodes under the resource URI as nested objects, other IRIs as strings.
+ */
+export function resourceTree(quads: RDF.Quad[], root: string): Tree {
+  const out: Tree = { uri: root };
+  const rows = quads.filter((q) => q.subject.value === root);
+  for (const q of rows) {
+    const key = localName(q.predicate.value);
+    if (SKIPPED.has(key) || key === 'identifier') continue;
+    let value: Value;
+    if (q.object.termType === 'Literal') value = literalValue(q.object);
+    else if (q.object.value.startsWith(`${root}#`) && quads.some((x) => x.subject.equals(q.object))) {
+      value = resourceTree(quads, q.object.value);
+      delete value.uri;
+    } else value = q.object.value;
+    if (REPEATED.has(key)) out[key] = [...((out[key] as Tree[] | undefined) ?? []), value as Tree];
+    else out[key] = value;
+  }
+  return out;
+}
+
+function xmlOf(name: string, value: Value, indent: string): string {
+  if (Array.isArray(value)) return value.map((v) => xmlOf(name, v as Value, indent)).join('');
+  if (typeof value === 'object') {
+    const inner = Object.entries(value)
+      .filter(([k]) => k !== 'uri')
+      .map(([k, v]) => xmlOf(k, v, `${indent}  `))
+      .join('');
+    const uri = typeof value.uri === 'string' ? ` uri="${escapeHtml(value.uri)}"` : '';
+    return `${indent}<${name}${uri}>\n${inner}${indent}</${name}>\n`;
+  }
+  return `${indent}<${name}>${escapeHtml(String(value))}</${name}>\n`;
+}
+
+/** A validation (or cross-validation) as XML in the namespace of /validation/schema.xsd. */
+export function toXml(root: string, tree: Tree): string {
+  const body = xmlOf(root, tree, '');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${body.replace(`<${root}`, `<${root} xmlns="${VALIDATION_XML_NS}"`)}`;
+}
+
+const fmt = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : escapeHtml(String(v ?? '')));
+
+/** Tables for people: the statistics and the confusion matrix. */
+function statisticsHtml(tree: Tree): string {
+  const parts: string[] = [];
+  const table = (title: string, rows: [string, unknown][]) => `<h2>${escapeHtml(title)}</h2><table><tbody>${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${fmt(v)}</td></tr>`).join('')}</tbody></table>`;
+  const counts = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'].filter((k) => tree[k] !== undefined).map((k) => [k, tree[k]] as [string, unknown]);
+  if (counts.length) parts.push(table('Instances', counts));
+  const regression = tree.regressionStatistics as Tree | undefined;
+  if (regression) parts.push(table('Regression statistics', Object.entries(regression)));
+  const classification = tree.classificationStatistics as Tree | undefined;
+  if (classification) {
+    parts.push(table('Classification statistics', Object.entries(classification).filter(([, v]) => typeof v !== 'object')));
+    const cells = ((classification.confusionMatrix as Tree | undefined)?.confusionMatrixCell as Tree[] | undefined) ?? [];
+    const classes = [...new Set(cells.flatMap((c) => [String(c.confusionMatrixActual), String(c.confusionMatrixPredicted)]))].sort();
+    const cell = (a: string, p: string) => cells.find((c) => String(c.confusionMatrixActual) === a && String(c.confusionMatrixPredicted) === p)?.confusionMatrixValue ?? 0;
+    parts.push(
+      `<h2>Confusion matrix</h2><table><thead><tr><th>actual \\ predicted</th>${classes.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${classes
+        .map((a) => `<tr><th>${escapeHtml(a)}</th>${classes.map((p) => `<td>${fmt(cell(a, p))}</td>`).join('')}</tr>`)
+        .join('')}</tbody></table>`,
+    );
+    const perClass = (classification.classValueStatistics as Tree[] | undefined) ?? [];
+    if (perClass.length) {
+      const keys = [...new Set(perClass.flatMap((c) => Object.keys(c)))].filter((k) => k !== 'classValue');
+      parts.push(
+        `<h2>Per class</h2><table><thead><tr><th>statistic</th>${perClass.map((c) => `<th>${escapeHtml(String(c.classValue))}</th>`).join('')}</tr></thead><tbody>${keys
+          .map((k) => `<tr><th>${escapeHtml(k)}</th>${perClass.map((c) => `<td>${fmt(c[k])}</td>`).join('')}</tr>`)
+          .join('')}</tbody></table>`,
+      );
+    }
+  }
+  return parts.join('\n');
+}
+
+/** Every representation of a validation: RDF, HTML tables, XML (with a schema), YAML, JSON. */
+export async function sendValidation(ctx: Context, uri: string, quads: RDF.Quad[], root = 'validation'): Promise<void> {
+  const tree = resourceTree(quads, uri);
+  const renderers: Record<string, Renderer> = {
+    ...rdfRenderers(ctx, () => quads, `Validation ${uri}`),
+    'application/xml': () => toXml(root, tree),
+    'text/xml': () => toXml(root, tree),
+    'text/x-yaml': () => YAML.stringify(tree),
+    'application/json': () => JSON.stringify(tree, null, 2),
+    'text/uri-list': () => `${uri}\r\n`,
+  };
+  renderers['text/html'] = () => renderPage({ title: `${root === 'validation' ? 'Validation' : 'Cross-validation statistics'} ${uri}`, intro: statisticsHtml(tree), quads });
+  await sendNegotiated(ctx, renderers);
+}
