@@ -1,8 +1,26 @@
 import type { Learner } from './learner.js';
+import { multipleLinearRegression } from './linear-regression.js';
+import { logisticRegression } from './logistic-regression.js';
+import { naiveBayes } from './naive-bayes.js';
+import { knnClassification, knnRegression } from './nearest-neighbours.js';
+import { plsDiscriminantAnalysis, plsRegression } from './pls.js';
+import { supportVectorClassification, supportVectorRegression } from './svm.js';
 import { randomForestClassification, randomForestRegression } from './random-forest.js';
 
 /** Every supervised learner the algorithm catalogue offers, in catalogue order. */
-export const LEARNERS: Learner[] = [randomForestRegression, randomForestClassification];
+export const LEARNERS: Learner[] = [
+  randomForestRegression,
+  randomForestClassification,
+  multipleLinearRegression,
+  plsRegression,
+  supportVectorRegression,
+  knnRegression,
+  supportVectorClassification,
+  logisticRegression,
+  knnClassification,
+  naiveBayes,
+  plsDiscriminantAnalysis,
+];
 
 export function learnerById(id: string): Learner | undefined {
   return LEARNERS.find((l) => l.id === id);
