@@ -29,7 +29,7 @@ function literalValue(t: RDF.Literal): string | number | boolean {
  * A resource as a plain object (JSON, YAML, XML): one key per property (its local name), inner
  * nodes under the resource URI as nested objects, other IRIs as strings.
  */
-export function resourceTree(quads: RDF.Quad[], root: string): Tree {
+export function resourceTree(quads: RDF.Quad[], root: string, resource = root): Tree {
   const out: Tree = { uri: root };
   const rows = quads.filter((q) => q.subject.value === root);
   for (const q of rows) {
@@ -37,8 +37,8 @@ export function resourceTree(quads: RDF.Quad[], root: string): Tree {
     if (SKIPPED.has(key) || key === 'identifier') continue;
     let value: Value;
     if (q.object.termType === 'Literal') value = literalValue(q.object);
-    else if (q.object.value.startsWith(`${root}#`) && quads.some((x) => x.subject.equals(q.object))) {
-      value = resourceTree(quads, q.object.value);
+    else if (q.object.value.startsWith(`${resource}#`) && quads.some((x) => x.subject.equals(q.object))) {
+      value = resourceTree(quads, q.object.value, resource);
       delete value.uri;
     } else value = q.object.value;
     if (REPEATED.has(key)) out[key] = [...((out[key] as Tree[] | undefined) ?? []), value as Tree];
