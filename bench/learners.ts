@@ -192,6 +192,14 @@ export async function benchLearners(): Promise<Row[]> {
       { bench, measure: 'AUC mutagenic (scikit-learn 0.903)', value: fmt(area, 3) },
       { bench, measure: 'CV time s (scikit-learn 60.6 s)', value: fmt(seconds, 1), ratio: ratio(seconds / SKLEARN.seconds) },
     );
+    t = now();
+    const all = Array.from({ length: kazius.x.rows }, (_, i) => i);
+    const model = await randomForestClassification.train(selectRows(kazius, all), defaults(randomForestClassification), { seed: 1, parallelism: 2, run });
+    const trainSeconds = (now() - t) / 1000;
+    rows.push(
+      { bench, measure: 'model on all compounds: train s', value: fmt(trainSeconds, 1) },
+      { bench, measure: 'model on all compounds: JSON MB', value: fmt(JSON.stringify(model).length / 1e6, 2) },
+    );
 
     const epafhm = await loadEpafhm();
     t = now();

@@ -119,7 +119,7 @@ export function trainForestChunk(bins: BinnedMatrix, y: Float64Array, numClasses
       weights.fill(1);
     }
     const tree = classOf ? builder.growClassifier(classOf, numClasses, weights, options, rng) : builder.growRegressor(y, weights, options, rng);
-    trees.push(encodeTree(tree));
+    trees.push(encodeTree(tree, settings.task === 'classification'));
   }
   return trees;
 }
