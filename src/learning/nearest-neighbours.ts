@@ -32,6 +32,7 @@ import {
   encodeU32,
   fitScaler,
   mean,
+  normalise,
   packBits,
   popcount,
   selectColumns,
@@ -170,15 +171,20 @@ export function predictKnn(state: KnnState, x: Matrix): Prediction[] {
     query(r);
     let wsum = 0;
     for (let i = 0; i < top.size; i++) wsum += top.sim[i];
-    const weight = (i: number) => (wsum > 0 ? top.sim[i] / wsum : 1 / top.size);
+    // Similarity weights; equal weights when every similarity is 0.
+    const weight = (i: number) => (wsum > 0 ? top.sim[i] : 1);
     if (state.kind === 'knn-regression') {
       let value = 0;
-      for (let i = 0; i < top.size; i++) value += weight(i) * d.y[top.index[i]];
-      out.push({ value: top.size ? value : 0, confidence: top.size ? mean(top.sim.subarray(0, top.size)) : 0 });
+      let total = 0;
+      for (let i = 0; i < top.size; i++) {
+        value += weight(i) * d.y[top.index[i]];
+        total += weight(i);
+      }
+      out.push({ value: total > 0 ? value / total : 0, confidence: top.size ? mean(top.sim.subarray(0, top.size)) : 0 });
     } else {
-      const probabilities = new Array<number>(state.classes).fill(0);
-      for (let i = 0; i < top.size; i++) probabilities[d.y[top.index[i]]] += weight(i);
-      if (!top.size) probabilities.fill(1 / state.classes);
+      const votes = new Array<number>(state.classes).fill(0);
+      for (let i = 0; i < top.size; i++) votes[d.y[top.index[i]]] += weight(i);
+      const probabilities = normalise(votes);
       const value = argmax(probabilities);
       out.push({ value, confidence: probabilities[value], probabilities });
     }
