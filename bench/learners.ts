@@ -4,6 +4,7 @@ import initRDKitModule from '@rdkit/rdkit';
 import type { Learner, Matrix, Prediction, RunFunction, TrainingData } from '../src/learning/learner.js';
 import { Random } from '../src/learning/random.js';
 import { randomForestClassification, randomForestRegression } from '../src/learning/random-forest.js';
+import { gradientBoostingClassification, gradientBoostingRegression } from '../src/learning/gradient-boosting.js';
 import { WorkerPool } from '../src/task/worker-pool.js';
 import { fmt, now, ratio, type Row } from './util.js';
 
@@ -168,7 +169,7 @@ export function regressionQuality(observed: Float64Array, predicted: number[]): 
 /**
  * Random forests under 10-fold cross-validation on a real worker pool of two threads:
  * Kazius mutagenicity (Morgan fingerprints) against scikit-learn on the same setup, and EPAFHM
- * fish toxicity (RDKit descriptors).
+ * fish toxicity (RDKit descriptors); gradient boosting on the same folds.
  */
 export async function benchLearners(): Promise<Row[]> {
   const rows: Row[] = [];
@@ -201,6 +202,26 @@ export async function benchLearners(): Promise<Row[]> {
       { bench, measure: 'model on all compounds: JSON MB', value: fmt(JSON.stringify(model).length / 1e6, 2) },
     );
 
+    t = now();
+    const boosted = await crossValidate(gradientBoostingClassification, kazius, folds, defaults(gradientBoostingClassification), run, 2);
+    const boostedSeconds = (now() - t) / 1000;
+    const boostedBench = `learners: Kazius, the same folds, gradient boosting 100 rounds of depth-3 trees (one worker: rounds are sequential)`;
+    rows.push(
+      { bench: boostedBench, measure: 'accuracy', value: fmt(boosted.filter((p, i) => p.value === kazius.y[i]).length / boosted.length, 3) },
+      {
+        bench: boostedBench,
+        measure: 'AUC mutagenic',
+        value: fmt(
+          auc(
+            boosted.map((p) => p.probabilities![mutagenic]),
+            Array.from(kazius.y, (y) => y === mutagenic),
+          ),
+          3,
+        ),
+      },
+      { bench: boostedBench, measure: 'CV time s', value: fmt(boostedSeconds, 1) },
+    );
+
     const epafhm = await loadEpafhm();
     t = now();
     const regression = await crossValidate(randomForestRegression, epafhm, foldsOf(epafhm.x.rows, 10, 42), defaults(randomForestRegression), run, 2);
@@ -214,6 +235,19 @@ export async function benchLearners(): Promise<Row[]> {
       { bench: bench2, measure: 'Q2', value: fmt(q2, 3) },
       { bench: bench2, measure: 'RMSE (-log10 mmol)', value: fmt(rmse, 3) },
       { bench: bench2, measure: 'CV time s', value: fmt(regressionSeconds, 1) },
+    );
+    t = now();
+    const boostedRegression = await crossValidate(gradientBoostingRegression, epafhm, foldsOf(epafhm.x.rows, 10, 42), defaults(gradientBoostingRegression), run, 2);
+    const boostedRegressionSeconds = (now() - t) / 1000;
+    const boostedQuality = regressionQuality(
+      epafhm.y,
+      boostedRegression.map((p) => p.value),
+    );
+    const bench3 = `learners: EPAFHM, the same folds, gradient boosting regression 100 rounds of depth-3 trees`;
+    rows.push(
+      { bench: bench3, measure: 'Q2', value: fmt(boostedQuality.q2, 3) },
+      { bench: bench3, measure: 'RMSE (-log10 mmol)', value: fmt(boostedQuality.rmse, 3) },
+      { bench: bench3, measure: 'CV time s', value: fmt(boostedRegressionSeconds, 1) },
     );
   } finally {
     await pool.close();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { runInProcess, type Learner, type Matrix, type TrainingData } from '../src/learning/learner.js';
 import { Random } from '../src/learning/random.js';
 import { randomForestClassification, randomForestRegression, type ForestState } from '../src/learning/random-forest.js';
+import { gradientBoostingClassification, gradientBoostingRegression, type BoostingState } from '../src/learning/gradient-boosting.js';
 import { binMatrix, decodeTree, encodeTree, leafOffset, TreeBuilder } from '../src/learning/histogram-tree.js';
 import { auc, crossValidate, defaults, foldsOf, loadEpafhm, loadKazius, regressionQuality, selectRows, type QsarData } from '../bench/learners.js';
 
@@ -183,4 +184,76 @@ test('histogram tree: a single unrestricted tree reproduces distinct training ro
   const binary = binMatrix({ rows: 3, cols: 1, data: Float64Array.of(0, 1, 1) }, [true]);
   assert.deepEqual(Array.from(binary.codes), [0, 1, 1]);
   assert.deepEqual(Array.from(binary.edges), [0.5]);
+});
+
+// --- Gradient boosting, on the same tree code ---
+
+test('gradient boosting regression: 5-fold CV of EPAFHM gives Q² > 0.5; more rounds fit the training rows closer', async () => {
+  const predicted = await crossValidate(gradientBoostingRegression, epafhm, foldsOf(epafhm.x.rows, 5, 7), defaults(gradientBoostingRegression), runInProcess, 1);
+  const { q2 } = regressionQuality(
+    epafhm.y,
+    predicted.map((p) => p.value),
+  );
+  assert.ok(q2 > 0.5, `Q² ${q2}`);
+  for (const p of predicted) assert.equal(p.confidence, 0.5);
+
+  const data = selectRows(epafhm, allRows(epafhm));
+  const trainingRmse = async (params: Record<string, number>) => {
+    const state = await gradientBoostingRegression.train(data, { ...defaults(gradientBoostingRegression), ...params }, context(1));
+    return regressionQuality(
+      epafhm.y,
+      gradientBoostingRegression.predict(state, epafhm.x).map((p) => p.value),
+    ).rmse;
+  };
+  const few = await trainingRmse({ numTrees: 10 });
+  const many = await trainingRmse({ numTrees: 200 });
+  const slow = await trainingRmse({ numTrees: 10, learningRate: 0.01 });
+  assert.ok(many < few * 0.7, `${many} vs ${few}`);
+  assert.ok(few < slow, `${few} vs ${slow}`);
+});
+
+test('gradient boosting classification: Kazius subset CV, probabilities, and three classes (softmax) on rings', async () => {
+  const predicted = await crossValidate(gradientBoostingClassification, kazius, foldsOf(kazius.x.rows, 5, 7, kazius.y), defaults(gradientBoostingClassification), runInProcess, 1);
+  const accuracy = predicted.filter((p, i) => p.value === kazius.y[i]).length / predicted.length;
+  const mutagenic = kazius.classes.indexOf('mutagenic');
+  const area = auc(
+    predicted.map((p) => p.probabilities![mutagenic]),
+    Array.from(kazius.y, (y) => y === mutagenic),
+  );
+  assert.ok(accuracy > 0.72, `accuracy ${accuracy}`);
+  assert.ok(area > 0.8, `AUC ${area}`);
+  for (const p of predicted) {
+    assert.ok(Math.abs(p.probabilities!.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+    assert.equal(p.confidence, Math.max(...p.probabilities!));
+  }
+
+  const train = rings(1500, 1);
+  const holdout = rings(500, 2);
+  const state = await gradientBoostingClassification.train(train, defaults(gradientBoostingClassification), context(3));
+  assert.equal((state as BoostingState).treesPerRound, 3);
+  assert.equal((state as BoostingState).trees.length, 300);
+  const ringPredictions = gradientBoostingClassification.predict(state, holdout.x);
+  const ringAccuracy = ringPredictions.filter((p, i) => p.value === holdout.y[i]).length / ringPredictions.length;
+  assert.ok(ringAccuracy > 0.85, `accuracy ${ringAccuracy}`);
+  for (const p of ringPredictions) assert.ok(Math.abs(p.probabilities!.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+});
+
+test('gradient boosting: deterministic for a seed, subsampling depends on it, JSON state, parameter checks', async () => {
+  const data = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 0));
+  const test = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 1)).x;
+  const params = { ...defaults(gradientBoostingRegression), numTrees: 40, subsample: 0.5 };
+  const run = async (seed: number) => gradientBoostingRegression.train(data, params, context(seed, 2));
+  const state = await run(4);
+  const predicted = gradientBoostingRegression.predict(state, test);
+  assert.deepEqual(gradientBoostingRegression.predict(await run(4), test), predicted);
+  assert.notDeepEqual(gradientBoostingRegression.predict(await run(5), test), predicted);
+  assert.deepEqual(gradientBoostingRegression.predict(JSON.parse(JSON.stringify(state)), test), predicted);
+
+  const names = gradientBoostingClassification.parameters.map((p) => [p.name, p.default]);
+  assert.deepEqual(names, [['numTrees', 100], ['learningRate', 0.1], ['maxDepth', 3], ['subsample', 1], ['minSamplesLeaf', 1]]);
+  for (const tree of (state as BoostingState).trees.map(decodeTree)) assert.ok(tree.feature.length <= 15); // depth 3
+  await assert.rejects(gradientBoostingRegression.train(data, { ...params, learningRate: 0 }, context(1)), /learningRate/);
+  await assert.rejects(gradientBoostingRegression.train(data, { ...params, subsample: 1.5 }, context(1)), /subsample/);
+  const oneClass = { ...data, y: new Float64Array(data.y.length), classes: ['only'] };
+  await assert.rejects(gradientBoostingClassification.train(oneClass, defaults(gradientBoostingClassification), context(1)), /two classes/);
 });

@@ -2,10 +2,10 @@
  * Quantisation of a training matrix for histogram trees: every column becomes at most 256 bins
  * (one byte per value), with bin edges in the original units so that trees split on them
  * directly. Binary columns take one linear pass; numeric columns are sorted, which is the part
- * worth running off the main thread (`prepareBinning`, then `binNumericColumns` in a worker,
- * then `assembleBins`).
+ * worth running off the main thread (`binTrainingData`: `prepareBinning`, then
+ * `binNumericColumns` in a worker, then `assembleBins`).
  */
-import type { Matrix } from './learner.js';
+import type { LearnerContext, Matrix, TrainingData } from './learner.js';
 
 /** The most bins a column is quantised into (codes are bytes). */
 export const MAX_BINS = 256;
@@ -118,6 +118,19 @@ export function assembleBins(input: BinningInput, numeric: NumericBins): BinnedM
     n++;
   }
   return { rows, cols, codes, edges, edgeStart };
+}
+
+/**
+ * Quantise a training matrix: binary columns in this thread (one linear pass, cheaper than
+ * copying the matrix to a worker), numeric columns (sorted) through `context.run`.
+ */
+export async function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
+  const input = prepareBinning(data.x, data.binary);
+  const numeric =
+    input.numericColumns.length > 0
+      ? await context.run<NumericBins>(import.meta.url, 'binNumericColumns', [input.numericValues, data.x.rows])
+      : { codes: new Uint8Array(0), edges: new Float64Array(0), edgeCounts: new Int32Array(0) };
+  return assembleBins(input, numeric);
 }
 
 /** Quantise every column of `x` in this thread. */

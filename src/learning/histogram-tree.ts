@@ -523,6 +523,17 @@ function swap(a: Int32Array, i: number, j: number): void {
   a[j] = t;
 }
 
+/** A well-mixed 32-bit seed for tree `index` of a forest seeded with `seed`. */
+export function treeSeed(seed: number, index: number): number {
+  let h = Math.imul((seed | 0) ^ 0x85ebca6b, 0xc2b2ae35) ^ Math.imul(index + 1, 0x27d4eb2f);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  h = Math.imul(h, 0x297a2d39);
+  h ^= h >>> 15;
+  return h >>> 0;
+}
+
 /** The offset in tree.values of the leaf that row `r` of `x` falls in. */
 export function leafOffset(tree: Tree, x: Matrix, r: number): number {
   const { feature, threshold, left, right } = tree;
@@ -532,6 +543,24 @@ export function leafOffset(tree: Tree, x: Matrix, r: number): number {
   let f = feature[0];
   while (f >= 0) {
     node = data[base + f] <= threshold[node] ? left[node] : right[node];
+    f = feature[node];
+  }
+  return left[node];
+}
+
+/**
+ * The offset in tree.values of the leaf that row `r` of the training matrix falls in, from its
+ * bins: a row goes left when the upper edge of its bin is <= the threshold (thresholds are edges).
+ */
+export function binnedLeafOffset(tree: Tree, bins: BinnedMatrix, r: number): number {
+  const { feature, threshold, left, right } = tree;
+  const { codes, edges, edgeStart, rows } = bins;
+  let node = 0;
+  let f = feature[0];
+  while (f >= 0) {
+    const edge = edgeStart[f] + codes[f * rows + r];
+    const upper = edge < edgeStart[f + 1] ? edges[edge] : Infinity;
+    node = upper <= threshold[node] ? left[node] : right[node];
     f = feature[node];
   }
   return left[node];

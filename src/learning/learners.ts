@@ -6,11 +6,14 @@ import { knnClassification, knnRegression } from './nearest-neighbours.js';
 import { plsDiscriminantAnalysis, plsRegression } from './pls.js';
 import { supportVectorClassification, supportVectorRegression } from './svm.js';
 import { randomForestClassification, randomForestRegression } from './random-forest.js';
+import { gradientBoostingClassification, gradientBoostingRegression } from './gradient-boosting.js';
 
 /** Every supervised learner the algorithm catalogue offers, in catalogue order. */
 export const LEARNERS: Learner[] = [
   randomForestRegression,
   randomForestClassification,
+  gradientBoostingRegression,
+  gradientBoostingClassification,
   multipleLinearRegression,
   plsRegression,
   supportVectorRegression,

@@ -6,8 +6,8 @@
  */
 import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
 import { Random } from './random.js';
-import { TreeBuilder, decodeTree, encodeTree, leafOffset, type EncodedTree, type Tree } from './histogram-tree.js';
-import { assembleBins, binNumericColumns, prepareBinning, type BinnedMatrix, type NumericBins } from './binning.js';
+import { TreeBuilder, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree } from './histogram-tree.js';
+import { binTrainingData, type BinnedMatrix } from './binning.js';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
 
@@ -71,35 +71,6 @@ export function columnsPerSplit(maxFeatures: string, cols: number): number {
     default:
       throw new Error(`maxFeatures must be one of ${MAX_FEATURES.join(', ')}, not ${maxFeatures}`);
   }
-}
-
-/** A well-mixed 32-bit seed for tree `index` of a forest seeded with `seed`. */
-export function treeSeed(seed: number, index: number): number {
-  let h = Math.imul((seed | 0) ^ 0x85ebca6b, 0xc2b2ae35) ^ Math.imul(index + 1, 0x27d4eb2f);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
-  h ^= h >>> 12;
-  h = Math.imul(h, 0x297a2d39);
-  h ^= h >>> 15;
-  return h >>> 0;
-}
-
-/** Worker entry: bin the numeric columns (given column after column). */
-export function binNumeric(values: Float64Array, rows: number): NumericBins {
-  return binNumericColumns(values, rows);
-}
-
-/**
- * Quantise the training matrix once for all chunks: binary columns in this thread (one linear
- * pass, cheaper than copying the matrix to a worker), numeric columns (sorted) in a worker.
- */
-export async function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
-  const input = prepareBinning(data.x, data.binary);
-  const numeric =
-    input.numericColumns.length > 0
-      ? await context.run<NumericBins>(import.meta.url, 'binNumeric', [input.numericValues, data.x.rows])
-      : { codes: new Uint8Array(0), edges: new Float64Array(0), edgeCounts: new Int32Array(0) };
-  return assembleBins(input, numeric);
 }
 
 /** Worker entry: grow trees [first, first + count) of a forest. */
