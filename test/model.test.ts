@@ -9,7 +9,12 @@ let s: TestServer;
 before(async () => {
   s = await startTestServer();
 });
-after(() => s?.stop());
+/** The store of the restarted server (removed at the end). */
+let restartedDir: string | undefined;
+after(async () => {
+  await s.stop();
+  if (restartedDir) await rm(restartedDir, { recursive: true, force: true });
+});
 
 const local = (uri: string) => uri.replace(s.base, s.url);
 const DC = 'http://purl.org/dc/elements/1.1/';
@@ -188,15 +193,49 @@ test('models survive a restart and predict the same; DELETE removes them', async
   const dataDir = s.dataDir;
   await s.close();
   s = await startTestServer(['--base-url', s.base], dataDir);
-  try {
-    const after = await table(await run(model, { dataset_uri: withDescriptors }));
-    assert.deepEqual(after.slice(1).map((r) => r.slice(1)), before.slice(1).map((r) => r.slice(1)));
-    assert.equal((await http(local(model), { method: 'DELETE' })).status, 200);
-    assert.equal((await http(local(model))).status, 404);
-    assert.equal((await http(local(model), { method: 'POST', body: form({ dataset_uri: withDescriptors }) })).status, 404);
-  } finally {
-    await s.stop();
-    await rm(dataDir, { recursive: true, force: true });
-    s = undefined as unknown as TestServer;
+  restartedDir = dataDir;
+  const after = await table(await run(model, { dataset_uri: withDescriptors }));
+  assert.deepEqual(after.slice(1).map((r) => r.slice(1)), before.slice(1).map((r) => r.slice(1)));
+  assert.equal((await http(local(model), { method: 'DELETE' })).status, 200);
+  assert.equal((await http(local(model))).status, 404);
+  assert.equal((await http(local(model), { method: 'POST', body: form({ dataset_uri: withDescriptors }) })).status, 404);
+});
+
+test('every learner of the catalogue trains over HTTP and predicts with confidences in [0, 1]; PMML for linear regression', async () => {
+  const learners = (await http(`${s.url}/algorithm`, { accept: 'text/uri-list' })).text.trim().split('\r\n').filter((u) => !/descriptors|fingerprint|maccs/.test(u));
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: await upload(shared('EPAFHM_log10.csv', 60, 9)) });
+  const numericTarget = (await features(described))[0];
+  const classes = await upload(shared('kazius.csv', 60, 60));
+  const classTarget = (await features(classes))[0];
+  const classesDescribed = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: classes });
+  for (const learner of learners) {
+    const types = valuesOf(parseTurtle((await http(local(learner), { accept: 'text/turtle' })).text), learner, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+    const regression = types.includes('http://www.opentox.org/algorithmTypes.owl#Regression');
+    const dataset = regression ? described : classesDescribed;
+    const model = await run(learner, { dataset_uri: dataset, prediction_feature: regression ? numericTarget : classTarget });
+    const rows = (await table(await run(model, { dataset_uri: dataset }))).slice(1);
+    assert.equal(rows.length, 60, learner);
+    for (const r of rows) {
+      assert.ok(regression ? Number.isFinite(Number(r[1])) : ['mutagenic', 'non-mutagenic'].includes(r[1]), `${learner}: ${r[1]}`);
+      assert.ok(Number(r[2]) >= 0 && Number(r[2]) <= 1, `${learner}: confidence ${r[2]}`);
+    }
+    const pmml = await http(local(model), { accept: 'text/xml' });
+    if (learner.endsWith('/mlr')) {
+      assert.equal(pmml.status, 200);
+      assert.equal(pmml.type, 'text/xml');
+      assert.match(pmml.text, /<RegressionModel [^>]*functionName="regression"/);
+      assert.equal((pmml.text.match(/<NumericPredictor /g) ?? []).length, 43);
+      // the PMML reproduces the model's predictions: intercept + Σ coefficient · value
+      const intercept = Number(/intercept="([^"]+)"/.exec(pmml.text)![1]);
+      const coefficients = new Map([...pmml.text.matchAll(/<NumericPredictor name="([^"]+)" exponent="1" coefficient="([^"]+)"/g)].map((m) => [m[1].replace(/&amp;/g, '&'), Number(m[2])]));
+      const values = await table(dataset);
+      const header = await features(dataset);
+      const first = values[1];
+      let y = intercept;
+      header.forEach((f, j) => coefficients.has(f) && (y += coefficients.get(f)! * Number(first[j + 1])));
+      assert.ok(Math.abs(y - Number(rows[0][1])) < 1e-6, `PMML ${y} vs model ${rows[0][1]}`);
+    } else if (!learner.endsWith('/pls')) {
+      assert.equal(pmml.status, 400, `${learner} has no PMML form`);
+    }
   }
 });
