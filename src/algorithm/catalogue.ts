@@ -13,15 +13,20 @@ export type AlgorithmDefinition =
   | (Common & { kind: 'descriptors'; descriptors: DescriptorSet })
   | (Common & { kind: 'learner'; learner: Learner });
 
-interface Common {
+/** What the catalogue says of every algorithm, whatever it does. */
+export interface AlgorithmInfo {
+  /** The id under /algorithm/. */
   id: string;
   title: string;
   description: string;
   /** Local names in the ota: ontology. */
   types: string[];
+  /** owl:sameAs: an entry of the Blue Obelisk algorithm ontology, when one exists. */
   sameAs?: string;
   parameters: ParameterSpec[];
 }
+
+type Common = AlgorithmInfo;
 
 /** When the catalogue's current descriptions were written (dc:date of every entry). */
 export const CATALOGUE_DATE = '2026-11-22T00:00:00Z';

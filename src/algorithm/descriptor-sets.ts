@@ -1,4 +1,5 @@
-import type { ParameterSpec, ParamValue } from '../learning/learner.js';
+import type { ParamValue } from '../learning/learner.js';
+import type { AlgorithmInfo } from './catalogue.js';
 
 /** The Blue Obelisk chemoinformatics algorithms / descriptor ontology. */
 export const BO = 'http://www.blueobelisk.org/ontologies/chemoinformatics-algorithms/#';
@@ -21,13 +22,7 @@ export interface CalculationCall {
   args: unknown[];
 }
 
-export interface DescriptorSet {
-  id: string;
-  title: string;
-  description: string;
-  types: string[];
-  sameAs?: string;
-  parameters: ParameterSpec[];
+export interface DescriptorSet extends AlgorithmInfo {
   columns(params: Record<string, ParamValue>): DescriptorColumn[];
   /** The worker call computing `columns` for a chunk of SMILES (the SMILES list comes first). */
   call(params: Record<string, ParamValue>, columns: DescriptorColumn[]): CalculationCall;
