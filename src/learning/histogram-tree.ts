@@ -45,13 +45,6 @@ const REGRESSION = 1;
 /** Stack entry: start, end, depth, parent, side (0 left, 1 right), known constant columns, counts buffer. */
 const STACK_ENTRY = 7;
 /**
- * A child's two-bin counts are derived by subtraction when counting it directly would touch more
- * than this many list entries per buffer element (a subtraction step costs about 0.4 of a
- * counting step, measured).
- */
-const SUBTRACT_FACTOR = 0.4;
-
-/**
  * Grows trees on one binned matrix, reusing its buffers from tree to tree (one builder per
  * thread). Sample weights are integers (bootstrap counts; 0 leaves a row out).
  *
@@ -220,24 +213,21 @@ export class TreeBuilder {
 
   /**
    * Two-bin counts for the children of a split node whose own counts are known: the smaller
-   * child is counted, the larger one gets the node's buffer minus the smaller's, when counting
-   * it would cost more than that subtraction. Otherwise the children count for themselves.
-   * Sets leftCounts and rightCounts.
+   * child's rows are moved out into a buffer of their own, the node's buffer keeps the larger
+   * child's. Sets leftCounts and rightCounts (-1: the child will count for itself).
    */
   private childCounts(start: number, mid: number, end: number): void {
     const own = this.nodeCounts;
     this.leftCounts = -1;
     this.rightCounts = -1;
     if (own < 0) return;
-    const counts = this.counts;
     const leftSmaller = mid - start <= end - mid;
-    const larger = leftSmaller ? end - mid : mid - start;
-    if ((counts.touchedBy(own) * larger) / (end - start) < SUBTRACT_FACTOR * counts.bufferSize) {
-      counts.release(own, this.samples, start, end);
-      return;
-    }
-    const smaller = leftSmaller ? this.countNode(start, mid) : this.countNode(mid, end);
-    counts.subtract(own, smaller);
+    const from = leftSmaller ? start : mid;
+    const to = leftSmaller ? mid : end;
+    const smaller =
+      this.mode === CLASSIFICATION
+        ? this.counts.moveClasses(own, this.samples, from, to, this.weights, this.classOf)
+        : this.counts.moveSums(own, this.samples, from, to, this.weights, this.weightedTarget);
     this.leftCounts = leftSmaller ? smaller : own;
     this.rightCounts = leftSmaller ? own : smaller;
   }

@@ -3,8 +3,9 @@
  * histogram trees. Each row lists the two-bin columns in which it has the column's rarer code;
  * going through a node's rows' lists gives, per column, the class weights (or the weight and
  * target sum) of the rows with that code: short contiguous reads instead of one scattered byte
- * per row and column. Statistics live in pooled buffers; a child's can be derived from its
- * parent's by subtracting its sibling's ("histogram subtraction").
+ * per row and column. Statistics live in pooled buffers; when a node splits, the smaller child's
+ * rows are moved out of the node's buffer, which then holds the larger child's ("histogram
+ * subtraction" at the cost of the smaller child only).
  */
 import type { BinnedMatrix } from './binning.js';
 
@@ -65,8 +66,6 @@ export class SparseCounts {
   private sumBuffers: Float64Array[] = [];
   /** Per buffer: list entries counted into it, a bound on its non-zero columns. */
   private touched: number[] = [];
-  /** Per buffer: true when it may hold non-zero values outside its rows' lists (float residues of a subtraction). */
-  private dirty: boolean[] = [];
   private free: number[] = [];
 
   constructor(bins: BinnedMatrix) {
@@ -90,7 +89,6 @@ export class SparseCounts {
       this.classBuffers = [];
       this.sumBuffers = [];
       this.touched = [];
-      this.dirty = [];
       this.classification = classification;
       this.numClasses = numClasses;
     }
@@ -121,7 +119,6 @@ export class SparseCounts {
     if (this.classification) this.classBuffers.push(new Int32Array(this.cols * this.numClasses));
     else this.sumBuffers.push(new Float64Array(this.cols * 2));
     this.touched.push(0);
-    this.dirty.push(false);
     return this.touched.length - 1;
   }
 
@@ -166,25 +163,66 @@ export class SparseCounts {
     return id;
   }
 
-  /** Counts of a parent minus one child's: the other child's, in the parent's buffer. */
-  subtract(parent: number, child: number): void {
-    if (this.classification) {
-      const p = this.classBuffers[parent];
-      const c = this.classBuffers[child];
-      for (let i = 0; i < p.length; i++) p[i] -= c[i];
-    } else {
-      const p = this.sumBuffers[parent];
-      const c = this.sumBuffers[child];
-      for (let i = 0; i < p.length; i++) p[i] -= c[i];
-      this.dirty[parent] = true;
+  /**
+   * Moves the counts of samples[start..end) (a child's rows) out of buffer `parent` into a new
+   * buffer, which it answers: `parent` is left holding the other child's counts. Costs one pass
+   * over the moved rows' lists, however many columns there are.
+   */
+  moveClasses(parent: number, samples: Int32Array, start: number, end: number, weights: Int32Array, classOf: Int32Array): number {
+    const id = this.acquire();
+    const from = this.classBuffers[parent];
+    const to = this.classBuffers[id];
+    const K = this.numClasses;
+    const { rowStart, columns } = this.sparse;
+    let touched = 0;
+    for (let i = start; i < end; i++) {
+      const r = samples[i];
+      const w = weights[r];
+      const k = classOf[r];
+      const last = rowStart[r + 1];
+      for (let j = rowStart[r]; j < last; j++) {
+        const o = columns[j] * K + k;
+        to[o] += w;
+        from[o] -= w;
+      }
+      touched += last - rowStart[r];
     }
-    this.touched[parent] -= this.touched[child];
+    this.touched[id] = touched;
+    this.touched[parent] -= touched;
+    return id;
+  }
+
+  /** As moveClasses, for weights and weighted target sums. */
+  moveSums(parent: number, samples: Int32Array, start: number, end: number, weights: Int32Array, weightedTarget: Float64Array): number {
+    const id = this.acquire();
+    const from = this.sumBuffers[parent];
+    const to = this.sumBuffers[id];
+    const { rowStart, columns } = this.sparse;
+    let touched = 0;
+    for (let i = start; i < end; i++) {
+      const r = samples[i];
+      const w = weights[r];
+      const wy = weightedTarget[r];
+      const last = rowStart[r + 1];
+      for (let j = rowStart[r]; j < last; j++) {
+        const o = columns[j] << 1;
+        to[o] += w;
+        to[o + 1] += wy;
+        from[o] -= w;
+        // Weights are integers, so exact; where none is left, so is no sum (not a rounding residue).
+        from[o + 1] = from[o] === 0 ? 0 : from[o + 1] - wy;
+      }
+      touched += last - rowStart[r];
+    }
+    this.touched[id] = touched;
+    this.touched[parent] -= touched;
+    return id;
   }
 
   /** Zeroes and frees a buffer holding the counts of samples[start..end). */
   release(id: number, samples: Int32Array, start: number, end: number): void {
     const size = this.bufferSize;
-    if (this.dirty[id] || this.touched[id] * 8 > size) {
+    if (this.touched[id] * 8 > size) {
       if (this.classification) this.classBuffers[id].fill(0);
       else this.sumBuffers[id].fill(0);
     } else {
@@ -200,7 +238,6 @@ export class SparseCounts {
       }
     }
     this.touched[id] = 0;
-    this.dirty[id] = false;
     this.free.push(id);
   }
 }
