@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startTestServer, http, errorReport, featureTurtle, TTL_PREFIXES, parseRdfXml, type TestServer } from './helpers.js';
 import { serializeRdf } from '../src/rdf/serialize.js';

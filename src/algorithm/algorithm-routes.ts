@@ -6,7 +6,8 @@ import { badRequest, notFound } from '../http/errors.js';
 import { Params } from '../http/params.js';
 import { sendList, sendNegotiated, rdfRenderers, sendUri } from '../http/respond.js';
 import type { Services } from '../server/services.js';
-import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import { resultTarget } from '../dataset/result-target.js';
 import type { ModelStore } from '../model/model-store.js';
 import { planTraining, splitDatasetUri, trainModel } from '../model/training.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
@@ -28,24 +29,6 @@ export async function publishCatalogue(services: Services): Promise<void> {
 
 function algorithmUri(services: Services, def: AlgorithmDefinition): string {
   return `${services.config.baseUrl}/algorithm/${def.id}`;
-}
-
-/**
- * Where results go (spec 4.4, 4.11): a new dataset of this service (also when dataset_service
- * names this service), or `result_dataset`, an existing dataset that gets new columns. Both at
- * once is refused.
- */
-export async function resultTarget(services: Services, datasets: DatasetStore, params: Params): Promise<DatasetMeta | undefined> {
-  const result = params.get('result_dataset');
-  const service = params.get('dataset_service');
-  if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
-  if (service && service.replace(/\/+$/, '') !== datasets.collection) {
-    throw badRequest(`dataset_service ${service} is not supported: results can be stored only by this service's dataset service ${datasets.collection}`);
-  }
-  if (!result) return undefined;
-  const meta = await datasets.readMeta(result.split('?')[0]);
-  if (!meta) throw notFound(`result_dataset ${result} not found`);
-  return meta;
 }
 
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
@@ -105,7 +88,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     if (!source) throw notFound(`dataset_uri: dataset ${datasetUri} not found`);
     const unknown = selected.filter((f) => !source.features.includes(f));
     if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${datasetUri}: ${unknown.join(', ')}`);
-    const target = await resultTarget(services, datasets, params);
+    const target = await resultTarget(datasets, params);
     const task = await tasks.submit(`${def.title} for ${datasetUri}`, async (job) => {
       const instance = await descriptors.instance(def, values);
       const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];

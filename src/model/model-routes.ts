@@ -9,7 +9,7 @@ import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
 import { FeatureValues } from '../compound/feature-values.js';
-import { resultTarget } from '../algorithm/algorithm-routes.js';
+import { resultTarget } from '../dataset/result-target.js';
 import { splitDatasetUri } from './training.js';
 import { learnerById } from '../learning/learners.js';
 import { describeFeatures } from './feature-matrix.js';
@@ -102,7 +102,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     const compound = params.get('compound_uri');
     if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri for a single compound)');
     if (datasetParam && compound) throw badRequest('give dataset_uri or compound_uri, not both');
-    const target = await resultTarget(services, datasets, params);
+    const target = await resultTarget(datasets, params);
 
     if (compound) {
       if (!compound.startsWith(`${config.baseUrl}/compound/`) || !(await store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import type { Prediction } from '../learning/learner.js';
+import type { ParamValue, Prediction } from '../learning/learner.js';
 import { badRequest } from '../http/errors.js';
 import { ot, dc, literal, xsd } from '../rdf/namespaces.js';
 import type { Services } from '../server/services.js';
@@ -15,7 +15,7 @@ type DescriptorAlgorithm = Extract<NonNullable<ReturnType<typeof algorithmById>>
 
 /** Descriptor calculations to run before predicting, for variables a dataset lacks. */
 export interface InputPlan {
-  calculations: { def: DescriptorAlgorithm; values: Record<string, import('../learning/learner.js').ParamValue>; instance: DescriptorInstance }[];
+  calculations: { def: DescriptorAlgorithm; values: Record<string, ParamValue>; instance: DescriptorInstance }[];
 }
 
 export interface PredictionRow {
