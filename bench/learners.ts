@@ -75,10 +75,20 @@ export async function loadEpafhm(): Promise<QsarData> {
   return { x, binary: new Array(x.cols).fill(false), y: Float64Array.from(labels, Number), classes: [], skipped };
 }
 
+/** EPAFHM with Morgan fingerprints (radius 2, `bits` bits) instead of descriptors. */
+export async function loadEpafhmMorgan(bits = 2048): Promise<QsarData> {
+  const { features, labels, skipped } = await loadCsv('EPAFHM_log10.csv', morganBits(bits));
+  return { x: matrix(features), binary: new Array(bits).fill(true), y: Float64Array.from(labels, Number), classes: [], skipped };
+}
+
+function morganBits(bits: number): Featurise {
+  const details = JSON.stringify({ radius: 2, nBits: bits });
+  return (mol) => Array.from(mol.get_morgan_fp(details), (c) => (c === '1' ? 1 : 0));
+}
+
 /** Kazius mutagenicity with Morgan fingerprints (radius 2, `bits` bits); `every` > 1 keeps every so many rows only. */
 export async function loadKazius(bits = 2048, every = 1): Promise<QsarData> {
-  const details = JSON.stringify({ radius: 2, nBits: bits });
-  const { features, labels, skipped } = await loadCsv('kazius.csv', (mol) => Array.from(mol.get_morgan_fp(details), (c) => (c === '1' ? 1 : 0)), every);
+  const { features, labels, skipped } = await loadCsv('kazius.csv', morganBits(bits), every);
   const classes = [...new Set(labels)].sort();
   return { x: matrix(features), binary: new Array(bits).fill(true), y: Float64Array.from(labels, (l) => classes.indexOf(l)), classes, skipped };
 }

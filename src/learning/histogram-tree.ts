@@ -38,6 +38,11 @@ export interface TreeOptions {
   minSamplesLeaf: number;
   /** The deepest a leaf may be (the root has depth 0); 0 for unlimited. */
   maxDepth: number;
+  /**
+   * Whether two-bin columns are counted all at once (sparse-counts.ts) or scanned one by one
+   * like the others; both give the same splits. Left out, it is chosen by how sparse they are.
+   */
+  sparseCounts?: boolean;
 }
 
 const CLASSIFICATION = 0;
@@ -152,7 +157,7 @@ export class TreeBuilder {
     // Count two-bin columns all at once when a row lists fewer of them than a node is expected to
     // draw (twice over: drawing goes on past mtry in nodes where the drawn columns are constant).
     const counts = this.counts;
-    this.useSparse = counts.sparse.twoBinCount > 0 && counts.listedPerRow <= (2 * options.mtry * counts.sparse.twoBinCount) / cols + 1;
+    this.useSparse = counts.sparse.twoBinCount > 0 && (options.sparseCounts ?? counts.listedPerRow <= (2 * options.mtry * counts.sparse.twoBinCount) / cols + 1);
     counts.begin(this.mode === CLASSIFICATION, this.numClasses);
 
     let n = 0;
