@@ -63,7 +63,11 @@ export function prepareBinning(x: Matrix, binary: boolean[]): BinningInput {
         for (let r = r0; r < r1; r++) codes[base + r] = data[r * cols + c] > 0.5 ? 1 : 0;
       } else {
         const base = n++ * rows;
-        for (let r = r0; r < r1; r++) numericValues[base + r] = data[r * cols + c];
+        for (let r = r0; r < r1; r++) {
+          const v = data[r * cols + c];
+          if (!Number.isFinite(v)) throw new Error(`column ${c}, row ${r}: ${v} (values must be finite; impute missing values first)`);
+          numericValues[base + r] = v;
+        }
       }
     }
   }

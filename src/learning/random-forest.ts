@@ -115,7 +115,7 @@ async function trainForest(task: 'classification' | 'regression', data: Training
 
   context.signal?.throwIfAborted();
   const bins = await binTrainingData(data, context);
-  const chunks = Math.max(1, Math.min(context.parallelism, settings.numTrees));
+  const chunks = Math.max(1, Math.min(Math.floor(context.parallelism) || 1, settings.numTrees));
   const calls: Promise<EncodedTree[]>[] = [];
   for (let c = 0; c < chunks; c++) {
     const first = Math.floor((c * settings.numTrees) / chunks);
