@@ -1,6 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { runInProcess, type Learner, type Matrix, type TrainingData } from '../src/learning/learner.js';
+import { runInProcess, type Learner, type Matrix, type RunFunction, type TrainingData } from '../src/learning/learner.js';
+import { WorkerPool } from '../src/task/worker-pool.js';
 import { Random } from '../src/learning/random.js';
 import { randomForestClassification, randomForestRegression, type ForestState } from '../src/learning/random-forest.js';
 import { gradientBoostingClassification, gradientBoostingRegression, type BoostingState } from '../src/learning/gradient-boosting.js';
@@ -83,22 +84,30 @@ test('classification forest: three classes on rings the forest must learn from t
   assert.deepEqual(new Set([top[0][1], top[1][1]]), new Set([0, 1]));
 });
 
-test('same seed, same predictions, whatever the parallelism; another seed differs', async () => {
-  const data = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 0));
-  const test = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 1)).x;
+test('same seed, same predictions, whatever the parallelism and in real worker threads; another seed differs', async () => {
+  const train = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 0));
+  const held = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 1)).x;
   const params = { ...defaults(randomForestRegression), numTrees: 30 };
-  const predict = async (learner: Learner, d: TrainingData, seed: number, parallelism: number) =>
-    learner.predict(await learner.train(d, learner === randomForestRegression ? params : { ...defaults(learner), numTrees: 30 }, context(seed, parallelism)), learner === randomForestRegression ? test : kazius.x);
-  const a = await predict(randomForestRegression, data, 11, 1);
-  assert.deepEqual(await predict(randomForestRegression, data, 11, 1), a);
-  assert.deepEqual(await predict(randomForestRegression, data, 11, 2), a);
-  assert.deepEqual(await predict(randomForestRegression, data, 11, 7), a);
-  assert.notDeepEqual(await predict(randomForestRegression, data, 12, 1), a);
+  const regression = async (seed: number, parallelism: number, run: RunFunction = runInProcess) =>
+    randomForestRegression.predict(await randomForestRegression.train(train, params, { seed, parallelism, run }), held);
+  const a = await regression(11, 1);
+  assert.deepEqual(await regression(11, 1), a);
+  assert.deepEqual(await regression(11, 2), a);
+  assert.deepEqual(await regression(11, 7), a);
+  assert.notDeepEqual(await regression(12, 1), a);
+  const pool = new WorkerPool(2);
+  try {
+    assert.deepEqual(await regression(11, 2, (url, fn, args) => pool.run(url, fn, args)), a);
+  } finally {
+    await pool.close();
+  }
 
   const kaziusTrain = selectRows(kazius, allRows(kazius).filter((i) => i % 4 !== 0));
-  const c = await predict(randomForestClassification, kaziusTrain, 5, 1);
-  assert.deepEqual(await predict(randomForestClassification, kaziusTrain, 5, 2), c);
-  assert.notDeepEqual(await predict(randomForestClassification, kaziusTrain, 6, 2), c);
+  const classification = async (seed: number, parallelism: number) =>
+    randomForestClassification.predict(await randomForestClassification.train(kaziusTrain, { ...defaults(randomForestClassification), numTrees: 30 }, context(seed, parallelism)), kazius.x);
+  const c = await classification(5, 1);
+  assert.deepEqual(await classification(5, 2), c);
+  assert.notDeepEqual(await classification(6, 2), c);
 });
 
 test('the state is JSON: stringify, parse, predict gives the same predictions; 100 trees stay small', async () => {
