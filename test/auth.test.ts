@@ -256,18 +256,6 @@ async function currentUserTask(token: string): Promise<string> {
   return uri;
 }
 
-test('brute force on /auth/authenticate is slowed down', async () => {
-  let status = 0;
-  for (let i = 0; i < 7; i++) {
-    status = (await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: `guess-${i}` }) })).status;
-  }
-  assert.equal(status, 429);
-  // even the right password waits now
-  const r = await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: 'bob-password' }) });
-  assert.equal(r.status, 429);
-  assert.ok(Number(r.headers.get('retry-after')) > 0);
-});
-
 test('algorithms and models: any user applies an algorithm; the model belongs to its trainer, who may let others predict with it', async () => {
   const alice = await login('alice', 'alice-password');
   const bob = await login('bob', 'bob-password');
@@ -297,4 +285,61 @@ test('algorithms and models: any user applies an algorithm; the model belongs to
   await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: described, public_read: 'true' }), ...as(alice) });
   assert.equal((await post(model, bob, { dataset_uri: described })).status, 200, 'a readable model can be applied');
   assert.equal((await http(model.replace(s.base, s.url), { method: 'DELETE', ...as(bob) })).status, 403, 'but not deleted');
+});
+
+test('validations: any user validates what they may read; validations and cross-validations belong to their maker, also under the Ruby layout', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const follow = async (token: string, r: { status: number; text: string }) => {
+    assert.equal(r.status, 202, r.text);
+    for (;;) {
+      const t = await http(r.text.trim().replace(s.base, s.url), { accept: 'text/uri-list', ...as(token) });
+      if (t.status !== 202) return t.text.trim();
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  };
+  const post = (path: string, token: string | undefined, params: Record<string, string>) => http(`${s.url}${path}`, { method: 'POST', body: form(params), accept: 'text/uri-list', ...as(token) });
+  const csv = 'SMILES,y\n' + ['CCO', 'CCCO', 'CCCCO', 'CCCCCO', 'Oc1ccccc1', 'c1ccccc1', 'CC(C)O', 'CCN', 'CCCN', 'CCCCN'].map((m, i) => `${m},${i % 3}`).join('\n');
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list', ...as(alice) })).text.trim();
+  const y = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim();
+  const described = await follow(alice, await post('/algorithm/rdkit-descriptors', alice, { dataset_uri: dataset }));
+  const params = { dataset_uri: described, algorithm_uri: `${s.base}/algorithm/random-forest-regression`, prediction_feature: y, algorithm_params: 'numTrees=5' };
+  assert.equal((await post('/validation/training_test_split', undefined, params)).status, 401);
+  assert.equal((await post('/validation/training_test_split', bob, params)).status, 403, 'bob may not read the dataset');
+  const validation = await follow(alice, await post('/validation/training_test_split', alice, params));
+  assert.match(validation, /\/validation\/\d+$/);
+  const cv = await follow(alice, await post('/crossvalidation', alice, { ...params, num_folds: '3', stratified: 'false' }));
+  const loo = await post('/crossvalidation/loo', alice, params);
+  assert.equal(loo.status, 202, 'the leave-one-out service is open to users');
+  assert.equal((await http(loo.text.trim().replace(s.base, s.url), { method: 'DELETE', ...as(alice) })).status, 200, 'cancelled');
+  for (const uri of [validation, cv, `${cv}/statistics`, cv.replace('/crossvalidation/', '/validation/crossvalidation/')]) {
+    assert.equal((await http(uri.replace(s.base, s.url), { ...as(alice) })).status, 200, `alice ${uri}`);
+    assert.equal((await http(uri.replace(s.base, s.url), { ...as(bob) })).status, 403, `bob ${uri}`);
+  }
+  // what the work made on alice's behalf is hers too: fold validations, split datasets, models
+  const v = JSON.parse((await http(validation.replace(s.base, s.url), { accept: 'application/json', ...as(alice) })).text);
+  const folds = (await http(`${cv.replace(s.base, s.url)}/validations`, { accept: 'text/uri-list', ...as(alice) })).text.trim().split('\r\n');
+  for (const uri of [v.trainingDataset, v.testDataset, v.predictionDataset, v.model, folds[0]]) {
+    assert.equal((await http(uri.replace(s.base, s.url), { ...as(bob) })).status, 403, `bob ${uri}`);
+    assert.equal((await http(uri.replace(s.base, s.url), { ...as(alice) })).status, 200, `alice ${uri}`);
+  }
+  // descriptor features are shared: bob reads them
+  const descriptorFeature = (await http(`${described.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim().split('\r\n')[1];
+  assert.equal((await http(descriptorFeature.replace(s.base, s.url), { ...as(bob) })).status, 200);
+  const list = await http(`${s.url}/validation`, { accept: 'text/uri-list', ...as(bob) });
+  assert.ok(!list.text.includes(validation), 'lists show only what the caller may read');
+  assert.equal((await http(cv.replace(s.base, s.url), { method: 'DELETE', ...as(bob) })).status, 403);
+  assert.equal((await http(cv.replace(s.base, s.url), { method: 'DELETE', ...as(alice) })).status, 200);
+});
+
+test('brute force on /auth/authenticate is slowed down', async () => {
+  let status = 0;
+  for (let i = 0; i < 7; i++) {
+    status = (await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: `guess-${i}` }) })).status;
+  }
+  assert.equal(status, 429);
+  // even the right password waits now
+  const r = await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username: 'bob', password: 'bob-password' }) });
+  assert.equal(r.status, 429);
+  assert.ok(Number(r.headers.get('retry-after')) > 0);
 });

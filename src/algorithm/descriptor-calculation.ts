@@ -5,6 +5,7 @@ import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
 import { structureFrom } from '../compound/compound-registry.js';
+import { currentUser } from '../auth/access-control.js';
 import type { Services } from '../server/services.js';
 import { algorithmQuads, type AlgorithmDefinition } from './catalogue.js';
 import type { DescriptorColumn } from './descriptor-sets.js';
@@ -65,7 +66,8 @@ export class DescriptorCalculation {
         features.push(known);
         continue;
       }
-      const f = await ids.next(`${config.baseUrl}/feature`);
+      // descriptor features are shared by every user, like the algorithm instance: nobody owns them
+      const f = await currentUser.run(undefined, () => ids.next(`${config.baseUrl}/feature`));
       graphs[f] = descriptorFeatureQuads(f, c, uri);
       features.push(f);
     }

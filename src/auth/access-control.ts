@@ -26,6 +26,7 @@ const userNode = (name: string) => df.namedNode(`urn:toxgraph:user:${encodeURICo
 /** Components whose resources carry policies: `/{component}/{id}` (reports: `/{component}/{type}/{id}`). */
 const COMPONENTS = ['feature', 'compound', 'dataset', 'algorithm', 'model', 'validation', 'crossvalidation', 'task'];
 const TWO_LEVEL = ['report', 'reach_report'];
+const VALIDATION_SERVICES = ['test_set_validation', 'training_test_valdiation', 'training_test_validation', 'training_test_split', 'bootstrapping', 'validate_datasets', 'schema.xsd'];
 
 /** The user a request runs for, carried into the work it starts (tasks, created resources). */
 export const currentUser = new AsyncLocalStorage<string | undefined>();
@@ -188,7 +189,11 @@ export class AccessControl {
   resourceOf(iri: string): string | undefined {
     const base = this.config.baseUrl;
     if (!iri.startsWith(`${base}/`)) return undefined;
-    const parts = iri.slice(base.length + 1).split(/[/#?]/);
+    let parts = iri.slice(base.length + 1).split(/[/#?]/);
+    // the Ruby service layout /validation/crossvalidation/{id} is the cross-validation {id}
+    if (parts[0] === 'validation' && parts[1] === 'crossvalidation') parts = parts.slice(1);
+    // the validation services (POST /validation/test_set_validation, /crossvalidation/loo) are not resources
+    if ((parts[0] === 'validation' && VALIDATION_SERVICES.includes(parts[1])) || (parts[0] === 'crossvalidation' && parts[1] === 'loo')) return undefined;
     if (COMPONENTS.includes(parts[0]) && parts[1]) return `${base}/${parts[0]}/${parts[1]}`;
     if (TWO_LEVEL.includes(parts[0]) && parts[1] && parts[2]) return `${base}/${parts[0]}/${parts[1]}/${parts[2]}`;
     return undefined;

@@ -14,7 +14,7 @@ import { OntologyRegistry } from '../ontology/registry.js';
 import { loadVocabularies } from '../ontology/vocabularies.js';
 import { createApp } from './app.js';
 import { Chemistry } from '../chemistry/chemistry.js';
-import { AccessControl } from '../auth/access-control.js';
+import { AccessControl, currentUser } from '../auth/access-control.js';
 import type { Services } from './services.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,8 +66,9 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     chemistry: await Chemistry.load(),
     access: await AccessControl.load(store, config),
   };
-  // a task's result belongs to whoever started the task
+  // a task's result belongs to whoever started the task, and so does every resource minted for a caller
   tasks.onResult = (uri, creator) => services.access.grant(uri, creator);
+  services.ids.onMint = (uri) => services.access.grant(uri, currentUser.getStore());
   const registry = new OntologyRegistry(store, published, config, log);
   await registry.load();
   registry.startRefreshing();

@@ -16,9 +16,18 @@ export class IdMinter {
   private readonly last = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
 
+  /** Called with every URI minted (access control gives it to the caller). */
+  onMint?: (uri: string) => Promise<void>;
+
   constructor(private readonly store: TripleStore) {}
 
-  next(collectionUri: string): Promise<string> {
+  async next(collectionUri: string): Promise<string> {
+    const uri = await this.reserve(collectionUri);
+    await this.onMint?.(uri);
+    return uri;
+  }
+
+  private reserve(collectionUri: string): Promise<string> {
     const run = this.chain.then(async () => {
       if (!this.reserved) {
         this.reserved = new Map();

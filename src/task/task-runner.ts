@@ -39,6 +39,8 @@ interface TaskState {
 }
 
 const PROGRESS_WRITE_INTERVAL_MS = 250;
+/** How long closing waits for running work to end after aborting it. */
+const CLOSE_WAIT_MS = 10_000;
 
 /**
  * The one task runner (spec 2.9, DESIGN.md): work runs off the request path, at most
@@ -50,6 +52,7 @@ export class TaskRunner {
   private readonly active = new Map<string, TaskState>();
   private readonly queue: { state: TaskState; work: Work }[] = [];
   private running = 0;
+  private readonly executions = new Set<Promise<void>>();
   private writes: Promise<unknown> = Promise.resolve();
   /** Called with each completed task's result and creator (access control gives it a policy). */
   onResult?: (resultUri: string, creator: string | undefined) => Promise<void>;
@@ -128,6 +131,9 @@ export class TaskRunner {
   async close(): Promise<void> {
     for (const { state } of this.queue.splice(0)) state.controller.abort(new Error('server stopping'));
     for (const state of this.active.values()) state.controller.abort(new Error('server stopping'));
+    // let aborted work wind down before the store closes under it (bounded: work that ignores
+    // its signal is left to fail on the closed store)
+    await Promise.race([Promise.allSettled(this.executions), new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
     await this.writes;
   }
 
@@ -135,11 +141,13 @@ export class TaskRunner {
     while (this.running < this.concurrency && this.queue.length) {
       const { state, work } = this.queue.shift()!;
       this.running++;
-      void this.execute(state, work).finally(() => {
+      const execution = this.execute(state, work).finally(() => {
         this.running--;
         this.active.delete(state.uri);
+        this.executions.delete(execution);
         this.pump();
       });
+      this.executions.add(execution);
     }
   }
 
@@ -165,7 +173,8 @@ export class TaskRunner {
       },
     };
     try {
-      const result = await work(job);
+      // the work acts for the task's creator: what it creates belongs to them
+      const result = await currentUser.run(state.creator, () => work(job));
       if (state.status !== 'Running') return; // cancelled meanwhile: keep Cancelled
       await this.onResult?.(result, state.creator);
       state.status = 'Completed';

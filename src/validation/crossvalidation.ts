@@ -84,15 +84,22 @@ export class Crossvalidations {
       job.progress?.(++done / k);
     };
     const lanes = Math.max(1, Math.min(k, this.services.config.workerThreads));
-    try {
-      await Promise.all(
-        Array.from({ length: lanes }, async () => {
-          while (next < k) await runFold(next++);
-        }),
-      );
-    } catch (e) {
-      await this.runner.validations.delete(made);
-      throw e;
+    let failed = false;
+    const lane = async () => {
+      while (next < k && !failed && !job.signal?.aborted) {
+        try {
+          await runFold(next++);
+        } catch (e) {
+          failed = true;
+          throw e;
+        }
+      }
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: lanes }, lane));
+    const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failure || job.signal?.aborted) {
+      await this.runner.validations.delete(made).catch(() => undefined);
+      throw failure?.reason ?? job.signal?.reason;
     }
     const pairs = results.flatMap((r) => r.pairs);
     const classes = [...new Set(results.flatMap((r) => r.classes))];
