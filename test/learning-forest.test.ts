@@ -135,7 +135,7 @@ test('parameters: declared with defaults and bounds, and each one acts', async (
   assert.equal(spec(randomForestClassification, 'maxFeatures').default, 'sqrt');
   assert.equal(spec(randomForestRegression, 'maxFeatures').default, 'third');
   assert.equal(spec(randomForestClassification, 'minSamplesLeaf').default, 1);
-  assert.equal(spec(randomForestRegression, 'minSamplesLeaf').default, 5);
+  assert.equal(spec(randomForestRegression, 'minSamplesLeaf').default, 1);
   assert.deepEqual([spec(randomForestClassification, 'numTrees').min, spec(randomForestClassification, 'numTrees').max], [1, 2000]);
   assert.deepEqual(randomForestClassification.types, ['Classification']);
   assert.deepEqual(randomForestRegression.types, ['Regression']);

@@ -24,9 +24,11 @@ function forestParameters(task: 'classification' | 'regression'): ParameterSpec[
     },
     {
       name: 'minSamplesLeaf',
+      // 1 for regression too (scikit-learn's default, not R's 5): on fingerprint bits 5 loses
+      // about 0.04 of Q² (EPAFHM, Morgan 2048 bits, 10-fold CV: 0.44 against 0.48)
       description: 'The fewest training samples (counting bootstrap repeats) a leaf may hold.',
       type: 'integer',
-      default: classification ? 1 : 5,
+      default: 1,
       min: 1,
       max: 100000,
     },
