@@ -54,6 +54,13 @@ test('catalogue: every algorithm listed, described with types, parameters and ty
   assert.equal(nBits.value, '2048');
   assert.equal((nBits as any).datatype.value, 'http://www.w3.org/2001/XMLSchema#int');
 
+  // plain JSON for REST clients
+  const json = JSON.parse((await http(local(uri), { accept: 'application/json' })).text);
+  assert.equal(json.uri, uri);
+  assert.ok(json.type.includes(`${OTA}Fingerprints`));
+  assert.deepEqual(json.parameters.find((p: { title: string }) => p.title === 'nBits'), { type: [`${OT}Parameter`], title: 'nBits', description: json.parameters.find((p: { title: string }) => p.title === 'nBits').description, paramScope: 'optional', paramValue: 2048 });
+  assert.equal((await http(local(uri), { accept: 'text/x-yaml' })).type, 'text/x-yaml');
+
   // every learner is Supervised plus Regression or Classification, with prediction_feature mandatory
   for (const u of uris.filter((x) => !/descriptors|fingerprint|maccs/.test(x))) {
     const q = parseTurtle((await http(local(u), { accept: 'text/turtle' })).text);

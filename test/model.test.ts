@@ -86,6 +86,9 @@ test('regression: train a random forest on RDKit descriptors; the model describe
   }
   assert.equal(pf.filter(({ f, q: fq }) => valuesOf(fq, f, `${OT}confidenceOf`).length === 1).length, 1);
 
+  const yaml = await http(local(model), { accept: 'text/x-yaml' });
+  assert.equal(yaml.type, 'text/x-yaml');
+  assert.match(yaml.text, /independentVariables:\n(  - http\S+\n){43}/);
   const list = await http(`${s.url}/model`, { accept: 'text/uri-list' });
   assert.ok(list.text.includes(model));
   assert.equal((await http(local(model), { method: 'PUT', body: '' })).status, 405, 'models are immutable');

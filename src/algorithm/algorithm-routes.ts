@@ -4,7 +4,8 @@ import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, rdfRenderers, sendUri } from '../http/respond.js';
+import { sendList, sendNegotiated, rdfRenderers, sendUri, treeRenderers } from '../http/respond.js';
+import { resourceTree } from '../rdf/resource-tree.js';
 import type { Services } from '../server/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { resultTarget } from '../dataset/result-target.js';
@@ -53,7 +54,8 @@ export function algorithmRoutes(router: Router, services: Services, components: 
   router.get('/algorithm/:id', async (ctx) => {
     const def = requireAlgorithm(ctx);
     const uri = algorithmUri(services, def);
-    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => algorithmQuads(def, uri), `Algorithm: ${def.title}`), 'text/uri-list': () => `${uri}\r\n` });
+    const quads = algorithmQuads(def, uri);
+    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Algorithm: ${def.title}`), ...treeRenderers(resourceTree(quads, uri)), 'text/uri-list': () => `${uri}\r\n` });
   });
 
   router.get('/algorithm/:id/:instance', async (ctx) => {
@@ -61,7 +63,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const uri = `${algorithmUri(services, def)}/${encodeURIComponent(ctx.params.instance)}`;
     const quads = await store.readGraph(uri);
     if (!quads.length) throw notFound(`algorithm instance ${uri} not found`);
-    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Algorithm: ${def.title} (parameter values used)`), 'text/uri-list': () => `${uri}\r\n` });
+    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Algorithm: ${def.title} (parameter values used)`), ...treeRenderers(resourceTree(quads, uri)), 'text/uri-list': () => `${uri}\r\n` });
   });
 
   router.post('/algorithm/:id', async (ctx) => {

@@ -4,6 +4,8 @@ import type * as RDF from '@rdfjs/types';
 import { negotiate, negotiateOrFail } from './negotiate.js';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
 import { renderPage, escapeHtml } from '../rdf/html.js';
+import YAML from 'yaml';
+import type { Tree } from '../rdf/resource-tree.js';
 
 export type Renderer = () => Promise<string | Buffer | Readable> | string | Buffer | Readable;
 
@@ -41,6 +43,12 @@ export function rdfRenderers(ctx: Context, quads: () => Promise<RDF.Quad[]> | RD
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = async () => serializeRdf(await quads(), t);
   renderers['text/html'] = async () => renderPage({ title, intro, quads: await quads(), alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES) });
   return renderers;
+}
+
+/** A resource as plain JSON (`application/json`, `text/x-json`) and YAML (`text/x-yaml`). */
+export function treeRenderers(tree: Tree): Record<string, Renderer> {
+  const json = () => JSON.stringify(tree, null, 2);
+  return { 'application/json': json, 'text/x-json': json, 'text/x-yaml': () => YAML.stringify(tree) };
 }
 
 /** Send RDF in any RDF type or as an HTML page. */

@@ -4,7 +4,8 @@ import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { badRequest, notFound, notAcceptable } from '../http/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, rdfRenderers, sendUri, type Renderer } from '../http/respond.js';
+import { sendList, sendNegotiated, rdfRenderers, sendUri, treeRenderers, type Renderer } from '../http/respond.js';
+import { resourceTree } from '../rdf/resource-tree.js';
 import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
@@ -47,7 +48,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   router.get('/model/:id', async (ctx) => {
     const { uri, quads } = await requireDescription(ctx);
     const title = quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value;
-    const renderers: Record<string, Renderer> = { ...rdfRenderers(ctx, () => quads, `Model: ${title ?? uri}`), 'text/uri-list': () => `${uri}\r\n` };
+    const renderers: Record<string, Renderer> = { ...rdfRenderers(ctx, () => quads, `Model: ${title ?? uri}`), ...treeRenderers(resourceTree(quads, uri)), 'text/uri-list': () => `${uri}\r\n` };
     const algorithm = quads.find((q) => q.subject.value === uri && q.predicate.equals(ot('algorithm')))?.object.value ?? '';
     if (learnerById(algorithm.slice(algorithm.lastIndexOf('/') + 1))?.linearForm) {
       // PMML for linear models (spec 4.11: text/xml)

@@ -2,14 +2,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../http/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendUri, sendNegotiated, rdfRenderers, type Renderer } from '../http/respond.js';
+import { sendList, sendUri, sendNegotiated, rdfRenderers, treeRenderers, type Renderer } from '../http/respond.js';
 import type { Services } from '../server/services.js';
 import type { ValidationRunner } from './validation-runner.js';
 import type { Crossvalidations, Stratification } from './crossvalidation.js';
 import { learningSetup } from './validation-routes.js';
 import { integerParam } from './validation-params.js';
-import { resourceTree, sendValidation, toXml } from './validation-views.js';
-import YAML from 'yaml';
+import { sendValidation, toXml } from './validation-views.js';
+import { resourceTree } from '../rdf/resource-tree.js';
 
 /**
  * Cross-validation component (spec 4.2) at /crossvalidation, also answered under the Ruby
@@ -57,13 +57,12 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
 
     router.get(`${base}/:id`, async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);
-      const tree = resourceTree(quads, uri);
+      const tree = resourceTree(quads, uri, false);
       const renderers: Record<string, Renderer> = {
         ...rdfRenderers(ctx, () => quads, `Cross-validation ${uri}`, `<p><a href="${uri}/statistics">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>`),
         'application/xml': () => toXml('crossvalidation', tree),
         'text/xml': () => toXml('crossvalidation', tree),
-        'text/x-yaml': () => YAML.stringify(tree),
-        'application/json': () => JSON.stringify(tree, null, 2),
+        ...treeRenderers(tree),
         'text/uri-list': () => `${uri}\r\n`,
       };
       await sendNegotiated(ctx, renderers);

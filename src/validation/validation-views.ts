@@ -1,54 +1,14 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import YAML from 'yaml';
+import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
-import { rdfRenderers, sendNegotiated, type Renderer } from '../http/respond.js';
+import { rdfRenderers, sendNegotiated, treeRenderers, type Renderer } from '../http/respond.js';
 
 /** The XML namespace of validations as `application/xml`; its schema is served at /validation/schema.xsd. */
 export const VALIDATION_XML_NS = 'urn:toxgraph:validation:1';
 
-/** Properties that may occur several times (arrays in JSON/YAML, repeated elements in XML). */
-const REPEATED = new Set(['classValueStatistics', 'confusionMatrixCell', 'validation']);
-const SKIPPED = new Set(['type']);
-
-const localName = (iri: string) => iri.slice(Math.max(iri.lastIndexOf('#'), iri.lastIndexOf('/')) + 1);
-
-type Value = string | number | boolean | Tree | Tree[] | string[];
-export interface Tree {
-  [key: string]: Value;
-}
-
-function literalValue(t: RDF.Literal): string | number | boolean {
-  const type = t.datatype.value;
-  if (/#(integer|int|long|double|float|decimal)$/.test(type)) return Number(t.value);
-  if (type.endsWith('#boolean')) return t.value === 'true';
-  return t.value;
-}
-
-/**
- * A resource as a plain object (JSON, YAML, XML): one key per property (its local name), inner
- * nodes under the resource URI as nested objects, other IRIs as strings.
- */
-export function resourceTree(quads: RDF.Quad[], root: string, resource = root): Tree {
-  const out: Tree = { uri: root };
-  const rows = quads.filter((q) => q.subject.value === root);
-  for (const q of rows) {
-    const key = localName(q.predicate.value);
-    if (SKIPPED.has(key) || key === 'identifier') continue;
-    let value: Value;
-    if (q.object.termType === 'Literal') value = literalValue(q.object);
-    else if (q.object.value.startsWith(`${resource}#`) && quads.some((x) => x.subject.equals(q.object))) {
-      value = resourceTree(quads, q.object.value, resource);
-      delete value.uri;
-    } else value = q.object.value;
-    if (REPEATED.has(key)) out[key] = [...((out[key] as Tree[] | undefined) ?? []), value as Tree];
-    else out[key] = value;
-  }
-  return out;
-}
-
-function xmlOf(name: string, value: Value, indent: string): string {
-  if (Array.isArray(value)) return value.map((v) => xmlOf(name, v as Value, indent)).join('');
+function xmlOf(name: string, value: TreeValue, indent: string): string {
+  if (Array.isArray(value)) return value.map((v) => xmlOf(name, v as TreeValue, indent)).join('');
   if (typeof value === 'object') {
     const inner = Object.entries(value)
       .filter(([k]) => k !== 'uri')
@@ -102,13 +62,12 @@ function statisticsHtml(tree: Tree): string {
 
 /** Every representation of a validation: RDF, HTML tables, XML (with a schema), YAML, JSON. */
 export async function sendValidation(ctx: Context, uri: string, quads: RDF.Quad[], root = 'validation'): Promise<void> {
-  const tree = resourceTree(quads, uri);
+  const tree = resourceTree(quads, uri, false);
   const renderers: Record<string, Renderer> = {
     ...rdfRenderers(ctx, () => quads, `Validation ${uri}`),
     'application/xml': () => toXml(root, tree),
     'text/xml': () => toXml(root, tree),
-    'text/x-yaml': () => YAML.stringify(tree),
-    'application/json': () => JSON.stringify(tree, null, 2),
+    ...treeRenderers(tree),
     'text/uri-list': () => `${uri}\r\n`,
   };
   renderers['text/html'] = () => renderPage({ title: `${root === 'validation' ? 'Validation' : 'Cross-validation statistics'} ${uri}`, intro: statisticsHtml(tree), quads });
