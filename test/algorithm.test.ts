@@ -158,7 +158,7 @@ test('parameter errors answer 400 naming the parameter; unknown datasets 404; ho
     ['rdkit-descriptors', { dataset_uri: dataset, descriptors: 'tpsa,nonsense' }, 400, /descriptors.*nonsense/],
     ['rdkit-descriptors', { dataset_uri: `${s.base}/dataset/99999` }, 404, /dataset/],
     ['rdkit-descriptors', { dataset_uri: dataset, result_dataset: dataset, dataset_service: `${s.base}/dataset` }, 400, /result_dataset or dataset_service/],
-    ['rdkit-descriptors', { dataset_uri: dataset, dataset_service: 'http://elsewhere.example/dataset' }, 400, /dataset_service/],
+    ['rdkit-descriptors', { dataset_uri: dataset, dataset_service: 'file:///etc/dataset' }, 400, /only http and https/],
     ['rdkit-descriptors', { dataset_uri: `${dataset}?feature_uris[]=${s.base}/feature/99999` }, 400, /not in dataset/],
     ['rdkit-descriptors', { dataset_uri: `${s.base}/dataset/1> } ; DROP ALL ; #` }, 404, /not found/],
   ];

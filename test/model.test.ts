@@ -119,6 +119,30 @@ test('regression predictions: a new dataset with values and confidences; descrip
   assert.ok(target);
 });
 
+test('dataset_service: predictions and descriptors stored at another dataset service (a second server)', async () => {
+  const { withDescriptors, model } = regression;
+  const remote = await startTestServer();
+  try {
+    const here = await table(await run(model, { dataset_uri: withDescriptors }));
+    const there = await run(model, { dataset_uri: withDescriptors, dataset_service: `${remote.base}/dataset` });
+    assert.ok(there.startsWith(`${remote.base}/dataset/`), there);
+    const rows = csvRows((await http(there.replace(remote.base, remote.url), { accept: 'text/csv' })).text);
+    assert.match(rows[0][1], /predicted by model/);
+    assert.deepEqual(rows.slice(1).map((r) => r[1]), here.slice(1).map((r) => r[1]));
+    // descriptor results too
+    const descriptors = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: regression.raw, descriptors: 'tpsa', dataset_service: `${remote.base}/dataset/` });
+    assert.ok(descriptors.startsWith(`${remote.base}/dataset/`));
+    assert.equal(csvRows((await http(descriptors.replace(remote.base, remote.url), { accept: 'text/csv' })).text)[0][2], 'tpsa');
+    // a service that cannot be reached is a 502 of the task; a non-http one is refused at once
+    const unreachable = await http(local(model), { method: 'POST', body: form({ dataset_uri: withDescriptors, dataset_service: 'http://127.0.0.1:9/dataset' }), accept: 'text/turtle' });
+    assert.equal(unreachable.status, 502);
+    const ftp = await http(local(model), { method: 'POST', body: form({ dataset_uri: withDescriptors, dataset_service: 'ftp://example.org/dataset' }), accept: 'text/turtle' });
+    assert.equal(ftp.status, 400);
+  } finally {
+    await remote.stop();
+  }
+});
+
 test('prediction of one compound in the negotiated format', async () => {
   const { model } = regression;
   const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();

@@ -8,7 +8,7 @@ import { sendList, sendNegotiated, rdfRenderers, sendUri, treeRenderers } from '
 import { resourceTree } from '../rdf/resource-tree.js';
 import type { Services } from '../server/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
-import { resultTarget } from '../dataset/result-target.js';
+import { deliver, resultTarget } from '../dataset/result-target.js';
 import type { ModelStore } from '../model/model-store.js';
 import { planTraining, splitDatasetUri, trainModel } from '../model/training.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
@@ -90,17 +90,17 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     if (!source) throw notFound(`dataset_uri: dataset ${datasetUri} not found`);
     const unknown = selected.filter((f) => !source.features.includes(f));
     if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${datasetUri}: ${unknown.join(', ')}`);
-    const target = await resultTarget(datasets, params);
+    const target = await resultTarget(ctx, services, datasets, params);
     const task = await tasks.submit(`${def.title} for ${datasetUri}`, async (job) => {
       const instance = await descriptors.instance(def, values);
       const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];
       for await (const r of datasets.rows(source.uri)) rows.push({ compound: r.compound, values: r.values });
       const columns = await descriptors.calculate(def, values, instance, rows.map((r) => r.compound), { signal: job.signal, progress: (f) => job.progress(5 + f * 85) });
-      if (target) {
+      if (target.kind === 'existing') {
         const byCompound = new Map<string, [string, RDF.Literal][]>();
         rows.forEach((r, i) => byCompound.set(r.compound, instance.features.flatMap((f, j) => (columns[j][i] ? [[f, columns[j][i]!] as [string, RDF.Literal]] : []))));
-        await datasets.addColumns(target, instance.features, (row) => byCompound.get(row.compound) ?? []);
-        return target.uri;
+        await datasets.addColumns(target.meta, instance.features, (row) => byCompound.get(row.compound) ?? []);
+        return target.meta.uri;
       }
       const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
       const features = [...kept, ...instance.features.filter((f) => !kept.includes(f))];
@@ -113,7 +113,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
         [dc('title'), literal(`${source.title ?? source.uri} with ${def.title}`)],
         [ot('hasSource'), df.namedNode(instance.uri)],
       ];
-      return datasets.createFromRows(annotations, features, out);
+      return deliver(services, datasets, await datasets.createFromRows(annotations, features, out), target);
     });
     await sendUri(ctx, task, 202);
   });

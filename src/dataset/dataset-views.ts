@@ -124,6 +124,20 @@ function rdfStream(mediaType: string, parts: AsyncIterable<RDF.Quad[]>): Readabl
   );
 }
 
+async function* csvLines(features: FeatureInfo[], parts: ReturnType<typeof chunks>): AsyncGenerator<string> {
+  yield ['SMILES', ...features.map((f) => f.title)].map(csvField).join(',') + '\r\n';
+  for await (const { rows, structure } of parts) {
+    yield rows.map((r) => [structure.get(r.compound)?.smiles ?? '', ...features.map((f) => r.values.get(f.uri)?.value ?? '')].map(csvField).join(',') + '\r\n').join('');
+  }
+}
+
+/** A whole dataset as CSV text: a SMILES column, then one column per feature titled by its title. */
+export async function datasetCsv(datasets: DatasetStore, store: TripleStore, meta: DatasetMeta): Promise<string> {
+  let out = '';
+  for await (const line of csvLines(await featureInfo(store, meta.features), chunks(datasets, store, meta.uri, {}))) out += line;
+  return out;
+}
+
 export async function datasetRenderers(ctx: Context, datasets: DatasetStore, store: TripleStore, meta: DatasetMeta, filter: RowFilter): Promise<Record<string, Renderer>> {
   const uri = meta.uri;
   const featureUris = filter.features?.length ? meta.features.filter((f) => filter.features!.includes(f)) : meta.features;
@@ -136,15 +150,7 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
   };
   const renderers: Record<string, Renderer> = {};
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = () => rdfStream(t, rdfParts());
-  renderers['text/csv'] = () =>
-    Readable.from(
-      (async function* () {
-        yield ['SMILES', ...features.map((f) => f.title)].map(csvField).join(',') + '\r\n';
-        for await (const { rows, structure } of rowsOf()) {
-          yield rows.map((r) => [structure.get(r.compound)?.smiles ?? '', ...featureUris.map((f) => r.values.get(f)?.value ?? '')].map(csvField).join(',') + '\r\n').join('');
-        }
-      })(),
-    );
+  renderers['text/csv'] = () => Readable.from(csvLines(features, rowsOf()));
   renderers['text/arff'] = () =>
     Readable.from(
       (async function* () {

@@ -1,21 +1,40 @@
+import type { Context } from 'koa';
 import type { Params } from '../http/params.js';
 import { badRequest, notFound } from '../http/errors.js';
+import type { Services } from '../server/services.js';
+import { tokenOf } from '../auth/auth-middleware.js';
 import type { DatasetMeta, DatasetStore } from './dataset-store.js';
+import { datasetCsv } from './dataset-views.js';
+import { postToDatasetService } from './remote-dataset-service.js';
+import { checkFetchable } from '../ontology/harvester.js';
 
 /**
  * Where the results of an algorithm or a model go (spec 4.4, 4.11): a new dataset of this
- * service (also when `dataset_service` names this service), or `result_dataset`, an existing
- * dataset that gets new columns. Both at once is refused.
+ * service (also when `dataset_service` names this service); `result_dataset`, an existing
+ * dataset that gets new columns; or a new dataset at another dataset service. Both
+ * parameters at once are refused.
  */
-export async function resultTarget(datasets: DatasetStore, params: Params): Promise<DatasetMeta | undefined> {
+export type ResultTarget = { kind: 'new' } | { kind: 'existing'; meta: DatasetMeta } | { kind: 'remote'; service: string; subjectid?: string };
+
+export async function resultTarget(ctx: Context, services: Services, datasets: DatasetStore, params: Params): Promise<ResultTarget> {
   const result = params.get('result_dataset');
-  const service = params.get('dataset_service');
+  const service = params.get('dataset_service')?.trim().replace(/\/+$/, '');
   if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
-  if (service && service.replace(/\/+$/, '') !== datasets.collection) {
-    throw badRequest(`dataset_service ${service} is not supported: results can be stored only by this service's dataset service ${datasets.collection}`);
+  if (service && service !== datasets.collection) {
+    checkFetchable(service, services.config);
+    return { kind: 'remote', service, subjectid: await tokenOf(ctx, services.config.bodyLimit) };
   }
-  if (!result) return undefined;
+  if (!result) return { kind: 'new' };
   const meta = await datasets.readMeta(result.split('?')[0]);
   if (!meta) throw notFound(`result_dataset ${result} not found`);
-  return meta;
+  return { kind: 'existing', meta };
+}
+
+/** A new dataset made here goes on to a remote target (and is removed here); answers where it is. */
+export async function deliver(services: Services, datasets: DatasetStore, localUri: string, target: ResultTarget): Promise<string> {
+  if (target.kind !== 'remote') return localUri;
+  const meta = (await datasets.readMeta(localUri))!;
+  const remote = await postToDatasetService(target.service, await datasetCsv(datasets, services.store, meta), services.config, target.subjectid);
+  await datasets.delete(localUri);
+  return remote;
 }

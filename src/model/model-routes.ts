@@ -7,10 +7,10 @@ import { Params } from '../http/params.js';
 import { sendList, sendNegotiated, rdfRenderers, sendUri, treeRenderers, type Renderer } from '../http/respond.js';
 import { resourceTree } from '../rdf/resource-tree.js';
 import type { Services } from '../server/services.js';
-import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
 import { FeatureValues } from '../compound/feature-values.js';
-import { resultTarget } from '../dataset/result-target.js';
+import { deliver, resultTarget, type ResultTarget } from '../dataset/result-target.js';
 import { splitDatasetUri } from './training.js';
 import { learnerById } from '../learning/learners.js';
 import { describeFeatures } from './feature-matrix.js';
@@ -81,19 +81,20 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     ctx.body = '';
   });
 
-  /** Store predictions: a new dataset, or new columns of `target`. */
-  async function storePredictions(model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], target: DatasetMeta | undefined, source: string, sourceTitle: string): Promise<string> {
-    if (target) {
+  /** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one. */
+  async function storePredictions(model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], target: ResultTarget, source: string, sourceTitle: string): Promise<string> {
+    if (target.kind === 'existing') {
       const byCompound = new Map(rows.map((r, i) => [r.compound, predictions[i]]));
-      await datasets.addColumns(target, [model.predicted, model.confidence], (row) => byCompound.get(row.compound) ?? []);
-      return target.uri;
+      await datasets.addColumns(target.meta, [model.predicted, model.confidence], (row) => byCompound.get(row.compound) ?? []);
+      return target.meta.uri;
     }
     const annotations: [RDF.NamedNode, RDF.Term][] = [
       [dc('title'), literal(`Predictions of ${model.title} for ${sourceTitle}`)],
       [ot('hasSource'), df.namedNode(model.uri)],
       [dc('source'), df.namedNode(source)],
     ];
-    return datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
+    const local = await datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
+    return deliver(services, datasets, local, target);
   }
 
   router.post('/model/:id', async (ctx) => {
@@ -103,7 +104,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     const compound = params.get('compound_uri');
     if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri for a single compound)');
     if (datasetParam && compound) throw badRequest('give dataset_uri or compound_uri, not both');
-    const target = await resultTarget(datasets, params);
+    const target = await resultTarget(ctx, services, datasets, params);
 
     if (compound) {
       if (!compound.startsWith(`${config.baseUrl}/compound/`) || !(await store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
@@ -112,6 +113,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
       const plan = await predictor.planInputs(model, [...row.values.keys()]);
       const predictions = await predictor.predict(model, [row], plan);
       const uri = await storePredictions(model, [row], predictions, target, compound, compound);
+      if (target.kind === 'remote') return sendUri(ctx, uri);
       const meta = (await datasets.readMeta(uri))!;
       ctx.set('Location', uri);
       return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, { compounds: [compound], features: [model.predicted, model.confidence] }));

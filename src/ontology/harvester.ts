@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 
 const MAX_REDIRECTS = 5;
 
-/** Is this URL one that registration may fetch (http(s), on the allow-list when one is set)? */
+/** May the server fetch this URL (registration, remote dataset services)? http(s), on the allow-list when one is set. */
 export function checkFetchable(url: string, config: Config): URL {
   let parsed: URL;
   try {
@@ -15,10 +15,10 @@ export function checkFetchable(url: string, config: Config): URL {
   } catch {
     throw badRequest(`not a URL: ${url}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw badRequest(`only http and https resources can be registered, not ${parsed.protocol}`);
-  if (parsed.username || parsed.password) throw badRequest('URLs with credentials cannot be registered');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw badRequest(`only http and https URLs can be fetched, not ${parsed.protocol}`);
+  if (parsed.username || parsed.password) throw badRequest('URLs with credentials cannot be fetched');
   if (config.harvestAllow.length && !config.harvestAllow.some((p) => url.startsWith(p))) {
-    throw badRequest(`${url} is not on this server's harvest allow-list`);
+    throw badRequest(`${url} is not on this server's allow-list of fetchable URLs (--harvest-allow)`);
   }
   return parsed;
 }
