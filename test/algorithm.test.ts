@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -39,7 +39,7 @@ test('catalogue: every algorithm listed, described with types, parameters and ty
   const uri = `${s.base}/algorithm/morgan-fingerprint`;
   const r = await http(local(uri));
   assert.equal(r.type, 'application/rdf+xml');
-  const quads = await parseRdfXml(r.text);
+  const quads = await checkRdfXml(r.text);
   const types = valuesOf(quads, uri, RDF_TYPE);
   assert.ok(types.includes(`${OT}Algorithm`) && types.includes(`${OTA}DescriptorCalculation`) && types.includes(`${OTA}Fingerprints`), types.join());
   assert.equal(valuesOf(quads, uri, `${DC}title`).length, 1);
@@ -162,12 +162,14 @@ test('parameter errors answer 400 naming the parameter; unknown datasets 404; ho
     ['rdkit-descriptors', { dataset_uri: `${dataset}?feature_uris[]=${s.base}/feature/99999` }, 400, /not in dataset/],
     ['rdkit-descriptors', { dataset_uri: `${s.base}/dataset/1> } ; DROP ALL ; #` }, 404, /not found/],
   ];
+  const before = await resourceLists(s);
   for (const [id, p, status, message] of cases) {
     const r = await post(id, p);
     assert.equal(r.status, status, `${JSON.stringify(p)}: ${r.text}`);
     const report = await errorReport(r);
     assert.match(report.message ?? '', message, JSON.stringify(p));
   }
+  assert.equal(await resourceLists(s), before, 'refused requests write nothing');
   // the store is intact after the injection attempt
   assert.equal((await http(local(dataset), { accept: 'text/csv' })).status, 200);
 });

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as RDF from '@rdfjs/types';
@@ -96,4 +98,36 @@ export async function waitForTask(server: TestServer, taskUri: string): Promise<
 /** Values of one predicate of one subject, from Turtle. */
 export function valuesOf(quads: RDF.Quad[], subject: string, predicate: string): string[] {
   return quads.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object.value);
+}
+
+export const hasRapper = (() => {
+  try {
+    execFileSync('rapper', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+export const RAPPER_NOTE = 'rapper (Debian raptor2-utils) is not installed; .ci/run installs it';
+
+/** Parse RDF/XML with an independent parser (Raptor); answers the N-Triples lines. */
+export function rapper(xml: string): string[] {
+  const run = spawnSync('rapper', ['-i', 'rdfxml', '-o', 'ntriples', '-', 'http://base.example/'], { input: xml });
+  const stderr = run.stderr.toString();
+  // exit 2 means warnings only (e.g. rdf:foo, an unknown rdf: term the W3C tests use on purpose)
+  assert.ok(run.status === 0 || (run.status === 2 && !/Error/.test(stderr)), `Raptor refused the RDF/XML: ${stderr}`);
+  return run.stdout.toString().split('\n').filter(Boolean);
+}
+
+/** RDF/XML that both Raptor (when installed) and our RDF/XML parser read, to the same number of triples. */
+export async function checkRdfXml(xml: string): Promise<RDF.Quad[]> {
+  const quads = await parseRdfXml(xml);
+  if (hasRapper) assert.equal(rapper(xml).length, new Set(quads.map((q) => `${q.subject.value} ${q.predicate.value} ${q.object.termType}:${q.object.value}`)).size);
+  return quads;
+}
+
+/** Every resource of the collections that requests could create (to check that refused requests write nothing). */
+export async function resourceLists(server: TestServer): Promise<string> {
+  const lists = await Promise.all(['dataset', 'feature', 'model', 'validation', 'crossvalidation', 'task'].map(async (c) => (await http(`${server.url}/${c}`, { accept: 'text/uri-list' })).text));
+  return lists.join('\n');
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -61,7 +61,7 @@ test('regression: train a random forest on RDKit descriptors; the model describe
 
   const r = await http(local(model));
   assert.equal(r.type, 'application/rdf+xml');
-  const q = await parseRdfXml(r.text);
+  const q = await checkRdfXml(r.text);
   assert.ok(valuesOf(q, model, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').includes(`${OT}Model`));
   assert.deepEqual(valuesOf(q, model, `${OT}algorithm`), [`${s.base}/algorithm/random-forest-regression`]);
   assert.deepEqual(valuesOf(q, model, `${OT}trainingDataset`), [withDescriptors]);
@@ -197,11 +197,13 @@ test('training and prediction errors answer 400/404 naming the parameter', async
     [model, { dataset_uri: nominal, compound_uri: `${s.base}/compound/1` }, 400, /not both/],
     [`${s.base}/model/99999`, { dataset_uri: raw }, 404, /model/],
   ];
+  const before = await resourceLists(s);
   for (const [url, p, status, message] of cases) {
     const r = await post(url, p);
     assert.equal(r.status, status, `${url} ${JSON.stringify(p)}: ${r.text.slice(0, 400)}`);
     assert.match((await errorReport(r)).message ?? '', message, `${url} ${JSON.stringify(p)}`);
   }
+  assert.equal(await resourceLists(s), before, 'refused requests write nothing');
   // a model whose variables are plain uploaded columns cannot predict a dataset without them
   const uploaded = await upload('SMILES,x,y\nCCO,1,2\nCCCO,2,4\nCCCCO,3,6\nCCCCCO,4,8\n');
   const [x, y] = await features(uploaded);

@@ -1,9 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startTestServer, http, errorReport, featureTurtle, TTL_PREFIXES, parseRdfXml, type TestServer } from './helpers.js';
+import { startTestServer, http, errorReport, featureTurtle, TTL_PREFIXES, parseRdfXml, hasRapper, RAPPER_NOTE, rapper, type TestServer } from './helpers.js';
 import { serializeRdf } from '../src/rdf/serialize.js';
 import { parseRdf } from '../src/rdf/parse.js';
 
@@ -12,25 +11,6 @@ before(async () => {
   s = await startTestServer();
 });
 after(() => s.stop());
-
-const hasRapper = (() => {
-  try {
-    execFileSync('rapper', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const RAPPER_NOTE = 'rapper (Debian raptor2-utils) is not installed; .ci/run installs it';
-
-/** Parse RDF/XML with an independent parser (Raptor); answers the N-Triples lines. */
-function rapper(xml: string): string[] {
-  const run = spawnSync('rapper', ['-i', 'rdfxml', '-o', 'ntriples', '-', 'http://base.example/'], { input: xml });
-  const stderr = run.stderr.toString();
-  // exit 2 means warnings only (e.g. rdf:foo, an unknown rdf: term the W3C tests use on purpose)
-  assert.ok(run.status === 0 || (run.status === 2 && !/Error/.test(stderr)), `Raptor refused the RDF/XML: ${stderr}`);
-  return run.stdout.toString().split('\n').filter(Boolean);
-}
 
 test('RDF/XML output with markup, quotes, newlines and non-ASCII text is accepted by Raptor', { skip: !hasRapper && RAPPER_NOTE }, async () => {
   const title = 'Ames <test> & "quotes" \'apos\'\nline two — ü ß 日本 𝔘';

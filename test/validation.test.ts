@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, http, form, errorReport, OT, waitForTask, type TestServer } from './helpers.js';
+import { startTestServer, http, form, errorReport, OT, waitForTask, checkRdfXml, resourceLists, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -73,6 +73,10 @@ test('validation representations: XML valid against the published schema, YAML, 
   const actual = await upload(['SMILES,actual', ...c.actual.map((v: string, i: number) => `${alkane(i)},${v}`)].join('\n'));
   const predictions = await upload(['SMILES,predicted', ...c.predicted.map((v: string, i: number) => `${alkane(i)},${v}`)].join('\n'));
   const validation = await task('/validation/validate_datasets', { test_dataset_uri: actual, prediction_feature: (await features(actual))[0], prediction_dataset_uri: predictions, predicted_feature: (await features(predictions))[0] });
+  const rdfXml = await http(local(validation));
+  assert.equal(rdfXml.type, 'application/rdf+xml');
+  const quads = await checkRdfXml(rdfXml.text);
+  assert.ok(quads.some((q) => q.predicate.value === `${OT}confusionMatrixValue`));
   const xml = await http(local(validation), { accept: 'application/xml' });
   assert.equal(xml.type, 'application/xml');
   assert.match(xml.text, /<confusionMatrixCell>/);
@@ -182,6 +186,10 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
     sizes += v.numInstances;
   }
   assert.equal(sizes, n);
+  const cvXml = await http(local(cv));
+  assert.equal(cvXml.type, 'application/rdf+xml');
+  assert.equal((await checkRdfXml(cvXml.text)).filter((q) => q.predicate.value === `${OT}validation`).length, 5);
+  await checkRdfXml((await http(`${local(cv)}/statistics`)).text);
   const pooled = await json(`${cv}/statistics`);
   assert.equal(pooled.numInstances, n);
   assert.equal(pooled.classificationStatistics.numCorrect, correct, 'pooled, not averaged');
@@ -236,11 +244,13 @@ test('validation errors: 400 naming the parameter, 404 for unknown resources', a
     ['/validation/test_set_validation', { model_uri: `${s.base}/model/99999`, test_dataset_uri: dataset }, 404, /model/],
     ['/validation/validate_datasets', { test_dataset_uri: dataset, prediction_feature: target, prediction_dataset_uri: dataset }, 400, /predicted_feature/],
   ];
+  const before = await resourceLists(s);
   for (const [path, p, status, message] of cases) {
     const r = await http(`${s.url}${path}`, { method: 'POST', body: form(p), accept: 'text/turtle' });
     assert.equal(r.status, status, `${path} ${JSON.stringify(p)}: ${r.text.slice(0, 300)}`);
     assert.match((await errorReport(r)).message ?? '', message, `${path} ${JSON.stringify(p)}`);
   }
+  assert.equal(await resourceLists(s), before, 'refused requests write nothing');
   assert.equal((await http(`${s.url}/validation/99999`)).status, 404);
   assert.equal((await http(`${s.url}/crossvalidation/99999`)).status, 404);
   assert.equal((await http(`${s.url}/validation?model=${encodeURIComponent('x> } DROP ALL {')}`, { accept: 'text/uri-list' })).status, 400);

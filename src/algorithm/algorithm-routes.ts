@@ -86,27 +86,23 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       if (e instanceof RangeError) throw badRequest(e.message);
       throw e;
     }
-    const source = await datasets.readMeta(datasetUri);
-    if (!source) throw notFound(`dataset_uri: dataset ${datasetUri} not found`);
+    const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
     const unknown = selected.filter((f) => !source.features.includes(f));
     if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${datasetUri}: ${unknown.join(', ')}`);
     const target = await resultTarget(ctx, services, datasets, params);
     const task = await tasks.submit(`${def.title} for ${datasetUri}`, async (job) => {
       const instance = await descriptors.instance(def, values);
-      const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];
-      for await (const r of datasets.rows(source.uri)) rows.push({ compound: r.compound, values: r.values });
+      const rows = await datasets.allRows(source.uri);
       const columns = await descriptors.calculate(def, values, instance, rows.map((r) => r.compound), { signal: job.signal, progress: (f) => job.progress(5 + f * 85) });
+      const calculated = rows.map((_, i) => instance.features.flatMap((f, j): [string, RDF.Literal][] => (columns[j][i] ? [[f, columns[j][i]!]] : [])));
       if (target.kind === 'existing') {
-        const byCompound = new Map<string, [string, RDF.Literal][]>();
-        rows.forEach((r, i) => byCompound.set(r.compound, instance.features.flatMap((f, j) => (columns[j][i] ? [[f, columns[j][i]!] as [string, RDF.Literal]] : []))));
-        await datasets.addColumns(target.meta, instance.features, (row) => byCompound.get(row.compound) ?? []);
+        await datasets.addColumns(target.meta, instance.features, new Map(rows.map((r, i) => [r.compound, calculated[i]])));
         return target.meta.uri;
       }
       const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
       const features = [...kept, ...instance.features.filter((f) => !kept.includes(f))];
       const out = rows.map((r, i) => {
-        const values = new Map(kept.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!] as [string, RDF.Literal]));
-        instance.features.forEach((f, j) => columns[j][i] && values.set(f, columns[j][i]!));
+        const values = new Map([...kept.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!] as [string, RDF.Literal]), ...calculated[i]]);
         return { compound: r.compound, values: features.filter((f) => values.has(f)).map((f) => [f, values.get(f)!] as [string, RDF.Literal]) };
       });
       const annotations: [RDF.NamedNode, RDF.Term][] = [

@@ -32,7 +32,8 @@ function parseValue(spec: ParameterSpec, raw: string): ParamValue {
       const n = Number(raw);
       if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw) || !Number.isFinite(n)) throw badRequest(`parameter ${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}${range(spec)} (got ${JSON.stringify(raw.slice(0, 40))})`);
       if (spec.type === 'integer' && !Number.isInteger(n)) throw badRequest(`parameter ${name} must be an integer${range(spec)} (got ${raw})`);
-      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) throw badRequest(`parameter ${name} is out of range: it must be${range(spec)} (got ${raw})`);
+      const outside = (spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max) || (spec.greaterThan !== undefined && n <= spec.greaterThan) || (spec.lessThan !== undefined && n >= spec.lessThan);
+      if (outside) throw badRequest(`parameter ${name} is out of range: it must be${range(spec)} (got ${raw})`);
       return n;
     }
     case 'boolean': {
@@ -50,7 +51,11 @@ function parseValue(spec: ParameterSpec, raw: string): ParamValue {
 
 function range(spec: ParameterSpec): string {
   if (spec.min !== undefined && spec.max !== undefined) return ` between ${spec.min} and ${spec.max}`;
-  if (spec.min !== undefined) return ` of at least ${spec.min}`;
-  if (spec.max !== undefined) return ` of at most ${spec.max}`;
-  return '';
+  const bounds = [
+    spec.min !== undefined && `at least ${spec.min}`,
+    spec.greaterThan !== undefined && `greater than ${spec.greaterThan}`,
+    spec.max !== undefined && `at most ${spec.max}`,
+    spec.lessThan !== undefined && `less than ${spec.lessThan}`,
+  ].filter(Boolean);
+  return bounds.length ? ` ${bounds.join(' and ')}` : '';
 }

@@ -1,13 +1,12 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
-import { select } from '../store/query-helpers.js';
-import { badRequest } from '../http/errors.js';
+import { listTypedGraphs, select } from '../store/query-helpers.js';
+import { badRequest, notFound } from '../http/errors.js';
 import type { Services } from '../server/services.js';
 import type { CompoundRegistry } from '../compound/compound-registry.js';
 import type { PostedStructure } from '../compound/structure-input.js';
 import { typeColumns, type TypedColumn } from './columns.js';
-import { sortById } from '../store/id-minter.js';
 import type { InputTable } from './table-input.js';
 
 export interface DatasetMeta {
@@ -75,9 +74,8 @@ export class DatasetStore {
     return `${uri}/entries`;
   }
 
-  async list(): Promise<string[]> {
-    const rows = await select(this.services.store, sparql`SELECT ?d WHERE { GRAPH ?d { ?d a ${ot('Dataset')} } }`);
-    return sortById(rows.map((r) => r.d.value));
+  list(): Promise<string[]> {
+    return listTypedGraphs(this.services.store, ot('Dataset'));
   }
 
   async readMeta(uri: string): Promise<DatasetMeta | undefined> {
@@ -99,6 +97,26 @@ export class DatasetStore {
       features,
       warnings: quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('warning'))).map((q) => q.object.value),
     };
+  }
+
+  /** The dataset a request parameter names (its query, if any, ignored); 404 naming the parameter when there is none. */
+  async requireMeta(uri: string, parameter: string): Promise<DatasetMeta> {
+    const meta = await this.readMeta(uri.split('?')[0]);
+    if (!meta) throw notFound(`${parameter}: dataset ${uri} not found`);
+    return meta;
+  }
+
+  /** Every row in order, in memory (for work that needs them all at once). */
+  async allRows(uri: string): Promise<DatasetRow[]> {
+    const rows: DatasetRow[] = [];
+    for await (const r of this.rows(uri)) rows.push(r);
+    return rows;
+  }
+
+  /** The number of rows, counted in the store (no row is read). */
+  async count(uri: string): Promise<number> {
+    const [row] = await select(this.services.store, sparql`SELECT (COUNT(?e) AS ?n) WHERE { GRAPH ${df.namedNode(this.entriesGraph(uri))} { ${df.namedNode(uri)} ${ot('dataEntry')} ?e } }`);
+    return Number(row?.n.value ?? 0);
   }
 
   /** The rows in order, optionally a subset; memory stays flat whatever the size. */
@@ -267,17 +285,17 @@ export class DatasetStore {
   }
 
   /**
-   * Add (or overwrite) columns of a dataset: `valuesOf` gives each row's new values. Rows and
-   * metadata are rewritten in one batch.
+   * Add (or overwrite) columns of a dataset: each row gets the new values given for its
+   * compound. Rows and metadata are written in one batch.
    */
-  async addColumns(meta: DatasetMeta, features: string[], valuesOf: (row: DatasetRow) => [string, RDF.Literal][], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<void> {
+  async addColumns(meta: DatasetMeta, features: string[], valuesByCompound: Map<string, [string, RDF.Literal][]>): Promise<void> {
     const allFeatures = [...meta.features, ...features.filter((f) => !meta.features.includes(f))];
     const rows: { compound: string; values: [string, RDF.Literal][] }[] = [];
     for await (const r of this.rows(meta.uri)) {
-      for (const [f, v] of valuesOf(r)) r.values.set(f, v);
+      for (const [f, v] of valuesByCompound.get(r.compound) ?? []) r.values.set(f, v);
       rows.push({ compound: r.compound, values: allFeatures.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!]) });
     }
-    await this.rewrite(meta.uri, { annotations: this.annotationsOf(meta), features: allFeatures, warnings: meta.warnings, created: this.createdOf(meta) }, rows, featureGraphs);
+    await this.rewrite(meta.uri, { annotations: this.annotationsOf(meta), features: allFeatures, warnings: meta.warnings, created: this.createdOf(meta) }, rows);
   }
 
   /** Merge a table into a dataset (PUT): same compound + feature overwrites, anything new is added. */

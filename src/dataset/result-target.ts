@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Params } from '../http/params.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest } from '../http/errors.js';
 import type { Services } from '../server/services.js';
 import { tokenOf } from '../auth/auth-middleware.js';
 import type { DatasetMeta, DatasetStore } from './dataset-store.js';
@@ -25,9 +25,7 @@ export async function resultTarget(ctx: Context, services: Services, datasets: D
     return { kind: 'remote', service, subjectid: await tokenOf(ctx, services.config.bodyLimit) };
   }
   if (!result) return { kind: 'new' };
-  const meta = await datasets.readMeta(result.split('?')[0]);
-  if (!meta) throw notFound(`result_dataset ${result} not found`);
-  return { kind: 'existing', meta };
+  return { kind: 'existing', meta: await datasets.requireMeta(result, 'result_dataset') };
 }
 
 /** A new dataset made here goes on to a remote target (and is removed here); answers where it is. */

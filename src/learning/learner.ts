@@ -47,6 +47,9 @@ export interface ParameterSpec {
   /** Inclusive bounds for numbers. */
   min?: number;
   max?: number;
+  /** Exclusive bounds for numbers. */
+  greaterThan?: number;
+  lessThan?: number;
   /** Allowed values of a string parameter. */
   choices?: string[];
 }

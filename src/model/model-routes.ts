@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { df, dc, ot, literal } from '../rdf/namespaces.js';
+import { dc, ot } from '../rdf/namespaces.js';
 import { badRequest, notFound, notAcceptable } from '../http/errors.js';
 import { Params } from '../http/params.js';
 import { sendList, sendNegotiated, rdfRenderers, sendUri, treeRenderers, type Renderer } from '../http/respond.js';
@@ -16,7 +16,7 @@ import { learnerById } from '../learning/learners.js';
 import { describeFeatures } from './feature-matrix.js';
 import { regressionPmml } from './pmml.js';
 import type { ModelStore, StoredModel } from './model-store.js';
-import type { Predictor, PredictionRow, PredictedValues } from './prediction.js';
+import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.js';
 
 /** Model component (spec 2.5, 4.11): list, describe, delete, and predict datasets or compounds. */
 export function modelRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor): void {
@@ -82,18 +82,12 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   });
 
   /** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one. */
-  async function storePredictions(model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], target: ResultTarget, source: string, sourceTitle: string): Promise<string> {
+  async function storePredictions(model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], target: ResultTarget, source: string, sourceTitle?: string): Promise<string> {
     if (target.kind === 'existing') {
-      const byCompound = new Map(rows.map((r, i) => [r.compound, predictions[i]]));
-      await datasets.addColumns(target.meta, [model.predicted, model.confidence], (row) => byCompound.get(row.compound) ?? []);
+      await datasets.addColumns(target.meta, [model.predicted, model.confidence], new Map(rows.map((r, i) => [r.compound, predictions[i]])));
       return target.meta.uri;
     }
-    const annotations: [RDF.NamedNode, RDF.Term][] = [
-      [dc('title'), literal(`Predictions of ${model.title} for ${sourceTitle}`)],
-      [ot('hasSource'), df.namedNode(model.uri)],
-      [dc('source'), df.namedNode(source)],
-    ];
-    const local = await datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
+    const local = await createPredictionDataset(datasets, model, rows, predictions, { uri: source, title: sourceTitle });
     return deliver(services, datasets, local, target);
   }
 
@@ -112,7 +106,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
       const row: PredictionRow = { compound, values: new Map(own.map((v) => [v.feature, v.value])) };
       const plan = await predictor.planInputs(model, [...row.values.keys()]);
       const predictions = await predictor.predict(model, [row], plan);
-      const uri = await storePredictions(model, [row], predictions, target, compound, compound);
+      const uri = await storePredictions(model, [row], predictions, target, compound);
       if (target.kind === 'remote') return sendUri(ctx, uri);
       const meta = (await datasets.readMeta(uri))!;
       ctx.set('Location', uri);
@@ -120,14 +114,12 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     }
 
     const { uri: datasetUri } = splitDatasetUri(datasetParam!);
-    const source = await datasets.readMeta(datasetUri);
-    if (!source) throw notFound(`dataset_uri: dataset ${datasetUri} not found`);
+    const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
     const plan = await predictor.planInputs(model, source.features);
     const work = async (job: { signal?: AbortSignal; progress?: (f: number) => void }) => {
-      const rows: PredictionRow[] = [];
-      for await (const r of datasets.rows(source.uri)) rows.push({ compound: r.compound, values: r.values });
+      const rows: PredictionRow[] = await datasets.allRows(source.uri);
       const predictions = await predictor.predict(model, rows, plan, job);
-      return storePredictions(model, rows, predictions, target, source.uri, source.title ?? source.uri);
+      return storePredictions(model, rows, predictions, target, source.uri, source.title);
     };
     // Predicting is quick; calculating missing descriptors first is not: then it is a task.
     if (!plan.calculations.length) return sendUri(ctx, await work({}));

@@ -1,9 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.js';
 import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
-import { sparql, checkIri } from '../store/sparql-template.js';
-import { select } from '../store/query-helpers.js';
-import { sortById } from '../store/id-minter.js';
+import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
 import type { Services } from '../server/services.js';
 import { typedValue } from '../algorithm/catalogue.js';
 import type { ColumnEncoding } from './feature-matrix.js';
@@ -111,20 +109,13 @@ export class ModelStore {
     return uri;
   }
 
-  async list(sameAs?: string): Promise<string[]> {
-    const rows = await select(
-      this.services.store,
-      sameAs
-        ? sparql`SELECT DISTINCT ?m WHERE { GRAPH ?m { ?m a ${ot('Model')} ; ${owl('sameAs')} ${df.namedNode(checkIri(sameAs))} } }`
-        : sparql`SELECT DISTINCT ?m WHERE { GRAPH ?m { ?m a ${ot('Model')} } }`,
-    );
-    return sortById(rows.map((r) => r.m.value));
+  list(sameAs?: string): Promise<string[]> {
+    return listTypedGraphs(this.services.store, ot('Model'), [[owl('sameAs'), sameAs]]);
   }
 
   /** The description graph, or undefined when there is no such model. */
-  async readDescription(uri: string): Promise<RDF.Quad[] | undefined> {
-    const quads = await this.services.store.readGraph(uri);
-    return quads.some((q) => q.subject.value === uri && q.predicate.equals(rdf('type')) && q.object.equals(ot('Model'))) ? quads : undefined;
+  readDescription(uri: string): Promise<RDF.Quad[] | undefined> {
+    return readTypedGraph(this.services.store, uri, ot('Model'));
   }
 
   async load(uri: string): Promise<StoredModel | undefined> {

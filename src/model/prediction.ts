@@ -1,7 +1,8 @@
 import type * as RDF from '@rdfjs/types';
 import type { ParamValue, Prediction } from '../learning/learner.js';
 import { badRequest } from '../http/errors.js';
-import { ot, dc, literal, xsd } from '../rdf/namespaces.js';
+import { df, ot, dc, literal, xsd } from '../rdf/namespaces.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
 import type { Services } from '../server/services.js';
 import { algorithmById } from '../algorithm/catalogue.js';
 import { checkParameters } from '../algorithm/parameters.js';
@@ -98,4 +99,14 @@ export class Predictor {
       ];
     });
   }
+}
+
+/** A new dataset of a model's predictions (and their confidences) for the rows of `source`. */
+export function createPredictionDataset(datasets: DatasetStore, model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], source: { uri: string; title?: string }): Promise<string> {
+  const annotations: [RDF.NamedNode, RDF.Term][] = [
+    [dc('title'), literal(`Predictions of ${model.title} for ${source.title ?? source.uri}`)],
+    [ot('hasSource'), df.namedNode(model.uri)],
+    [dc('source'), df.namedNode(source.uri)],
+  ];
+  return datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
 }

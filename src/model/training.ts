@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import type { Learner, ParamValue, TrainingData } from '../learning/learner.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, HttpError } from '../http/errors.js';
 import { owl } from '../rdf/namespaces.js';
 import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
@@ -37,8 +37,7 @@ export function splitDatasetUri(value: string): { uri: string; features: string[
  */
 export async function planTraining(services: Services, datasets: DatasetStore, request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number }): Promise<TrainingPlan> {
   const { uri, features: selected } = splitDatasetUri(request.datasetUri);
-  const dataset = await datasets.readMeta(uri);
-  if (!dataset) throw notFound(`dataset_uri: dataset ${uri} not found`);
+  const dataset = await datasets.requireMeta(uri, 'dataset_uri');
   if (!dataset.features.includes(request.predictionFeature)) throw badRequest(`prediction_feature ${request.predictionFeature} is not a feature of dataset ${uri}`);
   const unknown = selected.filter((f) => !dataset.features.includes(f));
   if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
@@ -82,12 +81,19 @@ export async function trainModel(services: Services, datasets: DatasetStore, mod
   const encodings = fitEncodings(plan.independent, rows);
   const { x, binary } = encodeRows(encodings, rows);
   const data: TrainingData = { x, binary, y, classes };
-  const state = await plan.learner.train(data, plan.parameters, {
-    seed: plan.seed,
-    parallelism: services.config.workerThreads,
-    run: (moduleUrl, exportName, args) => services.workers.run(moduleUrl, exportName, args, job.signal),
-    signal: job.signal,
-  });
+  let state: unknown;
+  try {
+    state = await plan.learner.train(data, plan.parameters, {
+      seed: plan.seed,
+      parallelism: services.config.workerThreads,
+      run: (moduleUrl, exportName, args) => services.workers.run(moduleUrl, exportName, args, job.signal),
+      signal: job.signal,
+    });
+  } catch (e) {
+    if (e instanceof HttpError || job.signal?.aborted) throw e;
+    // the learner's own failure: the task ends as a 500 that carries its message
+    throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  }
   job.progress?.(0.9);
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);

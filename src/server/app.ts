@@ -26,7 +26,6 @@ import { ValidationRunner } from '../validation/validation-runner.js';
 import { Crossvalidations } from '../validation/crossvalidation.js';
 import { crossvalidationRoutes } from '../validation/crossvalidation-routes.js';
 import { validationRoutes } from '../validation/validation-routes.js';
-import { VALIDATION_SCHEMA } from '../validation/validation-schema.js';
 
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
 export function createApp(services: Services, registry: OntologyRegistry): { app: Koa; ready: Promise<void> } {
@@ -64,10 +63,6 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   const predictor = new Predictor(services, descriptors);
   modelRoutes(router, services, datasets, models, predictor);
   const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));
-  router.get('/validation/schema.xsd', (ctx) => {
-    ctx.set('Content-Type', 'application/xml');
-    ctx.body = VALIDATION_SCHEMA;
-  });
   crossvalidationRoutes(router, services, runner, new Crossvalidations(services, runner));
   validationRoutes(router, services, runner, predictor);
   featureRoutes(router, services);

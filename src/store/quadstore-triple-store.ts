@@ -3,6 +3,7 @@ import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { df } from '../rdf/namespaces.js';
+import { quadKey } from '../rdf/terms.js';
 import { INDEXES } from './indexes.js';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
 import { wrap, UnionIterator } from 'asynciterator';
@@ -105,7 +106,14 @@ export class QuadstoreTripleStore implements TripleStore {
         const graph = df.namedNode(iri);
         for (const q of quads) newQuads.push(df.quad(q.subject, q.predicate, q.object, graph));
       }
-      await this.patch(oldQuads, newQuads);
+      // write only the difference: quads in both stay untouched (a policy added to the policy
+      // graph, a column added to a dataset's rows, cost what changed, not the whole graph)
+      const before = new Set(oldQuads.map(quadKey));
+      const after = new Set(newQuads.map(quadKey));
+      await this.patch(
+        oldQuads.filter((q) => !after.has(quadKey(q))),
+        newQuads.filter((q) => !before.has(quadKey(q))),
+      );
     });
   }
 

@@ -1,5 +1,7 @@
 import type * as RDF from '@rdfjs/types';
-import type { SparqlText } from './sparql-template.js';
+import { sparql, type SparqlText } from './sparql-template.js';
+import { df, RDF_TYPE } from '../rdf/namespaces.js';
+import { sortById } from './id-minter.js';
 import type { QueryOptions, Solution, TripleStore } from './triple-store.js';
 
 /** Run a SELECT template and collect its solutions. */
@@ -24,4 +26,20 @@ export async function ask(store: TripleStore, query: SparqlText, options?: Query
   const result = await store.query(query, options);
   if (result.type !== 'boolean') throw new Error('ask: not an ASK query');
   return result.value;
+}
+
+/** The graph of a resource when it holds `<uri> a <type>`; undefined otherwise. */
+export async function readTypedGraph(store: TripleStore, uri: string, type: RDF.NamedNode): Promise<RDF.Quad[] | undefined> {
+  const quads = await store.readGraph(uri);
+  return quads.some((q) => q.subject.value === uri && q.predicate.equals(RDF_TYPE) && q.object.equals(type)) ? quads : undefined;
+}
+
+/**
+ * The resources of a type (each in its own graph, as DESIGN.md has it), optionally only those
+ * with given property values, ordered by their integer ids.
+ */
+export async function listTypedGraphs(store: TripleStore, type: RDF.NamedNode, filters: [RDF.NamedNode, string | undefined][] = []): Promise<string[]> {
+  const patterns = filters.filter((f): f is [RDF.NamedNode, string] => !!f[1]).map(([p, v]) => sparql`?r ${p} ${df.namedNode(v)} .`);
+  const rows = await select(store, sparql`SELECT DISTINCT ?r WHERE { GRAPH ?r { ?r a ${type} . ${patterns} } }`);
+  return sortById(rows.map((r) => r.r.value));
 }

@@ -7,7 +7,10 @@ import type { Services } from '../server/services.js';
 import type { ValidationRunner } from './validation-runner.js';
 import type { Crossvalidations, Stratification } from './crossvalidation.js';
 import { learningSetup } from './validation-routes.js';
-import { integerParam } from './validation-params.js';
+import { VALIDATION_PARAMETERS as V } from './validation-params.js';
+import { VALIDATION_SCHEMA } from './validation-schema.js';
+import { ot } from '../rdf/namespaces.js';
+import { readParameters } from '../algorithm/parameters.js';
 import { sendValidation, toXml } from './validation-views.js';
 import { resourceTree } from '../rdf/resource-tree.js';
 
@@ -32,19 +35,27 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
     const stratified = (params.get('stratified')?.trim().toLowerCase() || 'true') as Stratification;
     if (!['true', 'false', 'super'].includes(stratified)) throw badRequest(`stratified must be true, false or super (got ${JSON.stringify(stratified.slice(0, 40))})`);
-    const randomSeed = integerParam(params, 'random_seed', 1);
+    const randomSeed = Number(readParameters([V.randomSeed], params).random_seed);
     await runner.checkTraining(setup, dataset.uri);
     if (!leaveOneOut && stratified === 'true' && setup.def.learner.task === 'regression') {
       throw badRequest(`stratified=true stratifies by class, but prediction_feature ${setup.predictionFeature} is a regression target; use stratified=false, or super (stratified on the sorted target values)`);
     }
-    const rows = await runner.allRows(dataset.uri);
-    const numFolds = leaveOneOut ? rows.length : integerParam(params, 'num_folds', 10);
-    if (numFolds < 2) throw badRequest(`num_folds must be at least 2 (got ${numFolds})`);
-    if (numFolds > rows.length) throw badRequest(`num_folds ${numFolds} is larger than the ${rows.length} rows of dataset ${dataset.uri}`);
+    const size = await runner.datasets.count(dataset.uri);
+    const numFolds = leaveOneOut ? size : Number(readParameters([V.numFolds], params).num_folds);
+    if (numFolds > size) throw badRequest(`num_folds ${numFolds} is larger than the ${size} rows of dataset ${dataset.uri}`);
     const title = `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`;
-    const task = await tasks.submit(title, (job) => crossvalidations.run({ setup, dataset, rows, numFolds, randomSeed, stratified, leaveOneOut }, { signal: job.signal, progress: (f) => job.progress(f * 100) }));
+    const task = await tasks.submit(title, async (job) => {
+      const rows = await runner.datasets.allRows(dataset.uri);
+      return crossvalidations.run({ setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
+    });
     await sendUri(ctx, task, 202);
   }
+
+  // registered before /validation/{id}, which would take these paths otherwise
+  router.get('/validation/schema.xsd', (ctx) => {
+    ctx.set('Content-Type', 'application/xml');
+    ctx.body = VALIDATION_SCHEMA;
+  });
 
   for (const base of ['/crossvalidation', '/validation/crossvalidation']) {
     router.get(base, async (ctx) => {
@@ -70,9 +81,9 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
 
     router.get(`${base}/:id/validations`, async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);
-      const folds = quads.filter((q) => q.subject.value === uri && q.predicate.value.endsWith('#validation')).map((q) => q.object.value);
+      const folds = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('validation'))).map((q) => q.object.value);
       const ordered = (await Promise.all(folds.map(async (f) => ({ f, quads: await services.store.readGraph(f) }))))
-        .map(({ f, quads: q }) => ({ f, fold: Number(q.find((x) => x.predicate.value.endsWith('#crossvalidationFold'))?.object.value ?? 0), q }))
+        .map(({ f, quads: q }) => ({ f, fold: Number(q.find((x) => x.predicate.equals(ot('crossvalidationFold')))?.object.value ?? 0), q }))
         .sort((a, b) => a.fold - b.fold);
       await sendList(ctx, ordered.map((o) => o.f), () => ordered.flatMap((o) => o.q), `Validations of ${uri}`);
     });

@@ -1,8 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
-import { sparql } from '../store/sparql-template.js';
-import { select } from '../store/query-helpers.js';
-import { sortById } from '../store/id-minter.js';
+import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
 import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
@@ -140,17 +138,12 @@ export class Crossvalidations {
     return uri;
   }
 
-  async read(uri: string): Promise<RDF.Quad[] | undefined> {
-    const quads = await this.services.store.readGraph(uri);
-    return quads.some((q) => q.subject.value === uri && q.object.equals(ot('Crossvalidation'))) ? quads : undefined;
+  read(uri: string): Promise<RDF.Quad[] | undefined> {
+    return readTypedGraph(this.services.store, uri, ot('Crossvalidation'));
   }
 
-  async list(filter: { algorithm?: string; dataset?: string }): Promise<string[]> {
-    const patterns = Object.entries(filter)
-      .filter(([, v]) => v)
-      .map(([p, v]) => sparql`?c ${ot(p)} ${df.namedNode(v!)} .`);
-    const rows = await select(this.services.store, sparql`SELECT DISTINCT ?c WHERE { GRAPH ?c { ?c a ${ot('Crossvalidation')} . ${patterns} } }`);
-    return sortById(rows.map((r) => r.c.value));
+  list(filter: { algorithm?: string; dataset?: string }): Promise<string[]> {
+    return listTypedGraphs(this.services.store, ot('Crossvalidation'), [[ot('algorithm'), filter.algorithm], [ot('dataset'), filter.dataset]]);
   }
 
   /** The cross-validation, its pooled statistics and its fold validations. */

@@ -1,8 +1,7 @@
 import type * as RDF from '@rdfjs/types';
-import { ot } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
-import { df } from '../rdf/namespaces.js';
+import { df, ot } from '../rdf/namespaces.js';
 import type { Services } from '../server/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';

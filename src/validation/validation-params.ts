@@ -1,30 +1,14 @@
-import type { Params } from '../http/params.js';
-import { badRequest } from '../http/errors.js';
+import type { ParameterSpec } from '../learning/learner.js';
 
-/** Typed readers of validation parameters: a bad value answers 400 naming the parameter. */
-export function booleanParam(params: Params, name: string, fallback: boolean): boolean {
-  const v = params.get(name)?.trim().toLowerCase();
-  if (v === undefined || v === '') return fallback;
-  if (['true', '1', 'yes', 'on'].includes(v)) return true;
-  if (['false', '0', 'no', 'off'].includes(v)) return false;
-  throw badRequest(`${name} must be true or false (got ${JSON.stringify(v.slice(0, 40))})`);
-}
-
-export function integerParam(params: Params, name: string, fallback: number, min = -Infinity, max = Infinity): number {
-  const v = params.get(name)?.trim();
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!/^[-+]?\d+$/.test(v) || !Number.isSafeInteger(n)) throw badRequest(`${name} must be an integer (got ${JSON.stringify(v.slice(0, 40))})`);
-  if (n < min || n > max) throw badRequest(`${name} must be between ${min} and ${max} (got ${n})`);
-  return n;
-}
-
-/** A number strictly between `low` and `high` (or up to `high` inclusive when `highInclusive`). */
-export function fractionParam(params: Params, name: string, fallback: number, highInclusive = false): number {
-  const v = params.get(name)?.trim();
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v)) throw badRequest(`${name} must be a number (got ${JSON.stringify(v.slice(0, 40))})`);
-  if (n <= 0 || n > 1 || (n === 1 && !highInclusive)) throw badRequest(`${name} must be greater than 0 and ${highInclusive ? 'at most' : 'less than'} 1 (got ${v})`);
-  return n;
-}
+/**
+ * The validation parameters of spec 4.1 and 4.2 with their defaults and bounds, read with the
+ * algorithms' parameter reader (`readParameters`), so a bad value answers 400 naming it.
+ */
+export const VALIDATION_PARAMETERS = {
+  yScramble: { name: 'y_scramble', description: 'Permute the training targets before learning', type: 'boolean', default: false },
+  yScrambleSeed: { name: 'y_scramble_seed', description: 'Seed of the permutation', type: 'integer', default: 1 },
+  randomSeed: { name: 'random_seed', description: 'Seed of the split, draw or folds', type: 'integer', default: 1 },
+  splitRatio: { name: 'split_ratio', description: 'Share of the rows in the training set', type: 'number', default: 0.66, greaterThan: 0, lessThan: 1 },
+  bootstrapPercentage: { name: 'bootstrap_percentage', description: 'Draws (with replacement) as a share of the rows', type: 'number', default: 0.66, greaterThan: 0, max: 1 },
+  numFolds: { name: 'num_folds', description: 'Number of folds', type: 'integer', default: 10, min: 2 },
+} satisfies Record<string, ParameterSpec>;

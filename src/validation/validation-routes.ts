@@ -10,7 +10,8 @@ import type { Predictor } from '../model/prediction.js';
 import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.js';
 import { bootstrapSample, trainingTestSplit } from './splits.js';
 import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.js';
-import { booleanParam, fractionParam, integerParam } from './validation-params.js';
+import { VALIDATION_PARAMETERS as V } from './validation-params.js';
+import { readParameters } from '../algorithm/parameters.js';
 import { sendValidation } from './validation-views.js';
 
 /** The learning setup of a request: algorithm_uri, algorithm_params, prediction_feature, y_scramble. */
@@ -19,14 +20,14 @@ export function learningSetup(services: Services, params: Params): LearningSetup
   const def = learnerOf(services, algorithmUri);
   const predictionFeature = params.required('prediction_feature');
   const parametersText = params.get('algorithm_params') ?? '';
-  const scramble = booleanParam(params, 'y_scramble', false);
+  const { y_scramble: scramble, y_scramble_seed: scrambleSeed } = readParameters([V.yScramble, V.yScrambleSeed], params);
   return {
     algorithmUri,
     def,
     parameters: parseAlgorithmParams(def, parametersText),
     parametersText,
     predictionFeature,
-    yScrambleSeed: scramble ? integerParam(params, 'y_scramble_seed', 1) : undefined,
+    yScrambleSeed: scramble ? Number(scrambleSeed) : undefined,
   };
 }
 
@@ -87,11 +88,13 @@ export function validationRoutes(router: Router, services: Services, runner: Val
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const setup = learningSetup(services, params);
     const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
-    const fraction = kind === 'training_test_split' ? fractionParam(params, 'split_ratio', 0.66) : fractionParam(params, 'bootstrap_percentage', 0.66, true);
-    const seed = integerParam(params, 'random_seed', 1);
+    const fractionSpec = kind === 'training_test_split' ? V.splitRatio : V.bootstrapPercentage;
+    const read = readParameters([fractionSpec, V.randomSeed], params);
+    const fraction = Number(read[fractionSpec.name]);
+    const seed = Number(read.random_seed);
     await runner.checkTraining(setup, dataset.uri);
     const task = await tasks.submit(`${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`, async (job) => {
-      const rows = await runner.allRows(dataset.uri);
+      const rows = await runner.datasets.allRows(dataset.uri);
       const { training, test } = kind === 'training_test_split' ? trainingTestSplit(rows.length, fraction, seed) : bootstrapSample(rows.length, fraction, seed);
       if (training.length < 2 || test.length < 1) throw badRequest(`${kind === 'training_test_split' ? 'split_ratio' : 'bootstrap_percentage'} ${fraction} leaves ${training.length} training and ${test.length} test rows of ${rows.length}; at least 2 and 1 are needed`);
       const name = dataset.title ?? dataset.uri;

@@ -5,7 +5,7 @@ import type { ParamValue } from '../learning/learner.js';
 import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.js';
 import type { ModelStore, StoredModel } from '../model/model-store.js';
-import type { Predictor } from '../model/prediction.js';
+import { createPredictionDataset, type Predictor } from '../model/prediction.js';
 import { planTraining, trainModel } from '../model/training.js';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.js';
 import { checkParameters } from '../algorithm/parameters.js';
@@ -80,22 +80,14 @@ export class ValidationRunner {
     readonly validations: ValidationStore,
   ) {}
 
-  async requireDataset(uri: string, parameter: string): Promise<DatasetMeta> {
-    const meta = await this.datasets.readMeta(uri.split('?')[0]);
-    if (!meta) throw notFound(`${parameter}: dataset ${uri} not found`);
-    return meta;
+  requireDataset(uri: string, parameter: string): Promise<DatasetMeta> {
+    return this.datasets.requireMeta(uri, parameter);
   }
 
   async requireModel(uri: string): Promise<StoredModel> {
     const model = uri.startsWith(`${this.models.collection}/`) ? await this.models.load(uri) : undefined;
     if (!model) throw notFound(`model_uri: model ${uri} not found`);
     return model;
-  }
-
-  async allRows(uri: string): Promise<DatasetRow[]> {
-    const rows: DatasetRow[] = [];
-    for await (const r of this.datasets.rows(uri)) rows.push(r);
-    return rows;
   }
 
   /** A new dataset of some rows of `source` (with the targets permuted when y-scrambling). */
@@ -126,30 +118,19 @@ export class ValidationRunner {
     let dataset = trainingDataset;
     if (setup.yScrambleSeed !== undefined) {
       const meta = await this.requireDataset(trainingDataset, 'training_dataset_uri');
-      const rows = await this.allRows(meta.uri);
+      const rows = await this.datasets.allRows(meta.uri);
       dataset = await this.subset(meta, rows, rows.map((_, i) => i), `${meta.title ?? meta.uri} (y-scrambled, seed ${setup.yScrambleSeed})`, { feature: setup.predictionFeature, seed: setup.yScrambleSeed });
     }
     const plan = await planTraining(this.services, this.datasets, { algorithmUri: setup.algorithmUri, learner: setup.def.learner, parameters: setup.parameters, datasetUri: dataset, predictionFeature: setup.predictionFeature });
-    try {
-      return await trainModel(this.services, this.datasets, this.models, plan, job);
-    } catch (e) {
-      // a learner's own failure is a validation error (500) with its message
-      if (e instanceof Error && !('status' in e)) throw Object.assign(new Error(`the learner failed: ${e.message}`), { cause: e });
-      throw e;
-    }
+    return trainModel(this.services, this.datasets, this.models, plan, job);
   }
 
   /** Predict a dataset with a model into a new prediction dataset. */
   async predict(model: StoredModel, testDataset: DatasetMeta, job: Job = {}): Promise<string> {
     const plan = await this.predictor.planInputs(model, testDataset.features);
-    const rows = (await this.allRows(testDataset.uri)).map((r) => ({ compound: r.compound, values: r.values }));
+    const rows = await this.datasets.allRows(testDataset.uri);
     const predictions = await this.predictor.predict(model, rows, plan, job);
-    const annotations: [RDF.NamedNode, RDF.Term][] = [
-      [dc('title'), literal(`Predictions of ${model.title} for ${testDataset.title ?? testDataset.uri}`)],
-      [ot('hasSource'), df.namedNode(model.uri)],
-      [dc('source'), df.namedNode(testDataset.uri)],
-    ];
-    return this.datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
+    return createPredictionDataset(this.datasets, model, rows, predictions, testDataset);
   }
 
   /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */

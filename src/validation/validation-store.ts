@@ -1,8 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot } from '../rdf/namespaces.js';
-import { sparql } from '../store/sparql-template.js';
-import { select } from '../store/query-helpers.js';
-import { sortById } from '../store/id-minter.js';
+import { ot } from '../rdf/namespaces.js';
+import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
 import type { Services } from '../server/services.js';
 import { validationQuads, type ValidationRecord } from './validation-record.js';
 
@@ -23,18 +21,14 @@ export class ValidationStore {
     return uri;
   }
 
-  async read(uri: string): Promise<RDF.Quad[] | undefined> {
-    const quads = await this.services.store.readGraph(uri);
-    return quads.some((q) => q.subject.value === uri && q.object.equals(ot('Validation'))) ? quads : undefined;
+  read(uri: string): Promise<RDF.Quad[] | undefined> {
+    return readTypedGraph(this.services.store, uri, ot('Validation'));
   }
 
   async list(filter: ValidationFilter = {}): Promise<string[]> {
-    const patterns = Object.entries(filter)
-      .filter(([, v]) => v)
-      .map(([p, v]) => sparql`?v ${ot(p)} ${df.namedNode(v!)} .`);
-    const rows = await select(this.services.store, sparql`SELECT DISTINCT ?v WHERE { GRAPH ?v { ?v a ${ot('Validation')} . ${patterns} } }`);
+    const uris = await listTypedGraphs(this.services.store, ot('Validation'), Object.entries(filter).map(([p, v]) => [ot(p), v]));
     // the pooled statistics of cross-validations are served under /crossvalidation, not listed here
-    return sortById(rows.map((r) => r.v.value).filter((v) => v.startsWith(`${this.collection}/`)));
+    return uris.filter((v) => v.startsWith(`${this.collection}/`));
   }
 
   async delete(uris: string[]): Promise<void> {
