@@ -13,6 +13,7 @@ import type { Matrix } from './learner.js';
 import type { Random } from './random.js';
 import { MAX_BINS, type BinnedMatrix } from './binning.js';
 import { SparseCounts } from './sparse-counts.js';
+import { fromBase64, toBase64 } from './scaling.js';
 
 export { binMatrix, type BinnedMatrix } from './binning.js';
 
@@ -633,16 +634,4 @@ export function decodeTree(encoded: EncodedTree): Tree {
   }
   if (waiting.length > 0 || internal !== thresholds.length || leafOffset !== values.length) throw new Error('malformed tree');
   return { feature, threshold, left, right, values, width: encoded.width };
-}
-
-function toBase64(a: Int32Array | Float32Array | Float64Array): string {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
-}
-
-/** The decoded bytes in a fresh (hence aligned) ArrayBuffer. */
-function fromBase64(s: string): ArrayBuffer {
-  const bytes = Buffer.from(s, 'base64');
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return copy.buffer;
 }

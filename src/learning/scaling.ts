@@ -170,28 +170,33 @@ export function argmax(values: ArrayLike<number>): number {
 
 // ---- Compact encodings for states ---------------------------------------------------------
 
+/** A typed array as base64 of its (little-endian) bytes. */
+export function toBase64(a: Int32Array | Uint32Array | Float32Array | Float64Array): string {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+}
+
+/** The decoded bytes in a fresh (hence aligned) ArrayBuffer. */
+export function fromBase64(s: string): ArrayBuffer {
+  const bytes = Buffer.from(s, 'base64');
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return copy.buffer;
+}
+
 export function encodeF64(a: ArrayLike<number>): string {
-  const f = a instanceof Float64Array ? a : Float64Array.from(a);
-  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+  return toBase64(a instanceof Float64Array ? a : Float64Array.from(a));
 }
 
 export function decodeF64(s: string): Float64Array {
-  const b = Buffer.from(s, 'base64');
-  const out = new Float64Array(b.length / 8);
-  new Uint8Array(out.buffer).set(b);
-  return out;
+  return new Float64Array(fromBase64(s));
 }
 
 export function encodeF32(a: ArrayLike<number>): string {
-  const f = a instanceof Float32Array ? a : Float32Array.from(a);
-  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+  return toBase64(a instanceof Float32Array ? a : Float32Array.from(a));
 }
 
 export function decodeF32(s: string): Float32Array {
-  const b = Buffer.from(s, 'base64');
-  const out = new Float32Array(b.length / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
+  return new Float32Array(fromBase64(s));
 }
 
 /** Words (32 bits) per row of `bits` bits. */
@@ -212,14 +217,11 @@ export function packBits(values: ArrayLike<number>, rows: number, cols: number):
 }
 
 export function encodeU32(a: Uint32Array): string {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+  return toBase64(a);
 }
 
 export function decodeU32(s: string): Uint32Array {
-  const b = Buffer.from(s, 'base64');
-  const out = new Uint32Array(b.length / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
+  return new Uint32Array(fromBase64(s));
 }
 
 export function popcount(v: number): number {
