@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { parseAllowedRanges, type Cidr } from './outbound/address-rules.js';
 
 export interface Config {
   port: number;
+  /** Interface to listen on; empty: 127.0.0.1 with access control off, 0.0.0.0 with it on. */
   host: string;
   dataDir: string;
   /** Prefix of every URI the server mints, without a trailing slash. */
@@ -23,6 +25,8 @@ export interface Config {
   harvestMaxBytes: number;
   /** URL prefixes that registration may fetch; empty means any http(s) URL. */
   harvestAllow: string[];
+  /** Internal address ranges that outbound requests may reach anyway (none by default). */
+  allowPrivateTargets: Cidr[];
   /** Access control (spec 5): off by default. */
   auth: boolean;
   adminUser?: string;
@@ -39,7 +43,8 @@ export interface Config {
   quiet: boolean;
 }
 
-type Spec = { flag: string; env: string; parse: (v: string) => unknown; key: keyof Config };
+/** `bare`: the value of the flag given without one (`--auth`). */
+type Spec = { flag: string; env: string; parse: (v: string) => unknown; key: keyof Config; bare?: string };
 
 const int = (v: string) => {
   const n = Number(v);
@@ -63,6 +68,7 @@ const SPECS: Spec[] = [
   { flag: 'harvest-timeout', env: 'TOXGRAPH_HARVEST_TIMEOUT_MS', parse: int, key: 'harvestTimeoutMs' },
   { flag: 'harvest-max-bytes', env: 'TOXGRAPH_HARVEST_MAX_BYTES', parse: int, key: 'harvestMaxBytes' },
   { flag: 'harvest-allow', env: 'TOXGRAPH_HARVEST_ALLOW', parse: list, key: 'harvestAllow' },
+  { flag: 'allow-private-targets', env: 'TOXGRAPH_ALLOW_PRIVATE_TARGETS', parse: parseAllowedRanges, key: 'allowPrivateTargets', bare: 'all' },
   { flag: 'auth', env: 'TOXGRAPH_AUTH', parse: bool, key: 'auth' },
   { flag: 'admin-user', env: 'TOXGRAPH_ADMIN_USER', parse: String, key: 'adminUser' },
   { flag: 'admin-password', env: 'TOXGRAPH_ADMIN_PASSWORD', parse: String, key: 'adminPassword' },
@@ -87,7 +93,7 @@ export function defaultConfig(): Config {
   const cores = availableParallelism();
   return {
     port: 8080,
-    host: '0.0.0.0',
+    host: '',
     dataDir: resolve('data'),
     baseUrl: '',
     bodyLimit: 50 * 1024 * 1024,
@@ -99,6 +105,7 @@ export function defaultConfig(): Config {
     harvestTimeoutMs: 10_000,
     harvestMaxBytes: 10 * 1024 * 1024,
     harvestAllow: [],
+    allowPrivateTargets: [],
     auth: false,
     tokenTtlSeconds: 24 * 3600,
     defaultAccess: 'private',
@@ -120,11 +127,12 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
     const spec = SPECS.find((s) => s.flag === name);
     if (!spec) throw new Error(`unknown flag --${name}`);
-    const isBool = spec.parse === bool;
-    const value = inline ?? (isBool && (argv[i + 1] === undefined || argv[i + 1].startsWith('--')) ? 'true' : argv[++i]);
+    const bare = spec.bare ?? (spec.parse === bool ? 'true' : undefined);
+    const value = inline ?? (bare !== undefined && (argv[i + 1] === undefined || argv[i + 1].startsWith('--')) ? bare : argv[++i]);
     if (value === undefined) throw new Error(`--${name} needs a value`);
     config[spec.key] = spec.parse(value);
   }
+  if (!config.host) config.host = config.auth ? '0.0.0.0' : '127.0.0.1';
   // An empty baseUrl is filled in by startServer once the port is known (`--port 0` picks one).
   return config as unknown as Config;
 }

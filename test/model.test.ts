@@ -7,7 +7,8 @@ import { startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT,
 
 let s: TestServer;
 before(async () => {
-  s = await startTestServer();
+  // the dataset_service test posts to a second server on loopback
+  s = await startTestServer(['--allow-private-targets', '127.0.0.0/8']);
 });
 /** The store of the restarted server (removed at the end). */
 let restartedDir: string | undefined;

@@ -6,7 +6,8 @@ import { startTestServer, http, form, parseTurtle, parseRdfXml, errorReport, fea
 let s: TestServer;
 let remote: TestServer;
 before(async () => {
-  s = await startTestServer(['--harvest-interval', '0']);
+  // the remote servers of these tests are on loopback, which only an explicit opt-in reaches
+  s = await startTestServer(['--harvest-interval', '0', '--allow-private-targets']);
   remote = await startTestServer();
 });
 after(async () => {
@@ -95,7 +96,7 @@ test('registration forwards the subjectid header and refuses what it cannot fetc
   });
   await new Promise<void>((r) => fake.listen(0, '127.0.0.1', () => r()));
   const port = (fake.address() as { port: number }).port;
-  const local = await startTestServer(['--harvest-max-bytes', '100000', '--harvest-interval', '0']);
+  const local = await startTestServer(['--harvest-max-bytes', '100000', '--harvest-interval', '0', '--allow-private-targets', '127.0.0.1']);
   try {
     const post = (uri: string, headers: Record<string, string> = {}) =>
       http(`${local.url}/ontology`, { method: 'POST', body: form({ 'uri[]': uri }), accept: 'text/turtle', headers });
@@ -160,7 +161,7 @@ test('registered remote resources are refreshed on the configured interval', asy
   });
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(origin.address() as { port: number }).port}/thing`;
-  const local = await startTestServer(['--harvest-interval', '1']);
+  const local = await startTestServer(['--harvest-interval', '1', '--allow-private-targets']);
   try {
     assert.equal((await http(`${local.url}/ontology`, { method: 'POST', body: form({ 'uri[]': url }) })).status, 200);
     const title = async () => {

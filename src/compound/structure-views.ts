@@ -70,7 +70,9 @@ export function structureRenderers(
       ...(s.parent ? [['Parent compound', s.parent]] : []),
     ];
     const formats = STRUCTURE_OUTPUT_TYPES.map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`).join(' · ');
-    const intro = `<figure>${chemistry.svg(s.molfile, 360, 280)}</figure>
+    const depiction = `data:image/svg+xml;base64,${Buffer.from(chemistry.svg(s.molfile, 360, 280)).toString('base64')}`;
+    // an image, not inline SVG: the page's Content-Security-Policy allows no inline styles
+    const intro = `<figure><img src="${depiction}" width="360" height="280" alt="${escapeHtml(`structure of ${s.smiles}`)}"></figure>
 <nav class="formats">Also as: ${formats}</nav>
 <table><tbody>${ids.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${/^https?:/.test(v) ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v)}</td></tr>`).join('')}</tbody></table>
 ${values.length ? `<h2>Feature values</h2><table><tbody>${values.map((v) => `<tr><th><a href="${escapeHtml(v.feature)}">${escapeHtml(titles.get(v.feature) ?? v.feature)}</a></th><td>${escapeHtml(v.value.value)}</td></tr>`).join('')}</tbody></table>` : ''}

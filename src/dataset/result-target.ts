@@ -6,7 +6,7 @@ import { tokenOf } from '../auth/auth-middleware.js';
 import type { DatasetMeta, DatasetStore } from './dataset-store.js';
 import { datasetCsv } from './dataset-views.js';
 import { postToDatasetService } from './remote-dataset-service.js';
-import { checkFetchable } from '../ontology/harvester.js';
+import { checkOutboundTarget } from '../outbound/outbound-fetch.js';
 
 /**
  * Where the results of an algorithm or a model go (spec 4.4, 4.11): a new dataset of this
@@ -21,7 +21,7 @@ export async function resultTarget(ctx: Context, services: Services, datasets: D
   const service = params.get('dataset_service')?.trim().replace(/\/+$/, '');
   if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
   if (service && service !== datasets.collection) {
-    checkFetchable(service, services.config);
+    await checkOutboundTarget(service, services.config);
     return { kind: 'remote', service, subjectid: await tokenOf(ctx, services.config.bodyLimit) };
   }
   if (!result) return { kind: 'new' };

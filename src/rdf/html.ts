@@ -1,5 +1,20 @@
 import type * as RDF from '@rdfjs/types';
+import { createHash } from 'node:crypto';
 import { PREFIXES, dc, rdf } from './namespaces.js';
+
+/** The one stylesheet of every page, inline; the Content-Security-Policy allows it by its hash. */
+const PAGE_STYLE = `
+body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:70rem;padding:0 1rem;color:#222}
+header a{color:inherit;text-decoration:none;font-weight:600}
+table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
+th,td{text-align:left;vertical-align:top;padding:.3rem .6rem;border-bottom:1px solid #ddd;word-break:break-word}
+th{width:30%;font-weight:500;color:#555}
+h2{font-size:1.05rem;margin-top:1.5rem}.types{color:#666;margin:.2rem 0}
+nav.formats{margin:.5rem 0 1rem;font-size:.9rem}
+.error{background:#fee;border:1px solid #e99;padding:.6rem 1rem}
+textarea{width:100%;font-family:monospace}
+`;
+export const PAGE_STYLE_HASH = `'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`;
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -61,17 +76,7 @@ export function renderPage(opts: PageOptions): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)} · ToxGraph</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:70rem;padding:0 1rem;color:#222}
-header a{color:inherit;text-decoration:none;font-weight:600}
-table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
-th,td{text-align:left;vertical-align:top;padding:.3rem .6rem;border-bottom:1px solid #ddd;word-break:break-word}
-th{width:30%;font-weight:500;color:#555}
-h2{font-size:1.05rem;margin-top:1.5rem}.types{color:#666;margin:.2rem 0}
-nav.formats{margin:.5rem 0 1rem;font-size:.9rem}
-.error{background:#fee;border:1px solid #e99;padding:.6rem 1rem}
-textarea{width:100%;font-family:monospace}
-</style></head>
+<style>${PAGE_STYLE}</style></head>
 <body><header><a href="/">ToxGraph</a></header>
 <h1>${escapeHtml(opts.title)}</h1>
 ${alternates}

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { errorHandler } from '../http/error-handler.js';
+import { crossOrigin, hostCheck, securityHeaders } from '../http/security.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { actorOf } from '../http/actor.js';
 import type { Services } from './services.js';
@@ -42,7 +43,10 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
       log.info('request', { method: ctx.method, url: actorOf(ctx, ''), status: ctx.status, ms: Math.round(performance.now() - started) });
     }
   });
+  app.use(securityHeaders());
   app.use(errorHandler(config.baseUrl, log));
+  app.use(hostCheck(config.host, config.baseUrl, config.auth));
+  app.use(crossOrigin(config.baseUrl, config.bodyLimit));
   app.use(accessControl(services));
 
   const router = new Router();

@@ -16,6 +16,7 @@ import { createApp } from './app.js';
 import { Chemistry } from '../chemistry/chemistry.js';
 import { AccessControl, currentUser } from '../auth/access-control.js';
 import type { Services } from './services.js';
+import { isLoopbackHost } from '../outbound/address-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -28,6 +29,12 @@ export interface RunningServer {
 
 /** Open the store, load the vocabularies, recover tasks, and listen. */
 export async function startServer(config: Config, log: Logger = jsonLogger(config.quiet)): Promise<RunningServer> {
+  if (!config.auth && !isLoopbackHost(config.host)) {
+    log.warn(
+      `WARNING: access control is off and the server listens on ${config.host}: anyone who can reach this machine on port ${config.port} can read, change and delete every resource. Turn access control on (--auth) or listen on 127.0.0.1 (--host 127.0.0.1).`,
+      { host: config.host, auth: false },
+    );
+  }
   // Listen first so that `--port 0` knows its port before any URI is minted; requests wait
   // until the app is attached below.
   const server: Server = createServer();
@@ -75,7 +82,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   const { app, ready } = createApp(services, registry);
   await ready;
   server.on('request', app.callback());
-  log.info('listening', { port, baseUrl: config.baseUrl, dataDir: config.dataDir });
+  log.info('listening', { host: config.host, port, baseUrl: config.baseUrl, dataDir: config.dataDir });
   return {
     url: `http://127.0.0.1:${port}`,
     services,

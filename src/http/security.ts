@@ -1,0 +1,94 @@
+import type { Context, Next } from 'koa';
+import { PAGE_STYLE_HASH } from '../rdf/html.js';
+import { isLoopbackHost } from '../outbound/address-rules.js';
+import { HttpError } from './errors.js';
+import { Params } from './params.js';
+import { requestMediaType } from './body.js';
+
+/** Pages: only their own inline stylesheet (by hash), images of their own or data: URIs, forms to this server. */
+const PAGE_POLICY = `default-src 'none'; style-src ${PAGE_STYLE_HASH}; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+/** Everything else (RDF, CSV, SVG opened on its own, ...): nothing runs; an SVG may style itself. */
+const DOCUMENT_POLICY = `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox`;
+
+/**
+ * Headers of every response, errors included: a Content-Security-Policy with no inline script,
+ * no sniffing of content types, no Referer (URLs may carry a `subjectid`), no framing.
+ */
+export function securityHeaders() {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } finally {
+      const html = /^text\/html\b/.test(ctx.response.get('Content-Type') || String(ctx.type ?? ''));
+      ctx.set('Content-Security-Policy', html ? PAGE_POLICY : DOCUMENT_POLICY);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.set('X-Frame-Options', 'DENY');
+    }
+  };
+}
+
+/**
+ * With access control off on a loopback address, answer only requests addressed to this
+ * machine's own names: a web page whose host name is re-pointed to 127.0.0.1 (DNS rebinding)
+ * would otherwise read and write the server as if it were its own origin.
+ */
+export function hostCheck(listenHost: string, baseUrl: string, authOn: boolean) {
+  const guarded = !authOn && isLoopbackHost(listenHost);
+  const own = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  return async (ctx: Context, next: Next) => {
+    if (guarded) {
+      const header = ctx.req.headers.host ?? '';
+      const name = header.startsWith('[') ? header.slice(1, header.indexOf(']')) : header.split(':')[0];
+      if (name && name !== own && !isLoopbackHost(name)) {
+        throw new HttpError(403, 'Forbidden', `this server answers requests for localhost and ${own}, not for ${name} (set --base-url to the name clients use)`);
+      }
+    }
+    await next();
+  };
+}
+
+const SPARQL_ENDPOINTS = ['/sparql', '/ontology'];
+const ALLOW_HEADERS = 'Accept, Content-Type, subjectid, Authorization';
+const EXPOSE_HEADERS = 'Location, Content-Type, Content-Disposition, Retry-After';
+
+/**
+ * Cross-origin policy. Reads are open to every origin: `GET`/`HEAD` of any resource and SPARQL
+ * queries (`GET` or `POST` to `/sparql` and `/ontology`) answer `Access-Control-Allow-Origin: *`
+ * (tokens travel in headers, never in cookies, so a foreign page reads only what its own token
+ * allows). Writes are for this server's own pages and for clients that are not browsers: a
+ * write that a browser sends from another origin is refused with 403 before it does anything,
+ * and a preflight for one gets no CORS headers.
+ */
+export function crossOrigin(baseUrl: string, bodyLimit: number) {
+  const ownOrigin = new URL(baseUrl).origin;
+  return async (ctx: Context, next: Next) => {
+    const origin = ctx.get('Origin');
+    const sparqlEndpoint = SPARQL_ENDPOINTS.includes(ctx.path);
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+      const wanted = ctx.get('Access-Control-Request-Method').toUpperCase();
+      if (['GET', 'HEAD'].includes(wanted) || (wanted === 'POST' && sparqlEndpoint)) {
+        ctx.set('Access-Control-Allow-Origin', '*');
+        ctx.set('Access-Control-Allow-Methods', sparqlEndpoint ? 'GET, HEAD, POST' : 'GET, HEAD');
+        ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS);
+        ctx.set('Access-Control-Max-Age', '600');
+      }
+      ctx.status = 204;
+      return;
+    }
+    const read = ['GET', 'HEAD'].includes(ctx.method) || (ctx.method === 'POST' && sparqlEndpoint && !(await isRegistration(ctx, bodyLimit)));
+    if (read) {
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    } else if (origin && origin !== ownOrigin && origin !== `${ctx.protocol}://${ctx.host}`) {
+      throw new HttpError(403, 'Forbidden', `${ctx.method} ${ctx.path} from a page of another origin (${origin.slice(0, 100)}) is refused: writes are not cross-origin`);
+    }
+    await next();
+  };
+}
+
+/** POST /ontology with `uri[]` registers resources (a write); with only `query` it is a query. */
+async function isRegistration(ctx: Context, bodyLimit: number): Promise<boolean> {
+  if (ctx.path !== '/ontology' || requestMediaType(ctx) !== 'application/x-www-form-urlencoded') return false;
+  return (await Params.fromRequest(ctx, bodyLimit)).has('uri');
+}
