@@ -10,6 +10,7 @@ import { sendRdf, sendList } from '../http/respond.js';
 import { requestMediaType } from '../http/body.js';
 import type { Services } from '../server/services.js';
 import { answerSparql } from '../sparql/sparql-endpoint.js';
+import { prepareQuery, readSparqlRequest } from '../sparql/sparql-request.js';
 import type { OntologyRegistry } from './registry.js';
 
 /** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
@@ -47,8 +48,20 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
     for (const uri of uris) {
       if (access.enabled && access.resourceOf(uri) && !access.allowed(user, uri, 'DELETE')) throw new HttpError(403, 'Forbidden', `only the owner of ${uri} may publish it`);
     }
-    if (uris.length) await registry.register(uris, subjectidOf(ctx, params));
-    if (query) return answerSparql(ctx, services, scope(), 'Ontology service');
+    if (!uris.length) return answerSparql(ctx, services, scope(), 'Ontology service');
+    // register + query is one request: a query that does not parse registers nothing, and one
+    // that fails while it runs takes the new registrations back
+    if (query) prepareQuery(await readSparqlRequest(ctx, config.bodyLimit), { allowService: config.sparqlService, baseIri: `${config.baseUrl}/ontology` });
+    const fresh = uris.filter((u) => !registry.isRegistered(u));
+    await registry.register(uris, subjectidOf(ctx, params));
+    if (query) {
+      try {
+        return await answerSparql(ctx, services, scope(), 'Ontology service');
+      } catch (e) {
+        for (const uri of fresh) await registry.deregister(uri);
+        throw e;
+      }
+    }
     await sendList(ctx, uris, () => [], 'Registered');
   });
 

@@ -29,6 +29,10 @@ export class OntologyRegistry {
     return uri.startsWith(`${this.config.baseUrl}/`);
   }
 
+  isRegistered(uri: string): boolean {
+    return this.scope.isRegistered(uri);
+  }
+
   async load(): Promise<void> {
     for (const q of await this.store.readGraph(this.graph)) {
       if (q.predicate.equals(ot('registered'))) this.scope.register(q.subject.value, !this.isLocal(q.subject.value));
