@@ -131,3 +131,57 @@ export async function resourceLists(server: TestServer): Promise<string> {
   const lists = await Promise.all(['dataset', 'feature', 'model', 'validation', 'crossvalidation', 'task'].map(async (c) => (await http(`${server.url}/${c}`, { accept: 'text/uri-list' })).text));
   return lists.join('\n');
 }
+
+export interface ServerProcess {
+  /** The port it listens on (known once `listening` is logged, or given). */
+  port: number;
+  /** The first JSON line with msg "listening". */
+  listening: Record<string, unknown>;
+  stderr(): string;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/**
+ * The real server as its own process (`src/main.ts`), as an operator starts it. With
+ * `waitForListening` false it answers as soon as the process is spawned (port must be given).
+ */
+export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number } = {}): Promise<ServerProcess> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '' },
+  });
+  let stderr = '';
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const line = stderr.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) resolve(JSON.parse(line));
+    });
+    void exited.then((code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
+  });
+  listening.catch(() => undefined);
+  const proc: ServerProcess = { port: options.port ?? 0, listening: {}, stderr: () => stderr, exited, kill: (signal = 'SIGTERM') => child.kill(signal) };
+  if (options.waitForListening === false) return proc;
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  try {
+    proc.listening = await listening;
+  } finally {
+    clearTimeout(timeout);
+  }
+  proc.port = Number(proc.listening.port);
+  return proc;
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}

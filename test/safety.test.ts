@@ -1,12 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { startTestServer, http, form, errorReport, featureTurtle, resourceLists, type TestServer } from './helpers.js';
+import { startTestServer, spawnServer, http, form, errorReport, featureTurtle, resourceLists, type TestServer } from './helpers.js';
 
 /** An HTTP server that counts every connection made to it (it must see none). */
 async function canary(host = '127.0.0.1'): Promise<{ server: Server; port: number; connections: () => number }> {
@@ -161,30 +160,14 @@ test('with access control on, only authenticated callers may register', async ()
   }
 });
 
-/** Start the real server process and read its stderr until it listens. */
+/** Start the real server process, read its stderr until it listens, and stop it. */
 async function startProcess(args: string[]): Promise<{ stderr: string; listening: Record<string, unknown> }> {
   const dir = await mkdtemp(join(tmpdir(), 'toxgraph-exposure-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--data', dir, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '' } });
-  let stderr = '';
-  try {
-    const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 60_000);
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        const line = stderr.split('\n').find((l) => l.includes('"msg":"listening"'));
-        if (line) {
-          clearTimeout(timer);
-          resolve(JSON.parse(line));
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
-    return { stderr, listening };
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    await rm(dir, { recursive: true, force: true });
-  }
+  const server = await spawnServer(['--data', dir, ...args]);
+  server.kill('SIGTERM');
+  await server.exited;
+  await rm(dir, { recursive: true, force: true });
+  return { stderr: server.stderr(), listening: server.listening };
 }
 
 test('exposure: with access control off the server listens on 127.0.0.1; another host starts with a warning', async () => {

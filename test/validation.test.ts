@@ -213,7 +213,15 @@ test('leave-one-out, super stratification of a numeric target, and y-scrambling'
   assert.equal((await http(`${local(loo)}/validations`, { accept: 'text/uri-list' })).text.trim().split('\r\n').length, 12);
 
   const params = { dataset_uri: dataset, algorithm_uri: RF(), prediction_feature: target, num_folds: '5', stratified: 'super', algorithm_params: 'numTrees=20' };
-  const real = await json(`${await task('/crossvalidation', params)}/statistics`);
+  const superCv = await task('/crossvalidation', params);
+  const real = await json(`${superCv}/statistics`);
+  // the spec's default (stratified=true) on a regression target works: stratified on the sorted target, and says so
+  const { stratified: _explicit, ...byDefault } = params;
+  const defaulted = await task('/crossvalidation', byDefault);
+  const d = await json(defaulted);
+  assert.equal(d.stratified, 'super');
+  assert.match(String(d.description), /default.*regression target.*sorted target/);
+  assert.deepEqual((await json(`${defaulted}/statistics`)).regressionStatistics, real.regressionStatistics);
   const scrambled = await task('/crossvalidation', { ...params, y_scramble: 'true', y_scramble_seed: '3' });
   const s2 = await json(`${scrambled}/statistics`);
   assert.equal((await json(scrambled)).yScramble, true);
@@ -230,7 +238,7 @@ test('validation errors: 400 naming the parameter, 404 for unknown resources', a
     ['/crossvalidation', { ...base, stratified: 'false', num_folds: '1' }, 400, /num_folds/],
     ['/crossvalidation', { ...base, stratified: 'false', num_folds: '1000' }, 400, /num_folds.*larger/],
     ['/crossvalidation', { ...base, stratified: 'maybe' }, 400, /stratified/],
-    ['/crossvalidation', base, 400, /stratified=true.*regression/],
+    ['/crossvalidation', { ...base, stratified: 'true' }, 400, /stratified=true.*regression/],
     ['/crossvalidation', { ...base, stratified: 'false', algorithm_params: 'numTrees=0' }, 400, /algorithm_params.*numTrees/],
     ['/crossvalidation', { ...base, stratified: 'false', algorithm_params: 'colour=red' }, 400, /algorithm_params.*colour/],
     ['/crossvalidation', { ...base, algorithm_uri: `${s.base}/algorithm/nothing` }, 404, /algorithm/],

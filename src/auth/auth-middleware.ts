@@ -18,7 +18,7 @@ export async function tokenOf(ctx: Context, bodyLimit: number): Promise<string |
   return /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
 }
 
-const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout'];
+const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout', '/health', '/metrics'];
 
 /** Parameters that name other resources the request reads on the caller's behalf. */
 const READ_PARAMS = ['dataset_uri', 'feature_uri', 'feature_uris', 'compound_uri', 'compound_uris', 'model_uri', 'algorithm_uri', 'prediction_feature', 'test_dataset_uri', 'training_dataset_uri', 'test_target_dataset_uri', 'prediction_dataset_uri', 'result_dataset', 'associated_features', 'validation_uri', 'validation_uris'];

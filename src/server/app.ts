@@ -27,6 +27,7 @@ import { ValidationRunner } from '../validation/validation-runner.js';
 import { Crossvalidations } from '../validation/crossvalidation.js';
 import { crossvalidationRoutes } from '../validation/crossvalidation-routes.js';
 import { validationRoutes } from '../validation/validation-routes.js';
+import { operationsRoutes } from '../operations/operations-routes.js';
 
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
 export function createApp(services: Services, registry: OntologyRegistry): { app: Koa; ready: Promise<void> } {
@@ -34,6 +35,8 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   app.proxy = true;
   const { log, config } = services;
 
+  const router = new Router();
+  app.use(services.metrics.middleware((path, method) => String(router.match(path, method).pathAndMethod.at(-1)?.path ?? '') || undefined));
   app.use(async (ctx, next) => {
     const started = performance.now();
     try {
@@ -49,8 +52,8 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   app.use(crossOrigin(config.baseUrl, config.bodyLimit));
   app.use(accessControl(services));
 
-  const router = new Router();
   serviceRoutes(router, services);
+  operationsRoutes(router, services);
   authRoutes(router, services);
   const compounds = new CompoundRegistry(services, services.chemistry);
   compoundRoutes(router, services, compounds);

@@ -1,4 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import Koa from 'koa';
+import { errorHandler } from '../http/error-handler.js';
+import { HttpError } from '../http/errors.js';
+import { ServiceMetrics } from '../operations/metrics.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,9 +39,15 @@ export async function startServer(config: Config, log: Logger = jsonLogger(confi
       { host: config.host, auth: false },
     );
   }
-  // Listen first so that `--port 0` knows its port before any URI is minted; requests wait
-  // until the app is attached below.
+  // Listen first so that `--port 0` knows its port before any URI is minted; until the app is
+  // ready every request is answered 503 with Retry-After (never left hanging).
   const server: Server = createServer();
+  // Keep-alive connections outlive a busy moment of the event loop: a client's next request on
+  // an idle socket must not meet a socket that the server is closing (Node's default is 5 s).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 5_000;
+  let handler = unavailable('the service is starting', config, log);
+  server.on('request', (req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -46,14 +56,27 @@ export async function startServer(config: Config, log: Logger = jsonLogger(confi
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (!config.baseUrl) config.baseUrl = `http://localhost:${port}`;
   try {
-    return await assemble(server, port, config, log);
+    return await assemble(server, port, config, log, (h) => (handler = h));
   } catch (e) {
     server.close();
     throw e;
   }
 }
 
-async function assemble(server: Server, port: number, config: Config, log: Logger): Promise<RunningServer> {
+const KEEP_ALIVE_MS = 65_000;
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Answers every request with 503, Retry-After and an error report (start-up and shutdown). */
+function unavailable(why: string, config: Config, log: Logger): Handler {
+  const app = new Koa();
+  app.use(errorHandler(config.baseUrl, log));
+  app.use(() => {
+    throw new HttpError(503, 'ServiceUnavailable', `${why}; try again shortly`, undefined, { 'Retry-After': '1' });
+  });
+  return app.callback();
+}
+
+async function assemble(server: Server, port: number, config: Config, log: Logger, attach: (h: Handler) => void): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
   const store = await QuadstoreTripleStore.open(join(config.dataDir, 'store'));
   const published = new PublishedScope();
@@ -72,6 +95,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     published,
     chemistry: await Chemistry.load(),
     access: await AccessControl.load(store, config),
+    metrics: new ServiceMetrics(tasks, join(config.dataDir, 'store')),
   };
   // a task's result belongs to whoever started the task, and so does every resource minted for a caller
   tasks.onResult = (uri, creator) => services.access.grant(uri, creator);
@@ -81,16 +105,19 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   registry.startRefreshing();
   const { app, ready } = createApp(services, registry);
   await ready;
-  server.on('request', app.callback());
+  attach(app.callback());
   log.info('listening', { host: config.host, port, baseUrl: config.baseUrl, dataDir: config.dataDir });
   return {
     url: `http://127.0.0.1:${port}`,
     services,
     async close() {
       registry.stop();
+      // stop accepting; requests still arriving on open connections are told to come back
+      attach(unavailable('the service is stopping', config, log));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
       await tasks.close();
       await services.workers.close();

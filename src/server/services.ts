@@ -8,6 +8,7 @@ import type { ShapeValidator } from '../shacl/shape-validator.js';
 import type { PublishedScope } from '../ontology/published-scope.js';
 import type { Chemistry } from '../chemistry/chemistry.js';
 import type { AccessControl } from '../auth/access-control.js';
+import type { ServiceMetrics } from '../operations/metrics.js';
 
 /** The shared machinery every component gets: one of each, never copied per component. */
 export interface Services {
@@ -21,4 +22,5 @@ export interface Services {
   published: PublishedScope;
   chemistry: Chemistry;
   access: AccessControl;
+  metrics: ServiceMetrics;
 }

@@ -54,6 +54,8 @@ export class TaskRunner {
   private running = 0;
   private readonly executions = new Set<Promise<void>>();
   private writes: Promise<unknown> = Promise.resolve();
+  /** Tasks that ended, by how they ended, since the server started (metrics). */
+  readonly ended = { Completed: 0, Error: 0, Cancelled: 0 };
   /** Called with each completed task's result and creator (access control gives it a policy). */
   onResult?: (resultUri: string, creator: string | undefined) => Promise<void>;
 
@@ -63,6 +65,11 @@ export class TaskRunner {
     private readonly concurrency: number,
     private readonly log: Logger,
   ) {}
+
+  /** Tasks waiting for a slot and tasks running now. */
+  counts(): { queued: number; running: number } {
+    return { queued: this.queue.length, running: this.running };
+  }
 
   get collectionUri(): string {
     return `${this.baseUrl}/task`;
@@ -112,6 +119,7 @@ export class TaskRunner {
     state.status = 'Cancelled';
     state.modified = new Date();
     state.controller.abort(new HttpError(503, 'Cancelled', 'the task was cancelled'));
+    this.ended.Cancelled++;
     const i = this.queue.findIndex((q) => q.state === state);
     if (i >= 0) this.queue.splice(i, 1);
     await this.persist(state);
@@ -129,8 +137,16 @@ export class TaskRunner {
   }
 
   async close(): Promise<void> {
-    for (const { state } of this.queue.splice(0)) state.controller.abort(new Error('server stopping'));
-    for (const state of this.active.values()) state.controller.abort(new Error('server stopping'));
+    // queued and running tasks end as Error (Interrupted): their work is aborted, nothing half-done is kept
+    const interrupted = new HttpError(503, 'Interrupted', 'interrupted: the server stopped while this task was queued or running; submit it again');
+    for (const { state } of this.queue.splice(0)) {
+      state.status = 'Error';
+      state.error = interrupted;
+      state.modified = new Date();
+      this.ended.Error++;
+      void this.persist(state).catch(() => undefined);
+    }
+    for (const state of this.active.values()) state.controller.abort(interrupted);
     // let aborted work wind down before the store closes under it (bounded: work that ignores
     // its signal is left to fail on the closed store)
     await Promise.race([Promise.allSettled(this.executions), new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
@@ -183,7 +199,8 @@ export class TaskRunner {
     } catch (e) {
       if (state.status !== 'Running') return;
       state.status = 'Error';
-      if (e instanceof HttpError) state.error = e;
+      if (state.controller.signal.aborted && state.controller.signal.reason instanceof HttpError) state.error = state.controller.signal.reason;
+      else if (e instanceof HttpError) state.error = e;
       else {
         this.log.error('task failed', { task: state.uri, error: (e as Error)?.stack ?? String(e) });
         state.error = new HttpError(500, 'TaskFailed', (e as Error)?.message ?? String(e));
@@ -191,6 +208,7 @@ export class TaskRunner {
     }
     clearTimeout(state.progressTimer);
     state.modified = new Date();
+    if (state.status === 'Completed' || state.status === 'Error') this.ended[state.status]++;
     await this.persist(state);
   }
 

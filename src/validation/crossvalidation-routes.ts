@@ -33,12 +33,17 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const setup = learningSetup(services, params);
     const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
-    const stratified = (params.get('stratified')?.trim().toLowerCase() || 'true') as Stratification;
+    const given = params.get('stratified')?.trim().toLowerCase();
+    let stratified = (given || 'true') as Stratification;
     if (!['true', 'false', 'super'].includes(stratified)) throw badRequest(`stratified must be true, false or super (got ${JSON.stringify(stratified.slice(0, 40))})`);
     const randomSeed = Number(readParameters([V.randomSeed], params).random_seed);
     await runner.checkTraining(setup, dataset.uri);
+    let note: string | undefined;
     if (!leaveOneOut && stratified === 'true' && setup.def.learner.task === 'regression') {
-      throw badRequest(`stratified=true stratifies by class, but prediction_feature ${setup.predictionFeature} is a regression target; use stratified=false, or super (stratified on the sorted target values)`);
+      if (given) throw badRequest(`stratified=true stratifies by class, but prediction_feature ${setup.predictionFeature} is a regression target; leave stratified out, or use false, or super (stratified on the sorted target values)`);
+      // the spec's default (stratified=true) on a regression target: stratify on the sorted target
+      stratified = 'super';
+      note = 'stratified was left at its default (true) on a regression target: the folds are stratified on the sorted target values (rows sorted by the target and dealt to the folds in blocks of k), as stratified=super does';
     }
     const size = await runner.datasets.count(dataset.uri);
     const numFolds = leaveOneOut ? size : Number(readParameters([V.numFolds], params).num_folds);
@@ -46,7 +51,7 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     const title = `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`;
     const task = await tasks.submit(title, async (job) => {
       const rows = await runner.datasets.allRows(dataset.uri);
-      return crossvalidations.run({ setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
+      return crossvalidations.run({ setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut, note }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
     });
     await sendUri(ctx, task, 202);
   }

@@ -19,6 +19,8 @@ export interface CrossvalidationRequest {
   randomSeed: number;
   stratified: Stratification;
   leaveOneOut: boolean;
+  /** How the folds were made when the request left it to a default (dc:description). */
+  note?: string;
 }
 
 /**
@@ -119,6 +121,7 @@ export class Crossvalidations {
       ...results.map((r) => df.quad(c, ot('validation'), df.namedNode(r.uri))),
     ];
     if (setup.yScrambleSeed !== undefined) quads.push(df.quad(c, ot('yScrambleSeed'), literal(setup.yScrambleSeed)));
+    if (request.note) quads.push(df.quad(c, dc('description'), literal(request.note)));
     const statisticsUri = this.statisticsUri(uri);
     const pooled = validationQuads(statisticsUri, {
       validationType: 'crossvalidation',
