@@ -263,3 +263,50 @@ test('validation errors: 400 naming the parameter, 404 for unknown resources', a
   assert.equal((await http(`${s.url}/crossvalidation/99999`)).status, 404);
   assert.equal((await http(`${s.url}/validation?model=${encodeURIComponent('x> } DROP ALL {')}`, { accept: 'text/uri-list' })).status, 400);
 });
+
+test('splits and folds keep every row of one structure on one side, and say how many rows and structures each side holds', async () => {
+  // 24 structures, 12 of them twice (a duplicate row has its own value, as repeated measurements do)
+  const lines = ['SMILES,y,x'];
+  for (let i = 0; i < 24; i++) {
+    lines.push(`${alkane(i)},${i * 0.5},${i}`);
+    if (i % 2 === 0) lines.push(`${alkane(i)},${i * 0.5 + 0.1},${i}`);
+  }
+  const dataset = await upload(`${lines.join('\n')}\n`);
+  const [target] = await features(dataset);
+  const compoundsOf = async (d: string) => (await http(`${local(d)}/compounds`, { accept: 'text/uri-list' })).text.trim().split(/\r?\n/).filter(Boolean);
+  const checkSides = async (v: Record<string, unknown>) => {
+    const training = await compoundsOf(String(v.trainingDataset));
+    const test = await compoundsOf(String(v.testDataset));
+    const shared = training.filter((c) => test.includes(c));
+    assert.deepEqual(shared, [], `structures on both sides of ${v.validationType}`);
+    assert.equal(v.numTrainingStructures, new Set(training).size);
+    assert.equal(v.numTestStructures, new Set(test).size);
+    assert.equal(Number(v.numTrainingRows) + Number(v.numTestRows) >= 36, true);
+    return { training, test };
+  };
+  const base = { dataset_uri: dataset, algorithm_uri: `${s.base}/algorithm/mlr`, prediction_feature: target };
+  for (const seed of ['1', '2', '3']) {
+    const split = await json(await task('/validation/training_test_split', { ...base, split_ratio: '0.9', random_seed: seed }));
+    const { training, test } = await checkSides(split);
+    assert.equal(Number(split.numTrainingRows) + Number(split.numTestRows), 36);
+    assert.equal(new Set([...training, ...test]).size, 24);
+    assert.ok(Math.abs(Number(split.numTrainingRows) - 32) <= 1, `training rows ${split.numTrainingRows}`);
+  }
+  await checkSides(await json(await task('/validation/bootstrapping', { ...base, random_seed: '4' })));
+  for (const stratified of ['false', 'super']) {
+    const cv = await task('/crossvalidation', { ...base, num_folds: '4', stratified });
+    const folds = (await json(cv)).validation as string[];
+    assert.equal(folds.length, 4);
+    const testRows: number[] = [];
+    for (const f of folds) {
+      const fold = await json(f);
+      await checkSides(fold);
+      testRows.push(Number(fold.numTestRows));
+    }
+    assert.equal(testRows.reduce((a, b) => a + b, 0), 36);
+    assert.ok(Math.max(...testRows) - Math.min(...testRows) <= 2, `fold sizes ${testRows}`);
+  }
+  // leave one structure out: one fold per structure
+  const loo = await json(await task('/crossvalidation/loo', base));
+  assert.equal(loo.numFolds, 24);
+});

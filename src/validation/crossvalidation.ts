@@ -5,7 +5,7 @@ import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
 import { statisticsOf, type PairedValue } from './evaluation.js';
-import { randomFolds, sortedStratifiedFolds, stratifiedFolds } from './splits.js';
+import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, stratifiedFolds, structureGroups } from './splits.js';
 import { validationQuads } from './validation-record.js';
 import type { Job, LearningSetup, ValidationRunner } from './validation-runner.js';
 
@@ -24,16 +24,17 @@ export interface CrossvalidationRequest {
 }
 
 /**
- * Fold of each row: random, stratified by class (`true`), or `super`: by class for
- * classification and by sorted target values for regression.
+ * Fold of each row, drawn over structures (all rows of one compound in one fold): random,
+ * stratified by class (`true`), or `super`: by class for classification and by sorted target
+ * values for regression; leave-one-out leaves one structure out per fold.
  */
-export function assignFolds(request: CrossvalidationRequest): number[] {
+export function assignFolds(request: CrossvalidationRequest, groups: number[]): number[] {
   const { rows, numFolds, randomSeed, stratified, setup } = request;
-  if (request.leaveOneOut) return rows.map((_, i) => i);
-  if (stratified === 'false') return randomFolds(rows.length, numFolds, randomSeed);
-  if (setup.def.learner.task === 'classification') return stratifiedFolds(rows.map((r) => r.values.get(setup.predictionFeature)?.value.trim() ?? ''), numFolds, randomSeed);
+  if (request.leaveOneOut) return leaveOneOutFolds(groups);
+  if (stratified === 'false') return randomFolds(groups, numFolds, randomSeed);
+  if (setup.def.learner.task === 'classification') return stratifiedFolds(rows.map((r) => r.values.get(setup.predictionFeature)?.value.trim() ?? ''), groups, numFolds, randomSeed);
   const values = rows.map((r) => numberOf(r.values.get(setup.predictionFeature)));
-  return sortedStratifiedFolds(values.map((v) => (Number.isNaN(v) ? Infinity : v)), numFolds, randomSeed);
+  return sortedStratifiedFolds(values.map((v) => (Number.isNaN(v) ? Infinity : v)), groups, numFolds, randomSeed);
 }
 
 /**
@@ -60,8 +61,9 @@ export class Crossvalidations {
   async run(request: CrossvalidationRequest, job: Job = {}): Promise<string> {
     const { setup, dataset, rows } = request;
     const uri = await this.services.ids.next(this.collection);
-    const folds = assignFolds(request);
-    const k = request.leaveOneOut ? rows.length : request.numFolds;
+    const groups = structureGroups(rows.map((r) => r.compound));
+    const folds = assignFolds(request, groups);
+    const k = request.leaveOneOut ? new Set(groups).size : request.numFolds;
     const made: string[] = [];
     const results: { uri: string; pairs: PairedValue[]; classes: string[] }[] = new Array(k);
     const started = performance.now();
@@ -76,7 +78,7 @@ export class Crossvalidations {
       const result = await this.runner.trainAndTest(
         setup,
         { trainingDataset, testDataset, testTargetDataset: testDataset },
-        { validationType: 'crossvalidation', randomSeed: request.randomSeed, crossvalidation: { uri, fold: fold + 1 } },
+        { validationType: 'crossvalidation', randomSeed: request.randomSeed, crossvalidation: { uri, fold: fold + 1 }, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
         { signal: job.signal },
       );
       made.push(result.uri);

@@ -18,6 +18,8 @@ export interface ValidationRecord {
   realRuntimeMs: number;
   date: Date;
   statistics: { kind: 'classification'; values: ClassificationStatistics } | { kind: 'regression'; values: RegressionStatistics };
+  /** Rows and distinct structures of each side, for the splits and folds this service draws. */
+  sides?: { training: { rows: number; structures: number }; test: { rows: number; structures: number } };
   /** Statistics of pooled cross-validation predictions: rSquare is then also given as Q². */
   pooled?: boolean;
 }
@@ -54,6 +56,15 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
   link('predictionDataset', v.predictionDataset);
   if (v.algorithmParams !== undefined) quads.push(df.quad(s, ot('algorithmParams'), literal(v.algorithmParams)));
   if (v.randomSeed !== undefined) quads.push(df.quad(s, ot('randomSeed'), literal(v.randomSeed)));
+  if (v.sides) {
+    const integer = (n: number) => literal(String(n), xsd('integer'));
+    quads.push(
+      df.quad(s, ot('numTrainingRows'), integer(v.sides.training.rows)),
+      df.quad(s, ot('numTrainingStructures'), integer(v.sides.training.structures)),
+      df.quad(s, ot('numTestRows'), integer(v.sides.test.rows)),
+      df.quad(s, ot('numTestStructures'), integer(v.sides.test.structures)),
+    );
+  }
   if (v.crossvalidation) {
     const info = df.namedNode(`${uri}#crossvalidationInfo`);
     quads.push(

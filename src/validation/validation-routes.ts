@@ -8,7 +8,7 @@ import type { DatasetMeta } from '../dataset/dataset-store.js';
 import { describeFeatures } from '../model/feature-matrix.js';
 import type { Predictor } from '../model/prediction.js';
 import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.js';
-import { bootstrapSample, trainingTestSplit } from './splits.js';
+import { bootstrapSample, sideCounts, structureGroups, trainingTestSplit } from './splits.js';
 import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.js';
 import { VALIDATION_PARAMETERS as V } from './validation-params.js';
 import { readParameters } from '../algorithm/parameters.js';
@@ -95,12 +95,13 @@ export function validationRoutes(router: Router, services: Services, runner: Val
     await runner.checkTraining(setup, dataset.uri);
     const task = await tasks.submit(`${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`, async (job) => {
       const rows = await runner.datasets.allRows(dataset.uri);
-      const { training, test } = kind === 'training_test_split' ? trainingTestSplit(rows.length, fraction, seed) : bootstrapSample(rows.length, fraction, seed);
+      const groups = structureGroups(rows.map((r) => r.compound));
+      const { training, test } = kind === 'training_test_split' ? trainingTestSplit(groups, fraction, seed) : bootstrapSample(groups, fraction, seed);
       if (training.length < 2 || test.length < 1) throw badRequest(`${kind === 'training_test_split' ? 'split_ratio' : 'bootstrap_percentage'} ${fraction} leaves ${training.length} training and ${test.length} test rows of ${rows.length}; at least 2 and 1 are needed`);
       const name = dataset.title ?? dataset.uri;
       const trainingDataset = await runner.subset(dataset, rows, training, `${name}: training set (${kind}, seed ${seed})`);
       const testDataset = await runner.subset(dataset, rows, test, `${name}: test set (${kind}, seed ${seed})`);
-      const { uri } = await runner.trainAndTest(setup, { trainingDataset, testDataset, testTargetDataset: testDataset }, { validationType: kind, randomSeed: seed }, { signal: job.signal, progress: (f) => job.progress(5 + f * 95) });
+      const { uri } = await runner.trainAndTest(setup, { trainingDataset, testDataset, testTargetDataset: testDataset }, { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } }, { signal: job.signal, progress: (f) => job.progress(5 + f * 95) });
       return uri;
     });
     await sendUri(ctx, task, 202);

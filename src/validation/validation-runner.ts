@@ -154,7 +154,7 @@ export class ValidationRunner {
   }
 
   /** Train on one dataset, test on another, and store the validation. */
-  async trainAndTest(setup: LearningSetup, sets: { trainingDataset: string; testDataset: string; testTargetDataset: string }, extra: { validationType: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number } }, job: Job = {}): Promise<{ uri: string; pairs: PairedValue[]; model: StoredModel }> {
+  async trainAndTest(setup: LearningSetup, sets: { trainingDataset: string; testDataset: string; testTargetDataset: string }, extra: { validationType: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] }, job: Job = {}): Promise<{ uri: string; pairs: PairedValue[]; model: StoredModel }> {
     const started = performance.now();
     const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) });
     const model = (await this.models.load(modelUri))!;

@@ -31,6 +31,7 @@ ${choice('Validation', [
   el('randomSeed', 'xs:integer'),
   el('realRuntime', 'xs:integer'),
   ...COUNTS,
+  ...integers(['numTrainingRows', 'numTrainingStructures', 'numTestRows', 'numTestStructures']),
   el('crossvalidationInfo', 'CrossvalidationInfo'),
   el('classificationStatistics', 'ClassificationStatistics'),
   el('regressionStatistics', 'RegressionStatistics'),
@@ -64,6 +65,7 @@ ${choice('Crossvalidation', [
   el('yScramble', 'xs:boolean'),
   el('yScrambleSeed', 'xs:integer'),
   el('leaveOneOut', 'xs:boolean'),
+  el('description', 'xs:string'),
 ], true)}
 </xs:schema>
 `;

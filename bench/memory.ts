@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { spawnServer } from '../test/helpers.js';
+import { fmt, now, tempDir, type Row } from './util.js';
+
+const DATA = new URL('../../shared/data/', import.meta.url);
+
+/** POST and follow the task; answers the result URI. */
+async function run(url: string, params: Record<string, string>, body?: string, type?: string): Promise<string> {
+  const res = await fetch(url, { method: 'POST', headers: { Accept: 'text/uri-list', 'Content-Type': type ?? 'application/x-www-form-urlencoded' }, body: body ?? new URLSearchParams(params) });
+  const text = (await res.text()).trim();
+  if (res.status === 200) return text;
+  if (res.status !== 202) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
+  for (;;) {
+    const t = await fetch(text, { headers: { Accept: 'text/uri-list' } });
+    const answer = (await t.text()).trim();
+    if (t.status === 200) return answer;
+    if (t.status !== 202) throw new Error(`task ${text}: ${t.status} ${answer.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A figure of the server's own /metrics. */
+async function metric(base: string, name: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1]);
+}
+
+/**
+ * While `work` runs, a client polls `GET /health` every 50 ms (a small GET): the worst answer
+ * time is what a client of the server sees while the job runs.
+ */
+async function withPolling<T>(base: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+  let worst = 0;
+  let done = false;
+  const poller = (async () => {
+    while (!done) {
+      const t = now();
+      await (await fetch(`${base}/health`)).arrayBuffer();
+      worst = Math.max(worst, now() - t);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  try {
+    return { result: await work(), worstMs: worst };
+  } finally {
+    done = true;
+    await poller;
+  }
+}
+
+/**
+ * Memory that must not remember history: the same 10-fold cross-validation (random forest on
+ * Morgan fingerprints of Kazius) run N times against one server process, its resident memory
+ * read from its own /metrics after each run (the first run is the baseline). Also the worst
+ * answer time of a small GET while each heavy job runs.
+ */
+export async function benchMemory(): Promise<Row[]> {
+  const runs = Number(process.env.TOXGRAPH_MEMORY_RUNS ?? 20);
+  const rowsToUse = Number(process.env.TOXGRAPH_MEMORY_ROWS ?? 4069);
+  const rows: Row[] = [];
+  const bench = `memory: Kazius (${rowsToUse} rows), Morgan 2048 bits, random forest 100 trees, 10-fold CV, ${runs} runs`;
+  const tmp = await tempDir('toxgraph-bench-memory-');
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--quiet']);
+  const base = `http://127.0.0.1:${server.port}`;
+  const local = (uri: string) => uri.replace(/^https?:\/\/[^/]+/, base);
+  const mib = (b: number) => `${fmt(b / 2 ** 20, 0)} MiB`;
+  try {
+    const idle = await metric(base, 'process_resident_memory_bytes');
+    rows.push({ bench, measure: 'resident memory, idle after start', value: mib(idle) });
+    const csv = readFileSync(new URL('kazius.csv', DATA), 'utf8').trim().split('\n').slice(0, rowsToUse + 1).join('\n');
+    const upload = await withPolling(base, () => run(`${base}/dataset`, {}, csv, 'text/csv'));
+    const dataset = local(upload.result);
+    rows.push({ bench, measure: 'upload: worst GET /health during it', value: `${fmt(upload.worstMs, 0)} ms` });
+    const target = (await (await fetch(`${dataset}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
+    const fp = await withPolling(base, () => run(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' }));
+    rows.push({ bench, measure: 'Morgan fingerprints: worst GET /health during it', value: `${fmt(fp.worstMs, 0)} ms` });
+    rows.push({ bench, measure: 'resident memory after upload and fingerprints', value: mib(await metric(base, 'process_resident_memory_bytes')) });
+    const after: number[] = [];
+    let worstCv = 0;
+    for (let i = 0; i < runs; i++) {
+      const t = now();
+      const cv = await withPolling(base, () => run(`${base}/crossvalidation`, { dataset_uri: local(fp.result), algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
+      worstCv = Math.max(worstCv, cv.worstMs);
+      after.push(await metric(base, 'process_resident_memory_bytes'));
+      console.log(`memory: run ${i + 1}/${runs}: ${fmt((now() - t) / 1000, 1)} s, resident ${mib(after.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, event-loop p99 ${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_p99_seconds')), 0)} ms`);
+    }
+    rows.push({ bench, measure: 'resident memory after run 1 (baseline)', value: mib(after[0]), ratio: '1.00x' });
+    rows.push({ bench, measure: `resident memory after run ${runs}`, value: mib(after.at(-1)!), ratio: `${fmt(after.at(-1)! / after[0], 2)}x` });
+    rows.push({ bench, measure: 'largest after any run', value: mib(Math.max(...after)), ratio: `${fmt(Math.max(...after) / after[0], 2)}x` });
+    rows.push({ bench, measure: 'cross-validations: worst GET /health during them', value: `${fmt(worstCv, 0)} ms` });
+    rows.push({ bench, measure: 'server event-loop delay, max since start', value: `${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_max_seconds')), 0)} ms` });
+  } finally {
+    server.kill('SIGTERM');
+    await server.exited;
+    await tmp.remove();
+  }
+  return rows;
+}
