@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { spawnServer } from '../test/helpers.js';
+import { freePort, spawnServer } from '../test/helpers.js';
 import { fmt, now, tempDir, type Row } from './util.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
@@ -60,16 +60,16 @@ export async function benchMemory(): Promise<Row[]> {
   const rows: Row[] = [];
   const bench = `memory: Kazius (${rowsToUse} rows), Morgan 2048 bits, random forest 100 trees, 10-fold CV, ${runs} runs`;
   const tmp = await tempDir('toxgraph-bench-memory-');
-  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--quiet']);
-  const base = `http://127.0.0.1:${server.port}`;
-  const local = (uri: string) => uri.replace(/^https?:\/\/[^/]+/, base);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
   const mib = (b: number) => `${fmt(b / 2 ** 20, 0)} MiB`;
   try {
     const idle = await metric(base, 'process_resident_memory_bytes');
     rows.push({ bench, measure: 'resident memory, idle after start', value: mib(idle) });
     const csv = readFileSync(new URL('kazius.csv', DATA), 'utf8').trim().split('\n').slice(0, rowsToUse + 1).join('\n');
     const upload = await withPolling(base, () => run(`${base}/dataset`, {}, csv, 'text/csv'));
-    const dataset = local(upload.result);
+    const dataset = upload.result;
     rows.push({ bench, measure: 'upload: worst GET /health during it', value: `${fmt(upload.worstMs, 0)} ms` });
     const target = (await (await fetch(`${dataset}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
     const fp = await withPolling(base, () => run(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' }));
@@ -79,7 +79,7 @@ export async function benchMemory(): Promise<Row[]> {
     let worstCv = 0;
     for (let i = 0; i < runs; i++) {
       const t = now();
-      const cv = await withPolling(base, () => run(`${base}/crossvalidation`, { dataset_uri: local(fp.result), algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
+      const cv = await withPolling(base, () => run(`${base}/crossvalidation`, { dataset_uri: fp.result, algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
       worstCv = Math.max(worstCv, cv.worstMs);
       after.push(await metric(base, 'process_resident_memory_bytes'));
       console.log(`memory: run ${i + 1}/${runs}: ${fmt((now() - t) / 1000, 1)} s, resident ${mib(after.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, event-loop p99 ${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_p99_seconds')), 0)} ms`);

@@ -7,7 +7,8 @@ export interface Logger {
 
 export function jsonLogger(quiet = false): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
-    if (quiet && level === 'info') return;
+    // quiet: no per-request lines (start-up, warnings and errors are still written)
+    if (quiet && msg === 'request') return;
     process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
   };
   return {

@@ -104,3 +104,42 @@ test('bulk graphs ({uri}/entries) answer every pattern and share atomic batches 
   assert.equal(await store.hasGraph(entries), false);
   assert.equal(await store.hasGraph('http://t/ds/1'), false);
 });
+
+test('every LevelDB iterator that quadstore drains is closed (an open one pins memory until the process ends)', async () => {
+  const { ClassicLevel } = await import('classic-level');
+  const { Quadstore } = await import('quadstore');
+  const { INDEXES } = await import('../src/store/indexes.js');
+  const { closingIterators } = await import('../src/store/closing-iterators.js');
+  const path = await mkdtemp(join(tmpdir(), 'toxgraph-iterators-'));
+  const db = new ClassicLevel<string, Uint8Array>(path, { keyEncoding: 'utf8', valueEncoding: 'view' } as any) as any;
+  let opened = 0;
+  let closed = 0;
+  const iterator = db.iterator.bind(db);
+  db.iterator = (options: unknown) => {
+    const it = iterator(options);
+    opened++;
+    const close = it.close.bind(it);
+    it.close = async () => {
+      closed++;
+      return close();
+    };
+    return it;
+  };
+  const quadstore = new Quadstore({ backend: closingIterators(db), dataFactory: df as any, indexes: INDEXES as any });
+  await quadstore.open();
+  try {
+    const graph = n('http://t/iterators');
+    await quadstore.multiPut(Array.from({ length: 300 }, (_, i) => df.quad(n(`http://t/s${i}`), n('http://t/p'), df.literal(String(i)), graph)) as any);
+    for (let i = 0; i < 20; i++) {
+      assert.equal((await quadstore.get({ graph } as any)).items.length, 300);
+      assert.equal((await quadstore.get({ graph } as any, { limit: 1 })).items.length, 1);
+      assert.equal((await quadstore.get({ graph: n('http://t/nothing') } as any)).items.length, 0);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(opened, 60);
+    assert.equal(closed, opened, `${opened - closed} iterators left open`);
+  } finally {
+    await quadstore.close();
+    await rm(path, { recursive: true, force: true });
+  }
+});

@@ -9,6 +9,7 @@ import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
 import { wrap, UnionIterator } from 'asynciterator';
 import { PendingChanges } from './pending-changes.js';
 import { ScopedSource } from './scoped-source.js';
+import { closingIterators } from './closing-iterators.js';
 import type { SparqlText } from './sparql-template.js';
 import type { QueryOptions, QueryResult, Solution, TripleStore } from './triple-store.js';
 
@@ -33,7 +34,8 @@ export class QuadstoreTripleStore implements TripleStore {
   ) {}
 
   static async open(directory: string): Promise<QuadstoreTripleStore> {
-    const backend = new ClassicLevel<string, Uint8Array>(directory, { keyEncoding: 'utf8', valueEncoding: 'view' } as any);
+    // iterators that close themselves: quadstore leaves them open, which pinned memory for good
+    const backend = closingIterators(new ClassicLevel<string, Uint8Array>(directory, { keyEncoding: 'utf8', valueEncoding: 'view' } as any) as any);
     const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
     const bulk = new BulkQuadstore({ backend: backend as any, dataFactory: df as any, indexes: BULK_INDEXES as any });
     await quadstore.open();
