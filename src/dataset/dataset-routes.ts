@@ -10,9 +10,9 @@ import { readBody, requestMediaType } from '../http/body.js';
 import { sendList, sendNegotiated, sendUri, rdfRenderers } from '../http/respond.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { Services } from '../server/services.js';
-import type { Chemistry } from '../chemistry/chemistry.js';
 import { DC_PARAMS, mergeAnnotations, type DatasetMeta, type DatasetStore, type RowFilter } from './dataset-store.js';
 import { readArff, readCsv, readRdfDataset, readSdf, type InputTable } from './table-input.js';
+import { structureReaderOn, type StructureReader } from '../chemistry/structure-reader.js';
 import { datasetRenderers } from './dataset-views.js';
 
 interface Upload {
@@ -62,13 +62,13 @@ function fileType(upload: Upload): string {
   return declared;
 }
 
-export async function parseTable(upload: Upload, chemistry: Chemistry, baseIri: string, progress?: (f: number) => void): Promise<InputTable & { title?: string }> {
+export async function parseTable(upload: Upload, read: StructureReader, baseIri: string, progress?: (f: number) => void): Promise<InputTable & { title?: string }> {
   const type = fileType(upload);
   const text = upload.body.toString('utf8');
   if (!text.trim()) throw badRequest('the uploaded file is empty');
-  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return readCsv(text, chemistry, progress);
-  if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return readSdf(text, chemistry);
-  if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return readArff(text, chemistry);
+  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return readCsv(text, read, progress);
+  if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return readSdf(text, read);
+  if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return readArff(text, read);
   if (isRdfMediaType(type)) return readRdfDataset(await parseRdf(text, type, baseIri));
   throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, chemical/x-mdl-sdfile, text/arff or RDF`);
 }
@@ -87,7 +87,7 @@ function annotationsOf(params: Params): [RDF.NamedNode, RDF.Term][] {
 
 /** Dataset component (spec 2.1, 4.12). */
 export function datasetRoutes(router: Router, services: Services, datasets: DatasetStore): void {
-  const { store, config, tasks, chemistry } = services;
+  const { store, config, tasks } = services;
   const base = datasets.collection;
   const datasetUri = (ctx: Context) => `${base}/${encodeURIComponent(ctx.params.id)}`;
 
@@ -159,7 +159,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const associated = await associatedFeatures(params);
     const annotations = annotationsOf(params);
     await createOrQueue(ctx, upload.body.length, `Upload ${upload.filename ?? 'dataset'}`, async (progress) => {
-      const table = await parseTable(upload, chemistry, `${base}/`, (f) => progress(f * 0.3));
+      const table = await parseTable(upload, structureReaderOn(services.workers), `${base}/`, (f) => progress(f * 0.3));
       const defaults: [RDF.NamedNode, RDF.Term][] = [];
       if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
       if (table.title) defaults.push([dc('title'), literal(table.title)]);
@@ -226,7 +226,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
       await datasets.merge(meta.uri, meta, table, annotationsOf(params));
     } else {
       const upload = await readUpload(ctx, config.bodyLimit);
-      const table = await parseTable(upload, chemistry, meta.uri);
+      const table = await parseTable(upload, structureReaderOn(services.workers), meta.uri);
       await datasets.merge(meta.uri, meta, table, annotationsOf(upload.params));
     }
     await sendUri(ctx, meta.uri);

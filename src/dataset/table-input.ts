@@ -2,7 +2,8 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../http/errors.js';
 import { ot, rdf, rdfs, dc } from '../rdf/namespaces.js';
-import type { Chemistry, Structure } from '../chemistry/chemistry.js';
+import type { Structure } from '../chemistry/chemistry.js';
+import type { StructureReader, StructureResult } from '../chemistry/structure-reader.js';
 
 /** Where a row's structure comes from: parsed text, or a compound/conformer URI already known. */
 export type RowStructure = { structure: Structure; name?: string } | { uri: string };
@@ -35,16 +36,11 @@ const STRUCTURE_HEADERS: [RegExp, 'smiles' | 'inchi' | 'uri'][] = [
   [/^(compound|compound_uri|compounduri|uri)$/i, 'uri'],
 ];
 
-function structureOf(text: string, kind: 'smiles' | 'inchi' | 'uri', chemistry: Chemistry, what: string): RowStructure {
-  if (kind === 'uri') return { uri: text };
-  return { structure: kind === 'inchi' ? chemistry.fromInchi(text, what) : chemistry.fromSmiles(text, what) };
-}
-
 /**
  * A delimited table (CSV): the structure column is found by its header; every other column
  * is a feature. Rows whose structure is empty or unreadable are reported and left out.
  */
-export function readCsv(text: string, chemistry: Chemistry, onProgress?: (fraction: number) => void): InputTable {
+export async function readCsv(text: string, read: StructureReader, onProgress?: (fraction: number) => void): Promise<InputTable> {
   let records: string[][];
   try {
     records = parseCsv(text, { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true });
@@ -57,53 +53,52 @@ export function readCsv(text: string, chemistry: Chemistry, onProgress?: (fracti
   if (!found.length) throw badRequest(`the CSV has no structure column: name one SMILES, STRUCTURE_SMILES, InChI or Compound (found ${header.slice(0, 10).map((h) => JSON.stringify(h)).join(', ')})`);
   const order = ['smiles', 'inchi', 'uri'];
   const chosen = found.sort((a, b) => order.indexOf(a.kind!) - order.indexOf(b.kind!))[0];
+  const kind = chosen.kind!;
   const structureColumns = new Set(found.map((c) => c.i));
   const featureIdx = header.map((_, i) => i).filter((i) => !structureColumns.has(i));
   const table: InputTable = { columns: featureIdx.map((i) => ({ title: header[i] || `column ${i + 1}` })), rows: [], warnings: [], unit: 'row', structureHeader: header[chosen.i] };
+  const candidates: { line: number; text: string; cells: string[] }[] = [];
   records.slice(1).forEach((record, k) => {
     const line = k + 2;
-    const cells = featureIdx.map((i) => record[i]);
     const text = (record[chosen.i] ?? '').trim();
-    if (k % 200 === 0) onProgress?.(k / records.length);
-    if (!text) {
-      table.warnings.push(`row ${line}: empty structure, row skipped`);
-      return;
-    }
-    try {
-      table.rows.push({ line, structure: structureOf(text, chosen.kind!, chemistry, 'structure'), cells });
-    } catch (e) {
-      table.warnings.push(`row ${line}: ${(e as Error).message}, row skipped`);
-    }
+    if (!text) table.warnings.push(`row ${line}: empty structure, row skipped`);
+    else candidates.push({ line, text, cells: featureIdx.map((i) => record[i]) });
   });
+  const parsed: (StructureResult | undefined)[] =
+    kind === 'uri' ? candidates.map(() => undefined) : await read(candidates.map((c) => ({ kind: kind === 'inchi' ? 'inchi' : 'smiles', text: c.text, what: 'structure' })), onProgress);
+  candidates.forEach((c, k) => {
+    const result = parsed[k];
+    if (!result) table.rows.push({ line: c.line, structure: { uri: c.text }, cells: c.cells });
+    else if ('error' in result) table.warnings.push(`row ${c.line}: ${result.error}, row skipped`);
+    else table.rows.push({ line: c.line, structure: { structure: result.structure }, cells: c.cells });
+  });
+  table.warnings.sort((a, b) => lineOf(a) - lineOf(b));
   return table;
 }
 
+const lineOf = (warning: string) => Number(/^\w+ (\d+)/.exec(warning)?.[1] ?? 0);
+
 /** An SD file: each record a row, each SD field a feature. */
-export function readSdf(text: string, chemistry: Chemistry): InputTable {
+export async function readSdf(text: string, read: StructureReader): Promise<InputTable> {
   const records = text.split(/\r?\n\$\$\$\$[^\n]*(?=\r?\n|$)/).filter((r) => r.trim());
   if (!records.length) throw badRequest('the SD file holds no records');
-  const titles: string[] = [];
   const table: InputTable = { columns: [], rows: [], warnings: [], unit: 'record' };
-  const parsed = records.map((r, i) => {
-    try {
-      const [rec] = chemistry.fromSdf(`${i === 0 ? r : r.replace(/^\r?\n/, '')}\n$$$$\n`);
-      for (const k of Object.keys(rec.fields)) if (!titles.includes(k)) titles.push(k);
-      return { rec, i };
-    } catch (e) {
-      table.warnings.push(`record ${i + 1}: ${(e as Error).message.replace(/^the SDF record 1 /, 'the structure ')}, record skipped`);
-      return undefined;
-    }
+  const parsed = await read(records.map((r, i) => ({ kind: 'sdf-record', text: i === 0 ? r : r.replace(/^\r?\n/, ''), what: `SDF record ${i + 1}` })));
+  const titles: string[] = [];
+  parsed.forEach((p, i) => {
+    if ('error' in p) table.warnings.push(`record ${i + 1}: ${p.error.replace(/^the SDF record 1 /, 'the structure ')}, record skipped`);
+    else for (const k of Object.keys(p.fields)) if (!titles.includes(k)) titles.push(k);
   });
   table.columns = titles.map((title) => ({ title }));
-  for (const p of parsed) {
-    if (!p) continue;
-    table.rows.push({ line: p.i + 1, structure: { structure: p.rec.structure, name: p.rec.name }, cells: titles.map((t) => p.rec.fields[t]) });
-  }
+  parsed.forEach((p, i) => {
+    if ('error' in p) return;
+    table.rows.push({ line: i + 1, structure: { structure: p.structure, name: p.name }, cells: titles.map((t) => p.fields[t]) });
+  });
   return table;
 }
 
 /** ARFF (Weka): a string attribute named SMILES/InChI/Compound holds the structure. */
-export function readArff(text: string, chemistry: Chemistry): InputTable {
+export async function readArff(text: string, read: StructureReader): Promise<InputTable> {
   const lines = text.split(/\r?\n/);
   const attributes: string[] = [];
   let dataAt = -1;
@@ -118,7 +113,7 @@ export function readArff(text: string, chemistry: Chemistry): InputTable {
   }
   if (dataAt < 0 || !attributes.length) throw badRequest('the ARFF has no @attribute or @data section');
   const csv = [attributes.map((a) => `"${a.replace(/"/g, '""')}"`).join(','), ...lines.slice(dataAt).filter((l) => l.trim() && !l.trim().startsWith('%')).map((l) => l.replace(/'([^']*)'/g, (_, v) => `"${v.replace(/"/g, '""')}"`))].join('\n');
-  const table = readCsv(csv.replace(/(^|,)\?(?=,|$)/gm, '$1'), chemistry);
+  const table = await readCsv(csv.replace(/(^|,)\?(?=,|$)/gm, '$1'), read);
   // warnings count lines of the CSV made from @data; map back to the file's lines
   table.warnings = table.warnings.map((w) => w.replace(/^row (\d+)/, (_, n) => `line ${Number(n) - 2 + dataAt + 1}`));
   for (const r of table.rows) r.line = r.line - 2 + dataAt + 1;

@@ -10,10 +10,13 @@ import { wrap, UnionIterator } from 'asynciterator';
 import { PendingChanges } from './pending-changes.js';
 import { ScopedSource } from './scoped-source.js';
 import { closingIterators } from './closing-iterators.js';
+import { TimeSlices } from '../task/time-slices.js';
 import type { SparqlText } from './sparql-template.js';
 import type { QueryOptions, QueryResult, Solution, TripleStore } from './triple-store.js';
 
 const BULK_BATCH = 20000;
+/** Graphs read at once when a write replaces many. */
+const READ_CONCURRENCY = 16;
 
 type Term = RDF.Term | null | undefined;
 
@@ -68,14 +71,29 @@ export class QuadstoreTripleStore implements TripleStore {
     return isBulkGraph(graphIri) ? this.bulk : this.quadstore;
   }
 
-  /** One LevelDB batch: main-store changes, plus the bulk-store changes added to the same batch. */
+  /**
+   * One LevelDB batch for all changes, main and bulk store alike. The index keys are added in
+   * slices of about 10 ms with the event loop free in between (a dataset of thousands of rows is
+   * hundreds of thousands of keys), and the batch is written at once at the end: other requests
+   * are answered while a large resource is prepared, and readers never see half of it.
+   */
   private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
-    const inBulk = (q: RDF.Quad) => q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value);
-    const bulkOld = oldQuads.filter(inBulk);
-    const bulkNew = newQuads.filter(inBulk);
-    await this.quadstore.multiPatch(oldQuads.filter((q) => !inBulk(q)) as any, newQuads.filter((q) => !inBulk(q)) as any, {
-      preWrite: async (batch: unknown) => this.bulk.addToBatch(batch, bulkOld, bulkNew),
-    } as any);
+    type Writer = { _batchDel(q: RDF.Quad, b: unknown): unknown; _batchPut(q: RDF.Quad, b: unknown): unknown };
+    const main = this.quadstore as unknown as Writer & { db: { batch(): { write(): Promise<void> } } };
+    const bulk = this.bulk as unknown as Writer;
+    const writerOf = (q: RDF.Quad) => (q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value) ? bulk : main);
+    const batch = main.db.batch();
+    const slices = new TimeSlices();
+    const step = async (quads: RDF.Quad[], add: boolean) => {
+      for (const q of quads) {
+        if (add) writerOf(q)._batchPut(q, batch);
+        else writerOf(q)._batchDel(q, batch);
+        await slices.pause();
+      }
+    };
+    await step(oldQuads, false);
+    await step(newQuads, true);
+    await batch.write();
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -87,6 +105,19 @@ export class QuadstoreTripleStore implements TripleStore {
   async readGraph(graphIri: string): Promise<RDF.Quad[]> {
     const { items } = await this.partitionOf(graphIri).get({ graph: df.namedNode(graphIri) as any });
     return items as RDF.Quad[];
+  }
+
+  /**
+   * The quads of many graphs (a write of thousands of compounds), read a few at a time: all at
+   * once, their thousands of settling promises would hold the event loop for hundreds of ms.
+   */
+  private async readGraphs(iris: string[], slices: TimeSlices): Promise<RDF.Quad[]> {
+    const out: RDF.Quad[] = [];
+    for (let i = 0; i < iris.length; i += READ_CONCURRENCY) {
+      for (const quads of await Promise.all(iris.slice(i, i + READ_CONCURRENCY).map((iri) => this.readGraph(iri)))) out.push(...quads);
+      await slices.pause();
+    }
+    return out;
   }
 
   /** Stream one graph in index order (for a bulk graph: subject by subject). */
@@ -102,26 +133,40 @@ export class QuadstoreTripleStore implements TripleStore {
   replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
     return this.exclusive(async () => {
       const entries = Object.entries(graphs);
-      const oldQuads = (await Promise.all(entries.map(([iri]) => this.readGraph(iri)))).flat();
-      const newQuads: RDF.Quad[] = [];
+      const slices = new TimeSlices();
+      const oldQuads = await this.readGraphs(entries.map(([iri]) => iri), slices);
+      // write only the difference: quads in both stay untouched (a policy added to the policy
+      // graph, a column added to a dataset's rows, cost what changed, not the whole graph);
+      // computed in time slices, as large resources have hundreds of thousands of quads
+      const before = new Set<string>();
+      for (const q of oldQuads) {
+        before.add(quadKey(q));
+        await slices.pause();
+      }
+      const after = new Set<string>();
+      const added: RDF.Quad[] = [];
       for (const [iri, quads] of entries) {
         const graph = df.namedNode(iri);
-        for (const q of quads) newQuads.push(df.quad(q.subject, q.predicate, q.object, graph));
+        for (const q of quads) {
+          const quad = df.quad(q.subject, q.predicate, q.object, graph);
+          const key = quadKey(quad);
+          after.add(key);
+          if (!before.has(key)) added.push(quad);
+          await slices.pause();
+        }
       }
-      // write only the difference: quads in both stay untouched (a policy added to the policy
-      // graph, a column added to a dataset's rows, cost what changed, not the whole graph)
-      const before = new Set(oldQuads.map(quadKey));
-      const after = new Set(newQuads.map(quadKey));
-      await this.patch(
-        oldQuads.filter((q) => !after.has(quadKey(q))),
-        newQuads.filter((q) => !before.has(quadKey(q))),
-      );
+      const removed: RDF.Quad[] = [];
+      for (const q of oldQuads) {
+        if (!after.has(quadKey(q))) removed.push(q);
+        await slices.pause();
+      }
+      await this.patch(removed, added);
     });
   }
 
   deleteGraphs(graphIris: string[]): Promise<void> {
     return this.exclusive(async () => {
-      const oldQuads = (await Promise.all(graphIris.map((iri) => this.readGraph(iri)))).flat();
+      const oldQuads = await this.readGraphs(graphIris, new TimeSlices());
       await this.patch(oldQuads, []);
     });
   }

@@ -1,0 +1,32 @@
+import { Chemistry, type Structure } from './chemistry.js';
+
+/**
+ * Structure parsing as a pure function of text, for worker threads (each thread loads its own
+ * RDKit and Indigo once): thousands of structures of an upload are parsed off the main thread,
+ * in parallel, while the server keeps answering.
+ */
+export interface StructureInput {
+  kind: 'smiles' | 'inchi' | 'sdf-record';
+  text: string;
+  /** How an error names the input ("structure", "SDF record 3"). */
+  what: string;
+}
+
+export type StructureResult = { structure: Structure; name?: string; fields: Record<string, string> } | { error: string };
+
+let toolkit: Promise<Chemistry> | undefined;
+
+export async function parseStructures(inputs: StructureInput[]): Promise<StructureResult[]> {
+  toolkit ??= Chemistry.load();
+  const chemistry = await toolkit;
+  return inputs.map((input): StructureResult => {
+    try {
+      if (input.kind === 'smiles') return { structure: chemistry.fromSmiles(input.text, input.what), fields: {} };
+      if (input.kind === 'inchi') return { structure: chemistry.fromInchi(input.text, input.what), fields: {} };
+      const [record] = chemistry.fromSdf(`${input.text}\n$$$$\n`);
+      return record;
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  });
+}
