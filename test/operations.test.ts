@@ -140,3 +140,67 @@ for (const [how, signal] of [
     }
   });
 }
+
+/** 240 distinct structures with two numeric columns and a numeric target. */
+function syntheticCsv(): string {
+  const lines = ['SMILES,y,x1,x2'];
+  const heads = ['', 'O', 'N', 'Cl', 'Br', 'F'];
+  for (let n = 1; n <= 40; n++) for (const [h, head] of heads.entries()) lines.push(`${head}${'C'.repeat(n)},${n * 0.1 + h},${n},${h}`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function runTask(url: string, path: string, params: Record<string, string>): Promise<string> {
+  const r = await http(`${url}${path}`, { method: 'POST', body: form(params), accept: 'text/uri-list' });
+  assert.equal(r.status, 202, r.text);
+  return r.text.trim();
+}
+
+async function until(url: string, task: string, done: (t: { status?: string; percent: number }) => boolean): Promise<{ status?: string; percent: number }> {
+  for (let i = 0; i < 1200; i++) {
+    const r = await http(task.replace(/^https?:\/\/[^/]+/, url), { accept: 'text/turtle' });
+    const quads = parseTurtle(r.text);
+    const t = { status: quads.find((q) => q.predicate.value === `${OT}hasStatus`)?.object.value, percent: Number(quads.find((q) => q.predicate.value === `${OT}percentageCompleted`)?.object.value ?? 0) };
+    if (done(t)) return t;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`task ${task} never reached the state waited for`);
+}
+
+test('kill -9 in the middle of a descriptor calculation and of a cross-validation: nothing half-written after restart, tasks Interrupted, the same requests then succeed', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'toxgraph-crash-jobs-'));
+  const args = ['--data', dir, '--host', '127.0.0.1', '--base-url', 'http://toxgraph.test'];
+  const list = async (url: string, path: string) => (await http(`${url}${path}`, { accept: 'text/uri-list' })).text.trim().split(/\r?\n/).filter(Boolean);
+  try {
+    let server = await spawnServer(args);
+    let url = `http://127.0.0.1:${server.port}`;
+    const upload = await http(`${url}/dataset`, { method: 'POST', body: syntheticCsv(), contentType: 'text/csv', accept: 'text/uri-list' });
+    assert.equal(upload.status, 200, upload.text);
+    const dataset = upload.text.trim();
+    const target = (await list(url, `${dataset.replace('http://toxgraph.test', '')}/features`))[0];
+    const jobs: [string, string, Record<string, string>][] = [
+      ['descriptors', '/algorithm/rdkit-descriptors', { dataset_uri: dataset }],
+      ['cross-validation', '/crossvalidation', { dataset_uri: dataset, prediction_feature: target, algorithm_uri: 'http://toxgraph.test/algorithm/random-forest-regression', algorithm_params: 'numTrees=400', num_folds: '10' }],
+    ];
+    for (const [name, path, params] of jobs) {
+      const before = { datasets: await list(url, '/dataset'), validations: await list(url, '/validation'), crossvalidations: await list(url, '/crossvalidation') };
+      const task = await runTask(url, path, params);
+      // kill it once it has done some of its work (for the cross-validation: a fold or more written)
+      await until(url, task, (t) => t.status === 'Running' && t.percent >= (name === 'cross-validation' ? 15 : 1));
+      server.kill('SIGKILL');
+      await server.exited;
+      server = await spawnServer(args);
+      url = `http://127.0.0.1:${server.port}`;
+      const after = await until(url, task, () => true);
+      assert.equal(after.status, 'Error', name);
+      assert.deepEqual(await list(url, '/dataset'), before.datasets, `${name}: a dataset was left behind`);
+      assert.deepEqual(await list(url, '/validation'), before.validations, `${name}: fold validations were left behind`);
+      assert.deepEqual(await list(url, '/crossvalidation'), before.crossvalidations, name);
+      const again = await runTask(url, path, name === 'cross-validation' ? { ...params, algorithm_params: 'numTrees=10' } : params);
+      assert.equal((await until(url, again, (t) => t.status === 'Completed' || t.status === 'Error')).status, 'Completed', name);
+    }
+    server.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

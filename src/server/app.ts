@@ -59,18 +59,23 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   compoundRoutes(router, services, compounds);
   const datasets = new DatasetStore(services, compounds);
   datasetRoutes(router, services, datasets);
-  // rows of an upload that a crash cut off before its metadata was written
-  const ready = datasets.removeOrphans().then(async (n) => {
-    if (n) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: n });
-    await publishCatalogue(services);
-  });
   const models = new ModelStore(services);
   const descriptors = new DescriptorCalculation(services);
   algorithmRoutes(router, services, { datasets, models, descriptors });
   const predictor = new Predictor(services, descriptors);
   modelRoutes(router, services, datasets, models, predictor);
   const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));
-  crossvalidationRoutes(router, services, runner, new Crossvalidations(services, runner));
+  const crossvalidations = new Crossvalidations(services, runner);
+  crossvalidationRoutes(router, services, runner, crossvalidations);
+  // what a crash cut off: rows of an upload whose metadata was never written, fold validations
+  // of a cross-validation that never finished
+  const ready = (async () => {
+    const rows = await datasets.removeOrphans();
+    if (rows) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
+    const folds = await crossvalidations.removeOrphanFolds();
+    if (folds) log.warn('removed the fold validations of cross-validations interrupted by the last shutdown', { count: folds });
+    await publishCatalogue(services);
+  })();
   validationRoutes(router, services, runner, predictor);
   featureRoutes(router, services);
   taskRoutes(router, services);

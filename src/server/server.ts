@@ -99,7 +99,12 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   };
   // a task's result belongs to whoever started the task, and so does every resource minted for a caller
   tasks.onResult = (uri, creator) => services.access.grant(uri, creator);
-  services.ids.onMint = (uri) => services.access.grant(uri, currentUser.getStore());
+  services.ids.onMint = async (uri) => {
+    await services.access.grant(uri, currentUser.getStore());
+    await tasks.recordMinted(uri);
+  };
+  // what a task that does not complete created is removed again (shared compounds and features stay)
+  tasks.rollbackScope = (uri) => ['dataset', 'model', 'validation', 'crossvalidation'].some((c) => uri.startsWith(`${config.baseUrl}/${c}/`));
   const registry = new OntologyRegistry(store, published, config, log);
   await registry.load();
   registry.startRefreshing();

@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { randomUUID } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
 import { HttpError } from '../http/errors.js';
 import { errorReportQuads } from '../http/error-report.js';
@@ -36,7 +37,15 @@ interface TaskState {
   lastWrite: number;
   writtenPercent: number;
   progressTimer?: NodeJS.Timeout;
+  /** Resources this task's work created: removed again unless the task completes. */
+  minted: string[];
 }
+
+/** The task whose work is running in the current async context. */
+const runningTask = new AsyncLocalStorage<TaskState>();
+
+/** The graphs a resource may own besides its own (dataset rows, model content, pooled statistics). */
+const OWNED_GRAPH_SUFFIXES = ['', '/entries', '/content', '/statistics'];
 
 const PROGRESS_WRITE_INTERVAL_MS = 250;
 /** How long closing waits for running work to end after aborting it. */
@@ -75,7 +84,34 @@ export class TaskRunner {
     return `${this.baseUrl}/task`;
   }
 
-  /** End tasks that a previous process left Queued or Running. */
+  /**
+   * Resources a task creates (datasets, models, validations, cross-validations; never shared
+   * ones such as compounds and features) are recorded as they are minted, in the graph
+   * `{task}/minted`, so that work that fails, is cancelled or is cut off by a crash leaves
+   * nothing half-done behind: its resources are removed when it ends without completing, or at
+   * the next start.
+   */
+  rollbackScope?: (uri: string) => boolean;
+
+  async recordMinted(uri: string): Promise<void> {
+    const state = runningTask.getStore();
+    if (!state || !this.rollbackScope?.(uri)) return;
+    state.minted.push(uri);
+    await this.writeMinted(state.uri, state.minted);
+  }
+
+  private writeMinted(taskUri: string, minted: string[]): Promise<void> {
+    const task = df.namedNode(taskUri);
+    return this.store.replaceGraphs({ [`${taskUri}/minted`]: minted.map((m) => df.quad(task, ot('minted'), df.namedNode(m))) });
+  }
+
+  /** Remove what a task that did not complete created, and its record of it. */
+  private async rollback(taskUri: string, minted: string[]): Promise<void> {
+    await this.store.deleteGraphs([...minted.flatMap((m) => OWNED_GRAPH_SUFFIXES.map((suffix) => `${m}${suffix}`)), `${taskUri}/minted`]);
+    if (minted.length) this.log.warn('removed what an unfinished task had created', { task: taskUri, count: minted.length });
+  }
+
+  /** End tasks that a previous process left Queued or Running, and remove what they had created. */
   async recoverInterrupted(): Promise<number> {
     const rows = await select(
       this.store,
@@ -83,6 +119,8 @@ export class TaskRunner {
     );
     for (const row of rows) {
       const uri = row.task.value;
+      const minted = (await this.store.readGraph(`${uri}/minted`)).map((q) => q.object.value);
+      await this.rollback(uri, minted);
       const quads = await this.store.readGraph(uri);
       const keep = quads.filter((q) => !(q.subject.value === uri && [ot('hasStatus'), dcterms('modified'), ot('error')].some((p) => p.equals(q.predicate))));
       const node = df.namedNode(`${uri}#error`);
@@ -104,7 +142,7 @@ export class TaskRunner {
   async submit(title: string, work: Work, creator: string | undefined = currentUser.getStore()): Promise<string> {
     const uri = `${this.baseUrl}/task/${randomUUID()}`;
     const now = new Date();
-    const state: TaskState = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, controller: new AbortController(), lastWrite: 0, writtenPercent: 0 };
+    const state: TaskState = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, controller: new AbortController(), lastWrite: 0, writtenPercent: 0, minted: [] };
     this.active.set(uri, state);
     await this.persist(state);
     this.queue.push({ state, work });
@@ -190,14 +228,14 @@ export class TaskRunner {
     };
     try {
       // the work acts for the task's creator: what it creates belongs to them
-      const result = await currentUser.run(state.creator, () => work(job));
-      if (state.status !== 'Running') return; // cancelled meanwhile: keep Cancelled
+      const result = await runningTask.run(state, () => currentUser.run(state.creator, () => work(job)));
+      if (state.status !== 'Running') return await this.rollback(state.uri, state.minted); // cancelled meanwhile: keep Cancelled
       await this.onResult?.(result, state.creator);
       state.status = 'Completed';
       state.percent = 100;
       state.resultUri = result;
     } catch (e) {
-      if (state.status !== 'Running') return;
+      if (state.status !== 'Running') return await this.rollback(state.uri, state.minted);
       state.status = 'Error';
       if (state.controller.signal.aborted && state.controller.signal.reason instanceof HttpError) state.error = state.controller.signal.reason;
       else if (e instanceof HttpError) state.error = e;
@@ -209,6 +247,11 @@ export class TaskRunner {
     clearTimeout(state.progressTimer);
     state.modified = new Date();
     if (state.status === 'Completed' || state.status === 'Error') this.ended[state.status]++;
+    if (state.status === 'Completed') {
+      if (state.minted.length) await this.store.deleteGraphs([`${state.uri}/minted`]).catch(() => undefined);
+    } else {
+      await this.rollback(state.uri, state.minted).catch((e) => this.log.error('could not remove what a failed task created', { task: state.uri, error: String(e) }));
+    }
     await this.persist(state);
   }
 

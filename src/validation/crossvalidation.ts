@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
-import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
+import { listTypedGraphs, readTypedGraph, select } from '../store/query-helpers.js';
+import { sparql } from '../store/sparql-template.js';
 import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
@@ -52,6 +53,19 @@ export class Crossvalidations {
     private readonly runner: ValidationRunner,
   ) {
     this.collection = `${services.config.baseUrl}/crossvalidation`;
+  }
+
+  /**
+   * Fold validations of a cross-validation that never finished (the server was killed while it
+   * ran; a failure or a cancellation removes them itself): removed at start-up.
+   */
+  async removeOrphanFolds(): Promise<number> {
+    const { store } = this.services;
+    const rows = await select(store, sparql`SELECT DISTINCT ?v ?c WHERE { GRAPH ?v { ?v ${ot('crossvalidationInfo')} ?i . ?i ${ot('crossvalidation')} ?c } }`);
+    const orphans: string[] = [];
+    for (const r of rows) if (!(await store.hasGraph(r.c.value))) orphans.push(r.v.value);
+    if (orphans.length) await this.runner.validations.delete(orphans);
+    return orphans.length;
   }
 
   statisticsUri(uri: string): string {
