@@ -11,7 +11,7 @@ import type { Services } from '../server/services.js';
 import { compoundQuads, structureFrom, type CompoundRegistry, type StoredStructure } from './compound-registry.js';
 import { FeatureValues } from './feature-values.js';
 import { readStructures } from './structure-input.js';
-import { structureRenderers } from './structure-views.js';
+import { structureRenderers, type StructureDetails } from './structure-views.js';
 
 /** Compound and conformer components (spec 2.3, 4.8, 4.9, 4.10). */
 export function compoundRoutes(router: Router, services: Services, compounds: CompoundRegistry): void {
@@ -43,22 +43,26 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
   /** GET of a compound or conformer in any representation; feature_uris[] adds those values. */
   async function getStructure(ctx: Context, uri: string) {
     const { s, quads } = await requireStructure(uri);
-    const params = Params.fromQuery(ctx);
-    const requested = params.all('feature_uris');
-    const own = await values.read(uri);
-    // values set on the structure itself win; the rest come from datasets that hold it
-    const missing = requested.filter((f) => !own.some((v) => v.feature === f));
-    const all = [...own, ...(await values.fromDatasets(uri, missing))];
-    const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
-    const titles = await featureTitles(all.map((v) => v.feature));
-    const conformers = s.parent ? [] : await compounds.conformerUris(uri);
-    await sendNegotiated(
-      ctx,
-      structureRenderers(ctx, chemistry, s, () => [...quads, ...values.quads(uri, shown)], requested.length ? shown : all, titles, [
-        { label: 'Conformers', uris: conformers },
-        ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : []),
-      ]),
-    );
+    const requested = Params.fromQuery(ctx).all('feature_uris');
+    // feature values, titles and conformers only for the representations that show them:
+    // a client asking for SMILES gets one graph read
+    let loaded: Promise<StructureDetails> | undefined;
+    const details = () =>
+      (loaded ??= (async () => {
+        const own = await values.read(uri);
+        // values set on the structure itself win; the rest come from datasets that hold it
+        const missing = requested.filter((f) => !own.some((v) => v.feature === f));
+        const all = [...own, ...(await values.fromDatasets(uri, missing))];
+        const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
+        const conformers = s.parent ? [] : await compounds.conformerUris(uri);
+        return {
+          rdf: [...quads, ...values.quads(uri, shown)],
+          values: requested.length ? shown : all,
+          titles: await featureTitles(all.map((v) => v.feature)),
+          related: [{ label: 'Conformers', uris: conformers }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
+        };
+      })());
+    await sendNegotiated(ctx, structureRenderers(ctx, chemistry, s, details));
   }
 
   // --- compounds -----------------------------------------------------------------------

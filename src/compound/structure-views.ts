@@ -36,15 +36,15 @@ export function sdRecord(s: StoredStructure, values: FeatureValue[], titles: Map
   return `${molfile}${fields.map(([k, v]) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`).join('')}$$$$\n`;
 }
 
-export function structureRenderers(
-  ctx: Context,
-  chemistry: Chemistry,
-  s: StoredStructure,
-  rdf: () => Promise<RDF.Quad[]> | RDF.Quad[],
-  values: FeatureValue[],
-  titles: Map<string, string>,
-  related: { label: string; uris: string[] }[] = [],
-): Record<string, Renderer> {
+/** What only some representations show (feature values, their titles, related resources), loaded when one of them is asked for. */
+export interface StructureDetails {
+  rdf: RDF.Quad[];
+  values: FeatureValue[];
+  titles: Map<string, string>;
+  related: { label: string; uris: string[] }[];
+}
+
+export function structureRenderers(ctx: Context, chemistry: Chemistry, s: StoredStructure, details: () => Promise<StructureDetails>): Record<string, Renderer> {
   const { w, h } = size(ctx);
   const v3000 = new URLSearchParams(ctx.querystring).get('molfile') === 'v3000';
   const title = s.names[0] ?? s.smiles;
@@ -52,16 +52,20 @@ export function structureRenderers(
     'chemical/x-daylight-smiles': () => `${s.smiles}\n`,
     'chemical/x-inchi': () => `${s.inchi}\n`,
     'chemical/x-inchi-key': () => `${s.inchiKey}\n`,
-    'chemical/x-mdl-sdfile': () => sdRecord(s, values, titles),
+    'chemical/x-mdl-sdfile': async () => {
+      const { values, titles } = await details();
+      return sdRecord(s, values, titles);
+    },
     'chemical/x-mdl-molfile': () => (v3000 ? chemistry.v3000(s.molfile) : s.molfile),
     'chemical/x-cml': () => chemistry.cml(s.molfile),
     'image/png': () => chemistry.png(s.molfile, w, h),
     'image/svg+xml': () => chemistry.svg(s.molfile, w, h),
     'text/plain': () => s.names.map((n) => `${n}\n`).join(''),
-    ...rdfRenderers(ctx, rdf, title),
+    ...rdfRenderers(ctx, async () => (await details()).rdf, title),
     'text/uri-list': () => `${s.uri}\r\n`,
   };
-  renderers['text/html'] = () => {
+  renderers['text/html'] = async () => {
+    const { values, titles, related } = await details();
     const ids = [
       ['SMILES', s.smiles],
       ['InChI', s.inchi],

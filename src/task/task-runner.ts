@@ -62,6 +62,8 @@ export class TaskRunner {
   private readonly queue: { state: TaskState; work: Work }[] = [];
   private running = 0;
   private readonly executions = new Set<Promise<void>>();
+  /** The execution of each running task, by URI (settled() waits for it to end). */
+  private readonly finishing = new Map<string, Promise<unknown>>();
   private writes: Promise<unknown> = Promise.resolve();
   /** Tasks that ended, by how they ended, since the server started (metrics). */
   readonly ended = { Completed: 0, Error: 0, Cancelled: 0 };
@@ -171,6 +173,8 @@ export class TaskRunner {
       return !state || (state.status !== 'Queued' && state.status !== 'Running');
     };
     while (!done()) await new Promise((r) => setTimeout(r, 20));
+    // and whatever it does on its way out (removing what a failed task created, its last write)
+    await this.finishing.get(uri);
     await this.writes;
   }
 
@@ -199,9 +203,11 @@ export class TaskRunner {
         this.running--;
         this.active.delete(state.uri);
         this.executions.delete(execution);
+        this.finishing.delete(state.uri);
         this.pump();
       });
       this.executions.add(execution);
+      this.finishing.set(state.uri, execution.catch(() => undefined));
     }
   }
 

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { freePort, spawnServer } from '../test/helpers.js';
+import { fmt, tempDir, type Row } from './util.js';
+
+type Result = autocannon.Result;
+
+function cannon(options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+/** The bare Koa baseline in its own process; answers its port and a stop function. */
+async function startBareKoa(): Promise<{ port: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-koa.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)));
+  return { port, stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); }) };
+}
+
+const FEATURE = (n: number) => `@prefix ot: <http://www.opentox.org/api/1.1#> . @prefix dc: <http://purl.org/dc/elements/1.1/> .
+[] a ot:NumericFeature ; dc:title "load ${n}" ; ot:units "mg/L" .`;
+
+/**
+ * Load: 50 concurrent clients for 60 s (TOXGRAPH_LOAD_SECONDS) against one server process,
+ * mixing reads (a compound as SMILES, a dataset page as CSV, a feature, a SPARQL SELECT) with
+ * writes (POST /feature, a small dataset upload). Every acknowledged write is read back
+ * afterwards. Baseline: GET /compound/{id} against a bare Koa handler in the same run.
+ */
+export async function benchLoad(): Promise<Row[]> {
+  const seconds = Number(process.env.TOXGRAPH_LOAD_SECONDS ?? 60);
+  const connections = 50;
+  const rows: Row[] = [];
+  const bench = `load: ${connections} concurrent clients`;
+  const tmp = await tempDir('toxgraph-bench-load-');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+  const koa = await startBareKoa();
+  try {
+    const post = async (path: string, body: string, type: string) => (await (await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'Content-Type': type, Accept: 'text/uri-list' } })).text()).trim();
+    const compound = (await post('/compound', 'c1ccccc1O', 'chemical/x-daylight-smiles')).slice(base.length);
+    const feature = (await post('/feature', FEATURE(0), 'text/turtle')).slice(base.length);
+    const dataset = (await post('/dataset', 'SMILES,LC50\nCCO,1.5\nc1ccccc1,2.25\nCCN,0.5\n', 'text/csv')).slice(base.length);
+    const query = encodeURIComponent('SELECT ?f ?t WHERE { GRAPH ?f { ?f a <http://www.opentox.org/api/1.1#Feature> ; <http://purl.org/dc/elements/1.1/title> ?t } } LIMIT 20');
+
+    // GET /compound/{id} as SMILES: ToxGraph vs a bare Koa handler, 10 s each
+    const single = { connections, duration: Math.min(10, seconds), headers: { Accept: 'chemical/x-daylight-smiles' } };
+    const ours = await cannon({ ...single, url: `${base}${compound}` });
+    const bare = await cannon({ ...single, url: `http://127.0.0.1:${koa.port}/` });
+    rows.push({ bench, measure: 'bare Koa handler, GET (baseline)', value: `${fmt(bare.requests.average, 0)} req/s, p50 ${bare.latency.p50} ms, p99 ${bare.latency.p99} ms`, ratio: '1.00x' });
+    rows.push({ bench, measure: 'GET /compound/{id} as SMILES', value: `${fmt(ours.requests.average, 0)} req/s, p50 ${ours.latency.p50} ms, p99 ${ours.latency.p99} ms`, ratio: `${fmt(ours.requests.average / bare.requests.average, 2)}x` });
+
+    // the mix, with every acknowledged write remembered
+    const written: string[] = [];
+    let writes = 0;
+    const remember = (status: number, body: string) => {
+      if (status === 200 || status === 201) written.push(body.trim());
+    };
+    let n = 0;
+    const mixed = await cannon({
+      url: base,
+      connections,
+      duration: seconds,
+      requests: [
+        { method: 'GET', path: compound, headers: { Accept: 'chemical/x-daylight-smiles' } },
+        { method: 'GET', path: `${dataset}?page=0&pagesize=2`, headers: { Accept: 'text/csv' } },
+        { method: 'GET', path: feature, headers: { Accept: 'text/turtle' } },
+        { method: 'GET', path: `/sparql?query=${query}`, headers: { Accept: 'application/sparql-results+json' } },
+        {
+          method: 'POST',
+          path: '/feature',
+          headers: { 'Content-Type': 'text/turtle', Accept: 'text/uri-list' },
+          setupRequest: (request) => ({ ...request, body: FEATURE(++n) }),
+          onResponse: (status, body) => {
+            writes++;
+            remember(status, body);
+          },
+        },
+        {
+          method: 'POST',
+          path: '/dataset',
+          headers: { 'Content-Type': 'text/csv', Accept: 'text/uri-list' },
+          setupRequest: (request) => ({ ...request, body: `SMILES,value\nCCO,${++n}\nCCCO,${n / 2}\n` }),
+          onResponse: (status, body) => {
+            writes++;
+            remember(status, body);
+          },
+        },
+      ],
+    });
+    let lost = 0;
+    for (const uri of written) {
+      const r = await fetch(uri, { headers: { Accept: 'text/uri-list' } });
+      await r.arrayBuffer();
+      if (r.status !== 200) lost++;
+    }
+    const mixBench = `load: ${connections} clients for ${seconds} s, reads (compound SMILES, dataset page CSV, feature, SPARQL) and writes (POST feature, dataset upload)`;
+    rows.push({ bench: mixBench, measure: 'requests', value: `${mixed.requests.total} (${fmt(mixed.requests.average, 0)}/s)` });
+    rows.push({ bench: mixBench, measure: 'latency p50 / p99 / max', value: `${mixed.latency.p50} / ${mixed.latency.p99} / ${mixed.latency.max} ms` });
+    rows.push({ bench: mixBench, measure: 'errors (connection) / non-2xx / timeouts', value: `${mixed.errors} / ${mixed.non2xx} / ${mixed.timeouts}` });
+    rows.push({ bench: mixBench, measure: 'writes acknowledged / read back', value: `${written.length} of ${writes} / ${written.length - lost}`, ratio: lost ? `${lost} LOST` : '0 lost' });
+    return rows;
+  } finally {
+    await koa.stop();
+    server.kill('SIGTERM');
+    await server.exited;
+    await tmp.remove();
+  }
+}
