@@ -143,3 +143,33 @@ test('every LevelDB iterator that quadstore drains is closed (an open one pins m
     await rm(path, { recursive: true, force: true });
   }
 });
+
+test('the graph cache never answers a graph older than the last write, and holds a bounded number of quads', async () => {
+  const { GraphCache } = await import('../src/store/graph-cache.js');
+  const g = 'http://t/cached';
+  await store.replaceGraphs({ [g]: [q(g, 'http://t/p', df.literal('one'))] });
+  assert.equal((await store.readGraph(g))[0].object.value, 'one');
+  assert.equal((await store.readGraph(g))[0].object.value, 'one'); // from the cache
+  await store.replaceGraphs({ [g]: [q(g, 'http://t/p', df.literal('two'))] });
+  assert.equal((await store.readGraph(g))[0].object.value, 'two');
+  await store.update(`DELETE WHERE { GRAPH <${g}> { ?s ?p ?o } } ; INSERT DATA { GRAPH <${g}> { <${g}> <http://t/p> "three" } }`);
+  assert.deepEqual((await store.readGraph(g)).map((x) => x.object.value), ['three']);
+  await store.deleteGraphs([g]);
+  assert.equal(await store.hasGraph(g), false);
+  // callers may change what they get without changing the cache
+  await store.replaceGraphs({ [g]: [q(g, 'http://t/p', df.literal('four'))] });
+  (await store.readGraph(g)).pop();
+  assert.equal((await store.readGraph(g)).length, 1);
+  // a read that began before a write is not cached
+  const cache = new GraphCache(10, 5);
+  const epoch = cache.epoch;
+  cache.invalidate(['x']);
+  cache.put('x', [q('http://t/a', 'http://t/p', 'http://t/old')], epoch);
+  assert.equal(cache.get('x'), undefined);
+  // bounded: eleven one-quad graphs in a cache of ten quads keep the last ten
+  for (let i = 0; i < 11; i++) cache.put(`g${i}`, [q(`http://t/${i}`, 'http://t/p', 'http://t/o')], cache.epoch);
+  assert.equal(cache.get('g0'), undefined);
+  assert.ok(cache.get('g10'));
+  cache.put('big', Array.from({ length: 6 }, (_, i) => q(`http://t/${i}`, 'http://t/p', 'http://t/o')), cache.epoch);
+  assert.equal(cache.get('big'), undefined, 'graphs larger than the per-graph bound are not cached');
+});

@@ -11,6 +11,7 @@ import { PendingChanges } from './pending-changes.js';
 import { ScopedSource } from './scoped-source.js';
 import { closingIterators } from './closing-iterators.js';
 import { TimeSlices } from '../task/time-slices.js';
+import { GraphCache } from './graph-cache.js';
 import type { SparqlText } from './sparql-template.js';
 import type { QueryOptions, QueryResult, Solution, TripleStore } from './triple-store.js';
 
@@ -28,6 +29,8 @@ type Term = RDF.Term | null | undefined;
  */
 export class QuadstoreTripleStore implements TripleStore {
   private readonly engine = new QueryEngine();
+  /** Recently read small graphs; every write invalidates what it touches. */
+  private readonly cache = new GraphCache();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
 
@@ -94,6 +97,10 @@ export class QuadstoreTripleStore implements TripleStore {
     await step(oldQuads, false);
     await step(newQuads, true);
     await batch.write();
+    const touched = new Set<string>();
+    for (const q of oldQuads) touched.add(q.graph.value);
+    for (const q of newQuads) touched.add(q.graph.value);
+    this.cache.invalidate(touched);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -103,7 +110,11 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   async readGraph(graphIri: string): Promise<RDF.Quad[]> {
+    const cached = this.cache.get(graphIri);
+    if (cached) return cached;
+    const epoch = this.cache.epoch;
     const { items } = await this.partitionOf(graphIri).get({ graph: df.namedNode(graphIri) as any });
+    this.cache.put(graphIri, items as RDF.Quad[], epoch);
     return items as RDF.Quad[];
   }
 
@@ -126,6 +137,8 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   async hasGraph(graphIri: string): Promise<boolean> {
+    const cached = this.cache.get(graphIri);
+    if (cached) return cached.length > 0;
     const { items } = await this.partitionOf(graphIri).get({ graph: df.namedNode(graphIri) as any }, { limit: 1 });
     return items.length > 0;
   }
