@@ -1,23 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, now, tempDir, type Row } from './util.js';
+import { fmt, now, postAndFollow, tempDir, type Row } from './util.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 
-/** POST and follow the task; answers the result URI. */
-async function run(url: string, params: Record<string, string>, body?: string, type?: string): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { Accept: 'text/uri-list', 'Content-Type': type ?? 'application/x-www-form-urlencoded' }, body: body ?? new URLSearchParams(params) });
-  const text = (await res.text()).trim();
-  if (res.status === 200) return text;
-  if (res.status !== 202) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
-  for (;;) {
-    const t = await fetch(text, { headers: { Accept: 'text/uri-list' } });
-    const answer = (await t.text()).trim();
-    if (t.status === 200) return answer;
-    if (t.status !== 202) throw new Error(`task ${text}: ${t.status} ${answer.slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 /** A figure of the server's own /metrics. */
 async function metric(base: string, name: string): Promise<number> {
@@ -68,18 +54,18 @@ export async function benchMemory(): Promise<Row[]> {
     const idle = await metric(base, 'process_resident_memory_bytes');
     rows.push({ bench, measure: 'resident memory, idle after start', value: mib(idle) });
     const csv = readFileSync(new URL('kazius.csv', DATA), 'utf8').trim().split('\n').slice(0, rowsToUse + 1).join('\n');
-    const upload = await withPolling(base, () => run(`${base}/dataset`, {}, csv, 'text/csv'));
+    const upload = await withPolling(base, () => postAndFollow(`${base}/dataset`, {}, csv, 'text/csv'));
     const dataset = upload.result;
     rows.push({ bench, measure: 'upload: worst GET /health during it', value: `${fmt(upload.worstMs, 0)} ms` });
     const target = (await (await fetch(`${dataset}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
-    const fp = await withPolling(base, () => run(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' }));
+    const fp = await withPolling(base, () => postAndFollow(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' }));
     rows.push({ bench, measure: 'Morgan fingerprints: worst GET /health during it', value: `${fmt(fp.worstMs, 0)} ms` });
     rows.push({ bench, measure: 'resident memory after upload and fingerprints', value: mib(await metric(base, 'process_resident_memory_bytes')) });
     const after: number[] = [];
     let worstCv = 0;
     for (let i = 0; i < runs; i++) {
       const t = now();
-      const cv = await withPolling(base, () => run(`${base}/crossvalidation`, { dataset_uri: fp.result, algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
+      const cv = await withPolling(base, () => postAndFollow(`${base}/crossvalidation`, { dataset_uri: fp.result, algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
       worstCv = Math.max(worstCv, cv.worstMs);
       after.push(await metric(base, 'process_resident_memory_bytes'));
       console.log(`memory: run ${i + 1}/${runs}: ${fmt((now() - t) / 1000, 1)} s, resident ${mib(after.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, event-loop p99 ${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_p99_seconds')), 0)} ms`);

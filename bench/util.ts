@@ -65,3 +65,22 @@ export async function postFeature(serverUrl: string, i: number): Promise<string>
   if (res.status !== 200) throw new Error(`POST /feature answered ${res.status}: ${text.slice(0, 300)}`);
   return text.trim();
 }
+
+/** POST (a form, or a body of `type`) and, when the answer is a task, follow it; answers the result URI. */
+export async function postAndFollow(url: string, params: Record<string, string>, body?: string, type?: string): Promise<string> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { Accept: 'text/uri-list', 'Content-Type': type ?? 'application/x-www-form-urlencoded' },
+    body: body ?? new URLSearchParams(params),
+  });
+  const text = (await res.text()).trim();
+  if (res.status === 200) return text;
+  if (res.status !== 202) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
+  for (;;) {
+    const t = await fetch(text, { headers: { Accept: 'text/uri-list' } });
+    const answer = (await t.text()).trim();
+    if (t.status === 200) return answer;
+    if (t.status !== 202) throw new Error(`task ${text}: ${t.status} ${answer.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

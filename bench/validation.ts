@@ -5,29 +5,12 @@ import type { RunFunction } from '../src/learning/learner.js';
 import { randomForestClassification, randomForestRegression } from '../src/learning/random-forest.js';
 import { WorkerPool } from '../src/task/worker-pool.js';
 import { crossValidate, defaults, foldsOf, loadKazius, loadEpafhmMorgan } from './learners.js';
-import { fmt, now, ratio, tempDir, type Row } from './util.js';
+import { fmt, now, postAndFollow, ratio, tempDir, type Row } from './util.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 /** Measured on this machine with scikit-learn, 100 trees, the same fold scheme (issue 7). */
 const SKLEARN = { kaziusAccuracy: 0.838, kaziusAuc: 0.903, kaziusSeconds: 60.6, epafhmR2: 0.475 };
 
-async function post(url: string, params: Record<string, string>, body?: string, type?: string): Promise<string> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { Accept: 'text/uri-list', 'Content-Type': type ?? 'application/x-www-form-urlencoded' },
-    body: body ?? new URLSearchParams(params),
-  });
-  const text = (await res.text()).trim();
-  if (res.status === 200) return text;
-  if (res.status !== 202) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
-  for (;;) {
-    const t = await fetch(text, { headers: { Accept: 'text/uri-list' } });
-    const answer = (await t.text()).trim();
-    if (t.status === 200) return answer;
-    if (t.status !== 202) throw new Error(`task ${text}: ${t.status} ${answer.slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /**
  * 10-fold cross-validation through the HTTP interface (upload, fingerprints, POST
@@ -49,12 +32,12 @@ export async function benchValidation(): Promise<Row[]> {
     ]) {
       const bench = `validation: ${setup.name}, Morgan r2 2048 bits, ${setup.learner} 100 trees, 10-fold CV (stratified=${setup.stratified}) over HTTP`;
       let t = now();
-      const dataset = await post(`${base}/dataset`, {}, readFileSync(new URL(setup.file, DATA), 'utf8'), 'text/csv');
+      const dataset = await postAndFollow(`${base}/dataset`, {}, readFileSync(new URL(setup.file, DATA), 'utf8'), 'text/csv');
       const target = (await (await fetch(`${dataset}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
-      const fingerprints = await post(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' });
+      const fingerprints = await postAndFollow(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' });
       rows.push({ bench, measure: 'upload + Morgan fingerprints s', value: fmt((now() - t) / 1000, 1) });
       t = now();
-      const cv = await post(`${base}/crossvalidation`, { dataset_uri: fingerprints, algorithm_uri: `${base}/algorithm/${setup.learner}`, prediction_feature: target, num_folds: '10', random_seed: '1', stratified: setup.stratified });
+      const cv = await postAndFollow(`${base}/crossvalidation`, { dataset_uri: fingerprints, algorithm_uri: `${base}/algorithm/${setup.learner}`, prediction_feature: target, num_folds: '10', random_seed: '1', stratified: setup.stratified });
       const httpSeconds = (now() - t) / 1000;
       const statistics = (await (await fetch(`${cv}/statistics`, { headers: { Accept: 'application/json' } })).json()) as any;
 

@@ -9,6 +9,12 @@ try {
   process.exit(2);
 }
 const server = await startServer(config);
+// glibc gives each thread that allocates (LevelDB's compaction, libuv's pool, worker threads) its
+// own malloc arena and rarely returns their free pages: resident memory then grows with every
+// job although nothing leaks. `npm start` limits the arenas to two.
+if (process.platform === 'linux' && !process.env.MALLOC_ARENA_MAX) {
+  server.services.log.warn('MALLOC_ARENA_MAX is not set: resident memory may grow with every job (glibc malloc arenas); start with `npm start` or set MALLOC_ARENA_MAX=2');
+}
 // A stray rejection must not take the whole service down; it is logged as the bug it is.
 process.on('unhandledRejection', (reason) => {
   process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: String((reason as Error)?.stack ?? reason) }) + '\n');

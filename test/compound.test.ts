@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, featureTurtle, OT, type TestServer } from './helpers.js';
+import { ETHANOL_3D } from './fixtures.js';
 
 let s: TestServer;
 before(async () => {
@@ -12,18 +13,6 @@ const local = (uri: string) => uri.replace(s.base, s.url);
 const post = (body: string, type: string, accept = 'text/uri-list') => http(`${s.url}/compound`, { method: 'POST', body, contentType: type, accept });
 const uris = (text: string) => text.split(/\r?\n/).filter(Boolean);
 
-// ethanol with 3D coordinates (heavy atoms only)
-const ETHANOL_3D = `ethanol conformer
-  hand-made 3D
-
-  3  2  0  0  0  0  0  0  0  0999 V2000
-   -0.8883    0.1670   -0.0273 C   0  0  0  0  0  0  0  0  0  0  0  0
-    0.4658   -0.5116    0.0681 C   0  0  0  0  0  0  0  0  0  0  0  0
-    1.4311    0.3640   -0.4731 O   0  0  0  0  0  0  0  0  0  0  0  0
-  1  2  1  0
-  2  3  1  0
-M  END
-`;
 
 test('known identifiers hold, and the same structure always answers the same URI', async () => {
   const [a] = uris((await post('CC(=O)CC(C)C#N', 'chemical/x-daylight-smiles')).text);

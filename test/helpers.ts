@@ -151,7 +151,8 @@ export async function spawnServer(args: string[], options: { waitForListening?: 
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '' },
+    // as `npm start` runs it: glibc limited to two malloc arenas (see src/main.ts)
+    env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
   });
   let stderr = '';
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));

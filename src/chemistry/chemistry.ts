@@ -40,14 +40,24 @@ export class Chemistry {
   ) {}
 
   private static loading?: Promise<Chemistry>;
+  private static loadingRdkitOnly?: Promise<Chemistry>;
 
-  static load(): Promise<Chemistry> {
-    this.loading ??= (async () => {
-      const rdkit = await (initRDKitModule as any)();
-      rdkit.disable_logging();
-      const indigo = await (indigoModuleFn as any)();
-      return new Chemistry(rdkit, indigo);
-    })();
+  /**
+   * The toolkit, once per thread. Indigo (InChI and CML) takes about 200 MB of WebAssembly
+   * memory; `{ indigo: false }` leaves it out where only SMILES and molfiles are read (the
+   * structure-parsing workers), and its methods then refuse with an error.
+   */
+  static load(options: { indigo?: boolean } = {}): Promise<Chemistry> {
+    const rdkit = async () => {
+      const r = await (initRDKitModule as any)();
+      r.disable_logging();
+      return r;
+    };
+    if (options.indigo === false) {
+      this.loadingRdkitOnly ??= (async () => new Chemistry(await rdkit(), undefined))();
+      return this.loadingRdkitOnly;
+    }
+    this.loading ??= (async () => new Chemistry(await rdkit(), await (indigoModuleFn as any)()))();
     return this.loading;
   }
 
@@ -123,6 +133,7 @@ export class Chemistry {
   }
 
   private indigoConvert(input: string, format: string, what: string): string {
+    if (!this.indigo) throw new Error('this toolkit was loaded without Indigo');
     if (input.length > MAX_INPUT_CHARS) throw badRequest(`the ${what} is too large`);
     const options = new this.indigo.MapStringString();
     try {

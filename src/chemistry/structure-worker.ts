@@ -14,11 +14,9 @@ export interface StructureInput {
 
 export type StructureResult = { structure: Structure; name?: string; fields: Record<string, string> } | { error: string };
 
-let toolkit: Promise<Chemistry> | undefined;
-
 export async function parseStructures(inputs: StructureInput[]): Promise<StructureResult[]> {
-  toolkit ??= Chemistry.load();
-  const chemistry = await toolkit;
+  // Indigo (about 200 MB per thread) only for InChI; SMILES and SD records need RDKit alone
+  const chemistry = await Chemistry.load({ indigo: inputs.some((i) => i.kind === 'inchi') });
   return inputs.map((input): StructureResult => {
     try {
       if (input.kind === 'smiles') return { structure: chemistry.fromSmiles(input.text, input.what), fields: {} };

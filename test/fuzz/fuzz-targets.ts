@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { catalogue } from '../../src/algorithm/catalogue.js';
 import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.js';
+import { ETHANOL_3D } from '../fixtures.js';
 
 /** One HTTP request a fuzz target sends. */
 export interface FuzzRequest {
@@ -33,17 +34,7 @@ export interface FuzzContext {
 const SMILES = ['CCO', 'c1ccccc1O', 'CC(=O)Oc1ccccc1C(=O)O', 'C[C@H](N)C(=O)O', '[Na+].[Cl-]', 'C1CC2CCC1C2', 'F/C=C/F', '[2H]C([2H])([2H])O', 'O=[N+]([O-])c1ccccc1', 'c1ccc2c(c1)[nH]c1ccccc12 carbazole'];
 const SMILES_TOKENS = ['C', 'c', 'N', 'n', 'O', 'o', 'S', 's', 'P', 'F', 'Cl', 'Br', 'I', 'B', '[', ']', '(', ')', '=', '#', '$', ':', '/', '\\', '@', '@@', '+', '-', '1', '2', '3', '9', '%12', 'H', '.', '*', ' ', 'Na', 'Fe', '[nH]', '[O-]', '[N+]', '0', '\n'];
 const INCHI = ['InChI=1S/C6H6/c1-2-4-6-5-3-1/h1-6H', 'InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3', 'InChI=1S/C2H4O2/c1-2(3)4/h1H3,(H,3,4)', 'InChI=1S/C3H7NO2/c1-2(4)3(5)6/h2H,4H2,1H3,(H,5,6)/t2-/m0/s1'];
-const ETHANOL = `ethanol
-  hand-made
-
-  3  2  0  0  0  0  0  0  0  0999 V2000
-   -0.8883    0.1670   -0.0273 C   0  0  0  0  0  0  0  0  0  0  0  0
-    0.4658   -0.5116    0.0681 C   0  0  0  0  0  0  0  0  0  0  0  0
-    1.4311    0.3640   -0.4731 O   0  0  0  0  0  0  0  0  0  0  0  0
-  1  2  1  0
-  2  3  1  0
-M  END
-`;
+const ETHANOL = ETHANOL_3D;
 const CHARGED = `ion
   hand-made
 
