@@ -6,6 +6,7 @@
  * `binNumericColumns` in a worker, then `assembleBins`).
  */
 import type { LearnerContext, Matrix, TrainingData } from './learner.js';
+import { TimeSlices } from '../task/time-slices.js';
 
 /** The most bins a column is quantised into (codes are bytes). */
 export const MAX_BINS = 256;
@@ -48,6 +49,26 @@ const BLOCK = 64;
 
 /** The linear part of binning: codes of the binary columns (1 when > 0.5), numeric values column-major. */
 export function prepareBinning(x: Matrix, binary: boolean[]): BinningInput {
+  const steps = binningSteps(x, binary);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** prepareBinning on the main thread: the event loop is free between blocks of rows every 10 ms. */
+async function prepareBinningInSlices(x: Matrix, binary: boolean[]): Promise<BinningInput> {
+  const slices = new TimeSlices();
+  const steps = binningSteps(x, binary);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await slices.pause();
+  }
+}
+
+/** The work of prepareBinning, one block of rows per step. */
+function* binningSteps(x: Matrix, binary: boolean[]): Generator<void, BinningInput> {
   const { rows, cols, data } = x;
   const codes = new Uint8Array(new SharedArrayBuffer(rows * cols));
   const numeric: number[] = [];
@@ -70,6 +91,7 @@ export function prepareBinning(x: Matrix, binary: boolean[]): BinningInput {
         }
       }
     }
+    yield;
   }
   return { rows, cols, binary, codes, numericColumns, numericValues };
 }
@@ -129,7 +151,7 @@ export function assembleBins(input: BinningInput, numeric: NumericBins): BinnedM
  * copying the matrix to a worker), numeric columns (sorted) through `context.run`.
  */
 export async function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
-  const input = prepareBinning(data.x, data.binary);
+  const input = await prepareBinningInSlices(data.x, data.binary);
   const numeric =
     input.numericColumns.length > 0
       ? await context.run<NumericBins>(import.meta.url, 'binNumericColumns', [input.numericValues, data.x.rows])

@@ -1,4 +1,5 @@
 import type * as RDF from '@rdfjs/types';
+import { TimeSlices } from '../task/time-slices.js';
 import type { Matrix } from '../learning/learner.js';
 import { ot, rdf, dc } from '../rdf/namespaces.js';
 import type { TripleStore } from '../store/triple-store.js';
@@ -86,10 +87,13 @@ export function columnCount(encodings: ColumnEncoding[]): number {
 }
 
 /** Build the matrix of rows (each a map feature → value) with the encodings. */
-export function encodeRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Literal>[]): { x: Matrix; binary: boolean[] } {
+export async function encodeRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Literal>[]): Promise<{ x: Matrix; binary: boolean[] }> {
   const cols = columnCount(encodings);
   const data = new Float64Array(rows.length * cols);
-  rows.forEach((r, i) => {
+  // thousands of rows of fingerprint bits: the event loop stays free every 10 ms
+  const slices = new TimeSlices();
+  for (const [i, r] of rows.entries()) {
+    await slices.pause();
     let c = i * cols;
     for (const e of encodings) {
       if (e.kind === 'numeric') {
@@ -106,7 +110,7 @@ export function encodeRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Li
         c += e.bits;
       }
     }
-  });
+  }
   const binary = encodings.flatMap((e) => (e.kind === 'fingerprint' ? new Array<boolean>(e.bits).fill(true) : [e.binary]));
   return { x: { rows: rows.length, cols, data }, binary };
 }

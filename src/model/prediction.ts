@@ -87,7 +87,7 @@ export class Predictor {
       const columns = await this.descriptors.calculate(calc.def, calc.values, calc.instance, compounds, { signal: job.signal, progress: (f) => job.progress?.((0.8 * (k + f)) / plan.calculations.length) });
       calc.instance.features.forEach((f, j) => rows.forEach((r, i) => columns[j][i] && r.values.set(f, columns[j][i]!)));
     }
-    const { x } = encodeRows(model.encodings, rows.map((r) => r.values));
+    const { x } = await encodeRows(model.encodings, rows.map((r) => r.values));
     const predictions = await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal);
     return predictions.map((p, i) => {
       const known = model.independent.some((f) => rows[i].values.has(f));

@@ -79,7 +79,7 @@ export async function trainModel(services: Services, datasets: DatasetStore, mod
   const index = new Map(classes.map((c, i) => [c, i]));
   const y = Float64Array.from(targets, (t) => (plan.learner.task === 'regression' ? numberOf(t) : index.get(t.value.trim())!));
   const encodings = fitEncodings(plan.independent, rows);
-  const { x, binary } = encodeRows(encodings, rows);
+  const { x, binary } = await encodeRows(encodings, rows);
   const data: TrainingData = { x, binary, y, classes };
   let state: unknown;
   try {
