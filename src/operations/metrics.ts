@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import type { Context, Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TaskRunner } from '../task/task-runner.js';
+import type { TripleStore } from '../store/triple-store.js';
 
 /**
  * The figures an operator watches (Prometheus text format at /metrics): requests by route and
  * status, their durations, the process's default metrics (event-loop delay, heap, resident
- * memory, GC, handles), tasks queued, running and ended, and the size of the store on disk.
+ * memory, GC, handles), tasks queued, running and ended, the store's own native memory and its
+ * size on disk.
  * One registry per server, so that servers in one process (tests) keep their own figures.
  */
 export class ServiceMetrics {
@@ -15,7 +17,7 @@ export class ServiceMetrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'method' | 'route' | 'status'>;
 
-  constructor(tasks: TaskRunner, storeDir: string) {
+  constructor(tasks: TaskRunner, store: TripleStore, storeDir: string) {
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
     this.requests = new Counter({ name: 'toxgraph_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
     this.durations = new Histogram({
@@ -43,6 +45,15 @@ export class ServiceMetrics {
       registers: [this.registry],
       collect() {
         for (const [status, n] of Object.entries(tasks.ended)) this.set({ status }, n);
+      },
+    });
+    new Gauge({
+      name: 'toxgraph_store_memory_bytes',
+      help: 'Native memory the embedded store reports for itself (LevelDB memtables and block cache)',
+      registers: [this.registry],
+      collect() {
+        const bytes = store.memoryUsage?.();
+        if (bytes !== undefined) this.set(bytes);
       },
     });
     new Gauge({

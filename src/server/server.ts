@@ -95,7 +95,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     published,
     chemistry: await Chemistry.load(),
     access: await AccessControl.load(store, config),
-    metrics: new ServiceMetrics(tasks, join(config.dataDir, 'store')),
+    metrics: new ServiceMetrics(tasks, store, join(config.dataDir, 'store')),
   };
   // a task's result belongs to whoever started the task, and so does every resource minted for a caller
   tasks.onResult = (uri, creator) => services.access.grant(uri, creator);

@@ -239,6 +239,15 @@ export class QuadstoreTripleStore implements TripleStore {
     });
   }
 
+  memoryUsage(): number | undefined {
+    try {
+      const v = Number((this.quadstore as unknown as { db: { getProperty(p: string): string } }).db.getProperty('leveldb.approximate-memory-usage'));
+      return Number.isFinite(v) ? v : undefined;
+    } catch {
+      return undefined; // closed
+    }
+  }
+
   async close(): Promise<void> {
     await this.writeQueue;
     await this.quadstore.close();

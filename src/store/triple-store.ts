@@ -44,6 +44,8 @@ export interface TripleStore {
   update(update: SparqlText | string): Promise<void>;
   /** Add quads in large batches (not atomic as a whole); answers the number of quads written. */
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
+  /** Native memory the store itself holds (memtables, block cache), when it can tell. */
+  memoryUsage?(): number | undefined;
   close(): Promise<void>;
 }
 
