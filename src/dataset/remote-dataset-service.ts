@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { badGateway, HttpError } from '../http/errors.js';
-import { checkOutboundTarget, outboundFetch } from '../outbound/outbound-fetch.js';
+import { outboundFetch } from '../outbound/outbound-fetch.js';
 
 const POLL_MS = 500;
 /** How long a remote dataset service may take to store a result (its task included). */
@@ -14,7 +14,6 @@ const REMOTE_TASK_LIMIT_MS = 10 * 60_000;
  * of registration (http(s), the allow-list, no internal addresses: 400). Any other failure is a 502.
  */
 export async function postToDatasetService(service: string, csv: string, config: Config, subjectid?: string): Promise<string> {
-  const url = (await checkOutboundTarget(service, config)).href;
   const headers = { Accept: 'text/uri-list', ...(subjectid ? { subjectid } : {}) };
   const call = async (target: string, method: 'GET' | 'POST', body?: string): Promise<{ status: number; text: string }> => {
     try {
@@ -25,7 +24,7 @@ export async function postToDatasetService(service: string, csv: string, config:
       throw badGateway(`dataset service ${service} could not be reached: ${(e as Error).message}`);
     }
   };
-  const posted = await call(url, 'POST', csv);
+  const posted = await call(service, 'POST', csv);
   if (posted.status === 200 || posted.status === 201) return firstUri(posted.text, service);
   if (posted.status !== 202) throw badGateway(`dataset service ${service} answered HTTP ${posted.status}: ${posted.text.slice(0, 200)}`);
   const task = firstUri(posted.text, service);

@@ -65,15 +65,12 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   const predictor = new Predictor(services, descriptors);
   modelRoutes(router, services, datasets, models, predictor);
   const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));
-  const crossvalidations = new Crossvalidations(services, runner);
-  crossvalidationRoutes(router, services, runner, crossvalidations);
-  // what a crash cut off: rows of an upload whose metadata was never written, fold validations
-  // of a cross-validation that never finished
+  crossvalidationRoutes(router, services, runner, new Crossvalidations(services, runner));
+  // rows of an upload that a crash cut off before its metadata was written (what an interrupted
+  // task created is removed by the task runner at start)
   const ready = (async () => {
     const rows = await datasets.removeOrphans();
     if (rows) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
-    const folds = await crossvalidations.removeOrphanFolds();
-    if (folds) log.warn('removed the fold validations of cross-validations interrupted by the last shutdown', { count: folds });
     await publishCatalogue(services);
   })();
   validationRoutes(router, services, runner, predictor);

@@ -1,7 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
-import { listTypedGraphs, readTypedGraph, select } from '../store/query-helpers.js';
-import { sparql } from '../store/sparql-template.js';
+import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
 import type { Services } from '../server/services.js';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
@@ -43,7 +42,8 @@ export function assignFolds(request: CrossvalidationRequest, groups: number[]): 
  * testing on its own (folds run in parallel on the worker pool), then the statistics of all
  * fold predictions pooled (never an average of folds) at `{uri}/statistics`. The
  * cross-validation and its statistics are written in one batch at the end; when a fold fails,
- * the fold validations already made are removed.
+ * the fold validations already made are removed with everything else the task created
+ * (TaskRunner's rollback).
  */
 export class Crossvalidations {
   readonly collection: string;
@@ -53,19 +53,6 @@ export class Crossvalidations {
     private readonly runner: ValidationRunner,
   ) {
     this.collection = `${services.config.baseUrl}/crossvalidation`;
-  }
-
-  /**
-   * Fold validations of a cross-validation that never finished (the server was killed while it
-   * ran; a failure or a cancellation removes them itself): removed at start-up.
-   */
-  async removeOrphanFolds(): Promise<number> {
-    const { store } = this.services;
-    const rows = await select(store, sparql`SELECT DISTINCT ?v ?c WHERE { GRAPH ?v { ?v ${ot('crossvalidationInfo')} ?i . ?i ${ot('crossvalidation')} ?c } }`);
-    const orphans: string[] = [];
-    for (const r of rows) if (!(await store.hasGraph(r.c.value))) orphans.push(r.v.value);
-    if (orphans.length) await this.runner.validations.delete(orphans);
-    return orphans.length;
   }
 
   statisticsUri(uri: string): string {
@@ -78,7 +65,6 @@ export class Crossvalidations {
     const groups = structureGroups(rows.map((r) => r.compound));
     const folds = assignFolds(request, groups);
     const k = request.leaveOneOut ? new Set(groups).size : request.numFolds;
-    const made: string[] = [];
     const results: { uri: string; pairs: PairedValue[]; classes: string[] }[] = new Array(k);
     const started = performance.now();
     let done = 0;
@@ -95,7 +81,6 @@ export class Crossvalidations {
         { validationType: 'crossvalidation', randomSeed: request.randomSeed, crossvalidation: { uri, fold: fold + 1 }, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
         { signal: job.signal },
       );
-      made.push(result.uri);
       results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes };
       job.progress?.(++done / k);
     };
@@ -114,7 +99,6 @@ export class Crossvalidations {
     const outcomes = await Promise.allSettled(Array.from({ length: lanes }, lane));
     const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failure || job.signal?.aborted) {
-      await this.runner.validations.delete(made).catch(() => undefined);
       throw failure?.reason ?? job.signal?.reason;
     }
     const pairs = results.flatMap((r) => r.pairs);
