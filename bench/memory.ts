@@ -11,6 +11,20 @@ async function metric(base: string, name: string): Promise<number> {
   return Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1]);
 }
 
+/** Resident memory of a process by kind (Linux): anonymous (heaps) and file-backed (mapped files, which the kernel may drop). */
+function residentByKind(pid: number): { anon: number; file: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (k: string) => 1024 * Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
+    return { anon: kib('RssAnon'), file: kib('RssFile') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long the server is left idle after a job before its memory is read "at rest": longer than the worker pool's idle time. */
+const REST_MS = 6_000;
+
 /**
  * While `work` runs, a client polls `GET /health` every 50 ms (a small GET): the worst answer
  * time is what a client of the server sees while the job runs.
@@ -37,7 +51,8 @@ async function withPolling<T>(base: string, work: () => Promise<T>): Promise<{ r
 /**
  * Memory that must not remember history: the same 10-fold cross-validation (random forest on
  * Morgan fingerprints of Kazius) run N times against one server process, its resident memory
- * read from its own /metrics after each run (the first run is the baseline). Also the worst
+ * read from its own /metrics right after each run and again after it has rested (idle workers
+ * retired), the first run being the baseline. Also the worst
  * answer time of a small GET while each heavy job runs.
  */
 export async function benchMemory(): Promise<Row[]> {
@@ -62,17 +77,30 @@ export async function benchMemory(): Promise<Row[]> {
     rows.push({ bench, measure: 'Morgan fingerprints: worst GET /health during it', value: `${fmt(fp.worstMs, 0)} ms` });
     rows.push({ bench, measure: 'resident memory after upload and fingerprints', value: mib(await metric(base, 'process_resident_memory_bytes')) });
     const after: number[] = [];
+    const atRest: number[] = [];
+    const anon: number[] = [];
     let worstCv = 0;
     for (let i = 0; i < runs; i++) {
       const t = now();
       const cv = await withPolling(base, () => postAndFollow(`${base}/crossvalidation`, { dataset_uri: fp.result, algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
+      const seconds = (now() - t) / 1000;
       worstCv = Math.max(worstCv, cv.worstMs);
       after.push(await metric(base, 'process_resident_memory_bytes'));
-      console.log(`memory: run ${i + 1}/${runs}: ${fmt((now() - t) / 1000, 1)} s, resident ${mib(after.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, event-loop p99 ${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_p99_seconds')), 0)} ms`);
+      await new Promise((r) => setTimeout(r, REST_MS));
+      atRest.push(await metric(base, 'process_resident_memory_bytes'));
+      const kinds = residentByKind(server.pid);
+      if (kinds) anon.push(kinds.anon);
+      console.log(`memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, worst GET ${fmt(cv.worstMs, 0)} ms, event-loop p99 ${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_p99_seconds')), 0)} ms`);
     }
-    rows.push({ bench, measure: 'resident memory after run 1 (baseline)', value: mib(after[0]), ratio: '1.00x' });
-    rows.push({ bench, measure: `resident memory after run ${runs}`, value: mib(after.at(-1)!), ratio: `${fmt(after.at(-1)! / after[0], 2)}x` });
-    rows.push({ bench, measure: 'largest after any run', value: mib(Math.max(...after)), ratio: `${fmt(Math.max(...after) / after[0], 2)}x` });
+    const series = (measure: string, values: number[]) => {
+      if (values.length === 0) return;
+      rows.push({ bench, measure: `${measure} after run 1 (baseline)`, value: mib(values[0]), ratio: '1.00x' });
+      rows.push({ bench, measure: `${measure} after run ${values.length}`, value: mib(values.at(-1)!), ratio: `${fmt(values.at(-1)! / values[0], 2)}x` });
+      rows.push({ bench, measure: `${measure}, largest after any run`, value: mib(Math.max(...values)), ratio: `${fmt(Math.max(...values) / values[0], 2)}x` });
+    };
+    series('resident memory right', after);
+    series(`resident memory ${REST_MS / 1000} s`, atRest);
+    series(`anonymous resident memory ${REST_MS / 1000} s`, anon);
     rows.push({ bench, measure: 'cross-validations: worst GET /health during them', value: `${fmt(worstCv, 0)} ms` });
     rows.push({ bench, measure: 'server event-loop delay, max since start', value: `${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_max_seconds')), 0)} ms` });
   } finally {

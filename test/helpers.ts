@@ -141,6 +141,8 @@ export interface ServerProcess {
   /** Resolves with the exit code (or signal name). */
   exited: Promise<number | string>;
   kill(signal?: NodeJS.Signals): void;
+  /** The operating-system process id. */
+  pid: number;
 }
 
 /**
@@ -149,7 +151,7 @@ export interface ServerProcess {
  */
 export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number } = {}): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
+  const child = spawn(process.execPath, [...(process.env.TOXGRAPH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
     // as `npm start` runs it: glibc limited to two malloc arenas (see src/main.ts)
     env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
@@ -165,7 +167,7 @@ export async function spawnServer(args: string[], options: { waitForListening?: 
     void exited.then((code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
   });
   listening.catch(() => undefined);
-  const proc: ServerProcess = { port: options.port ?? 0, listening: {}, stderr: () => stderr, exited, kill: (signal = 'SIGTERM') => child.kill(signal) };
+  const proc: ServerProcess = { port: options.port ?? 0, listening: {}, stderr: () => stderr, exited, kill: (signal = 'SIGTERM') => child.kill(signal), pid: child.pid ?? 0 };
   if (options.waitForListening === false) return proc;
   const timeout = setTimeout(() => child.kill('SIGKILL'), 90_000);
   try {

@@ -144,7 +144,7 @@ test('every LevelDB iterator that quadstore drains is closed (an open one pins m
   }
 });
 
-test('the graph cache never answers a graph older than the last write, and holds a bounded number of quads', async () => {
+test('the graph cache never answers a graph older than the last write, and holds a bounded number of characters', async () => {
   const { GraphCache } = await import('../src/store/graph-cache.js');
   const g = 'http://t/cached';
   await store.replaceGraphs({ [g]: [q(g, 'http://t/p', df.literal('one'))] });
@@ -161,15 +161,21 @@ test('the graph cache never answers a graph older than the last write, and holds
   (await store.readGraph(g)).pop();
   assert.equal((await store.readGraph(g)).length, 1);
   // a read that began before a write is not cached
-  const cache = new GraphCache(10, 5);
+  // each test quad weighs 64 + 4 term values of 10 characters; a budget of ten of them
+  const one = (i: number) => q(`http://t/${i % 10}`, 'http://t/p', 'http://t/o');
+  const graphWeight = 64 + 64 + 10 + 10 + 10 + 0;
+  const cache = new GraphCache(10 * graphWeight, 0.3);
   const epoch = cache.epoch;
   cache.invalidate(['x']);
-  cache.put('x', [q('http://t/a', 'http://t/p', 'http://t/old')], epoch);
+  cache.put('x', [one(0)], epoch);
   assert.equal(cache.get('x'), undefined);
-  // bounded: eleven one-quad graphs in a cache of ten quads keep the last ten
-  for (let i = 0; i < 11; i++) cache.put(`g${i}`, [q(`http://t/${i}`, 'http://t/p', 'http://t/o')], cache.epoch);
+  // bounded: eleven one-quad graphs in a cache of ten keep the last ten
+  for (let i = 0; i < 11; i++) cache.put(`g${i}`, [one(i)], cache.epoch);
   assert.equal(cache.get('g0'), undefined);
   assert.ok(cache.get('g10'));
-  cache.put('big', Array.from({ length: 6 }, (_, i) => q(`http://t/${i}`, 'http://t/p', 'http://t/o')), cache.epoch);
+  assert.ok(cache.size <= 10 * graphWeight);
+  cache.put('big', Array.from({ length: 6 }, (_, i) => one(i)), cache.epoch);
   assert.equal(cache.get('big'), undefined, 'graphs larger than the per-graph bound are not cached');
+  cache.put('long', [q('http://t/a', 'http://t/p', df.literal('x'.repeat(5 * graphWeight)))], cache.epoch);
+  assert.equal(cache.get('long'), undefined, 'a graph of one long literal is weighed by its characters');
 });

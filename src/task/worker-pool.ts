@@ -12,6 +12,7 @@ interface Pending {
 interface Slot {
   worker: Worker;
   busy: boolean;
+  idleTimer?: NodeJS.Timeout;
 }
 
 interface Queued {
@@ -26,6 +27,10 @@ interface Queued {
  * A small pool of worker threads for CPU-heavy task work (model training, descriptor
  * calculation). Work is named by module URL and export, so any component can hand off a pure
  * function without a worker file of its own. Aborting a running call terminates its worker.
+ *
+ * A worker left idle for `idleMs` is ended: a thread keeps the heap and the WebAssembly memory
+ * (RDKit's grows, never shrinks) of the largest job it ran, so a pool that kept its workers
+ * would hold the peak of every past job; a new worker costs a fraction of a second.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -33,7 +38,15 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly idleMs = 5_000,
+  ) {}
+
+  /** Workers alive now. */
+  get threads(): number {
+    return this.slots.length;
+  }
 
   run<T>(moduleUrl: string, exportName: string, args: unknown[], signal?: AbortSignal): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool closed'));
@@ -64,6 +77,7 @@ export class WorkerPool {
 
   private start(slot: Slot, job: Queued): void {
     slot.busy = true;
+    clearTimeout(slot.idleTimer);
     const id = this.nextId++;
     const worker = slot.worker;
     const finish = () => {
@@ -72,6 +86,7 @@ export class WorkerPool {
       job.signal?.removeEventListener('abort', onAbort);
       slot.busy = false;
       this.dispatch();
+      if (!slot.busy && this.slots.includes(slot)) this.retireWhenIdle(slot);
     };
     const onMessage = (m: { id: number; ok: boolean; value?: unknown; error?: string }) => {
       if (m.id !== id) return;
@@ -100,9 +115,20 @@ export class WorkerPool {
     worker.postMessage({ id, module: job.module, fn: job.fn, args: job.args });
   }
 
+  private retireWhenIdle(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => {
+      const i = this.slots.indexOf(slot);
+      if (slot.busy || i < 0) return;
+      this.slots.splice(i, 1);
+      void slot.worker.terminate();
+    }, this.idleMs);
+    slot.idleTimer.unref();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const q of this.queue.splice(0)) q.pending.reject(new Error('worker pool closed'));
-    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+    await Promise.all(this.slots.splice(0).map((s) => (clearTimeout(s.idleTimer), s.worker.terminate())));
   }
 }
