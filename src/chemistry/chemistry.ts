@@ -153,11 +153,8 @@ export class Chemistry {
     if (records.length === 0) throw badRequest('the SD file holds no records');
     return records.map((text, i) => {
       const what = `SDF record ${i + 1}`;
-      const hasFields = /^>\s*</m.test(text);
-      const parsed = hasFields ? (parseSdf(text + '\n$$$$\n', { dynamicTyping: false } as any).molecules[0] as Record<string, unknown> | undefined) : undefined;
       const molfile = text.split(/\r?\nM {2}END/)[0] + '\nM  END\n';
-      const fields: Record<string, string> = {};
-      for (const [k, v] of Object.entries(parsed ?? {})) if (k !== 'molfile' && v !== undefined) fields[k] = String(v).trim();
+      const fields = sdfFields(text);
       const name = text.split(/\r?\n/)[0].trim();
       return { structure: this.fromMolfile(molfile, what), name: name || undefined, fields };
     });
@@ -228,12 +225,35 @@ const POPCOUNT = Uint8Array.from({ length: 256 }, (_, i) => {
 });
 
 function splitSdf(sdf: string): string[] {
-  // The line break before and after each $$$$ belongs to the delimiter; a record's first line
-  // (its name) may be empty and must be kept.
-  return ('\n' + sdf)
-    .split(/\r?\n\$\$\$\$[^\n]*(?=\r?\n|$)/)
-    .map((r, i) => (i === 0 ? r.slice(1) : r.replace(/^\r?\n/, '')))
-    .filter((r) => r.trim().length > 0);
+  return [...sdfRecords(sdf)];
+}
+
+/**
+ * The records of an SD file one by one, without splitting the whole file at once. The line
+ * break before and after each $$$$ belongs to the delimiter; a record's first line (its name)
+ * may be empty and must be kept; blank records are skipped.
+ */
+export function* sdfRecords(sdf: string): Generator<string> {
+  const delimiter = /\r?\n\$\$\$\$[^\n]*(?=\r?\n|$)/g;
+  const text = '\n' + sdf;
+  let start = 1;
+  for (;;) {
+    const m = delimiter.exec(text);
+    const end = m ? m.index : text.length;
+    const record = text.slice(start, end).replace(start === 1 ? /^/ : /^\r?\n/, '');
+    if (record.trim().length > 0) yield record;
+    if (!m) return;
+    start = m.index + m[0].length;
+  }
+}
+
+/** The SD fields (`> <NAME>` blocks) of one record, trimmed. */
+export function sdfFields(record: string): Record<string, string> {
+  if (!/^>\s*</m.test(record)) return {};
+  const parsed = parseSdf(record + '\n$$$$\n', { dynamicTyping: false } as any).molecules[0] as Record<string, unknown> | undefined;
+  const fields: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed ?? {})) if (k !== 'molfile' && v !== undefined) fields[k] = String(v).trim();
+  return fields;
 }
 
 function atomCoordinates(molfile: string): number[][] {

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { literal, xsd } from '../rdf/namespaces.js';
-import type { InputTable } from './table-input.js';
+import type { Cell, InputColumn, InputTable } from './table-input.js';
 
 export type ColumnKind = 'numeric' | 'nominal' | 'string';
 
@@ -20,50 +20,73 @@ const MAX_NOMINAL_VALUES = 50;
 const isNumber = (s: string) => s.trim() !== '' && Number.isFinite(Number(s.trim()));
 
 /**
- * Decide each column's feature type from its cells and turn the cells into typed literals:
- * numeric columns hold xsd:double; a non-number in a numeric column is left out and reported
- * ("row 7: 'n/a' is not a number (column LC50), value skipped"); empty cells are missing values.
+ * Decides each column's feature type from the cells it is shown, row by row, holding only
+ * counts and the first distinct values (memory does not grow with the number of rows).
  */
-export function typeColumns(table: InputTable): { columns: TypedColumn[]; values: (RDF.Literal | undefined)[][] } {
-  const columns: TypedColumn[] = table.columns.map((c, j) => {
-    const texts: string[] = [];
-    const literals: RDF.Literal[] = [];
-    for (const row of table.rows) {
-      const cell = row.cells[j];
-      if (cell === undefined) continue;
-      if (typeof cell === 'string') {
-        if (cell.trim() !== '') texts.push(cell.trim());
-      } else literals.push(cell);
-    }
-    if (literals.length) {
-      const numeric = literals.every((l) => isNumericDatatype(l.datatype.value));
-      return { title: c.title, kind: numeric ? 'numeric' : 'string', accepted: [], featureUri: c.featureUri };
-    }
-    const numbers = texts.filter(isNumber).length;
-    if (texts.length > 0 && numbers / texts.length >= NUMERIC_SHARE) return { title: c.title, kind: 'numeric', accepted: [], featureUri: c.featureUri };
-    const distinct = [...new Set(texts)];
-    return distinct.length <= MAX_NOMINAL_VALUES
-      ? { title: c.title, kind: 'nominal', accepted: distinct, featureUri: c.featureUri }
-      : { title: c.title, kind: 'string', accepted: [], featureUri: c.featureUri };
-  });
-  const values = table.rows.map((row) =>
-    columns.map((col, j) => {
-      const cell = row.cells[j];
-      if (cell === undefined) return undefined;
-      if (typeof cell !== 'string') return cell;
-      const text = cell.trim();
-      if (text === '') return undefined;
-      if (col.kind === 'numeric') {
-        if (!isNumber(text)) {
-          table.warnings.push(`${table.unit} ${row.line}: ${JSON.stringify(text)} is not a number (column ${col.title}), value skipped`);
-          return undefined;
-        }
-        return literal(String(Number(text)), xsd('double'));
+export class ColumnTyper {
+  private readonly seen: { texts: number; numbers: number; literals: number; nonNumericLiterals: number; distinct: Set<string> }[];
+
+  constructor(private readonly input: InputColumn[]) {
+    this.seen = input.map(() => ({ texts: 0, numbers: 0, literals: 0, nonNumericLiterals: 0, distinct: new Set<string>() }));
+  }
+
+  observe(cells: Cell[]): void {
+    this.seen.forEach((s, j) => {
+      const cell = cells[j];
+      if (cell === undefined) return;
+      if (typeof cell !== 'string') {
+        s.literals++;
+        if (!isNumericDatatype(cell.datatype.value)) s.nonNumericLiterals++;
+        return;
       }
-      return literal(text);
-    }),
-  );
-  return { columns, values };
+      const text = cell.trim();
+      if (text === '') return;
+      s.texts++;
+      if (isNumber(text)) s.numbers++;
+      if (s.distinct.size <= MAX_NOMINAL_VALUES) s.distinct.add(text);
+    });
+  }
+
+  columns(): TypedColumn[] {
+    return this.input.map((c, j) => {
+      const s = this.seen[j];
+      const base = { title: c.title, featureUri: c.featureUri, accepted: [] as string[] };
+      if (s.literals) return { ...base, kind: s.nonNumericLiterals ? 'string' : 'numeric' };
+      if (s.texts > 0 && s.numbers / s.texts >= NUMERIC_SHARE) return { ...base, kind: 'numeric' };
+      return s.distinct.size <= MAX_NOMINAL_VALUES ? { ...base, kind: 'nominal', accepted: [...s.distinct] } : { ...base, kind: 'string' };
+    });
+  }
+}
+
+/**
+ * A row's cells as typed literals: numeric columns hold xsd:double; a non-number in a numeric
+ * column is left out and reported ("row 7: 'n/a' is not a number (column LC50), value
+ * skipped"); empty cells are missing values.
+ */
+export function typedCells(cells: Cell[], columns: TypedColumn[], where: string, warnings: string[]): (RDF.Literal | undefined)[] {
+  return columns.map((col, j) => {
+    const cell = cells[j];
+    if (cell === undefined) return undefined;
+    if (typeof cell !== 'string') return cell;
+    const text = cell.trim();
+    if (text === '') return undefined;
+    if (col.kind === 'numeric') {
+      if (!isNumber(text)) {
+        warnings.push(`${where}: ${JSON.stringify(text)} is not a number (column ${col.title}), value skipped`);
+        return undefined;
+      }
+      return literal(String(Number(text)), xsd('double'));
+    }
+    return literal(text);
+  });
+}
+
+/** Type the columns of a whole table in memory. */
+export function typeColumns(table: InputTable): { columns: TypedColumn[]; values: (RDF.Literal | undefined)[][] } {
+  const typer = new ColumnTyper(table.columns);
+  for (const row of table.rows) typer.observe(row.cells);
+  const columns = typer.columns();
+  return { columns, values: table.rows.map((row) => typedCells(row.cells, columns, `${table.unit} ${row.line}`, table.warnings)) };
 }
 
 export function isNumericDatatype(iri: string): boolean {

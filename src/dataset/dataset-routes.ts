@@ -11,8 +11,8 @@ import { sendList, sendNegotiated, sendUri, rdfRenderers } from '../http/respond
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { Services } from '../server/services.js';
 import { DC_PARAMS, mergeAnnotations, type DatasetMeta, type DatasetStore, type RowFilter } from './dataset-store.js';
-import { readArff, readCsv, readRdfDataset, readSdf, type InputTable } from './table-input.js';
-import { structureReaderOn, type StructureReader } from '../chemistry/structure-reader.js';
+import { arffSource, collectTable, csvSource, rdfSource, sdfSource, type InputTable, type TableSource } from './table-input.js';
+import { structureReaderOn } from '../chemistry/structure-reader.js';
 import { datasetRenderers } from './dataset-views.js';
 
 interface Upload {
@@ -62,14 +62,14 @@ function fileType(upload: Upload): string {
   return declared;
 }
 
-export async function parseTable(upload: Upload, read: StructureReader, baseIri: string, progress?: (f: number) => void): Promise<InputTable & { title?: string }> {
+/** An uploaded file as a table source, by its media type; nothing is parsed beyond its header yet. */
+export async function openTable(upload: Upload, baseIri: string): Promise<TableSource> {
   const type = fileType(upload);
-  const text = upload.body.toString('utf8');
-  if (!text.trim()) throw badRequest('the uploaded file is empty');
-  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return readCsv(text, read, progress);
-  if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return readSdf(text, read);
-  if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return readArff(text, read);
-  if (isRdfMediaType(type)) return readRdfDataset(await parseRdf(text, type, baseIri));
+  if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
+  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body);
+  if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
+  if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));
+  if (isRdfMediaType(type)) return rdfSource(await parseRdf(upload.body.toString('utf8'), type, baseIri));
   throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, chemical/x-mdl-sdfile, text/arff or RDF`);
 }
 
@@ -159,11 +159,11 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const associated = await associatedFeatures(params);
     const annotations = annotationsOf(params);
     await createOrQueue(ctx, upload.body.length, `Upload ${upload.filename ?? 'dataset'}`, async (progress) => {
-      const table = await parseTable(upload, structureReaderOn(services.workers), `${base}/`, (f) => progress(f * 0.3));
+      const source = await openTable(upload, `${base}/`);
       const defaults: [RDF.NamedNode, RDF.Term][] = [];
       if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
-      if (table.title) defaults.push([dc('title'), literal(table.title)]);
-      return datasets.create(table, mergeAnnotations(dedupe(defaults), annotations), { associated, progress: (f) => progress(0.3 + f * 0.7) });
+      if (source.title) defaults.push([dc('title'), literal(source.title)]);
+      return datasets.create(source, structureReaderOn(services.workers), mergeAnnotations(dedupe(defaults), annotations), { associated, progress });
     });
   });
 
@@ -226,7 +226,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
       await datasets.merge(meta.uri, meta, table, annotationsOf(params));
     } else {
       const upload = await readUpload(ctx, config.bodyLimit);
-      const table = await parseTable(upload, structureReaderOn(services.workers), meta.uri);
+      const table = await collectTable(await openTable(upload, meta.uri), structureReaderOn(services.workers));
       await datasets.merge(meta.uri, meta, table, annotationsOf(upload.params));
     }
     await sendUri(ctx, meta.uri);

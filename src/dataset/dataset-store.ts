@@ -6,8 +6,9 @@ import { badRequest, notFound } from '../http/errors.js';
 import type { Services } from '../server/services.js';
 import type { CompoundRegistry } from '../compound/compound-registry.js';
 import type { PostedStructure } from '../compound/structure-input.js';
-import { typeColumns, type TypedColumn } from './columns.js';
-import type { InputTable } from './table-input.js';
+import { ColumnTyper, typeColumns, typedCells, type TypedColumn } from './columns.js';
+import { ROWS_PER_CHUNK, withStructures, type InputRow, type InputTable, type TableSource } from './table-input.js';
+import type { StructureReader } from '../chemistry/structure-reader.js';
 
 export interface DatasetMeta {
   uri: string;
@@ -47,7 +48,8 @@ export const DC_PARAMS: Record<string, RDF.NamedNode> = {
 };
 
 const pad = (n: number) => String(n).padStart(8, '0');
-const ENTRY_CHUNK = 500;
+/** The row a warning names ("row 7: ..."). */
+const lineOf = (warning: string) => Number(/^\w+ (\d+)/.exec(warning)?.[1] ?? 0);
 
 /**
  * Datasets in the store. `{uri}` holds the metadata (title, license, source, warnings and the
@@ -158,31 +160,34 @@ export class DatasetStore {
 
   // --- writing -------------------------------------------------------------------------
 
-  /** Resolve each row's structure to a compound URI; unknown URIs and failures become warnings. */
-  private async compoundsFor(table: InputTable): Promise<(string | undefined)[]> {
+  /**
+   * Resolve each row's structure to a compound URI (registering new structures); unknown URIs
+   * become warnings. `firstLine` remembers each compound's first row across the chunks of one
+   * upload, so that repeated structures are reported.
+   */
+  private async compoundsFor(rows: InputRow[], unit: string, warnings: string[], firstLine = new Map<string, number>()): Promise<(string | undefined)[]> {
     const posted: PostedStructure[] = [];
     const at: number[] = [];
-    table.rows.forEach((r, i) => {
+    rows.forEach((r, i) => {
       if (r.structure && 'structure' in r.structure) {
         posted.push({ structure: r.structure.structure, names: r.structure.name ? [r.structure.name] : [], sameAs: [], fields: {} });
         at.push(i);
       }
     });
-    const out: (string | undefined)[] = table.rows.map(() => undefined);
+    const out: (string | undefined)[] = rows.map(() => undefined);
     const uris = posted.length ? await this.compounds.register(posted) : [];
     at.forEach((rowIndex, k) => (out[rowIndex] = uris[k]));
-    for (const [i, r] of table.rows.entries()) {
+    for (const [i, r] of rows.entries()) {
       if (!r.structure || !('uri' in r.structure)) continue;
       const uri = r.structure.uri;
       const local = uri.startsWith(`${this.compounds.collection}/`) && (await this.services.store.hasGraph(uri));
       if (local) out[i] = uri;
-      else table.warnings.push(`${table.unit} ${r.line}: ${uri} is not a compound of this service, ${table.unit} skipped`);
+      else warnings.push(`${unit} ${r.line}: ${uri} is not a compound of this service, ${unit} skipped`);
     }
-    const firstLine = new Map<string, number>();
-    table.rows.forEach((r, i) => {
+    rows.forEach((r, i) => {
       const c = out[i];
       if (!c) return;
-      if (firstLine.has(c)) table.warnings.push(`${table.unit} ${r.line}: same compound as ${table.unit} ${firstLine.get(c)} (${c}), both kept`);
+      if (firstLine.has(c)) warnings.push(`${unit} ${r.line}: same compound as ${unit} ${firstLine.get(c)} (${c}), both kept`);
       else firstLine.set(c, r.line);
     });
     return out;
@@ -241,33 +246,57 @@ export class DatasetStore {
   }
 
   /**
-   * Store a new dataset from a parsed table. Rows without a usable structure are left out with
-   * a warning; a table with no usable row at all is refused and nothing is stored.
+   * Store a new dataset from an uploaded table, streaming: a first pass over the rows types
+   * the columns, a second reads structures, registers compounds and writes rows a chunk at a
+   * time, so memory holds one chunk whatever the size of the upload. Rows without a usable
+   * structure are left out with a warning; a table with no usable row at all is refused and
+   * nothing is stored. The metadata is written last: until then the dataset does not exist.
    */
   async create(
-    table: InputTable,
+    source: TableSource,
+    read: StructureReader,
     annotations: [RDF.NamedNode, RDF.Term][],
     options: { associated?: Map<string, string>; progress?: (fraction: number) => void } = {},
   ): Promise<string> {
-    const { columns, values } = typeColumns(table);
-    const compounds = await this.compoundsFor(table);
-    options.progress?.(0.4);
-    const usable = table.rows.map((_, i) => i).filter((i) => compounds[i]);
-    if (!usable.length) throw badRequest(`no ${table.unit} has a usable structure${table.warnings.length ? `: ${table.warnings.slice(0, 5).join('; ')}` : ''}`);
+    const typer = new ColumnTyper(source.columns);
+    let total = 0;
+    for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
+      for (const r of chunk) typer.observe(r.cells);
+      total += chunk.length;
+    }
+    options.progress?.(0.05);
+    const columns = typer.columns();
     const uri = await this.services.ids.next(this.collection);
     const { uris: features, graphs } = await this.featuresFor(columns, uri, options.associated ?? new Map());
-    const self = this;
-    async function* entries(): AsyncGenerator<RDF.Quad> {
-      for (let k = 0; k < usable.length; k++) {
-        const i = usable[k];
-        const vals = features.map((f, j) => [f, values[i][j]] as [string, RDF.Literal | undefined]).filter((p): p is [string, RDF.Literal] => !!p[1]);
-        yield* self.entryQuads(uri, k + 1, compounds[i]!, vals);
-        if (k % ENTRY_CHUNK === 0) options.progress?.(0.4 + (0.55 * k) / usable.length);
+    const warnings: { line: number; text: string }[] = [];
+    const firstLine = new Map<string, number>();
+    let stored = 0;
+    let done = 0;
+    try {
+      for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
+        const found: string[] = [];
+        const rows = await withStructures(chunk, read, found, source.unit);
+        const compounds = await this.compoundsFor(rows, source.unit, found, firstLine);
+        const quads: RDF.Quad[] = [];
+        rows.forEach((row, i) => {
+          if (!compounds[i]) return;
+          const cells = typedCells(row.cells, columns, `${source.unit} ${row.line}`, found);
+          const values = features.map((f, j) => [f, cells[j]] as [string, RDF.Literal | undefined]).filter((p): p is [string, RDF.Literal] => !!p[1]);
+          quads.push(...this.entryQuads(uri, ++stored, compounds[i]!, values));
+        });
+        if (quads.length) await this.services.store.bulkLoad(quads);
+        for (const text of found) warnings.push({ line: lineOf(text), text });
+        done += chunk.length;
+        options.progress?.(0.05 + (0.9 * done) / Math.max(1, total));
       }
+      const sorted = warnings.sort((a, b) => a.line - b.line).map((w) => w.text);
+      if (!stored) throw badRequest(`no ${source.unit} has a usable structure${sorted.length ? `: ${sorted.slice(0, 5).join('; ')}` : ''}`);
+      graphs[uri] = this.metadataQuads(uri, { annotations, features, warnings: sorted });
+      await this.services.store.replaceGraphs(graphs);
+    } catch (e) {
+      if (stored) await this.services.store.deleteGraphs([this.entriesGraph(uri)]);
+      throw e;
     }
-    await this.services.store.bulkLoad(entries());
-    graphs[uri] = this.metadataQuads(uri, { annotations, features, warnings: table.warnings });
-    await this.services.store.replaceGraphs(graphs);
     return uri;
   }
 
@@ -301,7 +330,7 @@ export class DatasetStore {
   /** Merge a table into a dataset (PUT): same compound + feature overwrites, anything new is added. */
   async merge(uri: string, meta: DatasetMeta, table: InputTable, annotations: [RDF.NamedNode, RDF.Term][]): Promise<void> {
     const { columns, values } = typeColumns(table);
-    const compounds = await this.compoundsFor(table);
+    const compounds = await this.compoundsFor(table.rows, table.unit, table.warnings);
     const titles = new Map<string, string>();
     for (const f of meta.features) {
       const t = (await this.services.store.readGraph(f)).find((q) => q.subject.value === f && q.predicate.equals(dc('title')))?.object.value;

@@ -1,18 +1,32 @@
+import { Readable } from 'node:stream';
+import { parse as parseCsvStream } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../http/errors.js';
 import { ot, rdf, rdfs, dc } from '../rdf/namespaces.js';
-import type { Structure } from '../chemistry/chemistry.js';
-import type { StructureReader, StructureResult } from '../chemistry/structure-reader.js';
+import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.js';
+import type { StructureInput, StructureReader } from '../chemistry/structure-reader.js';
+import { TimeSlices } from '../task/time-slices.js';
 
 /** Where a row's structure comes from: parsed text, or a compound/conformer URI already known. */
 export type RowStructure = { structure: Structure; name?: string } | { uri: string };
+
+export type Cell = string | RDF.Literal | undefined;
 
 export interface InputRow {
   /** Line (CSV, ARFF), record (SDF) or entry number, for warnings. */
   line: number;
   structure?: RowStructure;
-  cells: (string | RDF.Literal | undefined)[];
+  cells: Cell[];
+}
+
+/** A row as read from the file: its structure still text (parsed later, on the worker pool). */
+export interface RawRow {
+  line: number;
+  structure?: StructureInput | { uri: string };
+  /** Why the row cannot be used (it is skipped with this warning). */
+  problem?: string;
+  cells: Cell[];
 }
 
 export interface InputColumn {
@@ -21,14 +35,31 @@ export interface InputColumn {
   featureUri?: string;
 }
 
+/**
+ * An uploaded table, read row by row as often as needed (once to type the columns, once to
+ * store the rows), a chunk of rows at a time: only the raw file and one chunk are in memory.
+ */
+export interface TableSource {
+  columns: InputColumn[];
+  /** How rows are counted in warnings ("row", "record", "entry", "line"). */
+  unit: string;
+  structureHeader?: string;
+  title?: string;
+  /** The rows in order, `size` at a time. */
+  chunks(size: number): AsyncGenerator<RawRow[]>;
+}
+
+/** A whole table in memory (PUT merges, which rewrite the dataset they merge into anyway). */
 export interface InputTable {
   columns: InputColumn[];
   rows: InputRow[];
   warnings: string[];
-  /** How rows are counted in warnings ("row", "record", "entry"). */
   unit: string;
   structureHeader?: string;
 }
+
+/** Rows per chunk while reading an upload: enough to keep the worker pool busy, small in memory. */
+export const ROWS_PER_CHUNK = 1000;
 
 const STRUCTURE_HEADERS: [RegExp, 'smiles' | 'inchi' | 'uri'][] = [
   [/^(smiles|structure_smiles|canonical_smiles|isomeric_smiles)$/i, 'smiles'],
@@ -36,88 +67,222 @@ const STRUCTURE_HEADERS: [RegExp, 'smiles' | 'inchi' | 'uri'][] = [
   [/^(compound|compound_uri|compounduri|uri)$/i, 'uri'],
 ];
 
-/**
- * A delimited table (CSV): the structure column is found by its header; every other column
- * is a feature. Rows whose structure is empty or unreadable are reported and left out.
- */
-export async function readCsv(text: string, read: StructureReader, onProgress?: (fraction: number) => void): Promise<InputTable> {
-  let records: string[][];
-  try {
-    records = parseCsv(text, { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true });
-  } catch (e) {
-    throw badRequest(`the CSV cannot be read: ${(e as Error).message}`);
-  }
-  if (records.length < 1) throw badRequest('the CSV is empty');
-  const header = records[0];
+const CSV_OPTIONS = { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true } as const;
+
+/** Where the structure is in a header row, and which columns are features. */
+function layoutOf(header: string[]): { structureAt: number; kind: 'smiles' | 'inchi' | 'uri'; featureAt: number[] } {
   const found = header.map((h, i) => ({ i, kind: STRUCTURE_HEADERS.find(([re]) => re.test(h.trim()))?.[1] })).filter((c) => c.kind);
   if (!found.length) throw badRequest(`the CSV has no structure column: name one SMILES, STRUCTURE_SMILES, InChI or Compound (found ${header.slice(0, 10).map((h) => JSON.stringify(h)).join(', ')})`);
   const order = ['smiles', 'inchi', 'uri'];
   const chosen = found.sort((a, b) => order.indexOf(a.kind!) - order.indexOf(b.kind!))[0];
-  const kind = chosen.kind!;
   const structureColumns = new Set(found.map((c) => c.i));
-  const featureIdx = header.map((_, i) => i).filter((i) => !structureColumns.has(i));
-  const table: InputTable = { columns: featureIdx.map((i) => ({ title: header[i] || `column ${i + 1}` })), rows: [], warnings: [], unit: 'row', structureHeader: header[chosen.i] };
-  const candidates: { line: number; text: string; cells: string[] }[] = [];
-  records.slice(1).forEach((record, k) => {
-    const line = k + 2;
-    const text = (record[chosen.i] ?? '').trim();
-    if (!text) table.warnings.push(`row ${line}: empty structure, row skipped`);
-    else candidates.push({ line, text, cells: featureIdx.map((i) => record[i]) });
-  });
-  const parsed: (StructureResult | undefined)[] =
-    kind === 'uri' ? candidates.map(() => undefined) : await read(candidates.map((c) => ({ kind: kind === 'inchi' ? 'inchi' : 'smiles', text: c.text, what: 'structure' })), onProgress);
-  candidates.forEach((c, k) => {
-    const result = parsed[k];
-    if (!result) table.rows.push({ line: c.line, structure: { uri: c.text }, cells: c.cells });
-    else if ('error' in result) table.warnings.push(`row ${c.line}: ${result.error}, row skipped`);
-    else table.rows.push({ line: c.line, structure: { structure: result.structure }, cells: c.cells });
-  });
-  table.warnings.sort((a, b) => lineOf(a) - lineOf(b));
-  return table;
+  return { structureAt: chosen.i, kind: chosen.kind!, featureAt: header.map((_, i) => i).filter((i) => !structureColumns.has(i)) };
 }
 
-const lineOf = (warning: string) => Number(/^\w+ (\d+)/.exec(warning)?.[1] ?? 0);
+function rawRowOf(record: string[], line: number, layout: ReturnType<typeof layoutOf>, unit: string): RawRow {
+  const cells = layout.featureAt.map((i) => record[i]);
+  const text = (record[layout.structureAt] ?? '').trim();
+  if (!text) return { line, cells, problem: `${unit} ${line}: empty structure, ${unit} skipped` };
+  if (layout.kind === 'uri') return { line, cells, structure: { uri: text } };
+  return { line, cells, structure: { kind: layout.kind, text, what: 'structure' } };
+}
 
-/** An SD file: each record a row, each SD field a feature. */
-export async function readSdf(text: string, read: StructureReader): Promise<InputTable> {
-  const records = text.split(/\r?\n\$\$\$\$[^\n]*(?=\r?\n|$)/).filter((r) => r.trim());
-  if (!records.length) throw badRequest('the SD file holds no records');
-  const table: InputTable = { columns: [], rows: [], warnings: [], unit: 'record' };
-  const parsed = await read(records.map((r, i) => ({ kind: 'sdf-record', text: i === 0 ? r : r.replace(/^\r?\n/, ''), what: `SDF record ${i + 1}` })));
+/** The records of a CSV held in `body`, parsed as a stream (never all records at once). */
+async function* csvRecords(body: Buffer): AsyncGenerator<string[]> {
+  const parser = Readable.from(slicesOf(body)).pipe(parseCsvStream(CSV_OPTIONS));
+  const slices = new TimeSlices();
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      yield record;
+      await slices.pause();
+    }
+  } catch (e) {
+    throw badRequest(`the CSV cannot be read: ${(e as Error).message}`);
+  } finally {
+    parser.destroy();
+  }
+}
+
+function* slicesOf(body: Buffer, size = 64 * 1024): Generator<Buffer> {
+  for (let at = 0; at < body.length; at += size) yield body.subarray(at, at + size);
+}
+
+/**
+ * A delimited table (CSV): the structure column is found by its header; every other column
+ * is a feature. Rows whose structure is empty or unreadable are reported and left out.
+ */
+export async function csvSource(body: Buffer): Promise<TableSource> {
+  let header: string[] | undefined;
+  for await (const record of csvRecords(body)) {
+    header = record;
+    break;
+  }
+  if (!header) throw badRequest('the CSV is empty');
+  const layout = layoutOf(header);
+  return {
+    columns: layout.featureAt.map((i) => ({ title: header![i] || `column ${i + 1}` })),
+    unit: 'row',
+    structureHeader: header[layout.structureAt],
+    async *chunks(size) {
+      let chunk: RawRow[] = [];
+      let first = true;
+      let row = 1;
+      for await (const record of csvRecords(body)) {
+        if (first) {
+          first = false;
+          continue;
+        }
+        // rows are numbered as the file's lines would be without blank lines (the header is row 1)
+        chunk.push(rawRowOf(record, ++row, layout, 'row'));
+        if (chunk.length >= size) {
+          yield chunk;
+          chunk = [];
+        }
+      }
+      if (chunk.length) yield chunk;
+    },
+  };
+}
+
+/** An SD file: each record a row, each SD field a feature (the fields are read in a first pass). */
+export async function sdfSource(text: string): Promise<TableSource> {
   const titles: string[] = [];
-  parsed.forEach((p, i) => {
-    if ('error' in p) table.warnings.push(`record ${i + 1}: ${p.error.replace(/^the SDF record 1 /, 'the structure ')}, record skipped`);
-    else for (const k of Object.keys(p.fields)) if (!titles.includes(k)) titles.push(k);
-  });
-  table.columns = titles.map((title) => ({ title }));
-  parsed.forEach((p, i) => {
-    if ('error' in p) return;
-    table.rows.push({ line: i + 1, structure: { structure: p.structure, name: p.name }, cells: titles.map((t) => p.fields[t]) });
-  });
-  return table;
+  const seen = new Set<string>();
+  const slices = new TimeSlices();
+  let records = 0;
+  for (const record of sdfRecords(text)) {
+    records++;
+    for (const k of Object.keys(sdfFields(record))) if (!seen.has(k)) (seen.add(k), titles.push(k));
+    await slices.pause();
+  }
+  if (!records) throw badRequest('the SD file holds no records');
+  return {
+    columns: titles.map((title) => ({ title })),
+    unit: 'record',
+    async *chunks(size) {
+      let chunk: RawRow[] = [];
+      let n = 0;
+      for (const record of sdfRecords(text)) {
+        n++;
+        const fields = sdfFields(record);
+        chunk.push({ line: n, structure: { kind: 'sdf-record', text: record, what: `SDF record ${n}` }, cells: titles.map((t) => fields[t]) });
+        if (chunk.length >= size) {
+          yield chunk;
+          chunk = [];
+        }
+        await slices.pause();
+      }
+      if (chunk.length) yield chunk;
+    },
+  };
 }
 
 /** ARFF (Weka): a string attribute named SMILES/InChI/Compound holds the structure. */
-export async function readArff(text: string, read: StructureReader): Promise<InputTable> {
-  const lines = text.split(/\r?\n/);
+export async function arffSource(text: string): Promise<TableSource> {
   const attributes: string[] = [];
   let dataAt = -1;
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i].trim();
-    const m = /^@attribute\s+('[^']*'|"[^"]*"|\S+)/i.exec(l);
-    if (m) attributes.push(m[1].replace(/^['"]|['"]$/g, ''));
-    if (/^@data\b/i.test(l)) {
-      dataAt = i + 1;
+  const lineBreak = /\r?\n/g;
+  let lineNo = 0;
+  let start = 0;
+  // the header, line by line, up to @data
+  for (;;) {
+    const m = lineBreak.exec(text);
+    const line = text.slice(start, m ? m.index : text.length).trim();
+    lineNo++;
+    start = m ? m.index + m[0].length : text.length;
+    const a = /^@attribute\s+('[^']*'|"[^"]*"|\S+)/i.exec(line);
+    if (a) attributes.push(a[1].replace(/^['"]|['"]$/g, ''));
+    if (/^@data\b/i.test(line)) {
+      dataAt = start;
       break;
     }
+    if (!m) break;
   }
   if (dataAt < 0 || !attributes.length) throw badRequest('the ARFF has no @attribute or @data section');
-  const csv = [attributes.map((a) => `"${a.replace(/"/g, '""')}"`).join(','), ...lines.slice(dataAt).filter((l) => l.trim() && !l.trim().startsWith('%')).map((l) => l.replace(/'([^']*)'/g, (_, v) => `"${v.replace(/"/g, '""')}"`))].join('\n');
-  const table = await readCsv(csv.replace(/(^|,)\?(?=,|$)/gm, '$1'), read);
-  // warnings count lines of the CSV made from @data; map back to the file's lines
-  table.warnings = table.warnings.map((w) => w.replace(/^row (\d+)/, (_, n) => `line ${Number(n) - 2 + dataAt + 1}`));
-  for (const r of table.rows) r.line = r.line - 2 + dataAt + 1;
-  table.unit = 'line';
+  const layout = layoutOf(attributes);
+  const firstDataLine = lineNo + 1;
+  return {
+    columns: layout.featureAt.map((i) => ({ title: attributes[i] || `column ${i + 1}` })),
+    unit: 'line',
+    structureHeader: attributes[layout.structureAt],
+    async *chunks(size) {
+      const lines = /([^\r\n]*)(\r?\n|$)/g;
+      lines.lastIndex = dataAt;
+      let n = firstDataLine - 1;
+      let chunk: RawRow[] = [];
+      const slices = new TimeSlices();
+      while (lines.lastIndex < text.length) {
+        const m = lines.exec(text)!;
+        n++;
+        const line = m[1].trim();
+        if (!m[0]) break;
+        if (!line || line.startsWith('%')) continue;
+        // ARFF quotes with '...'; missing values are ?
+        const csv = line.replace(/'([^']*)'/g, (_, v: string) => `"${v.replace(/"/g, '""')}"`).replace(/(^|,)\?(?=,|$)/g, '$1');
+        let record: string[];
+        try {
+          record = (parseCsv(csv, CSV_OPTIONS) as string[][])[0] ?? [];
+        } catch (e) {
+          throw badRequest(`the ARFF cannot be read at line ${n}: ${(e as Error).message}`);
+        }
+        chunk.push(rawRowOf(record, n, layout, 'line'));
+        if (chunk.length >= size) {
+          yield chunk;
+          chunk = [];
+        }
+        await slices.pause();
+      }
+      if (chunk.length) yield chunk;
+    },
+  };
+}
+
+/** The OpenTox RDF form: ot:dataEntry / ot:compound / ot:values / ot:feature / ot:value (parsed whole). */
+export function rdfSource(quads: RDF.Quad[]): TableSource {
+  const table = readRdfDataset(quads);
+  return {
+    columns: table.columns,
+    unit: table.unit,
+    title: table.title,
+    async *chunks(size) {
+      const problems = table.warnings.map((w) => ({ line: Number(/^entry (\d+)/.exec(w)?.[1] ?? 0), problem: w, cells: [] as Cell[] }));
+      const rows: RawRow[] = [...problems, ...table.rows.map((r) => ({ line: r.line, cells: r.cells, structure: r.structure as { uri: string } }))].sort((a, b) => a.line - b.line);
+      for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+    },
+  };
+}
+
+/**
+ * Read a chunk's structures (on the worker pool): rows whose structure cannot be read, or that
+ * have none, are left out with a warning.
+ */
+export async function withStructures(chunk: RawRow[], read: StructureReader, warnings: string[], unit: string): Promise<InputRow[]> {
+  const toParse = chunk.filter((r) => r.structure && 'kind' in r.structure);
+  const parsed = toParse.length ? await read(toParse.map((r) => r.structure as StructureInput)) : [];
+  const results = new Map(toParse.map((r, k) => [r, parsed[k]]));
+  const rows: InputRow[] = [];
+  for (const r of chunk) {
+    if (r.problem || !r.structure) {
+      warnings.push(r.problem ?? `${unit} ${r.line}: no structure, ${unit} skipped`);
+      continue;
+    }
+    if ('uri' in r.structure) {
+      rows.push({ line: r.line, structure: { uri: r.structure.uri }, cells: r.cells });
+      continue;
+    }
+    const result = results.get(r)!;
+    if ('error' in result) {
+      const error = r.structure.kind === 'sdf-record' ? result.error.replace(/^the SDF record 1 /, 'the structure ') : result.error;
+      warnings.push(`${unit} ${r.line}: ${error}, ${unit} skipped`);
+    } else rows.push({ line: r.line, structure: { structure: result.structure, name: result.name }, cells: r.cells });
+  }
+  return rows;
+}
+
+/** A whole source in memory (for PUT merges). */
+export async function collectTable(source: TableSource, read: StructureReader): Promise<InputTable> {
+  const table: InputTable = { columns: source.columns, rows: [], warnings: [], unit: source.unit, structureHeader: source.structureHeader };
+  for await (const chunk of source.chunks(ROWS_PER_CHUNK)) table.rows.push(...(await withStructures(chunk, read, table.warnings, source.unit)));
   return table;
 }
 
@@ -126,8 +291,16 @@ export function readRdfDataset(quads: RDF.Quad[]): InputTable & { title?: string
   const entries = quads.filter((q) => q.predicate.equals(ot('dataEntry'))).map((q) => q.object);
   const entryNodes = entries.length ? entries : quads.filter((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('DataEntry'))).map((q) => q.subject);
   if (!entryNodes.length) throw badRequest('the RDF body holds no ot:dataEntry');
-  const get = (s: RDF.Term, p: RDF.NamedNode) => quads.filter((q) => q.subject.equals(s) && q.predicate.equals(p)).map((q) => q.object);
+  const bySubject = new Map<string, RDF.Quad[]>();
+  for (const q of quads) {
+    const key = `${q.subject.termType}:${q.subject.value}`;
+    let list = bySubject.get(key);
+    if (!list) bySubject.set(key, (list = []));
+    list.push(q);
+  }
+  const get = (s: RDF.Term, p: RDF.NamedNode) => (bySubject.get(`${s.termType}:${s.value}`) ?? []).filter((q) => q.predicate.equals(p)).map((q) => q.object);
   const featureOrder: string[] = [];
+  const featureSeen = new Set<string>();
   const rows: InputRow[] = [];
   const warnings: string[] = [];
   const byIndex = entryNodes.map((e, i) => ({ e, i, index: Number(get(e, ot('index'))[0]?.value ?? i + 1) })).sort((a, b) => a.index - b.index);
@@ -139,7 +312,7 @@ export function readRdfDataset(quads: RDF.Quad[]): InputTable & { title?: string
       const f = get(v, ot('feature'))[0];
       const val = get(v, ot('value'))[0];
       if (!f || !val || val.termType !== 'Literal') continue;
-      if (!featureOrder.includes(f.value)) featureOrder.push(f.value);
+      if (!featureSeen.has(f.value)) (featureSeen.add(f.value), featureOrder.push(f.value));
       values.set(f.value, val);
     }
     if (!compound || compound.termType !== 'NamedNode') {

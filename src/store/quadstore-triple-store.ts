@@ -41,7 +41,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   static async open(directory: string): Promise<QuadstoreTripleStore> {
     // iterators that close themselves: quadstore leaves them open, which pinned memory for good
-    const backend = closingIterators(new ClassicLevel<string, Uint8Array>(directory, { keyEncoding: 'utf8', valueEncoding: 'view' } as any) as any);
+    const backend = closingIterators(new ClassicLevel<string, Uint8Array>(directory, { keyEncoding: 'utf8', valueEncoding: 'view', compression: false } as any) as any);
     const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
     const bulk = new BulkQuadstore({ backend: backend as any, dataFactory: df as any, indexes: BULK_INDEXES as any });
     await quadstore.open();

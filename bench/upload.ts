@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { freePort, spawnServer } from '../test/helpers.js';
+import { fmt, now, postAndFollow, tempDir, type Row } from './util.js';
+
+/** A deterministic pseudo-random source (mulberry32), so every run uploads the same table. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A valid acyclic molecule of 6-25 heavy atoms as SMILES: a chain of C, N, O, S with methyl,
+ * hydroxy, amino, fluoro or chloro branches on carbons (valences stay within limits).
+ */
+function randomSmiles(next: () => number): string {
+  const atoms = ['C', 'C', 'C', 'C', 'N', 'O', 'S'];
+  const branches = ['(C)', '(O)', '(N)', '(F)', '(Cl)', '(CC)', '(C(C)C)'];
+  const length = 6 + Math.floor(next() * 20);
+  let smiles = 'C';
+  for (let i = 1; i < length; i++) {
+    const atom = atoms[Math.floor(next() * atoms.length)];
+    smiles += atom;
+    if (atom === 'C' && next() < 0.35) smiles += branches[Math.floor(next() * branches.length)];
+  }
+  return smiles;
+}
+
+/** A CSV of `rows` generated structures with a numeric, a nominal and a text column. */
+export function syntheticCsv(rows: number, seed = 20261122): string {
+  const next = random(seed);
+  const lines = ['SMILES,logP_estimate,activity,comment'];
+  for (let i = 0; i < rows; i++) {
+    const smiles = randomSmiles(next);
+    lines.push(`${smiles},${(next() * 8 - 2).toFixed(3)},${next() < 0.4 ? 'active' : 'inactive'},batch ${i % 977}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * Peak memory of a large upload: a 100,000-row CSV posted to a fresh server, its resident memory
+ * sampled from /proc every 100 ms while the upload runs (peak above idle), the worst answer of a
+ * small GET meanwhile, and a check that every row was stored.
+ */
+export async function benchUpload(): Promise<Row[]> {
+  const rowsToUpload = Number(process.env.TOXGRAPH_UPLOAD_ROWS ?? 100_000);
+  const bench = `upload: ${rowsToUpload.toLocaleString('en')}-row CSV (generated acyclic structures, 3 columns)`;
+  const csv = syntheticCsv(rowsToUpload);
+  const tmp = await tempDir('toxgraph-bench-upload-');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+  const rss = () => 1024 * Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]);
+  const mib = (b: number) => `${fmt(b / 2 ** 20, 0)} MiB`;
+  const rows: Row[] = [];
+  try {
+    await (await fetch(`${base}/health`)).arrayBuffer();
+    const idle = rss();
+    let peak = idle;
+    let worstGet = 0;
+    let done = false;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 100);
+    const poller = (async () => {
+      while (!done) {
+        const t = now();
+        await (await fetch(`${base}/health`)).arrayBuffer();
+        worstGet = Math.max(worstGet, now() - t);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const t = now();
+    let dataset: string;
+    try {
+      dataset = await postAndFollow(`${base}/dataset`, {}, csv, 'text/csv');
+    } finally {
+      done = true;
+      clearInterval(sampler);
+      await poller;
+    }
+    const seconds = (now() - t) / 1000;
+    const count = `SELECT (COUNT(?e) AS ?n) WHERE { GRAPH ?g { <${dataset}> <http://www.opentox.org/api/1.1#dataEntry> ?e } }`;
+    const answer = await fetch(`${base}/sparql`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: count });
+    const stored = Number((await answer.json()).results.bindings[0].n.value);
+    const metadata = await (await fetch(`${dataset}/metadata`, { headers: { Accept: 'application/n-triples' } })).text();
+    const warnings = metadata.split('\n').filter((l) => l.includes('#warning>')).length;
+    rows.push({ bench, measure: 'CSV size', value: `${fmt(csv.length / 2 ** 20, 1)} MiB` });
+    rows.push({ bench, measure: 'upload time (task accepted to completed)', value: `${fmt(seconds, 1)} s` });
+    rows.push({ bench, measure: 'rows stored (warnings)', value: `${stored} (${warnings})` });
+    rows.push({ bench, measure: 'resident memory, idle before', value: mib(idle) });
+    rows.push({ bench, measure: 'peak resident memory above idle', value: mib(peak - idle) });
+    rows.push({ bench, measure: 'worst GET /health during the upload', value: `${fmt(worstGet, 0)} ms` });
+  } finally {
+    server.kill('SIGTERM');
+    await server.exited;
+    await tmp.remove();
+  }
+  return rows;
+}
