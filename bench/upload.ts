@@ -1,46 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { freePort, spawnServer } from '../test/helpers.js';
 import { fmt, now, postAndFollow, tempDir, type Row } from './util.js';
-
-/** A deterministic pseudo-random source (mulberry32), so every run uploads the same table. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * A valid acyclic molecule of 6-25 heavy atoms as SMILES: a chain of C, N, O, S with methyl,
- * hydroxy, amino, fluoro or chloro branches on carbons (valences stay within limits).
- */
-function randomSmiles(next: () => number): string {
-  const atoms = ['C', 'C', 'C', 'C', 'N', 'O', 'S'];
-  const branches = ['(C)', '(O)', '(N)', '(F)', '(Cl)', '(CC)', '(C(C)C)'];
-  const length = 6 + Math.floor(next() * 20);
-  let smiles = 'C';
-  for (let i = 1; i < length; i++) {
-    const atom = atoms[Math.floor(next() * atoms.length)];
-    smiles += atom;
-    if (atom === 'C' && next() < 0.35) smiles += branches[Math.floor(next() * branches.length)];
-  }
-  return smiles;
-}
-
-/** A CSV of `rows` generated structures with a numeric, a nominal and a text column. */
-export function syntheticCsv(rows: number, seed = 20261122): string {
-  const next = random(seed);
-  const lines = ['SMILES,logP_estimate,activity,comment'];
-  for (let i = 0; i < rows; i++) {
-    const smiles = randomSmiles(next);
-    lines.push(`${smiles},${(next() * 8 - 2).toFixed(3)},${next() < 0.4 ? 'active' : 'inactive'},batch ${i % 977}`);
-  }
-  return lines.join('\n') + '\n';
-}
+import { syntheticCsv } from '../test/fixtures.js';
 
 /**
  * Peak memory of a large upload: a 100,000-row CSV posted to a fresh server, its resident memory

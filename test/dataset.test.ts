@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
+import { syntheticCsv } from './fixtures.js';
 import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from './helpers.js';
 
 let s: TestServer;
@@ -199,6 +200,30 @@ test('a file that is not a dataset answers 400 and stores nothing; large uploads
   const rows = csvRows((await http(local(result), { accept: 'text/csv' })).text);
   assert.equal(rows.length, 581);
   assert.deepEqual(rows[0], ['SMILES', '-log10(LC50_mmol)']);
+});
+
+test('a table of thousands of rows is stored a chunk at a time: every row in order, warnings across chunks', async () => {
+  const lines = syntheticCsv(2600).trim().split('\n');
+  const cells = (line: number) => lines[line - 1].split(',');
+  lines[1500 - 1] = ['C1CC', ...cells(1500).slice(1)].join(','); // unreadable, in the second chunk
+  lines[2400 - 1] = [cells(4)[0], ...cells(2400).slice(1)].join(','); // the structure of row 4, in the third chunk
+  lines[1002 - 1] = [cells(1002)[0], 'n/a', ...cells(1002).slice(2)].join(',');
+  const r = await upload(lines.join('\n') + '\n', 'text/csv');
+  const uri = r.status === 202 ? await waitForTask(r.text.trim()) : r.text.trim();
+  const warnings = parseTurtle((await http(`${local(uri)}/metadata`, { accept: 'text/turtle' })).text).filter((q) => q.predicate.value === `${OT}warning`).map((q) => q.object.value);
+  assert.ok(warnings.some((w) => /^row 1500: .*cannot be parsed.*row skipped$/.test(w)), warnings.join('\n'));
+  assert.ok(warnings.some((w) => /^row 2400: same compound as row 4 /.test(w)), warnings.join('\n'));
+  assert.ok(warnings.some((w) => /^row 1002: "n\/a" is not a number \(column logP_estimate\)/.test(w)), warnings.join('\n'));
+  const lineOf = (w: string) => Number(/^row (\d+)/.exec(w)?.[1]);
+  assert.deepEqual(warnings.map(lineOf), [...warnings.map(lineOf)].sort((a, b) => a - b), 'warnings in row order');
+  const out = csvRows((await http(local(uri), { accept: 'text/csv' })).text);
+  const skipped = warnings.filter((w) => /row skipped$/.test(w)).length;
+  assert.equal(out.length - 1, 2600 - skipped);
+  // the rows keep the order of the file: compare the numeric column, row by row
+  const expected = lines.slice(1).filter((_, k) => !warnings.some((w) => lineOf(w) === k + 2 && /row skipped$/.test(w))).map((l) => l.split(',')[1]);
+  const at = out[0].indexOf('logP_estimate');
+  assert.ok(at > 0, out[0].join(','));
+  out.slice(1).forEach((row, k) => assert.equal(row[at] === '' ? 'n/a' : String(Number(row[at])), expected[k] === 'n/a' ? 'n/a' : String(Number(expected[k])), `row ${k}`));
 });
 
 test('the shared QSAR files keep every row RDKit can parse', async () => {
