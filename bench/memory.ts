@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, now, postAndFollow, tempDir, type Row } from './util.js';
+import { fmt, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 
@@ -11,42 +11,8 @@ async function metric(base: string, name: string): Promise<number> {
   return Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1]);
 }
 
-/** Resident memory of a process by kind (Linux): anonymous (heaps) and file-backed (mapped files, which the kernel may drop). */
-function residentByKind(pid: number): { anon: number; file: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (k: string) => 1024 * Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
-    return { anon: kib('RssAnon'), file: kib('RssFile') };
-  } catch {
-    return undefined;
-  }
-}
-
 /** How long the server is left idle after a job before its memory is read "at rest": longer than the worker pool's idle time. */
 const REST_MS = 6_000;
-
-/**
- * While `work` runs, a client polls `GET /health` every 50 ms (a small GET): the worst answer
- * time is what a client of the server sees while the job runs.
- */
-async function withPolling<T>(base: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
-  let worst = 0;
-  let done = false;
-  const poller = (async () => {
-    while (!done) {
-      const t = now();
-      await (await fetch(`${base}/health`)).arrayBuffer();
-      worst = Math.max(worst, now() - t);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  try {
-    return { result: await work(), worstMs: worst };
-  } finally {
-    done = true;
-    await poller;
-  }
-}
 
 /**
  * Memory that must not remember history: the same 10-fold cross-validation (random forest on
@@ -88,7 +54,7 @@ export async function benchMemory(): Promise<Row[]> {
       after.push(await metric(base, 'process_resident_memory_bytes'));
       await new Promise((r) => setTimeout(r, REST_MS));
       atRest.push(await metric(base, 'process_resident_memory_bytes'));
-      const kinds = residentByKind(server.pid);
+      const kinds = residentMemory(server.pid);
       if (kinds) anon.push(kinds.anon);
       console.log(`memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, worst GET ${fmt(cv.worstMs, 0)} ms, event-loop p99 ${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_p99_seconds')), 0)} ms`);
     }

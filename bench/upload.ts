@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, now, postAndFollow, tempDir, type Row } from './util.js';
+import { fmt, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.js';
 import { syntheticCsv } from '../test/fixtures.js';
 
 /**
@@ -16,33 +15,23 @@ export async function benchUpload(): Promise<Row[]> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
-  const rss = () => 1024 * Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]);
+  const rss = () => residentMemory(server.pid)?.all ?? 0;
   const mib = (b: number) => `${fmt(b / 2 ** 20, 0)} MiB`;
   const rows: Row[] = [];
   try {
     await (await fetch(`${base}/health`)).arrayBuffer();
     const idle = rss();
     let peak = idle;
-    let worstGet = 0;
-    let done = false;
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 100);
-    const poller = (async () => {
-      while (!done) {
-        const t = now();
-        await (await fetch(`${base}/health`)).arrayBuffer();
-        worstGet = Math.max(worstGet, now() - t);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
     const t = now();
-    let dataset: string;
+    let upload: { result: string; worstMs: number };
     try {
-      dataset = await postAndFollow(`${base}/dataset`, {}, csv, 'text/csv');
+      upload = await withPolling(base, () => postAndFollow(`${base}/dataset`, {}, csv, 'text/csv'));
     } finally {
-      done = true;
       clearInterval(sampler);
-      await poller;
     }
+    const dataset = upload.result;
+    const worstGet = upload.worstMs;
     const seconds = (now() - t) / 1000;
     const count = `SELECT (COUNT(?e) AS ?n) WHERE { GRAPH ?g { <${dataset}> <http://www.opentox.org/api/1.1#dataEntry> ?e } }`;
     const answer = await fetch(`${base}/sparql`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: count });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,5 +83,42 @@ export async function postAndFollow(url: string, params: Record<string, string>,
     if (t.status === 200) return answer;
     if (t.status !== 202) throw new Error(`task ${text}: ${t.status} ${answer.slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * While `work` runs, a client polls `GET /health` every 50 ms (a small GET): the worst answer
+ * time is what a client of the server sees while the job runs.
+ */
+export async function withPolling<T>(base: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+  let worst = 0;
+  let done = false;
+  const poller = (async () => {
+    while (!done) {
+      const t = now();
+      await (await fetch(`${base}/health`)).arrayBuffer();
+      worst = Math.max(worst, now() - t);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  try {
+    return { result: await work(), worstMs: worst };
+  } finally {
+    done = true;
+    await poller;
+  }
+}
+
+/**
+ * Resident memory of a process (Linux /proc), all and by kind: anonymous (heaps) and file-backed
+ * (mapped files, which the kernel may drop). Undefined where /proc cannot be read.
+ */
+export function residentMemory(pid: number): { all: number; anon: number; file: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const bytes = (k: string) => 1024 * Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
+    return { all: bytes('VmRSS'), anon: bytes('RssAnon'), file: bytes('RssFile') };
+  } catch {
+    return undefined;
   }
 }

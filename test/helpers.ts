@@ -151,6 +151,7 @@ export interface ServerProcess {
  */
 export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number } = {}): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
+  // TOXGRAPH_NODE_FLAGS: extra node flags for diagnosis, e.g. --heapsnapshot-signal=SIGUSR2
   const child = spawn(process.execPath, [...(process.env.TOXGRAPH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
     // as `npm start` runs it: glibc limited to two malloc arenas (see src/main.ts)

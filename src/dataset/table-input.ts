@@ -239,14 +239,12 @@ export async function arffSource(text: string): Promise<TableSource> {
 
 /** The OpenTox RDF form: ot:dataEntry / ot:compound / ot:values / ot:feature / ot:value (parsed whole). */
 export function rdfSource(quads: RDF.Quad[]): TableSource {
-  const table = readRdfDataset(quads);
+  const { columns, rows, title } = readRdfDataset(quads);
   return {
-    columns: table.columns,
-    unit: table.unit,
-    title: table.title,
+    columns,
+    unit: 'entry',
+    title,
     async *chunks(size) {
-      const problems = table.warnings.map((w) => ({ line: Number(/^entry (\d+)/.exec(w)?.[1] ?? 0), problem: w, cells: [] as Cell[] }));
-      const rows: RawRow[] = [...problems, ...table.rows.map((r) => ({ line: r.line, cells: r.cells, structure: r.structure as { uri: string } }))].sort((a, b) => a.line - b.line);
       for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
     },
   };
@@ -286,8 +284,8 @@ export async function collectTable(source: TableSource, read: StructureReader): 
   return table;
 }
 
-/** The OpenTox RDF form: ot:dataEntry / ot:compound / ot:values / ot:feature / ot:value. */
-export function readRdfDataset(quads: RDF.Quad[]): InputTable & { title?: string } {
+/** The entries of an OpenTox RDF dataset in ot:index order; an entry without ot:compound is a row with a problem. */
+function readRdfDataset(quads: RDF.Quad[]): { columns: InputColumn[]; rows: RawRow[]; title?: string } {
   const entries = quads.filter((q) => q.predicate.equals(ot('dataEntry'))).map((q) => q.object);
   const entryNodes = entries.length ? entries : quads.filter((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('DataEntry'))).map((q) => q.subject);
   if (!entryNodes.length) throw badRequest('the RDF body holds no ot:dataEntry');
@@ -301,29 +299,26 @@ export function readRdfDataset(quads: RDF.Quad[]): InputTable & { title?: string
   const get = (s: RDF.Term, p: RDF.NamedNode) => (bySubject.get(`${s.termType}:${s.value}`) ?? []).filter((q) => q.predicate.equals(p)).map((q) => q.object);
   const featureOrder: string[] = [];
   const featureSeen = new Set<string>();
-  const rows: InputRow[] = [];
-  const warnings: string[] = [];
-  const byIndex = entryNodes.map((e, i) => ({ e, i, index: Number(get(e, ot('index'))[0]?.value ?? i + 1) })).sort((a, b) => a.index - b.index);
-  const rowValues: Map<string, RDF.Literal>[] = [];
-  byIndex.forEach(({ e }, k) => {
-    const compound = get(e, ot('compound'))[0];
-    const values = new Map<string, RDF.Literal>();
+  const byIndex = entryNodes.map((e, i) => ({ e, index: Number(get(e, ot('index'))[0]?.value ?? i + 1) })).sort((a, b) => a.index - b.index);
+  const values = byIndex.map(({ e }) => {
+    const found = new Map<string, RDF.Literal>();
     for (const v of get(e, ot('values'))) {
       const f = get(v, ot('feature'))[0];
       const val = get(v, ot('value'))[0];
       if (!f || !val || val.termType !== 'Literal') continue;
       if (!featureSeen.has(f.value)) (featureSeen.add(f.value), featureOrder.push(f.value));
-      values.set(f.value, val);
+      found.set(f.value, val);
     }
-    if (!compound || compound.termType !== 'NamedNode') {
-      warnings.push(`entry ${k + 1}: no ot:compound, entry skipped`);
-      return;
-    }
-    rows.push({ line: k + 1, structure: { uri: compound.value }, cells: [] });
-    rowValues.push(values);
+    return found;
   });
-  rows.forEach((r, i) => (r.cells = featureOrder.map((f) => rowValues[i].get(f))));
+  const rows = byIndex.map(({ e }, k): RawRow => {
+    const compound = get(e, ot('compound'))[0];
+    const cells = featureOrder.map((f) => values[k].get(f));
+    const line = k + 1;
+    if (!compound || compound.termType !== 'NamedNode') return { line, cells, problem: `entry ${line}: no ot:compound, entry skipped` };
+    return { line, cells, structure: { uri: compound.value } };
+  });
   const ds = quads.find((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('Dataset')))?.subject;
   const title = ds ? (get(ds, dc('title'))[0] ?? get(ds, rdfs('label'))[0])?.value : undefined;
-  return { columns: featureOrder.map((f) => ({ title: f, featureUri: f })), rows, warnings, unit: 'entry', title };
+  return { columns: featureOrder.map((f) => ({ title: f, featureUri: f })), rows, title };
 }

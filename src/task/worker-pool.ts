@@ -43,10 +43,6 @@ export class WorkerPool {
     private readonly idleMs = 5_000,
   ) {}
 
-  /** Workers alive now. */
-  get threads(): number {
-    return this.slots.length;
-  }
 
   run<T>(moduleUrl: string, exportName: string, args: unknown[], signal?: AbortSignal): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool closed'));
