@@ -1,5 +1,7 @@
 /** Structured logs: one JSON object per line on stderr. Never pass tokens or passwords here. */
 export interface Logger {
+  /** Whether one line per request is written (false with --quiet): callers skip building it. */
+  readonly logsRequests?: boolean;
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
@@ -12,6 +14,7 @@ export function jsonLogger(quiet = false): Logger {
     process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
   };
   return {
+    logsRequests: !quiet,
     info: (m, f) => write('info', m, f),
     warn: (m, f) => write('warn', m, f),
     error: (m, f) => write('error', m, f),

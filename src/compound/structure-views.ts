@@ -20,6 +20,7 @@ export const STRUCTURE_OUTPUT_TYPES = [
 ];
 
 function size(ctx: Context): { w: number; h: number } {
+  if (!ctx.querystring) return { w: 300, h: 240 };
   const q = new URLSearchParams(ctx.querystring);
   const clamp = (v: string | null, d: number) => Math.min(2000, Math.max(50, Number(v) || d));
   return { w: clamp(q.get('w'), 300), h: clamp(q.get('h'), 240) };
@@ -46,7 +47,7 @@ export interface StructureDetails {
 
 export function structureRenderers(ctx: Context, chemistry: Chemistry, s: StoredStructure, details: () => Promise<StructureDetails>): Record<string, Renderer> {
   const { w, h } = size(ctx);
-  const v3000 = new URLSearchParams(ctx.querystring).get('molfile') === 'v3000';
+  const v3000 = !!ctx.querystring && new URLSearchParams(ctx.querystring).get('molfile') === 'v3000';
   const title = s.names[0] ?? s.smiles;
   const renderers: Record<string, Renderer> = {
     'chemical/x-daylight-smiles': () => `${s.smiles}\n`,

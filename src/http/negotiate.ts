@@ -6,7 +6,21 @@ interface MediaRange {
   q: number;
 }
 
+/** Clients send few distinct Accept headers: their parsed ranges are kept (bounded). */
+const parsedAccept = new Map<string, MediaRange[]>();
+const PARSED_ACCEPT_LIMIT = 256;
+
 function parseAccept(header: string): MediaRange[] {
+  let ranges = parsedAccept.get(header);
+  if (!ranges) {
+    if (parsedAccept.size >= PARSED_ACCEPT_LIMIT || header.length > 1000) parsedAccept.clear();
+    ranges = readAccept(header);
+    if (header.length <= 1000) parsedAccept.set(header, ranges);
+  }
+  return ranges;
+}
+
+function readAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
     const [range, ...params] = part.trim().split(';');
@@ -26,8 +40,10 @@ function parseAccept(header: string): MediaRange[] {
 }
 
 /** The q-value the Accept header gives one concrete media type (most specific range wins). */
-function qualityOf(mediaType: string, ranges: MediaRange[]): number {
-  const [type, subtype] = mediaType.split('/');
+function qualityOf(mediaType: string, ranges: readonly MediaRange[]): number {
+  const slash = mediaType.indexOf('/');
+  const type = mediaType.slice(0, slash);
+  const subtype = mediaType.slice(slash + 1);
   let best = -1;
   let quality = 0;
   for (const r of ranges) {

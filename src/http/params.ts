@@ -2,6 +2,9 @@ import type { Context } from 'koa';
 import { readText, requestMediaType } from './body.js';
 import { badRequest } from './errors.js';
 
+/** Shared by every request without a query string; Params never changes its parameters. */
+const EMPTY_QUERY = new URLSearchParams();
+
 /**
  * Request parameters from the query string and, for form posts, the body. Array parameters
  * are accepted both as `name[]` and `name` (DESIGN.md).
@@ -10,7 +13,7 @@ export class Params {
   constructor(private readonly search: URLSearchParams) {}
 
   static fromQuery(ctx: Context): Params {
-    return new Params(new URLSearchParams(ctx.querystring));
+    return new Params(ctx.querystring ? new URLSearchParams(ctx.querystring) : EMPTY_QUERY);
   }
 
   /** Query string plus an urlencoded body (when there is one). */

@@ -11,7 +11,7 @@ export type Renderer = () => Promise<string | Buffer | Readable> | string | Buff
 
 /** The Accept header, unless a `media` query parameter overrides it (handy in browsers). */
 export function acceptOf(ctx: Context): string | undefined {
-  const media = new URLSearchParams(ctx.querystring).get('media');
+  const media = ctx.querystring ? new URLSearchParams(ctx.querystring).get('media') : null;
   return media ?? (ctx.get('accept') || undefined);
 }
 

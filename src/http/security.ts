@@ -19,7 +19,7 @@ export function securityHeaders() {
     try {
       await next();
     } finally {
-      const html = /^text\/html\b/.test(ctx.response.get('Content-Type') || String(ctx.type ?? ''));
+      const html = String(ctx.response.get('Content-Type') || ctx.type || '').startsWith('text/html');
       ctx.set('Content-Security-Policy', html ? PAGE_POLICY : DOCUMENT_POLICY);
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');

@@ -37,7 +37,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
 
   const router = new Router();
   app.use(services.metrics.middleware((path, method) => String(router.match(path, method).pathAndMethod.at(-1)?.path ?? '') || undefined));
-  app.use(async (ctx, next) => {
+  if (log.logsRequests !== false) app.use(async (ctx, next) => {
     const started = performance.now();
     try {
       await next();
