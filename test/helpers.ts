@@ -152,7 +152,8 @@ export interface ServerProcess {
 export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number } = {}): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
   // TOXGRAPH_NODE_FLAGS: extra node flags for diagnosis, e.g. --heapsnapshot-signal=SIGUSR2
-  const child = spawn(process.execPath, [...(process.env.TOXGRAPH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
+  // as `npm start` runs it: a young generation of 32 MB semi-spaces (see README, Running for months)
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', ...(process.env.TOXGRAPH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
     // as `npm start` runs it: glibc limited to two malloc arenas (see src/main.ts)
     env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },

@@ -179,3 +179,51 @@ test('the graph cache never answers a graph older than the last write, and holds
   cache.put('long', [q('http://t/a', 'http://t/p', df.literal('x'.repeat(5 * graphWeight)))], cache.epoch);
   assert.equal(cache.get('long'), undefined, 'a graph of one long literal is weighed by its characters');
 });
+
+test("LevelDB's data files get a second link, so that LevelDB's unlink under its lock frees no blocks; the link goes once LevelDB lets the file go", async () => {
+  const { DeferredFileRemoval } = await import('../src/store/deferred-file-removal.js');
+  const { writeFile, stat, unlink, readdir, mkdir } = await import('node:fs/promises');
+  const root = await mkdtemp(join(tmpdir(), 'toxgraph-removal-'));
+  const storeDir = join(root, 'store');
+  const trash = join(root, 'store.trash');
+  try {
+    await mkdir(storeDir);
+    await writeFile(join(storeDir, '000005.ldb'), Buffer.alloc(64 * 1024, 1));
+    await writeFile(join(storeDir, 'MANIFEST-000002'), 'm');
+    await mkdir(trash);
+    await writeFile(join(trash, '000001.ldb'), 'left by a crashed run');
+    const removal = await DeferredFileRemoval.start(storeDir, trash);
+    assert.deepEqual(await readdir(trash), ['000005.ldb'], 'the trash of an earlier run is emptied; only data files are linked');
+    assert.equal((await stat(join(storeDir, '000005.ldb'))).nlink, 2);
+    // a table written later is linked when it appears (inotify) or at the next sweep
+    await writeFile(join(storeDir, '000007.ldb'), 'new table');
+    await removal.sweep();
+    assert.equal((await stat(join(storeDir, '000007.ldb'))).nlink, 2);
+    // LevelDB deletes a table: the trash link is removed by the next sweep
+    await unlink(join(storeDir, '000005.ldb'));
+    await removal.sweep();
+    assert.deepEqual(await readdir(trash), ['000007.ldb']);
+    await removal.stop();
+    await assert.rejects(stat(trash), 'the trash goes with the store');
+    assert.equal((await stat(join(storeDir, '000007.ldb'))).nlink, 1, 'the data file itself stays');
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('a store reopened after its write-ahead log was turned into tables still holds every quad', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'toxgraph-reopen-'));
+  try {
+    let s = await QuadstoreTripleStore.open(join(root, 'store'));
+    const quads = Array.from({ length: 3000 }, (_, i) => q(`http://t/r${i}`, 'http://t/p', df.literal(`value ${i} ${'x'.repeat(200)}`)));
+    await s.replaceGraphs({ 'http://t/big': quads });
+    await s.close();
+    s = await QuadstoreTripleStore.open(join(root, 'store'));
+    assert.equal((await s.readGraph('http://t/big')).length, 3000);
+    await s.close();
+    const { readdir } = await import('node:fs/promises');
+    assert.deepEqual((await readdir(root)).sort(), ['store'], 'no trash left beside a closed store');
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});

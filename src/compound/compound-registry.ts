@@ -7,6 +7,7 @@ import type { Services } from '../server/services.js';
 import { tanimoto, type Chemistry, type Structure } from '../chemistry/chemistry.js';
 import type { PostedStructure } from './structure-input.js';
 import { sortById } from '../store/id-minter.js';
+import { graphGroups } from '../store/write-size.js';
 
 export interface StoredStructure {
   uri: string;
@@ -19,6 +20,8 @@ export interface StoredStructure {
   parent?: string;
 }
 
+/** Characters of compound graphs written in one batch (about 200 compounds with their molfiles). */
+const COMPOUND_WRITE_CHARS = 500_000;
 const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
 
 /**
@@ -71,6 +74,7 @@ export class CompoundRegistry {
   register(posted: PostedStructure[]): Promise<string[]> {
     return this.exclusive(async () => {
       const graphs: Record<string, RDF.Quad[]> = {};
+      const minted = new Set<string>();
       const byKey = new Map<string, string>();
       const known = await this.urisForKeys(posted.map((p) => p.structure.inchiKey));
       const uris: string[] = [];
@@ -78,7 +82,10 @@ export class CompoundRegistry {
         const key = p.structure.inchiKey;
         let uri = byKey.get(key) ?? known.get(key);
         const existing = uri && !graphs[uri] ? await this.read(uri) : undefined;
-        if (!uri) uri = await this.services.ids.next(this.collection);
+        if (!uri) {
+          uri = await this.services.ids.next(this.collection);
+          minted.add(uri);
+        }
         const names = unique([...(existing?.names ?? []), ...(graphs[uri] ? readNames(graphs[uri]) : []), ...p.names]);
         const sameAs = unique([...(existing?.sameAs ?? []), ...p.sameAs]);
         // an existing compound keeps its structure record; a new or deleted one gets this one
@@ -87,8 +94,17 @@ export class CompoundRegistry {
         byKey.set(key, uri);
         uris.push(uri);
       }
-      await this.services.store.replaceGraphs(graphs);
-      for (const p of posted) this.indexAdd(byKey.get(p.structure.inchiKey)!, p.structure);
+      // each compound is its own resource: written in groups, not one batch of thousands of molfiles
+      const indexed = new Map(posted.map((p) => [byKey.get(p.structure.inchiKey)!, p.structure]));
+      for (const group of graphGroups(graphs, COMPOUND_WRITE_CHARS)) {
+        // new compounds (most of a large upload) are written without reading their empty graphs
+        const entries = Object.entries(group);
+        const fresh = entries.filter(([uri]) => minted.has(uri));
+        const known = entries.filter(([uri]) => !minted.has(uri));
+        if (fresh.length) await this.services.store.createGraphs(Object.fromEntries(fresh));
+        if (known.length) await this.services.store.replaceGraphs(Object.fromEntries(known));
+        for (const uri of Object.keys(group)) this.indexAdd(uri, indexed.get(uri)!);
+      }
       return uris;
     });
   }

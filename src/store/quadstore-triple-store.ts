@@ -8,6 +8,8 @@ import { INDEXES } from './indexes.js';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
 import { wrap, UnionIterator } from 'asynciterator';
 import { PendingChanges } from './pending-changes.js';
+import { DeferredFileRemoval } from './deferred-file-removal.js';
+import { quadChars } from './write-size.js';
 import { ScopedSource } from './scoped-source.js';
 import { closingIterators } from './closing-iterators.js';
 import { TimeSlices } from '../task/time-slices.js';
@@ -15,7 +17,9 @@ import { GraphCache } from './graph-cache.js';
 import type { SparqlText } from './sparql-template.js';
 import type { QueryOptions, QueryResult, Solution, TripleStore } from './triple-store.js';
 
+/** Quads and characters (see write-size.ts) of one bulk-load batch. */
 const BULK_BATCH = 20000;
+const BULK_BATCH_CHARS = 4_000_000;
 /** Graphs read at once when a write replaces many. */
 const READ_CONCURRENCY = 16;
 
@@ -37,6 +41,7 @@ export class QuadstoreTripleStore implements TripleStore {
   private constructor(
     readonly quadstore: Quadstore,
     readonly bulk: BulkQuadstore,
+    private readonly fileRemoval: DeferredFileRemoval,
   ) {}
 
   static async open(directory: string): Promise<QuadstoreTripleStore> {
@@ -45,7 +50,9 @@ export class QuadstoreTripleStore implements TripleStore {
     const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
     const bulk = new BulkQuadstore({ backend: backend as any, dataFactory: df as any, indexes: BULK_INDEXES as any });
     await quadstore.open();
-    return new QuadstoreTripleStore(quadstore, bulk);
+    // beside the store, not in it: the links would count twice in its size
+    const fileRemoval = await DeferredFileRemoval.start(directory, `${directory}.trash`);
+    return new QuadstoreTripleStore(quadstore, bulk, fileRemoval);
   }
 
   /** Both partitions as one RDF/JS source. */
@@ -177,6 +184,17 @@ export class QuadstoreTripleStore implements TripleStore {
     });
   }
 
+  createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
+    return this.exclusive(async () => {
+      const added: RDF.Quad[] = [];
+      for (const [iri, quads] of Object.entries(graphs)) {
+        const graph = df.namedNode(iri);
+        for (const q of quads) added.push(df.quad(q.subject, q.predicate, q.object, graph));
+      }
+      await this.patch([], added);
+    });
+  }
+
   deleteGraphs(graphIris: string[]): Promise<void> {
     return this.exclusive(async () => {
       const oldQuads = await this.readGraphs(graphIris, new TimeSlices());
@@ -225,13 +243,16 @@ export class QuadstoreTripleStore implements TripleStore {
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number> {
     return this.exclusive(async () => {
       let batch: RDF.Quad[] = [];
+      let chars = 0;
       let count = 0;
       for await (const q of quads as AsyncIterable<RDF.Quad>) {
         batch.push(q);
-        if (batch.length >= BULK_BATCH) {
+        chars += quadChars(q);
+        if (batch.length >= BULK_BATCH || chars >= BULK_BATCH_CHARS) {
           await this.patch([], batch);
           count += batch.length;
           batch = [];
+          chars = 0;
         }
       }
       if (batch.length) await this.patch([], batch);
@@ -251,6 +272,7 @@ export class QuadstoreTripleStore implements TripleStore {
   async close(): Promise<void> {
     await this.writeQueue;
     await this.quadstore.close();
+    await this.fileRemoval.stop();
   }
 }
 

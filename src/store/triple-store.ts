@@ -37,6 +37,11 @@ export interface TripleStore {
   hasGraph(graphIri: string): Promise<boolean>;
   /** Atomically make each named graph hold exactly the given quads (their graph term is ignored). */
   replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void>;
+  /**
+   * Atomically write graphs of freshly minted resources, which hold nothing yet: like
+   * replaceGraphs without reading what the graphs held (one read per graph saved).
+   */
+  createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void>;
   /** Atomically remove the named graphs. */
   deleteGraphs(graphIris: string[]): Promise<void>;
   query(query: SparqlText | string, options?: QueryOptions): Promise<QueryResult>;

@@ -2,6 +2,15 @@
 // loader; it then registers tsx so that the TypeScript modules it is asked to run can load.
 import { parentPort } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
+import { setPriority } from 'node:os';
+
+// Jobs are background work: on Linux the nice value is per thread, so this thread yields the
+// CPU to the main thread (requests) and to the garbage collector's helpers when cores are busy.
+try {
+  setPriority(10);
+} catch {
+  // not allowed here: run at normal priority
+}
 
 register();
 
