@@ -1,15 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.js';
+import { fmt, metric, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 
-
-/** A figure of the server's own /metrics. */
-async function metric(base: string, name: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  return Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1]);
-}
 
 /** How long the server is left idle after a job before its memory is read "at rest": longer than the worker pool's idle time. */
 const REST_MS = 6_000;
@@ -37,26 +31,30 @@ export async function benchMemory(): Promise<Row[]> {
     const csv = readFileSync(new URL('kazius.csv', DATA), 'utf8').trim().split('\n').slice(0, rowsToUse + 1).join('\n');
     const upload = await withPolling(base, () => postAndFollow(`${base}/dataset`, {}, csv, 'text/csv'));
     const dataset = upload.result;
-    rows.push({ bench, measure: 'upload: worst GET /health during it', value: `${fmt(upload.worstMs, 0)} ms` });
+    rows.push({ bench, measure: 'upload: worst GET /health / worst event-loop delay during it', value: `${fmt(upload.worstMs, 0)} ms / ${fmt(upload.loopMaxMs, 0)} ms` });
     const target = (await (await fetch(`${dataset}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
     const fp = await withPolling(base, () => postAndFollow(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' }));
-    rows.push({ bench, measure: 'Morgan fingerprints: worst GET /health during it', value: `${fmt(fp.worstMs, 0)} ms` });
+    rows.push({ bench, measure: 'Morgan fingerprints: worst GET /health / worst event-loop delay during it', value: `${fmt(fp.worstMs, 0)} ms / ${fmt(fp.loopMaxMs, 0)} ms` });
     rows.push({ bench, measure: 'resident memory after upload and fingerprints', value: mib(await metric(base, 'process_resident_memory_bytes')) });
     const after: number[] = [];
     const atRest: number[] = [];
     const anon: number[] = [];
+    const heap: number[] = [];
     let worstCv = 0;
+    let worstCvLoop = 0;
     for (let i = 0; i < runs; i++) {
       const t = now();
       const cv = await withPolling(base, () => postAndFollow(`${base}/crossvalidation`, { dataset_uri: fp.result, algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
       const seconds = (now() - t) / 1000;
       worstCv = Math.max(worstCv, cv.worstMs);
+      worstCvLoop = Math.max(worstCvLoop, cv.loopMaxMs);
       after.push(await metric(base, 'process_resident_memory_bytes'));
       await new Promise((r) => setTimeout(r, REST_MS));
       atRest.push(await metric(base, 'process_resident_memory_bytes'));
+      heap.push(await metric(base, 'nodejs_heap_size_used_bytes'));
       const kinds = residentMemory(server.pid);
       if (kinds) anon.push(kinds.anon);
-      console.log(`memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, worst GET ${fmt(cv.worstMs, 0)} ms, event-loop p99 ${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_p99_seconds')), 0)} ms`);
+      console.log(`memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, JS heap used ${mib(heap.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, worst event-loop delay ${fmt(cv.loopMaxMs, 0)} ms`);
     }
     const series = (measure: string, values: number[]) => {
       if (values.length === 0) return;
@@ -67,8 +65,8 @@ export async function benchMemory(): Promise<Row[]> {
     series('resident memory right', after);
     series(`resident memory ${REST_MS / 1000} s`, atRest);
     series(`anonymous resident memory ${REST_MS / 1000} s`, anon);
-    rows.push({ bench, measure: 'cross-validations: worst GET /health during them', value: `${fmt(worstCv, 0)} ms` });
-    rows.push({ bench, measure: 'server event-loop delay, max since start', value: `${fmt(1000 * (await metric(base, 'nodejs_eventloop_lag_max_seconds')), 0)} ms` });
+    series(`JS heap in use ${REST_MS / 1000} s`, heap);
+    rows.push({ bench, measure: 'cross-validations: worst GET /health / worst event-loop delay during them', value: `${fmt(worstCv, 0)} ms / ${fmt(worstCvLoop, 0)} ms` });
   } finally {
     server.kill('SIGTERM');
     await server.exited;

@@ -24,7 +24,7 @@ export async function benchUpload(): Promise<Row[]> {
     let peak = idle;
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 100);
     const t = now();
-    let upload: { result: string; worstMs: number };
+    let upload: Awaited<ReturnType<typeof withPolling<string>>>;
     try {
       upload = await withPolling(base, () => postAndFollow(`${base}/dataset`, {}, csv, 'text/csv'));
     } finally {
@@ -44,6 +44,7 @@ export async function benchUpload(): Promise<Row[]> {
     rows.push({ bench, measure: 'resident memory, idle before', value: mib(idle) });
     rows.push({ bench, measure: 'peak resident memory above idle', value: mib(peak - idle) });
     rows.push({ bench, measure: 'worst GET /health during the upload', value: `${fmt(worstGet, 0)} ms` });
+    rows.push({ bench, measure: 'worst event-loop delay during the upload', value: `${fmt(upload.loopMaxMs, 0)} ms` });
   } finally {
     server.kill('SIGTERM');
     await server.exited;

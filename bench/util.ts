@@ -90,7 +90,9 @@ export async function postAndFollow(url: string, params: Record<string, string>,
  * While `work` runs, a client polls `GET /health` every 50 ms (a small GET): the worst answer
  * time is what a client of the server sees while the job runs.
  */
-export async function withPolling<T>(base: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+export async function withPolling<T>(base: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number; loopMaxMs: number }> {
+  // the server's event-loop delay histogram (prom-client) restarts at every read of /metrics
+  await metric(base, 'nodejs_eventloop_lag_max_seconds');
   let worst = 0;
   let done = false;
   const poller = (async () => {
@@ -102,11 +104,18 @@ export async function withPolling<T>(base: string, work: () => Promise<T>): Prom
     }
   })();
   try {
-    return { result: await work(), worstMs: worst };
+    const result = await work();
+    return { result, worstMs: worst, loopMaxMs: 1000 * (await metric(base, 'nodejs_eventloop_lag_max_seconds')) };
   } finally {
     done = true;
     await poller;
   }
+}
+
+/** A figure of the server's own /metrics. */
+export async function metric(base: string, name: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1]);
 }
 
 /**

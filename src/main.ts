@@ -10,10 +10,15 @@ try {
 }
 const server = await startServer(config);
 // glibc gives each thread that allocates (LevelDB's compaction, libuv's pool, worker threads) its
-// own malloc arena and rarely returns their free pages: resident memory then grows with every
-// job although nothing leaks. `npm start` limits the arenas to two.
-if (process.platform === 'linux' && !process.env.MALLOC_ARENA_MAX) {
-  server.services.log.warn('MALLOC_ARENA_MAX is not set: resident memory may grow with every job (glibc malloc arenas); start with `npm start` or set MALLOC_ARENA_MAX=2');
+// own malloc arena and keeps the fragments of large jobs: resident memory then grows with every
+// job although nothing leaks. `npm start` (bin/toxgraph-server) uses jemalloc when the system has
+// it, and limits glibc to two arenas otherwise.
+if (process.platform === 'linux' && !process.env.LD_PRELOAD?.includes('jemalloc')) {
+  if (!process.env.MALLOC_ARENA_MAX) {
+    server.services.log.warn('MALLOC_ARENA_MAX is not set: resident memory may grow with every job (glibc malloc arenas); start with `npm start` or set MALLOC_ARENA_MAX=2');
+  } else {
+    server.services.log.warn('running on glibc malloc: resident memory grows by tens of megabytes per large job; install jemalloc (Debian: apt-get install libjemalloc2) and start with `npm start`');
+  }
 }
 // A stray rejection must not take the whole service down; it is logged as the bug it is.
 process.on('unhandledRejection', (reason) => {

@@ -151,12 +151,11 @@ export interface ServerProcess {
  */
 export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number } = {}): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
-  // TOXGRAPH_NODE_FLAGS: extra node flags for diagnosis, e.g. --heapsnapshot-signal=SIGUSR2
-  // as `npm start` runs it: a young generation of 32 MB semi-spaces (see README, Running for months)
-  const child = spawn(process.execPath, ['--max-semi-space-size=32', ...(process.env.TOXGRAPH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/main.ts', '--port', String(options.port ?? 0), ...args], {
+  // started as `npm start` starts it (bin/toxgraph-server: allocator, node flags, and
+  // TOXGRAPH_NODE_FLAGS for diagnosis, e.g. --heapsnapshot-signal=SIGUSR2)
+  const child = spawn('sh', ['bin/toxgraph-server', '--port', String(options.port ?? 0), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    // as `npm start` runs it: glibc limited to two malloc arenas (see src/main.ts)
-    env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+    env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '' },
   });
   let stderr = '';
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
