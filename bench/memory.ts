@@ -54,7 +54,8 @@ export async function benchMemory(): Promise<Row[]> {
       heap.push(await metric(base, 'nodejs_heap_size_used_bytes'));
       const kinds = residentMemory(server.pid);
       if (kinds) anon.push(kinds.anon);
-      console.log(`memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, JS heap used ${mib(heap.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, worst event-loop delay ${fmt(cv.loopMaxMs, 0)} ms`);
+      const stored = await metric(base, 'toxgraph_store_size_bytes');
+      console.log(`memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, store ${mib(stored)} on disk, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, JS heap used ${mib(heap.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, worst event-loop delay ${fmt(cv.loopMaxMs, 0)} ms`);
     }
     const series = (measure: string, values: number[]) => {
       if (values.length === 0) return;

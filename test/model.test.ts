@@ -269,3 +269,15 @@ test('every learner of the catalogue trains over HTTP and predicts with confiden
     }
   }
 });
+
+test('model content is stored in small literals that never split a surrogate pair', async () => {
+  const { contentChunks } = await import('../src/model/model-store.js');
+  const text = `{"classes":["${'a'.repeat(4082)}🧪 mutagen","x"],"state":${'1'.repeat(9000)}}`;
+  const chunks = contentChunks(text, 4096);
+  assert.equal(chunks.join(''), text);
+  assert.ok(chunks.every((c) => c.length <= 4097));
+  // the pair that straddles a boundary stays in one literal: every piece is well-formed UTF-16
+  assert.ok(chunks.every((c) => c.isWellFormed()), 'a chunk holds half a surrogate pair');
+  assert.equal(chunks[0].length, 4097);
+  assert.deepEqual(contentChunks('', 4096), []);
+});

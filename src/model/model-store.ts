@@ -32,8 +32,13 @@ export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 't
   endpoints: string[];
 };
 
-/** Characters per literal of the content graph (the trained state is split into chunks). */
-const CHUNK_CHARS = 1 << 18;
+/**
+ * Characters per literal of the content graph (the trained state is split into chunks). Small,
+ * because a literal is part of the store's index keys, and LevelDB keeps the first and last key
+ * of every table file in memory for as long as the file exists: with chunks of 256k characters a
+ * store kept about 10 MiB more per cross-validation of random forests, for good.
+ */
+const CHUNK_CHARS = 4096;
 const CACHE_SIZE = 8;
 
 /**
@@ -101,10 +106,8 @@ export class ModelStore {
       df.quad(c, ot('confidenceOf'), p),
     ];
     const content = JSON.stringify({ learner: model.learnerId, task: model.task, parameters: model.parameters, classes: model.classes, encodings: model.encodings, state: model.state });
-    const chunks: RDF.Quad[] = [];
-    for (let i = 0, k = 1; i < content.length; i += CHUNK_CHARS, k++) {
-      chunks.push(df.quad(df.namedNode(`${uri}#content-${String(k).padStart(6, '0')}`), ot('modelContent'), literal(content.slice(i, i + CHUNK_CHARS))));
-    }
+    const chunks = contentChunks(content, CHUNK_CHARS).map((text, k) =>
+      df.quad(df.namedNode(`${uri}#content-${String(k + 1).padStart(7, '0')}`), ot('modelContent'), literal(text)));
     await store.replaceGraphs({ [uri]: quads, [this.contentGraph(uri)]: chunks, [predicted]: predictedQuads, [confidence]: confidenceQuads });
     return uri;
   }
@@ -125,7 +128,7 @@ export class ModelStore {
     if (!quads) return undefined;
     const own = quads.filter((q) => q.subject.value === uri);
     const values = (p: RDF.NamedNode) => own.filter((q) => q.predicate.equals(p)).map((q) => q.object.value);
-    const chunks = (await this.services.store.readGraph(this.contentGraph(uri))).sort((a, b) => a.subject.value.localeCompare(b.subject.value));
+    const chunks = (await this.services.store.readGraph(this.contentGraph(uri))).sort((a, b) => chunkNumber(a) - chunkNumber(b));
     const content = JSON.parse(chunks.map((q) => q.object.value).join(''));
     const predictedVariables = values(ot('predictedVariables'));
     const features = await Promise.all(predictedVariables.map(async (f) => ({ f, quads: await this.services.store.readGraph(f) })));
@@ -155,4 +158,23 @@ export class ModelStore {
     this.cache.delete(uri);
     await this.services.store.deleteGraphs([uri, this.contentGraph(uri)]);
   }
+}
+
+/** `text` in pieces of at most `size` characters (one more where a surrogate pair would be cut). */
+export function contentChunks(text: string, size: number): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + size);
+    // never between the two halves of a surrogate pair: each literal must be valid text
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+    chunks.push(text.slice(i, end));
+    i = end;
+  }
+  return chunks;
+}
+
+/** The position of a content chunk (`…#content-0000042`); models stored before 2026-11 used six digits. */
+function chunkNumber(q: RDF.Quad): number {
+  return Number(q.subject.value.slice(q.subject.value.lastIndexOf('-') + 1));
 }
