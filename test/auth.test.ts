@@ -248,7 +248,7 @@ test('every component: the owner may, another user may not (compounds: read only
 
 /** A task started by `token` (an upload over the task threshold of this server is not needed: the runner records the caller). */
 async function currentUserTask(token: string): Promise<string> {
-  const { currentUser } = await import('../src/auth/access-control.js');
+  const { currentUser } = await import('../src/core/request-context.js');
   const user = await s.services.access.userOfToken(token);
   const uri = await currentUser.run(user, () => s.services.tasks.submit('owned task', async () => `${s.base}/feature`));
   await s.services.tasks.settled(uri);

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.js';
-import { HttpError } from '../src/http/errors.js';
+import { HttpError } from '../src/core/errors.js';
 
 let s: TestServer;
 before(async () => {

@@ -5,8 +5,8 @@ import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
 import { structureFrom } from '../compound/compound-registry.js';
-import { currentUser } from '../auth/access-control.js';
-import type { Services } from '../server/services.js';
+import { currentUser } from '../core/request-context.js';
+import type { Services } from '../core/services.js';
 import { algorithmQuads, type AlgorithmDefinition } from './catalogue.js';
 import type { DescriptorColumn } from './descriptor-sets.js';
 

@@ -1,6 +1,6 @@
 import type { ParameterSpec, ParamValue } from '../learning/learner.js';
 import type { Params } from '../http/params.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 
 /**
  * The values of an algorithm's own parameters in a request, checked against their specs and

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type * as RDF from '@rdfjs/types';
 import { df, ot, literal } from '../rdf/namespaces.js';
 import type { GraphScope, TripleStore } from '../store/triple-store.js';
@@ -27,9 +26,6 @@ const userNode = (name: string) => df.namedNode(`urn:toxgraph:user:${encodeURICo
 const COMPONENTS = ['feature', 'compound', 'dataset', 'algorithm', 'model', 'validation', 'crossvalidation', 'task'];
 const TWO_LEVEL = ['report', 'reach_report'];
 const VALIDATION_SERVICES = ['test_set_validation', 'training_test_valdiation', 'training_test_validation', 'training_test_split', 'bootstrapping', 'validate_datasets', 'schema.xsd'];
-
-/** The user a request runs for, carried into the work it starts (tasks, created resources). */
-export const currentUser = new AsyncLocalStorage<string | undefined>();
 
 interface User {
   name: string;

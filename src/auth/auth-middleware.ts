@@ -1,9 +1,10 @@
 import type { Context, Next } from 'koa';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { requestMediaType } from '../http/body.js';
-import type { Services } from '../server/services.js';
-import { currentUser, type Action } from './access-control.js';
+import type { Services } from '../core/services.js';
+import { type Action } from './access-control.js';
+import { currentUser } from '../core/request-context.js';
 
 /** The token: `subjectid` header, then `subjectid` parameter, then `Authorization: Bearer`. */
 export async function tokenOf(ctx: Context, bodyLimit: number): Promise<string | undefined> {

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { df, ot, literal } from '../rdf/namespaces.js';
-import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { HttpError, badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { sendRdf } from '../http/respond.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import { tokenOf } from './auth-middleware.js';
 import type { Action } from './access-control.js';
 

@@ -2,7 +2,7 @@ import initRDKitModule from '@rdkit/rdkit';
 import indigoModuleFn from 'indigo-ketcher';
 import { Resvg } from '@resvg/resvg-js';
 import { parse as parseSdf } from 'sdf-parser';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 
 /** What ToxGraph keeps of a parsed structure. */
 export interface Structure {

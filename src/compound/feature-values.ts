@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
 import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { readText, requestMediaType } from '../http/body.js';
-import { badRequest, unsupportedType } from '../http/errors.js';
+import { badRequest, unsupportedType } from '../core/errors.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import { ot, rdf, rdfs, dc, owl } from '../rdf/namespaces.js';
 import type { Chemistry, StructureRecord } from '../chemistry/chemistry.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { badGateway, HttpError } from '../http/errors.js';
+import { badGateway, HttpError } from '../core/errors.js';
 import { outboundFetch } from '../outbound/outbound-fetch.js';
 
 const POLL_MS = 500;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Params } from '../http/params.js';
-import { badRequest } from '../http/errors.js';
-import type { Services } from '../server/services.js';
+import { badRequest } from '../core/errors.js';
+import type { Services } from '../core/services.js';
 import { tokenOf } from '../auth/auth-middleware.js';
 import type { DatasetMeta, DatasetStore } from './dataset-store.js';
 import { datasetCsv } from './dataset-views.js';

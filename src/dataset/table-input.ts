@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { parse as parseCsvStream } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type * as RDF from '@rdfjs/types';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 import { ot, rdf, rdfs, dc } from '../rdf/namespaces.js';
 import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.js';
 import type { StructureInput, StructureReader } from '../chemistry/structure-reader.js';

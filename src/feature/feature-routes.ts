@@ -3,11 +3,11 @@ import type { Context } from 'koa';
 import { df, ot, owl } from '../rdf/namespaces.js';
 import { sparql, checkIri } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { sendList, sendNegotiated, rdfRenderers, sendUri } from '../http/respond.js';
 import { readRdfBody } from '../http/rdf-body.js';
 import { Params } from '../http/params.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import { featureFromBody } from './feature-description.js';
 import { sortById } from '../store/id-minter.js';
 

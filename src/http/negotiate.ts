@@ -1,4 +1,4 @@
-import { notAcceptable } from './errors.js';
+import { notAcceptable } from '../core/errors.js';
 
 interface MediaRange {
   type: string;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { readText, requestMediaType } from './body.js';
-import { badRequest } from './errors.js';
+import { badRequest } from '../core/errors.js';
 
 /** Shared by every request without a query string; Params never changes its parameters. */
 const EMPTY_QUERY = new URLSearchParams();

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { readText, requestMediaType } from './body.js';
-import { unsupportedType, badRequest } from './errors.js';
+import { unsupportedType, badRequest } from '../core/errors.js';
 import { isRdfMediaType, parseRdf, RDF_INPUT_TYPES } from '../rdf/parse.js';
 
 /** Read and parse an RDF request body (any RDF syntax, named by Content-Type). */

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { PAGE_STYLE_HASH } from '../rdf/html.js';
 import { isLoopbackHost } from '../outbound/address-rules.js';
-import { HttpError } from './errors.js';
+import { HttpError } from '../core/errors.js';
 import { Params } from './params.js';
 import { requestMediaType } from './body.js';
 

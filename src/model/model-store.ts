@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.js';
 import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import { typedValue } from '../algorithm/catalogue.js';
 import type { ColumnEncoding } from './feature-matrix.js';
 

@@ -1,9 +1,9 @@
 import type * as RDF from '@rdfjs/types';
 import type { ParamValue, Prediction } from '../learning/learner.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 import { df, ot, dc, literal, xsd } from '../rdf/namespaces.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import { algorithmById } from '../algorithm/catalogue.js';
 import { checkParameters } from '../algorithm/parameters.js';
 import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.js';

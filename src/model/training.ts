@@ -1,8 +1,8 @@
 import type * as RDF from '@rdfjs/types';
 import type { Learner, ParamValue, TrainingData } from '../learning/learner.js';
-import { badRequest, HttpError } from '../http/errors.js';
+import { badRequest, HttpError } from '../core/errors.js';
 import { owl } from '../rdf/namespaces.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
 import { describeFeatures, encodeRows, fitEncodings, isLearnable, numberOf, type FeatureDescription } from './feature-matrix.js';
 import type { ModelStore } from './model-store.js';

@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, ot, literal } from '../rdf/namespaces.js';
 import { skolemize, intoGraph } from '../rdf/graph.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
-import { badGateway } from '../http/errors.js';
+import { badGateway } from '../core/errors.js';
 import { outboundFetch } from '../outbound/outbound-fetch.js';
 import type { Config } from '../config.js';
 

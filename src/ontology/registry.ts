@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, literal } from '../rdf/namespaces.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';

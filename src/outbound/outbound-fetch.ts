@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, type Response } from 'undici';
-import { badGateway, badRequest, HttpError } from '../http/errors.js';
+import { badGateway, badRequest, HttpError } from '../core/errors.js';
 import { refusalOf, type Cidr } from './address-rules.js';
 
 /**

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, literal, xsd } from '../rdf/namespaces.js';
-import type { HttpError } from './errors.js';
+import { df, ot, rdf, literal, xsd } from './namespaces.js';
+import type { HttpError } from '../core/errors.js';
 
 /** The quads of an ot:ErrorReport (DESIGN.md), rooted at `node`. */
 export function errorReportQuads(node: RDF.NamedNode | RDF.BlankNode, error: Pick<HttpError, 'status' | 'code' | 'message' | 'details'>, actor: string): RDF.Quad[] {

@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { Parser as N3Parser } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { JsonLdParser } from 'jsonld-streaming-parser';
-import { badRequest, unsupportedType } from '../http/errors.js';
+import { badRequest, unsupportedType } from '../core/errors.js';
 import { df } from './namespaces.js';
 
 /** Request body media types that carry RDF, mapped to the parser that reads them. */

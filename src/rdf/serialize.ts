@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { Writer as N3Writer } from 'n3';
 import { JsonLdSerializer } from 'jsonld-streaming-serializer';
 import scribe from '@graphy/content.xml.scribe';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../core/errors.js';
 import { df, PREFIXES } from './namespaces.js';
 
 /** RDF media types we write, the default first. */

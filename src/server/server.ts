@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Koa from 'koa';
 import { errorHandler } from '../http/error-handler.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../core/errors.js';
 import { ServiceMetrics } from '../operations/metrics.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,8 +18,9 @@ import { OntologyRegistry } from '../ontology/registry.js';
 import { loadVocabularies } from '../ontology/vocabularies.js';
 import { createApp } from './app.js';
 import { Chemistry } from '../chemistry/chemistry.js';
-import { AccessControl, currentUser } from '../auth/access-control.js';
-import type { Services } from './services.js';
+import { AccessControl } from '../auth/access-control.js';
+import { currentUser } from '../core/request-context.js';
+import type { Services } from '../core/services.js';
 import { isLoopbackHost } from '../outbound/address-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

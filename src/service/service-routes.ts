@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { df, dc, rdf, rdfs, ot } from '../rdf/namespaces.js';
 import { escapeHtml } from '../rdf/html.js';
 import { sendRdf } from '../http/respond.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 
 /** Every component and what it is for; `working` says whether this server implements it yet. */
 const COMPONENTS: { path: string; title: string; working: boolean }[] = [

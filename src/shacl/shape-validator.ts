@@ -5,7 +5,7 @@ import { Parser } from 'n3';
 import { Validator } from 'shacl-engine';
 import { DataFactory } from 'rdf-data-factory';
 import rdfDataset from '@rdfjs/dataset';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 
 /** The term factory shacl-engine builds its report with: RDF/JS terms plus datasets. */
 class ReportFactory extends DataFactory {

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../core/errors.js';
 import { sendNegotiated, rdfRenderers, type Renderer } from '../http/respond.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import type { GraphScope, Solution } from '../store/triple-store.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import { prepareQuery, readSparqlRequest } from './sparql-request.js';
 import { RESULT_TYPES, writeBindings, writeBoolean } from './results-format.js';
 

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import sparqljs from 'sparqljs';
 import { readText, requestMediaType } from '../http/body.js';
-import { badRequest, unsupportedType } from '../http/errors.js';
+import { badRequest, unsupportedType } from '../core/errors.js';
 
 export interface SparqlRequest {
   query?: string;

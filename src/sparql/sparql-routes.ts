@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import { answerSparql } from './sparql-endpoint.js';
-import { currentUser } from '../auth/access-control.js';
+import { currentUser } from '../core/request-context.js';
 
 /** `/sparql`: the whole store, SPARQL 1.1 protocol (query only). */
 export function sparqlRoutes(router: Router, services: Services): void {

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../core/errors.js';
 
 /**
  * Safe SPARQL templates. Every value interpolated into a `sparql\`...\`` template must be an

@@ -2,10 +2,10 @@ import type Router from '@koa/router';
 import { ot, dcterms } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { sendList, sendNegotiated, rdfRenderers } from '../http/respond.js';
-import { readErrorReport } from '../http/error-report.js';
-import type { Services } from '../server/services.js';
+import { readErrorReport } from '../rdf/error-report.js';
+import type { Services } from '../core/services.js';
 
 /** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels. */
 export function taskRoutes(router: Router, services: Services): void {

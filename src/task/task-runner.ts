@@ -2,13 +2,13 @@ import type * as RDF from '@rdfjs/types';
 import { randomUUID } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
-import { HttpError } from '../http/errors.js';
-import { errorReportQuads } from '../http/error-report.js';
+import { HttpError } from '../core/errors.js';
+import { errorReportQuads } from '../rdf/error-report.js';
 import { select } from '../store/query-helpers.js';
 import { sparql } from '../store/sparql-template.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { Logger } from '../log.js';
-import { currentUser } from '../auth/access-control.js';
+import { currentUser } from '../core/request-context.js';
 
 export type TaskStatus = 'Queued' | 'Running' | 'Completed' | 'Cancelled' | 'Error';
 

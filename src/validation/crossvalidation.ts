@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
 import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
 import { statisticsOf, type PairedValue } from './evaluation.js';

@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
 import { df, ot } from '../rdf/namespaces.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
 import { classificationStatistics, regressionStatistics } from './statistics.js';

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { sendList, sendUri } from '../http/respond.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import type { DatasetMeta } from '../dataset/dataset-store.js';
 import { describeFeatures } from '../model/feature-matrix.js';
 import type { Predictor } from '../model/prediction.js';

@@ -1,8 +1,8 @@
 import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../core/errors.js';
 import type { ParamValue } from '../learning/learner.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.js';
 import type { ModelStore, StoredModel } from '../model/model-store.js';
 import { createPredictionDataset, type Predictor } from '../model/prediction.js';

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.js';
 import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
-import type { Services } from '../server/services.js';
+import type { Services } from '../core/services.js';
 import { validationQuads, type ValidationRecord } from './validation-record.js';
 
 /** Filters of the validation list: property (local name in ot:) → resource URI. */
