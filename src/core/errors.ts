@@ -1,6 +1,6 @@
 /**
  * The one error type that handlers throw. The error middleware turns it into an
- * ot:ErrorReport in the negotiated format (see error-report.ts); anything else becomes a 500
+ * ot:ErrorReport in the negotiated format (http/error-handler.ts, rdf/error-report.ts); anything else becomes a 500
  * whose details are logged, never sent.
  */
 export class HttpError extends Error {
