@@ -155,6 +155,16 @@ test('a new dataset from a subset, PUT merges, metadata PUT, DELETE of a part an
   assert.equal((await http(uri, { method: 'DELETE' })).status, 404);
 });
 
+test('PUT merging another dataset keeps the selection its dataset_uri carries (?feature_uris[]=…)', async () => {
+  const target = local((await upload('SMILES,A\nCCO,1\n', 'text/csv')).text.trim());
+  const other = local((await upload('SMILES,X,Y\nCCO,2,3\nCCCC,4,5\n', 'text/csv')).text.trim());
+  const [x] = (await http(`${other}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const ref = `${other.replace(s.url, s.base)}?feature_uris[]=${encodeURIComponent(x)}`;
+  const put = await http(target, { method: 'PUT', body: form({ dataset_uri: ref }) });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual(csvRows((await http(target, { accept: 'text/csv' })).text), [['SMILES', 'A', 'X'], ['CCO', '1', '2'], ['CCCC', '', '4']]);
+});
+
 test('values are queryable with SPARQL, and compound URIs and conformers may be used in a dataset', async () => {
   const uri = (await upload(SMALL, 'text/csv')).text.trim();
   const lc50 = (await http(`${local(uri)}/features`, { accept: 'text/uri-list' })).text.split('\r\n')[0];

@@ -1,3 +1,4 @@
+import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -10,7 +11,7 @@ import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
 import type { ModelStore } from '../model/model-store.js';
-import { planTraining, splitDatasetUri, trainModel } from '../model/training.js';
+import { planTraining, trainModel } from '../model/training.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
 import type { DescriptorCalculation } from './descriptor-calculation.js';
@@ -29,14 +30,14 @@ export async function publishCatalogue(services: Services): Promise<void> {
 }
 
 function algorithmUri(services: Services, def: AlgorithmDefinition): string {
-  return `${services.config.baseUrl}/algorithm/${def.id}`;
+  return services.uris.item('algorithm', def.id);
 }
 
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
 export function algorithmRoutes(router: Router, services: Services, components: AlgorithmComponents): void {
   const { config, tasks, store } = services;
   const { datasets, models, descriptors } = components;
-  const collection = `${config.baseUrl}/algorithm`;
+  const collection = services.uris.collection('algorithm');
 
   function requireAlgorithm(ctx: Context): AlgorithmDefinition {
     const def = algorithmById(ctx.params.id);
@@ -71,7 +72,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const datasetParam = params.required('dataset_uri');
     const values = readParameters(def.parameters, params);
-    const { uri: datasetUri, features: selected } = splitDatasetUri(datasetParam);
+    const { uri: datasetUri, features: selected } = parseDatasetRef(datasetParam);
 
     if (def.kind === 'learner') {
       const predictionFeature = params.required('prediction_feature');

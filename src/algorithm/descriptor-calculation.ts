@@ -39,7 +39,7 @@ export class DescriptorCalculation {
   instanceUri(def: DescriptorAlgorithm, values: Record<string, ParamValue>): string {
     const canonical = JSON.stringify(Object.keys(values).sort().map((k) => [k, values[k]]));
     const hash = createHash('sha256').update(canonical).digest('hex').slice(0, 12);
-    return `${this.services.config.baseUrl}/algorithm/${def.id}/${hash}`;
+    return `${this.services.uris.item('algorithm', def.id)}/${hash}`;
   }
 
   /** The instance for these values, created with its features on first use (one batch). */
@@ -67,11 +67,11 @@ export class DescriptorCalculation {
         continue;
       }
       // descriptor features are shared by every user, like the algorithm instance: nobody owns them
-      const f = await currentUser.run(undefined, () => ids.next(`${config.baseUrl}/feature`));
+      const f = await currentUser.run(undefined, () => ids.next(this.services.uris.collection('feature')));
       graphs[f] = descriptorFeatureQuads(f, c, uri);
       features.push(f);
     }
-    graphs[uri] = algorithmQuads(def, uri, { of: `${config.baseUrl}/algorithm/${def.id}`, values, date: new Date().toISOString() });
+    graphs[uri] = algorithmQuads(def, uri, { of: this.services.uris.item('algorithm', def.id), values, date: new Date().toISOString() });
     await store.replaceGraphs(graphs);
     return { uri, columns, features };
   }

@@ -2,6 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, ot, literal } from '../rdf/namespaces.js';
 import type { GraphScope, TripleStore } from '../store/triple-store.js';
 import type { Config } from '../config.js';
+import { UriScheme } from '../core/uri-scheme.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.js';
 
@@ -22,10 +23,6 @@ const TOKENS_GRAPH = `${AUTH_GRAPH_PREFIX}tokens`;
 const POLICIES_GRAPH = `${AUTH_GRAPH_PREFIX}policies`;
 const userNode = (name: string) => df.namedNode(`urn:toxgraph:user:${encodeURIComponent(name)}`);
 
-/** Components whose resources carry policies: `/{component}/{id}` (reports: `/{component}/{type}/{id}`). */
-const COMPONENTS = ['feature', 'compound', 'dataset', 'algorithm', 'model', 'validation', 'crossvalidation', 'task'];
-const TWO_LEVEL = ['report', 'reach_report'];
-const VALIDATION_SERVICES = ['test_set_validation', 'training_test_valdiation', 'training_test_validation', 'training_test_split', 'bootstrapping', 'validate_datasets', 'schema.xsd'];
 
 interface User {
   name: string;
@@ -45,10 +42,14 @@ export class AccessControl {
   private readonly groups = new Map<string, Set<string>>();
   private jwks?: ReturnType<typeof createRemoteJWKSet>;
 
+  private readonly uris: UriScheme;
+
   private constructor(
     private readonly store: TripleStore,
     private readonly config: Config,
-  ) {}
+  ) {
+    this.uris = new UriScheme(config.baseUrl);
+  }
 
   get enabled(): boolean {
     return this.config.auth;
@@ -183,16 +184,7 @@ export class AccessControl {
 
   /** The protected resource a URI or graph name belongs to (`{base}/dataset/7/entries` → dataset 7). */
   resourceOf(iri: string): string | undefined {
-    const base = this.config.baseUrl;
-    if (!iri.startsWith(`${base}/`)) return undefined;
-    let parts = iri.slice(base.length + 1).split(/[/#?]/);
-    // the Ruby service layout /validation/crossvalidation/{id} is the cross-validation {id}
-    if (parts[0] === 'validation' && parts[1] === 'crossvalidation') parts = parts.slice(1);
-    // the validation services (POST /validation/test_set_validation, /crossvalidation/loo) are not resources
-    if ((parts[0] === 'validation' && VALIDATION_SERVICES.includes(parts[1])) || (parts[0] === 'crossvalidation' && parts[1] === 'loo')) return undefined;
-    if (COMPONENTS.includes(parts[0]) && parts[1]) return `${base}/${parts[0]}/${parts[1]}`;
-    if (TWO_LEVEL.includes(parts[0]) && parts[1] && parts[2]) return `${base}/${parts[0]}/${parts[1]}/${parts[2]}`;
-    return undefined;
+    return this.uris.resourceOf(iri);
   }
 
   policyOf(resource: string): Policy | undefined {
@@ -213,11 +205,11 @@ export class AccessControl {
     if (this.isAdmin(user)) return true;
     const policy = this.policies.get(resource);
     // Applying an algorithm or a model (POST) changes neither: whoever may read it may apply it.
-    const applies = action === 'POST' && (resource.startsWith(`${this.config.baseUrl}/algorithm/`) || resource.startsWith(`${this.config.baseUrl}/model/`));
+    const applies = action === 'POST' && (this.uris.isIn('algorithm', resource) || this.uris.isIn('model', resource));
     const read = action === 'GET' || applies;
     if (!policy) return read;
     if (policy.owner === user) return true;
-    return read && (policy.publicRead || resource.startsWith(`${this.config.baseUrl}/compound/`) || policy.readers.some((g) => this.groups.get(g)?.has(user)));
+    return read && (policy.publicRead || this.uris.isIn('compound', resource) || policy.readers.some((g) => this.groups.get(g)?.has(user)));
   }
 
   /** Give a newly created resource its policy: the creator owns it; others get the default. */

@@ -53,7 +53,7 @@ export function accessControl(services: Services) {
       await next();
       // the caller owns what it created
       if (ctx.method === 'POST' && ctx.status >= 200 && ctx.status < 300) {
-        const created = [ctx.response.get('Location') ?? '', ...(typeof ctx.body === 'string' ? ctx.body.split(/\r?\n/) : [])].map((s) => String(s).trim()).filter((s) => s.startsWith(`${config.baseUrl}/`));
+        const created = [ctx.response.get('Location') ?? '', ...(typeof ctx.body === 'string' ? ctx.body.split(/\r?\n/) : [])].map((s) => String(s).trim()).filter((s) => services.uris.isLocal(s));
         for (const uri of new Set(created)) await access.grant(uri.split('?')[0], user);
       }
     });

@@ -40,7 +40,7 @@ export class CompoundRegistry {
     private readonly services: Services,
     readonly chemistry: Chemistry,
   ) {
-    this.collection = `${services.config.baseUrl}/compound`;
+    this.collection = services.uris.collection('compound');
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {

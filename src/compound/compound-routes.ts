@@ -5,6 +5,7 @@ import { df, dc, ot, literal, xsd } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
+import { isConformer } from '../core/uri-scheme.js';
 import { sendList, sendNegotiated, rdfRenderers } from '../http/respond.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import type { Services } from '../core/services.js';
@@ -15,25 +16,25 @@ import { structureRenderers, type StructureDetails } from './structure-views.js'
 
 /** Compound and conformer components (spec 2.3, 4.8, 4.9, 4.10). */
 export function compoundRoutes(router: Router, services: Services, compounds: CompoundRegistry): void {
-  const { store, config, ids } = services;
+  const { store, config, ids, uris } = services;
   const chemistry = compounds.chemistry;
-  const values = new FeatureValues(store, config.baseUrl);
+  const values = new FeatureValues(store, services.uris);
   const base = compounds.collection;
 
-  const compoundUri = (ctx: Context) => `${base}/${encodeURIComponent(ctx.params.id)}`;
-  const conformerUri = (ctx: Context) => `${compoundUri(ctx)}/conformer/${encodeURIComponent(ctx.params.cid)}`;
+  const compoundUri = (ctx: Context) => uris.item('compound', ctx.params.id);
+  const conformerUri = (ctx: Context) => uris.conformer(compoundUri(ctx), ctx.params.cid);
 
   async function requireStructure(uri: string): Promise<{ s: StoredStructure; quads: RDF.Quad[] }> {
     const quads = await store.readGraph(uri);
     const s = structureFrom(quads, uri);
-    if (!s) throw notFound(`${uri.includes('/conformer/') ? 'conformer' : 'compound'} ${uri} not found`);
+    if (!s) throw notFound(`${isConformer(uri) ? 'conformer' : 'compound'} ${uri} not found`);
     return { s, quads };
   }
 
   async function featureTitles(featureUris: string[]): Promise<Map<string, string>> {
     const titles = new Map<string, string>();
     for (const f of featureUris) {
-      if (!f.startsWith(`${config.baseUrl}/`)) continue;
+      if (!uris.isLocal(f)) continue;
       const t = (await store.readGraph(f)).find((q) => q.subject.value === f && q.predicate.equals(dc('title')))?.object.value;
       if (t) titles.set(f, t);
     }
@@ -145,7 +146,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
 
   /** Parse posted 3D structures and check that each is the parent's structure. */
   async function readConformers(ctx: Context, parent: StoredStructure) {
-    const posted = await readStructures(ctx, chemistry, config.bodyLimit, `${parent.uri}/conformer/`);
+    const posted = await readStructures(ctx, chemistry, config.bodyLimit, `${uris.conformers(parent.uri)}/`);
     posted.forEach((p, i) => {
       const where = posted.length > 1 ? `record ${i + 1}: ` : '';
       if (p.structure.inchiKey !== parent.inchiKey) {
@@ -160,15 +161,15 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     const { s: parent } = await requireStructure(compoundUri(ctx));
     const posted = await readConformers(ctx, parent);
     const graphs: Record<string, RDF.Quad[]> = {};
-    const uris: string[] = [];
+    const created: string[] = [];
     for (const p of posted) {
-      const uri = await ids.next(`${parent.uri}/conformer`);
+      const uri = await ids.next(uris.conformers(parent.uri));
       graphs[uri] = compoundQuads(uri, p.structure, p.names, p.sameAs, parent.uri);
-      uris.push(uri);
+      created.push(uri);
     }
     await store.replaceGraphs(graphs);
-    await sendNegotiated(ctx, { 'text/uri-list': () => uris.map((u) => `${u}\r\n`).join('') }, 200, 'text/uri-list');
-    if (uris.length === 1) ctx.set('Location', uris[0]);
+    await sendNegotiated(ctx, { 'text/uri-list': () => created.map((u) => `${u}\r\n`).join('') }, 200, 'text/uri-list');
+    if (created.length === 1) ctx.set('Location', created[0]);
   });
 
   router.delete('/compound/:id/conformer', async (ctx) => {
@@ -209,7 +210,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       const requested = Params.fromQuery(ctx).all('feature_uris');
       const found = await values.read(uri, requested.length ? requested : undefined);
       const features = [...new Set(found.map((v) => v.feature))];
-      await sendList(ctx, features, async () => [...(await Promise.all(features.filter((f) => f.startsWith(`${config.baseUrl}/`)).map((f) => store.readGraph(f)))).flat(), ...values.quads(uri, found)], `Features of ${uri}`);
+      await sendList(ctx, features, async () => [...(await Promise.all(features.filter((f) => uris.isLocal(f)).map((f) => store.readGraph(f)))).flat(), ...values.quads(uri, found)], `Features of ${uri}`);
     });
     const setValue = async (ctx: Context) => {
       const uri = uriOf(ctx);

@@ -1,3 +1,4 @@
+import type { UriScheme } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
 import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.js';
@@ -19,7 +20,7 @@ export interface FeatureValue {
 export class FeatureValues {
   constructor(
     private readonly store: TripleStore,
-    private readonly baseUrl: string,
+    private readonly uris: UriScheme,
   ) {}
 
   graphOf(structureUri: string): string {
@@ -61,7 +62,7 @@ export class FeatureValues {
   /** Check the feature and type the value by it: a numeric feature needs a number. */
   async typedValue(featureUri: string, raw: string): Promise<RDF.Literal> {
     checkIri(featureUri);
-    if (featureUri.startsWith(`${this.baseUrl}/`)) {
+    if (this.uris.isLocal(featureUri)) {
       const feature = await this.store.readGraph(featureUri);
       if (!feature.length) throw badRequest(`unknown feature_uri ${featureUri}`);
       const numeric = feature.some((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('NumericFeature')));

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { UriScheme } from './uri-scheme.js';
 import type { Logger } from '../log.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { IdMinter } from '../store/id-minter.js';
@@ -13,6 +14,8 @@ import type { ServiceMetrics } from '../operations/metrics.js';
 /** The shared machinery every component gets: one of each, never copied per component. */
 export interface Services {
   config: Config;
+  /** Every resource URI is built and taken apart by it. */
+  uris: UriScheme;
   log: Logger;
   store: TripleStore;
   ids: IdMinter;

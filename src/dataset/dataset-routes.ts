@@ -1,3 +1,4 @@
+import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -142,9 +143,9 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
       // a new dataset from a subset of another
       const params = await Params.fromRequest(ctx, config.bodyLimit);
       const source = params.required('dataset_uri');
-      const [sourceUri, query] = source.split('?');
+      const { uri: sourceUri, query } = parseDatasetRef(source);
       const meta = await requireDataset(sourceUri);
-      const sub = new Params(new URLSearchParams([...(query ? new URLSearchParams(query) : []), ...params.entries()]));
+      const sub = new Params(new URLSearchParams([...query, ...params.entries()]));
       const filter = filterOf(sub);
       const features = filter.features?.length ? meta.features.filter((f) => filter.features!.includes(f)) : meta.features;
       const rows: { compound: string; values: [string, RDF.Literal][] }[] = [];
@@ -216,8 +217,9 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     if (type === 'application/x-www-form-urlencoded') {
       // merge another dataset (or a subset of it) into this one
       const params = await Params.fromRequest(ctx, config.bodyLimit);
-      const source = await requireDataset(params.required('dataset_uri').split('?')[0]);
-      const filter = filterOf(params);
+      const ref = parseDatasetRef(params.required('dataset_uri'));
+      const source = await requireDataset(ref.uri);
+      const filter = filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()])));
       const table: InputTable = { columns: [], rows: [], warnings: [], unit: 'entry' };
       const features = filter.features?.length ? source.features.filter((f) => filter.features!.includes(f)) : source.features;
       table.columns = features.map((f) => ({ title: f, featureUri: f }));

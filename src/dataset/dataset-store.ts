@@ -1,3 +1,4 @@
+import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
@@ -69,11 +70,11 @@ export class DatasetStore {
     private readonly services: Services,
     private readonly compounds: CompoundRegistry,
   ) {
-    this.collection = `${services.config.baseUrl}/dataset`;
+    this.collection = services.uris.collection('dataset');
   }
 
   entriesGraph(uri: string): string {
-    return `${uri}/entries`;
+    return this.services.uris.subgraph(uri, 'entries');
   }
 
   list(): Promise<string[]> {
@@ -103,7 +104,7 @@ export class DatasetStore {
 
   /** The dataset a request parameter names (its query, if any, ignored); 404 naming the parameter when there is none. */
   async requireMeta(uri: string, parameter: string): Promise<DatasetMeta> {
-    const meta = await this.readMeta(uri.split('?')[0]);
+    const meta = await this.readMeta(parseDatasetRef(uri).uri);
     if (!meta) throw notFound(`${parameter}: dataset ${uri} not found`);
     return meta;
   }
@@ -203,7 +204,7 @@ export class DatasetStore {
         uris.push(known);
         continue;
       }
-      const uri = await this.services.ids.next(`${this.services.config.baseUrl}/feature`);
+      const uri = await this.services.ids.next(this.services.uris.collection('feature'));
       const f = df.namedNode(uri);
       const type = c.kind === 'numeric' ? ot('NumericFeature') : c.kind === 'nominal' ? ot('NominalFeature') : ot('StringFeature');
       graphs[uri] = [

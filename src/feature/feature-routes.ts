@@ -14,7 +14,7 @@ import { sortById } from '../store/id-minter.js';
 /** Feature component (spec 4.7): GET list / one, POST, PUT, DELETE. */
 export function featureRoutes(router: Router, services: Services): void {
   const { store, config, shapes, ids } = services;
-  const collection = `${config.baseUrl}/feature`;
+  const collection = services.uris.collection('feature');
 
   const featureUri = (ctx: Context) => `${collection}/${encodeURIComponent(ctx.params.id)}`;
 

@@ -1,3 +1,4 @@
+import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -11,7 +12,6 @@ import type { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
 import { FeatureValues } from '../compound/feature-values.js';
 import { deliver, resultTarget, type ResultTarget } from '../dataset/result-target.js';
-import { splitDatasetUri } from './training.js';
 import { learnerById } from '../learning/learners.js';
 import { describeFeatures } from './feature-matrix.js';
 import { regressionPmml } from './pmml.js';
@@ -22,7 +22,7 @@ import { createPredictionDataset, type Predictor, type PredictionRow, type Predi
 export function modelRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor): void {
   const { config, store, tasks } = services;
   const modelUri = (ctx: Context) => `${models.collection}/${encodeURIComponent(ctx.params.id)}`;
-  const featureValues = new FeatureValues(store, config.baseUrl);
+  const featureValues = new FeatureValues(store, services.uris);
 
   async function requireDescription(ctx: Context): Promise<{ uri: string; quads: RDF.Quad[] }> {
     const uri = modelUri(ctx);
@@ -101,7 +101,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     const target = await resultTarget(ctx, services, datasets, params);
 
     if (compound) {
-      if (!compound.startsWith(`${config.baseUrl}/compound/`) || !(await store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
+      if (!services.uris.isIn('compound', compound) || !(await store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
       const own = await featureValues.read(compound, model.independent);
       const row: PredictionRow = { compound, values: new Map(own.map((v) => [v.feature, v.value])) };
       const plan = await predictor.planInputs(model, [...row.values.keys()]);
@@ -113,7 +113,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
       return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, { compounds: [compound], features: [model.predicted, model.confidence] }));
     }
 
-    const { uri: datasetUri } = splitDatasetUri(datasetParam!);
+    const { uri: datasetUri } = parseDatasetRef(datasetParam!);
     const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
     const plan = await predictor.planInputs(model, source.features);
     const work = async (job: { signal?: AbortSignal; progress?: (f: number) => void }) => {

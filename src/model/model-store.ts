@@ -53,18 +53,18 @@ export class ModelStore {
   private readonly cache = new Map<string, StoredModel>();
 
   constructor(private readonly services: Services) {
-    this.collection = `${services.config.baseUrl}/model`;
+    this.collection = services.uris.collection('model');
   }
 
   contentGraph(uri: string): string {
-    return `${uri}/content`;
+    return this.services.uris.subgraph(uri, 'content');
   }
 
   async create(model: NewModel): Promise<string> {
-    const { ids, config, store } = this.services;
+    const { ids, uris, store } = this.services;
     const uri = await ids.next(this.collection);
-    const predicted = await ids.next(`${config.baseUrl}/feature`);
-    const confidence = await ids.next(`${config.baseUrl}/feature`);
+    const predicted = await ids.next(uris.collection('feature'));
+    const confidence = await ids.next(uris.collection('feature'));
     const m = df.namedNode(uri);
     const title = model.title ?? `${model.targetTitle} (${model.task} model ${uri.split('/').pop()})`;
     const quads: RDF.Quad[] = [

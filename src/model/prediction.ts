@@ -47,7 +47,7 @@ export class Predictor {
     const impossible: string[] = [];
     for (const f of missing) {
       const source = described.get(f)?.source;
-      if (source?.startsWith(`${this.services.config.baseUrl}/algorithm/`)) bySource.set(source, [...(bySource.get(source) ?? []), f]);
+      if (source && this.services.uris.isIn('algorithm', source)) bySource.set(source, [...(bySource.get(source) ?? []), f]);
       else impossible.push(f);
     }
     const calculations: InputPlan['calculations'] = [];

@@ -1,3 +1,4 @@
+import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import type { Learner, ParamValue, TrainingData } from '../learning/learner.js';
 import { badRequest, HttpError } from '../core/errors.js';
@@ -23,20 +24,13 @@ export interface TrainingPlan {
   seed: number;
 }
 
-/** A dataset URI parameter: the dataset and the features its query selects (`feature_uris[]`). */
-export function splitDatasetUri(value: string): { uri: string; features: string[] } {
-  const [uri, query] = value.split('?');
-  const search = new URLSearchParams(query ?? '');
-  return { uri, features: [...search.getAll('feature_uris[]'), ...search.getAll('feature_uris')] };
-}
-
 /**
  * Check a training request against the store before any work is queued, so that mistakes
  * answer 400/404 naming the parameter at once: the dataset exists, the prediction feature is
  * one of its features and suits the learner, and some features can be learned from.
  */
 export async function planTraining(services: Services, datasets: DatasetStore, request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number }): Promise<TrainingPlan> {
-  const { uri, features: selected } = splitDatasetUri(request.datasetUri);
+  const { uri, features: selected } = parseDatasetRef(request.datasetUri);
   const dataset = await datasets.requireMeta(uri, 'dataset_uri');
   if (!dataset.features.includes(request.predictionFeature)) throw badRequest(`prediction_feature ${request.predictionFeature} is not a feature of dataset ${uri}`);
   const unknown = selected.filter((f) => !dataset.features.includes(f));
@@ -50,7 +44,7 @@ export async function planTraining(services: Services, datasets: DatasetStore, r
   const independent = candidates.map((f) => described.get(f)!).filter(isLearnable);
   const skipped = candidates.map((f) => described.get(f)!).filter((f) => !isLearnable(f));
   if (!independent.length) {
-    throw badRequest(`dataset ${uri} has no numeric or fingerprint features besides the prediction feature to learn from; calculate descriptors first (for example with ${services.config.baseUrl}/algorithm/rdkit-descriptors)`);
+    throw badRequest(`dataset ${uri} has no numeric or fingerprint features besides the prediction feature to learn from; calculate descriptors first (for example with ${services.uris.item('algorithm', 'rdkit-descriptors')})`);
   }
   return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1 };
 }

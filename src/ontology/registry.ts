@@ -3,6 +3,7 @@ import { df, ot, literal } from '../rdf/namespaces.js';
 import { notFound } from '../core/errors.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { Config } from '../config.js';
+import type { UriScheme } from '../core/uri-scheme.js';
 import type { Logger } from '../log.js';
 import type { PublishedScope } from './published-scope.js';
 import { harvest } from './harvester.js';
@@ -21,12 +22,13 @@ export class OntologyRegistry {
     private readonly scope: PublishedScope,
     private readonly config: Config,
     private readonly log: Logger,
+    private readonly uris: UriScheme,
   ) {
-    this.graph = `${config.baseUrl}/ontology`;
+    this.graph = uris.collection('ontology');
   }
 
   isLocal(uri: string): boolean {
-    return uri.startsWith(`${this.config.baseUrl}/`);
+    return this.uris.isLocal(uri);
   }
 
   isRegistered(uri: string): boolean {

@@ -21,6 +21,7 @@ import { Chemistry } from '../chemistry/chemistry.js';
 import { AccessControl } from '../auth/access-control.js';
 import { currentUser } from '../core/request-context.js';
 import type { Services } from '../core/services.js';
+import { UriScheme } from '../core/uri-scheme.js';
 import { isLoopbackHost } from '../outbound/address-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -82,11 +83,13 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   const store = await QuadstoreTripleStore.open(join(config.dataDir, 'store'));
   const published = new PublishedScope();
   for (const graph of await loadVocabularies(store, join(ROOT, 'ontology'))) published.addVocabulary(graph);
-  const tasks = new TaskRunner(store, config.baseUrl, config.taskConcurrency, log);
+  const uris = new UriScheme(config.baseUrl);
+  const tasks = new TaskRunner(store, uris, config.taskConcurrency, log);
   const interrupted = await tasks.recoverInterrupted();
   if (interrupted) log.warn('tasks interrupted by the last shutdown were ended as Error', { count: interrupted });
   const services: Services = {
     config,
+    uris,
     log,
     store,
     ids: new IdMinter(store),
@@ -105,8 +108,8 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     await tasks.recordMinted(uri);
   };
   // what a task that does not complete created is removed again (shared compounds and features stay)
-  tasks.rollbackScope = (uri) => ['dataset', 'model', 'validation', 'crossvalidation'].some((c) => uri.startsWith(`${config.baseUrl}/${c}/`));
-  const registry = new OntologyRegistry(store, published, config, log);
+  tasks.rollbackScope = (uri) => (['dataset', 'model', 'validation', 'crossvalidation'] as const).some((c) => uris.isIn(c, uri));
+  const registry = new OntologyRegistry(store, published, config, log, uris);
   await registry.load();
   registry.startRefreshing();
   const { app, ready } = createApp(services, registry);

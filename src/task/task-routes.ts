@@ -18,7 +18,7 @@ export function taskRoutes(router: Router, services: Services): void {
   });
 
   router.get('/task/:id', async (ctx) => {
-    const uri = `${config.baseUrl}/task/${encodeURIComponent(ctx.params.id)}`;
+    const uri = services.uris.item('task', ctx.params.id);
     const quads = await store.readGraph(uri);
     if (!quads.length) throw notFound(`task ${uri} not found`);
     const value = (p: string) => quads.find((q) => q.subject.value === uri && q.predicate.equals(ot(p)))?.object.value;
@@ -40,7 +40,7 @@ export function taskRoutes(router: Router, services: Services): void {
   });
 
   router.delete('/task/:id', async (ctx) => {
-    const uri = `${config.baseUrl}/task/${encodeURIComponent(ctx.params.id)}`;
+    const uri = services.uris.item('task', ctx.params.id);
     if (!(await store.hasGraph(uri))) throw notFound(`task ${uri} not found`);
     // Cancel a live task; a finished one is removed.
     if (!(await tasks.cancel(uri))) await store.deleteGraphs([uri]);

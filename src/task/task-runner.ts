@@ -1,3 +1,4 @@
+import type { UriScheme } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { randomUUID } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -45,7 +46,6 @@ interface TaskState {
 const runningTask = new AsyncLocalStorage<TaskState>();
 
 /** The graphs a resource may own besides its own (dataset rows, model content, pooled statistics). */
-const OWNED_GRAPH_SUFFIXES = ['', '/entries', '/content', '/statistics'];
 
 const PROGRESS_WRITE_INTERVAL_MS = 250;
 /** How long closing waits for running work to end after aborting it. */
@@ -72,7 +72,7 @@ export class TaskRunner {
 
   constructor(
     private readonly store: TripleStore,
-    private readonly baseUrl: string,
+    private readonly uris: UriScheme,
     private readonly concurrency: number,
     private readonly log: Logger,
   ) {}
@@ -83,7 +83,7 @@ export class TaskRunner {
   }
 
   get collectionUri(): string {
-    return `${this.baseUrl}/task`;
+    return this.uris.collection('task');
   }
 
   /**
@@ -104,12 +104,12 @@ export class TaskRunner {
 
   private writeMinted(taskUri: string, minted: string[]): Promise<void> {
     const task = df.namedNode(taskUri);
-    return this.store.replaceGraphs({ [`${taskUri}/minted`]: minted.map((m) => df.quad(task, ot('minted'), df.namedNode(m))) });
+    return this.store.replaceGraphs({ [this.uris.subgraph(taskUri, 'minted')]: minted.map((m) => df.quad(task, ot('minted'), df.namedNode(m))) });
   }
 
   /** Remove what a task that did not complete created, and its record of it. */
   private async rollback(taskUri: string, minted: string[]): Promise<void> {
-    await this.store.deleteGraphs([...minted.flatMap((m) => OWNED_GRAPH_SUFFIXES.map((suffix) => `${m}${suffix}`)), `${taskUri}/minted`]);
+    await this.store.deleteGraphs([...minted.flatMap((m) => this.uris.graphsOf(m)), this.uris.subgraph(taskUri, 'minted')]);
     if (minted.length) this.log.warn('removed what an unfinished task had created', { task: taskUri, count: minted.length });
   }
 
@@ -121,7 +121,7 @@ export class TaskRunner {
     );
     for (const row of rows) {
       const uri = row.task.value;
-      const minted = (await this.store.readGraph(`${uri}/minted`)).map((q) => q.object.value);
+      const minted = (await this.store.readGraph(this.uris.subgraph(uri, 'minted'))).map((q) => q.object.value);
       await this.rollback(uri, minted);
       const quads = await this.store.readGraph(uri);
       const keep = quads.filter((q) => !(q.subject.value === uri && [ot('hasStatus'), dcterms('modified'), ot('error')].some((p) => p.equals(q.predicate))));
@@ -142,7 +142,7 @@ export class TaskRunner {
 
   /** Create a task for `work` and queue it; answers the task URI at once. */
   async submit(title: string, work: Work, creator: string | undefined = currentUser.getStore()): Promise<string> {
-    const uri = `${this.baseUrl}/task/${randomUUID()}`;
+    const uri = this.uris.item('task', randomUUID());
     const now = new Date();
     const state: TaskState = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, controller: new AbortController(), lastWrite: 0, writtenPercent: 0, minted: [] };
     this.active.set(uri, state);
@@ -254,7 +254,7 @@ export class TaskRunner {
     state.modified = new Date();
     if (state.status === 'Completed' || state.status === 'Error') this.ended[state.status]++;
     if (state.status === 'Completed') {
-      if (state.minted.length) await this.store.deleteGraphs([`${state.uri}/minted`]).catch(() => undefined);
+      if (state.minted.length) await this.store.deleteGraphs([this.uris.subgraph(state.uri, 'minted')]).catch(() => undefined);
     } else {
       await this.rollback(state.uri, state.minted).catch((e) => this.log.error('could not remove what a failed task created', { task: state.uri, error: String(e) }));
     }

@@ -52,11 +52,11 @@ export class Crossvalidations {
     private readonly services: Services,
     private readonly runner: ValidationRunner,
   ) {
-    this.collection = `${services.config.baseUrl}/crossvalidation`;
+    this.collection = services.uris.collection('crossvalidation');
   }
 
   statisticsUri(uri: string): string {
-    return `${uri}/statistics`;
+    return this.services.uris.subgraph(uri, 'statistics');
   }
 
   async run(request: CrossvalidationRequest, job: Job = {}): Promise<string> {

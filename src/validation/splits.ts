@@ -1,3 +1,4 @@
+import { compoundOf } from '../core/uri-scheme.js';
 import { Random } from '../learning/random.js';
 
 /**
@@ -12,7 +13,7 @@ import { Random } from '../learning/random.js';
 export function structureGroups(compounds: string[]): number[] {
   const index = new Map<string, number>();
   return compounds.map((c) => {
-    const key = c.replace(/\/conformer\/[^/]+$/, '');
+    const key = compoundOf(c);
     if (!index.has(key)) index.set(key, index.size);
     return index.get(key)!;
   });

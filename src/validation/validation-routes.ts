@@ -122,7 +122,7 @@ export function validationRoutes(router: Router, services: Services, runner: Val
     const predicted = described.get(predictedFeature)!;
     const kind = predicted.nominal || (!predicted.numeric && !described.get(predictionFeature)!.numeric) ? 'classification' : 'regression';
     const confidenceFeature = await confidenceFeatureOf(services, predictions.features, predictedFeature);
-    const source = predicted.source?.startsWith(`${config.baseUrl}/model/`) ? predicted.source : undefined;
+    const source = predicted.source && services.uris.isIn('model', predicted.source) ? predicted.source : undefined;
     const task = await tasks.submit(`Validation of ${predictions.uri} against ${target.uri}`, async () => {
       const started = performance.now();
       const pairs = await pairValues(runner.datasets, { targetDataset: target.uri, predictionFeature, predictionDataset: predictions.uri, predictedFeature, confidenceFeature, kind });

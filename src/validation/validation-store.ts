@@ -12,7 +12,7 @@ export class ValidationStore {
   readonly collection: string;
 
   constructor(private readonly services: Services) {
-    this.collection = `${services.config.baseUrl}/validation`;
+    this.collection = services.uris.collection('validation');
   }
 
   async create(record: ValidationRecord): Promise<string> {

@@ -1,0 +1,120 @@
+/**
+ * Every URI of this server's resources is built and taken apart here, and nowhere else:
+ * collections (`{base}/dataset`), items (`{base}/dataset/7`), the named graphs that belong to a
+ * resource (`{base}/dataset/7/entries`), "which resource is this URI", and dataset references
+ * as clients write them (`{base}/dataset/7?feature_uris[]=…`).
+ */
+
+/** Components whose resources live at `{base}/{component}/{id}`. */
+export const COMPONENTS = ['compound', 'feature', 'dataset', 'algorithm', 'model', 'validation', 'crossvalidation', 'task'] as const;
+export type Component = (typeof COMPONENTS)[number];
+
+/** Components whose resources live at `{base}/{component}/{type}/{id}` (reports). */
+const TWO_LEVEL = ['report', 'reach_report'];
+
+/** Paths under /validation and /crossvalidation that are services, not resources. */
+const VALIDATION_SERVICES = ['test_set_validation', 'training_test_valdiation', 'training_test_validation', 'training_test_split', 'bootstrapping', 'validate_datasets', 'schema.xsd'];
+
+/** Named graphs that belong to a resource besides its own (`{uri}{suffix}`). */
+export const SUBGRAPH_SUFFIXES = {
+  /** A dataset's rows (the store's bulk partition). */
+  entries: '/entries',
+  /** A model's trained content (the store's bulk partition). */
+  content: '/content',
+  /** A cross-validation's pooled statistics. */
+  statistics: '/statistics',
+  /** What a task created (removed when the task fails). */
+  minted: '/minted',
+} as const;
+
+/**
+ * A dataset as a request parameter names it: the dataset's URI, and the query that may follow it
+ * (`feature_uris[]`, `compound_uris[]`, `page`, `pagesize`; spec 4.7).
+ */
+export interface DatasetRef {
+  /** The dataset itself, without the query. */
+  uri: string;
+  /** The query's parameters as written. */
+  query: URLSearchParams;
+  /** `feature_uris` and `feature_uris[]` of the query. */
+  features: string[];
+  /** `compound_uris` and `compound_uris[]` of the query. */
+  compounds: string[];
+}
+
+export function parseDatasetRef(value: string): DatasetRef {
+  const at = value.indexOf('?');
+  const query = new URLSearchParams(at < 0 ? '' : value.slice(at + 1));
+  const all = (name: string) => [...query.getAll(name), ...query.getAll(`${name}[]`)];
+  return { uri: at < 0 ? value : value.slice(0, at), query, features: all('feature_uris'), compounds: all('compound_uris') };
+}
+
+/** The compound a structure URI belongs to: a conformer's parent, or the compound itself. */
+export function compoundOf(structure: string): string {
+  return structure.replace(/\/conformer\/[^/]+$/, '');
+}
+
+/** A conformer's URI (`{compound}/conformer/{id}`)? */
+export function isConformer(structure: string): boolean {
+  return /\/conformer\/[^/]+$/.test(structure);
+}
+
+export class UriScheme {
+  /** `base` without a trailing slash, e.g. `http://localhost:8080`. */
+  constructor(readonly base: string) {}
+
+  /** `{base}/{component}`: where the component's resources are listed and created. */
+  collection(component: Component | 'ontology'): string {
+    return `${this.base}/${component}`;
+  }
+
+  /** `{base}/{component}/{id}`, the id percent-encoded. */
+  item(component: Component, id: string | number): string {
+    return `${this.base}/${component}/${encodeURIComponent(String(id))}`;
+  }
+
+  /** A conformer of a compound: `{compound}/conformer/{id}`. */
+  conformers(compound: string): string {
+    return `${compound}/conformer`;
+  }
+
+  conformer(compound: string, id: string | number): string {
+    return `${this.conformers(compound)}/${encodeURIComponent(String(id))}`;
+  }
+
+  /** A named graph that belongs to `resource` (its rows, its content, …). */
+  subgraph(resource: string, kind: keyof typeof SUBGRAPH_SUFFIXES): string {
+    return `${resource}${SUBGRAPH_SUFFIXES[kind]}`;
+  }
+
+  /** The graphs a resource may own: its own and every subgraph. */
+  graphsOf(resource: string): string[] {
+    return [resource, ...Object.values(SUBGRAPH_SUFFIXES).map((suffix) => `${resource}${suffix}`)];
+  }
+
+  /** A URI of this server (not necessarily of an existing resource). */
+  isLocal(uri: string): boolean {
+    return uri.startsWith(`${this.base}/`);
+  }
+
+  /** A URI of this server within `component` (`{base}/model/…`). */
+  isIn(component: Component, uri: string): boolean {
+    return uri.startsWith(`${this.base}/${component}/`);
+  }
+
+  /**
+   * The resource a URI or graph name belongs to (`{base}/dataset/7/entries` → `{base}/dataset/7`),
+   * or undefined for URIs that name no resource of this server (collections, services, others).
+   */
+  resourceOf(iri: string): string | undefined {
+    if (!this.isLocal(iri)) return undefined;
+    let parts = iri.slice(this.base.length + 1).split(/[/#?]/);
+    // the Ruby service layout /validation/crossvalidation/{id} is the cross-validation {id}
+    if (parts[0] === 'validation' && parts[1] === 'crossvalidation') parts = parts.slice(1);
+    // the validation services (POST /validation/test_set_validation, /crossvalidation/loo) are not resources
+    if ((parts[0] === 'validation' && VALIDATION_SERVICES.includes(parts[1])) || (parts[0] === 'crossvalidation' && parts[1] === 'loo')) return undefined;
+    if ((COMPONENTS as readonly string[]).includes(parts[0]) && parts[1]) return `${this.base}/${parts[0]}/${parts[1]}`;
+    if (TWO_LEVEL.includes(parts[0]) && parts[1] && parts[2]) return `${this.base}/${parts[0]}/${parts[1]}/${parts[2]}`;
+    return undefined;
+  }
+}
