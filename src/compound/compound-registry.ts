@@ -131,8 +131,9 @@ export class CompoundRegistry {
   delete(uri: string, inchiKey: string): Promise<void> {
     return this.exclusive(async () => {
       const conformers = await this.conformerUris(uri);
-      const graphs: Record<string, RDF.Quad[]> = { [`${uri}/key`]: [df.quad(df.namedNode(uri), ot('inchiKey'), literal(inchiKey))] };
-      for (const g of [uri, `${uri}/values`, ...conformers.flatMap((c) => [c, `${c}/values`])]) graphs[g] = [];
+      const { uris } = this.services;
+      const graphs: Record<string, RDF.Quad[]> = { [uris.subgraph(uri, 'key')]: [df.quad(df.namedNode(uri), ot('inchiKey'), literal(inchiKey))] };
+      for (const g of [uri, uris.subgraph(uri, 'values'), ...conformers.flatMap((c) => [c, uris.subgraph(c, 'values')])]) graphs[g] = [];
       await this.services.store.replaceGraphs(graphs);
       this.index?.delete(uri);
     });

@@ -24,7 +24,7 @@ export class FeatureValues {
   ) {}
 
   graphOf(structureUri: string): string {
-    return `${structureUri}/values`;
+    return this.uris.subgraph(structureUri, 'values');
   }
 
   private node(structureUri: string, featureUri: string): RDF.NamedNode {

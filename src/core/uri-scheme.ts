@@ -25,6 +25,10 @@ export const SUBGRAPH_SUFFIXES = {
   statistics: '/statistics',
   /** What a task created (removed when the task fails). */
   minted: '/minted',
+  /** Feature values set on a compound or conformer itself. */
+  values: '/values',
+  /** A compound's InChIKey, kept after the compound is deleted (the same structure gets the same URI). */
+  key: '/key',
 } as const;
 
 /**
@@ -64,8 +68,17 @@ export class UriScheme {
   constructor(readonly base: string) {}
 
   /** `{base}/{component}`: where the component's resources are listed and created. */
-  collection(component: Component | 'ontology'): string {
+  collection(component: Component): string {
     return `${this.base}/${component}`;
+  }
+
+  /** The service itself (`{base}/`) and its SPARQL endpoints. */
+  service(): string {
+    return `${this.base}/`;
+  }
+
+  endpoint(name: 'sparql' | 'ontology'): string {
+    return `${this.base}/${name}`;
   }
 
   /** `{base}/{component}/{id}`, the id percent-encoded. */

@@ -51,7 +51,7 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
     if (!uris.length) return answerSparql(ctx, services, scope(), 'Ontology service');
     // register + query is one request: a query that does not parse registers nothing, and one
     // that fails while it runs takes the new registrations back
-    if (query) prepareQuery(await readSparqlRequest(ctx, config.bodyLimit), { allowService: config.sparqlService, baseIri: services.uris.collection('ontology') });
+    if (query) prepareQuery(await readSparqlRequest(ctx, config.bodyLimit), { allowService: config.sparqlService, baseIri: services.uris.endpoint('ontology') });
     const fresh = uris.filter((u) => !registry.isRegistered(u));
     await registry.register(uris, subjectidOf(ctx, params));
     if (query) {

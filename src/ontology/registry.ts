@@ -24,7 +24,7 @@ export class OntologyRegistry {
     private readonly log: Logger,
     private readonly uris: UriScheme,
   ) {
-    this.graph = uris.collection('ontology');
+    this.graph = uris.endpoint('ontology');
   }
 
   isLocal(uri: string): boolean {

@@ -22,18 +22,19 @@ const COMPONENTS: { path: string; title: string; working: boolean }[] = [
 
 /** `GET /`: a service description linking every component (HTML for browsers, RDF otherwise). */
 export function serviceRoutes(router: Router, services: Services): void {
+  const { uris } = services;
   const base = services.config.baseUrl;
   router.get('/', async (ctx) => {
-    const self = df.namedNode(`${base}/`);
+    const self = df.namedNode(uris.service());
     const quads = [
       df.quad(self, rdf('type'), df.namedNode('http://www.w3.org/ns/sparql-service-description#Service')),
       df.quad(self, dc('title'), df.literal('ToxGraph: an OpenTox service for chemical modelling and validation')),
-      df.quad(self, df.namedNode('http://www.w3.org/ns/sparql-service-description#endpoint'), df.namedNode(`${base}/sparql`)),
+      df.quad(self, df.namedNode('http://www.w3.org/ns/sparql-service-description#endpoint'), df.namedNode(uris.endpoint('sparql'))),
       ...COMPONENTS.flatMap((c) => [
         df.quad(self, rdfs('seeAlso'), df.namedNode(base + c.path)),
         df.quad(df.namedNode(base + c.path), dc('title'), df.literal(c.title)),
       ]),
-      df.quad(self, ot('ontology'), df.namedNode(`${base}/ontology`)),
+      df.quad(self, ot('ontology'), df.namedNode(uris.endpoint('ontology'))),
     ];
     const intro = `<p>An OpenTox web service on an embedded triplestore. Components:</p><ul>${COMPONENTS.map(
       (c) => `<li><a href="${escapeHtml(base + c.path)}">${escapeHtml(c.path)}</a> — ${escapeHtml(c.title)}${c.working ? '' : ' <em>(not yet available)</em>'}</li>`,

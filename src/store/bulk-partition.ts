@@ -3,6 +3,7 @@ import { Quadstore } from 'quadstore';
 import { wrap, type AsyncIterator } from 'asynciterator';
 import { matchesPattern } from '../rdf/terms.js';
 import type { TermName } from './indexes.js';
+import { SUBGRAPH_SUFFIXES } from '../core/uri-scheme.js';
 
 /**
  * Bulk graphs (a dataset's entries: `{uri}/entries`; a model's trained content: `{uri}/content`) hold most of the quads of a store but are
@@ -18,12 +19,9 @@ export const BULK_INDEXES: TermName[][] = [
   ['predicate', 'object', 'graph', 'subject'],
 ];
 
-export const BULK_GRAPH_SUFFIX = '/entries';
-/** A model's trained content (large JSON literals, read only whole). */
-export const MODEL_CONTENT_SUFFIX = '/content';
-
+/** A dataset's rows or a model's content (see core/uri-scheme.ts). */
 export function isBulkGraph(iri: string): boolean {
-  return iri.endsWith(BULK_GRAPH_SUFFIX) || iri.endsWith(MODEL_CONTENT_SUFFIX);
+  return iri.endsWith(SUBGRAPH_SUFFIXES.entries) || iri.endsWith(SUBGRAPH_SUFFIXES.content);
 }
 
 /** A quadstore whose index keys carry a 'B' prefix, so it can share a LevelDB with the main one. */
