@@ -282,3 +282,11 @@ test('model content is stored in small literals that never split a surrogate pai
   assert.equal(chunks[0].length, 4097);
   assert.deepEqual(contentChunks('', 4096), []);
 });
+
+test('an algorithm_uri that is not one of ours, or malformed, is a 404 naming the parameter, never a 500', async () => {
+  for (const algorithm of [`${s.base}/algorithm/%zz`, `${s.base}/algorithm/random-forest-classification/x`, 'http://elsewhere.example/algorithm/random-forest-classification']) {
+    const r = await http(`${s.url}/crossvalidation`, { method: 'POST', body: form({ dataset_uri: `${s.base}/dataset/1`, algorithm_uri: algorithm, prediction_feature: `${s.base}/feature/1` }), accept: 'application/json' });
+    assert.equal(r.status, 404, `${algorithm}: ${r.status} ${r.text}`);
+    assert.match(JSON.parse(r.text).message, /algorithm_uri/);
+  }
+});

@@ -40,7 +40,7 @@ export function accessControl(services: Services) {
     const user = await access.userOfToken(token);
     if (!user) throw new HttpError(401, 'Unauthorized', 'the token is not valid (unknown, expired or logged out)');
     const action = (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) ? 'GET' : ctx.method) as Action;
-    const target = `${config.baseUrl}${ctx.path}`;
+    const target = services.uris.ofPath(ctx.path);
     if (!access.allowed(user, target, action)) throw new HttpError(403, 'Forbidden', `${user} may not ${ctx.method} ${target}`);
     const params = ctx.method === 'GET' ? Params.fromQuery(ctx) : requestMediaType(ctx) === 'application/x-www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : Params.fromQuery(ctx);
     for (const name of READ_PARAMS) {

@@ -105,6 +105,23 @@ export class UriScheme {
     return [resource, ...Object.values(SUBGRAPH_SUFFIXES).map((suffix) => `${resource}${suffix}`)];
   }
 
+  /** The URI a request path names (`/dataset/7` → `{base}/dataset/7`). */
+  ofPath(path: string): string {
+    return `${this.base}${path}`;
+  }
+
+  /** The id of `{base}/{component}/{id}` (undefined for other URIs, and for URIs below an item). */
+  idIn(component: Component, uri: string): string | undefined {
+    if (!this.isIn(component, uri)) return undefined;
+    const rest = uri.slice(this.base.length + component.length + 2);
+    if (!rest || /[/?#]/.test(rest)) return undefined;
+    try {
+      return decodeURIComponent(rest);
+    } catch {
+      return undefined; // not a well-formed percent-encoding: no id of ours
+    }
+  }
+
   /** A URI of this server (not necessarily of an existing resource). */
   isLocal(uri: string): boolean {
     return uri.startsWith(`${this.base}/`);

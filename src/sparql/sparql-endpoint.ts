@@ -36,7 +36,7 @@ export async function answerSparql(ctx: Context, services: Services, scope: Grap
     ctx.body = queryForm(ctx.path, title, EXAMPLE);
     return;
   }
-  const baseIri = `${config.baseUrl}${ctx.path}`;
+  const baseIri = services.uris.ofPath(ctx.path);
   const prepared = prepareQuery(request, { allowService: config.sparqlService, baseIri });
   const controller = new AbortController();
   const timeout = new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`);

@@ -35,8 +35,8 @@ export interface Job {
 
 /** The learner behind an algorithm URI of this service (404 when there is none, 400 when it does not learn). */
 export function learnerOf(services: Services, algorithmUri: string): LearnerDefinition {
-  const prefix = `${services.config.baseUrl}/algorithm/`;
-  const def = algorithmUri.startsWith(prefix) ? algorithmById(algorithmUri.slice(prefix.length)) : undefined;
+  const id = services.uris.idIn('algorithm', algorithmUri);
+  const def = id === undefined ? undefined : algorithmById(id);
   if (!def) throw notFound(`algorithm_uri: algorithm ${algorithmUri} not found`);
   if (def.kind !== 'learner') throw badRequest(`algorithm_uri: ${algorithmUri} is not a supervised learning algorithm`);
   return def;
