@@ -5,8 +5,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, rdfRenderers, sendUri, treeRenderers } from '../http/respond.js';
-import { resourceTree } from '../rdf/resource-tree.js';
+import { sendList, sendNegotiated, sendUri, resourceRenderers } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
@@ -56,7 +55,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const def = requireAlgorithm(ctx);
     const uri = algorithmUri(services, def);
     const quads = algorithmQuads(def, uri);
-    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Algorithm: ${def.title}`), ...treeRenderers(resourceTree(quads, uri)), 'text/uri-list': () => `${uri}\r\n` });
+    await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, `Algorithm: ${def.title}`));
   });
 
   router.get('/algorithm/:id/:instance', async (ctx) => {
@@ -64,7 +63,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const uri = `${algorithmUri(services, def)}/${encodeURIComponent(ctx.params.instance)}`;
     const quads = await store.readGraph(uri);
     if (!quads.length) throw notFound(`algorithm instance ${uri} not found`);
-    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, `Algorithm: ${def.title} (parameter values used)`), ...treeRenderers(resourceTree(quads, uri)), 'text/uri-list': () => `${uri}\r\n` });
+    await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, `Algorithm: ${def.title} (parameter values used)`));
   });
 
   router.post('/algorithm/:id', async (ctx) => {

@@ -54,7 +54,7 @@ export class DescriptorCalculation {
   }
 
   private async findOrCreate(def: DescriptorAlgorithm, values: Record<string, ParamValue>, uri: string): Promise<DescriptorInstance> {
-    const { store, ids, config } = this.services;
+    const { store, ids } = this.services;
     const columns = def.descriptors.columns(values);
     const existing = await this.featuresOf(uri);
     if (columns.every((c) => existing.has(c.title))) return { uri, columns, features: columns.map((c) => existing.get(c.title)!) };

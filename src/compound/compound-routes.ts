@@ -6,7 +6,7 @@ import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { isConformer } from '../core/uri-scheme.js';
-import { sendList, sendNegotiated, rdfRenderers } from '../http/respond.js';
+import { sendList, sendNegotiated, rdfRenderers, sendDone, sendUri, sendUris, uriList } from '../http/respond.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import type { Services } from '../core/services.js';
 import { compoundQuads, structureFrom, type CompoundRegistry, type StoredStructure } from './compound-registry.js';
@@ -100,7 +100,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     if (!similarity) return sendList(ctx, uris, rdf, title);
     const scores = similarity;
     await sendNegotiated(ctx, {
-      'text/uri-list': () => uris.map((u) => `${u}\r\n`).join(''),
+      'text/uri-list': () => uriList(uris),
       ...rdfRenderers(ctx, rdf, title),
       'text/csv': () => `compound,similarity\r\n${uris.map((u) => `${u},${scores.get(u)}\r\n`).join('')}`,
       'text/html': () =>
@@ -111,8 +111,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
   router.post('/compound', async (ctx) => {
     const posted = await readStructures(ctx, chemistry, config.bodyLimit, `${base}/`);
     const uris = await compounds.register(posted);
-    await sendNegotiated(ctx, { 'text/uri-list': () => uris.map((u) => `${u}\r\n`).join(''), 'text/plain': () => uris.map((u) => `${u}\n`).join('') }, 200, 'text/uri-list');
-    if (uris.length === 1) ctx.set('Location', uris[0]);
+    await sendUris(ctx, uris);
   });
 
   router.get('/compound/:id', (ctx) => getStructure(ctx, compoundUri(ctx)));
@@ -123,16 +122,14 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     const posted = await readStructures(ctx, chemistry, config.bodyLimit, uri);
     if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
     await compounds.replace(uri, s, posted[0]);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
   router.delete('/compound/:id', async (ctx) => {
     const uri = compoundUri(ctx);
     const { s } = await requireStructure(uri);
     await compounds.delete(uri, s.inchiKey);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
   // --- conformers ----------------------------------------------------------------------
@@ -168,8 +165,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       created.push(uri);
     }
     await store.replaceGraphs(graphs);
-    await sendNegotiated(ctx, { 'text/uri-list': () => created.map((u) => `${u}\r\n`).join('') }, 200, 'text/uri-list');
-    if (created.length === 1) ctx.set('Location', created[0]);
+    await sendUris(ctx, created);
   });
 
   router.delete('/compound/:id/conformer', async (ctx) => {
@@ -177,8 +173,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     await requireStructure(uri);
     const conformers = await compounds.conformerUris(uri);
     await store.deleteGraphs(conformers.flatMap((c) => [c, values.graphOf(c)]));
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
   router.get('/compound/:id/conformer/:cid', (ctx) => getStructure(ctx, conformerUri(ctx)));
@@ -190,15 +185,14 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     const posted = await readConformers(ctx, parent);
     if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
     await store.replaceGraphs({ [uri]: compoundQuads(uri, posted[0].structure, posted[0].names, posted[0].sameAs, parent.uri) });
-    await sendNegotiated(ctx, { 'text/uri-list': () => `${uri}\r\n` }, 200, 'text/uri-list');
+    await sendUri(ctx, uri);
   });
 
   router.delete('/compound/:id/conformer/:cid', async (ctx) => {
     const uri = conformerUri(ctx);
     await requireStructure(uri);
     await store.deleteGraphs([uri, values.graphOf(uri)]);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
   // --- feature values of a compound or conformer (4.8) ----------------------------------
@@ -221,7 +215,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       if (raw === undefined) throw badRequest('missing required parameter value');
       await values.set(uri, feature, await values.typedValue(feature, raw));
       const result = `${uri}?feature_uris[]=${encodeURIComponent(feature)}`;
-      await sendNegotiated(ctx, { 'text/uri-list': () => `${result}\r\n` }, 200, 'text/uri-list');
+      await sendUri(ctx, result);
     };
     router.post(path, setValue);
     router.put(path, setValue);
@@ -231,8 +225,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       const p = await Params.fromRequest(ctx, config.bodyLimit);
       const selected = p.all('feature_uris');
       await values.remove(uri, selected.length ? selected : undefined);
-      ctx.status = 200;
-      ctx.body = '';
+      sendDone(ctx);
     });
   };
   featureRoutes('/compound/:id/feature', compoundUri);

@@ -8,7 +8,7 @@ import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound, unsupportedType, tooLarge } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { readBody, requestMediaType } from '../http/body.js';
-import { sendList, sendNegotiated, sendUri, rdfRenderers } from '../http/respond.js';
+import { sendList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { Services } from '../core/services.js';
 import { DC_PARAMS, mergeAnnotations, type DatasetMeta, type DatasetStore, type RowFilter } from './dataset-store.js';
@@ -193,8 +193,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const annotations = mergeAnnotations(datasets.annotationsOf(meta), fresh);
     const graph = datasets.metadataQuads(meta.uri, { annotations, features: meta.features, warnings: meta.warnings, created: datasets.createdOf(meta) });
     await store.replaceGraphs({ [meta.uri]: graph });
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
   router.get('/dataset/:id/compounds', async (ctx) => {
@@ -250,8 +249,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
       }
       await datasets.rewrite(meta.uri, { annotations: datasets.annotationsOf(meta), features: keepFeatures, warnings: meta.warnings, created: datasets.createdOf(meta) }, rows);
     }
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
 }

@@ -4,7 +4,7 @@ import { df, ot, owl } from '../rdf/namespaces.js';
 import { sparql, checkIri } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
 import { notFound } from '../core/errors.js';
-import { sendList, sendNegotiated, rdfRenderers, sendUri } from '../http/respond.js';
+import { sendList, sendNegotiated, sendUri, sendDone, resourceRenderers } from '../http/respond.js';
 import { readRdfBody } from '../http/rdf-body.js';
 import { Params } from '../http/params.js';
 import type { Services } from '../core/services.js';
@@ -47,7 +47,7 @@ export function featureRoutes(router: Router, services: Services): void {
     const uri = featureUri(ctx);
     const quads = await requireFeature(uri);
     const title = quads.find((q) => q.subject.value === uri && q.predicate.value.endsWith('/title'))?.object.value;
-    await sendNegotiated(ctx, { ...rdfRenderers(ctx, () => quads, title ? `Feature: ${title}` : `Feature ${uri}`), 'text/uri-list': () => `${uri}\r\n` });
+    await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, title ? `Feature: ${title}` : `Feature ${uri}`));
   });
 
   router.post('/feature', async (ctx) => {
@@ -73,8 +73,7 @@ export function featureRoutes(router: Router, services: Services): void {
     const uri = featureUri(ctx);
     await requireFeature(uri);
     await store.deleteGraphs([uri]);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
 }

@@ -5,7 +5,7 @@ import { negotiate, negotiateOrFail } from './negotiate.js';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
 import { renderPage, escapeHtml } from '../rdf/html.js';
 import YAML from 'yaml';
-import type { Tree } from '../rdf/resource-tree.js';
+import { resourceTree, type Tree } from '../rdf/resource-tree.js';
 
 export type Renderer = () => Promise<string | Buffer | Readable> | string | Buffer | Readable;
 
@@ -51,6 +51,14 @@ export function treeRenderers(tree: Tree): Record<string, Renderer> {
   return { 'application/json': json, 'text/x-json': json, 'text/x-yaml': () => YAML.stringify(tree) };
 }
 
+/**
+ * One resource's representations: RDF in every type, an HTML page, JSON and YAML of its tree,
+ * and its own URI as text/uri-list.
+ */
+export function resourceRenderers(ctx: Context, uri: string, quads: RDF.Quad[], title: string, options: { intro?: string; tree?: Tree } = {}): Record<string, Renderer> {
+  return { ...rdfRenderers(ctx, () => quads, title, options.intro), ...treeRenderers(options.tree ?? resourceTree(quads, uri)), 'text/uri-list': () => uriList([uri]) };
+}
+
 /** Send RDF in any RDF type or as an HTML page. */
 export async function sendRdf(ctx: Context, quads: RDF.Quad[], title: string, status = 200, intro?: string): Promise<void> {
   await sendNegotiated(ctx, rdfRenderers(ctx, () => quads, title, intro), status);
@@ -66,7 +74,7 @@ export async function sendList(ctx: Context, all: string[], allRdf: () => Promis
   const rdf = canRead ? async () => (await allRdf()).filter((q) => canRead(q.subject.value)) : allRdf;
   const list = uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('\n');
   const renderers: Record<string, Renderer> = {
-    'text/uri-list': () => uris.map((u) => u + '\r\n').join(''),
+    'text/uri-list': () => uriList(uris),
     ...rdfRenderers(ctx, rdf, title),
   };
   renderers['text/html'] = () =>
@@ -74,21 +82,38 @@ export async function sendList(ctx: Context, all: string[], allRdf: () => Promis
   await sendNegotiated(ctx, renderers);
 }
 
+/** A `text/uri-list` body: one URI per line, CRLF-terminated. */
+export function uriList(uris: string[]): string {
+  return uris.map((u) => `${u}\r\n`).join('');
+}
+
 /**
- * Answer a single URI (creation results): text/uri-list by default, or text/plain / HTML.
- * A client that accepts none of these still gets the URI list rather than an error after its
- * resource was made.
+ * Answer URIs (creation and update results): text/uri-list by default, or text/plain / HTML,
+ * with `Location` when there is exactly one. A client that accepts none of these still gets the
+ * URI list rather than an error after its resource was made.
  */
-export async function sendUri(ctx: Context, uri: string, status = 200): Promise<void> {
+export async function sendUris(ctx: Context, uris: string[], status = 200): Promise<void> {
+  const links = uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('');
   await sendNegotiated(
     ctx,
     {
-      'text/uri-list': () => uri + '\r\n',
-      'text/plain': () => uri + '\n',
-      'text/html': () => renderPage({ title: 'Created', intro: `<p><a href="${escapeHtml(uri)}">${escapeHtml(uri)}</a></p>` }),
+      'text/uri-list': () => uriList(uris),
+      'text/plain': () => uris.map((u) => `${u}\n`).join(''),
+      'text/html': () => renderPage({ title: uris.length === 1 ? 'Created' : 'Resources', intro: `<ul>${links}</ul>` }),
     },
     status,
     'text/uri-list',
   );
-  ctx.set('Location', uri);
+  if (uris.length === 1) ctx.set('Location', uris[0]);
+}
+
+/** Answer one URI (see sendUris). */
+export function sendUri(ctx: Context, uri: string, status = 200): Promise<void> {
+  return sendUris(ctx, [uri], status);
+}
+
+/** The empty 200 of a write that answers nothing (DELETE, PUT of values). */
+export function sendDone(ctx: Context): void {
+  ctx.status = 200;
+  ctx.body = '';
 }

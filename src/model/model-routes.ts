@@ -5,8 +5,7 @@ import type * as RDF from '@rdfjs/types';
 import { dc, ot } from '../rdf/namespaces.js';
 import { badRequest, notFound, notAcceptable } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, rdfRenderers, sendUri, treeRenderers, type Renderer } from '../http/respond.js';
-import { resourceTree } from '../rdf/resource-tree.js';
+import { sendList, sendNegotiated, sendUri, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
@@ -48,7 +47,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   router.get('/model/:id', async (ctx) => {
     const { uri, quads } = await requireDescription(ctx);
     const title = quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value;
-    const renderers: Record<string, Renderer> = { ...rdfRenderers(ctx, () => quads, `Model: ${title ?? uri}`), ...treeRenderers(resourceTree(quads, uri)), 'text/uri-list': () => `${uri}\r\n` };
+    const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${title ?? uri}`);
     const algorithm = quads.find((q) => q.subject.value === uri && q.predicate.equals(ot('algorithm')))?.object.value ?? '';
     if (learnerById(algorithm.slice(algorithm.lastIndexOf('/') + 1))?.linearForm) {
       // PMML for linear models (spec 4.11: text/xml)
@@ -77,8 +76,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   router.delete('/model/:id', async (ctx) => {
     const { uri } = await requireDescription(ctx);
     await models.delete(uri);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 
   /** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one. */

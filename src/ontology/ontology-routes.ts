@@ -6,7 +6,7 @@ import { construct } from '../store/query-helpers.js';
 import { badRequest, HttpError } from '../core/errors.js';
 import { currentUser } from '../core/request-context.js';
 import { Params } from '../http/params.js';
-import { sendRdf, sendList } from '../http/respond.js';
+import { sendRdf, sendList, sendDone } from '../http/respond.js';
 import { requestMediaType } from '../http/body.js';
 import type { Services } from '../core/services.js';
 import { answerSparql } from '../sparql/sparql-endpoint.js';
@@ -70,8 +70,7 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
     const uris = params.all('uri');
     if (!uris.length) throw badRequest('give uri (the registered resource to remove)');
     for (const uri of uris) await registry.deregister(uri);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 }
 

@@ -3,13 +3,13 @@ import { ot, dcterms } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
 import { notFound } from '../core/errors.js';
-import { sendList, sendNegotiated, rdfRenderers } from '../http/respond.js';
+import { sendList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.js';
 import { readErrorReport } from '../rdf/error-report.js';
 import type { Services } from '../core/services.js';
 
 /** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels. */
 export function taskRoutes(router: Router, services: Services): void {
-  const { store, tasks, config } = services;
+  const { store, tasks } = services;
 
   router.get('/task', async (ctx) => {
     const rows = await select(store, sparql`SELECT ?t ?created WHERE { GRAPH ?t { ?t a ${ot('Task')} ; ${dcterms('created')} ?created } } ORDER BY ?created`);
@@ -44,7 +44,6 @@ export function taskRoutes(router: Router, services: Services): void {
     if (!(await store.hasGraph(uri))) throw notFound(`task ${uri} not found`);
     // Cancel a live task; a finished one is removed.
     if (!(await tasks.cancel(uri))) await store.deleteGraphs([uri]);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 }

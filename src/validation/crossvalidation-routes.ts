@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendUri, sendNegotiated, rdfRenderers, treeRenderers, type Renderer } from '../http/respond.js';
+import { sendList, sendUri, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { ValidationRunner } from './validation-runner.js';
 import type { Crossvalidations, Stratification } from './crossvalidation.js';
@@ -75,11 +75,9 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
       const { uri, quads } = await requireCrossvalidation(ctx);
       const tree = resourceTree(quads, uri, false);
       const renderers: Record<string, Renderer> = {
-        ...rdfRenderers(ctx, () => quads, `Cross-validation ${uri}`, `<p><a href="${uri}/statistics">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>`),
+        ...resourceRenderers(ctx, uri, quads, `Cross-validation ${uri}`, { tree, intro: `<p><a href="${uri}/statistics">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>` }),
         'application/xml': () => toXml('crossvalidation', tree),
         'text/xml': () => toXml('crossvalidation', tree),
-        ...treeRenderers(tree),
-        'text/uri-list': () => `${uri}\r\n`,
       };
       await sendNegotiated(ctx, renderers);
     });
@@ -102,8 +100,7 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     router.delete(`${base}/:id`, async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);
       await crossvalidations.delete(uri, quads);
-      ctx.status = 200;
-      ctx.body = '';
+      sendDone(ctx);
     });
   }
 }

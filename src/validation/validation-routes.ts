@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendUri } from '../http/respond.js';
+import { sendList, sendUri, sendDone } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta } from '../dataset/dataset-store.js';
 import { describeFeatures } from '../model/feature-matrix.js';
@@ -152,7 +152,6 @@ export function validationRoutes(router: Router, services: Services, runner: Val
     const uri = validationUri(ctx);
     if (!(await validations.read(uri))) throw notFound(`validation ${uri} not found`);
     await validations.delete([uri]);
-    ctx.status = 200;
-    ctx.body = '';
+    sendDone(ctx);
   });
 }

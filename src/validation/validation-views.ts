@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
-import { rdfRenderers, sendNegotiated, treeRenderers, type Renderer } from '../http/respond.js';
+import { sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.js';
 
 /** The XML namespace of validations as `application/xml`; its schema is served at /validation/schema.xsd. */
 export const VALIDATION_XML_NS = 'urn:toxgraph:validation:1';
@@ -64,11 +64,9 @@ function statisticsHtml(tree: Tree): string {
 export async function sendValidation(ctx: Context, uri: string, quads: RDF.Quad[], root = 'validation'): Promise<void> {
   const tree = resourceTree(quads, uri, false);
   const renderers: Record<string, Renderer> = {
-    ...rdfRenderers(ctx, () => quads, `Validation ${uri}`),
+    ...resourceRenderers(ctx, uri, quads, `Validation ${uri}`, { tree }),
     'application/xml': () => toXml(root, tree),
     'text/xml': () => toXml(root, tree),
-    ...treeRenderers(tree),
-    'text/uri-list': () => `${uri}\r\n`,
   };
   renderers['text/html'] = () => renderPage({ title: `${root === 'validation' ? 'Validation' : 'Cross-validation statistics'} ${uri}`, intro: statisticsHtml(tree), quads });
   await sendNegotiated(ctx, renderers);
