@@ -343,3 +343,13 @@ test('brute force on /auth/authenticate is slowed down', async () => {
   assert.equal(r.status, 429);
   assert.ok(Number(r.headers.get('retry-after')) > 0);
 });
+
+test('the caller token is read one way everywhere: Authorization: Bearer also works for authorize and logout', async () => {
+  const token = await login('alice', 'alice-password');
+  const bearer = { headers: { Authorization: `Bearer ${token}` } };
+  const authorize = await http(`${s.url}/auth/authorize`, { method: 'POST', body: form({ uri: `${s.base}/feature`, action: 'GET' }), ...bearer });
+  assert.equal(authorize.text.trim(), 'boolean=true');
+  assert.equal((await http(`${s.url}/feature`, { accept: 'text/uri-list', ...bearer })).status, 200);
+  assert.equal((await http(`${s.url}/auth/logout`, { method: 'POST', body: form({}), ...bearer })).status, 200);
+  assert.equal((await http(`${s.url}/feature`, { accept: 'text/uri-list', ...as(token) })).status, 401);
+});

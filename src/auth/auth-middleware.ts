@@ -5,19 +5,7 @@ import { requestMediaType } from '../http/body.js';
 import type { Services } from '../core/services.js';
 import { type Action } from './access-control.js';
 import { currentUser } from '../core/request-context.js';
-
-/** The token: `subjectid` header, then `subjectid` parameter, then `Authorization: Bearer`. */
-export async function tokenOf(ctx: Context, bodyLimit: number): Promise<string | undefined> {
-  const header = ctx.get('subjectid');
-  if (header) return header;
-  const query = new URLSearchParams(ctx.querystring).get('subjectid');
-  if (query) return query;
-  if (ctx.method === 'POST' && requestMediaType(ctx) === 'application/x-www-form-urlencoded') {
-    const form = (await Params.fromRequest(ctx, bodyLimit)).get('subjectid');
-    if (form) return form;
-  }
-  return /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-}
+import { callerTokenOf } from './caller-token.js';
 
 const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout', '/health', '/metrics'];
 
@@ -35,7 +23,7 @@ export function accessControl(services: Services) {
   return async (ctx: Context, next: Next) => {
     if (!access.enabled) return next();
     if (OPEN_PATHS.includes(ctx.path) || (ctx.path === '/' && ctx.method === 'GET')) return currentUser.run(undefined, next);
-    const token = await tokenOf(ctx, config.bodyLimit);
+    const token = await callerTokenOf(ctx, config.bodyLimit);
     if (!token) throw new HttpError(401, 'Unauthorized', 'access control is on: send a token in the subjectid header (from POST /auth/authenticate)');
     const user = await access.userOfToken(token);
     if (!user) throw new HttpError(401, 'Unauthorized', 'the token is not valid (unknown, expired or logged out)');

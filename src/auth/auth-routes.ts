@@ -5,7 +5,7 @@ import { HttpError, badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { sendRdf } from '../http/respond.js';
 import type { Services } from '../core/services.js';
-import { tokenOf } from './auth-middleware.js';
+import { callerToken, callerTokenOf } from './caller-token.js';
 import type { Action } from './access-control.js';
 
 const FAILURE_WINDOW_MS = 15 * 60 * 1000;
@@ -22,7 +22,7 @@ export function authRoutes(router: Router, services: Services): void {
   const { access, config } = services;
   const failures = new Map<string, { count: number; since: number }>();
 
-  const caller = async (ctx: Context) => await access.userOfToken(await tokenOf(ctx, config.bodyLimit));
+  const caller = async (ctx: Context) => await access.userOfToken(await callerTokenOf(ctx, config.bodyLimit));
   const requireAdmin = async (ctx: Context) => {
     const user = await caller(ctx);
     if (!user) throw new HttpError(401, 'Unauthorized', 'send an administrator token in the subjectid header');
@@ -57,20 +57,20 @@ export function authRoutes(router: Router, services: Services): void {
 
   router.post('/auth/isTokenValid', async (ctx) => {
     const p = await Params.fromRequest(ctx, config.bodyLimit);
-    plain(ctx, `boolean=${!!(await access.userOfToken(p.get('tokenid') ?? p.get('subjectid')))}\n`);
+    plain(ctx, `boolean=${!!(await access.userOfToken(p.get('tokenid') ?? callerToken(ctx, p)))}\n`);
   });
 
   router.post('/auth/authorize', async (ctx) => {
     const p = await Params.fromRequest(ctx, config.bodyLimit);
     const action = p.required('action').toUpperCase();
     if (!['GET', 'POST', 'PUT', 'DELETE'].includes(action)) throw badRequest('action is GET, POST, PUT or DELETE');
-    const user = await access.userOfToken(p.get('subjectid') ?? ctx.get('subjectid'));
+    const user = await access.userOfToken(callerToken(ctx, p));
     plain(ctx, `boolean=${!!user && access.allowed(user, p.required('uri'), action as Action)}\n`);
   });
 
   router.post('/auth/logout', async (ctx) => {
     const p = await Params.fromRequest(ctx, config.bodyLimit);
-    const token = p.get('subjectid') ?? ctx.get('subjectid');
+    const token = callerToken(ctx, p);
     if (token) await access.logout(token);
     plain(ctx, '');
   });

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Params } from '../http/params.js';
 import { badRequest } from '../core/errors.js';
 import type { Services } from '../core/services.js';
-import { tokenOf } from '../auth/auth-middleware.js';
+import { callerTokenOf } from '../auth/caller-token.js';
 import type { DatasetMeta, DatasetStore } from './dataset-store.js';
 import { datasetCsv } from './dataset-views.js';
 import { postToDatasetService } from './remote-dataset-service.js';
@@ -22,7 +22,7 @@ export async function resultTarget(ctx: Context, services: Services, datasets: D
   if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
   if (service && service !== datasets.collection) {
     await checkOutboundTarget(service, services.config);
-    return { kind: 'remote', service, subjectid: await tokenOf(ctx, services.config.bodyLimit) };
+    return { kind: 'remote', service, subjectid: await callerTokenOf(ctx, services.config.bodyLimit) };
   }
   if (!result) return { kind: 'new' };
   return { kind: 'existing', meta: await datasets.requireMeta(result, 'result_dataset') };

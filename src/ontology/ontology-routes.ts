@@ -5,6 +5,7 @@ import { sparql, checkIri, type SparqlText } from '../store/sparql-template.js';
 import { construct } from '../store/query-helpers.js';
 import { badRequest, HttpError } from '../core/errors.js';
 import { currentUser } from '../core/request-context.js';
+import { callerToken } from '../auth/caller-token.js';
 import { Params } from '../http/params.js';
 import { sendRdf, sendList, sendDone } from '../http/respond.js';
 import { requestMediaType } from '../http/body.js';
@@ -53,7 +54,7 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
     // that fails while it runs takes the new registrations back
     if (query) prepareQuery(await readSparqlRequest(ctx, config.bodyLimit), { allowService: config.sparqlService, baseIri: services.uris.endpoint('ontology') });
     const fresh = uris.filter((u) => !registry.isRegistered(u));
-    await registry.register(uris, subjectidOf(ctx, params));
+    await registry.register(uris, callerToken(ctx, params));
     if (query) {
       try {
         return await answerSparql(ctx, services, scope(), 'Ontology service');
@@ -74,8 +75,3 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
   });
 }
 
-/** The caller's token, forwarded to remote services (header first, then parameter, then Bearer). */
-export function subjectidOf(ctx: Context, params?: Params): string | undefined {
-  const bearer = /^Bearer\s+(.+)$/i.exec(ctx.get('authorization') ?? '')?.[1];
-  return ctx.get('subjectid') || params?.get('subjectid') || bearer || undefined;
-}
