@@ -37,13 +37,6 @@ export function accessControl(services: Services) {
       }
     }
     ctx.state.canRead = (uri: string) => access.allowed(user, uri, 'GET');
-    await currentUser.run(user, async () => {
-      await next();
-      // the caller owns what it created
-      if (ctx.method === 'POST' && ctx.status >= 200 && ctx.status < 300) {
-        const created = [ctx.response.get('Location') ?? '', ...(typeof ctx.body === 'string' ? ctx.body.split(/\r?\n/) : [])].map((s) => String(s).trim()).filter((s) => services.uris.isLocal(s));
-        for (const uri of new Set(created)) await access.grant(uri.split('?')[0], user);
-      }
-    });
+    await currentUser.run(user, next);
   };
 }

@@ -84,7 +84,8 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   const published = new PublishedScope();
   for (const graph of await loadVocabularies(store, join(ROOT, 'ontology'))) published.addVocabulary(graph);
   const uris = new UriScheme(config.baseUrl);
-  const tasks = new TaskRunner(store, uris, config.taskConcurrency, log);
+  const ids = new IdMinter(store);
+  const tasks = new TaskRunner(store, uris, ids, config.taskConcurrency, log);
   const interrupted = await tasks.recoverInterrupted();
   if (interrupted) log.warn('tasks interrupted by the last shutdown were ended as Error', { count: interrupted });
   const services: Services = {
@@ -92,7 +93,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     uris,
     log,
     store,
-    ids: new IdMinter(store),
+    ids,
     tasks,
     workers: new WorkerPool(config.workerThreads),
     shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
@@ -101,8 +102,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     access: await AccessControl.load(store, config),
     metrics: new ServiceMetrics(tasks, store, join(config.dataDir, 'store')),
   };
-  // a task's result belongs to whoever started the task, and so does every resource minted for a caller
-  tasks.onResult = (uri, creator) => services.access.grant(uri, creator);
+  // the one ownership rule: a resource belongs to the caller whose request or task minted its URI
   services.ids.onMint = async (uri) => {
     await services.access.grant(uri, currentUser.getStore());
     await tasks.recordMinted(uri);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { df, ot, literal } from '../rdf/namespaces.js';
 import type { TripleStore } from './triple-store.js';
 
@@ -16,13 +17,23 @@ export class IdMinter {
   private readonly last = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
 
-  /** Called with every URI minted (access control gives it to the caller). */
+  /**
+   * Called with every URI minted, in the context of the request or task that minted it: the
+   * one ownership rule (access control gives the resource to that caller).
+   */
   onMint?: (uri: string) => Promise<void>;
 
   constructor(private readonly store: TripleStore) {}
 
   async next(collectionUri: string): Promise<string> {
     const uri = await this.reserve(collectionUri);
+    await this.onMint?.(uri);
+    return uri;
+  }
+
+  /** A URI that nobody can guess (`{collection}/{uuid}`), for resources such as tasks. */
+  async nextUnique(collectionUri: string): Promise<string> {
+    const uri = `${collectionUri}/${randomUUID()}`;
     await this.onMint?.(uri);
     return uri;
   }

@@ -1,6 +1,6 @@
 import type { UriScheme } from '../core/uri-scheme.js';
+import type { IdMinter } from '../store/id-minter.js';
 import type * as RDF from '@rdfjs/types';
-import { randomUUID } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
 import { HttpError } from '../core/errors.js';
@@ -67,12 +67,11 @@ export class TaskRunner {
   private writes: Promise<unknown> = Promise.resolve();
   /** Tasks that ended, by how they ended, since the server started (metrics). */
   readonly ended = { Completed: 0, Error: 0, Cancelled: 0 };
-  /** Called with each completed task's result and creator (access control gives it a policy). */
-  onResult?: (resultUri: string, creator: string | undefined) => Promise<void>;
 
   constructor(
     private readonly store: TripleStore,
     private readonly uris: UriScheme,
+    private readonly ids: IdMinter,
     private readonly concurrency: number,
     private readonly log: Logger,
   ) {}
@@ -142,7 +141,8 @@ export class TaskRunner {
 
   /** Create a task for `work` and queue it; answers the task URI at once. */
   async submit(title: string, work: Work, creator: string | undefined = currentUser.getStore()): Promise<string> {
-    const uri = this.uris.item('task', randomUUID());
+    // minted like every resource: the task belongs to its creator
+    const uri = await currentUser.run(creator, () => this.ids.nextUnique(this.uris.collection('task')));
     const now = new Date();
     const state: TaskState = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, controller: new AbortController(), lastWrite: 0, writtenPercent: 0, minted: [] };
     this.active.set(uri, state);
@@ -236,7 +236,6 @@ export class TaskRunner {
       // the work acts for the task's creator: what it creates belongs to them
       const result = await runningTask.run(state, () => currentUser.run(state.creator, () => work(job)));
       if (state.status !== 'Running') return await this.rollback(state.uri, state.minted); // cancelled meanwhile: keep Cancelled
-      await this.onResult?.(result, state.creator);
       state.status = 'Completed';
       state.percent = 100;
       state.resultUri = result;
