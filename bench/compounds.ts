@@ -68,7 +68,17 @@ export async function benchCompounds(): Promise<Row[]> {
     const rest = smiles.slice(1000);
     const tAll = now();
     for (let i = 0; i < rest.length; i += 500) {
-      const body = rest.slice(i, i + 500).filter((s) => { try { chemistry.fromSmiles(s); return true; } catch { return false; } }).join('\n');
+      const body = rest
+        .slice(i, i + 500)
+        .filter((s) => {
+          try {
+            chemistry.fromSmiles(s);
+            return true;
+          } catch {
+            return false;
+          }
+        })
+        .join('\n');
       const r = await fetch(`${server.url}/compound`, { method: 'POST', body, headers: { 'Content-Type': 'chemical/x-daylight-smiles' } });
       if (r.status !== 200) throw new Error(`batch failed: ${await r.text()}`);
     }

@@ -27,7 +27,11 @@ export async function benchDataset(): Promise<Row[]> {
   const rows: Row[] = [];
   const row = (measure: string, value: string, r?: string) => rows.push({ bench: 'dataset', measure, value, ratio: r });
   const kazius = readFileSync('../shared/data/kazius.csv', 'utf8');
-  const smiles = kazius.split(/\r?\n/).slice(1).filter(Boolean).map((l) => l.split(',')[0]);
+  const smiles = kazius
+    .split(/\r?\n/)
+    .slice(1)
+    .filter(Boolean)
+    .map((l) => l.split(',')[0]);
   const FEATURES = 200;
   let seed = 42;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 100;
@@ -47,7 +51,9 @@ export async function benchDataset(): Promise<Row[]> {
   const tRaw = now();
   let batch: any[] = [];
   for (let i = 0; i < SAMPLE_QUADS; i++) {
-    batch.push(df.quad(df.namedNode(`http://localhost:8080/dataset/1#entry-${String(Math.floor(i / FEATURES)).padStart(8, '0')}`), feats[i % FEATURES], df.literal(random().toFixed(6), xsd('double')), g));
+    batch.push(
+      df.quad(df.namedNode(`http://localhost:8080/dataset/1#entry-${String(Math.floor(i / FEATURES)).padStart(8, '0')}`), feats[i % FEATURES], df.literal(random().toFixed(6), xsd('double')), g),
+    );
     if (batch.length === 20_000) {
       await qs.multiPut(batch);
       batch = [];

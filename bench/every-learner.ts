@@ -22,7 +22,10 @@ export async function benchEveryLearner(): Promise<Row[]> {
       const data: QsarData = task === 'regression' ? epafhm : kazius;
       const folds = foldsOf(data.x.rows, 10, 42, task === 'classification' ? data.y : undefined);
       const learners = LEARNERS.filter((l) => l.task === task).sort((a, b) => (a.id.startsWith('random-forest') ? -1 : b.id.startsWith('random-forest') ? 1 : 0));
-      const bench = task === 'regression' ? `every learner: EPAFHM ${data.x.rows} compounds, 43 RDKit descriptors, 10-fold CV` : `every learner: Kazius every 4th, ${data.x.rows} compounds, Morgan 1024 bits, stratified 10-fold CV`;
+      const bench =
+        task === 'regression'
+          ? `every learner: EPAFHM ${data.x.rows} compounds, 43 RDKit descriptors, 10-fold CV`
+          : `every learner: Kazius every 4th, ${data.x.rows} compounds, Morgan 1024 bits, stratified 10-fold CV`;
       let baseline = 0;
       for (const learner of learners) {
         const t = now();
@@ -31,8 +34,19 @@ export async function benchEveryLearner(): Promise<Row[]> {
         if (!baseline) baseline = seconds;
         const quality =
           task === 'regression'
-            ? (({ q2, rmse }) => `Q² ${fmt(q2, 3)}, RMSE ${fmt(rmse, 3)}`)(regressionQuality(data.y, predicted.map((p) => p.value)))
-            : `accuracy ${fmt(predicted.filter((p, i) => p.value === data.y[i]).length / predicted.length, 3)}, AUC ${fmt(auc(predicted.map((p) => p.probabilities![mutagenic]), Array.from(data.y, (y) => y === mutagenic)), 3)}`;
+            ? (({ q2, rmse }) => `Q² ${fmt(q2, 3)}, RMSE ${fmt(rmse, 3)}`)(
+                regressionQuality(
+                  data.y,
+                  predicted.map((p) => p.value),
+                ),
+              )
+            : `accuracy ${fmt(predicted.filter((p, i) => p.value === data.y[i]).length / predicted.length, 3)}, AUC ${fmt(
+                auc(
+                  predicted.map((p) => p.probabilities![mutagenic]),
+                  Array.from(data.y, (y) => y === mutagenic),
+                ),
+                3,
+              )}`;
         rows.push({ bench, measure: `${learner.id}: ${quality}; CV s`, value: fmt(seconds, 1), ratio: ratio(seconds / baseline) });
       }
     }

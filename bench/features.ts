@@ -70,11 +70,7 @@ export async function benchFeatures(): Promise<Row[]> {
       };
       return () => void ((obj as any)[method] = original);
     };
-    const restore = [
-      instrument(server.services.shapes, 'check', 'shapes'),
-      instrument(server.services.store, 'replaceGraphs', 'replace'),
-      instrument(server.services.ids, 'next', 'mint'),
-    ];
+    const restore = [instrument(server.services.shapes, 'check', 'shapes'), instrument(server.services.store, 'replaceGraphs', 'replace'), instrument(server.services.ids, 'next', 'mint')];
     t = now();
     for (let i = 0; i < INSTRUMENTED; i++) await postFeature(server.url, 2 * N + i);
     const perPost = (now() - t) / INSTRUMENTED;

@@ -15,7 +15,14 @@ export async function benchFuzz(): Promise<Row[]> {
     const started = now();
     const stats = await fuzzServer(s, await prepareContext(s), { seed, runs, only: process.env.TOXGRAPH_FUZZ_ONLY });
     const seconds = (now() - started) / 1000;
-    const rows: Row[] = stats.map((r) => ({ bench: `fuzz (seed ${seed})`, measure: r.target, value: `${r.inputs} inputs`, ratio: Object.entries(r.byStatus).map(([k, v]) => `${k}:${v}`).join(' ') }));
+    const rows: Row[] = stats.map((r) => ({
+      bench: `fuzz (seed ${seed})`,
+      measure: r.target,
+      value: `${r.inputs} inputs`,
+      ratio: Object.entries(r.byStatus)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' '),
+    }));
     const total = stats.reduce((n, r) => n + r.inputs, 0);
     rows.push({ bench: `fuzz (seed ${seed})`, measure: 'all targets', value: `${total} inputs in ${seconds.toFixed(0)} s`, ratio: 'no 5xx, no hang, refusals wrote nothing' });
     return rows;

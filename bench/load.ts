@@ -15,7 +15,14 @@ function cannon(options: autocannon.Options): Promise<Result> {
 async function startBareKoa(): Promise<{ port: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-koa.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)));
-  return { port, stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); }) };
+  return {
+    port,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 const FEATURE = (n: number) => `@prefix ot: <http://www.opentox.org/api/1.1#> . @prefix dc: <http://purl.org/dc/elements/1.1/> .
@@ -38,7 +45,8 @@ export async function benchLoad(): Promise<Row[]> {
   const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
   const koa = await startBareKoa();
   try {
-    const post = async (path: string, body: string, type: string) => (await (await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'Content-Type': type, Accept: 'text/uri-list' } })).text()).trim();
+    const post = async (path: string, body: string, type: string) =>
+      (await (await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'Content-Type': type, Accept: 'text/uri-list' } })).text()).trim();
     const compound = (await post('/compound', 'c1ccccc1O', 'chemical/x-daylight-smiles')).slice(base.length);
     const feature = (await post('/feature', FEATURE(0), 'text/turtle')).slice(base.length);
     const dataset = (await post('/dataset', 'SMILES,LC50\nCCO,1.5\nc1ccccc1,2.25\nCCN,0.5\n', 'text/csv')).slice(base.length);
@@ -49,7 +57,12 @@ export async function benchLoad(): Promise<Row[]> {
     const ours = await cannon({ ...single, url: `${base}${compound}` });
     const bare = await cannon({ ...single, url: `http://127.0.0.1:${koa.port}/` });
     rows.push({ bench, measure: 'bare Koa handler, GET (baseline)', value: `${fmt(bare.requests.average, 0)} req/s, p50 ${bare.latency.p50} ms, p99 ${bare.latency.p99} ms`, ratio: '1.00x' });
-    rows.push({ bench, measure: 'GET /compound/{id} as SMILES', value: `${fmt(ours.requests.average, 0)} req/s, p50 ${ours.latency.p50} ms, p99 ${ours.latency.p99} ms`, ratio: `${fmt(ours.requests.average / bare.requests.average, 2)}x` });
+    rows.push({
+      bench,
+      measure: 'GET /compound/{id} as SMILES',
+      value: `${fmt(ours.requests.average, 0)} req/s, p50 ${ours.latency.p50} ms, p99 ${ours.latency.p99} ms`,
+      ratio: `${fmt(ours.requests.average / bare.requests.average, 2)}x`,
+    });
 
     // the mix, with every acknowledged write remembered
     const written: string[] = [];

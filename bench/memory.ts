@@ -4,7 +4,6 @@ import { fmt, metric, now, postAndFollow, tempDir, withPolling, residentMemory, 
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 
-
 /** How long the server is left idle after a job before its memory is read "at rest": longer than the worker pool's idle time. */
 const REST_MS = 6_000;
 
@@ -28,7 +27,11 @@ export async function benchMemory(): Promise<Row[]> {
   try {
     const idle = await metric(base, 'process_resident_memory_bytes');
     rows.push({ bench, measure: 'resident memory, idle after start', value: mib(idle) });
-    const csv = readFileSync(new URL('kazius.csv', DATA), 'utf8').trim().split('\n').slice(0, rowsToUse + 1).join('\n');
+    const csv = readFileSync(new URL('kazius.csv', DATA), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, rowsToUse + 1)
+      .join('\n');
     const upload = await withPolling(base, () => postAndFollow(`${base}/dataset`, {}, csv, 'text/csv'));
     const dataset = upload.result;
     rows.push({ bench, measure: 'upload: worst GET /health / worst event-loop delay during it', value: `${fmt(upload.worstMs, 0)} ms / ${fmt(upload.loopMaxMs, 0)} ms` });
@@ -44,7 +47,15 @@ export async function benchMemory(): Promise<Row[]> {
     let worstCvLoop = 0;
     for (let i = 0; i < runs; i++) {
       const t = now();
-      const cv = await withPolling(base, () => postAndFollow(`${base}/crossvalidation`, { dataset_uri: fp.result, algorithm_uri: `${base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '10', random_seed: '1' }));
+      const cv = await withPolling(base, () =>
+        postAndFollow(`${base}/crossvalidation`, {
+          dataset_uri: fp.result,
+          algorithm_uri: `${base}/algorithm/random-forest-classification`,
+          prediction_feature: target,
+          num_folds: '10',
+          random_seed: '1',
+        }),
+      );
       const seconds = (now() - t) / 1000;
       worstCv = Math.max(worstCv, cv.worstMs);
       worstCvLoop = Math.max(worstCvLoop, cv.loopMaxMs);
@@ -55,7 +66,9 @@ export async function benchMemory(): Promise<Row[]> {
       const kinds = residentMemory(server.pid);
       if (kinds) anon.push(kinds.anon);
       const stored = await metric(base, 'toxgraph_store_size_bytes');
-      console.log(`memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, store ${mib(stored)} on disk, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, JS heap used ${mib(heap.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, worst event-loop delay ${fmt(cv.loopMaxMs, 0)} ms`);
+      console.log(
+        `memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, store ${mib(stored)} on disk, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, JS heap used ${mib(heap.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, worst event-loop delay ${fmt(cv.loopMaxMs, 0)} ms`,
+      );
     }
     const series = (measure: string, values: number[]) => {
       if (values.length === 0) return;

@@ -22,7 +22,19 @@ console.log(`machine: ${availableParallelism()} cpus (${cpu.trim()}), node ${pro
 const started = now();
 const rows: Row[] = [];
 const only = process.argv.slice(2);
-const benches = [['features', benchFeatures], ['sparql', benchSparql], ['compounds', benchCompounds], ['dataset', benchDataset], ['learners', benchLearners], ['every-learner', benchEveryLearner], ['validation', benchValidation], ['fuzz', benchFuzz], ['memory', benchMemory], ['upload', benchUpload], ['load', benchLoad]] as const;
+const benches = [
+  ['features', benchFeatures],
+  ['sparql', benchSparql],
+  ['compounds', benchCompounds],
+  ['dataset', benchDataset],
+  ['learners', benchLearners],
+  ['every-learner', benchEveryLearner],
+  ['validation', benchValidation],
+  ['fuzz', benchFuzz],
+  ['memory', benchMemory],
+  ['upload', benchUpload],
+  ['load', benchLoad],
+] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
   rows.push(...(await bench()));

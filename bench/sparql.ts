@@ -80,7 +80,9 @@ async function measure(server: RunningServer, bench: string): Promise<Row[]> {
         times[m].push(now() - t);
       }
     }
-    const raw = median(times.raw), store = median(times.store), http = median(times.http);
+    const raw = median(times.raw),
+      store = median(times.store),
+      http = median(times.http);
     const b = `${bench}`;
     const name = `${q.name} [${counts.raw} row(s)]`;
     rows.push(

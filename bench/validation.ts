@@ -11,7 +11,6 @@ const DATA = new URL('../../shared/data/', import.meta.url);
 /** Measured on this machine with scikit-learn, 100 trees, the same fold scheme (issue 7). */
 const SKLEARN = { kaziusAccuracy: 0.838, kaziusAuc: 0.903, kaziusSeconds: 60.6, epafhmR2: 0.475 };
 
-
 /**
  * 10-fold cross-validation through the HTTP interface (upload, fingerprints, POST
  * /crossvalidation, pooled statistics), against the same cross-validation run directly on
@@ -37,7 +36,14 @@ export async function benchValidation(): Promise<Row[]> {
       const fingerprints = await postAndFollow(`${base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' });
       rows.push({ bench, measure: 'upload + Morgan fingerprints s', value: fmt((now() - t) / 1000, 1) });
       t = now();
-      const cv = await postAndFollow(`${base}/crossvalidation`, { dataset_uri: fingerprints, algorithm_uri: `${base}/algorithm/${setup.learner}`, prediction_feature: target, num_folds: '10', random_seed: '1', stratified: setup.stratified });
+      const cv = await postAndFollow(`${base}/crossvalidation`, {
+        dataset_uri: fingerprints,
+        algorithm_uri: `${base}/algorithm/${setup.learner}`,
+        prediction_feature: target,
+        num_folds: '10',
+        random_seed: '1',
+        stratified: setup.stratified,
+      });
       const httpSeconds = (now() - t) / 1000;
       const statistics = (await (await fetch(`${cv}/statistics`, { headers: { Accept: 'application/json' } })).json()) as any;
 
@@ -61,10 +67,7 @@ export async function benchValidation(): Promise<Row[]> {
         );
       } else {
         const r = statistics.regressionStatistics;
-        rows.push(
-          { bench, measure: `Q² (scikit-learn R² ${SKLEARN.epafhmR2})`, value: fmt(r.q2, 3) },
-          { bench, measure: 'RMSE', value: fmt(r.rootMeanSquaredError, 3) },
-        );
+        rows.push({ bench, measure: `Q² (scikit-learn R² ${SKLEARN.epafhmR2})`, value: fmt(r.q2, 3) }, { bench, measure: 'RMSE', value: fmt(r.rootMeanSquaredError, 3) });
       }
     }
   } finally {

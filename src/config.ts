@@ -52,7 +52,11 @@ const int = (v: string) => {
   return n;
 };
 const bool = (v: string) => ['1', 'true', 'on', 'yes'].includes(v.toLowerCase());
-const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 const SPECS: Spec[] = [
   { flag: 'port', env: 'PORT', parse: int, key: 'port' },

@@ -11,7 +11,7 @@ export function jsonLogger(quiet = false): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
     // quiet: no per-request lines (start-up, warnings and errors are still written)
     if (quiet && msg === 'request') return;
-    process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
   };
   return {
     logsRequests: !quiet,

@@ -1,7 +1,7 @@
 import { loadConfig } from './config.js';
 import { startServer } from './server/server.js';
 
-let config;
+let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
 } catch (e) {
@@ -22,7 +22,7 @@ if (process.platform === 'linux' && !process.env.LD_PRELOAD?.includes('jemalloc'
 }
 // A stray rejection must not take the whole service down; it is logged as the bug it is.
 process.on('unhandledRejection', (reason) => {
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: String((reason as Error)?.stack ?? reason) }) + '\n');
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', error: String((reason as Error)?.stack ?? reason) })}\n`);
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -58,7 +58,10 @@ test('catalogue: every algorithm listed, described with types, parameters and ty
   const json = JSON.parse((await http(local(uri), { accept: 'application/json' })).text);
   assert.equal(json.uri, uri);
   assert.ok(json.type.includes(`${OTA}Fingerprints`));
-  assert.deepEqual(json.parameters.find((p: { title: string }) => p.title === 'nBits'), { type: [`${OT}Parameter`], title: 'nBits', description: json.parameters.find((p: { title: string }) => p.title === 'nBits').description, paramScope: 'optional', paramValue: 2048 });
+  assert.deepEqual(
+    json.parameters.find((p: { title: string }) => p.title === 'nBits'),
+    { type: [`${OT}Parameter`], title: 'nBits', description: json.parameters.find((p: { title: string }) => p.title === 'nBits').description, paramScope: 'optional', paramValue: 2048 },
+  );
   assert.equal((await http(local(uri), { accept: 'text/x-yaml' })).type, 'text/x-yaml');
 
   // every learner is Supervised plus Regression or Classification, with prediction_feature mandatory
@@ -94,7 +97,10 @@ test('RDKit descriptors: a new dataset with the 43 descriptors, features from an
   assert.notEqual(result, dataset);
   const rows = csvRows((await http(local(result), { accept: 'text/csv' })).text);
   assert.equal(rows[0].length, 2 + 43);
-  assert.deepEqual(rows.slice(1, 4).map((r) => r[0]), ['Oc1ccccc1', 'CCO', 'c1ccccc1']);
+  assert.deepEqual(
+    rows.slice(1, 4).map((r) => r[0]),
+    ['Oc1ccccc1', 'CCO', 'c1ccccc1'],
+  );
   assert.equal(rows.length, 5);
   const col = (name: string) => rows[0].indexOf(name);
   assert.equal(Number(rows[1][col('tpsa')]), 20.23); // phenol

@@ -63,7 +63,8 @@ test('the creator owns a resource: others get 403, anonymous 401; the owner can 
   const f = (await http(`${s.url}/feature`, { method: 'POST', body: featureTurtle('alice feature'), contentType: 'text/turtle', ...as(alice) })).text.trim();
   assert.equal((await http(f.replace(s.base, s.url), { method: 'DELETE', ...as(bob) })).status, 403);
   // authorize answers the same
-  const authorize = (token: string, action: string) => http(`${s.url}/auth/authorize`, { method: 'POST', body: form({ uri: created.text.trim(), action, subjectid: token }) }).then((r) => r.text.trim());
+  const authorize = (token: string, action: string) =>
+    http(`${s.url}/auth/authorize`, { method: 'POST', body: form({ uri: created.text.trim(), action, subjectid: token }) }).then((r) => r.text.trim());
   assert.equal(await authorize(alice, 'DELETE'), 'boolean=true');
   assert.equal(await authorize(bob, 'GET'), 'boolean=false');
   // the owner opens it to reading
@@ -74,7 +75,7 @@ test('the creator owns a resource: others get 403, anonymous 401; the owner can 
   assert.equal((await http(ds, { method: 'DELETE', ...as(alice) })).status, 200);
 });
 
-test('SPARQL never shows another user\'s private graphs, nor any access-control data', async () => {
+test("SPARQL never shows another user's private graphs, nor any access-control data", async () => {
   const alice = await login('alice', 'alice-password');
   const bob = await login('bob', 'bob-password');
   const ds = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,secret_value\nCCO,42\n', contentType: 'text/csv', ...as(alice) })).text.trim();
@@ -136,7 +137,7 @@ test('only the administrator manages users', async () => {
   assert.equal((await http(`${s.url}/auth/user`, { method: 'POST', body: form({ username: 'carol', password: 'carol-password' }), ...as(admin) })).status, 200);
   const carol = await login('carol', 'carol-password');
   assert.equal((await http(`${s.url}/auth/user/carol`, { method: 'DELETE', ...as(admin) })).status, 200);
-  assert.equal((await http(`${s.url}/feature`, { accept: 'text/turtle', ...as(carol) })).status, 401, 'a removed user\'s token stops working');
+  assert.equal((await http(`${s.url}/feature`, { accept: 'text/turtle', ...as(carol) })).status, 401, "a removed user's token stops working");
 });
 
 test('the user command works with the server stopped (opens the store) and running (through its API)', async () => {
@@ -147,7 +148,8 @@ test('the user command works with the server stopped (opens the store) and runni
   const { join } = await import('node:path');
   const run = promisify(execFile);
   const dir = await mkdtemp(join(tmpdir(), 'toxgraph-cli-'));
-  const cli = (args: string[], env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir], { env: { ...process.env, ...env }, timeout: 60_000 });
+  const cli = (args: string[], env: Record<string, string>) =>
+    run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir], { env: { ...process.env, ...env }, timeout: 60_000 });
   try {
     await cli(['add', 'erin'], { TOXGRAPH_USER_PASSWORD: 'erin-password' });
     await cli(['group', 'chemists', 'erin'], {});
@@ -155,7 +157,10 @@ test('the user command works with the server stopped (opens the store) and runni
     try {
       const port = new URL(server.url).port;
       await cli(['add', 'frank', '--port', port], { TOXGRAPH_USER_PASSWORD: 'frank-password', TOXGRAPH_ADMIN_USER: 'root', TOXGRAPH_ADMIN_PASSWORD: 'root-password' });
-      for (const [u, p] of [['erin', 'erin-password'], ['frank', 'frank-password']]) {
+      for (const [u, p] of [
+        ['erin', 'erin-password'],
+        ['frank', 'frank-password'],
+      ]) {
         const r = await http(`${server.url}/auth/authenticate`, { method: 'POST', body: form({ username: u, password: p }) });
         assert.equal(r.status, 200, `${u}: ${r.text}`);
       }
@@ -185,7 +190,13 @@ test('tokens of an OpenID Connect provider (JWTs checked against its JWKS) are a
   const issuer = 'https://keycloak.example/realms/toxgraph';
   const server = await startTestServer(['--auth', '--oidc-jwks-url', jwksUrl, '--oidc-issuer', issuer, '--oidc-audience', 'toxgraph']);
   const sign = (claims: Record<string, unknown>, key = privateKey, expires = '5m') =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).setIssuer((claims.iss as string) ?? issuer).setAudience('toxgraph').setIssuedAt().setExpirationTime(expires).sign(key);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+      .setIssuer((claims.iss as string) ?? issuer)
+      .setAudience('toxgraph')
+      .setIssuedAt()
+      .setExpirationTime(expires)
+      .sign(key);
   try {
     const good = await sign({ sub: 'f81d4fae', preferred_username: 'kc-user' });
     const created = await http(`${server.url}/feature`, { method: 'POST', body: featureTurtle('from keycloak'), contentType: 'text/turtle', headers: { Authorization: `Bearer ${good}` } });
@@ -258,7 +269,8 @@ async function currentUserTask(token: string): Promise<string> {
 test('algorithms and models: any user applies an algorithm; the model belongs to its trainer, who may let others predict with it', async () => {
   const alice = await login('alice', 'alice-password');
   const bob = await login('bob', 'bob-password');
-  const post = (url: string, token: string | undefined, params: Record<string, string>) => http(url.replace(s.base, s.url), { method: 'POST', body: form(params), accept: 'text/uri-list', ...as(token) });
+  const post = (url: string, token: string | undefined, params: Record<string, string>) =>
+    http(url.replace(s.base, s.url), { method: 'POST', body: form(params), accept: 'text/uri-list', ...as(token) });
   const follow = async (token: string, task: string) => {
     for (;;) {
       const r = await http(task.replace(s.base, s.url), { accept: 'text/uri-list', ...as(token) });
@@ -266,11 +278,17 @@ test('algorithms and models: any user applies an algorithm; the model belongs to
       await new Promise((res) => setTimeout(res, 100));
     }
   };
-  const upload = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,y\nCCO,1\nCCCO,2\nCCCCO,3\nCCCCCO,4\nOc1ccccc1,2.5\n', contentType: 'text/csv', accept: 'text/uri-list', ...as(alice) });
+  const upload = await http(`${s.url}/dataset`, {
+    method: 'POST',
+    body: 'SMILES,y\nCCO,1\nCCCO,2\nCCCCO,3\nCCCCCO,4\nOc1ccccc1,2.5\n',
+    contentType: 'text/csv',
+    accept: 'text/uri-list',
+    ...as(alice),
+  });
   const dataset = upload.text.trim();
   const y = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim();
   assert.equal((await post(`${s.base}/algorithm/rdkit-descriptors`, undefined, { dataset_uri: dataset })).status, 401);
-  assert.equal((await post(`${s.base}/algorithm/rdkit-descriptors`, bob, { dataset_uri: dataset })).status, 403, 'bob may not read alice\'s dataset');
+  assert.equal((await post(`${s.base}/algorithm/rdkit-descriptors`, bob, { dataset_uri: dataset })).status, 403, "bob may not read alice's dataset");
   const calc = await post(`${s.base}/algorithm/rdkit-descriptors`, alice, { dataset_uri: dataset });
   assert.equal(calc.status, 202, calc.text);
   const described = (await follow(alice, calc.text.trim())).text.trim();
@@ -298,7 +316,7 @@ test('validations: any user validates what they may read; validations and cross-
     }
   };
   const post = (path: string, token: string | undefined, params: Record<string, string>) => http(`${s.url}${path}`, { method: 'POST', body: form(params), accept: 'text/uri-list', ...as(token) });
-  const csv = 'SMILES,y\n' + ['CCO', 'CCCO', 'CCCCO', 'CCCCCO', 'Oc1ccccc1', 'c1ccccc1', 'CC(C)O', 'CCN', 'CCCN', 'CCCCN'].map((m, i) => `${m},${i % 3}`).join('\n');
+  const csv = `SMILES,y\n${['CCO', 'CCCO', 'CCCCO', 'CCCCCO', 'Oc1ccccc1', 'c1ccccc1', 'CC(C)O', 'CCN', 'CCCN', 'CCCCN'].map((m, i) => `${m},${i % 3}`).join('\n')}`;
   const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list', ...as(alice) })).text.trim();
   const y = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim();
   const described = await follow(alice, await post('/algorithm/rdkit-descriptors', alice, { dataset_uri: dataset }));

@@ -13,7 +13,6 @@ const local = (uri: string) => uri.replace(s.base, s.url);
 const post = (body: string, type: string, accept = 'text/uri-list') => http(`${s.url}/compound`, { method: 'POST', body, contentType: type, accept });
 const uris = (text: string) => text.split(/\r?\n/).filter(Boolean);
 
-
 test('known identifiers hold, and the same structure always answers the same URI', async () => {
   const [a] = uris((await post('CC(=O)CC(C)C#N', 'chemical/x-daylight-smiles')).text);
   assert.equal((await http(local(a), { accept: 'chemical/x-inchi' })).text.trim(), 'InChI=1S/C6H9NO/c1-5(4-7)3-6(2)8/h5H,3H2,1-2H3');
@@ -68,7 +67,14 @@ test('posting InChI gives benzene in every format, each with its exact Content-T
 });
 
 test('molfile, SDF (several records, several URIs), CML and RDF bodies are accepted', async () => {
-  const molfile = (await http(`${s.url}/compound/${uris((await post('CCN', 'chemical/x-daylight-smiles')).text)[0].split('/').pop()}`, { accept: 'chemical/x-mdl-molfile' })).text;
+  const molfile = (
+    await http(
+      `${s.url}/compound/${uris((await post('CCN', 'chemical/x-daylight-smiles')).text)[0]
+        .split('/')
+        .pop()}`,
+      { accept: 'chemical/x-mdl-molfile' },
+    )
+  ).text;
   const fromMol = uris((await post(molfile, 'chemical/x-mdl-molfile')).text);
   assert.equal(fromMol.length, 1);
   const benzeneMol = (await http(local(uris((await post('c1ccccc1', 'chemical/x-daylight-smiles')).text)[0]), { accept: 'chemical/x-mdl-molfile' })).text;
@@ -98,7 +104,11 @@ test('search by SMILES, InChI, InChIKey and name; substructure; ranked similarit
   const withRing = await find(`smarts=${encodeURIComponent('c1ccccc1[OX2H]')}`);
   assert.ok(withRing.includes(phenol) && withRing.includes(cresol) && !withRing.includes(hexane));
   const similar = await http(`${s.url}/compound?similarity=${encodeURIComponent('Oc1ccccc1')}&threshold=0.3`, { accept: 'text/csv' });
-  const rows = similar.text.trim().split('\r\n').slice(1).map((l) => l.split(','));
+  const rows = similar.text
+    .trim()
+    .split('\r\n')
+    .slice(1)
+    .map((l) => l.split(','));
   assert.equal(rows[0][0], phenol);
   assert.equal(Number(rows[0][1]), 1);
   assert.ok(rows.some(([u]) => u === cresol));
@@ -139,7 +149,12 @@ test('conformers: posted as 3D molfile/SDF, listed, read, replaced, deleted; a d
   assert.equal(k1.status, 200, k1.text);
   const [conf] = uris(k1.text);
   assert.match(conf, new RegExp(`^${c}/conformer/\\d+$`));
-  const two = await http(`${local(c)}/conformer`, { method: 'POST', body: `${ETHANOL_3D}$$$$\n${ETHANOL_3D.replace('-0.0273', ' 0.5273')}$$$$\n`, contentType: 'chemical/x-mdl-sdfile', accept: 'text/uri-list' });
+  const two = await http(`${local(c)}/conformer`, {
+    method: 'POST',
+    body: `${ETHANOL_3D}$$$$\n${ETHANOL_3D.replace('-0.0273', ' 0.5273')}$$$$\n`,
+    contentType: 'chemical/x-mdl-sdfile',
+    accept: 'text/uri-list',
+  });
   assert.equal(uris(two.text).length, 2);
   assert.equal(uris((await http(`${local(c)}/conformer/`, { accept: 'text/uri-list' })).text).length, 3);
   const mol = await http(local(conf), { accept: 'chemical/x-mdl-molfile' });
@@ -157,7 +172,12 @@ test('conformers: posted as 3D molfile/SDF, listed, read, replaced, deleted; a d
   const wrong = await http(`${local(c)}/conformer`, { method: 'POST', body: ETHANOL_3D.replace(' O ', ' N '), contentType: 'chemical/x-mdl-molfile', accept: 'text/turtle' });
   assert.equal(wrong.status, 400);
   assert.match((await errorReport(wrong)).message ?? '', /not that of the compound/);
-  const flat = await http(`${local(c)}/conformer`, { method: 'POST', body: ETHANOL_3D.replace(/ (-?\d\.\d{4}) C/g, '    0.0000 C').replace(/ -0\.4731 O/, '    0.0000 O'), contentType: 'chemical/x-mdl-molfile', accept: 'text/turtle' });
+  const flat = await http(`${local(c)}/conformer`, {
+    method: 'POST',
+    body: ETHANOL_3D.replace(/ (-?\d\.\d{4}) C/g, '    0.0000 C').replace(/ -0\.4731 O/, '    0.0000 O'),
+    contentType: 'chemical/x-mdl-molfile',
+    accept: 'text/turtle',
+  });
   assert.equal(flat.status, 400);
   // delete one, then all
   assert.equal((await http(local(conf), { method: 'DELETE' })).status, 200);

@@ -12,14 +12,14 @@ before(async () => {
 after(() => s.stop());
 
 const local = (uri: string) => uri.replace(s.base, s.url);
-const upload = (body: string | FormData, type?: string, query = '') =>
-  http(`${s.url}/dataset${query}`, { method: 'POST', body, contentType: type, accept: 'text/uri-list' });
+const upload = (body: string | FormData, type?: string, query = '') => http(`${s.url}/dataset${query}`, { method: 'POST', body, contentType: type, accept: 'text/uri-list' });
 const csvRows = (text: string) => parseCsv(text, { relax_column_count: true }) as string[][];
 const shared = (f: string) => readFileSync(`../shared/data/${f}`, 'utf8');
 
 const waitForTask = (taskUri: string) => waitForTaskOf(s, taskUri);
 
-const SMALL = 'SMILES,LC50,Class,Note\nCCO,1.5,toxic,first\nc1ccccc1,2.25,nontoxic,\n,3,toxic,empty structure\nC1CC,4,toxic,bad smiles\nCCO,n/a,toxic,duplicate\nOc1ccccc1,7,nontoxic,"quoted, with comma"\n';
+const SMALL =
+  'SMILES,LC50,Class,Note\nCCO,1.5,toxic,first\nc1ccccc1,2.25,nontoxic,\n,3,toxic,empty structure\nC1CC,4,toxic,bad smiles\nCCO,n/a,toxic,duplicate\nOc1ccccc1,7,nontoxic,"quoted, with comma"\n';
 
 test('CSV upload: features typed from the columns, warnings with row numbers, CSV round trip in order', async () => {
   const r = await upload(SMALL, 'text/csv', '?title=small');
@@ -28,7 +28,10 @@ test('CSV upload: features typed from the columns, warnings with row numbers, CS
   assert.match(uri, new RegExp(`^${s.base}/dataset/\\d+$`));
   const meta = parseTurtle((await http(`${local(uri)}/metadata`, { accept: 'text/turtle' })).text);
   const warnings = meta.filter((q) => q.predicate.value === `${OT}warning`).map((q) => q.object.value);
-  assert.ok(warnings.some((w) => /^row 4: empty structure/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /^row 4: empty structure/.test(w)),
+    warnings.join('\n'),
+  );
   assert.ok(warnings.some((w) => /^row 5: .*cannot be parsed/.test(w)));
   assert.ok(warnings.some((w) => /^row 6: "n\/a" is not a number \(column LC50\)/.test(w)));
   assert.ok(warnings.some((w) => /^row 6: same compound as row 2/.test(w)));
@@ -36,7 +39,13 @@ test('CSV upload: features typed from the columns, warnings with row numbers, CS
 
   const features = (await http(`${local(uri)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   assert.equal(features.length, 3);
-  const types = await Promise.all(features.map(async (f) => parseTurtle((await http(local(f), { accept: 'text/turtle' })).text).filter((q) => q.predicate.value.endsWith('#type')).map((q) => q.object.value)));
+  const types = await Promise.all(
+    features.map(async (f) =>
+      parseTurtle((await http(local(f), { accept: 'text/turtle' })).text)
+        .filter((q) => q.predicate.value.endsWith('#type'))
+        .map((q) => q.object.value),
+    ),
+  );
   assert.ok(types[0].includes(`${OT}NumericFeature`));
   assert.ok(types[1].includes(`${OT}NominalFeature`));
   assert.ok(types[2].includes(`${OT}NominalFeature`) || types[2].includes(`${OT}StringFeature`));
@@ -45,7 +54,10 @@ test('CSV upload: features typed from the columns, warnings with row numbers, CS
   assert.equal(csv.type, 'text/csv');
   const rows = csvRows(csv.text);
   assert.deepEqual(rows[0], ['SMILES', 'LC50', 'Class', 'Note']);
-  assert.deepEqual(rows.slice(1).map((r) => r[0]), ['CCO', 'c1ccccc1', 'CCO', 'Oc1ccccc1']);
+  assert.deepEqual(
+    rows.slice(1).map((r) => r[0]),
+    ['CCO', 'c1ccccc1', 'CCO', 'Oc1ccccc1'],
+  );
   assert.deepEqual(rows[1], ['CCO', '1.5', 'toxic', 'first']);
   assert.deepEqual(rows[3], ['CCO', '', 'toxic', 'duplicate']);
   assert.deepEqual(rows[4], ['Oc1ccccc1', '7', 'nontoxic', 'quoted, with comma']);
@@ -56,7 +68,19 @@ test('CSV upload: features typed from the columns, warnings with row numbers, CS
 
 test('every representation has its exact Content-Type; subsets and paging', async () => {
   const uri = local((await upload(SMALL, 'text/csv')).text.trim());
-  for (const t of ['application/rdf+xml', 'text/turtle', 'application/n-triples', 'application/ld+json', 'text/n3', 'text/csv', 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-yaml', 'text/html']) {
+  for (const t of [
+    'application/rdf+xml',
+    'text/turtle',
+    'application/n-triples',
+    'application/ld+json',
+    'text/n3',
+    'text/csv',
+    'text/arff',
+    'chemical/x-mdl-sdfile',
+    'application/json',
+    'text/x-yaml',
+    'text/html',
+  ]) {
     const r = await http(uri, { accept: t });
     assert.equal(r.status, 200, t);
     assert.equal(r.type, t);
@@ -68,15 +92,24 @@ test('every representation has its exact Content-Type; subsets and paging', asyn
   const entries = xml.filter((q) => q.predicate.value === `${OT}dataEntry`);
   assert.equal(entries.length, 4);
   assert.ok(xml.some((q) => q.predicate.value === `${OT}value` && q.object.value === '2.25' && (q.object as any).datatype.value.endsWith('#double')));
-  assert.match((await http(uri, { accept: 'text/arff' })).text, /@attribute 'LC50' numeric\n@attribute 'Class' \{('toxic','nontoxic'|'nontoxic','toxic')\}[\s\S]*@data\n'CCO',1\.5,'toxic','first'\n'c1ccccc1',2\.25,'nontoxic',\?\n/);
+  assert.match(
+    (await http(uri, { accept: 'text/arff' })).text,
+    /@attribute 'LC50' numeric\n@attribute 'Class' \{('toxic','nontoxic'|'nontoxic','toxic')\}[\s\S]*@data\n'CCO',1\.5,'toxic','first'\n'c1ccccc1',2\.25,'nontoxic',\?\n/,
+  );
   assert.match((await http(uri, { accept: 'chemical/x-mdl-sdfile' })).text, /> <LC50>\n1\.5\n[\s\S]*\$\$\$\$/);
   const features = (await http(`${uri}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   const compounds = (await http(`${uri}/compounds`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   assert.equal(compounds.length, 3);
   const sub = csvRows((await http(`${uri}?feature_uris[]=${encodeURIComponent(features[0])}&compound_uris=${encodeURIComponent(compounds[1])}`, { accept: 'text/csv' })).text);
-  assert.deepEqual(sub, [['SMILES', 'LC50'], ['c1ccccc1', '2.25']]);
+  assert.deepEqual(sub, [
+    ['SMILES', 'LC50'],
+    ['c1ccccc1', '2.25'],
+  ]);
   const page = csvRows((await http(`${uri}?page=1&pagesize=2`, { accept: 'text/csv' })).text);
-  assert.deepEqual(page.slice(1).map((r) => r[0]), ['CCO', 'Oc1ccccc1']);
+  assert.deepEqual(
+    page.slice(1).map((r) => r[0]),
+    ['CCO', 'Oc1ccccc1'],
+  );
   assert.equal((await http(`${uri}?pagesize=0`, { accept: 'text/csv' })).status, 400);
   assert.equal((await http(uri, { accept: 'image/png' })).status, 400);
   assert.ok((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text.includes(uri.replace(s.url, s.base)));
@@ -132,9 +165,18 @@ test('a new dataset from a subset, PUT merges, metadata PUT, DELETE of a part an
   const uri = local((await upload(SMALL, 'text/csv')).text.trim());
   const features = (await http(`${uri}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   const compounds = (await http(`${uri}/compounds`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
-  const sub = await http(`${s.url}/dataset`, { method: 'POST', body: form({ dataset_uri: uri.replace(s.url, s.base), 'feature_uris[]': features[0], 'compound_uris[]': [compounds[0], compounds[2]] }), accept: 'text/uri-list' });
+  const sub = await http(`${s.url}/dataset`, {
+    method: 'POST',
+    body: form({ dataset_uri: uri.replace(s.url, s.base), 'feature_uris[]': features[0], 'compound_uris[]': [compounds[0], compounds[2]] }),
+    accept: 'text/uri-list',
+  });
   assert.equal(sub.status, 200, sub.text);
-  assert.deepEqual(csvRows((await http(local(sub.text.trim()), { accept: 'text/csv' })).text), [['SMILES', 'LC50'], ['CCO', '1.5'], ['CCO', ''], ['Oc1ccccc1', '7']]);
+  assert.deepEqual(csvRows((await http(local(sub.text.trim()), { accept: 'text/csv' })).text), [
+    ['SMILES', 'LC50'],
+    ['CCO', '1.5'],
+    ['CCO', ''],
+    ['Oc1ccccc1', '7'],
+  ]);
   // PUT: overwrite an existing compound/feature pair, add a new column and a new compound
   const put = await http(uri, { method: 'PUT', body: 'SMILES,LC50,BCF\nc1ccccc1,3.5,10\nCCCCCC,,20\n', contentType: 'text/csv' });
   assert.equal(put.status, 200, put.text);
@@ -149,7 +191,10 @@ test('a new dataset from a subset, PUT merges, metadata PUT, DELETE of a part an
   assert.equal((await http(`${uri}?feature_uris[]=${encodeURIComponent(features[2])}&compound_uris[]=${encodeURIComponent(compounds[1])}`, { method: 'DELETE' })).status, 200);
   const after = csvRows((await http(uri, { accept: 'text/csv' })).text);
   assert.deepEqual(after[0], ['SMILES', 'LC50', 'Class', 'BCF']);
-  assert.deepEqual(after.slice(1).map((r) => r[0]), ['CCO', 'CCO', 'Oc1ccccc1', 'CCCCCC']);
+  assert.deepEqual(
+    after.slice(1).map((r) => r[0]),
+    ['CCO', 'CCO', 'Oc1ccccc1', 'CCCCCC'],
+  );
   assert.equal((await http(uri, { method: 'DELETE' })).status, 200);
   assert.equal((await http(uri, { accept: 'text/csv' })).status, 404);
   assert.equal((await http(uri, { method: 'DELETE' })).status, 404);
@@ -162,7 +207,11 @@ test('PUT merging another dataset keeps the selection its dataset_uri carries (?
   const ref = `${other.replace(s.url, s.base)}?feature_uris[]=${encodeURIComponent(x)}`;
   const put = await http(target, { method: 'PUT', body: form({ dataset_uri: ref }) });
   assert.equal(put.status, 200, put.text);
-  assert.deepEqual(csvRows((await http(target, { accept: 'text/csv' })).text), [['SMILES', 'A', 'X'], ['CCO', '1', '2'], ['CCCC', '', '4']]);
+  assert.deepEqual(csvRows((await http(target, { accept: 'text/csv' })).text), [
+    ['SMILES', 'A', 'X'],
+    ['CCO', '1', '2'],
+    ['CCCC', '', '4'],
+  ]);
 });
 
 test('values are queryable with SPARQL, and compound URIs and conformers may be used in a dataset', async () => {
@@ -170,7 +219,10 @@ test('values are queryable with SPARQL, and compound URIs and conformers may be 
   const lc50 = (await http(`${local(uri)}/features`, { accept: 'text/uri-list' })).text.split('\r\n')[0];
   const q = `PREFIX ot: <${OT}> SELECT ?compound ?value WHERE { <${uri}> ot:dataEntry ?e . ?e ot:compound ?compound ; <${lc50}> ?value } ORDER BY ?value`;
   const r = await http(`${s.url}/sparql`, { method: 'POST', body: form({ query: q }), accept: 'application/sparql-results+json' });
-  assert.deepEqual(JSON.parse(r.text).results.bindings.map((b: any) => b.value.value), ['1.5', '2.25', '7']);
+  assert.deepEqual(
+    JSON.parse(r.text).results.bindings.map((b: any) => b.value.value),
+    ['1.5', '2.25', '7'],
+  );
   // a property path across the bulk partition (regression: it once stalled until the time limit)
   const path = `SELECT DISTINCT ?x WHERE { <${uri}> (<${OT}dataEntry>/<${OT}compound>)+ ?x }`;
   const p = await http(`${s.url}/sparql`, { method: 'POST', body: form({ query: path }), accept: 'application/sparql-results+json' });
@@ -179,7 +231,10 @@ test('values are queryable with SPARQL, and compound URIs and conformers may be 
   const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCO', contentType: 'chemical/x-daylight-smiles' })).text.trim();
   // the compound's representation includes the value a dataset holds for it
   const withValue = await http(`${local(compound)}?feature_uris[]=${encodeURIComponent(lc50)}`, { accept: 'text/turtle' });
-  assert.ok(parseTurtle(withValue.text).some((q) => q.predicate.value === `${OT}value` && q.object.value === '1.5'), withValue.text);
+  assert.ok(
+    parseTurtle(withValue.text).some((q) => q.predicate.value === `${OT}value` && q.object.value === '1.5'),
+    withValue.text,
+  );
   const byUri = await upload(`Compound,x\n${compound},1\nhttp://elsewhere.example/compound/1,2\n`, 'text/csv');
   assert.equal(byUri.status, 200);
   assert.match((await http(`${local(byUri.text.trim())}/metadata`, { accept: 'text/turtle' })).text, /row 3: http:\/\/elsewhere\.example\/compound\/1 is not a compound of this service/);
@@ -218,26 +273,47 @@ test('a table of thousands of rows is stored a chunk at a time: every row in ord
   lines[1500 - 1] = ['C1CC', ...cells(1500).slice(1)].join(','); // unreadable, in the second chunk
   lines[2400 - 1] = [cells(4)[0], ...cells(2400).slice(1)].join(','); // the structure of row 4, in the third chunk
   lines[1002 - 1] = [cells(1002)[0], 'n/a', ...cells(1002).slice(2)].join(',');
-  const r = await upload(lines.join('\n') + '\n', 'text/csv');
+  const r = await upload(`${lines.join('\n')}\n`, 'text/csv');
   const uri = r.status === 202 ? await waitForTask(r.text.trim()) : r.text.trim();
-  const warnings = parseTurtle((await http(`${local(uri)}/metadata`, { accept: 'text/turtle' })).text).filter((q) => q.predicate.value === `${OT}warning`).map((q) => q.object.value);
-  assert.ok(warnings.some((w) => /^row 1500: .*cannot be parsed.*row skipped$/.test(w)), warnings.join('\n'));
-  assert.ok(warnings.some((w) => /^row 2400: same compound as row 4 /.test(w)), warnings.join('\n'));
-  assert.ok(warnings.some((w) => /^row 1002: "n\/a" is not a number \(column logP_estimate\)/.test(w)), warnings.join('\n'));
+  const warnings = parseTurtle((await http(`${local(uri)}/metadata`, { accept: 'text/turtle' })).text)
+    .filter((q) => q.predicate.value === `${OT}warning`)
+    .map((q) => q.object.value);
+  assert.ok(
+    warnings.some((w) => /^row 1500: .*cannot be parsed.*row skipped$/.test(w)),
+    warnings.join('\n'),
+  );
+  assert.ok(
+    warnings.some((w) => /^row 2400: same compound as row 4 /.test(w)),
+    warnings.join('\n'),
+  );
+  assert.ok(
+    warnings.some((w) => /^row 1002: "n\/a" is not a number \(column logP_estimate\)/.test(w)),
+    warnings.join('\n'),
+  );
   const lineOf = (w: string) => Number(/^row (\d+)/.exec(w)?.[1]);
-  assert.deepEqual(warnings.map(lineOf), [...warnings.map(lineOf)].sort((a, b) => a - b), 'warnings in row order');
+  assert.deepEqual(
+    warnings.map(lineOf),
+    [...warnings.map(lineOf)].sort((a, b) => a - b),
+    'warnings in row order',
+  );
   const out = csvRows((await http(local(uri), { accept: 'text/csv' })).text);
   const skipped = warnings.filter((w) => /row skipped$/.test(w)).length;
   assert.equal(out.length - 1, 2600 - skipped);
   // the rows keep the order of the file: compare the numeric column, row by row
-  const expected = lines.slice(1).filter((_, k) => !warnings.some((w) => lineOf(w) === k + 2 && /row skipped$/.test(w))).map((l) => l.split(',')[1]);
+  const expected = lines
+    .slice(1)
+    .filter((_, k) => !warnings.some((w) => lineOf(w) === k + 2 && /row skipped$/.test(w)))
+    .map((l) => l.split(',')[1]);
   const at = out[0].indexOf('logP_estimate');
   assert.ok(at > 0, out[0].join(','));
   out.slice(1).forEach((row, k) => assert.equal(row[at] === '' ? 'n/a' : String(Number(row[at])), expected[k] === 'n/a' ? 'n/a' : String(Number(expected[k])), `row ${k}`));
 });
 
 test('the shared QSAR files keep every row RDKit can parse', async () => {
-  for (const [file, expected] of [['hamster_carcinogenicity.csv', 85], ['blood-brain-barrier.csv', 415]] as const) {
+  for (const [file, expected] of [
+    ['hamster_carcinogenicity.csv', 85],
+    ['blood-brain-barrier.csv', 415],
+  ] as const) {
     const r = await upload(shared(file), 'text/csv');
     const uri = r.status === 202 ? await waitForTask(r.text.trim()) : r.text.trim();
     const rows = csvRows((await http(local(uri), { accept: 'text/csv' })).text).length - 1;

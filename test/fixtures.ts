@@ -50,5 +50,5 @@ export function syntheticCsv(rows: number, seed = 20261122): string {
     const smiles = randomSmiles(next);
     lines.push(`${smiles},${(next() * 8 - 2).toFixed(3)},${next() < 0.4 ? 'active' : 'inactive'},batch ${i % 977}`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

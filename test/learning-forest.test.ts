@@ -85,8 +85,14 @@ test('classification forest: three classes on rings the forest must learn from t
 });
 
 test('same seed, same predictions, whatever the parallelism and in real worker threads; another seed differs', async () => {
-  const train = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 0));
-  const held = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 1)).x;
+  const train = selectRows(
+    epafhm,
+    allRows(epafhm).filter((i) => i % 2 === 0),
+  );
+  const held = selectRows(
+    epafhm,
+    allRows(epafhm).filter((i) => i % 2 === 1),
+  ).x;
   const params = { ...defaults(randomForestRegression), numTrees: 30 };
   const regression = async (seed: number, parallelism: number, run: RunFunction = runInProcess) =>
     randomForestRegression.predict(await randomForestRegression.train(train, params, { seed, parallelism, run }), held);
@@ -102,7 +108,10 @@ test('same seed, same predictions, whatever the parallelism and in real worker t
     await pool.close();
   }
 
-  const kaziusTrain = selectRows(kazius, allRows(kazius).filter((i) => i % 4 !== 0));
+  const kaziusTrain = selectRows(
+    kazius,
+    allRows(kazius).filter((i) => i % 4 !== 0),
+  );
   const classification = async (seed: number, parallelism: number) =>
     randomForestClassification.predict(await randomForestClassification.train(kaziusTrain, { ...defaults(randomForestClassification), numTrees: 30 }, context(seed, parallelism)), kazius.x);
   const c = await classification(5, 1);
@@ -196,13 +205,20 @@ test('histogram tree: a single unrestricted tree reproduces distinct training ro
 });
 
 test('histogram tree: counting fingerprint bits all at once gives the same trees as scanning them', () => {
-  const data = selectRows(kazius, allRows(kazius).filter((i) => i % 2 === 0));
+  const data = selectRows(
+    kazius,
+    allRows(kazius).filter((i) => i % 2 === 0),
+  );
   const bins = binMatrix(data.x, data.binary);
   const builder = new TreeBuilder(bins);
   const classOf = Int32Array.from(data.y);
   // A numeric target too: the number of bits set, which many bits explain a little each.
   const target = Float64Array.from({ length: data.x.rows }, (_, r) => data.x.data.subarray(r * data.x.cols, (r + 1) * data.x.cols).reduce((a, b) => a + b, 0));
-  for (const [seed, mtry, minSamplesLeaf] of [[1, 32, 1], [2, 200, 3], [3, 1024, 1]]) {
+  for (const [seed, mtry, minSamplesLeaf] of [
+    [1, 32, 1],
+    [2, 200, 3],
+    [3, 1024, 1],
+  ]) {
     const rng = new Random(seed);
     const weights = Int32Array.from({ length: data.x.rows }, () => rng.int(3));
     const options = { mtry, minSamplesLeaf, maxDepth: 0 };
@@ -271,8 +287,14 @@ test('gradient boosting classification: Kazius subset CV, probabilities, and thr
 });
 
 test('gradient boosting: deterministic for a seed, subsampling depends on it, JSON state, parameter checks', async () => {
-  const data = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 0));
-  const test = selectRows(epafhm, allRows(epafhm).filter((i) => i % 2 === 1)).x;
+  const data = selectRows(
+    epafhm,
+    allRows(epafhm).filter((i) => i % 2 === 0),
+  );
+  const test = selectRows(
+    epafhm,
+    allRows(epafhm).filter((i) => i % 2 === 1),
+  ).x;
   const params = { ...defaults(gradientBoostingRegression), numTrees: 40, subsample: 0.5 };
   const run = async (seed: number) => gradientBoostingRegression.train(data, params, context(seed, 2));
   const state = await run(4);
@@ -282,7 +304,13 @@ test('gradient boosting: deterministic for a seed, subsampling depends on it, JS
   assert.deepEqual(gradientBoostingRegression.predict(JSON.parse(JSON.stringify(state)), test), predicted);
 
   const names = gradientBoostingClassification.parameters.map((p) => [p.name, p.default]);
-  assert.deepEqual(names, [['numTrees', 100], ['learningRate', 0.1], ['maxDepth', 3], ['subsample', 1], ['minSamplesLeaf', 1]]);
+  assert.deepEqual(names, [
+    ['numTrees', 100],
+    ['learningRate', 0.1],
+    ['maxDepth', 3],
+    ['subsample', 1],
+    ['minSamplesLeaf', 1],
+  ]);
   for (const tree of (state as BoostingState).trees.map(decodeTree)) assert.ok(tree.feature.length <= 15); // depth 3
   await assert.rejects(gradientBoostingRegression.train(data, { ...params, learningRate: 0 }, context(1)), /learningRate/);
   await assert.rejects(gradientBoostingRegression.train(data, { ...params, subsample: 1.5 }, context(1)), /subsample/);

@@ -20,17 +20,7 @@ import { supportVectorClassification, supportVectorRegression } from '../src/lea
 import { WorkerPool } from '../src/task/worker-pool.js';
 import { auc, crossValidate, defaults, foldsOf, loadEpafhm, regressionQuality, selectRows, type QsarData } from '../bench/learners.js';
 
-const MINE = [
-  multipleLinearRegression,
-  plsRegression,
-  supportVectorRegression,
-  knnRegression,
-  supportVectorClassification,
-  logisticRegression,
-  knnClassification,
-  naiveBayes,
-  plsDiscriminantAnalysis,
-];
+const MINE = [multipleLinearRegression, plsRegression, supportVectorRegression, knnRegression, supportVectorClassification, logisticRegression, knnClassification, naiveBayes, plsDiscriminantAnalysis];
 
 interface Molecule {
   is_valid(): boolean;
@@ -258,7 +248,10 @@ test('every learner: same seed gives the same state, which survives a JSON round
 
 test('every learner is registered in the catalogue with valid parameter specifications', () => {
   for (const learner of MINE) {
-    assert.equal(LEARNERS.find((l) => l.id === learner.id), learner);
+    assert.equal(
+      LEARNERS.find((l) => l.id === learner.id),
+      learner,
+    );
     assert.ok(learner.types.includes(learner.task === 'regression' ? 'Regression' : 'Classification'));
     assert.equal(learner.types.includes('LazyLearning'), learner.id.startsWith('knn'));
     for (const p of learner.parameters) {
@@ -282,7 +275,13 @@ test('constant and duplicated columns, and more columns than rows, give no NaN',
     const plain = learner.predict(await learner.train(epafhm, defaults(learner), context()), epafhm.x);
     const extra = learner.predict(await learner.train(awkward, defaults(learner), context()), awkward.x);
     if (learner === multipleLinearRegression) plain.forEach((p, i) => assert.ok(Math.abs(p.value - extra[i].value) < 1e-6, `${p.value} ${extra[i].value}`));
-    else assert.ok(regressionQuality(epafhm.y, extra.map((p) => p.value)).q2 > 0.6);
+    else
+      assert.ok(
+        regressionQuality(
+          epafhm.y,
+          extra.map((p) => p.value),
+        ).q2 > 0.6,
+      );
   }
   // 30 rows, 46 columns: rank deficient.
   const few = selectRows(awkward, range(30));

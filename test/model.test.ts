@@ -23,7 +23,7 @@ const csvRows = (text: string) => parseCsv(text) as string[][];
 /** The header and `rows` rows of a shared data file, every `step`-th row. */
 function shared(file: string, rows: number, step = 1): string {
   const [header, ...lines] = readFileSync(`../shared/data/${file}`, 'utf8').trim().split('\n');
-  return [header, ...lines.filter((_, i) => i % step === 0).slice(0, rows)].join('\n') + '\n';
+  return `${[header, ...lines.filter((_, i) => i % step === 0).slice(0, rows)].join('\n')}\n`;
 }
 
 async function upload(csv: string): Promise<string> {
@@ -45,8 +45,14 @@ const table = async (dataset: string) => csvRows((await http(local(dataset), { a
 function pearson(a: number[], b: number[]): number {
   const ma = a.reduce((x, y) => x + y, 0) / a.length;
   const mb = b.reduce((x, y) => x + y, 0) / b.length;
-  let sab = 0, saa = 0, sbb = 0;
-  a.forEach((x, i) => ((sab += (x - ma) * (b[i] - mb)), (saa += (x - ma) ** 2), (sbb += (b[i] - mb) ** 2)));
+  let sab = 0,
+    saa = 0,
+    sbb = 0;
+  a.forEach((x, i) => {
+    sab += (x - ma) * (b[i] - mb);
+    saa += (x - ma) ** 2;
+    sbb += (b[i] - mb) ** 2;
+  });
   return sab / Math.sqrt(saa * sbb);
 }
 
@@ -75,7 +81,11 @@ test('regression: train a random forest on RDKit descriptors; the model describe
   const numTrees = valuesOf(q, model, `${OT}parameters`).find((p) => valuesOf(q, p, `${DC}title`)[0] === 'numTrees')!;
   assert.equal(valuesOf(q, numTrees, `${OT}paramValue`)[0], '40');
 
-  for (const [path, expected] of [['independent', independent], ['dependent', [target]], ['predicted', predicted]] as const) {
+  for (const [path, expected] of [
+    ['independent', independent],
+    ['dependent', [target]],
+    ['predicted', predicted],
+  ] as const) {
     const list = await http(`${local(model)}/${path}`, { accept: 'text/uri-list' });
     assert.deepEqual(new Set(list.text.trim().split('\r\n')), new Set(expected), path);
   }
@@ -89,7 +99,7 @@ test('regression: train a random forest on RDKit descriptors; the model describe
 
   const yaml = await http(local(model), { accept: 'text/x-yaml' });
   assert.equal(yaml.type, 'text/x-yaml');
-  assert.match(yaml.text, /independentVariables:\n(  - http\S+\n){43}/);
+  assert.match(yaml.text, /independentVariables:\n( {2}- http\S+\n){43}/);
   const list = await http(`${s.url}/model`, { accept: 'text/uri-list' });
   assert.ok(list.text.includes(model));
   assert.equal((await http(local(model), { method: 'PUT', body: '' })).status, 405, 'models are immutable');
@@ -103,20 +113,29 @@ test('regression predictions: a new dataset with values and confidences; descrip
   assert.equal(rows[0].length, 3);
   const predicted = rows.slice(1).map((r) => Number(r[1]));
   const confidence = rows.slice(1).map((r) => Number(r[2]));
-  assert.ok(confidence.every((c) => c >= 0 && c <= 1), 'confidence in [0, 1]');
+  assert.ok(
+    confidence.every((c) => c >= 0 && c <= 1),
+    'confidence in [0, 1]',
+  );
   const actual = (await table(raw)).slice(1).map((r) => Number(r[1]));
   assert.ok(pearson(predicted, actual) > 0.8, `training fit r = ${pearson(predicted, actual)}`);
 
   // the raw dataset has no descriptors: the model calculates them (a task), with the same result
   const fromRaw = await run(model, { dataset_uri: raw });
-  assert.deepEqual((await table(fromRaw)).slice(1).map((r) => r[1]), rows.slice(1).map((r) => r[1]));
+  assert.deepEqual(
+    (await table(fromRaw)).slice(1).map((r) => r[1]),
+    rows.slice(1).map((r) => r[1]),
+  );
 
   // result_dataset: the predictions become new columns of that dataset
   const copy = await upload(shared('EPAFHM_log10.csv', 120));
   assert.equal(await run(model, { dataset_uri: withDescriptors, result_dataset: copy }), copy);
   const merged = await table(copy);
   assert.equal(merged[0].length, 4);
-  assert.deepEqual(merged.slice(1).map((r) => r[2]), rows.slice(1).map((r) => r[1]));
+  assert.deepEqual(
+    merged.slice(1).map((r) => r[2]),
+    rows.slice(1).map((r) => r[1]),
+  );
   assert.ok(target);
 });
 
@@ -129,7 +148,10 @@ test('dataset_service: predictions and descriptors stored at another dataset ser
     assert.ok(there.startsWith(`${remote.base}/dataset/`), there);
     const rows = csvRows((await http(there.replace(remote.base, remote.url), { accept: 'text/csv' })).text);
     assert.match(rows[0][1], /predicted by model/);
-    assert.deepEqual(rows.slice(1).map((r) => r[1]), here.slice(1).map((r) => r[1]));
+    assert.deepEqual(
+      rows.slice(1).map((r) => r[1]),
+      here.slice(1).map((r) => r[1]),
+    );
     // descriptor results too
     const descriptors = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: regression.raw, descriptors: 'tpsa', dataset_service: `${remote.base}/dataset/` });
     assert.ok(descriptors.startsWith(`${remote.base}/dataset/`));
@@ -168,12 +190,23 @@ test('classification: random forest and k-nearest neighbours on Morgan fingerpri
     const independent = valuesOf(q, model, `${OT}independentVariables`);
     assert.equal(independent.length, 1, 'the fingerprint is one variable');
     const predictedFeature = valuesOf(q, model, `${OT}predictedVariables`);
-    const types = await Promise.all(predictedFeature.map(async (f) => valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type')));
-    assert.ok(types.some((t) => t.includes(`${OT}NominalFeature`)), learner);
+    const types = await Promise.all(
+      predictedFeature.map(async (f) => valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type')),
+    );
+    assert.ok(
+      types.some((t) => t.includes(`${OT}NominalFeature`)),
+      learner,
+    );
     const rows = (await table(await run(model, { dataset_uri: fp }))).slice(1);
     const actual = (await table(raw)).slice(1).map((r) => r[1]);
-    assert.ok(rows.every((r) => ['mutagenic', 'non-mutagenic'].includes(r[1])), `${learner}: ${JSON.stringify(rows.filter((r) => !['mutagenic', 'non-mutagenic'].includes(r[1])))}`);
-    assert.ok(rows.every((r) => Number(r[2]) >= 0.5 - 1e-9 && Number(r[2]) <= 1), `${learner}: a binary prediction's probability is at least one half`);
+    assert.ok(
+      rows.every((r) => ['mutagenic', 'non-mutagenic'].includes(r[1])),
+      `${learner}: ${JSON.stringify(rows.filter((r) => !['mutagenic', 'non-mutagenic'].includes(r[1])))}`,
+    );
+    assert.ok(
+      rows.every((r) => Number(r[2]) >= 0.5 - 1e-9 && Number(r[2]) <= 1),
+      `${learner}: a binary prediction's probability is at least one half`,
+    );
     const correct = rows.filter((r, i) => r[1] === actual[i]).length / rows.length;
     assert.ok(correct > 0.75, `${learner} training accuracy ${correct}`);
   }
@@ -208,7 +241,12 @@ test('training and prediction errors answer 400/404 naming the parameter', async
   // a model whose variables are plain uploaded columns cannot predict a dataset without them
   const uploaded = await upload('SMILES,x,y\nCCO,1,2\nCCCO,2,4\nCCCCO,3,6\nCCCCCO,4,8\n');
   const [x, y] = await features(uploaded);
-  const linear = await run(`${s.base}/algorithm/random-forest-regression`, { dataset_uri: `${uploaded}?feature_uris[]=${encodeURIComponent(x)}&feature_uris[]=${encodeURIComponent(y)}`, prediction_feature: y, numTrees: '5', minSamplesLeaf: '1' });
+  const linear = await run(`${s.base}/algorithm/random-forest-regression`, {
+    dataset_uri: `${uploaded}?feature_uris[]=${encodeURIComponent(x)}&feature_uris[]=${encodeURIComponent(y)}`,
+    prediction_feature: y,
+    numTrees: '5',
+    minSamplesLeaf: '1',
+  });
   const missing = await post(linear, { dataset_uri: nominal });
   assert.equal(missing.status, 400);
   assert.match((await errorReport(missing)).message ?? '', new RegExp(`lacks independent variables.*${x.replace(/[/.]/g, '\\$&')}`));
@@ -225,14 +263,20 @@ test('models survive a restart and predict the same; DELETE removes them', async
   s = await startTestServer(['--base-url', s.base], dataDir);
   restartedDir = dataDir;
   const after = await table(await run(model, { dataset_uri: withDescriptors }));
-  assert.deepEqual(after.slice(1).map((r) => r.slice(1)), before.slice(1).map((r) => r.slice(1)));
+  assert.deepEqual(
+    after.slice(1).map((r) => r.slice(1)),
+    before.slice(1).map((r) => r.slice(1)),
+  );
   assert.equal((await http(local(model), { method: 'DELETE' })).status, 200);
   assert.equal((await http(local(model))).status, 404);
   assert.equal((await http(local(model), { method: 'POST', body: form({ dataset_uri: withDescriptors }) })).status, 404);
 });
 
 test('every learner of the catalogue trains over HTTP and predicts with confidences in [0, 1]; PMML for linear regression', async () => {
-  const learners = (await http(`${s.url}/algorithm`, { accept: 'text/uri-list' })).text.trim().split('\r\n').filter((u) => !/descriptors|fingerprint|maccs/.test(u));
+  const learners = (await http(`${s.url}/algorithm`, { accept: 'text/uri-list' })).text
+    .trim()
+    .split('\r\n')
+    .filter((u) => !/descriptors|fingerprint|maccs/.test(u));
   const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: await upload(shared('EPAFHM_log10.csv', 60, 9)) });
   const numericTarget = (await features(described))[0];
   const classes = await upload(shared('kazius.csv', 60, 60));
@@ -278,14 +322,21 @@ test('model content is stored in small literals that never split a surrogate pai
   assert.ok(chunks.every((c) => c.length <= 4097));
   // the pair that straddles a boundary stays in one literal: every piece is well-formed UTF-16
   const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-  assert.ok(chunks.every((c) => !lone.test(c)), 'a chunk holds half a surrogate pair');
+  assert.ok(
+    chunks.every((c) => !lone.test(c)),
+    'a chunk holds half a surrogate pair',
+  );
   assert.equal(chunks[0].length, 4097);
   assert.deepEqual(contentChunks('', 4096), []);
 });
 
 test('an algorithm_uri that is not one of ours, or malformed, is a 404 naming the parameter, never a 500', async () => {
   for (const algorithm of [`${s.base}/algorithm/%zz`, `${s.base}/algorithm/random-forest-classification/x`, 'http://elsewhere.example/algorithm/random-forest-classification']) {
-    const r = await http(`${s.url}/crossvalidation`, { method: 'POST', body: form({ dataset_uri: `${s.base}/dataset/1`, algorithm_uri: algorithm, prediction_feature: `${s.base}/feature/1` }), accept: 'application/json' });
+    const r = await http(`${s.url}/crossvalidation`, {
+      method: 'POST',
+      body: form({ dataset_uri: `${s.base}/dataset/1`, algorithm_uri: algorithm, prediction_feature: `${s.base}/feature/1` }),
+      accept: 'application/json',
+    });
     assert.equal(r.status, 404, `${algorithm}: ${r.status} ${r.text}`);
     assert.match(JSON.parse(r.text).message, /algorithm_uri/);
   }

@@ -98,8 +98,7 @@ test('registration forwards the subjectid header and refuses what it cannot fetc
   const port = (fake.address() as { port: number }).port;
   const local = await startTestServer(['--harvest-max-bytes', '100000', '--harvest-interval', '0', '--allow-private-targets', '127.0.0.1']);
   try {
-    const post = (uri: string, headers: Record<string, string> = {}) =>
-      http(`${local.url}/ontology`, { method: 'POST', body: form({ 'uri[]': uri }), accept: 'text/turtle', headers });
+    const post = (uri: string, headers: Record<string, string> = {}) => http(`${local.url}/ontology`, { method: 'POST', body: form({ 'uri[]': uri }), accept: 'text/turtle', headers });
     const ok = await post(`http://127.0.0.1:${port}/ok`, { subjectid: 'secret-token-123' });
     assert.equal(ok.status, 200);
     assert.equal(seenToken, 'secret-token-123');
@@ -165,7 +164,11 @@ test('registered remote resources are refreshed on the configured interval', asy
   try {
     assert.equal((await http(`${local.url}/ontology`, { method: 'POST', body: form({ 'uri[]': url }) })).status, 200);
     const title = async () => {
-      const r = await http(`${local.url}/ontology`, { method: 'POST', body: form({ query: 'SELECT ?t WHERE { ?s <http://purl.org/dc/elements/1.1/title> ?t FILTER(STRSTARTS(?t, "version")) }' }), accept: 'application/sparql-results+json' });
+      const r = await http(`${local.url}/ontology`, {
+        method: 'POST',
+        body: form({ query: 'SELECT ?t WHERE { ?s <http://purl.org/dc/elements/1.1/title> ?t FILTER(STRSTARTS(?t, "version")) }' }),
+        accept: 'application/sparql-results+json',
+      });
       return JSON.parse(r.text).results.bindings.map((b: any) => b.t.value);
     };
     assert.deepEqual(await title(), ['version 1']);

@@ -76,7 +76,7 @@ test('start-up: requests that arrive before the server is ready are answered 503
 /** A dataset upload big enough to run as a task for a few seconds. */
 function bigCsv(): string {
   const rows = readFileSync('../shared/data/kazius.csv', 'utf8').trim().split('\n');
-  return rows.slice(0, 2001).join('\n') + '\n';
+  return `${rows.slice(0, 2001).join('\n')}\n`;
 }
 
 async function taskStatus(url: string, task: string): Promise<{ status?: string; error?: string }> {
@@ -110,7 +110,11 @@ for (const [how, signal] of [
       try {
         const after = await taskStatus(url2, task);
         const entries = async () => {
-          const r = await http(`${url2}/sparql`, { method: 'POST', body: form({ query: `SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?d <${OT}dataEntry> ?e } }` }), accept: 'application/sparql-results+json' });
+          const r = await http(`${url2}/sparql`, {
+            method: 'POST',
+            body: form({ query: `SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?d <${OT}dataEntry> ?e } }` }),
+            accept: 'application/sparql-results+json',
+          });
           return Number(JSON.parse(r.text).results.bindings[0].n.value);
         };
         const listed = (await http(`${url2}/dataset`, { accept: 'text/uri-list' })).text.trim();
@@ -160,7 +164,10 @@ async function until(url: string, task: string, done: (t: { status?: string; per
   for (let i = 0; i < 1200; i++) {
     const r = await http(task.replace(/^https?:\/\/[^/]+/, url), { accept: 'text/turtle' });
     const quads = parseTurtle(r.text);
-    const t = { status: quads.find((q) => q.predicate.value === `${OT}hasStatus`)?.object.value, percent: Number(quads.find((q) => q.predicate.value === `${OT}percentageCompleted`)?.object.value ?? 0) };
+    const t = {
+      status: quads.find((q) => q.predicate.value === `${OT}hasStatus`)?.object.value,
+      percent: Number(quads.find((q) => q.predicate.value === `${OT}percentageCompleted`)?.object.value ?? 0),
+    };
     if (done(t)) return t;
     await new Promise((res) => setTimeout(res, 50));
   }
@@ -180,7 +187,11 @@ test('kill -9 in the middle of a descriptor calculation and of a cross-validatio
     const target = (await list(url, `${dataset.replace('http://toxgraph.test', '')}/features`))[0];
     const jobs: [string, string, Record<string, string>][] = [
       ['descriptors', '/algorithm/rdkit-descriptors', { dataset_uri: dataset }],
-      ['cross-validation', '/crossvalidation', { dataset_uri: dataset, prediction_feature: target, algorithm_uri: 'http://toxgraph.test/algorithm/random-forest-regression', algorithm_params: 'numTrees=400', num_folds: '10' }],
+      [
+        'cross-validation',
+        '/crossvalidation',
+        { dataset_uri: dataset, prediction_feature: target, algorithm_uri: 'http://toxgraph.test/algorithm/random-forest-regression', algorithm_params: 'numTrees=400', num_folds: '10' },
+      ],
     ];
     for (const [name, path, params] of jobs) {
       const before = { datasets: await list(url, '/dataset'), validations: await list(url, '/validation'), crossvalidations: await list(url, '/crossvalidation') };

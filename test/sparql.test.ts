@@ -97,14 +97,18 @@ test('a query over its time limit answers an ErrorReport and the server stays re
 
 test('a literal object with a bound graph or subject never crashes the server (index regression)', async () => {
   const uri = (await http(`${s.url}/feature`, { accept: 'text/uri-list' })).text.split('\r\n')[0];
-  const s_ = `<${uri}>`, p = '<http://purl.org/dc/elements/1.1/title>', o = '"alpha"';
+  const s_ = `<${uri}>`,
+    p = '<http://purl.org/dc/elements/1.1/title>',
+    o = '"alpha"';
   // every combination of bound subject / predicate / graph with a bound literal object
-  for (const S of [s_, '?s']) for (const P of [p, '?p']) for (const G of [`<${uri}>`, '?g', null]) {
-    const pattern = `${S} ${P} ${o}`;
-    const query = G ? `SELECT * WHERE { GRAPH ${G} { ${pattern} } }` : `SELECT * WHERE { ${pattern} }`;
-    const r = await http(`${s.url}/sparql`, { method: 'POST', body: new URLSearchParams({ query }), accept: 'application/sparql-results+json' });
-    assert.equal(r.status, 200, `${query}: ${r.text}`);
-  }
+  for (const S of [s_, '?s'])
+    for (const P of [p, '?p'])
+      for (const G of [`<${uri}>`, '?g', null]) {
+        const pattern = `${S} ${P} ${o}`;
+        const query = G ? `SELECT * WHERE { GRAPH ${G} { ${pattern} } }` : `SELECT * WHERE { ${pattern} }`;
+        const r = await http(`${s.url}/sparql`, { method: 'POST', body: new URLSearchParams({ query }), accept: 'application/sparql-results+json' });
+        assert.equal(r.status, 200, `${query}: ${r.text}`);
+      }
   const r = await http(`${s.url}/sparql?query=${encodeURIComponent('SELECT * { ?s ?p "x" }')}`, { accept: 'application/sparql-results+json' });
   assert.equal(r.status, 200);
 });
@@ -116,5 +120,8 @@ test('default-graph-uri and named-graph-uri set the dataset', async () => {
   assert.equal(JSON.parse(one.text).results.bindings.length, 1);
   const named = encodeURIComponent('SELECT ?g WHERE { GRAPH ?g { ?f <http://purl.org/dc/elements/1.1/title> ?t } }');
   const r = await http(`${s.url}/sparql?query=${named}&named-graph-uri=${encodeURIComponent(uri)}`, { accept: 'application/sparql-results+json' });
-  assert.deepEqual(JSON.parse(r.text).results.bindings.map((b: any) => b.g.value), [uri]);
+  assert.deepEqual(
+    JSON.parse(r.text).results.bindings.map((b: any) => b.g.value),
+    [uri],
+  );
 });

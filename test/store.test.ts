@@ -46,7 +46,10 @@ test('the template builder refuses plain strings, blank nodes and IRIs that coul
 test('replaceGraphs is atomic over several graphs and replaces exactly', async () => {
   await store.replaceGraphs({ 'http://t/a': [q('http://t/x', 'http://t/p', 'http://t/1')], 'http://t/b': [q('http://t/y', 'http://t/p', 'http://t/2')] });
   await store.replaceGraphs({ 'http://t/a': [q('http://t/x', 'http://t/p', 'http://t/3')] });
-  assert.deepEqual((await store.readGraph('http://t/a')).map((x) => x.object.value), ['http://t/3']);
+  assert.deepEqual(
+    (await store.readGraph('http://t/a')).map((x) => x.object.value),
+    ['http://t/3'],
+  );
   assert.equal((await store.readGraph('http://t/b')).length, 1);
   // a batch with an invalid quad fails as a whole
   await assert.rejects(store.replaceGraphs({ 'http://t/a': [], 'http://t/b': [{ bogus: true } as any] }));
@@ -57,7 +60,9 @@ test('replaceGraphs is atomic over several graphs and replaces exactly', async (
 });
 
 test('a SPARQL update request is applied all or nothing, and later operations see earlier ones', async () => {
-  await store.update('INSERT DATA { GRAPH <http://t/u> { <http://t/s> <http://t/p> "1" } } ; INSERT { GRAPH <http://t/u> { ?s <http://t/q> "2" } } WHERE { GRAPH <http://t/u> { ?s <http://t/p> "1" } }');
+  await store.update(
+    'INSERT DATA { GRAPH <http://t/u> { <http://t/s> <http://t/p> "1" } } ; INSERT { GRAPH <http://t/u> { ?s <http://t/q> "2" } } WHERE { GRAPH <http://t/u> { ?s <http://t/p> "1" } }',
+  );
   assert.equal((await store.readGraph('http://t/u')).length, 2);
   await assert.rejects(store.update('DROP GRAPH <http://t/u> ; INSERT DATA { GRAPH <http://t/v> { <http://t/s> <http://t/p> "x" } } ; LOAD <http://127.0.0.1:1/nothing.ttl>'));
   assert.equal((await store.readGraph('http://t/u')).length, 2, 'the failed request dropped nothing');
@@ -67,10 +72,12 @@ test('a SPARQL update request is applied all or nothing, and later operations se
 test('every pattern with a bound literal object is answered (the 8-index set)', async () => {
   await store.replaceGraphs({ 'http://t/lit': [q('http://t/s', 'http://t/p', df.literal('x')), q('http://t/s', 'http://t/p', df.literal('1.5', n('http://www.w3.org/2001/XMLSchema#double')))] });
   for (const obj of [df.literal('x'), df.literal('1.5', n('http://www.w3.org/2001/XMLSchema#double'))]) {
-    for (const s of [n('http://t/s'), null]) for (const p of [n('http://t/p'), null]) for (const g of [n('http://t/lit'), null, df.defaultGraph()]) {
-      const found = await store.quadstore.get({ subject: s ?? undefined, predicate: p ?? undefined, object: obj, graph: g ?? undefined } as any);
-      assert.equal(found.items.length, g?.termType === 'DefaultGraph' ? 0 : 1);
-    }
+    for (const s of [n('http://t/s'), null])
+      for (const p of [n('http://t/p'), null])
+        for (const g of [n('http://t/lit'), null, df.defaultGraph()]) {
+          const found = await store.quadstore.get({ subject: s ?? undefined, predicate: p ?? undefined, object: obj, graph: g ?? undefined } as any);
+          assert.equal(found.items.length, g?.termType === 'DefaultGraph' ? 0 : 1);
+        }
   }
 });
 
@@ -153,7 +160,10 @@ test('the graph cache never answers a graph older than the last write, and holds
   await store.replaceGraphs({ [g]: [q(g, 'http://t/p', df.literal('two'))] });
   assert.equal((await store.readGraph(g))[0].object.value, 'two');
   await store.update(`DELETE WHERE { GRAPH <${g}> { ?s ?p ?o } } ; INSERT DATA { GRAPH <${g}> { <${g}> <http://t/p> "three" } }`);
-  assert.deepEqual((await store.readGraph(g)).map((x) => x.object.value), ['three']);
+  assert.deepEqual(
+    (await store.readGraph(g)).map((x) => x.object.value),
+    ['three'],
+  );
   await store.deleteGraphs([g]);
   assert.equal(await store.hasGraph(g), false);
   // callers may change what they get without changing the cache
@@ -174,7 +184,11 @@ test('the graph cache never answers a graph older than the last write, and holds
   assert.equal(cache.get('g0'), undefined);
   assert.ok(cache.get('g10'));
   assert.ok(cache.size <= 10 * graphWeight);
-  cache.put('big', Array.from({ length: 6 }, (_, i) => one(i)), cache.epoch);
+  cache.put(
+    'big',
+    Array.from({ length: 6 }, (_, i) => one(i)),
+    cache.epoch,
+  );
   assert.equal(cache.get('big'), undefined, 'graphs larger than the per-graph bound are not cached');
   cache.put('long', [q('http://t/a', 'http://t/p', df.literal('x'.repeat(5 * graphWeight)))], cache.epoch);
   assert.equal(cache.get('long'), undefined, 'a graph of one long literal is weighed by its characters');

@@ -58,9 +58,21 @@ test('a failed task answers its error status with an ErrorReport; an unexpected 
 
 test('DELETE cancels a running task (503 afterwards) and a queued one never starts', async () => {
   let sawAbort = false;
-  const running = await s.services.tasks.submit('long', (job) => new Promise((_, reject) => job.signal.addEventListener('abort', () => { sawAbort = true; reject(new Error('stopped')); })));
+  const running = await s.services.tasks.submit(
+    'long',
+    (job) =>
+      new Promise((_, reject) =>
+        job.signal.addEventListener('abort', () => {
+          sawAbort = true;
+          reject(new Error('stopped'));
+        }),
+      ),
+  );
   let queuedRan = false;
-  const queued = await s.services.tasks.submit('queued', async () => { queuedRan = true; return 'x'; });
+  const queued = await s.services.tasks.submit('queued', async () => {
+    queuedRan = true;
+    return 'x';
+  });
   await new Promise((r) => setTimeout(r, 100));
   assert.equal((await http(local(queued), { method: 'DELETE' })).status, 200);
   assert.equal((await http(local(running), { method: 'DELETE' })).status, 200);

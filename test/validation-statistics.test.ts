@@ -40,18 +40,48 @@ function compare(expected: unknown, actual: unknown, path = '$'): number {
 
 /** Every key a result may have: the validation vocabulary, for the top level and per class. */
 const TOP_KEYS = new Set([
-  'numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted',
-  'numCorrect', 'numIncorrect', 'percentCorrect', 'percentIncorrect', 'accuracy', 'weightedAccuracy',
-  'averageAreaUnderRoc', 'matthewsCorrelationCoefficient', 'confusionMatrix', 'classValueStatistics',
-  'rootMeanSquaredError', 'meanAbsoluteError', 'rSquare', 'sampleCorrelationCoefficient',
-  'concordanceCorrelationCoefficient', 'sumSquaredError', 'targetVarianceActual', 'targetVariancePredicted',
-  'weightedRootMeanSquaredError', 'weightedMeanAbsoluteError', 'weightedRSquare',
-  'weightedSampleCorrelationCoefficient', 'weightedConcordanceCorrelationCoefficient',
+  'numInstances',
+  'numWithoutClass',
+  'numUnpredicted',
+  'percentWithoutClass',
+  'percentUnpredicted',
+  'numCorrect',
+  'numIncorrect',
+  'percentCorrect',
+  'percentIncorrect',
+  'accuracy',
+  'weightedAccuracy',
+  'averageAreaUnderRoc',
+  'matthewsCorrelationCoefficient',
+  'confusionMatrix',
+  'classValueStatistics',
+  'rootMeanSquaredError',
+  'meanAbsoluteError',
+  'rSquare',
+  'sampleCorrelationCoefficient',
+  'concordanceCorrelationCoefficient',
+  'sumSquaredError',
+  'targetVarianceActual',
+  'targetVariancePredicted',
+  'weightedRootMeanSquaredError',
+  'weightedMeanAbsoluteError',
+  'weightedRSquare',
+  'weightedSampleCorrelationCoefficient',
+  'weightedConcordanceCorrelationCoefficient',
 ]);
 const CLASS_KEYS = new Set([
-  'numTruePositives', 'numTrueNegatives', 'numFalsePositives', 'numFalseNegatives', 'truePositiveRate',
-  'trueNegativeRate', 'falsePositiveRate', 'falseNegativeRate', 'positivePredictiveValue',
-  'negativePredictiveValue', 'fMeasure', 'areaUnderRoc',
+  'numTruePositives',
+  'numTrueNegatives',
+  'numFalsePositives',
+  'numFalseNegatives',
+  'truePositiveRate',
+  'trueNegativeRate',
+  'falsePositiveRate',
+  'falseNegativeRate',
+  'positivePredictiveValue',
+  'negativePredictiveValue',
+  'fMeasure',
+  'areaUnderRoc',
 ]);
 
 /** Asserts that a result uses only vocabulary names and that none of its values is NaN or undefined. */
@@ -128,20 +158,65 @@ test('classification counts: missing actual values, unpredicted instances, a cla
   // MCC: n = 5, c = 3, actual counts (2, 2, 1), predicted (4, 0, 1):
   //   (3·5 − (8 + 0 + 1)) / √((25 − 9)(25 − 17)) = 6 / √128.
   const expected = {
-    numInstances: 8, numWithoutClass: 2, numUnpredicted: 1, percentWithoutClass: 25, percentUnpredicted: 12.5,
-    numCorrect: 3, numIncorrect: 2, percentCorrect: 60, percentIncorrect: 40, accuracy: 0.6,
-    weightedAccuracy: 2.3 / 3.5, averageAreaUnderRoc: 13 / 15, matthewsCorrelationCoefficient: 6 / Math.sqrt(128),
+    numInstances: 8,
+    numWithoutClass: 2,
+    numUnpredicted: 1,
+    percentWithoutClass: 25,
+    percentUnpredicted: 12.5,
+    numCorrect: 3,
+    numIncorrect: 2,
+    percentCorrect: 60,
+    percentIncorrect: 40,
+    accuracy: 0.6,
+    weightedAccuracy: 2.3 / 3.5,
+    averageAreaUnderRoc: 13 / 15,
+    matthewsCorrelationCoefficient: 6 / Math.sqrt(128),
     confusionMatrix: { a: { a: 2, b: 0, c: 0 }, b: { a: 2, b: 0, c: 0 }, c: { a: 0, b: 0, c: 1 } },
     classValueStatistics: {
       // a: TP 2, FN 0, FP 2, TN 1
-      a: { numTruePositives: 2, numFalseNegatives: 0, numFalsePositives: 2, numTrueNegatives: 1, truePositiveRate: 1, trueNegativeRate: 1 / 3,
-        falsePositiveRate: 2 / 3, falseNegativeRate: 0, positivePredictiveValue: 0.5, negativePredictiveValue: 1, fMeasure: 4 / 6, areaUnderRoc: 5 / 6 },
+      a: {
+        numTruePositives: 2,
+        numFalseNegatives: 0,
+        numFalsePositives: 2,
+        numTrueNegatives: 1,
+        truePositiveRate: 1,
+        trueNegativeRate: 1 / 3,
+        falsePositiveRate: 2 / 3,
+        falseNegativeRate: 0,
+        positivePredictiveValue: 0.5,
+        negativePredictiveValue: 1,
+        fMeasure: 4 / 6,
+        areaUnderRoc: 5 / 6,
+      },
       // b: TP 0, FN 2, FP 0, TN 3; precision 0/0 is undefined, F = 0 / (0 + 0 + 2) = 0
-      b: { numTruePositives: 0, numFalseNegatives: 2, numFalsePositives: 0, numTrueNegatives: 3, truePositiveRate: 0, trueNegativeRate: 1,
-        falsePositiveRate: 0, falseNegativeRate: 1, negativePredictiveValue: 3 / 5, fMeasure: 0, areaUnderRoc: 5 / 6 },
+      b: {
+        numTruePositives: 0,
+        numFalseNegatives: 2,
+        numFalsePositives: 0,
+        numTrueNegatives: 3,
+        truePositiveRate: 0,
+        trueNegativeRate: 1,
+        falsePositiveRate: 0,
+        falseNegativeRate: 1,
+        negativePredictiveValue: 3 / 5,
+        fMeasure: 0,
+        areaUnderRoc: 5 / 6,
+      },
       // c: TP 1, TN 4
-      c: { numTruePositives: 1, numFalseNegatives: 0, numFalsePositives: 0, numTrueNegatives: 4, truePositiveRate: 1, trueNegativeRate: 1,
-        falsePositiveRate: 0, falseNegativeRate: 0, positivePredictiveValue: 1, negativePredictiveValue: 1, fMeasure: 1, areaUnderRoc: 1 },
+      c: {
+        numTruePositives: 1,
+        numFalseNegatives: 0,
+        numFalsePositives: 0,
+        numTrueNegatives: 4,
+        truePositiveRate: 1,
+        trueNegativeRate: 1,
+        falsePositiveRate: 0,
+        falseNegativeRate: 0,
+        positivePredictiveValue: 1,
+        negativePredictiveValue: 1,
+        fMeasure: 1,
+        areaUnderRoc: 1,
+      },
     },
   };
   compare(expected, r);
@@ -166,8 +241,13 @@ test('a perfect classifier has accuracy, AUC and MCC 1; a given extra class gets
   assert.equal(r.classValueStatistics.y.areaUnderRoc, 1);
   // z: TP = FP = FN = 0, TN = 4: only TNR, FPR and NPV are defined.
   assert.deepEqual(r.classValueStatistics.z, {
-    numTruePositives: 0, numTrueNegatives: 4, numFalsePositives: 0, numFalseNegatives: 0,
-    trueNegativeRate: 1, falsePositiveRate: 0, negativePredictiveValue: 1,
+    numTruePositives: 0,
+    numTrueNegatives: 4,
+    numFalsePositives: 0,
+    numFalseNegatives: 0,
+    trueNegativeRate: 1,
+    falsePositiveRate: 0,
+    negativePredictiveValue: 1,
   });
   assert.throws(() => classificationStatistics([{ actual: 'w', predicted: 'x', confidence: 1 }], ['x']), RangeError);
 });
@@ -193,11 +273,24 @@ test('regression with missing values: counts and every statistic by hand', () =>
   //   ȳ_w = p̄_w = 7/4; Σw(y−ȳ_w)² = Σw(p−p̄_w)² = 2·9/16 + 1/16 + 25/16 = 11/4,
   //   Σw(y−ȳ_w)(p−p̄_w) = 2·9/16 + 5/16 + 5/16 = 7/4 → weighted r = weighted CCC = 7/11.
   const expected = {
-    numInstances: 5, numWithoutClass: 1, numUnpredicted: 1, percentWithoutClass: 20, percentUnpredicted: 20,
-    sumSquaredError: 2, rootMeanSquaredError: Math.sqrt(2 / 3), meanAbsoluteError: 2 / 3, rSquare: 0,
-    sampleCorrelationCoefficient: 0.5, concordanceCorrelationCoefficient: 0.5, targetVarianceActual: 1, targetVariancePredicted: 1,
-    weightedRootMeanSquaredError: Math.sqrt(0.5), weightedMeanAbsoluteError: 0.5, weightedRSquare: 1 / 3,
-    weightedSampleCorrelationCoefficient: 7 / 11, weightedConcordanceCorrelationCoefficient: 7 / 11,
+    numInstances: 5,
+    numWithoutClass: 1,
+    numUnpredicted: 1,
+    percentWithoutClass: 20,
+    percentUnpredicted: 20,
+    sumSquaredError: 2,
+    rootMeanSquaredError: Math.sqrt(2 / 3),
+    meanAbsoluteError: 2 / 3,
+    rSquare: 0,
+    sampleCorrelationCoefficient: 0.5,
+    concordanceCorrelationCoefficient: 0.5,
+    targetVarianceActual: 1,
+    targetVariancePredicted: 1,
+    weightedRootMeanSquaredError: Math.sqrt(0.5),
+    weightedMeanAbsoluteError: 0.5,
+    weightedRSquare: 1 / 3,
+    weightedSampleCorrelationCoefficient: 7 / 11,
+    weightedConcordanceCorrelationCoefficient: 7 / 11,
   };
   compare(expected, r);
   compare(r, expected);
@@ -205,23 +298,46 @@ test('regression with missing values: counts and every statistic by hand', () =>
 
 test('undefined statistics are absent: no instances, one instance, constant actual values', () => {
   assert.deepEqual(classificationStatistics([]), {
-    numInstances: 0, numWithoutClass: 0, numUnpredicted: 0, numCorrect: 0, numIncorrect: 0, confusionMatrix: {}, classValueStatistics: {},
+    numInstances: 0,
+    numWithoutClass: 0,
+    numUnpredicted: 0,
+    numCorrect: 0,
+    numIncorrect: 0,
+    confusionMatrix: {},
+    classValueStatistics: {},
   });
   assert.deepEqual(regressionStatistics([{ actual: undefined, predicted: 1, confidence: 1 }]), {
-    numInstances: 1, numWithoutClass: 1, numUnpredicted: 0, percentWithoutClass: 100, percentUnpredicted: 0, sumSquaredError: 0,
+    numInstances: 1,
+    numWithoutClass: 1,
+    numUnpredicted: 0,
+    percentWithoutClass: 100,
+    percentUnpredicted: 0,
+    sumSquaredError: 0,
   });
   // One instance: errors are defined; R², correlations and sample variances are not.
   assert.deepEqual(regressionStatistics([{ actual: 2, predicted: 1, confidence: 0.5 }]), {
-    numInstances: 1, numWithoutClass: 0, numUnpredicted: 0, percentWithoutClass: 0, percentUnpredicted: 0,
-    sumSquaredError: 1, rootMeanSquaredError: 1, meanAbsoluteError: 1, concordanceCorrelationCoefficient: 0,
-    weightedRootMeanSquaredError: 1, weightedMeanAbsoluteError: 1, weightedConcordanceCorrelationCoefficient: 0,
+    numInstances: 1,
+    numWithoutClass: 0,
+    numUnpredicted: 0,
+    percentWithoutClass: 0,
+    percentUnpredicted: 0,
+    sumSquaredError: 1,
+    rootMeanSquaredError: 1,
+    meanAbsoluteError: 1,
+    concordanceCorrelationCoefficient: 0,
+    weightedRootMeanSquaredError: 1,
+    weightedMeanAbsoluteError: 1,
+    weightedConcordanceCorrelationCoefficient: 0,
   });
   // Constant actual values: R² (0 total variance) and r are undefined; a single class: no AUC, no MCC.
   const constant = regressionStatistics([1, 2, 3].map((p) => ({ actual: 5, predicted: p, confidence: 1 })));
   assert.equal('rSquare' in constant, false);
   assert.equal('sampleCorrelationCoefficient' in constant, false);
   assert.equal(constant.targetVarianceActual, 0);
-  const oneClass = classificationStatistics([{ actual: 'a', predicted: 'a', confidence: 1 }, { actual: 'a', predicted: 'a', confidence: 1 }]);
+  const oneClass = classificationStatistics([
+    { actual: 'a', predicted: 'a', confidence: 1 },
+    { actual: 'a', predicted: 'a', confidence: 1 },
+  ]);
   assert.equal('averageAreaUnderRoc' in oneClass, false);
   assert.equal('matthewsCorrelationCoefficient' in oneClass, false);
   assert.equal(oneClass.accuracy, 1);

@@ -72,7 +72,12 @@ test('validation representations: XML valid against the published schema, YAML, 
   const c = REFERENCE.cases.find((x: any) => x.kind === 'classification');
   const actual = await upload(['SMILES,actual', ...c.actual.map((v: string, i: number) => `${alkane(i)},${v}`)].join('\n'));
   const predictions = await upload(['SMILES,predicted', ...c.predicted.map((v: string, i: number) => `${alkane(i)},${v}`)].join('\n'));
-  const validation = await task('/validation/validate_datasets', { test_dataset_uri: actual, prediction_feature: (await features(actual))[0], prediction_dataset_uri: predictions, predicted_feature: (await features(predictions))[0] });
+  const validation = await task('/validation/validate_datasets', {
+    test_dataset_uri: actual,
+    prediction_feature: (await features(actual))[0],
+    prediction_dataset_uri: predictions,
+    predicted_feature: (await features(predictions))[0],
+  });
   const rdfXml = await http(local(validation));
   assert.equal(rdfXml.type, 'application/rdf+xml');
   const quads = await checkRdfXml(rdfXml.text);
@@ -144,7 +149,7 @@ test('test_set_validation and training_test_validation (both spellings); list fi
   const model = await task('/algorithm/random-forest-regression', { dataset_uri: dataset, prediction_feature: target, numTrees: '10' });
   const v = await json(await task('/validation/test_set_validation', { model_uri: model, test_dataset_uri: dataset }));
   assert.equal(v.validationType, 'test_set_validation');
-  assert.equal(v.predictionFeature, target, 'defaults to the model\'s dependent variable');
+  assert.equal(v.predictionFeature, target, "defaults to the model's dependent variable");
   assert.equal(v.model, model);
   assert.ok(v.regressionStatistics.rSquare > 0.7, 'fit on its own training set');
   for (const path of ['/validation/training_test_valdiation', '/validation/training_test_validation']) {
@@ -164,7 +169,13 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   const raw = await upload([lines[0], ...lines.slice(1).filter((_, i) => i % 40 === 0)].join('\n'));
   const target = (await features(raw))[0];
   const dataset = await task('/algorithm/morgan-fingerprint', { dataset_uri: raw, nBits: '1024' });
-  const cv = await task('/crossvalidation', { dataset_uri: dataset, algorithm_uri: `${s.base}/algorithm/random-forest-classification`, prediction_feature: target, num_folds: '5', algorithm_params: 'numTrees=20' });
+  const cv = await task('/crossvalidation', {
+    dataset_uri: dataset,
+    algorithm_uri: `${s.base}/algorithm/random-forest-classification`,
+    prediction_feature: target,
+    num_folds: '5',
+    algorithm_params: 'numTrees=20',
+  });
   const c = await json(cv);
   assert.equal(c.numFolds, 5);
   assert.equal(c.stratified, 'true');
@@ -303,7 +314,10 @@ test('splits and folds keep every row of one structure on one side, and say how 
       await checkSides(fold);
       testRows.push(Number(fold.numTestRows));
     }
-    assert.equal(testRows.reduce((a, b) => a + b, 0), 36);
+    assert.equal(
+      testRows.reduce((a, b) => a + b, 0),
+      36,
+    );
     assert.ok(Math.max(...testRows) - Math.min(...testRows) <= 2, `fold sizes ${testRows}`);
   }
   // leave one structure out: one fold per structure

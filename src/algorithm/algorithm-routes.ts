@@ -48,7 +48,12 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const sameAs = Params.fromQuery(ctx).get('sameas') ?? Params.fromQuery(ctx).get('query');
     const defs = catalogue().filter((d) => !sameAs || d.sameAs === sameAs);
     if (sameAs && !defs.length) throw notFound(`no algorithm has owl:sameAs <${sameAs}>`);
-    await sendList(ctx, defs.map((d) => algorithmUri(services, d)), () => defs.flatMap((d) => algorithmQuads(d, algorithmUri(services, d))), sameAs ? `Algorithms with owl:sameAs ${sameAs}` : 'Algorithms');
+    await sendList(
+      ctx,
+      defs.map((d) => algorithmUri(services, d)),
+      () => defs.flatMap((d) => algorithmQuads(d, algorithmUri(services, d))),
+      sameAs ? `Algorithms with owl:sameAs ${sameAs}` : 'Algorithms',
+    );
   });
 
   router.get('/algorithm/:id', async (ctx) => {
@@ -93,7 +98,13 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const task = await tasks.submit(`${def.title} for ${datasetUri}`, async (job) => {
       const instance = await descriptors.instance(def, values);
       const rows = await datasets.allRows(source.uri);
-      const columns = await descriptors.calculate(def, values, instance, rows.map((r) => r.compound), { signal: job.signal, progress: (f) => job.progress(5 + f * 85) });
+      const columns = await descriptors.calculate(
+        def,
+        values,
+        instance,
+        rows.map((r) => r.compound),
+        { signal: job.signal, progress: (f) => job.progress(5 + f * 85) },
+      );
       const calculated = rows.map((_, i) => instance.features.flatMap((f, j): [string, RDF.Literal][] => (columns[j][i] ? [[f, columns[j][i]!]] : [])));
       if (target.kind === 'existing') {
         await datasets.addColumns(target.meta, instance.features, new Map(rows.map((r, i) => [r.compound, calculated[i]])));

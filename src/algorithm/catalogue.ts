@@ -9,9 +9,7 @@ import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
  * An entry names what runs when it is invoked; new kinds (applicability domain, feature
  * selection, ...) add a `kind` without changing the others.
  */
-export type AlgorithmDefinition =
-  | (Common & { kind: 'descriptors'; descriptors: DescriptorSet })
-  | (Common & { kind: 'learner'; learner: Learner });
+export type AlgorithmDefinition = (Common & { kind: 'descriptors'; descriptors: DescriptorSet }) | (Common & { kind: 'learner'; learner: Learner });
 
 /** What the catalogue says of every algorithm, whatever it does. */
 export interface AlgorithmInfo {
@@ -34,17 +32,21 @@ export const CREATOR = 'ToxGraph';
 
 export function catalogue(): AlgorithmDefinition[] {
   return [
-    ...DESCRIPTOR_SETS.map((d): AlgorithmDefinition => ({ kind: 'descriptors', descriptors: d, id: d.id, title: d.title, description: d.description, types: d.types, sameAs: d.sameAs, parameters: d.parameters })),
-    ...LEARNERS.map((l): AlgorithmDefinition => ({
-      kind: 'learner',
-      learner: l,
-      id: l.id,
-      title: l.title,
-      description: l.description,
-      types: ['Supervised', ...l.types.filter((t) => t !== 'Supervised')],
-      sameAs: l.sameAs,
-      parameters: l.parameters,
-    })),
+    ...DESCRIPTOR_SETS.map(
+      (d): AlgorithmDefinition => ({ kind: 'descriptors', descriptors: d, id: d.id, title: d.title, description: d.description, types: d.types, sameAs: d.sameAs, parameters: d.parameters }),
+    ),
+    ...LEARNERS.map(
+      (l): AlgorithmDefinition => ({
+        kind: 'learner',
+        learner: l,
+        id: l.id,
+        title: l.title,
+        description: l.description,
+        types: ['Supervised', ...l.types.filter((t) => t !== 'Supervised')],
+        sameAs: l.sameAs,
+        parameters: l.parameters,
+      }),
+    ),
   ];
 }
 
@@ -91,7 +93,13 @@ export function algorithmQuads(def: AlgorithmDefinition, uri: string, instance?:
   if (instance) quads.push(df.quad(a, ot('instanceOf'), df.namedNode(instance.of)));
   const param = (name: string, description: string, scope: string, value?: RDF.Literal) => {
     const p = df.namedNode(`${uri}#parameter-${encodeURIComponent(name)}`);
-    quads.push(df.quad(a, ot('parameters'), p), df.quad(p, rdf('type'), ot('Parameter')), df.quad(p, dc('title'), literal(name)), df.quad(p, dc('description'), literal(description)), df.quad(p, ot('paramScope'), literal(scope)));
+    quads.push(
+      df.quad(a, ot('parameters'), p),
+      df.quad(p, rdf('type'), ot('Parameter')),
+      df.quad(p, dc('title'), literal(name)),
+      df.quad(p, dc('description'), literal(description)),
+      df.quad(p, ot('paramScope'), literal(scope)),
+    );
     if (value) quads.push(df.quad(p, ot('paramValue'), value));
   };
   if (!instance) for (const p of invocationParameters(def)) param(p.name, p.description, 'mandatory');

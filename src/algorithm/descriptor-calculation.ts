@@ -37,7 +37,11 @@ export class DescriptorCalculation {
   constructor(private readonly services: Services) {}
 
   instanceUri(def: DescriptorAlgorithm, values: Record<string, ParamValue>): string {
-    const canonical = JSON.stringify(Object.keys(values).sort().map((k) => [k, values[k]]));
+    const canonical = JSON.stringify(
+      Object.keys(values)
+        .sort()
+        .map((k) => [k, values[k]]),
+    );
     const hash = createHash('sha256').update(canonical).digest('hex').slice(0, 12);
     return `${this.services.uris.item('algorithm', def.id)}/${hash}`;
   }
@@ -86,7 +90,13 @@ export class DescriptorCalculation {
    * Calculate the instance's features for compounds: one value list per feature, aligned with
    * `compounds` (undefined where the structure cannot be read or a value is missing).
    */
-  async calculate(def: DescriptorAlgorithm, values: Record<string, ParamValue>, instance: DescriptorInstance, compounds: string[], options: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<(RDF.Literal | undefined)[][]> {
+  async calculate(
+    def: DescriptorAlgorithm,
+    values: Record<string, ParamValue>,
+    instance: DescriptorInstance,
+    compounds: string[],
+    options: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
+  ): Promise<(RDF.Literal | undefined)[][]> {
     const smiles = await this.smilesOf(compounds);
     const call = def.descriptors.call(values, instance.columns);
     const unique = [...new Set(smiles.filter((s): s is string => !!s))];

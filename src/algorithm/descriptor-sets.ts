@@ -92,7 +92,13 @@ const rdkitDescriptors: DescriptorSet = {
   ],
   columns(params) {
     const wanted = String(params.descriptors).trim();
-    const names = wanted === 'all' || wanted === '' ? RDKIT_DESCRIPTOR_NAMES : wanted.split(',').map((s) => s.trim()).filter(Boolean);
+    const names =
+      wanted === 'all' || wanted === ''
+        ? RDKIT_DESCRIPTOR_NAMES
+        : wanted
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
     const unknown = names.filter((n) => !RDKIT[n]);
     if (unknown.length) throw new RangeError(`parameter descriptors: unknown descriptor ${unknown.join(', ')}; known: ${RDKIT_DESCRIPTOR_NAMES.join(', ')}`);
     return [...new Set(names)].map((n) => ({ key: n, title: n, description: RDKIT[n][0], units: RDKIT[n][1], sameAs: RDKIT[n][2] }));
@@ -103,7 +109,8 @@ const rdkitDescriptors: DescriptorSet = {
 const morganFingerprint: DescriptorSet = {
   id: 'morgan-fingerprint',
   title: 'Morgan (ECFP-like) circular fingerprint',
-  description: 'Hashed Morgan circular fingerprint of RDKit (radius 2 corresponds to ECFP4). One feature whose value lists the indices of the set bits, separated by spaces; learners expand it into one 0/1 column per bit.',
+  description:
+    'Hashed Morgan circular fingerprint of RDKit (radius 2 corresponds to ECFP4). One feature whose value lists the indices of the set bits, separated by spaces; learners expand it into one 0/1 column per bit.',
   types: ['DescriptorCalculation', 'Fingerprints'],
   parameters: [
     { name: 'radius', description: 'Radius of the atom environments (2 is ECFP4-like)', type: 'integer', default: 2, min: 1, max: 6 },

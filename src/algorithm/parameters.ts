@@ -30,9 +30,14 @@ function parseValue(spec: ParameterSpec, raw: string): ParamValue {
     case 'integer':
     case 'number': {
       const n = Number(raw);
-      if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw) || !Number.isFinite(n)) throw badRequest(`parameter ${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}${range(spec)} (got ${JSON.stringify(raw.slice(0, 40))})`);
+      if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw) || !Number.isFinite(n))
+        throw badRequest(`parameter ${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'}${range(spec)} (got ${JSON.stringify(raw.slice(0, 40))})`);
       if (spec.type === 'integer' && !Number.isInteger(n)) throw badRequest(`parameter ${name} must be an integer${range(spec)} (got ${raw})`);
-      const outside = (spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max) || (spec.greaterThan !== undefined && n <= spec.greaterThan) || (spec.lessThan !== undefined && n >= spec.lessThan);
+      const outside =
+        (spec.min !== undefined && n < spec.min) ||
+        (spec.max !== undefined && n > spec.max) ||
+        (spec.greaterThan !== undefined && n <= spec.greaterThan) ||
+        (spec.lessThan !== undefined && n >= spec.lessThan);
       if (outside) throw badRequest(`parameter ${name} is out of range: it must be${range(spec)} (got ${raw})`);
       return n;
     }

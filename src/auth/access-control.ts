@@ -23,7 +23,6 @@ const TOKENS_GRAPH = `${AUTH_GRAPH_PREFIX}tokens`;
 const POLICIES_GRAPH = `${AUTH_GRAPH_PREFIX}policies`;
 const userNode = (name: string) => df.namedNode(`urn:toxgraph:user:${encodeURIComponent(name)}`);
 
-
 interface User {
   name: string;
   hash: string;
@@ -245,4 +244,3 @@ export class AccessControl {
     };
   }
 }
-

@@ -3,14 +3,31 @@ import { HttpError } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { requestMediaType } from '../http/body.js';
 import type { Services } from '../core/services.js';
-import { type Action } from './access-control.js';
+import type { Action } from './access-control.js';
 import { currentUser } from '../core/request-context.js';
 import { callerTokenOf } from './caller-token.js';
 
 const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout', '/health', '/metrics'];
 
 /** Parameters that name other resources the request reads on the caller's behalf. */
-const READ_PARAMS = ['dataset_uri', 'feature_uri', 'feature_uris', 'compound_uri', 'compound_uris', 'model_uri', 'algorithm_uri', 'prediction_feature', 'test_dataset_uri', 'training_dataset_uri', 'test_target_dataset_uri', 'prediction_dataset_uri', 'result_dataset', 'associated_features', 'validation_uri', 'validation_uris'];
+const READ_PARAMS = [
+  'dataset_uri',
+  'feature_uri',
+  'feature_uris',
+  'compound_uri',
+  'compound_uris',
+  'model_uri',
+  'algorithm_uri',
+  'prediction_feature',
+  'test_dataset_uri',
+  'training_dataset_uri',
+  'test_target_dataset_uri',
+  'prediction_dataset_uri',
+  'result_dataset',
+  'associated_features',
+  'validation_uri',
+  'validation_uris',
+];
 
 /**
  * Access control on every request when it is on (spec 5): no token or a bad one → 401; an
@@ -30,7 +47,8 @@ export function accessControl(services: Services) {
     const action = (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) ? 'GET' : ctx.method) as Action;
     const target = services.uris.ofPath(ctx.path);
     if (!access.allowed(user, target, action)) throw new HttpError(403, 'Forbidden', `${user} may not ${ctx.method} ${target}`);
-    const params = ctx.method === 'GET' ? Params.fromQuery(ctx) : requestMediaType(ctx) === 'application/x-www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : Params.fromQuery(ctx);
+    const params =
+      ctx.method === 'GET' ? Params.fromQuery(ctx) : requestMediaType(ctx) === 'application/x-www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : Params.fromQuery(ctx);
     for (const name of READ_PARAMS) {
       for (const value of params.all(name).flatMap((v) => v.split(','))) {
         if (!access.allowed(user, value.trim(), 'GET')) throw new HttpError(403, 'Forbidden', `${user} may not read ${value.trim()} (parameter ${name})`);

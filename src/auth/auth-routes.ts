@@ -104,7 +104,11 @@ export function authRoutes(router: Router, services: Services): void {
   router.post('/auth/group', async (ctx) => {
     const p = await adminForm(ctx);
     const name = nameIn(p, 'name');
-    const members = p.all('members').flatMap((m) => m.split(',')).map((m) => m.trim()).filter(Boolean);
+    const members = p
+      .all('members')
+      .flatMap((m) => m.split(','))
+      .map((m) => m.trim())
+      .filter(Boolean);
     const unknown = members.filter((m) => !access.hasUser(m));
     if (unknown.length) throw badRequest(`unknown users: ${unknown.join(', ')}`);
     await access.setGroup(name, members);
@@ -144,7 +148,13 @@ export function authRoutes(router: Router, services: Services): void {
     // what is not given stays as it was
     const flag = p.get('public_read') ?? p.get('access');
     const publicRead = flag === undefined ? (policy?.publicRead ?? false) : ['true', '1', 'yes', 'public'].includes(flag.toLowerCase());
-    const readers = p.has('group') ? p.all('group').flatMap((g) => g.split(',')).map((g) => g.trim()).filter(Boolean) : (policy?.readers ?? []);
+    const readers = p.has('group')
+      ? p
+          .all('group')
+          .flatMap((g) => g.split(','))
+          .map((g) => g.trim())
+          .filter(Boolean)
+      : (policy?.readers ?? []);
     const unknown = readers.filter((g) => !access.hasGroup(g));
     if (unknown.length) throw badRequest(`unknown groups: ${unknown.join(', ')}`);
     await access.setPolicy({ resource, owner: policy?.owner ?? user, publicRead, readers });

@@ -36,8 +36,8 @@ async function viaHttp(config: Config, command: string, name: string, members: s
         ? await fetch(`${url}/auth/group`, { method: 'POST', headers: { subjectid: token }, body: new URLSearchParams([['name', name], ...members.map((m) => ['members[]', m] as [string, string])]) })
         : await fetch(`${url}/auth/group/${encodeURIComponent(name)}`, { method: 'DELETE', headers: { subjectid: token } })
       : command === 'remove'
-      ? await fetch(`${url}/auth/user/${encodeURIComponent(name)}`, { method: 'DELETE', headers: { subjectid: token } })
-      : await fetch(`${url}/auth/user`, { method: 'POST', headers: { subjectid: token }, body: new URLSearchParams({ username: name, password: await password() }) });
+        ? await fetch(`${url}/auth/user/${encodeURIComponent(name)}`, { method: 'DELETE', headers: { subjectid: token } })
+        : await fetch(`${url}/auth/user`, { method: 'POST', headers: { subjectid: token }, body: new URLSearchParams({ username: name, password: await password() }) });
   if (!res.ok) throw new Error(`the server answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
 }
 

@@ -54,11 +54,11 @@ export class Chemistry {
       return r;
     };
     if (options.indigo === false) {
-      this.loadingRdkitOnly ??= (async () => new Chemistry(await rdkit(), undefined))();
-      return this.loadingRdkitOnly;
+      Chemistry.loadingRdkitOnly ??= (async () => new Chemistry(await rdkit(), undefined))();
+      return Chemistry.loadingRdkitOnly;
     }
-    this.loading ??= (async () => new Chemistry(await rdkit(), await (indigoModuleFn as any)()))();
-    return this.loading;
+    Chemistry.loading ??= (async () => new Chemistry(await rdkit(), await (indigoModuleFn as any)()))();
+    return Chemistry.loading;
   }
 
   get rdkitVersion(): string {
@@ -74,9 +74,9 @@ export class Chemistry {
     } catch {
       mol = null;
     }
-    if (!mol || !mol.is_valid()) {
+    if (!mol?.is_valid()) {
       mol?.delete();
-      throw badRequest(`the ${what} cannot be parsed: ${JSON.stringify(input.length > 80 ? input.slice(0, 80) + '…' : input)}`);
+      throw badRequest(`the ${what} cannot be parsed: ${JSON.stringify(input.length > 80 ? `${input.slice(0, 80)}…` : input)}`);
     }
     try {
       return work(mol);
@@ -90,7 +90,7 @@ export class Chemistry {
     if (atoms === 0) throw badRequest(`the ${what} is empty (no atoms)`);
     if (atoms > MAX_ATOMS) throw badRequest(`the ${what} has ${atoms} atoms; at most ${MAX_ATOMS} are accepted`);
     const inchi: string = mol.get_inchi();
-    if (!inchi || !inchi.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
+    if (!inchi?.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
     let molfile: string = mol.get_molblock();
     if (!molfileHasCoordinates(molfile)) {
       // InChI and SMILES carry no coordinates: lay the molecule out in 2D for molfiles and pictures
@@ -153,7 +153,7 @@ export class Chemistry {
     if (records.length === 0) throw badRequest('the SD file holds no records');
     return records.map((text, i) => {
       const what = `SDF record ${i + 1}`;
-      const molfile = text.split(/\r?\nM {2}END/)[0] + '\nM  END\n';
+      const molfile = `${text.split(/\r?\nM {2}END/)[0]}\nM  END\n`;
       const fields = sdfFields(text);
       const name = text.split(/\r?\n/)[0].trim();
       return { structure: this.fromMolfile(molfile, what), name: name || undefined, fields };
@@ -190,7 +190,7 @@ export class Chemistry {
     } catch {
       q = null;
     }
-    if (!q || !q.is_valid()) {
+    if (!q?.is_valid()) {
       q?.delete();
       throw badRequest(`not a valid SMARTS pattern: ${JSON.stringify(smarts.slice(0, 80))}`);
     }
@@ -235,7 +235,7 @@ function splitSdf(sdf: string): string[] {
  */
 export function* sdfRecords(sdf: string): Generator<string> {
   const delimiter = /\r?\n\$\$\$\$[^\n]*(?=\r?\n|$)/g;
-  const text = '\n' + sdf;
+  const text = `\n${sdf}`;
   let start = 1;
   for (;;) {
     const m = delimiter.exec(text);
@@ -250,7 +250,7 @@ export function* sdfRecords(sdf: string): Generator<string> {
 /** The SD fields (`> <NAME>` blocks) of one record, trimmed. */
 export function sdfFields(record: string): Record<string, string> {
   if (!/^>\s*</m.test(record)) return {};
-  const parsed = parseSdf(record + '\n$$$$\n', { dynamicTyping: false } as any).molecules[0] as Record<string, unknown> | undefined;
+  const parsed = parseSdf(`${record}\n$$$$\n`, { dynamicTyping: false } as any).molecules[0] as Record<string, unknown> | undefined;
   const fields: Record<string, string> = {};
   for (const [k, v] of Object.entries(parsed ?? {})) if (k !== 'molfile' && v !== undefined) fields[k] = String(v).trim();
   return fields;
@@ -282,6 +282,6 @@ export function molfileHas3d(molfile: string): boolean {
 }
 
 function indigoMessage(e: unknown): string {
-  const text = typeof e === 'string' ? e : (e as Error)?.message ?? String(e);
+  const text = typeof e === 'string' ? e : ((e as Error)?.message ?? String(e));
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }

@@ -22,7 +22,7 @@ async function eachMolecule<T>(smiles: string[], work: (mol: any) => T): Promise
     let mol: any = null;
     try {
       mol = r.get_mol(s);
-      if (!mol || !mol.is_valid()) return null;
+      if (!mol?.is_valid()) return null;
       return work(mol);
     } catch {
       return null;

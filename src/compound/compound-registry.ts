@@ -115,7 +115,9 @@ export class CompoundRegistry {
       if (posted.structure.inchiKey !== current.inchiKey) {
         throw badRequest(`PUT cannot change the structure of ${uri} (InChIKey ${current.inchiKey}, posted ${posted.structure.inchiKey}); POST the new structure to /compound instead`);
       }
-      await this.services.store.replaceGraphs({ [uri]: compoundQuads(uri, posted.structure, posted.names.length ? posted.names : current.names, posted.sameAs.length ? posted.sameAs : current.sameAs) });
+      await this.services.store.replaceGraphs({
+        [uri]: compoundQuads(uri, posted.structure, posted.names.length ? posted.names : current.names, posted.sameAs.length ? posted.sameAs : current.sameAs),
+      });
     });
   }
 

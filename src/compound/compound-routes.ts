@@ -104,7 +104,10 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       ...rdfRenderers(ctx, rdf, title),
       'text/csv': () => `compound,similarity\r\n${uris.map((u) => `${u},${scores.get(u)}\r\n`).join('')}`,
       'text/html': () =>
-        renderPage({ title, intro: `<table><thead><tr><th>compound</th><th>similarity</th></tr></thead><tbody>${uris.map((u) => `<tr><td><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></td><td>${scores.get(u)!.toFixed(3)}</td></tr>`).join('')}</tbody></table>` }),
+        renderPage({
+          title,
+          intro: `<table><thead><tr><th>compound</th><th>similarity</th></tr></thead><tbody>${uris.map((u) => `<tr><td><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></td><td>${scores.get(u)!.toFixed(3)}</td></tr>`).join('')}</tbody></table>`,
+        }),
     });
   });
 
@@ -204,7 +207,12 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       const requested = Params.fromQuery(ctx).all('feature_uris');
       const found = await values.read(uri, requested.length ? requested : undefined);
       const features = [...new Set(found.map((v) => v.feature))];
-      await sendList(ctx, features, async () => [...(await Promise.all(features.filter((f) => uris.isLocal(f)).map((f) => store.readGraph(f)))).flat(), ...values.quads(uri, found)], `Features of ${uri}`);
+      await sendList(
+        ctx,
+        features,
+        async () => [...(await Promise.all(features.filter((f) => uris.isLocal(f)).map((f) => store.readGraph(f)))).flat(), ...values.quads(uri, found)],
+        `Features of ${uri}`,
+      );
     });
     const setValue = async (ctx: Context) => {
       const uri = uriOf(ctx);

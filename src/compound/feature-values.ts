@@ -50,10 +50,7 @@ export class FeatureValues {
   async fromDatasets(structureUri: string, featureUris: string[]): Promise<FeatureValue[]> {
     if (!featureUris.length) return [];
     const features = featureUris.map((f) => df.namedNode(checkIri(f)));
-    const rows = await select(
-      this.store,
-      sparql`SELECT ?f ?v ?g WHERE { VALUES ?f { ${features} } GRAPH ?g { ?e ${ot('compound')} ${df.namedNode(structureUri)} . ?e ?f ?v } } ORDER BY ?g ?e`,
-    );
+    const rows = await select(this.store, sparql`SELECT ?f ?v ?g WHERE { VALUES ?f { ${features} } GRAPH ?g { ?e ${ot('compound')} ${df.namedNode(structureUri)} . ?e ?f ?v } } ORDER BY ?g ?e`);
     const out = new Map<string, FeatureValue>();
     for (const r of rows) if (!out.has(r.f.value) && r.v.termType === 'Literal') out.set(r.f.value, { feature: r.f.value, value: r.v });
     return [...out.values()];

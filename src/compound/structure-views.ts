@@ -28,11 +28,7 @@ function size(ctx: Context): { w: number; h: number } {
 
 /** An SD record: the molfile, then names and the requested feature values as SD fields. */
 export function sdRecord(s: StoredStructure, values: FeatureValue[], titles: Map<string, string>): string {
-  const fields = [
-    ...(s.names.length ? [['Names', s.names.join('; ')]] : []),
-    ['InChIKey', s.inchiKey],
-    ...values.map((v) => [titles.get(v.feature) ?? v.feature, v.value.value]),
-  ];
+  const fields = [...(s.names.length ? [['Names', s.names.join('; ')]] : []), ['InChIKey', s.inchiKey], ...values.map((v) => [titles.get(v.feature) ?? v.feature, v.value.value])];
   const molfile = s.molfile.endsWith('\n') ? s.molfile : `${s.molfile}\n`;
   return `${molfile}${fields.map(([k, v]) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`).join('')}$$$$\n`;
 }
@@ -67,13 +63,7 @@ export function structureRenderers(ctx: Context, chemistry: Chemistry, s: Stored
   };
   renderers['text/html'] = async () => {
     const { values, titles, related } = await details();
-    const ids = [
-      ['SMILES', s.smiles],
-      ['InChI', s.inchi],
-      ['InChIKey', s.inchiKey],
-      ...(s.names.length ? [['Names', s.names.join('; ')]] : []),
-      ...(s.parent ? [['Parent compound', s.parent]] : []),
-    ];
+    const ids = [['SMILES', s.smiles], ['InChI', s.inchi], ['InChIKey', s.inchiKey], ...(s.names.length ? [['Names', s.names.join('; ')]] : []), ...(s.parent ? [['Parent compound', s.parent]] : [])];
     const formats = STRUCTURE_OUTPUT_TYPES.map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`).join(' · ');
     const depiction = `data:image/svg+xml;base64,${Buffer.from(chemistry.svg(s.molfile, 360, 280)).toString('base64')}`;
     // an image, not inline SVG: the page's Content-Security-Policy allows no inline styles
@@ -81,7 +71,10 @@ export function structureRenderers(ctx: Context, chemistry: Chemistry, s: Stored
 <nav class="formats">Also as: ${formats}</nav>
 <table><tbody>${ids.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${/^https?:/.test(v) ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v)}</td></tr>`).join('')}</tbody></table>
 ${values.length ? `<h2>Feature values</h2><table><tbody>${values.map((v) => `<tr><th><a href="${escapeHtml(v.feature)}">${escapeHtml(titles.get(v.feature) ?? v.feature)}</a></th><td>${escapeHtml(v.value.value)}</td></tr>`).join('')}</tbody></table>` : ''}
-${related.filter((r) => r.uris.length).map((r) => `<h2>${escapeHtml(r.label)}</h2><ul>${r.uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('')}</ul>`).join('')}`;
+${related
+  .filter((r) => r.uris.length)
+  .map((r) => `<h2>${escapeHtml(r.label)}</h2><ul>${r.uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('')}</ul>`)
+  .join('')}`;
     return renderPage({ title, intro });
   };
   return renderers;

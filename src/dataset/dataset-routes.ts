@@ -56,7 +56,19 @@ async function readUpload(ctx: Context, limit: number): Promise<Upload> {
 
 /** The media type of an uploaded file: declared, or guessed from the file name. */
 function fileType(upload: Upload): string {
-  const byName: Record<string, string> = { csv: 'text/csv', txt: 'text/csv', sdf: 'chemical/x-mdl-sdfile', sd: 'chemical/x-mdl-sdfile', mol: 'chemical/x-mdl-sdfile', arff: 'text/arff', rdf: 'application/rdf+xml', owl: 'application/rdf+xml', ttl: 'text/turtle', nt: 'application/n-triples', jsonld: 'application/ld+json' };
+  const byName: Record<string, string> = {
+    csv: 'text/csv',
+    txt: 'text/csv',
+    sdf: 'chemical/x-mdl-sdfile',
+    sd: 'chemical/x-mdl-sdfile',
+    mol: 'chemical/x-mdl-sdfile',
+    arff: 'text/arff',
+    rdf: 'application/rdf+xml',
+    owl: 'application/rdf+xml',
+    ttl: 'text/turtle',
+    nt: 'application/n-triples',
+    jsonld: 'application/ld+json',
+  };
   const ext = upload.filename?.split('.').pop()?.toLowerCase();
   const declared = upload.mediaType;
   if ((!declared || declared === 'application/octet-stream' || declared === 'text/plain') && ext && byName[ext]) return byName[ext];
@@ -151,7 +163,13 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
       const rows: { compound: string; values: [string, RDF.Literal][] }[] = [];
       for await (const r of datasets.rows(sourceUri, filter)) rows.push({ compound: r.compound, values: features.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!]) });
       const uri = await services.ids.next(base);
-      const annotations = mergeAnnotations([[dc('title'), literal(`Subset of ${meta.title ?? sourceUri}`)], [ot('hasSource'), df.namedNode(sourceUri)]], annotationsOf(params));
+      const annotations = mergeAnnotations(
+        [
+          [dc('title'), literal(`Subset of ${meta.title ?? sourceUri}`)],
+          [ot('hasSource'), df.namedNode(sourceUri)],
+        ],
+        annotationsOf(params),
+      );
       await datasets.rewrite(uri, { annotations, features, warnings: [] }, rows);
       return sendUri(ctx, uri);
     }
@@ -175,7 +193,10 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
 
   router.get('/dataset/:id/metadata', async (ctx) => {
     const meta = await requireDataset(datasetUri(ctx));
-    await sendNegotiated(ctx, rdfRenderers(ctx, () => meta.quads, meta.title ?? meta.uri));
+    await sendNegotiated(
+      ctx,
+      rdfRenderers(ctx, () => meta.quads, meta.title ?? meta.uri),
+    );
   });
 
   router.put('/dataset/:id/metadata', async (ctx) => {
@@ -185,7 +206,9 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     if (isRdfMediaType(type)) {
       const quads = await parseRdf((await readBody(ctx, config.bodyLimit)).toString('utf8'), type, meta.uri);
       const own = new Set([ot('dataEntry'), ot('hasColumn'), ot('warning')].map((t) => t.value));
-      fresh = quads.filter((q) => q.subject.value === meta.uri && q.predicate.termType === 'NamedNode' && !own.has(q.predicate.value) && q.predicate.value !== 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').map((q) => [q.predicate as RDF.NamedNode, q.object]);
+      fresh = quads
+        .filter((q) => q.subject.value === meta.uri && q.predicate.termType === 'NamedNode' && !own.has(q.predicate.value) && q.predicate.value !== 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type')
+        .map((q) => [q.predicate as RDF.NamedNode, q.object]);
     } else {
       fresh = annotationsOf(await Params.fromRequest(ctx, config.bodyLimit));
     }
@@ -251,10 +274,16 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     }
     sendDone(ctx);
   });
-
 }
 
 function dedupe(pairs: [RDF.NamedNode, RDF.Term][]): [RDF.NamedNode, RDF.Term][] {
   const seen = new Set<string>();
-  return pairs.reverse().filter(([p]) => (seen.has(p.value) ? false : (seen.add(p.value), true))).reverse();
+  return pairs
+    .reverse()
+    .filter(([p]) => {
+      if (seen.has(p.value)) return false;
+      seen.add(p.value);
+      return true;
+    })
+    .reverse();
 }

@@ -195,7 +195,12 @@ export class DatasetStore {
   }
 
   /** Feature URIs for typed columns: given ones, associated by title, or new features. */
-  private async featuresFor(columns: TypedColumn[], source: string, associated: Map<string, string>, existing: Map<string, string> = new Map()): Promise<{ uris: string[]; graphs: Record<string, RDF.Quad[]> }> {
+  private async featuresFor(
+    columns: TypedColumn[],
+    source: string,
+    associated: Map<string, string>,
+    existing: Map<string, string> = new Map(),
+  ): Promise<{ uris: string[]; graphs: Record<string, RDF.Quad[]> }> {
     const graphs: Record<string, RDF.Quad[]> = {};
     const uris: string[] = [];
     for (const c of columns) {
@@ -302,13 +307,23 @@ export class DatasetStore {
   }
 
   /** Rewrite a dataset (PUT merge, partial delete, subsets): rows and metadata in one batch. */
-  async rewrite(uri: string, meta: { annotations: [RDF.NamedNode, RDF.Term][]; features: string[]; warnings: string[]; created?: string }, rows: { compound: string; values: [string, RDF.Literal][] }[], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<void> {
+  async rewrite(
+    uri: string,
+    meta: { annotations: [RDF.NamedNode, RDF.Term][]; features: string[]; warnings: string[]; created?: string },
+    rows: { compound: string; values: [string, RDF.Literal][] }[],
+    featureGraphs: Record<string, RDF.Quad[]> = {},
+  ): Promise<void> {
     const entries = rows.flatMap((r, k) => this.entryQuads(uri, k + 1, r.compound, r.values));
     await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: this.metadataQuads(uri, meta) });
   }
 
   /** A new dataset from rows already resolved to compounds (results of algorithms and models). */
-  async createFromRows(annotations: [RDF.NamedNode, RDF.Term][], features: string[], rows: { compound: string; values: [string, RDF.Literal][] }[], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<string> {
+  async createFromRows(
+    annotations: [RDF.NamedNode, RDF.Term][],
+    features: string[],
+    rows: { compound: string; values: [string, RDF.Literal][] }[],
+    featureGraphs: Record<string, RDF.Quad[]> = {},
+  ): Promise<string> {
     const uri = await this.services.ids.next(this.collection);
     await this.rewrite(uri, { annotations, features, warnings: [] }, rows, featureGraphs);
     return uri;

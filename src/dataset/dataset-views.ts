@@ -41,7 +41,13 @@ async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureI
 }
 
 /** Rows in chunks, each with the compounds' SMILES and molfiles read in one go. */
-async function* chunks(datasets: DatasetStore, store: TripleStore, uri: string, filter: RowFilter, size = 500): AsyncGenerator<{ rows: DatasetRow[]; structure: Map<string, { smiles: string; molfile: string }> }> {
+async function* chunks(
+  datasets: DatasetStore,
+  store: TripleStore,
+  uri: string,
+  filter: RowFilter,
+  size = 500,
+): AsyncGenerator<{ rows: DatasetRow[]; structure: Map<string, { smiles: string; molfile: string }> }> {
   let rows: DatasetRow[] = [];
   const flush = async () => {
     const structure = new Map<string, { smiles: string; molfile: string }>();
@@ -74,11 +80,7 @@ function arffValue(v: string | undefined, kind: FeatureInfo['kind']): string {
 /** The standard OpenTox form of one row. */
 export function rowQuads(datasetUri: string, row: DatasetRow, features: string[]): RDF.Quad[] {
   const e = df.namedNode(row.entry);
-  const quads = [
-    df.quad(df.namedNode(datasetUri), ot('dataEntry'), e),
-    df.quad(e, rdf('type'), ot('DataEntry')),
-    df.quad(e, ot('compound'), df.namedNode(row.compound)),
-  ];
+  const quads = [df.quad(df.namedNode(datasetUri), ot('dataEntry'), e), df.quad(e, rdf('type'), ot('DataEntry')), df.quad(e, ot('compound'), df.namedNode(row.compound))];
   features.forEach((f, j) => {
     const v = row.values.get(f);
     if (!v) return;
@@ -91,8 +93,7 @@ export function rowQuads(datasetUri: string, row: DatasetRow, features: string[]
 /** Stream RDF in any of our RDF types from chunks of quads (backpressure respected). */
 function rdfStream(mediaType: string, parts: AsyncIterable<RDF.Quad[]>): Readable {
   if (mediaType === 'application/rdf+xml' || mediaType === 'application/ld+json') {
-    const writer: Transform =
-      mediaType === 'application/rdf+xml' ? scribe({ prefixes: PREFIXES }) : (new JsonLdSerializer({ space: '  ', context: PREFIXES } as any) as unknown as Transform);
+    const writer: Transform = mediaType === 'application/rdf+xml' ? scribe({ prefixes: PREFIXES }) : (new JsonLdSerializer({ space: '  ', context: PREFIXES } as any) as unknown as Transform);
     void (async () => {
       try {
         for await (const quads of parts) {
@@ -125,9 +126,9 @@ function rdfStream(mediaType: string, parts: AsyncIterable<RDF.Quad[]>): Readabl
 }
 
 async function* csvLines(features: FeatureInfo[], parts: ReturnType<typeof chunks>): AsyncGenerator<string> {
-  yield ['SMILES', ...features.map((f) => f.title)].map(csvField).join(',') + '\r\n';
+  yield `${['SMILES', ...features.map((f) => f.title)].map(csvField).join(',')}\r\n`;
   for await (const { rows, structure } of parts) {
-    yield rows.map((r) => [structure.get(r.compound)?.smiles ?? '', ...features.map((f) => r.values.get(f.uri)?.value ?? '')].map(csvField).join(',') + '\r\n').join('');
+    yield rows.map((r) => `${[structure.get(r.compound)?.smiles ?? '', ...features.map((f) => r.values.get(f.uri)?.value ?? '')].map(csvField).join(',')}\r\n`).join('');
   }
 }
 
@@ -155,11 +156,9 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
     Readable.from(
       (async function* () {
         const q = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-        yield `@relation ${q(title)}\n\n@attribute SMILES string\n${features
-          .map((f) => `@attribute ${q(f.title)} ${f.kind === 'numeric' ? 'numeric' : f.kind === 'nominal' && f.accepted.length ? `{${f.accepted.map(q).join(',')}}` : 'string'}`)
-          .join('\n')}\n\n@data\n`;
+        yield `@relation ${q(title)}\n\n@attribute SMILES string\n${features.map((f) => `@attribute ${q(f.title)} ${f.kind === 'numeric' ? 'numeric' : f.kind === 'nominal' && f.accepted.length ? `{${f.accepted.map(q).join(',')}}` : 'string'}`).join('\n')}\n\n@data\n`;
         for await (const { rows, structure } of rowsOf()) {
-          yield rows.map((r) => [q(structure.get(r.compound)?.smiles ?? ''), ...features.map((f) => arffValue(r.values.get(f.uri)?.value, f.kind))].join(',') + '\n').join('');
+          yield rows.map((r) => `${[q(structure.get(r.compound)?.smiles ?? ''), ...features.map((f) => arffValue(r.values.get(f.uri)?.value, f.kind))].join(',')}\n`).join('');
         }
       })(),
     );
@@ -178,15 +177,27 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
       })(),
     );
   const jsonValue = (v: RDF.Literal) => (isNumericDatatype(v.datatype.value) ? Number(v.value) : v.value);
-  const head = { uri, title: meta.title, warnings: meta.warnings, features: features.map((f) => ({ uri: f.uri, title: f.title, type: f.kind, ...(f.accepted.length ? { acceptValues: f.accepted } : {}) })) };
-  const entryObject = (r: DatasetRow, smiles: string) => ({ uri: r.entry, compound: r.compound, smiles, values: Object.fromEntries(features.filter((f) => r.values.has(f.uri)).map((f) => [f.uri, jsonValue(r.values.get(f.uri)!)])) });
+  const head = {
+    uri,
+    title: meta.title,
+    warnings: meta.warnings,
+    features: features.map((f) => ({ uri: f.uri, title: f.title, type: f.kind, ...(f.accepted.length ? { acceptValues: f.accepted } : {}) })),
+  };
+  const entryObject = (r: DatasetRow, smiles: string) => ({
+    uri: r.entry,
+    compound: r.compound,
+    smiles,
+    values: Object.fromEntries(features.filter((f) => r.values.has(f.uri)).map((f) => [f.uri, jsonValue(r.values.get(f.uri)!)])),
+  });
   renderers['application/json'] = () =>
     Readable.from(
       (async function* () {
         yield `${JSON.stringify(head).slice(0, -1)},"entries":[`;
-        let first = true;
+        let separator = '';
         for await (const { rows, structure } of rowsOf()) {
-          yield rows.map((r) => `${first ? ((first = false), '') : ','}\n${JSON.stringify(entryObject(r, structure.get(r.compound)?.smiles ?? ''))}`).join('');
+          if (!rows.length) continue;
+          yield separator + rows.map((r) => `\n${JSON.stringify(entryObject(r, structure.get(r.compound)?.smiles ?? ''))}`).join(',');
+          separator = ',';
         }
         yield '\n]}\n';
       })(),
@@ -207,7 +218,10 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
     const pagesize = filter.pagesize ?? 50;
     const rows: string[] = [];
     for await (const { rows: chunk, structure } of chunks(datasets, store, uri, { ...filter, page, pagesize })) {
-      for (const r of chunk) rows.push(`<tr><td>${r.index}</td><td><a href="${escapeHtml(r.compound)}">${escapeHtml(structure.get(r.compound)?.smiles ?? r.compound)}</a></td>${featureUris.map((f) => `<td>${escapeHtml(r.values.get(f)?.value ?? '')}</td>`).join('')}</tr>`);
+      for (const r of chunk)
+        rows.push(
+          `<tr><td>${r.index}</td><td><a href="${escapeHtml(r.compound)}">${escapeHtml(structure.get(r.compound)?.smiles ?? r.compound)}</a></td>${featureUris.map((f) => `<td>${escapeHtml(r.values.get(f)?.value ?? '')}</td>`).join('')}</tr>`,
+        );
     }
     const link = (p: number) => {
       const q = new URLSearchParams(ctx.querystring);
@@ -216,7 +230,9 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
       return `${ctx.path}?${q}`;
     };
     const nav = `<nav>${page > 0 ? `<a href="${escapeHtml(link(page - 1))}">← previous</a> ` : ''}page ${page + 1}${rows.length === pagesize ? ` <a href="${escapeHtml(link(page + 1))}">next →</a>` : ''}</nav>`;
-    const formats = DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html').map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`).join(' · ');
+    const formats = DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html')
+      .map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`)
+      .join(' · ');
     const warnings = meta.warnings.length ? `<details><summary>${meta.warnings.length} warning(s)</summary><ul>${meta.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details>` : '';
     return renderPage({
       title,

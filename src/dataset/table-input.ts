@@ -72,7 +72,13 @@ const CSV_OPTIONS = { relax_column_count: true, skip_empty_lines: true, bom: tru
 /** Where the structure is in a header row, and which columns are features. */
 function layoutOf(header: string[]): { structureAt: number; kind: 'smiles' | 'inchi' | 'uri'; featureAt: number[] } {
   const found = header.map((h, i) => ({ i, kind: STRUCTURE_HEADERS.find(([re]) => re.test(h.trim()))?.[1] })).filter((c) => c.kind);
-  if (!found.length) throw badRequest(`the CSV has no structure column: name one SMILES, STRUCTURE_SMILES, InChI or Compound (found ${header.slice(0, 10).map((h) => JSON.stringify(h)).join(', ')})`);
+  if (!found.length)
+    throw badRequest(
+      `the CSV has no structure column: name one SMILES, STRUCTURE_SMILES, InChI or Compound (found ${header
+        .slice(0, 10)
+        .map((h) => JSON.stringify(h))
+        .join(', ')})`,
+    );
   const order = ['smiles', 'inchi', 'uri'];
   const chosen = found.sort((a, b) => order.indexOf(a.kind!) - order.indexOf(b.kind!))[0];
   const structureColumns = new Set(found.map((c) => c.i));
@@ -152,7 +158,11 @@ export async function sdfSource(text: string): Promise<TableSource> {
   let records = 0;
   for (const record of sdfRecords(text)) {
     records++;
-    for (const k of Object.keys(sdfFields(record))) if (!seen.has(k)) (seen.add(k), titles.push(k));
+    for (const k of Object.keys(sdfFields(record))) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      titles.push(k);
+    }
     await slices.pause();
   }
   if (!records) throw badRequest('the SD file holds no records');
@@ -306,7 +316,10 @@ function readRdfDataset(quads: RDF.Quad[]): { columns: InputColumn[]; rows: RawR
       const f = get(v, ot('feature'))[0];
       const val = get(v, ot('value'))[0];
       if (!f || !val || val.termType !== 'Literal') continue;
-      if (!featureSeen.has(f.value)) (featureSeen.add(f.value), featureOrder.push(f.value));
+      if (!featureSeen.has(f.value)) {
+        featureSeen.add(f.value);
+        featureOrder.push(f.value);
+      }
       found.set(f.value, val);
     }
     return found;
@@ -315,7 +328,7 @@ function readRdfDataset(quads: RDF.Quad[]): { columns: InputColumn[]; rows: RawR
     const compound = get(e, ot('compound'))[0];
     const cells = featureOrder.map((f) => values[k].get(f));
     const line = k + 1;
-    if (!compound || compound.termType !== 'NamedNode') return { line, cells, problem: `entry ${line}: no ot:compound, entry skipped` };
+    if (compound?.termType !== 'NamedNode') return { line, cells, problem: `entry ${line}: no ot:compound, entry skipped` };
     return { line, cells, structure: { uri: compound.value } };
   });
   const ds = quads.find((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('Dataset')))?.subject;

@@ -35,12 +35,7 @@ export function featureRoutes(router: Router, services: Services): void {
     );
     const uris = sortById(rows.map((r) => r.f.value));
     if (sameAs && uris.length === 0) throw notFound(`no feature has owl:sameAs <${sameAs}>`);
-    await sendList(
-      ctx,
-      uris,
-      async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(),
-      sameAs ? `Features with owl:sameAs ${sameAs}` : 'Features',
-    );
+    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), sameAs ? `Features with owl:sameAs ${sameAs}` : 'Features');
   });
 
   router.get('/feature/:id', async (ctx) => {
@@ -75,5 +70,4 @@ export function featureRoutes(router: Router, services: Services): void {
     await store.deleteGraphs([uri]);
     sendDone(ctx);
   });
-
 }

@@ -62,7 +62,7 @@ function qualityOf(mediaType: string, ranges: readonly MediaRange[]): number {
  * Answers undefined when nothing offered is acceptable.
  */
 export function negotiate(accept: string | undefined, offered: readonly string[]): string | undefined {
-  if (!accept || !accept.trim()) return offered[0];
+  if (!accept?.trim()) return offered[0];
   const ranges = parseAccept(accept);
   if (ranges.length === 0) return offered[0];
   let chosen: string | undefined;

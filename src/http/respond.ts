@@ -61,7 +61,11 @@ export function resourceRenderers(ctx: Context, uri: string, quads: RDF.Quad[], 
 
 /** Send RDF in any RDF type or as an HTML page. */
 export async function sendRdf(ctx: Context, quads: RDF.Quad[], title: string, status = 200, intro?: string): Promise<void> {
-  await sendNegotiated(ctx, rdfRenderers(ctx, () => quads, title, intro), status);
+  await sendNegotiated(
+    ctx,
+    rdfRenderers(ctx, () => quads, title, intro),
+    status,
+  );
 }
 
 /**
@@ -77,8 +81,7 @@ export async function sendList(ctx: Context, all: string[], allRdf: () => Promis
     'text/uri-list': () => uriList(uris),
     ...rdfRenderers(ctx, rdf, title),
   };
-  renderers['text/html'] = () =>
-    renderPage({ title, intro: `<p>${uris.length} item(s)</p><ul>${list}</ul>`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
+  renderers['text/html'] = () => renderPage({ title, intro: `<p>${uris.length} item(s)</p><ul>${list}</ul>`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
   await sendNegotiated(ctx, renderers);
 }
 

@@ -14,7 +14,7 @@ type Task = 'classification' | 'regression';
 
 const PARAMETERS: ParameterSpec[] = [
   { name: 'numTrees', description: 'Boosting rounds (for more than two classes, one tree per class and round).', type: 'integer', default: 100, min: 1, max: 5000 },
-  { name: 'learningRate', description: 'Shrinkage: each tree\'s contribution is multiplied by it.', type: 'number', default: 0.1, min: 0.001, max: 1 },
+  { name: 'learningRate', description: "Shrinkage: each tree's contribution is multiplied by it.", type: 'number', default: 0.1, min: 0.001, max: 1 },
   { name: 'maxDepth', description: 'The depth of each tree (the root is depth 0).', type: 'integer', default: 3, min: 1, max: 30 },
   { name: 'subsample', description: 'Fraction of the rows, drawn without replacement, each tree is fitted on (1 for all: no stochastic boosting).', type: 'number', default: 1.0, min: 0.05, max: 1 },
   { name: 'minSamplesLeaf', description: 'The fewest training rows a leaf may hold.', type: 'integer', default: 1, min: 1, max: 100000 },
@@ -189,7 +189,7 @@ function boostedTrees(state: BoostingState): Tree[] {
 
 function checkState(state: unknown, task: Task, x: Matrix): BoostingState {
   const s = state as BoostingState;
-  if (!s || s.kind !== 'gradient-boosting' || s.task !== task || !Array.isArray(s.trees)) throw new Error(`not a gradient boosting ${task} model`);
+  if (s?.kind !== 'gradient-boosting' || s.task !== task || !Array.isArray(s.trees)) throw new Error(`not a gradient boosting ${task} model`);
   if (x.cols !== s.numFeatures) throw new Error(`the model expects ${s.numFeatures} columns, the data has ${x.cols}`);
   return s;
 }

@@ -168,8 +168,12 @@ export class TreeBuilder {
     let top = this.push(0, 0, n, 0, -1, 0, 0, -1);
     while (top > 0) {
       top -= STACK_ENTRY;
-      const start = stack[top], end = stack[top + 1], depth = stack[top + 2];
-      const parent = stack[top + 3], side = stack[top + 4], knownConstants = stack[top + 5];
+      const start = stack[top],
+        end = stack[top + 1],
+        depth = stack[top + 2];
+      const parent = stack[top + 3],
+        side = stack[top + 4],
+        knownConstants = stack[top + 5];
       this.nodeCounts = stack[top + 6];
       const node = this.nodeCount++;
       if (parent >= 0) {

@@ -52,7 +52,7 @@ function probabilitiesAt(w: Float64Array, z: Float64Array, o: number, p: number,
     if (s > max) max = s;
   }
   let sum = 0;
-  for (let c = 0; c < k; c++) sum += (out[c] = Math.exp(out[c] - max));
+  for (let c = 0; c < k; c++) sum += out[c] = Math.exp(out[c] - max);
   for (let c = 0; c < k; c++) out[c] /= sum;
 }
 
@@ -180,12 +180,7 @@ export const logisticRegression: Learner = {
     },
   ],
   async train(data: TrainingData, params: Record<string, ParamValue>, context) {
-    return context.run<LogisticState>(import.meta.url, 'trainLogistic', [
-      data,
-      Number(params.regularisation),
-      Number(params.iterations),
-      Number(params.learningRate),
-    ]);
+    return context.run<LogisticState>(import.meta.url, 'trainLogistic', [data, Number(params.regularisation), Number(params.iterations), Number(params.learningRate)]);
   },
   predict(state: unknown, x: Matrix): Prediction[] {
     return predictLogistic(state as LogisticState, x);

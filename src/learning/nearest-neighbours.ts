@@ -138,7 +138,11 @@ export function predictKnn(state: KnnState, x: Matrix): Prediction[] {
   if (state.metric === 'tanimoto') {
     const cols = state.bitColumns!;
     const w = wordsPerRow(cols.length);
-    const qbits = packBits(selectColumns(x, cols).data.map((v) => (v >= 0.5 ? 1 : 0)), x.rows, cols.length);
+    const qbits = packBits(
+      selectColumns(x, cols).data.map((v) => (v >= 0.5 ? 1 : 0)),
+      x.rows,
+      cols.length,
+    );
     query = (r) => {
       let qc = 0;
       for (let i = 0; i < w; i++) qc += popcount(qbits[r * w + i]);
@@ -196,8 +200,7 @@ const PARAMETERS: ParameterSpec[] = [
   { name: 'k', description: 'Number of neighbours', type: 'integer', default: 5, min: 1, max: 1000 },
   {
     name: 'distance',
-    description:
-      'auto: Tanimoto when every descriptor is binary, else Euclidean; euclidean: on standardised descriptors; tanimoto: on the binary (fingerprint) columns',
+    description: 'auto: Tanimoto when every descriptor is binary, else Euclidean; euclidean: on standardised descriptors; tanimoto: on the binary (fingerprint) columns',
     type: 'string',
     default: 'auto',
     choices: ['auto', 'euclidean', 'tanimoto'],

@@ -18,25 +18,10 @@
  * predicted scores; probabilities are the scores clipped to [0, 1] and normalised to sum 1
  * (uniform if all clip to 0); confidence is the probability of the predicted class.
  */
-import { Matrix, inverse } from 'ml-matrix';
+import { type Matrix, inverse } from 'ml-matrix';
 import { PLS } from 'ml-pls';
 import type { Learner, Matrix as DataMatrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
-import {
-  applyScaler,
-  argmax,
-  classCount,
-  decodeF64,
-  decodedCache,
-  encodeF64,
-  fitScaler,
-  mean,
-  normalise,
-  sampleSd,
-  spreadConfidence,
-  toRows,
-  unscaledLinearForm,
-  type Scaler,
-} from './scaling.js';
+import { applyScaler, argmax, classCount, decodeF64, decodedCache, encodeF64, fitScaler, mean, normalise, sampleSd, spreadConfidence, toRows, unscaledLinearForm, type Scaler } from './scaling.js';
 
 interface PlsState {
   kind: 'pls' | 'pls-da';
@@ -196,8 +181,7 @@ export const plsRegression: Learner = {
 export const plsDiscriminantAnalysis: Learner = {
   id: 'pls-da',
   title: 'PLS discriminant analysis',
-  description:
-    'PLS2 (ml-pls) on the one-hot class matrix; the predicted class is the one with the largest predicted score. Probabilities: the scores clipped to [0, 1] and normalised to sum 1.',
+  description: 'PLS2 (ml-pls) on the one-hot class matrix; the predicted class is the one with the largest predicted score. Probabilities: the scores clipped to [0, 1] and normalised to sum 1.',
   task: 'classification',
   types: ['Classification'],
   sameAs: undefined,

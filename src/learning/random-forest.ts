@@ -151,7 +151,7 @@ function forestTrees(state: ForestState): Tree[] {
 
 function checkState(state: unknown, task: 'classification' | 'regression', x: Matrix): ForestState {
   const s = state as ForestState;
-  if (!s || s.kind !== 'random-forest' || s.task !== task || !Array.isArray(s.trees)) throw new Error(`not a random forest ${task} model`);
+  if (s?.kind !== 'random-forest' || s.task !== task || !Array.isArray(s.trees)) throw new Error(`not a random forest ${task} model`);
   if (x.cols !== s.numFeatures) throw new Error(`the model expects ${s.numFeatures} columns, the data has ${x.cols}`);
   return s;
 }
@@ -210,7 +210,7 @@ export const randomForestClassification: Learner = {
   id: 'random-forest-classification',
   title: 'Random forest classification',
   description:
-    'Breiman random forest of CART classification trees (Gini), each grown on a bootstrap sample with a random subset of columns tried per split; the predicted class probabilities are the mean of the trees\' leaf class distributions. Features are quantised into at most 256 bins.',
+    "Breiman random forest of CART classification trees (Gini), each grown on a bootstrap sample with a random subset of columns tried per split; the predicted class probabilities are the mean of the trees' leaf class distributions. Features are quantised into at most 256 bins.",
   task: 'classification',
   types: ['Classification'],
   parameters: forestParameters('classification'),

@@ -253,7 +253,7 @@ export const supportVectorRegression: Learner = {
   id: 'svr',
   title: 'Support vector regression',
   description:
-    'Epsilon-SVR (libsvm) on standardised descriptors and target. Confidence: 1 - (residual sd from libsvm\'s cross-validated probability model, widened by an approximate leverage) / sd of the training target, clamped to [0, 1].',
+    "Epsilon-SVR (libsvm) on standardised descriptors and target. Confidence: 1 - (residual sd from libsvm's cross-validated probability model, widened by an approximate leverage) / sd of the training target, clamped to [0, 1].",
   task: 'regression',
   types: ['Regression'],
   sameAs: undefined,
@@ -269,7 +269,7 @@ export const supportVectorRegression: Learner = {
 export const supportVectorClassification: Learner = {
   id: 'svc',
   title: 'Support vector classification',
-  description: 'C-SVC (libsvm) on standardised descriptors, with libsvm\'s probability estimates (Platt scaling and pairwise coupling).',
+  description: "C-SVC (libsvm) on standardised descriptors, with libsvm's probability estimates (Platt scaling and pairwise coupling).",
   task: 'classification',
   types: ['Classification'],
   sameAs: undefined,

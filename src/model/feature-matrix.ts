@@ -23,9 +23,7 @@ export interface FeatureDescription {
  * that prediction builds exactly the same columns: a numeric feature is one column (a missing
  * value becomes the training mean); a fingerprint feature is one 0/1 column per bit.
  */
-export type ColumnEncoding =
-  | { feature: string; kind: 'numeric'; mean: number; binary: boolean }
-  | { feature: string; kind: 'fingerprint'; bits: number };
+export type ColumnEncoding = { feature: string; kind: 'numeric'; mean: number; binary: boolean } | { feature: string; kind: 'fingerprint'; bits: number };
 
 export async function describeFeatures(store: TripleStore, uris: string[]): Promise<Map<string, FeatureDescription>> {
   const out = new Map<string, FeatureDescription>();

@@ -65,7 +65,11 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     await sendNegotiated(ctx, renderers);
   });
 
-  for (const [path, property] of [['independent', 'independentVariables'], ['dependent', 'dependentVariables'], ['predicted', 'predictedVariables']] as const) {
+  for (const [path, property] of [
+    ['independent', 'independentVariables'],
+    ['dependent', 'dependentVariables'],
+    ['predicted', 'predictedVariables'],
+  ] as const) {
     router.get(`/model/:id/${path}`, async (ctx) => {
       const { uri, quads } = await requireDescription(ctx);
       const features = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot(property))).map((q) => q.object.value);

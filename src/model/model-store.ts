@@ -27,7 +27,11 @@ export interface StoredModel {
   state: unknown;
 }
 
-export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title'> & { title?: string; parameterSpecs: ParameterSpec[]; targetTitle: string; warnings: string[];
+export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title'> & {
+  title?: string;
+  parameterSpecs: ParameterSpec[];
+  targetTitle: string;
+  warnings: string[];
   /** The dependent variable's owl:sameAs (its endpoint): the model's and the predicted feature's too. */
   endpoints: string[];
 };
@@ -84,7 +88,14 @@ export class ModelStore {
     ];
     for (const spec of model.parameterSpecs) {
       const p = df.namedNode(`${uri}#parameter-${encodeURIComponent(spec.name)}`);
-      quads.push(df.quad(m, ot('parameters'), p), df.quad(p, rdf('type'), ot('Parameter')), df.quad(p, dc('title'), literal(spec.name)), df.quad(p, dc('description'), literal(spec.description)), df.quad(p, ot('paramScope'), literal('optional')), df.quad(p, ot('paramValue'), typedValue(spec, model.parameters[spec.name])));
+      quads.push(
+        df.quad(m, ot('parameters'), p),
+        df.quad(p, rdf('type'), ot('Parameter')),
+        df.quad(p, dc('title'), literal(spec.name)),
+        df.quad(p, dc('description'), literal(spec.description)),
+        df.quad(p, ot('paramScope'), literal('optional')),
+        df.quad(p, ot('paramValue'), typedValue(spec, model.parameters[spec.name])),
+      );
     }
     const p = df.namedNode(predicted);
     const predictedQuads = [
@@ -106,8 +117,7 @@ export class ModelStore {
       df.quad(c, ot('confidenceOf'), p),
     ];
     const content = JSON.stringify({ learner: model.learnerId, task: model.task, parameters: model.parameters, classes: model.classes, encodings: model.encodings, state: model.state });
-    const chunks = contentChunks(content, CHUNK_CHARS).map((text, k) =>
-      df.quad(df.namedNode(`${uri}#content-${String(k + 1).padStart(7, '0')}`), ot('modelContent'), literal(text)));
+    const chunks = contentChunks(content, CHUNK_CHARS).map((text, k) => df.quad(df.namedNode(`${uri}#content-${String(k + 1).padStart(7, '0')}`), ot('modelContent'), literal(text)));
     await store.replaceGraphs({ [uri]: quads, [this.contentGraph(uri)]: chunks, [predicted]: predictedQuads, [confidence]: confidenceQuads });
     return uri;
   }

@@ -68,7 +68,7 @@ export class Predictor {
     const quads = await this.services.store.readGraph(instanceUri);
     const of = quads.find((q) => q.subject.value === instanceUri && q.predicate.equals(ot('instanceOf')))?.object.value;
     const def = of ? algorithmById(of.slice(of.lastIndexOf('/') + 1)) : undefined;
-    if (!def || def.kind !== 'descriptors') return undefined;
+    if (def?.kind !== 'descriptors') return undefined;
     const given: Record<string, string> = {};
     for (const p of quads.filter((q) => q.subject.value === instanceUri && q.predicate.equals(ot('parameters')))) {
       const name = quads.find((q) => q.subject.equals(p.object) && q.predicate.equals(dc('title')))?.object.value;
@@ -84,10 +84,16 @@ export class Predictor {
   async predict(model: StoredModel, rows: PredictionRow[], plan: InputPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<PredictedValues[]> {
     const compounds = rows.map((r) => r.compound);
     for (const [k, calc] of plan.calculations.entries()) {
-      const columns = await this.descriptors.calculate(calc.def, calc.values, calc.instance, compounds, { signal: job.signal, progress: (f) => job.progress?.((0.8 * (k + f)) / plan.calculations.length) });
+      const columns = await this.descriptors.calculate(calc.def, calc.values, calc.instance, compounds, {
+        signal: job.signal,
+        progress: (f) => job.progress?.((0.8 * (k + f)) / plan.calculations.length),
+      });
       calc.instance.features.forEach((f, j) => rows.forEach((r, i) => columns[j][i] && r.values.set(f, columns[j][i]!)));
     }
-    const { x } = await encodeRows(model.encodings, rows.map((r) => r.values));
+    const { x } = await encodeRows(
+      model.encodings,
+      rows.map((r) => r.values),
+    );
     const predictions = await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal);
     return predictions.map((p, i) => {
       const known = model.independent.some((f) => rows[i].values.has(f));
@@ -108,5 +114,9 @@ export function createPredictionDataset(datasets: DatasetStore, model: StoredMod
     [ot('hasSource'), df.namedNode(model.uri)],
     [dc('source'), df.namedNode(source.uri)],
   ];
-  return datasets.createFromRows(annotations, [model.predicted, model.confidence], rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })));
+  return datasets.createFromRows(
+    annotations,
+    [model.predicted, model.confidence],
+    rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })),
+  );
 }

@@ -29,7 +29,11 @@ export interface TrainingPlan {
  * answer 400/404 naming the parameter at once: the dataset exists, the prediction feature is
  * one of its features and suits the learner, and some features can be learned from.
  */
-export async function planTraining(services: Services, datasets: DatasetStore, request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number }): Promise<TrainingPlan> {
+export async function planTraining(
+  services: Services,
+  datasets: DatasetStore,
+  request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number },
+): Promise<TrainingPlan> {
   const { uri, features: selected } = parseDatasetRef(request.datasetUri);
   const dataset = await datasets.requireMeta(uri, 'dataset_uri');
   if (!dataset.features.includes(request.predictionFeature)) throw badRequest(`prediction_feature ${request.predictionFeature} is not a feature of dataset ${uri}`);
@@ -44,13 +48,21 @@ export async function planTraining(services: Services, datasets: DatasetStore, r
   const independent = candidates.map((f) => described.get(f)!).filter(isLearnable);
   const skipped = candidates.map((f) => described.get(f)!).filter((f) => !isLearnable(f));
   if (!independent.length) {
-    throw badRequest(`dataset ${uri} has no numeric or fingerprint features besides the prediction feature to learn from; calculate descriptors first (for example with ${services.uris.item('algorithm', 'rdkit-descriptors')})`);
+    throw badRequest(
+      `dataset ${uri} has no numeric or fingerprint features besides the prediction feature to learn from; calculate descriptors first (for example with ${services.uris.item('algorithm', 'rdkit-descriptors')})`,
+    );
   }
   return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1 };
 }
 
 /** Read the training rows, fit the encodings, train (in the worker pool) and store the model. */
-export async function trainModel(services: Services, datasets: DatasetStore, models: ModelStore, plan: TrainingPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<string> {
+export async function trainModel(
+  services: Services,
+  datasets: DatasetStore,
+  models: ModelStore,
+  plan: TrainingPlan,
+  job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
+): Promise<string> {
   const rows: Map<string, RDF.Literal>[] = [];
   const targets: RDF.Literal[] = [];
   let withoutTarget = 0;
@@ -68,7 +80,10 @@ export async function trainModel(services: Services, datasets: DatasetStore, mod
   const classes = plan.learner.task === 'classification' ? [...new Set(targets.map((t) => t.value.trim()))].sort() : [];
   if (plan.learner.task === 'classification') {
     if (classes.length < 2) throw badRequest(`prediction_feature ${plan.target.uri} has a single class value (${classes[0]}); classification needs at least 2`);
-    if (classes.length > MAX_CLASSES) throw badRequest(`prediction_feature ${plan.target.uri} has ${classes.length} distinct values; a classification target has at most ${MAX_CLASSES} (use a regression learner for a numeric target)`);
+    if (classes.length > MAX_CLASSES)
+      throw badRequest(
+        `prediction_feature ${plan.target.uri} has ${classes.length} distinct values; a classification target has at most ${MAX_CLASSES} (use a regression learner for a numeric target)`,
+      );
   }
   const index = new Map(classes.map((c, i) => [c, i]));
   const y = Float64Array.from(targets, (t) => (plan.learner.task === 'regression' ? numberOf(t) : index.get(t.value.trim())!));

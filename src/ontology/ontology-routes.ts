@@ -74,4 +74,3 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
     sendDone(ctx);
   });
 }
-

@@ -15,7 +15,7 @@ export async function loadVocabularies(store: TripleStore, directory: string): P
   for (const file of (await readdir(directory)).filter((f) => f.endsWith('.ttl')).sort()) {
     const quads = new Parser({ baseIRI: `file:///ontology/${file}`, factory: df as any }).parse(await readFile(join(directory, file), 'utf8')) as unknown as RDF.Quad[];
     const ontology = quads.find((q) => q.predicate.equals(rdf('type')) && q.object.equals(owl('Ontology')))?.subject;
-    if (!ontology || ontology.termType !== 'NamedNode') throw new Error(`ontology/${file} declares no owl:Ontology IRI`);
+    if (ontology?.termType !== 'NamedNode') throw new Error(`ontology/${file} declares no owl:Ontology IRI`);
     graphs[ontology.value] = quads;
   }
   await store.replaceGraphs(graphs);

@@ -19,7 +19,12 @@ export class ServiceMetrics {
 
   constructor(tasks: TaskRunner, store: TripleStore, storeDir: string) {
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
-    this.requests = new Counter({ name: 'toxgraph_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+    this.requests = new Counter({
+      name: 'toxgraph_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [this.registry],
+    });
     this.durations = new Histogram({
       name: 'toxgraph_http_request_duration_seconds',
       help: 'Time from receiving a request to answering it, by method, route pattern and status',

@@ -40,15 +40,19 @@ export function parseAllowedRanges(value: string): Cidr[] {
   const v = value.trim().toLowerCase();
   if (['all', 'on', 'true', 'yes', '1'].includes(v)) return [ipaddr.parseCIDR('0.0.0.0/0'), ipaddr.parseCIDR('::/0')];
   if (['', 'off', 'false', 'no', '0', 'none'].includes(v)) return [];
-  return v.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    try {
-      if (s.includes('/')) return ipaddr.parseCIDR(s);
-      const a = ipaddr.parse(s);
-      return [a, a.kind() === 'ipv4' ? 32 : 128] as Cidr;
-    } catch {
-      throw new Error(`--allow-private-targets takes "all" or CIDRs such as 10.1.0.0/16, not ${s}`);
-    }
-  });
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        if (s.includes('/')) return ipaddr.parseCIDR(s);
+        const a = ipaddr.parse(s);
+        return [a, a.kind() === 'ipv4' ? 32 : 128] as Cidr;
+      } catch {
+        throw new Error(`--allow-private-targets takes "all" or CIDRs such as 10.1.0.0/16, not ${s}`);
+      }
+    });
 }
 
 /** Is this listening host reachable only from this machine? */

@@ -42,8 +42,7 @@ const MAX_REDIRECTS = 5;
 /** A target refused by the address rules: the caller's request is at fault (400). */
 class RefusedTarget extends Error {}
 
-const refusal = (url: string, why: string) =>
-  badRequest(`the server does not connect to ${url}: ${why}. Internal addresses are refused unless the operator allows them (--allow-private-targets)`);
+const refusal = (url: string, why: string) => badRequest(`the server does not connect to ${url}: ${why}. Internal addresses are refused unless the operator allows them (--allow-private-targets)`);
 
 /**
  * May the server fetch this URL? Checks the URL, the allow-list, and every address its host
@@ -118,9 +117,7 @@ function checkUrl(url: string, policy: OutboundPolicy): URL {
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 function resolveAll(host: string): Promise<string[]> {
-  return new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses.map((a) => a.address)))),
-  );
+  return new Promise((resolve, reject) => dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses.map((a) => a.address)))));
 }
 
 /**

@@ -58,7 +58,8 @@ function writeJsonLd(quads: RDF.Quad[], prefixes: Record<string, string>): Promi
 // Characters XML 1.0 allows in text and attribute values.
 const XML_ILLEGAL = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 // A predicate needs an NCName tail to become an element name.
-const NCNAME_TAIL = /[A-Za-z_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD][A-Za-z0-9_.\-\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C-\u200D\u203F-\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*$/;
+const NCNAME_TAIL =
+  /[A-Za-z_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD][A-Za-z0-9_.\-\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C-\u200D\u203F-\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*$/;
 
 export class NotRepresentableError extends HttpError {
   constructor(message: string) {
@@ -74,9 +75,9 @@ function c1(term: RDF.Term): string {
   switch (term.termType) {
     case 'NamedNode':
       checkXmlText(term.value, `the IRI <${term.value.slice(0, 100)}>`);
-      return '>' + term.value;
+      return `>${term.value}`;
     case 'BlankNode':
-      return '_:' + term.value.replace(/[^A-Za-z0-9_]/g, '_');
+      return `_:${term.value.replace(/[^A-Za-z0-9_]/g, '_')}`;
     case 'Literal':
       checkXmlText(term.value, 'a literal');
       if (term.language) return `@${term.language}"${term.value}`;
@@ -84,7 +85,7 @@ function c1(term: RDF.Term): string {
         checkXmlText(term.datatype.value, 'a datatype IRI');
         return `^>${term.datatype.value}"${term.value}`;
       }
-      return '"' + term.value;
+      return `"${term.value}`;
     default:
       throw new NotRepresentableError(`a ${term.termType} term`);
   }

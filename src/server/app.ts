@@ -37,15 +37,16 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
 
   const router = new Router();
   app.use(services.metrics.middleware((path, method) => String(router.match(path, method).pathAndMethod.at(-1)?.path ?? '') || undefined));
-  if (log.logsRequests !== false) app.use(async (ctx, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      // One JSON line per request; the URL is redacted (no tokens), headers are never logged.
-      log.info('request', { method: ctx.method, url: actorOf(ctx, ''), status: ctx.status, ms: Math.round(performance.now() - started) });
-    }
-  });
+  if (log.logsRequests !== false)
+    app.use(async (ctx, next) => {
+      const started = performance.now();
+      try {
+        await next();
+      } finally {
+        // One JSON line per request; the URL is redacted (no tokens), headers are never logged.
+        log.info('request', { method: ctx.method, url: actorOf(ctx, ''), status: ctx.status, ms: Math.round(performance.now() - started) });
+      }
+    });
   app.use(securityHeaders());
   app.use(errorHandler(config.baseUrl, log));
   app.use(hostCheck(config.host, config.baseUrl, config.auth));

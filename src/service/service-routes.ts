@@ -30,15 +30,10 @@ export function serviceRoutes(router: Router, services: Services): void {
       df.quad(self, rdf('type'), df.namedNode('http://www.w3.org/ns/sparql-service-description#Service')),
       df.quad(self, dc('title'), df.literal('ToxGraph: an OpenTox service for chemical modelling and validation')),
       df.quad(self, df.namedNode('http://www.w3.org/ns/sparql-service-description#endpoint'), df.namedNode(uris.endpoint('sparql'))),
-      ...COMPONENTS.flatMap((c) => [
-        df.quad(self, rdfs('seeAlso'), df.namedNode(base + c.path)),
-        df.quad(df.namedNode(base + c.path), dc('title'), df.literal(c.title)),
-      ]),
+      ...COMPONENTS.flatMap((c) => [df.quad(self, rdfs('seeAlso'), df.namedNode(base + c.path)), df.quad(df.namedNode(base + c.path), dc('title'), df.literal(c.title))]),
       df.quad(self, ot('ontology'), df.namedNode(uris.endpoint('ontology'))),
     ];
-    const intro = `<p>An OpenTox web service on an embedded triplestore. Components:</p><ul>${COMPONENTS.map(
-      (c) => `<li><a href="${escapeHtml(base + c.path)}">${escapeHtml(c.path)}</a> — ${escapeHtml(c.title)}${c.working ? '' : ' <em>(not yet available)</em>'}</li>`,
-    ).join('')}</ul>`;
+    const intro = `<p>An OpenTox web service on an embedded triplestore. Components:</p><ul>${COMPONENTS.map((c) => `<li><a href="${escapeHtml(base + c.path)}">${escapeHtml(c.path)}</a> — ${escapeHtml(c.title)}${c.working ? '' : ' <em>(not yet available)</em>'}</li>`).join('')}</ul>`;
     await sendRdf(ctx, quads, 'ToxGraph', 200, intro);
   });
 }

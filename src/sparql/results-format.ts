@@ -50,7 +50,12 @@ export function writeBindings(mediaType: string, variables: string[], solutions:
   switch (mediaType) {
     case 'application/sparql-results+xml':
       return `<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">\n<head>${variables.map((v) => `<variable name="${xmlEscape(v)}"/>`).join('')}</head>\n<results>\n${solutions
-        .map((s) => `<result>${Object.entries(s).map(([k, t]) => `<binding name="${xmlEscape(k)}">${xmlTerm(t)}</binding>`).join('')}</result>`)
+        .map(
+          (s) =>
+            `<result>${Object.entries(s)
+              .map(([k, t]) => `<binding name="${xmlEscape(k)}">${xmlTerm(t)}</binding>`)
+              .join('')}</result>`,
+        )
         .join('\n')}\n</results>\n</sparql>\n`;
     case 'application/sparql-results+json':
       return JSON.stringify({
@@ -58,13 +63,11 @@ export function writeBindings(mediaType: string, variables: string[], solutions:
         results: { bindings: solutions.map((s) => Object.fromEntries(Object.entries(s).map(([k, t]) => [k, jsonTerm(t)]))) },
       });
     case 'text/csv':
-      return [variables.join(','), ...solutions.map((s) => variables.map((v) => csvField(s[v])).join(','))].join('\r\n') + '\r\n';
+      return `${[variables.join(','), ...solutions.map((s) => variables.map((v) => csvField(s[v])).join(','))].join('\r\n')}\r\n`;
     case 'text/tab-separated-values':
-      return [variables.map((v) => `?${v}`).join('\t'), ...solutions.map((s) => variables.map((v) => tsvTerm(s[v])).join('\t'))].join('\n') + '\n';
+      return `${[variables.map((v) => `?${v}`).join('\t'), ...solutions.map((s) => variables.map((v) => tsvTerm(s[v])).join('\t'))].join('\n')}\n`;
     case 'text/html':
-      return `<p>${solutions.length} result(s)</p><table><thead><tr>${variables.map((v) => `<th>?${escapeHtml(v)}</th>`).join('')}</tr></thead><tbody>${solutions
-        .map((s) => `<tr>${variables.map((v) => `<td>${s[v] ? htmlTerm(s[v]) : ''}</td>`).join('')}</tr>`)
-        .join('\n')}</tbody></table>`;
+      return `<p>${solutions.length} result(s)</p><table><thead><tr>${variables.map((v) => `<th>?${escapeHtml(v)}</th>`).join('')}</tr></thead><tbody>${solutions.map((s) => `<tr>${variables.map((v) => `<td>${s[v] ? htmlTerm(s[v]) : ''}</td>`).join('')}</tr>`).join('\n')}</tbody></table>`;
     default:
       throw new Error(`no results writer for ${mediaType}`);
   }

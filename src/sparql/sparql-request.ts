@@ -41,7 +41,7 @@ export async function readSparqlRequest(ctx: Context, bodyLimit: number): Promis
  */
 export function prepareQuery(request: SparqlRequest, options: { allowService: boolean; baseIri: string }): PreparedQuery {
   const text = request.query;
-  if (!text || !text.trim()) throw badRequest('missing the query parameter (a SPARQL query)');
+  if (!text?.trim()) throw badRequest('missing the query parameter (a SPARQL query)');
   let parsed: any;
   try {
     parsed = new sparqljs.Parser({ baseIRI: options.baseIri }).parse(text);

@@ -57,9 +57,21 @@ function closing(it: LevelIterator): LevelIterator {
     }
   };
   const wrapper: LevelIterator = {
-    nextv: (size, options) => settle(() => it.nextv(size, options), (items) => items.length === 0),
-    next: () => settle(() => it.next(), (item) => item === undefined),
-    all: (options) => settle(() => it.all(options), () => true),
+    nextv: (size, options) =>
+      settle(
+        () => it.nextv(size, options),
+        (items) => items.length === 0,
+      ),
+    next: () =>
+      settle(
+        () => it.next(),
+        (item) => item === undefined,
+      ),
+    all: (options) =>
+      settle(
+        () => it.all(options),
+        () => true,
+      ),
     seek: (target, options) => it.seek(target, options),
     close,
   };

@@ -11,7 +11,10 @@
  */
 export type TermName = 'subject' | 'predicate' | 'object' | 'graph';
 
-const S = 'subject', P = 'predicate', O = 'object', G = 'graph';
+const S = 'subject',
+  P = 'predicate',
+  O = 'object',
+  G = 'graph';
 
 export const INDEXES: TermName[][] = [
   [O, S, P, G], // {o}

@@ -162,7 +162,10 @@ export class QuadstoreTripleStore implements TripleStore {
     return this.exclusive(async () => {
       const entries = Object.entries(graphs);
       const slices = new TimeSlices();
-      const oldQuads = await this.readGraphs(entries.map(([iri]) => iri), slices);
+      const oldQuads = await this.readGraphs(
+        entries.map(([iri]) => iri),
+        slices,
+      );
       // write only the difference: quads in both stay untouched (a policy added to the policy
       // graph, a column added to a dataset's rows, cost what changed, not the whole graph);
       // computed in time slices, as large resources have hundreds of thousands of quads

@@ -32,10 +32,14 @@ export class ScopedSource {
   ) {
     // Aborting a query (time limit) closes every store iterator it opened, so the engine stops
     // reading and no LevelDB iterator is left open.
-    signal?.addEventListener('abort', () => {
-      for (const it of this.open) it.destroy(); // silently: the caller has already given up on the results
-      this.open.clear();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        for (const it of this.open) it.destroy(); // silently: the caller has already given up on the results
+        this.open.clear();
+      },
+      { once: true },
+    );
   }
 
   private readonly counts = new Map<string, Promise<number>>();
@@ -47,7 +51,13 @@ export class ScopedSource {
     // took longer than one read of the store). So the stream starts only once the count is
     // known: it can never end first.
     const count = this.countQuads(s, p, o, g);
-    const it = new TransformIterator<RDF.Quad>(count.then(() => this.scopedMatch(s, p, o, g), () => this.scopedMatch(s, p, o, g)), { autoStart: false });
+    const it = new TransformIterator<RDF.Quad>(
+      count.then(
+        () => this.scopedMatch(s, p, o, g),
+        () => this.scopedMatch(s, p, o, g),
+      ),
+      { autoStart: false },
+    );
     if (this.signal) {
       this.open.add(it);
       it.on('end', () => this.open.delete(it));
@@ -79,6 +89,4 @@ export class ScopedSource {
     }
     return count;
   }
-
-
 }

@@ -4,10 +4,7 @@ import type { SparqlText } from './sparql-template.js';
 /** One solution of a SELECT: variable name (without '?') to bound term. */
 export type Solution = Record<string, RDF.Term>;
 
-export type QueryResult =
-  | { type: 'bindings'; variables: string[]; solutions: AsyncIterable<Solution> }
-  | { type: 'quads'; quads: AsyncIterable<RDF.Quad> }
-  | { type: 'boolean'; value: boolean };
+export type QueryResult = { type: 'bindings'; variables: string[]; solutions: AsyncIterable<Solution> } | { type: 'quads'; quads: AsyncIterable<RDF.Quad> } | { type: 'boolean'; value: boolean };
 
 /** Which named graphs a query may see (access control, the published scope of /ontology). */
 export interface GraphScope {

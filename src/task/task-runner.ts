@@ -114,10 +114,7 @@ export class TaskRunner {
 
   /** End tasks that a previous process left Queued or Running, and remove what they had created. */
   async recoverInterrupted(): Promise<number> {
-    const rows = await select(
-      this.store,
-      sparql`SELECT ?task ?status WHERE { GRAPH ?task { ?task a ${ot('Task')} ; ${ot('hasStatus')} ?status } FILTER(?status IN ("Running", "Queued")) }`,
-    );
+    const rows = await select(this.store, sparql`SELECT ?task ?status WHERE { GRAPH ?task { ?task a ${ot('Task')} ; ${ot('hasStatus')} ?status } FILTER(?status IN ("Running", "Queued")) }`);
     for (const row of rows) {
       const uri = row.task.value;
       const minted = (await this.store.readGraph(this.uris.subgraph(uri, 'minted'))).map((q) => q.object.value);
@@ -207,7 +204,10 @@ export class TaskRunner {
         this.pump();
       });
       this.executions.add(execution);
-      this.finishing.set(state.uri, execution.catch(() => undefined));
+      this.finishing.set(
+        state.uri,
+        execution.catch(() => undefined),
+      );
     }
   }
 

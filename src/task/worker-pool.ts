@@ -43,7 +43,6 @@ export class WorkerPool {
     private readonly idleMs = 5_000,
   ) {}
 
-
   run<T>(moduleUrl: string, exportName: string, args: unknown[], signal?: AbortSignal): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool closed'));
     return new Promise<T>((resolve, reject) => {
@@ -125,6 +124,11 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const q of this.queue.splice(0)) q.pending.reject(new Error('worker pool closed'));
-    await Promise.all(this.slots.splice(0).map((s) => (clearTimeout(s.idleTimer), s.worker.terminate())));
+    await Promise.all(
+      this.slots.splice(0).map((s) => {
+        clearTimeout(s.idleTimer);
+        return s.worker.terminate();
+      }),
+    );
   }
 }

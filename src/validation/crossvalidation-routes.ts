@@ -40,10 +40,14 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     await runner.checkTraining(setup, dataset.uri);
     let note: string | undefined;
     if (!leaveOneOut && stratified === 'true' && setup.def.learner.task === 'regression') {
-      if (given) throw badRequest(`stratified=true stratifies by class, but prediction_feature ${setup.predictionFeature} is a regression target; leave stratified out, or use false, or super (stratified on the sorted target values)`);
+      if (given)
+        throw badRequest(
+          `stratified=true stratifies by class, but prediction_feature ${setup.predictionFeature} is a regression target; leave stratified out, or use false, or super (stratified on the sorted target values)`,
+        );
       // the spec's default (stratified=true) on a regression target: stratify on the sorted target
       stratified = 'super';
-      note = 'stratified was left at its default (true) on a regression target: the folds are stratified on the sorted target values (rows sorted by the target and dealt to the folds in blocks of k), as stratified=super does';
+      note =
+        'stratified was left at its default (true) on a regression target: the folds are stratified on the sorted target values (rows sorted by the target and dealt to the folds in blocks of k), as stratified=super does';
     }
     const size = await runner.datasets.count(dataset.uri);
     const numFolds = leaveOneOut ? size : Number(readParameters([V.numFolds], params).num_folds);
@@ -51,7 +55,10 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     const title = `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`;
     const task = await tasks.submit(title, async (job) => {
       const rows = await runner.datasets.allRows(dataset.uri);
-      return crossvalidations.run({ setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut, note }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
+      return crossvalidations.run(
+        { setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut, note },
+        { signal: job.signal, progress: (f) => job.progress(f * 100) },
+      );
     });
     await sendUri(ctx, task, 202);
   }
@@ -75,7 +82,10 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
       const { uri, quads } = await requireCrossvalidation(ctx);
       const tree = resourceTree(quads, uri, false);
       const renderers: Record<string, Renderer> = {
-        ...resourceRenderers(ctx, uri, quads, `Cross-validation ${uri}`, { tree, intro: `<p><a href="${uri}/statistics">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>` }),
+        ...resourceRenderers(ctx, uri, quads, `Cross-validation ${uri}`, {
+          tree,
+          intro: `<p><a href="${uri}/statistics">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>`,
+        }),
         'application/xml': () => toXml('crossvalidation', tree),
         'text/xml': () => toXml('crossvalidation', tree),
       };
@@ -88,7 +98,12 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
       const ordered = (await Promise.all(folds.map(async (f) => ({ f, quads: await services.store.readGraph(f) }))))
         .map(({ f, quads: q }) => ({ f, fold: Number(q.find((x) => x.predicate.equals(ot('crossvalidationFold')))?.object.value ?? 0), q }))
         .sort((a, b) => a.fold - b.fold);
-      await sendList(ctx, ordered.map((o) => o.f), () => ordered.flatMap((o) => o.q), `Validations of ${uri}`);
+      await sendList(
+        ctx,
+        ordered.map((o) => o.f),
+        () => ordered.flatMap((o) => o.q),
+        `Validations of ${uri}`,
+      );
     });
 
     router.get(`${base}/:id/statistics`, async (ctx) => {

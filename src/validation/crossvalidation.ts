@@ -32,9 +32,20 @@ export function assignFolds(request: CrossvalidationRequest, groups: number[]): 
   const { rows, numFolds, randomSeed, stratified, setup } = request;
   if (request.leaveOneOut) return leaveOneOutFolds(groups);
   if (stratified === 'false') return randomFolds(groups, numFolds, randomSeed);
-  if (setup.def.learner.task === 'classification') return stratifiedFolds(rows.map((r) => r.values.get(setup.predictionFeature)?.value.trim() ?? ''), groups, numFolds, randomSeed);
+  if (setup.def.learner.task === 'classification')
+    return stratifiedFolds(
+      rows.map((r) => r.values.get(setup.predictionFeature)?.value.trim() ?? ''),
+      groups,
+      numFolds,
+      randomSeed,
+    );
   const values = rows.map((r) => numberOf(r.values.get(setup.predictionFeature)));
-  return sortedStratifiedFolds(values.map((v) => (Number.isNaN(v) ? Infinity : v)), groups, numFolds, randomSeed);
+  return sortedStratifiedFolds(
+    values.map((v) => (Number.isNaN(v) ? Infinity : v)),
+    groups,
+    numFolds,
+    randomSeed,
+  );
 }
 
 /**
@@ -78,7 +89,12 @@ export class Crossvalidations {
       const result = await this.runner.trainAndTest(
         setup,
         { trainingDataset, testDataset, testTargetDataset: testDataset },
-        { validationType: 'crossvalidation', randomSeed: request.randomSeed, crossvalidation: { uri, fold: fold + 1 }, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
+        {
+          validationType: 'crossvalidation',
+          randomSeed: request.randomSeed,
+          crossvalidation: { uri, fold: fold + 1 },
+          sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) },
+        },
         { signal: job.signal },
       );
       results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes };
@@ -146,7 +162,10 @@ export class Crossvalidations {
   }
 
   list(filter: { algorithm?: string; dataset?: string }): Promise<string[]> {
-    return listTypedGraphs(this.services.store, ot('Crossvalidation'), [[ot('algorithm'), filter.algorithm], [ot('dataset'), filter.dataset]]);
+    return listTypedGraphs(this.services.store, ot('Crossvalidation'), [
+      [ot('algorithm'), filter.algorithm],
+      [ot('dataset'), filter.dataset],
+    ]);
   }
 
   /** The cross-validation, its pooled statistics and its fold validations. */

@@ -73,7 +73,10 @@ class FoldDealer {
   private readonly sizes: number[];
   private cursor = 0;
 
-  constructor(n: number, private readonly k: number) {
+  constructor(
+    n: number,
+    private readonly k: number,
+  ) {
     this.fold = new Array<number>(n);
     this.sizes = new Array<number>(k).fill(0);
   }

@@ -251,7 +251,10 @@ export function classificationStatistics(instances: readonly ClassInstance[], cl
   );
   // Classes without actual instances weigh 0; any other class without an AUC leaves the average undefined.
   const weighted = classList.map((_, i) => (actualCount[i] === 0 ? 0 : aucs[i] === undefined ? NaN : actualCount[i] * aucs[i]!));
-  const averageAreaUnderRoc = ratio(sum(k, (i) => weighted[i]), n);
+  const averageAreaUnderRoc = ratio(
+    sum(k, (i) => weighted[i]),
+    n,
+  );
 
   // Matthews correlation over the k×k matrix: (c·s − Σ p_k t_k) / √((s² − Σ p_k²)(s² − Σ t_k²)).
   const covAP = numCorrect * n - classList.reduce((s, _, i) => s + actualCount[i] * predictedCount[i], 0);
@@ -333,14 +336,20 @@ export function regressionStatistics(instances: readonly NumericInstance[]): Reg
     ...base,
     sumSquaredError: sse,
     rootMeanSquaredError: root(ratio(sse, n)),
-    meanAbsoluteError: ratio(sum(n, (i) => Math.abs(e[i])), n),
+    meanAbsoluteError: ratio(
+      sum(n, (i) => Math.abs(e[i])),
+      n,
+    ),
     rSquare: oneMinus(ratio(sse, syy)),
     sampleCorrelationCoefficient: ratio(syp, Math.sqrt(syy) * Math.sqrt(spp)),
     concordanceCorrelationCoefficient: ratio(2 * syp, syy + spp + n * (yMean - pMean) ** 2),
     targetVarianceActual: n < 2 ? undefined : syy / (n - 1),
     targetVariancePredicted: n < 2 ? undefined : spp / (n - 1),
     weightedRootMeanSquaredError: root(ratio(wsse, W)),
-    weightedMeanAbsoluteError: ratio(sum(n, (i) => w[i] * Math.abs(e[i])), W),
+    weightedMeanAbsoluteError: ratio(
+      sum(n, (i) => w[i] * Math.abs(e[i])),
+      W,
+    ),
     weightedRSquare: oneMinus(ratio(wsse, wyyAroundMean)),
     weightedSampleCorrelationCoefficient: ratio(wyp, Math.sqrt(wyy) * Math.sqrt(wpp)),
     weightedConcordanceCorrelationCoefficient: ratio(2 * wyp, wyy + wpp + W * (yMeanW - pMeanW) ** 2),

@@ -76,7 +76,12 @@ export function validationRoutes(router: Router, services: Services, runner: Val
       requireFeatureIn(target, setup.predictionFeature, 'prediction_feature');
       await runner.checkTraining(setup, training.uri);
       const task = await tasks.submit(`Training/test validation of ${setup.algorithmUri}`, async (job) => {
-        const { uri } = await runner.trainAndTest(setup, { trainingDataset: training.uri, testDataset: test.uri, testTargetDataset: target.uri }, { validationType: 'training_test_validation' }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
+        const { uri } = await runner.trainAndTest(
+          setup,
+          { trainingDataset: training.uri, testDataset: test.uri, testTargetDataset: target.uri },
+          { validationType: 'training_test_validation' },
+          { signal: job.signal, progress: (f) => job.progress(f * 100) },
+        );
         return uri;
       });
       await sendUri(ctx, task, 202);
@@ -97,11 +102,19 @@ export function validationRoutes(router: Router, services: Services, runner: Val
       const rows = await runner.datasets.allRows(dataset.uri);
       const groups = structureGroups(rows.map((r) => r.compound));
       const { training, test } = kind === 'training_test_split' ? trainingTestSplit(groups, fraction, seed) : bootstrapSample(groups, fraction, seed);
-      if (training.length < 2 || test.length < 1) throw badRequest(`${kind === 'training_test_split' ? 'split_ratio' : 'bootstrap_percentage'} ${fraction} leaves ${training.length} training and ${test.length} test rows of ${rows.length}; at least 2 and 1 are needed`);
+      if (training.length < 2 || test.length < 1)
+        throw badRequest(
+          `${kind === 'training_test_split' ? 'split_ratio' : 'bootstrap_percentage'} ${fraction} leaves ${training.length} training and ${test.length} test rows of ${rows.length}; at least 2 and 1 are needed`,
+        );
       const name = dataset.title ?? dataset.uri;
       const trainingDataset = await runner.subset(dataset, rows, training, `${name}: training set (${kind}, seed ${seed})`);
       const testDataset = await runner.subset(dataset, rows, test, `${name}: test set (${kind}, seed ${seed})`);
-      const { uri } = await runner.trainAndTest(setup, { trainingDataset, testDataset, testTargetDataset: testDataset }, { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } }, { signal: job.signal, progress: (f) => job.progress(5 + f * 95) });
+      const { uri } = await runner.trainAndTest(
+        setup,
+        { trainingDataset, testDataset, testTargetDataset: testDataset },
+        { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
+        { signal: job.signal, progress: (f) => job.progress(5 + f * 95) },
+      );
       return uri;
     });
     await sendUri(ctx, task, 202);

@@ -111,7 +111,13 @@ export class ValidationRunner {
 
   /** Check a training set before queueing work (dataset, prediction feature, learner fit). */
   async checkTraining(setup: LearningSetup, datasetUri: string): Promise<void> {
-    await planTraining(this.services, this.datasets, { algorithmUri: setup.algorithmUri, learner: setup.def.learner, parameters: setup.parameters, datasetUri, predictionFeature: setup.predictionFeature });
+    await planTraining(this.services, this.datasets, {
+      algorithmUri: setup.algorithmUri,
+      learner: setup.def.learner,
+      parameters: setup.parameters,
+      datasetUri,
+      predictionFeature: setup.predictionFeature,
+    });
   }
 
   async train(setup: LearningSetup, trainingDataset: string, job: Job = {}): Promise<string> {
@@ -119,9 +125,21 @@ export class ValidationRunner {
     if (setup.yScrambleSeed !== undefined) {
       const meta = await this.requireDataset(trainingDataset, 'training_dataset_uri');
       const rows = await this.datasets.allRows(meta.uri);
-      dataset = await this.subset(meta, rows, rows.map((_, i) => i), `${meta.title ?? meta.uri} (y-scrambled, seed ${setup.yScrambleSeed})`, { feature: setup.predictionFeature, seed: setup.yScrambleSeed });
+      dataset = await this.subset(
+        meta,
+        rows,
+        rows.map((_, i) => i),
+        `${meta.title ?? meta.uri} (y-scrambled, seed ${setup.yScrambleSeed})`,
+        { feature: setup.predictionFeature, seed: setup.yScrambleSeed },
+      );
     }
-    const plan = await planTraining(this.services, this.datasets, { algorithmUri: setup.algorithmUri, learner: setup.def.learner, parameters: setup.parameters, datasetUri: dataset, predictionFeature: setup.predictionFeature });
+    const plan = await planTraining(this.services, this.datasets, {
+      algorithmUri: setup.algorithmUri,
+      learner: setup.def.learner,
+      parameters: setup.parameters,
+      datasetUri: dataset,
+      predictionFeature: setup.predictionFeature,
+    });
     return trainModel(this.services, this.datasets, this.models, plan, job);
   }
 
@@ -134,10 +152,22 @@ export class ValidationRunner {
   }
 
   /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */
-  async testModel(model: StoredModel, test: { testDataset: string; testTargetDataset: string; predictionFeature: string }, job: Job = {}): Promise<{ record: Omit<ValidationRecord, 'validationType' | 'realRuntimeMs' | 'date'>; pairs: PairedValue[] }> {
+  async testModel(
+    model: StoredModel,
+    test: { testDataset: string; testTargetDataset: string; predictionFeature: string },
+    job: Job = {},
+  ): Promise<{ record: Omit<ValidationRecord, 'validationType' | 'realRuntimeMs' | 'date'>; pairs: PairedValue[] }> {
     const testMeta = await this.requireDataset(test.testDataset, 'test_dataset_uri');
     const predictionDataset = await this.predict(model, testMeta, job);
-    const pairs = await pairValues(this.datasets, { targetDataset: test.testTargetDataset, predictionFeature: test.predictionFeature, predictionDataset, predictedFeature: model.predicted, confidenceFeature: model.confidence, kind: model.task, classes: model.classes });
+    const pairs = await pairValues(this.datasets, {
+      targetDataset: test.testTargetDataset,
+      predictionFeature: test.predictionFeature,
+      predictionDataset,
+      predictedFeature: model.predicted,
+      confidenceFeature: model.confidence,
+      kind: model.task,
+      classes: model.classes,
+    });
     return {
       pairs,
       record: {
@@ -154,7 +184,12 @@ export class ValidationRunner {
   }
 
   /** Train on one dataset, test on another, and store the validation. */
-  async trainAndTest(setup: LearningSetup, sets: { trainingDataset: string; testDataset: string; testTargetDataset: string }, extra: { validationType: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] }, job: Job = {}): Promise<{ uri: string; pairs: PairedValue[]; model: StoredModel }> {
+  async trainAndTest(
+    setup: LearningSetup,
+    sets: { trainingDataset: string; testDataset: string; testTargetDataset: string },
+    extra: { validationType: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] },
+    job: Job = {},
+  ): Promise<{ uri: string; pairs: PairedValue[]; model: StoredModel }> {
     const started = performance.now();
     const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) });
     const model = (await this.models.load(modelUri))!;

@@ -23,26 +23,25 @@ export const VALIDATION_SCHEMA = `<?xml version="1.0" encoding="UTF-8"?>
 <xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="${VALIDATION_XML_NS}" xmlns="${VALIDATION_XML_NS}" elementFormDefault="qualified">
   <xs:element name="validation" type="Validation"/>
   <xs:element name="crossvalidation" type="Crossvalidation"/>
-${choice('Validation', [
-  el('validationType', 'xs:string'),
-  el('date', 'xs:dateTime'),
-  ...['model', 'algorithm', 'trainingDataset', 'testDataset', 'testTargetDataset', 'predictionDataset', 'predictionFeature'].map((n) => el(n, 'xs:anyURI')),
-  el('algorithmParams', 'xs:string'),
-  el('randomSeed', 'xs:integer'),
-  el('realRuntime', 'xs:integer'),
-  ...COUNTS,
-  ...integers(['numTrainingRows', 'numTrainingStructures', 'numTestRows', 'numTestStructures']),
-  el('crossvalidationInfo', 'CrossvalidationInfo'),
-  el('classificationStatistics', 'ClassificationStatistics'),
-  el('regressionStatistics', 'RegressionStatistics'),
-], true)}
+${choice(
+  'Validation',
+  [
+    el('validationType', 'xs:string'),
+    el('date', 'xs:dateTime'),
+    ...['model', 'algorithm', 'trainingDataset', 'testDataset', 'testTargetDataset', 'predictionDataset', 'predictionFeature'].map((n) => el(n, 'xs:anyURI')),
+    el('algorithmParams', 'xs:string'),
+    el('randomSeed', 'xs:integer'),
+    el('realRuntime', 'xs:integer'),
+    ...COUNTS,
+    ...integers(['numTrainingRows', 'numTrainingStructures', 'numTestRows', 'numTestStructures']),
+    el('crossvalidationInfo', 'CrossvalidationInfo'),
+    el('classificationStatistics', 'ClassificationStatistics'),
+    el('regressionStatistics', 'RegressionStatistics'),
+  ],
+  true,
+)}
 ${choice('CrossvalidationInfo', [el('crossvalidation', 'xs:anyURI'), el('crossvalidationFold', 'xs:integer')])}
-${choice('ClassificationStatistics', [
-  ...integers(['numCorrect', 'numIncorrect']),
-  ...doubles(['percentCorrect', 'percentIncorrect', 'accuracy', 'weightedAccuracy', 'averageAreaUnderRoc', 'matthewsCorrelationCoefficient']),
-  el('confusionMatrix', 'ConfusionMatrix'),
-  el('classValueStatistics', 'ClassValueStatistics'),
-])}
+${choice('ClassificationStatistics', [...integers(['numCorrect', 'numIncorrect']), ...doubles(['percentCorrect', 'percentIncorrect', 'accuracy', 'weightedAccuracy', 'averageAreaUnderRoc', 'matthewsCorrelationCoefficient']), el('confusionMatrix', 'ConfusionMatrix'), el('classValueStatistics', 'ClassValueStatistics')])}
 ${choice('ConfusionMatrix', [el('confusionMatrixCell', 'ConfusionMatrixCell')])}
 ${choice('ConfusionMatrixCell', [el('confusionMatrixActual', 'xs:string'), el('confusionMatrixPredicted', 'xs:string'), el('confusionMatrixValue', 'xs:integer')])}
 ${choice('ClassValueStatistics', [
@@ -50,22 +49,40 @@ ${choice('ClassValueStatistics', [
   ...integers(['numTruePositives', 'numTrueNegatives', 'numFalsePositives', 'numFalseNegatives']),
   ...doubles(['truePositiveRate', 'trueNegativeRate', 'falsePositiveRate', 'falseNegativeRate', 'positivePredictiveValue', 'negativePredictiveValue', 'fMeasure', 'areaUnderRoc']),
 ])}
-${choice('RegressionStatistics', doubles([
-  'rootMeanSquaredError', 'meanAbsoluteError', 'rSquare', 'q2', 'sampleCorrelationCoefficient', 'concordanceCorrelationCoefficient', 'sumSquaredError',
-  'targetVarianceActual', 'targetVariancePredicted', 'weightedRootMeanSquaredError', 'weightedMeanAbsoluteError', 'weightedRSquare',
-  'weightedSampleCorrelationCoefficient', 'weightedConcordanceCorrelationCoefficient',
-]))}
-${choice('Crossvalidation', [
-  el('date', 'xs:dateTime'),
-  ...['algorithm', 'dataset', 'predictionFeature', 'validation'].map((n) => el(n, 'xs:anyURI')),
-  el('algorithmParams', 'xs:string'),
-  el('numFolds', 'xs:integer'),
-  el('stratified', 'xs:string'),
-  el('randomSeed', 'xs:integer'),
-  el('yScramble', 'xs:boolean'),
-  el('yScrambleSeed', 'xs:integer'),
-  el('leaveOneOut', 'xs:boolean'),
-  el('description', 'xs:string'),
-], true)}
+${choice(
+  'RegressionStatistics',
+  doubles([
+    'rootMeanSquaredError',
+    'meanAbsoluteError',
+    'rSquare',
+    'q2',
+    'sampleCorrelationCoefficient',
+    'concordanceCorrelationCoefficient',
+    'sumSquaredError',
+    'targetVarianceActual',
+    'targetVariancePredicted',
+    'weightedRootMeanSquaredError',
+    'weightedMeanAbsoluteError',
+    'weightedRSquare',
+    'weightedSampleCorrelationCoefficient',
+    'weightedConcordanceCorrelationCoefficient',
+  ]),
+)}
+${choice(
+  'Crossvalidation',
+  [
+    el('date', 'xs:dateTime'),
+    ...['algorithm', 'dataset', 'predictionFeature', 'validation'].map((n) => el(n, 'xs:anyURI')),
+    el('algorithmParams', 'xs:string'),
+    el('numFolds', 'xs:integer'),
+    el('stratified', 'xs:string'),
+    el('randomSeed', 'xs:integer'),
+    el('yScramble', 'xs:boolean'),
+    el('yScrambleSeed', 'xs:integer'),
+    el('leaveOneOut', 'xs:boolean'),
+    el('description', 'xs:string'),
+  ],
+  true,
+)}
 </xs:schema>
 `;

@@ -26,7 +26,11 @@ export class ValidationStore {
   }
 
   async list(filter: ValidationFilter = {}): Promise<string[]> {
-    const uris = await listTypedGraphs(this.services.store, ot('Validation'), Object.entries(filter).map(([p, v]) => [ot(p), v]));
+    const uris = await listTypedGraphs(
+      this.services.store,
+      ot('Validation'),
+      Object.entries(filter).map(([p, v]) => [ot(p), v]),
+    );
     // the pooled statistics of cross-validations are served under /crossvalidation, not listed here
     return uris.filter((v) => v.startsWith(`${this.collection}/`));
   }
@@ -35,4 +39,3 @@ export class ValidationStore {
     await this.services.store.deleteGraphs(uris);
   }
 }
-

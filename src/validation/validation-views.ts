@@ -31,29 +31,31 @@ const fmt = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? Stri
 /** Tables for people: the statistics and the confusion matrix. */
 function statisticsHtml(tree: Tree): string {
   const parts: string[] = [];
-  const table = (title: string, rows: [string, unknown][]) => `<h2>${escapeHtml(title)}</h2><table><tbody>${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${fmt(v)}</td></tr>`).join('')}</tbody></table>`;
+  const table = (title: string, rows: [string, unknown][]) =>
+    `<h2>${escapeHtml(title)}</h2><table><tbody>${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${fmt(v)}</td></tr>`).join('')}</tbody></table>`;
   const counts = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'].filter((k) => tree[k] !== undefined).map((k) => [k, tree[k]] as [string, unknown]);
   if (counts.length) parts.push(table('Instances', counts));
   const regression = tree.regressionStatistics as Tree | undefined;
   if (regression) parts.push(table('Regression statistics', Object.entries(regression)));
   const classification = tree.classificationStatistics as Tree | undefined;
   if (classification) {
-    parts.push(table('Classification statistics', Object.entries(classification).filter(([, v]) => typeof v !== 'object')));
+    parts.push(
+      table(
+        'Classification statistics',
+        Object.entries(classification).filter(([, v]) => typeof v !== 'object'),
+      ),
+    );
     const cells = ((classification.confusionMatrix as Tree | undefined)?.confusionMatrixCell as Tree[] | undefined) ?? [];
     const classes = [...new Set(cells.flatMap((c) => [String(c.confusionMatrixActual), String(c.confusionMatrixPredicted)]))].sort();
     const cell = (a: string, p: string) => cells.find((c) => String(c.confusionMatrixActual) === a && String(c.confusionMatrixPredicted) === p)?.confusionMatrixValue ?? 0;
     parts.push(
-      `<h2>Confusion matrix</h2><table><thead><tr><th>actual \\ predicted</th>${classes.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${classes
-        .map((a) => `<tr><th>${escapeHtml(a)}</th>${classes.map((p) => `<td>${fmt(cell(a, p))}</td>`).join('')}</tr>`)
-        .join('')}</tbody></table>`,
+      `<h2>Confusion matrix</h2><table><thead><tr><th>actual \\ predicted</th>${classes.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${classes.map((a) => `<tr><th>${escapeHtml(a)}</th>${classes.map((p) => `<td>${fmt(cell(a, p))}</td>`).join('')}</tr>`).join('')}</tbody></table>`,
     );
     const perClass = (classification.classValueStatistics as Tree[] | undefined) ?? [];
     if (perClass.length) {
       const keys = [...new Set(perClass.flatMap((c) => Object.keys(c)))].filter((k) => k !== 'classValue');
       parts.push(
-        `<h2>Per class</h2><table><thead><tr><th>statistic</th>${perClass.map((c) => `<th>${escapeHtml(String(c.classValue))}</th>`).join('')}</tr></thead><tbody>${keys
-          .map((k) => `<tr><th>${escapeHtml(k)}</th>${perClass.map((c) => `<td>${fmt(c[k])}</td>`).join('')}</tr>`)
-          .join('')}</tbody></table>`,
+        `<h2>Per class</h2><table><thead><tr><th>statistic</th>${perClass.map((c) => `<th>${escapeHtml(String(c.classValue))}</th>`).join('')}</tr></thead><tbody>${keys.map((k) => `<tr><th>${escapeHtml(k)}</th>${perClass.map((c) => `<td>${fmt(c[k])}</td>`).join('')}</tr>`).join('')}</tbody></table>`,
       );
     }
   }

@@ -78,7 +78,7 @@ export async function fuzzServer(s: TestServer, context: FuzzContext, options: {
 async function sendAndCheck(s: TestServer, target: FuzzTarget, request: FuzzRequest, writes: ReturnType<typeof watchWrites>): Promise<number> {
   const mark = writes.mark();
   const what = `${target.name}: ${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.body?.slice(0, 400) ?? '')}`;
-  let reply;
+  let reply: Awaited<ReturnType<typeof http>>;
   try {
     reply = await http(`${s.url}${request.path}`, {
       method: request.method,
@@ -99,7 +99,12 @@ async function sendAndCheck(s: TestServer, target: FuzzTarget, request: FuzzRequ
     assert.deepEqual(writes.since(mark), [], `a refused input (HTTP ${status}) wrote ${writes.since(mark).join(', ')}: ${what}`);
   }
   if (status === 202) {
-    const task = reply.headers.get('location') ?? reply.text.trim().split(/\s+/).find((l) => l.startsWith(`${s.base}/task/`));
+    const task =
+      reply.headers.get('location') ??
+      reply.text
+        .trim()
+        .split(/\s+/)
+        .find((l) => l.startsWith(`${s.base}/task/`));
     if (task) await s.services.tasks.settled(task);
   }
   return status;

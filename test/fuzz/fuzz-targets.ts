@@ -31,8 +31,64 @@ export interface FuzzContext {
   feature: string;
 }
 
-const SMILES = ['CCO', 'c1ccccc1O', 'CC(=O)Oc1ccccc1C(=O)O', 'C[C@H](N)C(=O)O', '[Na+].[Cl-]', 'C1CC2CCC1C2', 'F/C=C/F', '[2H]C([2H])([2H])O', 'O=[N+]([O-])c1ccccc1', 'c1ccc2c(c1)[nH]c1ccccc12 carbazole'];
-const SMILES_TOKENS = ['C', 'c', 'N', 'n', 'O', 'o', 'S', 's', 'P', 'F', 'Cl', 'Br', 'I', 'B', '[', ']', '(', ')', '=', '#', '$', ':', '/', '\\', '@', '@@', '+', '-', '1', '2', '3', '9', '%12', 'H', '.', '*', ' ', 'Na', 'Fe', '[nH]', '[O-]', '[N+]', '0', '\n'];
+const SMILES = [
+  'CCO',
+  'c1ccccc1O',
+  'CC(=O)Oc1ccccc1C(=O)O',
+  'C[C@H](N)C(=O)O',
+  '[Na+].[Cl-]',
+  'C1CC2CCC1C2',
+  'F/C=C/F',
+  '[2H]C([2H])([2H])O',
+  'O=[N+]([O-])c1ccccc1',
+  'c1ccc2c(c1)[nH]c1ccccc12 carbazole',
+];
+const SMILES_TOKENS = [
+  'C',
+  'c',
+  'N',
+  'n',
+  'O',
+  'o',
+  'S',
+  's',
+  'P',
+  'F',
+  'Cl',
+  'Br',
+  'I',
+  'B',
+  '[',
+  ']',
+  '(',
+  ')',
+  '=',
+  '#',
+  '$',
+  ':',
+  '/',
+  '\\',
+  '@',
+  '@@',
+  '+',
+  '-',
+  '1',
+  '2',
+  '3',
+  '9',
+  '%12',
+  'H',
+  '.',
+  '*',
+  ' ',
+  'Na',
+  'Fe',
+  '[nH]',
+  '[O-]',
+  '[N+]',
+  '0',
+  '\n',
+];
 const INCHI = ['InChI=1S/C6H6/c1-2-4-6-5-3-1/h1-6H', 'InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3', 'InChI=1S/C2H4O2/c1-2(3)4/h1H3,(H,3,4)', 'InChI=1S/C3H7NO2/c1-2(4)3(5)6/h2H,4H2,1H3,(H,5,6)/t2-/m0/s1'];
 const ETHANOL = ETHANOL_3D;
 const CHARGED = `ion
@@ -51,16 +107,20 @@ const CSV = [
   'InChI;value\nInChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3;3\n',
   'Compound\tx\ty\nCCN\t1\t2\nCCCN\t3\t\n',
 ];
-const ARFF = [
-  "@relation test\n@attribute SMILES string\n@attribute LC50 numeric\n@attribute Class {toxic,nontoxic}\n@data\n'CCO',1.5,toxic\n'c1ccccc1',2.25,nontoxic\n% comment\n'CCN',?,toxic\n",
-];
+const ARFF = ["@relation test\n@attribute SMILES string\n@attribute LC50 numeric\n@attribute Class {toxic,nontoxic}\n@data\n'CCO',1.5,toxic\n'c1ccccc1',2.25,nontoxic\n% comment\n'CCN',?,toxic\n"];
 const OT = 'http://www.opentox.org/api/1.1#';
 const RDF_SEEDS: Record<string, string[]> = {
   'text/turtle': [`@prefix ot: <${OT}> . @prefix dc: <http://purl.org/dc/elements/1.1/> .\n[] a ot:NumericFeature ; dc:title "LC50 \\"fish\\""@en ; ot:units "mg/L" .\n`],
   'text/n3': [`@prefix ot: <${OT}> .\n<#f> a ot:NominalFeature ; <http://purl.org/dc/elements/1.1/title> """multi\nline""" ; ot:acceptValue "a", "b" .\n`],
-  'application/n-triples': [`<http://example.org/f> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <${OT}NumericFeature> .\n<http://example.org/f> <http://purl.org/dc/elements/1.1/title> "t\\u00e9"^^<http://www.w3.org/2001/XMLSchema#string> .\n`],
-  'application/rdf+xml': [`<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ot="${OT}" xmlns:dc="http://purl.org/dc/elements/1.1/">\n<ot:NumericFeature rdf:about="http://example.org/f"><dc:title xml:lang="en">LC50 &amp; more</dc:title><ot:units>mg/L</ot:units></ot:NumericFeature>\n</rdf:RDF>\n`],
-  'application/ld+json': [`{"@context": {"ot": "${OT}", "title": "http://purl.org/dc/elements/1.1/title"}, "@id": "http://example.org/f", "@type": "ot:NumericFeature", "title": {"@value": "LC50", "@language": "en"}, "ot:units": "mg/L"}`],
+  'application/n-triples': [
+    `<http://example.org/f> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <${OT}NumericFeature> .\n<http://example.org/f> <http://purl.org/dc/elements/1.1/title> "t\\u00e9"^^<http://www.w3.org/2001/XMLSchema#string> .\n`,
+  ],
+  'application/rdf+xml': [
+    `<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ot="${OT}" xmlns:dc="http://purl.org/dc/elements/1.1/">\n<ot:NumericFeature rdf:about="http://example.org/f"><dc:title xml:lang="en">LC50 &amp; more</dc:title><ot:units>mg/L</ot:units></ot:NumericFeature>\n</rdf:RDF>\n`,
+  ],
+  'application/ld+json': [
+    `{"@context": {"ot": "${OT}", "title": "http://purl.org/dc/elements/1.1/title"}, "@id": "http://example.org/f", "@type": "ot:NumericFeature", "title": {"@value": "LC50", "@language": "en"}, "ot:units": "mg/L"}`,
+  ],
 };
 const COMPOUND_RDF = `@prefix ot: <${OT}> .\n[] a ot:Compound ; ot:smiles "CCO" ; <http://www.w3.org/2000/01/rdf-schema#label> "ethanol" .\n`;
 const DATASET_METADATA = `@prefix dc: <http://purl.org/dc/elements/1.1/> .\n<> dc:title "fuzzed \\"title\\"" ; dc:license <http://creativecommons.org/licenses/by/4.0/> ; dc:source "x"@en .\n`;
@@ -72,15 +132,97 @@ const SPARQL = [
   'DESCRIBE <http://localhost/feature/1>',
   'SELECT * WHERE { VALUES ?x { 1 "a" <urn:b> } BIND(STR(?x) AS ?y) } ',
 ];
-const SPARQL_TOKENS = ['SELECT', ' ', '*', 'WHERE', '{', '}', '?s', '?p', '?o', 'GRAPH', '?g', 'FILTER', '(', ')', 'REGEX', 'OPTIONAL', 'UNION', 'LIMIT', '10', 'ORDER BY', '.', ';', ',', '<urn:x>', '"x"', 'PREFIX', 'ot:', 'CONSTRUCT', 'ASK', 'DESCRIBE', 'VALUES', 'BIND', 'AS', 'COUNT', 'GROUP BY', 'HAVING', 'MINUS', 'EXISTS', 'NOT', '+', '/', '|', '^', '!', 'a', '1e9', 'SERVICE', 'FROM', 'INSERT', 'DELETE', 'LOAD', '<http://127.0.0.1:1/>'];
+const SPARQL_TOKENS = [
+  'SELECT',
+  ' ',
+  '*',
+  'WHERE',
+  '{',
+  '}',
+  '?s',
+  '?p',
+  '?o',
+  'GRAPH',
+  '?g',
+  'FILTER',
+  '(',
+  ')',
+  'REGEX',
+  'OPTIONAL',
+  'UNION',
+  'LIMIT',
+  '10',
+  'ORDER BY',
+  '.',
+  ';',
+  ',',
+  '<urn:x>',
+  '"x"',
+  'PREFIX',
+  'ot:',
+  'CONSTRUCT',
+  'ASK',
+  'DESCRIBE',
+  'VALUES',
+  'BIND',
+  'AS',
+  'COUNT',
+  'GROUP BY',
+  'HAVING',
+  'MINUS',
+  'EXISTS',
+  'NOT',
+  '+',
+  '/',
+  '|',
+  '^',
+  '!',
+  'a',
+  '1e9',
+  'SERVICE',
+  'FROM',
+  'INSERT',
+  'DELETE',
+  'LOAD',
+  '<http://127.0.0.1:1/>',
+];
 
 /** Values a form parameter may get: real URIs, almost-real ones, numbers at the edges, hostile text. */
 function values(c: FuzzContext): fc.Arbitrary<string> {
   const uris = [c.dataset, c.target, c.classTarget, c.model, c.compound, c.feature, `${c.base}/algorithm/mlr`, `${c.base}/dataset/999999`, `${c.base}/model/0`, `${c.base}/feature/x`];
   return fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...uris) },
-    { weight: 2, arbitrary: fc.constantFrom(...uris).chain((u) => fc.constantFrom(`${u}?feature_uris[]=${encodeURIComponent(c.feature)}`, `${u}/`, `${u}>`, `${u}#x`, `${u}?page=-1`, u.replace('http', 'ftp'))) },
-    { weight: 3, arbitrary: fc.constantFrom('-5', '0', '1', '2', '3', '10', '1000000000', '0.5', '1.5', '-0.1', 'NaN', 'Infinity', 'true', 'false', 'super', 'yes', '', ' ', 'mlr', 'C=1.0;gamma=x', 'numTrees=3;maxDepth=2', 'a=b&c=d') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(...uris).chain((u) => fc.constantFrom(`${u}?feature_uris[]=${encodeURIComponent(c.feature)}`, `${u}/`, `${u}>`, `${u}#x`, `${u}?page=-1`, u.replace('http', 'ftp'))),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        '-5',
+        '0',
+        '1',
+        '2',
+        '3',
+        '10',
+        '1000000000',
+        '0.5',
+        '1.5',
+        '-0.1',
+        'NaN',
+        'Infinity',
+        'true',
+        'false',
+        'super',
+        'yes',
+        '',
+        ' ',
+        'mlr',
+        'C=1.0;gamma=x',
+        'numTrees=3;maxDepth=2',
+        'a=b&c=d',
+      ),
+    },
     { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_TOKENS) },
     { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
   );
@@ -100,12 +242,32 @@ function formOf(names: string[], valid: Record<string, string>, c: FuzzContext):
   });
 }
 
-const post = (path: string, contentType: string) => (body: string): FuzzRequest => ({ method: 'POST', path, contentType, body });
+const post =
+  (path: string, contentType: string) =>
+  (body: string): FuzzRequest => ({ method: 'POST', path, contentType, body });
 
 export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
   const local = (uri: string) => uri.slice(c.base.length);
   const form = 'application/x-www-form-urlencoded';
-  const validationParams = ['algorithm_uri', 'dataset_uri', 'prediction_feature', 'algorithm_params', 'random_seed', 'split_ratio', 'bootstrap_percentage', 'y_scramble', 'y_scramble_seed', 'num_folds', 'stratified', 'model_uri', 'test_dataset_uri', 'test_target_dataset_uri', 'training_dataset_uri', 'prediction_dataset_uri', 'predicted_feature'];
+  const validationParams = [
+    'algorithm_uri',
+    'dataset_uri',
+    'prediction_feature',
+    'algorithm_params',
+    'random_seed',
+    'split_ratio',
+    'bootstrap_percentage',
+    'y_scramble',
+    'y_scramble_seed',
+    'num_folds',
+    'stratified',
+    'model_uri',
+    'test_dataset_uri',
+    'test_target_dataset_uri',
+    'training_dataset_uri',
+    'prediction_dataset_uri',
+    'predicted_feature',
+  ];
   const learning = { algorithm_uri: `${c.base}/algorithm/mlr`, dataset_uri: c.dataset, prediction_feature: c.target };
   const forms: [string, string[], Record<string, string>][] = [
     ...catalogue().map((a): [string, string[], Record<string, string>] => [
@@ -115,7 +277,11 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     ]),
     [local(c.model), ['dataset_uri', 'compound_uri', 'result_dataset', 'dataset_service', 'feature_uris[]'], { dataset_uri: c.dataset }],
     ['/validation/test_set_validation', validationParams, { model_uri: c.model, test_dataset_uri: c.dataset, prediction_feature: c.target }],
-    ...['training_test_validation', 'training_test_valdiation'].map((v): [string, string[], Record<string, string>] => [`/validation/${v}`, validationParams, { ...learning, training_dataset_uri: c.dataset, test_dataset_uri: c.dataset, dataset_uri: '' }]),
+    ...['training_test_validation', 'training_test_valdiation'].map((v): [string, string[], Record<string, string>] => [
+      `/validation/${v}`,
+      validationParams,
+      { ...learning, training_dataset_uri: c.dataset, test_dataset_uri: c.dataset, dataset_uri: '' },
+    ]),
     ['/validation/training_test_split', validationParams, learning],
     ['/validation/bootstrapping', validationParams, learning],
     ['/validation/validate_datasets', validationParams, { test_dataset_uri: c.dataset, prediction_dataset_uri: c.dataset, prediction_feature: c.target, predicted_feature: c.feature }],
@@ -137,15 +303,26 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     { name: 'ARFF', input: mutated(ARFF).map(post('/dataset', 'text/arff')) },
     ...Object.entries(RDF_SEEDS).map(([type, seeds]): FuzzTarget => ({ name: `RDF ${type} (feature)`, input: mutated(seeds).map(post('/feature', type)) })),
     { name: 'RDF text/turtle (compound)', input: mutated([COMPOUND_RDF]).map(post('/compound', 'text/turtle')) },
-    { name: 'RDF text/turtle (dataset metadata)', input: mutated([DATASET_METADATA]).map((body): FuzzRequest => ({ method: 'PUT', path: `${local(c.dataset)}/metadata`, contentType: 'text/turtle', body })) },
+    {
+      name: 'RDF text/turtle (dataset metadata)',
+      input: mutated([DATASET_METADATA]).map((body): FuzzRequest => ({ method: 'PUT', path: `${local(c.dataset)}/metadata`, contentType: 'text/turtle', body })),
+    },
     {
       name: 'SPARQL query',
-      input: fc.tuple(fc.oneof(mutated(SPARQL), tokenSoup(SPARQL_TOKENS)), fc.boolean()).map(([q, viaGet]): FuzzRequest =>
-        viaGet ? { method: 'GET', path: `/ontology?query=${encodeURIComponent(q)}` } : { method: 'POST', path: '/sparql', contentType: 'application/sparql-query', body: q },
-      ),
+      input: fc
+        .tuple(fc.oneof(mutated(SPARQL), tokenSoup(SPARQL_TOKENS)), fc.boolean())
+        .map(
+          ([q, viaGet]): FuzzRequest =>
+            viaGet ? { method: 'GET', path: `/ontology?query=${encodeURIComponent(q)}` } : { method: 'POST', path: '/sparql', contentType: 'application/sparql-query', body: q },
+        ),
       alsoAllowed: [503],
     },
-    { name: 'compound search parameters', input: fc.tuple(fc.constantFrom('search', 'smarts', 'similarity', 'sameas', 'threshold'), fc.oneof(mutated(SMILES), values(c))).map(([k, v]): FuzzRequest => ({ method: 'GET', path: `/compound?${new URLSearchParams({ [k]: v })}` })) },
+    {
+      name: 'compound search parameters',
+      input: fc
+        .tuple(fc.constantFrom('search', 'smarts', 'similarity', 'sameas', 'threshold'), fc.oneof(mutated(SMILES), values(c)))
+        .map(([k, v]): FuzzRequest => ({ method: 'GET', path: `/compound?${new URLSearchParams({ [k]: v })}` })),
+    },
     {
       name: 'form parameters of every POST',
       input: fc.constantFrom(...forms).chain(([path, names, valid]) => formOf(names, valid, c).map((body): FuzzRequest => ({ method: 'POST', path, contentType: form, body }))),
