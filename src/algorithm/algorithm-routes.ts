@@ -9,15 +9,15 @@ import { sendList, sendNegotiated, sendUri, resourceRenderers } from '../http/re
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
-import type { ModelStore } from '../model/model-store.js';
-import { planTraining, trainModel } from '../model/training.js';
+import type { StartTraining } from '../model/training.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
 import type { DescriptorCalculation } from './descriptor-calculation.js';
 
 export interface AlgorithmComponents {
   datasets: DatasetStore;
-  models: ModelStore;
+  /** Applying a learner trains a model: the model component's work. */
+  train: StartTraining;
   descriptors: DescriptorCalculation;
 }
 
@@ -35,7 +35,7 @@ function algorithmUri(services: Services, def: AlgorithmDefinition): string {
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
 export function algorithmRoutes(router: Router, services: Services, components: AlgorithmComponents): void {
   const { config, tasks, store } = services;
-  const { datasets, models, descriptors } = components;
+  const { datasets, train, descriptors } = components;
   const collection = services.uris.collection('algorithm');
 
   function requireAlgorithm(ctx: Context): AlgorithmDefinition {
@@ -80,8 +80,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
 
     if (def.kind === 'learner') {
       const predictionFeature = params.required('prediction_feature');
-      const plan = await planTraining(services, datasets, { algorithmUri: algorithmUri(services, def), learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
-      const task = await tasks.submit(`Training ${def.title} on ${datasetUri}`, (job) => trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }));
+      const task = await train({ algorithmUri: algorithmUri(services, def), title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
       return sendUri(ctx, task, 202);
     }
 

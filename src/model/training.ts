@@ -56,6 +56,28 @@ export async function planTraining(
 }
 
 /** Read the training rows, fit the encodings, train (in the worker pool) and store the model. */
+/** What applying a learner to a dataset asks for (`POST /algorithm/{id}` of a learner). */
+export interface TrainingRequest {
+  algorithmUri: string;
+  title: string;
+  learner: Learner;
+  parameters: Record<string, ParamValue>;
+  /** The `dataset_uri` parameter as given (it may select features with its query). */
+  datasetUri: string;
+  predictionFeature: string;
+}
+
+/** Starts training a model: checked at once (400/404), then run as a task; answers the task URI. */
+export type StartTraining = (request: TrainingRequest) => Promise<string>;
+
+export function trainingStarter(services: Services, datasets: DatasetStore, models: ModelStore): StartTraining {
+  return async (request) => {
+    const plan = await planTraining(services, datasets, request);
+    const dataset = parseDatasetRef(request.datasetUri).uri;
+    return services.tasks.submit(`Training ${request.title} on ${dataset}`, (job) => trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }));
+  };
+}
+
 export async function trainModel(
   services: Services,
   datasets: DatasetStore,
