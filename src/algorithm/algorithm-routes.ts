@@ -5,7 +5,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, sendUri, resourceRenderers } from '../http/respond.js';
+import { sendList, sendNegotiated, resourceRenderers, sendTask } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
@@ -81,7 +81,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     if (def.kind === 'learner') {
       const predictionFeature = params.required('prediction_feature');
       const task = await train({ algorithmUri: algorithmUri(services, def), title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
-      return sendUri(ctx, task, 202);
+      return sendTask(ctx, task);
     }
 
     try {
@@ -121,6 +121,6 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       ];
       return deliver(services, datasets, await datasets.createFromRows(annotations, features, out), target);
     });
-    await sendUri(ctx, task, 202);
+    await sendTask(ctx, task);
   });
 }

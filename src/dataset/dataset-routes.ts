@@ -8,7 +8,7 @@ import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound, unsupportedType, tooLarge } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { readBody, requestMediaType } from '../http/body.js';
-import { sendList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.js';
+import { sendList, sendNegotiated, sendUri, rdfRenderers, sendDone, sendTask } from '../http/respond.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { Services } from '../core/services.js';
 import { DC_PARAMS, mergeAnnotations, type DatasetMeta, type DatasetStore, type RowFilter } from './dataset-store.js';
@@ -125,7 +125,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
   async function createOrQueue(ctx: Context, size: number, title: string, work: (progress: (f: number) => void) => Promise<string>) {
     if (size <= config.datasetTaskBytes) return sendUri(ctx, await work(() => undefined));
     const task = await tasks.submit(title, (job) => work((f) => job.progress(f * 100)));
-    await sendUri(ctx, task, 202);
+    await sendTask(ctx, task);
   }
 
   async function associatedFeatures(params: Params): Promise<Map<string, string>> {

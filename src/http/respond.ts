@@ -110,6 +110,11 @@ export async function sendUris(ctx: Context, uris: string[], status = 200): Prom
   if (uris.length === 1) ctx.set('Location', uris[0]);
 }
 
+/** A job accepted as a task: 202 with the task's URI (the client polls it). */
+export function sendTask(ctx: Context, taskUri: string): Promise<void> {
+  return sendUris(ctx, [taskUri], 202);
+}
+
 /** Answer one URI (see sendUris). */
 export function sendUri(ctx: Context, uri: string, status = 200): Promise<void> {
   return sendUris(ctx, [uri], status);

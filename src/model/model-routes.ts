@@ -5,7 +5,7 @@ import type * as RDF from '@rdfjs/types';
 import { dc, ot } from '../rdf/namespaces.js';
 import { badRequest, notFound, notAcceptable } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, sendUri, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
+import { sendList, sendNegotiated, sendUri, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
@@ -126,6 +126,6 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     // Predicting is quick; calculating missing descriptors first is not: then it is a task.
     if (!plan.calculations.length) return sendUri(ctx, await work({}));
     const task = await tasks.submit(`Predictions of ${model.uri} for ${datasetUri}`, (job) => work({ signal: job.signal, progress: (f) => job.progress(f * 100) }));
-    await sendUri(ctx, task, 202);
+    await sendTask(ctx, task);
   });
 }

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendUri, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
+import { sendList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { ValidationRunner } from './validation-runner.js';
 import type { Crossvalidations, Stratification } from './crossvalidation.js';
@@ -60,7 +60,7 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
         { signal: job.signal, progress: (f) => job.progress(f * 100) },
       );
     });
-    await sendUri(ctx, task, 202);
+    await sendTask(ctx, task);
   }
 
   // registered before /validation/{id}, which would take these paths otherwise

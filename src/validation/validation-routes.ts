@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendUri, sendDone } from '../http/respond.js';
+import { sendList, sendDone, sendTask } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta } from '../dataset/dataset-store.js';
 import { describeFeatures } from '../model/feature-matrix.js';
@@ -62,7 +62,7 @@ export function validationRoutes(router: Router, services: Services, runner: Val
       const { record } = await runner.testModel(model, { testDataset: test.uri, testTargetDataset: target.uri, predictionFeature }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
       return validations.create({ ...record, validationType: 'test_set_validation', realRuntimeMs: performance.now() - started, date: new Date() });
     });
-    await sendUri(ctx, task, 202);
+    await sendTask(ctx, task);
   });
 
   // the spec spells the path "valdiation"; both spellings work
@@ -84,7 +84,7 @@ export function validationRoutes(router: Router, services: Services, runner: Val
         );
         return uri;
       });
-      await sendUri(ctx, task, 202);
+      await sendTask(ctx, task);
     });
   }
 
@@ -117,7 +117,7 @@ export function validationRoutes(router: Router, services: Services, runner: Val
       );
       return uri;
     });
-    await sendUri(ctx, task, 202);
+    await sendTask(ctx, task);
   }
   router.post('/validation/training_test_split', (ctx) => splitValidation(ctx, 'training_test_split'));
   router.post('/validation/bootstrapping', (ctx) => splitValidation(ctx, 'bootstrapping'));
@@ -151,7 +151,7 @@ export function validationRoutes(router: Router, services: Services, runner: Val
         date: new Date(),
       });
     });
-    await sendUri(ctx, task, 202);
+    await sendTask(ctx, task);
   });
 
   router.get('/validation/:id', async (ctx) => {
