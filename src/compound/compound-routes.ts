@@ -1,7 +1,8 @@
+import { featureTitles } from '../feature/feature-titles.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { df, dc, ot, literal, xsd } from '../rdf/namespaces.js';
+import { df, ot, literal, xsd } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
@@ -31,16 +32,6 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     return { s, quads };
   }
 
-  async function featureTitles(featureUris: string[]): Promise<Map<string, string>> {
-    const titles = new Map<string, string>();
-    for (const f of featureUris) {
-      if (!uris.isLocal(f)) continue;
-      const t = (await store.readGraph(f)).find((q) => q.subject.value === f && q.predicate.equals(dc('title')))?.object.value;
-      if (t) titles.set(f, t);
-    }
-    return titles;
-  }
-
   /** GET of a compound or conformer in any representation; feature_uris[] adds those values. */
   async function getStructure(ctx: Context, uri: string) {
     const { s, quads } = await requireStructure(uri);
@@ -59,7 +50,10 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
         return {
           rdf: [...quads, ...values.quads(uri, shown)],
           values: requested.length ? shown : all,
-          titles: await featureTitles(all.map((v) => v.feature)),
+          titles: await featureTitles(
+            store,
+            all.map((v) => v.feature).filter((f) => uris.isLocal(f)),
+          ),
           related: [{ label: 'Conformers', uris: conformers }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
         };
       })());

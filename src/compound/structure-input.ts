@@ -1,3 +1,4 @@
+import { propertyValue } from '../rdf/graph-values.js';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { readText, requestMediaType } from '../http/body.js';
@@ -63,7 +64,7 @@ function fromRdf(quads: RDF.Quad[], chemistry: Chemistry): PostedStructure[] {
   const compounds = quads.filter((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('Compound'))).map((q) => q.subject);
   if (!compounds.length) throw badRequest('the RDF body describes no ot:Compound');
   return compounds.map((c, i) => {
-    const value = (p: RDF.NamedNode) => quads.find((q) => q.subject.equals(c) && q.predicate.equals(p))?.object.value;
+    const value = (p: RDF.NamedNode) => propertyValue(quads, c, p);
     const what = `compound ${i + 1} of the RDF body`;
     const molfile = value(ot('molfile'));
     const inchi = value(ot('inchi'));

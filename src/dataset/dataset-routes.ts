@@ -1,3 +1,4 @@
+import { featuresByTitle } from '../feature/feature-titles.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -137,10 +138,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const dsUri = ref.replace(/\/(features?)\/?$/, '');
     const meta = await datasets.readMeta(dsUri);
     if (!meta) throw notFound(`associated_features: dataset ${dsUri} not found`);
-    for (const f of meta.features) {
-      const t = (await store.readGraph(f)).find((q) => q.subject.value === f && q.predicate.equals(dc('title')))?.object.value;
-      if (t) map.set(t, f);
-    }
+    for (const [title, f] of await featuresByTitle(store, meta.features)) map.set(title, f);
     return map;
   }
 

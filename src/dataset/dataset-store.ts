@@ -1,3 +1,5 @@
+import { propertyValue } from '../rdf/graph-values.js';
+import { featuresByTitle } from '../feature/feature-titles.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
@@ -96,7 +98,7 @@ export class DatasetStore {
     return {
       uri,
       quads,
-      title: quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value,
+      title: propertyValue(quads, uri, dc('title')),
       features,
       warnings: quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('warning'))).map((q) => q.object.value),
     };
@@ -347,11 +349,7 @@ export class DatasetStore {
   async merge(uri: string, meta: DatasetMeta, table: InputTable, annotations: [RDF.NamedNode, RDF.Term][]): Promise<void> {
     const { columns, values } = typeColumns(table);
     const compounds = await this.compoundsFor(table.rows, table.unit, table.warnings);
-    const titles = new Map<string, string>();
-    for (const f of meta.features) {
-      const t = (await this.services.store.readGraph(f)).find((q) => q.subject.value === f && q.predicate.equals(dc('title')))?.object.value;
-      if (t) titles.set(t, f);
-    }
+    const titles = await featuresByTitle(this.services.store, meta.features);
     const { uris: features, graphs } = await this.featuresFor(columns, uri, new Map(), titles);
     const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];
     for await (const r of this.rows(uri)) rows.push({ compound: r.compound, values: r.values });

@@ -1,3 +1,4 @@
+import { propertyValue } from '../rdf/graph-values.js';
 import { Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -31,7 +32,7 @@ async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureI
       const has = (t: RDF.NamedNode) => quads.some((q) => q.subject.value === uri && q.predicate.equals(rdf('type')) && q.object.equals(t));
       return {
         uri,
-        title: quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value ?? uri,
+        title: propertyValue(quads, uri, dc('title')) ?? uri,
         kind: has(ot('NumericFeature')) ? 'numeric' : has(ot('NominalFeature')) ? 'nominal' : 'string',
         accepted: quads.filter((q) => q.predicate.equals(ot('acceptValue'))).map((q) => q.object.value),
         quads,

@@ -1,3 +1,4 @@
+import { propertyValue } from '../rdf/graph-values.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -46,7 +47,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
 
   router.get('/model/:id', async (ctx) => {
     const { uri, quads } = await requireDescription(ctx);
-    const title = quads.find((q) => q.subject.value === uri && q.predicate.equals(dc('title')))?.object.value;
+    const title = propertyValue(quads, uri, dc('title'));
     const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${title ?? uri}`);
     const algorithm = quads.find((q) => q.subject.value === uri && q.predicate.equals(ot('algorithm')))?.object.value ?? '';
     if (learnerById(algorithm.slice(algorithm.lastIndexOf('/') + 1))?.linearForm) {

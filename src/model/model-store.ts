@@ -1,3 +1,4 @@
+import { propertyValues } from '../rdf/graph-values.js';
 import type * as RDF from '@rdfjs/types';
 import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.js';
 import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
@@ -137,7 +138,7 @@ export class ModelStore {
     const quads = await this.readDescription(uri);
     if (!quads) return undefined;
     const own = quads.filter((q) => q.subject.value === uri);
-    const values = (p: RDF.NamedNode) => own.filter((q) => q.predicate.equals(p)).map((q) => q.object.value);
+    const values = (p: RDF.NamedNode) => propertyValues(own, uri, p);
     const chunks = (await this.services.store.readGraph(this.contentGraph(uri))).sort((a, b) => chunkNumber(a) - chunkNumber(b));
     const content = JSON.parse(chunks.map((q) => q.object.value).join(''));
     const predictedVariables = values(ot('predictedVariables'));

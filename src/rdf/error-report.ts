@@ -1,3 +1,4 @@
+import { propertyValue } from './graph-values.js';
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, literal, xsd } from './namespaces.js';
 import type { HttpError } from '../core/errors.js';
@@ -17,7 +18,7 @@ export function errorReportQuads(node: RDF.NamedNode | RDF.BlankNode, error: Pic
 
 /** Read an error report back (for tasks that failed). */
 export function readErrorReport(quads: RDF.Quad[], node: RDF.Term): { status: number; code: string; message: string; details?: string } | undefined {
-  const get = (p: RDF.NamedNode) => quads.find((q) => q.subject.equals(node) && q.predicate.equals(p))?.object.value;
+  const get = (p: RDF.NamedNode) => propertyValue(quads, node, p);
   const status = Number(get(ot('statusCode')));
   if (!Number.isFinite(status)) return undefined;
   return { status, code: get(ot('errorCode')) ?? 'Error', message: get(ot('message')) ?? '', details: get(ot('errorCause')) };

@@ -1,3 +1,4 @@
+import { propertyValue } from '../rdf/graph-values.js';
 import type Router from '@koa/router';
 import { ot, dcterms } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
@@ -21,7 +22,7 @@ export function taskRoutes(router: Router, services: Services): void {
     const uri = services.uris.item('task', ctx.params.id);
     const quads = await store.readGraph(uri);
     if (!quads.length) throw notFound(`task ${uri} not found`);
-    const value = (p: string) => quads.find((q) => q.subject.value === uri && q.predicate.equals(ot(p)))?.object.value;
+    const value = (p: string) => propertyValue(quads, uri, ot(p));
     const status = value('hasStatus');
     const result = value('resultURI');
     let code = 200;
