@@ -229,3 +229,18 @@ test('bad structures answer 400 saying what and where, and nothing is stored', a
   assert.equal((await http(`${s.url}/compound`, { accept: 'text/uri-list' })).text, before);
   assert.equal((await http(`${s.url}/compound/999999`, { accept: 'text/turtle' })).status, 404);
 });
+
+test('compounds posted as RDF are checked against their SHACL shape: each violation is a 400 naming it', async () => {
+  const ttl = (body: string) => `@prefix ot: <http://www.opentox.org/api/1.1#> . @prefix owl: <http://www.w3.org/2002/07/owl#> .\n${body}`;
+  const post = (body: string) => http(`${s.url}/compound`, { method: 'POST', body: ttl(body), contentType: 'text/turtle', accept: 'application/json' });
+  for (const [body, message] of [
+    ['[] a ot:Compound ; ot:inchi "CCO" .', /starting with "InChI="/],
+    ['[] a ot:Compound ; ot:smiles "CCO", "CCCO" .', /at most one ot:smiles/],
+    ['[] a ot:Compound ; ot:smiles "CCO" ; owl:sameAs "CHEBI:16236" .', /owl:sameAs of a compound must be a URI/],
+  ] as const) {
+    const r = await post(body);
+    assert.equal(r.status, 400, r.text);
+    assert.match(JSON.parse(r.text).message, message);
+  }
+  assert.equal((await post('[] a ot:Compound ; ot:smiles "CCO" ; owl:sameAs <http://purl.obolibrary.org/obo/CHEBI_16236> .')).status, 200);
+});

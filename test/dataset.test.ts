@@ -346,3 +346,21 @@ test('rows left by an upload that never wrote its metadata are removed at the ne
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('RDF datasets and dataset metadata are checked against their SHACL shapes: a violation is a 400 naming it, and nothing is stored', async () => {
+  const prefixes = `@prefix ot: <${OT}> . @prefix dc: <http://purl.org/dc/elements/1.1/> .\n`;
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCO', contentType: 'chemical/x-daylight-smiles' })).text.trim();
+  const feature = `${s.base}/feature/shape-test`;
+  const before = (await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text;
+  const bad = `${prefixes}<urn:d> a ot:Dataset ; ot:dataEntry [ a ot:DataEntry ; ot:compound <${compound}> ; ot:values [ a ot:FeatureValue ; ot:feature <${feature}> ; ot:value <urn:not-a-literal> ] ] .`;
+  const r = await upload(bad, 'text/turtle');
+  assert.equal(r.status, 400, r.text);
+  assert.match((await errorReport(r)).message ?? '', /exactly one ot:value, a literal/);
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before, 'a refused upload stored something');
+  const good = await upload(bad.replace('<urn:not-a-literal>', '"1.5"'), 'text/turtle');
+  assert.equal(good.status, 200, good.text);
+  const uri = local(good.text.trim());
+  const twoTitles = await http(`${uri}/metadata`, { method: 'PUT', body: `${prefixes}<${good.text.trim()}> dc:title "a", "b" .`, contentType: 'text/turtle' });
+  assert.equal(twoTitles.status, 400, twoTitles.text);
+  assert.match((await errorReport(twoTitles)).message ?? '', /at most one dc:title/);
+});

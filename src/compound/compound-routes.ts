@@ -106,7 +106,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
   });
 
   router.post('/compound', async (ctx) => {
-    const posted = await readStructures(ctx, chemistry, config.bodyLimit, `${base}/`);
+    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`);
     const uris = await compounds.register(posted);
     await sendUris(ctx, uris);
   });
@@ -116,7 +116,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
   router.put('/compound/:id', async (ctx) => {
     const uri = compoundUri(ctx);
     const { s } = await requireStructure(uri);
-    const posted = await readStructures(ctx, chemistry, config.bodyLimit, uri);
+    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, uri);
     if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
     await compounds.replace(uri, s, posted[0]);
     sendDone(ctx);
@@ -140,7 +140,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
 
   /** Parse posted 3D structures and check that each is the parent's structure. */
   async function readConformers(ctx: Context, parent: StoredStructure) {
-    const posted = await readStructures(ctx, chemistry, config.bodyLimit, `${uris.conformers(parent.uri)}/`);
+    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${uris.conformers(parent.uri)}/`);
     posted.forEach((p, i) => {
       const where = posted.length > 1 ? `record ${i + 1}: ` : '';
       if (p.structure.inchiKey !== parent.inchiKey) {

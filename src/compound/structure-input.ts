@@ -1,3 +1,4 @@
+import type { ShapeValidator } from '../shacl/shape-validator.js';
 import { propertyValue } from '../rdf/graph-values.js';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -21,7 +22,7 @@ export interface PostedStructure {
  * Read the structures of a request body, in any type of spec 4.10 or RDF. Every record is
  * parsed before anything is stored; an error names the record (line or SDF record number).
  */
-export async function readStructures(ctx: Context, chemistry: Chemistry, bodyLimit: number, baseIri: string): Promise<PostedStructure[]> {
+export async function readStructures(ctx: Context, chemistry: Chemistry, shapes: ShapeValidator, bodyLimit: number, baseIri: string): Promise<PostedStructure[]> {
   const type = requestMediaType(ctx);
   const isChemical = STRUCTURE_INPUT_TYPES.includes(type) || type === 'chemical/x-mdl-molfile' || type === 'text/plain';
   if (!isChemical && !isRdfMediaType(type)) {
@@ -48,7 +49,7 @@ export async function readStructures(ctx: Context, chemistry: Chemistry, bodyLim
     case 'chemical/x-cml':
       return [plain({ structure: chemistry.fromCml(text), fields: {} })];
     default:
-      return fromRdf(await parseRdf(text, type, baseIri), chemistry);
+      return fromRdf(await shapes.checked(await parseRdf(text, type, baseIri)), chemistry);
   }
 }
 

@@ -1,10 +1,11 @@
+import type { ShapeValidator } from '../shacl/shape-validator.js';
 import { featuresByTitle } from '../feature/feature-titles.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import busboy from 'busboy';
-import { df, dc, ot, literal } from '../rdf/namespaces.js';
+import { df, dc, ot, rdf, literal } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound, unsupportedType, tooLarge } from '../core/errors.js';
 import { Params } from '../http/params.js';
@@ -77,13 +78,13 @@ function fileType(upload: Upload): string {
 }
 
 /** An uploaded file as a table source, by its media type; nothing is parsed beyond its header yet. */
-export async function openTable(upload: Upload, baseIri: string): Promise<TableSource> {
+export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator): Promise<TableSource> {
   const type = fileType(upload);
   if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
   if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body);
   if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
   if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));
-  if (isRdfMediaType(type)) return rdfSource(await parseRdf(upload.body.toString('utf8'), type, baseIri));
+  if (isRdfMediaType(type)) return rdfSource(await shapes.checked(await parseRdf(upload.body.toString('utf8'), type, baseIri)));
   throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, chemical/x-mdl-sdfile, text/arff or RDF`);
 }
 
@@ -176,7 +177,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const associated = await associatedFeatures(params);
     const annotations = annotationsOf(params);
     await createOrQueue(ctx, upload.body.length, `Upload ${upload.filename ?? 'dataset'}`, async (progress) => {
-      const source = await openTable(upload, `${base}/`);
+      const source = await openTable(upload, `${base}/`, services.shapes);
       const defaults: [RDF.NamedNode, RDF.Term][] = [];
       if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
       if (source.title) defaults.push([dc('title'), literal(source.title)]);
@@ -203,6 +204,8 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     let fresh: [RDF.NamedNode, RDF.Term][];
     if (isRdfMediaType(type)) {
       const quads = await parseRdf((await readBody(ctx, config.bodyLimit)).toString('utf8'), type, meta.uri);
+      // the body describes this dataset, whether or not it says so
+      await services.shapes.check([...quads, df.quad(df.namedNode(meta.uri), rdf('type'), ot('Dataset'))]);
       const own = new Set([ot('dataEntry'), ot('hasColumn'), ot('warning')].map((t) => t.value));
       fresh = quads
         .filter((q) => q.subject.value === meta.uri && q.predicate.termType === 'NamedNode' && !own.has(q.predicate.value) && q.predicate.value !== 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type')
@@ -248,7 +251,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
       await datasets.merge(meta.uri, meta, table, annotationsOf(params));
     } else {
       const upload = await readUpload(ctx, config.bodyLimit);
-      const table = await collectTable(await openTable(upload, meta.uri), structureReaderOn(services.workers));
+      const table = await collectTable(await openTable(upload, meta.uri, services.shapes), structureReaderOn(services.workers));
       await datasets.merge(meta.uri, meta, table, annotationsOf(upload.params));
     }
     await sendUri(ctx, meta.uri);

@@ -28,6 +28,12 @@ export class ShapeValidator {
     return new ShapeValidator(new Validator(shapes, { factory }));
   }
 
+  /** The quads, once they satisfy every shape that targets them (else the 400 of `check`). */
+  async checked(quads: RDF.Quad[]): Promise<RDF.Quad[]> {
+    await this.check(quads);
+    return quads;
+  }
+
   /** Throw a 400 naming each broken constraint (its sh:message, path and focus node). */
   async check(quads: RDF.Quad[]): Promise<void> {
     const report = await this.validator.validate({ dataset: rdfDataset.dataset(quads) });
@@ -36,7 +42,8 @@ export class ShapeValidator {
       const message = (r.message ?? []).map((m: RDF.Term) => m.value).join('; ');
       const constraint = r.constraintComponent?.value?.split('#').pop() ?? 'constraint';
       const path = r.path?.[0]?.predicates?.map((p: RDF.Term) => p.value).join('/') ?? '';
-      return `${message || 'shape violated'} [${constraint}${path ? ` on <${path}>` : ''} at <${r.focusNode?.value}>]`;
+      const focus = r.focusNode?.termType === 'NamedNode' ? `<${r.focusNode.value}>` : 'a blank node';
+      return `${message || 'shape violated'} [${constraint}${path ? ` on <${path}>` : ''} at ${focus}]`;
     });
     throw badRequest(`the resource does not satisfy its shape: ${problems.join(' | ')}`, problems.join('\n'));
   }

@@ -48,7 +48,7 @@ export function writeIri(iri: string): string {
 }
 
 export function writeStringLiteral(value: string): string {
-  return '"' + value.replace(/[\\"\n\r\t\b\f]/g, (c) => ({ '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' })[c]!) + '"';
+  return `"${value.replace(/[\\"\n\r\t\b\f]/g, (c) => ({ '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' })[c]!)}"`;
 }
 
 export function writeTerm(term: RDF.Term): string {
