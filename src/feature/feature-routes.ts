@@ -1,73 +1,45 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { df, ot, owl } from '../rdf/namespaces.js';
-import { sparql, checkIri } from '../store/sparql-template.js';
-import { select } from '../store/query-helpers.js';
 import { notFound } from '../core/errors.js';
 import { sendList, sendNegotiated, sendUri, sendDone, resourceRenderers } from '../http/respond.js';
 import { readRdfBody } from '../http/rdf-body.js';
 import { Params } from '../http/params.js';
 import type { Services } from '../core/services.js';
-import { featureFromBody } from './feature-description.js';
-import { sortById } from '../store/id-minter.js';
+import { FeatureStore } from './feature-store.js';
 
-/** Feature component (spec 4.7): GET list / one, POST, PUT, DELETE. */
+/** Feature component (spec 4.7): GET list / one, POST, PUT, DELETE. Each route: parameters, one call, one renderer. */
 export function featureRoutes(router: Router, services: Services): void {
-  const { store, config, shapes, ids } = services;
-  const collection = services.uris.collection('feature');
-
-  const featureUri = (ctx: Context) => `${collection}/${encodeURIComponent(ctx.params.id)}`;
-
-  async function requireFeature(uri: string) {
-    const quads = await store.readGraph(uri);
-    if (!quads.length) throw notFound(`feature ${uri} not found`);
-    return quads;
-  }
+  const { config, uris } = services;
+  const features = new FeatureStore(services);
+  const featureUri = (ctx: Context) => uris.item('feature', ctx.params.id);
 
   router.get('/feature', async (ctx) => {
-    const sameAs = Params.fromQuery(ctx).get('query') ?? Params.fromQuery(ctx).get('sameas');
-    const filter = sameAs ? sparql`${df.namedNode(checkIri(sameAs))}` : undefined;
-    const rows = await select(
-      store,
-      filter
-        ? sparql`SELECT DISTINCT ?f WHERE { GRAPH ?f { ?f a ${ot('Feature')} ; ${owl('sameAs')} ${filter} } } ORDER BY ?f`
-        : sparql`SELECT DISTINCT ?f WHERE { GRAPH ?f { ?f a ${ot('Feature')} } } ORDER BY ?f`,
-    );
-    const uris = sortById(rows.map((r) => r.f.value));
-    if (sameAs && uris.length === 0) throw notFound(`no feature has owl:sameAs <${sameAs}>`);
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), sameAs ? `Features with owl:sameAs ${sameAs}` : 'Features');
+    const params = Params.fromQuery(ctx);
+    const sameAs = params.get('query') ?? params.get('sameas');
+    const list = await features.list(sameAs);
+    if (sameAs && list.length === 0) throw notFound(`no feature has owl:sameAs <${sameAs}>`);
+    await sendList(ctx, list, () => features.readAll(list), sameAs ? `Features with owl:sameAs ${sameAs}` : 'Features');
   });
 
   router.get('/feature/:id', async (ctx) => {
     const uri = featureUri(ctx);
-    const quads = await requireFeature(uri);
-    const title = quads.find((q) => q.subject.value === uri && q.predicate.value.endsWith('/title'))?.object.value;
+    const quads = await features.require(uri);
+    const title = features.title(quads, uri);
     await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, title ? `Feature: ${title}` : `Feature ${uri}`));
   });
 
   router.post('/feature', async (ctx) => {
-    const body = await readRdfBody(ctx, config.bodyLimit, `${collection}/`);
-    // Validate before minting, so that a rejected request leaves nothing behind (not even an id).
-    const probe = featureFromBody(body, `${collection}/new`);
-    await shapes.check(probe);
-    const uri = await ids.next(collection);
-    await store.replaceGraphs({ [uri]: featureFromBody(body, uri) });
-    await sendUri(ctx, uri);
+    await sendUri(ctx, await features.create(await readRdfBody(ctx, config.bodyLimit, `${features.collection}/`)));
   });
 
   router.put('/feature/:id', async (ctx) => {
     const uri = featureUri(ctx);
-    await requireFeature(uri);
-    const quads = featureFromBody(await readRdfBody(ctx, config.bodyLimit, uri), uri);
-    await shapes.check(quads);
-    await store.replaceGraphs({ [uri]: quads });
+    await features.replace(uri, () => readRdfBody(ctx, config.bodyLimit, uri));
     await sendUri(ctx, uri);
   });
 
   router.delete('/feature/:id', async (ctx) => {
-    const uri = featureUri(ctx);
-    await requireFeature(uri);
-    await store.deleteGraphs([uri]);
+    await features.delete(featureUri(ctx));
     sendDone(ctx);
   });
 }

@@ -1,0 +1,14 @@
+import { df, ot, owl } from '../rdf/namespaces.js';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
+
+/** Every SPARQL query of the feature component, by name (each binds `?f`, a feature URI). */
+export const featureQueries = {
+  /** All features (each in its own graph). */
+  all(): SparqlText {
+    return sparql`SELECT DISTINCT ?f WHERE { GRAPH ?f { ?f a ${ot('Feature')} } }`;
+  },
+  /** The features that are the same as an ontology entry (`owl:sameAs`, e.g. an otee: endpoint). */
+  sameAs(entry: string): SparqlText {
+    return sparql`SELECT DISTINCT ?f WHERE { GRAPH ?f { ?f a ${ot('Feature')} ; ${owl('sameAs')} ${df.namedNode(checkIri(entry))} } }`;
+  },
+};

@@ -1,0 +1,65 @@
+import type * as RDF from '@rdfjs/types';
+import { dc } from '../rdf/namespaces.js';
+import { propertyValue } from '../rdf/graph-values.js';
+import { notFound } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import { select } from '../store/query-helpers.js';
+import { sortById } from '../store/id-minter.js';
+import { featureFromBody } from './feature-description.js';
+import { featureQueries } from './feature-queries.js';
+
+/**
+ * Features as resources (spec 2.1, 4.7): one graph per feature, named by its URI. Reads are the
+ * named queries of feature-queries.ts and whole-graph reads through the store seam; every write
+ * is one graph replacement, checked against the SHACL shapes first.
+ */
+export class FeatureStore {
+  readonly collection: string;
+
+  constructor(private readonly services: Services) {
+    this.collection = services.uris.collection('feature');
+  }
+
+  /** Feature URIs in id order, optionally only those `owl:sameAs` an ontology entry. */
+  async list(sameAs?: string): Promise<string[]> {
+    const rows = await select(this.services.store, sameAs ? featureQueries.sameAs(sameAs) : featureQueries.all());
+    return sortById(rows.map((r) => r.f.value));
+  }
+
+  /** A feature's graph; 404 when there is none. */
+  async require(uri: string): Promise<RDF.Quad[]> {
+    const quads = await this.services.store.readGraph(uri);
+    if (!quads.length) throw notFound(`feature ${uri} not found`);
+    return quads;
+  }
+
+  /** The graphs of many features, in one list (for list representations). */
+  async readAll(uris: string[]): Promise<RDF.Quad[]> {
+    return (await Promise.all(uris.map((u) => this.services.store.readGraph(u)))).flat();
+  }
+
+  title(quads: RDF.Quad[], uri: string): string | undefined {
+    return propertyValue(quads, uri, dc('title'));
+  }
+
+  /** Store a posted description as a new feature; checked before an id is minted, so a refused one leaves nothing behind. */
+  async create(body: RDF.Quad[]): Promise<string> {
+    await this.services.shapes.check(featureFromBody(body, `${this.collection}/new`));
+    const uri = await this.services.ids.next(this.collection);
+    await this.services.store.replaceGraphs({ [uri]: featureFromBody(body, uri) });
+    return uri;
+  }
+
+  /** Replace a feature with a new description (read only once the feature is known to exist). */
+  async replace(uri: string, readBody: () => Promise<RDF.Quad[]>): Promise<void> {
+    await this.require(uri);
+    const quads = featureFromBody(await readBody(), uri);
+    await this.services.shapes.check(quads);
+    await this.services.store.replaceGraphs({ [uri]: quads });
+  }
+
+  async delete(uri: string): Promise<void> {
+    await this.require(uri);
+    await this.services.store.deleteGraphs([uri]);
+  }
+}
