@@ -10,6 +10,7 @@ import { benchFuzz } from './fuzz.js';
 import { benchMemory } from './memory.js';
 import { benchLoad } from './load.js';
 import { benchUpload } from './upload.js';
+import { benchResources } from './resources.js';
 import { now, type Row } from './util.js';
 
 /**
@@ -34,6 +35,7 @@ const benches = [
   ['memory', benchMemory],
   ['upload', benchUpload],
   ['load', benchLoad],
+  ['resources', benchResources],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
