@@ -3,9 +3,10 @@ import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { df } from '../rdf/namespaces.js';
-import { quadKey } from '../rdf/terms.js';
+import { quadKey, termKey } from '../rdf/terms.js';
 import { INDEXES } from './indexes.js';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
+import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.js';
 import { wrap, UnionIterator } from 'asynciterator';
 import { PendingChanges } from './pending-changes.js';
 import { DeferredFileRemoval } from './deferred-file-removal.js';
@@ -214,6 +215,9 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
+    // one triple pattern (most named templates): one index match, no query plan
+    const single = options.scope ? undefined : singlePattern(String(query), options.baseIri);
+    if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, options.signal) };
     const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
@@ -240,6 +244,26 @@ export class QuadstoreTripleStore implements TripleStore {
         return { type: 'boolean', value: await withAbort(options.signal, result.execute()) };
       default:
         throw new Error('an update cannot be run as a query');
+    }
+  }
+
+  private async *solutions(pattern: SinglePattern, signal?: AbortSignal): AsyncIterable<Solution> {
+    const seen = pattern.distinct ? new Set<string>() : undefined;
+    const quads = this.match(...boundTerms(pattern));
+    try {
+      for await (const q of quads as AsyncIterable<RDF.Quad>) {
+        signal?.throwIfAborted();
+        const solution = solutionOf(pattern, q);
+        if (!solution) continue;
+        if (seen) {
+          const key = pattern.variables.map((v) => termKey(solution[v])).join(' ');
+          if (seen.has(key)) continue;
+          seen.add(key);
+        }
+        yield solution;
+      }
+    } finally {
+      quads.destroy();
     }
   }
 
