@@ -1,66 +1,23 @@
-import { featureTitles } from '../feature/feature-titles.js';
 import type Router from '@koa/router';
-import type { Context } from 'koa';
-import type * as RDF from '@rdfjs/types';
 import { df, ot, literal, xsd } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { isConformer } from '../core/uri-scheme.js';
-import { sendList, sendNegotiated, rdfRenderers, sendDone, sendUri, sendUris, uriList } from '../http/respond.js';
+import { sendList, sendNegotiated, rdfRenderers, sendDone, sendUris, uriList } from '../http/respond.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import type { Services } from '../core/services.js';
-import { compoundQuads, structureFrom, type CompoundRegistry, type StoredStructure } from './compound-registry.js';
-import { FeatureValues } from './feature-values.js';
+import type { CompoundRegistry } from './compound-registry.js';
 import { readStructures } from './structure-input.js';
-import { structureRenderers, type StructureDetails } from './structure-views.js';
+import { StructureResources } from './structure-resources.js';
+import { conformerRoutes } from './conformer-routes.js';
+import { structureFeatureRoutes } from './structure-feature-routes.js';
 
-/** Compound and conformer components (spec 2.3, 4.8, 4.9, 4.10). */
+/** Compound component (spec 2.3, 4.8, 4.10), with its conformers and feature values. */
 export function compoundRoutes(router: Router, services: Services, compounds: CompoundRegistry): void {
-  const { store, config, ids, uris } = services;
+  const { store, config } = services;
   const chemistry = compounds.chemistry;
-  const values = new FeatureValues(store, services.uris);
   const base = compounds.collection;
-
-  const compoundUri = (ctx: Context) => uris.item('compound', ctx.params.id);
-  const conformerUri = (ctx: Context) => uris.conformer(compoundUri(ctx), ctx.params.cid);
-
-  async function requireStructure(uri: string): Promise<{ s: StoredStructure; quads: RDF.Quad[] }> {
-    const quads = await store.readGraph(uri);
-    const s = structureFrom(quads, uri);
-    if (!s) throw notFound(`${isConformer(uri) ? 'conformer' : 'compound'} ${uri} not found`);
-    return { s, quads };
-  }
-
-  /** GET of a compound or conformer in any representation; feature_uris[] adds those values. */
-  async function getStructure(ctx: Context, uri: string) {
-    const { s, quads } = await requireStructure(uri);
-    const requested = Params.fromQuery(ctx).all('feature_uris');
-    // feature values, titles and conformers only for the representations that show them:
-    // a client asking for SMILES gets one graph read
-    let loaded: Promise<StructureDetails> | undefined;
-    const details = () =>
-      (loaded ??= (async () => {
-        const own = await values.read(uri);
-        // values set on the structure itself win; the rest come from datasets that hold it
-        const missing = requested.filter((f) => !own.some((v) => v.feature === f));
-        const all = [...own, ...(await values.fromDatasets(uri, missing))];
-        const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
-        const conformers = s.parent ? [] : await compounds.conformerUris(uri);
-        return {
-          rdf: [...quads, ...values.quads(uri, shown)],
-          values: requested.length ? shown : all,
-          titles: await featureTitles(
-            store,
-            all.map((v) => v.feature).filter((f) => uris.isLocal(f)),
-          ),
-          related: [{ label: 'Conformers', uris: conformers }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
-        };
-      })());
-    await sendNegotiated(ctx, structureRenderers(ctx, chemistry, s, details));
-  }
-
-  // --- compounds -----------------------------------------------------------------------
+  const structures = new StructureResources(services, compounds);
 
   router.get('/compound', async (ctx) => {
     const p = Params.fromQuery(ctx);
@@ -111,11 +68,11 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     await sendUris(ctx, uris);
   });
 
-  router.get('/compound/:id', (ctx) => getStructure(ctx, compoundUri(ctx)));
+  router.get('/compound/:id', (ctx) => structures.send(ctx, structures.compoundUri(ctx)));
 
   router.put('/compound/:id', async (ctx) => {
-    const uri = compoundUri(ctx);
-    const { s } = await requireStructure(uri);
+    const uri = structures.compoundUri(ctx);
+    const { s } = await structures.require(uri);
     const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, uri);
     if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
     await compounds.replace(uri, s, posted[0]);
@@ -123,113 +80,12 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
   });
 
   router.delete('/compound/:id', async (ctx) => {
-    const uri = compoundUri(ctx);
-    const { s } = await requireStructure(uri);
+    const uri = structures.compoundUri(ctx);
+    const { s } = await structures.require(uri);
     await compounds.delete(uri, s.inchiKey);
     sendDone(ctx);
   });
 
-  // --- conformers ----------------------------------------------------------------------
-
-  router.get('/compound/:id/conformer', async (ctx) => {
-    const uri = compoundUri(ctx);
-    await requireStructure(uri);
-    const uris = await compounds.conformerUris(uri);
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), `Conformers of ${uri}`);
-  });
-
-  /** Parse posted 3D structures and check that each is the parent's structure. */
-  async function readConformers(ctx: Context, parent: StoredStructure) {
-    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${uris.conformers(parent.uri)}/`);
-    posted.forEach((p, i) => {
-      const where = posted.length > 1 ? `record ${i + 1}: ` : '';
-      if (p.structure.inchiKey !== parent.inchiKey) {
-        throw badRequest(`${where}the conformer's structure (InChIKey ${p.structure.inchiKey}) is not that of the compound (${parent.inchiKey})`);
-      }
-      if (!p.structure.has3d) throw badRequest(`${where}a conformer needs 3D coordinates (every z coordinate is 0)`);
-    });
-    return posted;
-  }
-
-  router.post('/compound/:id/conformer', async (ctx) => {
-    const { s: parent } = await requireStructure(compoundUri(ctx));
-    const posted = await readConformers(ctx, parent);
-    const graphs: Record<string, RDF.Quad[]> = {};
-    const created: string[] = [];
-    for (const p of posted) {
-      const uri = await ids.next(uris.conformers(parent.uri));
-      graphs[uri] = compoundQuads(uri, p.structure, p.names, p.sameAs, parent.uri);
-      created.push(uri);
-    }
-    await store.replaceGraphs(graphs);
-    await sendUris(ctx, created);
-  });
-
-  router.delete('/compound/:id/conformer', async (ctx) => {
-    const uri = compoundUri(ctx);
-    await requireStructure(uri);
-    const conformers = await compounds.conformerUris(uri);
-    await store.deleteGraphs(conformers.flatMap((c) => [c, values.graphOf(c)]));
-    sendDone(ctx);
-  });
-
-  router.get('/compound/:id/conformer/:cid', (ctx) => getStructure(ctx, conformerUri(ctx)));
-
-  router.put('/compound/:id/conformer/:cid', async (ctx) => {
-    const uri = conformerUri(ctx);
-    await requireStructure(uri);
-    const { s: parent } = await requireStructure(compoundUri(ctx));
-    const posted = await readConformers(ctx, parent);
-    if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
-    await store.replaceGraphs({ [uri]: compoundQuads(uri, posted[0].structure, posted[0].names, posted[0].sameAs, parent.uri) });
-    await sendUri(ctx, uri);
-  });
-
-  router.delete('/compound/:id/conformer/:cid', async (ctx) => {
-    const uri = conformerUri(ctx);
-    await requireStructure(uri);
-    await store.deleteGraphs([uri, values.graphOf(uri)]);
-    sendDone(ctx);
-  });
-
-  // --- feature values of a compound or conformer (4.8) ----------------------------------
-
-  const featureRoutes = (path: string, uriOf: (ctx: Context) => string) => {
-    router.get(path, async (ctx) => {
-      const uri = uriOf(ctx);
-      await requireStructure(uri);
-      const requested = Params.fromQuery(ctx).all('feature_uris');
-      const found = await values.read(uri, requested.length ? requested : undefined);
-      const features = [...new Set(found.map((v) => v.feature))];
-      await sendList(
-        ctx,
-        features,
-        async () => [...(await Promise.all(features.filter((f) => uris.isLocal(f)).map((f) => store.readGraph(f)))).flat(), ...values.quads(uri, found)],
-        `Features of ${uri}`,
-      );
-    });
-    const setValue = async (ctx: Context) => {
-      const uri = uriOf(ctx);
-      await requireStructure(uri);
-      const p = await Params.fromRequest(ctx, config.bodyLimit);
-      const feature = p.required('feature_uri');
-      const raw = p.get('value');
-      if (raw === undefined) throw badRequest('missing required parameter value');
-      await values.set(uri, feature, await values.typedValue(feature, raw));
-      const result = `${uri}?feature_uris[]=${encodeURIComponent(feature)}`;
-      await sendUri(ctx, result);
-    };
-    router.post(path, setValue);
-    router.put(path, setValue);
-    router.delete(path, async (ctx) => {
-      const uri = uriOf(ctx);
-      await requireStructure(uri);
-      const p = await Params.fromRequest(ctx, config.bodyLimit);
-      const selected = p.all('feature_uris');
-      await values.remove(uri, selected.length ? selected : undefined);
-      sendDone(ctx);
-    });
-  };
-  featureRoutes('/compound/:id/feature', compoundUri);
-  featureRoutes('/compound/:id/conformer/:cid/feature', conformerUri);
+  conformerRoutes(router, structures);
+  structureFeatureRoutes(router, structures);
 }

@@ -1,0 +1,84 @@
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import { badRequest, notFound } from '../core/errors.js';
+import { isConformer } from '../core/uri-scheme.js';
+import type { Services } from '../core/services.js';
+import { Params } from '../http/params.js';
+import { sendNegotiated } from '../http/respond.js';
+import { featureTitles } from '../feature/feature-titles.js';
+import { structureFrom, type CompoundRegistry, type StoredStructure } from './compound-registry.js';
+import { FeatureValues } from './feature-values.js';
+import { readStructures } from './structure-input.js';
+import { structureRenderers, type StructureDetails } from './structure-views.js';
+
+/** What the compound, conformer and structure-feature routes share: finding, reading and answering a structure. */
+export class StructureResources {
+  readonly values: FeatureValues;
+
+  constructor(
+    readonly services: Services,
+    readonly compounds: CompoundRegistry,
+  ) {
+    this.values = new FeatureValues(services.store, services.uris);
+  }
+
+  compoundUri(ctx: Context): string {
+    return this.services.uris.item('compound', ctx.params.id);
+  }
+
+  conformerUri(ctx: Context): string {
+    return this.services.uris.conformer(this.compoundUri(ctx), ctx.params.cid);
+  }
+
+  /** A compound's or conformer's graph and structure; 404 when there is none. */
+  async require(uri: string): Promise<{ s: StoredStructure; quads: RDF.Quad[] }> {
+    const quads = await this.services.store.readGraph(uri);
+    const s = structureFrom(quads, uri);
+    if (!s) throw notFound(`${isConformer(uri) ? 'conformer' : 'compound'} ${uri} not found`);
+    return { s, quads };
+  }
+
+  /** GET of a compound or conformer in any representation; feature_uris[] adds those values. */
+  async send(ctx: Context, uri: string): Promise<void> {
+    const { s, quads } = await this.require(uri);
+    const { store, uris } = this.services;
+    const values = this.values;
+    const requested = Params.fromQuery(ctx).all('feature_uris');
+    // feature values, titles and conformers only for the representations that show them:
+    // a client asking for SMILES gets one graph read
+    let loaded: Promise<StructureDetails> | undefined;
+    const details = () =>
+      (loaded ??= (async () => {
+        const own = await values.read(uri);
+        // values set on the structure itself win; the rest come from datasets that hold it
+        const missing = requested.filter((f) => !own.some((v) => v.feature === f));
+        const all = [...own, ...(await values.fromDatasets(uri, missing))];
+        const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
+        const conformers = s.parent ? [] : await this.compounds.conformerUris(uri);
+        return {
+          rdf: [...quads, ...values.quads(uri, shown)],
+          values: requested.length ? shown : all,
+          titles: await featureTitles(
+            store,
+            all.map((v) => v.feature).filter((f) => uris.isLocal(f)),
+          ),
+          related: [{ label: 'Conformers', uris: conformers }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
+        };
+      })());
+    await sendNegotiated(ctx, structureRenderers(ctx, this.compounds.chemistry, s, details));
+  }
+
+  /** Parse posted 3D structures and check that each is the parent's structure. */
+  async readConformers(ctx: Context, parent: StoredStructure) {
+    const { config, shapes, uris } = this.services;
+    const posted = await readStructures(ctx, this.compounds.chemistry, shapes, config.bodyLimit, `${uris.conformers(parent.uri)}/`);
+    posted.forEach((p, i) => {
+      const where = posted.length > 1 ? `record ${i + 1}: ` : '';
+      if (p.structure.inchiKey !== parent.inchiKey) {
+        throw badRequest(`${where}the conformer's structure (InChIKey ${p.structure.inchiKey}) is not that of the compound (${parent.inchiKey})`);
+      }
+      if (!p.structure.has3d) throw badRequest(`${where}a conformer needs 3D coordinates (every z coordinate is 0)`);
+    });
+    return posted;
+  }
+}
