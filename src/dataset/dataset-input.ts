@@ -1,0 +1,121 @@
+import type { Context } from 'koa';
+import type * as RDF from '@rdfjs/types';
+import busboy from 'busboy';
+import { df, literal } from '../rdf/namespaces.js';
+import { checkIri } from '../store/sparql-template.js';
+import { badRequest, unsupportedType, tooLarge } from '../core/errors.js';
+import { Params } from '../http/params.js';
+import { readBody, requestMediaType } from '../http/body.js';
+import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
+import type { ShapeValidator } from '../shacl/shape-validator.js';
+import { DC_PARAMS, type RowFilter } from './dataset-store.js';
+import { arffSource, csvSource, rdfSource, sdfSource, type TableSource } from './table-input.js';
+
+// What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.
+
+export interface Upload {
+  body: Buffer;
+  mediaType: string;
+  filename?: string;
+  params: Params;
+}
+
+/** The file of a request: a raw body, or the `file` part of multipart/form-data with its fields. */
+export async function readUpload(ctx: Context, limit: number): Promise<Upload> {
+  const type = requestMediaType(ctx);
+  if (type !== 'multipart/form-data') return { body: await readBody(ctx, limit), mediaType: type, params: Params.fromQuery(ctx) };
+  const fields = new URLSearchParams(ctx.querystring);
+  return new Promise<Upload>((resolve, reject) => {
+    let file: { body: Buffer; mediaType: string; filename?: string } | undefined;
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers: ctx.req.headers, limits: { fileSize: limit, files: 1 } });
+    } catch (e) {
+      return reject(badRequest(`the multipart body cannot be read: ${(e as Error).message}`));
+    }
+    bb.on('field', (name, value) => fields.append(name, value));
+    bb.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('limit', () => reject(tooLarge(`the uploaded file exceeds the limit of ${limit} bytes`)));
+      stream.on('end', () => {
+        if (name === 'file') file = { body: Buffer.concat(chunks), mediaType: info.mimeType.toLowerCase(), filename: info.filename };
+      });
+    });
+    bb.on('error', (e) => reject(badRequest(`the multipart body cannot be read: ${(e as Error).message}`)));
+    bb.on('close', () => {
+      if (!file) return reject(badRequest('the multipart body has no part named "file"'));
+      resolve({ ...file, params: new Params(fields) });
+    });
+    ctx.req.pipe(bb);
+  });
+}
+
+/** The media type of an uploaded file: declared, or guessed from the file name. */
+function fileType(upload: Upload): string {
+  const byName: Record<string, string> = {
+    csv: 'text/csv',
+    txt: 'text/csv',
+    sdf: 'chemical/x-mdl-sdfile',
+    sd: 'chemical/x-mdl-sdfile',
+    mol: 'chemical/x-mdl-sdfile',
+    arff: 'text/arff',
+    rdf: 'application/rdf+xml',
+    owl: 'application/rdf+xml',
+    ttl: 'text/turtle',
+    nt: 'application/n-triples',
+    jsonld: 'application/ld+json',
+  };
+  const ext = upload.filename?.split('.').pop()?.toLowerCase();
+  const declared = upload.mediaType;
+  if ((!declared || declared === 'application/octet-stream' || declared === 'text/plain') && ext && byName[ext]) return byName[ext];
+  return declared;
+}
+
+/** An uploaded file as a table source, by its media type; nothing is parsed beyond its header yet. */
+export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator): Promise<TableSource> {
+  const type = fileType(upload);
+  if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
+  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body);
+  if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
+  if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));
+  if (isRdfMediaType(type)) return rdfSource(await shapes.checked(await parseRdf(upload.body.toString('utf8'), type, baseIri)));
+  throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, chemical/x-mdl-sdfile, text/arff or RDF`);
+}
+
+/** Dublin Core parameters of a request as annotations. */
+export function annotationsOf(params: Params): [RDF.NamedNode, RDF.Term][] {
+  const out: [RDF.NamedNode, RDF.Term][] = [];
+  for (const [name, p] of Object.entries(DC_PARAMS)) {
+    for (const v of params.all(name)) {
+      if (!v.trim()) continue;
+      out.push([p, name === 'license' || name === 'seeAlso' ? (/^[a-z][a-z0-9+.-]*:/i.test(v) ? df.namedNode(checkIri(v)) : literal(v)) : literal(v)]);
+    }
+  }
+  return out;
+}
+
+/** The rows a request selects: `compound_uris[]`, `feature_uris[]`, `page`, `pagesize` (spec 4.12). */
+export function filterOf(params: Params): RowFilter {
+  const int = (name: string) => {
+    const v = params.get(name);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0 || (name === 'pagesize' && n === 0)) throw badRequest(`${name} must be a ${name === 'page' ? 'non-negative' : 'positive'} integer`);
+    return n;
+  };
+  return { compounds: params.all('compound_uris'), features: params.all('feature_uris'), page: int('page'), pagesize: int('pagesize') };
+}
+
+/** Of repeated properties, the last value. */
+export function dedupe(pairs: [RDF.NamedNode, RDF.Term][]): [RDF.NamedNode, RDF.Term][] {
+  const seen = new Set<string>();
+  return pairs
+    .reverse()
+    .filter(([p]) => {
+      if (seen.has(p.value)) return false;
+      seen.add(p.value);
+      return true;
+    })
+    .reverse();
+}
