@@ -1,3 +1,4 @@
+import { answerNowOrAsTask } from '../task/now-or-as-task.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -7,7 +8,7 @@ import { df, dc, ot, rdf, literal } from '../rdf/namespaces.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { readBody, requestMediaType } from '../http/body.js';
-import { sendList, sendNegotiated, sendUri, rdfRenderers, sendDone, sendTask } from '../http/respond.js';
+import { sendList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { Services } from '../core/services.js';
 import { mergeAnnotations, type DatasetMeta, type DatasetStore } from './dataset-store.js';
@@ -28,13 +29,6 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const meta = await datasets.readMeta(uri);
     if (!meta) throw notFound(`dataset ${uri} not found`);
     return meta;
-  }
-
-  /** Run dataset work now, or as a task when the upload is large (202 + task URI). */
-  async function createOrQueue(ctx: Context, size: number, title: string, work: (progress: (f: number) => void) => Promise<string>) {
-    if (size <= config.datasetTaskBytes) return sendUri(ctx, await work(() => undefined));
-    const task = await tasks.submit(title, (job) => work((f) => job.progress(f * 100)));
-    await sendTask(ctx, task);
   }
 
   async function associatedFeatures(params: Params): Promise<Map<string, string>> {
@@ -68,7 +62,8 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const params = new Params(new URLSearchParams([...new URLSearchParams(ctx.querystring), ...upload.params.entries()]));
     const associated = await associatedFeatures(params);
     const annotations = annotationsOf(params);
-    await createOrQueue(ctx, upload.body.length, `Upload ${upload.filename ?? 'dataset'}`, async (progress) => {
+    // a large upload is stored as a task
+    await answerNowOrAsTask(ctx, tasks, { slow: upload.body.length > config.datasetTaskBytes, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress }) => {
       const source = await openTable(upload, `${base}/`, services.shapes);
       const defaults: [RDF.NamedNode, RDF.Term][] = [];
       if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);

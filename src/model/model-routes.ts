@@ -1,3 +1,4 @@
+import { answerNowOrAsTask } from '../task/now-or-as-task.js';
 import { propertyValue } from '../rdf/graph-values.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
@@ -6,7 +7,7 @@ import type * as RDF from '@rdfjs/types';
 import { dc, ot } from '../rdf/namespaces.js';
 import { badRequest, notFound, notAcceptable } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, sendUri, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.js';
+import { sendList, sendNegotiated, sendUri, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
@@ -119,14 +120,11 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     const { uri: datasetUri } = parseDatasetRef(datasetParam!);
     const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
     const plan = await predictor.planInputs(model, source.features);
-    const work = async (job: { signal?: AbortSignal; progress?: (f: number) => void }) => {
+    // Predicting is quick; calculating missing descriptors first is not: then it is a task.
+    await answerNowOrAsTask(ctx, tasks, { slow: plan.calculations.length > 0, title: `Predictions of ${model.uri} for ${datasetUri}` }, async (job) => {
       const rows: PredictionRow[] = await datasets.allRows(source.uri);
       const predictions = await predictor.predict(model, rows, plan, job);
       return storePredictions(model, rows, predictions, target, source.uri, source.title);
-    };
-    // Predicting is quick; calculating missing descriptors first is not: then it is a task.
-    if (!plan.calculations.length) return sendUri(ctx, await work({}));
-    const task = await tasks.submit(`Predictions of ${model.uri} for ${datasetUri}`, (job) => work({ signal: job.signal, progress: (f) => job.progress(f * 100) }));
-    await sendTask(ctx, task);
+    });
   });
 }
