@@ -370,3 +370,14 @@ test('brute force on /auth/authenticate is slowed down', async () => {
   assert.equal(r.status, 429);
   assert.ok(Number(r.headers.get('retry-after')) > 0);
 });
+
+test('the login throttle stops a name after five failures in 15 minutes, forgets them after, and never holds more than 10,000 keys', async () => {
+  const { LoginThrottle } = await import('../src/auth/login-throttle.js');
+  const throttle = new LoginThrottle();
+  const t0 = 1_000_000;
+  for (let i = 0; i < 5; i++) throttle.failed(['user:eve'], t0 + i);
+  assert.throws(() => throttle.check(['user:eve'], t0 + 10), /too many failed logins/);
+  assert.doesNotThrow(() => throttle.check(['user:eve'], t0 + 15 * 60 * 1000 + 10));
+  for (let i = 0; i < 25_000; i++) throttle.failed([`user:guess-${i}`], t0 + 20);
+  assert.ok(throttle.size <= 10_000, `${throttle.size} keys kept`);
+});

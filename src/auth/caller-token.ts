@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import { Params } from '../http/params.js';
 import { requestMediaType } from '../http/body.js';
+import { HttpError } from '../core/errors.js';
+import type { Services } from '../core/services.js';
 
 /**
  * The caller's token, read the same way everywhere (access control, the auth service, tokens
@@ -17,4 +19,24 @@ export async function callerTokenOf(ctx: Context, bodyLimit: number): Promise<st
   if (header) return header;
   const form = ctx.method === 'POST' && requestMediaType(ctx) === 'application/x-www-form-urlencoded';
   return callerToken(ctx, form ? await Params.fromRequest(ctx, bodyLimit) : Params.fromQuery(ctx));
+}
+
+/** The user whose token the request carries (undefined without one, or with a bad one). */
+export async function callerUser(ctx: Context, services: Services): Promise<string | undefined> {
+  return services.access.userOfToken(await callerTokenOf(ctx, services.config.bodyLimit));
+}
+
+/** The caller, who must be known: 401 otherwise. */
+export async function requireCaller(ctx: Context, services: Services): Promise<string> {
+  const user = await callerUser(ctx, services);
+  if (!user) throw new HttpError(401, 'Unauthorized', 'send a token');
+  return user;
+}
+
+/** The caller, who must be an administrator: 401 without a valid token, 403 for other users. */
+export async function requireAdmin(ctx: Context, services: Services): Promise<string> {
+  const user = await callerUser(ctx, services);
+  if (!user) throw new HttpError(401, 'Unauthorized', 'send an administrator token in the subjectid header');
+  if (!services.access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only an administrator may manage users');
+  return user;
 }

@@ -120,6 +120,13 @@ export function sendUri(ctx: Context, uri: string, status = 200): Promise<void> 
   return sendUris(ctx, [uri], status);
 }
 
+/** A plain-text answer (`text/plain`, no charset: the auth service's `token.id=…` and `boolean=…`). */
+export function sendText(ctx: Context, body: string, status = 200): void {
+  ctx.status = status;
+  ctx.set('Content-Type', 'text/plain');
+  ctx.body = body;
+}
+
 /** The empty 200 of a write that answers nothing (DELETE, PUT of values). */
 export function sendDone(ctx: Context): void {
   ctx.status = 200;
