@@ -6,7 +6,7 @@ import { sendList, sendNegotiated, type Renderer, sendDone, resourceRenderers, s
 import type { Services } from '../core/services.js';
 import type { ValidationRunner } from './validation-runner.js';
 import type { Crossvalidations, Stratification } from './crossvalidation.js';
-import { learningSetup } from './validation-routes.js';
+import { learningSetup } from './validation-service-routes.js';
 import { VALIDATION_PARAMETERS as V } from './validation-params.js';
 import { VALIDATION_SCHEMA } from './validation-schema.js';
 import { ot } from '../rdf/namespaces.js';

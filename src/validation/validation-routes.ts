@@ -1,157 +1,25 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../core/errors.js';
+import { notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendDone, sendTask } from '../http/respond.js';
+import { sendList, sendDone } from '../http/respond.js';
 import type { Services } from '../core/services.js';
-import type { DatasetMeta } from '../dataset/dataset-store.js';
-import { describeFeatures } from '../model/feature-matrix.js';
 import type { Predictor } from '../model/prediction.js';
-import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.js';
-import { bootstrapSample, sideCounts, structureGroups, trainingTestSplit } from './splits.js';
-import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.js';
-import { VALIDATION_PARAMETERS as V } from './validation-params.js';
-import { readParameters } from '../algorithm/parameters.js';
+import type { ValidationRunner } from './validation-runner.js';
 import { sendValidation } from './validation-views.js';
+import { validationServiceRoutes } from './validation-service-routes.js';
 
-/** The learning setup of a request: algorithm_uri, algorithm_params, prediction_feature, y_scramble. */
-export function learningSetup(services: Services, params: Params): LearningSetup {
-  const algorithmUri = params.required('algorithm_uri');
-  const def = learnerOf(services, algorithmUri);
-  const predictionFeature = params.required('prediction_feature');
-  const parametersText = params.get('algorithm_params') ?? '';
-  const { y_scramble: scramble, y_scramble_seed: scrambleSeed } = readParameters([V.yScramble, V.yScrambleSeed], params);
-  return {
-    algorithmUri,
-    def,
-    parameters: parseAlgorithmParams(def, parametersText),
-    parametersText,
-    predictionFeature,
-    yScrambleSeed: scramble ? Number(scrambleSeed) : undefined,
-  };
-}
-
-/** The prediction feature must be a feature of the dataset holding the actual values. */
-export function requireFeatureIn(dataset: DatasetMeta, feature: string, parameter: string): void {
-  if (!dataset.features.includes(feature)) throw badRequest(`${parameter} ${feature} is not a feature of dataset ${dataset.uri}`);
-}
-
-/** Validation component (spec 2.6, 4.1), mounted at /validation. */
+/** Validation component (spec 2.6, 4.1), mounted at /validation: the validations as resources here, the services that make them in validation-service-routes.ts. */
 export function validationRoutes(router: Router, services: Services, runner: ValidationRunner, predictor: Predictor): void {
-  const { config, tasks } = services;
+  validationServiceRoutes(router, services, runner, predictor);
   const { validations } = runner;
-  const validationUri = (ctx: Context) => `${validations.collection}/${encodeURIComponent(ctx.params.id)}`;
+  const validationUri = (ctx: Context) => services.uris.item('validation', ctx.params.id);
 
   router.get('/validation', async (ctx) => {
     const q = Params.fromQuery(ctx);
     const filter = { model: q.get('model'), algorithm: q.get('algorithm'), trainingDataset: q.get('trainingDataset'), testDataset: q.get('testDataset') };
     const uris = await validations.list(filter);
     await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => services.store.readGraph(u)))).flat(), 'Validations');
-  });
-
-  router.post('/validation/test_set_validation', async (ctx) => {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
-    const model = await runner.requireModel(params.required('model_uri'));
-    const test = await runner.requireDataset(params.required('test_dataset_uri'), 'test_dataset_uri');
-    const target = await runner.requireDataset(params.get('test_target_dataset_uri') ?? test.uri, 'test_target_dataset_uri');
-    const predictionFeature = params.get('prediction_feature') ?? model.dependent;
-    requireFeatureIn(target, predictionFeature, 'prediction_feature');
-    await predictor.planInputs(model, test.features);
-    const task = await tasks.submit(`Test set validation of ${model.uri}`, async (job) => {
-      const started = performance.now();
-      const { record } = await runner.testModel(model, { testDataset: test.uri, testTargetDataset: target.uri, predictionFeature }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
-      return validations.create({ ...record, validationType: 'test_set_validation', realRuntimeMs: performance.now() - started, date: new Date() });
-    });
-    await sendTask(ctx, task);
-  });
-
-  // the spec spells the path "valdiation"; both spellings work
-  for (const path of ['/validation/training_test_valdiation', '/validation/training_test_validation']) {
-    router.post(path, async (ctx) => {
-      const params = await Params.fromRequest(ctx, config.bodyLimit);
-      const setup = learningSetup(services, params);
-      const training = await runner.requireDataset(params.required('training_dataset_uri'), 'training_dataset_uri');
-      const test = await runner.requireDataset(params.required('test_dataset_uri'), 'test_dataset_uri');
-      const target = await runner.requireDataset(params.get('test_target_dataset_uri') ?? test.uri, 'test_target_dataset_uri');
-      requireFeatureIn(target, setup.predictionFeature, 'prediction_feature');
-      await runner.checkTraining(setup, training.uri);
-      const task = await tasks.submit(`Training/test validation of ${setup.algorithmUri}`, async (job) => {
-        const { uri } = await runner.trainAndTest(
-          setup,
-          { trainingDataset: training.uri, testDataset: test.uri, testTargetDataset: target.uri },
-          { validationType: 'training_test_validation' },
-          { signal: job.signal, progress: (f) => job.progress(f * 100) },
-        );
-        return uri;
-      });
-      await sendTask(ctx, task);
-    });
-  }
-
-  /** training_test_split and bootstrapping: divide one dataset, then train and test. */
-  async function splitValidation(ctx: Context, kind: 'training_test_split' | 'bootstrapping') {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
-    const setup = learningSetup(services, params);
-    const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
-    const fractionSpec = kind === 'training_test_split' ? V.splitRatio : V.bootstrapPercentage;
-    const read = readParameters([fractionSpec, V.randomSeed], params);
-    const fraction = Number(read[fractionSpec.name]);
-    const seed = Number(read.random_seed);
-    await runner.checkTraining(setup, dataset.uri);
-    const task = await tasks.submit(`${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`, async (job) => {
-      const rows = await runner.datasets.allRows(dataset.uri);
-      const groups = structureGroups(rows.map((r) => r.compound));
-      const { training, test } = kind === 'training_test_split' ? trainingTestSplit(groups, fraction, seed) : bootstrapSample(groups, fraction, seed);
-      if (training.length < 2 || test.length < 1)
-        throw badRequest(
-          `${kind === 'training_test_split' ? 'split_ratio' : 'bootstrap_percentage'} ${fraction} leaves ${training.length} training and ${test.length} test rows of ${rows.length}; at least 2 and 1 are needed`,
-        );
-      const name = dataset.title ?? dataset.uri;
-      const trainingDataset = await runner.subset(dataset, rows, training, `${name}: training set (${kind}, seed ${seed})`);
-      const testDataset = await runner.subset(dataset, rows, test, `${name}: test set (${kind}, seed ${seed})`);
-      const { uri } = await runner.trainAndTest(
-        setup,
-        { trainingDataset, testDataset, testTargetDataset: testDataset },
-        { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
-        { signal: job.signal, progress: (f) => job.progress(5 + f * 95) },
-      );
-      return uri;
-    });
-    await sendTask(ctx, task);
-  }
-  router.post('/validation/training_test_split', (ctx) => splitValidation(ctx, 'training_test_split'));
-  router.post('/validation/bootstrapping', (ctx) => splitValidation(ctx, 'bootstrapping'));
-
-  router.post('/validation/validate_datasets', async (ctx) => {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
-    const predictionFeature = params.required('prediction_feature');
-    const test = await runner.requireDataset(params.required('test_dataset_uri'), 'test_dataset_uri');
-    const target = await runner.requireDataset(params.get('test_target_dataset_uri') ?? test.uri, 'test_target_dataset_uri');
-    const predictions = await runner.requireDataset(params.required('prediction_dataset_uri'), 'prediction_dataset_uri');
-    const predictedFeature = params.required('predicted_feature');
-    requireFeatureIn(target, predictionFeature, 'prediction_feature');
-    requireFeatureIn(predictions, predictedFeature, 'predicted_feature');
-    const described = await describeFeatures(services.store, [predictionFeature, predictedFeature]);
-    const predicted = described.get(predictedFeature)!;
-    const kind = predicted.nominal || (!predicted.numeric && !described.get(predictionFeature)!.numeric) ? 'classification' : 'regression';
-    const confidenceFeature = await confidenceFeatureOf(services, predictions.features, predictedFeature);
-    const source = predicted.source && services.uris.isIn('model', predicted.source) ? predicted.source : undefined;
-    const task = await tasks.submit(`Validation of ${predictions.uri} against ${target.uri}`, async () => {
-      const started = performance.now();
-      const pairs = await pairValues(runner.datasets, { targetDataset: target.uri, predictionFeature, predictionDataset: predictions.uri, predictedFeature, confidenceFeature, kind });
-      return validations.create({
-        validationType: 'validate_datasets',
-        model: source,
-        testDataset: test.uri,
-        testTargetDataset: target.uri,
-        predictionDataset: predictions.uri,
-        predictionFeature,
-        statistics: statisticsOf(pairs, kind, predicted.accepted),
-        realRuntimeMs: performance.now() - started,
-        date: new Date(),
-      });
-    });
-    await sendTask(ctx, task);
   });
 
   router.get('/validation/:id', async (ctx) => {
