@@ -1,0 +1,70 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { badRequest, notFound } from '../core/errors.js';
+import { parseDatasetRef } from '../core/uri-scheme.js';
+import type { Services } from '../core/services.js';
+import { Params } from '../http/params.js';
+import { sendNegotiated, sendUri } from '../http/respond.js';
+import { answerNowOrAsTask } from '../task/now-or-as-task.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import { datasetRenderers } from '../dataset/dataset-views.js';
+import { deliver, resultTarget, type ResultTarget } from '../dataset/result-target.js';
+import { FeatureValues } from '../compound/feature-values.js';
+import type { ModelStore, StoredModel } from './model-store.js';
+import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.js';
+
+/** Applying a model (spec 4.11, `POST /model/{id}`): to a dataset (a task when descriptors must be calculated first) or to one compound. */
+export function predictionRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor): void {
+  const { config, store, tasks } = services;
+  const featureValues = new FeatureValues(store, services.uris);
+
+  async function requireModel(ctx: Context): Promise<StoredModel> {
+    const uri = services.uris.item('model', ctx.params.id);
+    const model = await models.load(uri);
+    if (!model) throw notFound(`model ${uri} not found`);
+    return model;
+  }
+
+  /** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one. */
+  async function storePredictions(model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], target: ResultTarget, source: string, sourceTitle?: string): Promise<string> {
+    if (target.kind === 'existing') {
+      await datasets.addColumns(target.meta, [model.predicted, model.confidence], new Map(rows.map((r, i) => [r.compound, predictions[i]])));
+      return target.meta.uri;
+    }
+    const local = await createPredictionDataset(datasets, model, rows, predictions, { uri: source, title: sourceTitle });
+    return deliver(services, datasets, local, target);
+  }
+
+  router.post('/model/:id', async (ctx) => {
+    const model = await requireModel(ctx);
+    const params = await Params.fromRequest(ctx, config.bodyLimit);
+    const datasetParam = params.get('dataset_uri');
+    const compound = params.get('compound_uri');
+    if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri for a single compound)');
+    if (datasetParam && compound) throw badRequest('give dataset_uri or compound_uri, not both');
+    const target = await resultTarget(ctx, services, datasets, params);
+
+    if (compound) {
+      if (!services.uris.isIn('compound', compound) || !(await store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
+      const own = await featureValues.read(compound, model.independent);
+      const row: PredictionRow = { compound, values: new Map(own.map((v) => [v.feature, v.value])) };
+      const plan = await predictor.planInputs(model, [...row.values.keys()]);
+      const predictions = await predictor.predict(model, [row], plan);
+      const uri = await storePredictions(model, [row], predictions, target, compound);
+      if (target.kind === 'remote') return sendUri(ctx, uri);
+      const meta = (await datasets.readMeta(uri))!;
+      ctx.set('Location', uri);
+      return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, { compounds: [compound], features: [model.predicted, model.confidence] }));
+    }
+
+    const { uri: datasetUri } = parseDatasetRef(datasetParam!);
+    const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
+    const plan = await predictor.planInputs(model, source.features);
+    // Predicting is quick; calculating missing descriptors first is not: then it is a task.
+    await answerNowOrAsTask(ctx, tasks, { slow: plan.calculations.length > 0, title: `Predictions of ${model.uri} for ${datasetUri}` }, async (job) => {
+      const rows: PredictionRow[] = await datasets.allRows(source.uri);
+      const predictions = await predictor.predict(model, rows, plan, job);
+      return storePredictions(model, rows, predictions, target, source.uri, source.title);
+    });
+  });
+}
