@@ -1,14 +1,16 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import busboy from 'busboy';
-import { df, literal } from '../rdf/namespaces.js';
+import { df, ot, rdf, literal } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
-import { badRequest, unsupportedType, tooLarge } from '../core/errors.js';
+import { badRequest, notFound, unsupportedType, tooLarge } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { readBody, requestMediaType } from '../http/body.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { ShapeValidator } from '../shacl/shape-validator.js';
-import { DC_PARAMS, type RowFilter } from './dataset-store.js';
+import { DC_PARAMS, type DatasetStore, type RowFilter } from './dataset-store.js';
+import type { TripleStore } from '../store/triple-store.js';
+import { featuresByTitle } from '../feature/feature-titles.js';
 import { arffSource, csvSource, rdfSource, sdfSource, type TableSource } from './table-input.js';
 
 // What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.
@@ -118,4 +120,32 @@ export function dedupe(pairs: [RDF.NamedNode, RDF.Term][]): [RDF.NamedNode, RDF.
       return true;
     })
     .reverse();
+}
+
+/**
+ * `associated_features` (with `matcher=title`, the default): the features of another dataset by
+ * title, so that an upload's columns of the same titles become those features.
+ */
+export async function associatedFeatures(params: Params, datasets: DatasetStore, store: TripleStore): Promise<Map<string, string>> {
+  const ref = params.get('associated_features');
+  const map = new Map<string, string>();
+  if (!ref) return map;
+  const matcher = params.get('matcher') ?? 'title';
+  if (!['title', 'name', 'feature name', 'featurename'].includes(matcher.toLowerCase())) throw badRequest(`unknown matcher ${matcher}; use "name" (the feature title)`);
+  const dsUri = ref.replace(/\/(features?)\/?$/, '');
+  const meta = await datasets.readMeta(dsUri);
+  if (!meta) throw notFound(`associated_features: dataset ${dsUri} not found`);
+  for (const [title, f] of await featuresByTitle(store, meta.features)) map.set(title, f);
+  return map;
+}
+
+/** The annotations a metadata PUT sets: RDF about the dataset (checked against its shape) or Dublin Core parameters. */
+export async function metadataOf(ctx: Context, uri: string, shapes: ShapeValidator, bodyLimit: number): Promise<[RDF.NamedNode, RDF.Term][]> {
+  const type = requestMediaType(ctx);
+  if (!isRdfMediaType(type)) return annotationsOf(await Params.fromRequest(ctx, bodyLimit));
+  const quads = await parseRdf((await readBody(ctx, bodyLimit)).toString('utf8'), type, uri);
+  // the body describes this dataset, whether or not it says so
+  await shapes.check([...quads, df.quad(df.namedNode(uri), rdf('type'), ot('Dataset'))]);
+  const own = new Set([ot('dataEntry'), ot('hasColumn'), ot('warning'), rdf('type')].map((t) => t.value));
+  return quads.filter((q) => q.subject.value === uri && q.predicate.termType === 'NamedNode' && !own.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]);
 }

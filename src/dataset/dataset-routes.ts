@@ -2,20 +2,18 @@ import { answerNowOrAsTask } from '../task/now-or-as-task.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { featuresByTitle } from '../feature/feature-titles.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
-import { df, dc, ot, rdf, literal } from '../rdf/namespaces.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { dc, ot, literal } from '../rdf/namespaces.js';
+import { notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { readBody, requestMediaType } from '../http/body.js';
+import { requestMediaType } from '../http/body.js';
 import { sendList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.js';
-import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { Services } from '../core/services.js';
 import { mergeAnnotations, type DatasetMeta, type DatasetStore } from './dataset-store.js';
 import { collectTable } from './table-input.js';
 import { structureReaderOn } from '../chemistry/structure-reader.js';
 import { datasetRenderers } from './dataset-views.js';
-import { annotationsOf, dedupe, filterOf, openTable, readUpload } from './dataset-input.js';
+import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTable, readUpload } from './dataset-input.js';
 import { DatasetEdits } from './dataset-edits.js';
 
 /** Dataset component (spec 2.1, 4.12). */
@@ -29,19 +27,6 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const meta = await datasets.readMeta(uri);
     if (!meta) throw notFound(`dataset ${uri} not found`);
     return meta;
-  }
-
-  async function associatedFeatures(params: Params): Promise<Map<string, string>> {
-    const ref = params.get('associated_features');
-    const map = new Map<string, string>();
-    if (!ref) return map;
-    const matcher = params.get('matcher') ?? 'title';
-    if (!['title', 'name', 'feature name', 'featurename'].includes(matcher.toLowerCase())) throw badRequest(`unknown matcher ${matcher}; use "name" (the feature title)`);
-    const dsUri = ref.replace(/\/(features?)\/?$/, '');
-    const meta = await datasets.readMeta(dsUri);
-    if (!meta) throw notFound(`associated_features: dataset ${dsUri} not found`);
-    for (const [title, f] of await featuresByTitle(store, meta.features)) map.set(title, f);
-    return map;
   }
 
   router.get('/dataset', async (ctx) => {
@@ -60,7 +45,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     }
     const upload = await readUpload(ctx, config.bodyLimit);
     const params = new Params(new URLSearchParams([...new URLSearchParams(ctx.querystring), ...upload.params.entries()]));
-    const associated = await associatedFeatures(params);
+    const associated = await associatedFeatures(params, datasets, store);
     const annotations = annotationsOf(params);
     // a large upload is stored as a task
     await answerNowOrAsTask(ctx, tasks, { slow: upload.body.length > config.datasetTaskBytes, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress }) => {
@@ -87,19 +72,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
 
   router.put('/dataset/:id/metadata', async (ctx) => {
     const meta = await requireDataset(datasetUri(ctx));
-    const type = requestMediaType(ctx);
-    let fresh: [RDF.NamedNode, RDF.Term][];
-    if (isRdfMediaType(type)) {
-      const quads = await parseRdf((await readBody(ctx, config.bodyLimit)).toString('utf8'), type, meta.uri);
-      // the body describes this dataset, whether or not it says so
-      await services.shapes.check([...quads, df.quad(df.namedNode(meta.uri), rdf('type'), ot('Dataset'))]);
-      const own = new Set([ot('dataEntry'), ot('hasColumn'), ot('warning')].map((t) => t.value));
-      fresh = quads
-        .filter((q) => q.subject.value === meta.uri && q.predicate.termType === 'NamedNode' && !own.has(q.predicate.value) && q.predicate.value !== 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type')
-        .map((q) => [q.predicate as RDF.NamedNode, q.object]);
-    } else {
-      fresh = annotationsOf(await Params.fromRequest(ctx, config.bodyLimit));
-    }
+    const fresh = await metadataOf(ctx, meta.uri, services.shapes, config.bodyLimit);
     await edits.setMetadata(meta, fresh);
     sendDone(ctx);
   });
