@@ -84,7 +84,7 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
       const renderers: Record<string, Renderer> = {
         ...resourceRenderers(ctx, uri, quads, `Cross-validation ${uri}`, {
           tree,
-          intro: `<p><a href="${uri}/statistics">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>`,
+          intro: `<p><a href="${services.uris.subgraph(uri, 'statistics')}">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>`,
         }),
         'application/xml': () => toXml('crossvalidation', tree),
         'text/xml': () => toXml('crossvalidation', tree),
