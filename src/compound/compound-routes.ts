@@ -1,3 +1,4 @@
+import { readGraphs } from '../store/query-helpers.js';
 import type Router from '@koa/router';
 import { df, ot, literal, xsd } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
@@ -44,7 +45,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     }
     if (uris.length === 0 && title !== 'Compounds') throw notFound('no compound matches');
     const rdf = async () => {
-      const quads = (await Promise.all(uris.map((u) => store.readGraph(u)))).flat();
+      const quads = await readGraphs(store, uris);
       if (similarity) for (const [u, v] of similarity) quads.push(df.quad(df.namedNode(u), ot('similarity'), literal(String(v), xsd('double'))));
       return quads;
     };

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.js';
-import { sendDone, sendList, sendUri, sendUris } from '../http/respond.js';
+import { sendDone, sendGraphList, sendUri, sendUris } from '../http/respond.js';
 import { compoundQuads } from './compound-registry.js';
 import type { StructureResources } from './structure-resources.js';
 
@@ -14,7 +14,7 @@ export function conformerRoutes(router: Router, structures: StructureResources):
     const uri = structures.compoundUri(ctx);
     await structures.require(uri);
     const uris = await compounds.conformerUris(uri);
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), `Conformers of ${uri}`);
+    await sendGraphList(ctx, store, uris, `Conformers of ${uri}`);
   });
 
   router.post('/compound/:id/conformer', async (ctx) => {

@@ -1,3 +1,4 @@
+import { readGraphs } from '../store/query-helpers.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest } from '../core/errors.js';
@@ -20,7 +21,13 @@ export function structureFeatureRoutes(router: Router, structures: StructureReso
       await sendList(
         ctx,
         features,
-        async () => [...(await Promise.all(features.filter((f) => uris.isLocal(f)).map((f) => store.readGraph(f)))).flat(), ...values.quads(uri, found)],
+        async (members) => [
+          ...(await readGraphs(
+            store,
+            members.filter((f) => uris.isLocal(f)),
+          )),
+          ...values.quads(uri, found),
+        ],
         `Features of ${uri}`,
       );
     });

@@ -7,7 +7,7 @@ import { dc, ot, literal } from '../rdf/namespaces.js';
 import { notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { requestMediaType } from '../http/body.js';
-import { sendList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.js';
+import { sendGraphList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import { mergeAnnotations, type DatasetMeta, type DatasetStore } from './dataset-store.js';
 import { collectTable } from './table-input.js';
@@ -31,7 +31,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
 
   router.get('/dataset', async (ctx) => {
     const uris = await datasets.list();
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), 'Datasets');
+    await sendGraphList(ctx, store, uris, 'Datasets');
   });
 
   router.post('/dataset', async (ctx) => {
@@ -81,13 +81,13 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const meta = await requireDataset(datasetUri(ctx));
     const uris: string[] = [];
     for await (const r of datasets.rows(meta.uri)) if (!uris.includes(r.compound)) uris.push(r.compound);
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), `Compounds of ${meta.title ?? meta.uri}`);
+    await sendGraphList(ctx, store, uris, `Compounds of ${meta.title ?? meta.uri}`);
   });
 
   for (const path of ['/dataset/:id/features', '/dataset/:id/feature']) {
     router.get(path, async (ctx) => {
       const meta = await requireDataset(datasetUri(ctx));
-      await sendList(ctx, meta.features, async () => (await Promise.all(meta.features.map((u) => store.readGraph(u)))).flat(), `Features of ${meta.title ?? meta.uri}`);
+      await sendGraphList(ctx, store, meta.features, `Features of ${meta.title ?? meta.uri}`);
     });
   }
 

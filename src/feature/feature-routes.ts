@@ -18,7 +18,7 @@ export function featureRoutes(router: Router, services: Services): void {
     const sameAs = params.get('query') ?? params.get('sameas');
     const list = await features.list(sameAs);
     if (sameAs && list.length === 0) throw notFound(`no feature has owl:sameAs <${sameAs}>`);
-    await sendList(ctx, list, () => features.readAll(list), sameAs ? `Features with owl:sameAs ${sameAs}` : 'Features');
+    await sendList(ctx, list, (members) => features.readAll(members), sameAs ? `Features with owl:sameAs ${sameAs}` : 'Features');
   });
 
   router.get('/feature/:id', async (ctx) => {

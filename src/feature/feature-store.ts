@@ -3,7 +3,7 @@ import { dc } from '../rdf/namespaces.js';
 import { propertyValue } from '../rdf/graph-values.js';
 import { notFound } from '../core/errors.js';
 import type { Services } from '../core/services.js';
-import { select } from '../store/query-helpers.js';
+import { select, readGraphs } from '../store/query-helpers.js';
 import { sortById } from '../store/id-minter.js';
 import { featureFromBody } from './feature-description.js';
 import { featureQueries } from './feature-queries.js';
@@ -35,7 +35,7 @@ export class FeatureStore {
 
   /** The graphs of many features, in one list (for list representations). */
   async readAll(uris: string[]): Promise<RDF.Quad[]> {
-    return (await Promise.all(uris.map((u) => this.services.store.readGraph(u)))).flat();
+    return readGraphs(this.services.store, uris);
   }
 
   title(quads: RDF.Quad[], uri: string): string | undefined {

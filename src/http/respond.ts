@@ -6,6 +6,8 @@ import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
 import { renderPage, escapeHtml } from '../rdf/html.js';
 import YAML from 'yaml';
 import { resourceTree, type Tree } from '../rdf/resource-tree.js';
+import type { TripleStore } from '../store/triple-store.js';
+import { readGraphs } from '../store/query-helpers.js';
 
 export type Renderer = () => Promise<string | Buffer | Readable> | string | Buffer | Readable;
 
@@ -70,12 +72,12 @@ export async function sendRdf(ctx: Context, quads: RDF.Quad[], title: string, st
 
 /**
  * Send a list: text/uri-list, or RDF of the members, or HTML links. With access control on,
- * `ctx.state.canRead` leaves out what the caller may not read.
+ * `ctx.state.canRead` leaves out what the caller may not read; `rdfOf` is given the members left.
  */
-export async function sendList(ctx: Context, all: string[], allRdf: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string): Promise<void> {
+export async function sendList(ctx: Context, all: string[], rdfOf: (uris: string[]) => Promise<RDF.Quad[]> | RDF.Quad[], title: string): Promise<void> {
   const canRead: ((uri: string) => boolean) | undefined = ctx.state.canRead;
   const uris = canRead ? all.filter(canRead) : all;
-  const rdf = canRead ? async () => (await allRdf()).filter((q) => canRead(q.subject.value)) : allRdf;
+  const rdf = canRead ? async () => (await rdfOf(uris)).filter((q) => canRead(q.subject.value)) : () => rdfOf(uris);
   const list = uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('\n');
   const renderers: Record<string, Renderer> = {
     'text/uri-list': () => uriList(uris),
@@ -83,6 +85,11 @@ export async function sendList(ctx: Context, all: string[], allRdf: () => Promis
   };
   renderers['text/html'] = () => renderPage({ title, intro: `<p>${uris.length} item(s)</p><ul>${list}</ul>`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
   await sendNegotiated(ctx, renderers);
+}
+
+/** Send a list of resources whose RDF is their own graphs in the store. */
+export function sendGraphList(ctx: Context, store: TripleStore, uris: string[], title: string): Promise<void> {
+  return sendList(ctx, uris, (members) => readGraphs(store, members), title);
 }
 
 /** A `text/uri-list` body: one URI per line, CRLF-terminated. */

@@ -5,7 +5,7 @@ import type * as RDF from '@rdfjs/types';
 import { dc, ot } from '../rdf/namespaces.js';
 import { notFound, notAcceptable } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
+import { sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { learnerById } from '../learning/learners.js';
@@ -32,7 +32,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     const sameAs = query.get('query') ?? query.get('sameas');
     const uris = await models.list(sameAs);
     if (sameAs && !uris.length) throw notFound(`no model has owl:sameAs <${sameAs}>`);
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), sameAs ? `Models with owl:sameAs ${sameAs}` : 'Models');
+    await sendGraphList(ctx, store, uris, sameAs ? `Models with owl:sameAs ${sameAs}` : 'Models');
   });
 
   router.get('/model/:id', async (ctx) => {
@@ -64,7 +64,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     router.get(`/model/:id/${path}`, async (ctx) => {
       const { uri, quads } = await requireDescription(ctx);
       const features = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot(property))).map((q) => q.object.value);
-      await sendList(ctx, features, async () => (await Promise.all(features.map((f) => store.readGraph(f)))).flat(), `${path[0].toUpperCase()}${path.slice(1)} variables of ${uri}`);
+      await sendGraphList(ctx, store, features, `${path[0].toUpperCase()}${path.slice(1)} variables of ${uri}`);
     });
   }
 

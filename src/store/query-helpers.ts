@@ -28,6 +28,11 @@ export async function ask(store: TripleStore, query: SparqlText, options?: Query
   return result.value;
 }
 
+/** The graphs of many resources, as one list (in the order given). */
+export async function readGraphs(store: TripleStore, uris: string[]): Promise<RDF.Quad[]> {
+  return (await Promise.all(uris.map((u) => store.readGraph(u)))).flat();
+}
+
 /** The graph of a resource when it holds `<uri> a <type>`; undefined otherwise. */
 export async function readTypedGraph(store: TripleStore, uri: string, type: RDF.NamedNode): Promise<RDF.Quad[] | undefined> {
   const quads = await store.readGraph(uri);

@@ -4,7 +4,7 @@ import { ot, dcterms } from '../rdf/namespaces.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
 import { notFound } from '../core/errors.js';
-import { sendList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.js';
+import { sendGraphList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.js';
 import { readErrorReport } from '../rdf/error-report.js';
 import type { Services } from '../core/services.js';
 
@@ -15,7 +15,7 @@ export function taskRoutes(router: Router, services: Services): void {
   router.get('/task', async (ctx) => {
     const rows = await select(store, sparql`SELECT ?t ?created WHERE { GRAPH ?t { ?t a ${ot('Task')} ; ${dcterms('created')} ?created } } ORDER BY ?created`);
     const uris = rows.map((r) => r.t.value);
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => store.readGraph(u)))).flat(), 'Tasks');
+    await sendGraphList(ctx, store, uris, 'Tasks');
   });
 
   router.get('/task/:id', async (ctx) => {

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.js';
+import { sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { ValidationRunner } from './validation-runner.js';
 import type { Crossvalidations, Stratification } from './crossvalidation.js';
@@ -73,7 +73,7 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     router.get(base, async (ctx) => {
       const q = Params.fromQuery(ctx);
       const uris = await crossvalidations.list({ algorithm: q.get('algorithm'), dataset: q.get('dataset') });
-      await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => services.store.readGraph(u)))).flat(), 'Cross-validations');
+      await sendGraphList(ctx, services.store, uris, 'Cross-validations');
     });
     router.post(base, (ctx) => start(ctx, false));
     router.post(`${base}/loo`, (ctx) => start(ctx, true));

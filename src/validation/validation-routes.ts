@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendDone } from '../http/respond.js';
+import { sendGraphList, sendDone } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { Predictor } from '../model/prediction.js';
 import type { ValidationRunner } from './validation-runner.js';
@@ -19,7 +19,7 @@ export function validationRoutes(router: Router, services: Services, runner: Val
     const q = Params.fromQuery(ctx);
     const filter = { model: q.get('model'), algorithm: q.get('algorithm'), trainingDataset: q.get('trainingDataset'), testDataset: q.get('testDataset') };
     const uris = await validations.list(filter);
-    await sendList(ctx, uris, async () => (await Promise.all(uris.map((u) => services.store.readGraph(u)))).flat(), 'Validations');
+    await sendGraphList(ctx, services.store, uris, 'Validations');
   });
 
   router.get('/validation/:id', async (ctx) => {
