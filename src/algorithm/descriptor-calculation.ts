@@ -1,7 +1,8 @@
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
 import type { ParamValue } from '../learning/learner.js';
-import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
+import { df, ot, dc, literal, xsd } from '../rdf/namespaces.js';
+import { featureGraph } from '../feature/feature-record.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
 import { structureFrom } from '../compound/compound-registry.js';
@@ -138,16 +139,6 @@ export class DescriptorCalculation {
 }
 
 export function descriptorFeatureQuads(uri: string, column: DescriptorColumn, source: string): RDF.Quad[] {
-  const f = df.namedNode(uri);
-  const quads = [
-    df.quad(f, rdf('type'), ot('Feature')),
-    df.quad(f, dc('title'), literal(column.title)),
-    df.quad(f, dc('description'), literal(column.description)),
-    df.quad(f, ot('units'), literal(column.units)),
-    df.quad(f, ot('hasSource'), df.namedNode(source)),
-  ];
-  if (column.bits !== undefined) quads.push(df.quad(f, rdf('type'), ot('StringFeature')), df.quad(f, rdf('type'), ot('FingerprintFeature')), df.quad(f, ot('fingerprintBits'), literal(column.bits)));
-  else quads.push(df.quad(f, rdf('type'), ot('NumericFeature')));
-  if (column.sameAs) quads.push(df.quad(f, owl('sameAs'), df.namedNode(column.sameAs)));
-  return quads;
+  const { title, description, units, bits, sameAs } = column;
+  return featureGraph({ uri, title, description, units, kind: bits === undefined ? 'numeric' : 'fingerprint', bits, source, sameAs: sameAs ? [sameAs] : [] });
 }

@@ -5,7 +5,7 @@ import { isConformer } from '../core/uri-scheme.js';
 import type { Services } from '../core/services.js';
 import { Params } from '../http/params.js';
 import { sendNegotiated } from '../http/respond.js';
-import { featureTitles } from '../feature/feature-titles.js';
+import { featureTitles } from '../feature/feature-record.js';
 import { structureFrom, type CompoundRegistry, type StoredStructure } from './compound-registry.js';
 import { FeatureValues } from './feature-values.js';
 import { readStructures } from './structure-input.js';

@@ -10,7 +10,7 @@ import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
 import type { ShapeValidator } from '../shacl/shape-validator.js';
 import { DC_PARAMS, type DatasetStore, type RowFilter } from './dataset-store.js';
 import type { TripleStore } from '../store/triple-store.js';
-import { featuresByTitle } from '../feature/feature-titles.js';
+import { featuresByTitle } from '../feature/feature-record.js';
 import { arffSource, csvSource, rdfSource, sdfSource, type TableSource } from './table-input.js';
 
 // What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.

@@ -1,5 +1,5 @@
 import { propertyValue } from '../rdf/graph-values.js';
-import { featuresByTitle } from '../feature/feature-titles.js';
+import { featureGraph, featuresByTitle } from '../feature/feature-record.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
@@ -212,16 +212,7 @@ export class DatasetStore {
         continue;
       }
       const uri = await this.services.ids.next(this.services.uris.collection('feature'));
-      const f = df.namedNode(uri);
-      const type = c.kind === 'numeric' ? ot('NumericFeature') : c.kind === 'nominal' ? ot('NominalFeature') : ot('StringFeature');
-      graphs[uri] = [
-        df.quad(f, rdf('type'), ot('Feature')),
-        df.quad(f, rdf('type'), type),
-        df.quad(f, dc('title'), literal(c.title)),
-        df.quad(f, ot('units'), literal('')),
-        df.quad(f, ot('hasSource'), df.namedNode(source)),
-        ...c.accepted.map((v) => df.quad(f, ot('acceptValue'), literal(v))),
-      ];
+      graphs[uri] = featureGraph({ uri, title: c.title, kind: c.kind, source, accepted: c.accepted });
       uris.push(uri);
     }
     return { uris, graphs };

@@ -1,3 +1,4 @@
+import { featureRecord } from './feature-record.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.js';
@@ -24,7 +25,7 @@ export function featureRoutes(router: Router, services: Services): void {
   router.get('/feature/:id', async (ctx) => {
     const uri = featureUri(ctx);
     const quads = await features.require(uri);
-    const title = features.title(quads, uri);
+    const { title } = featureRecord(quads, uri);
     await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, title ? `Feature: ${title}` : `Feature ${uri}`));
   });
 

@@ -1,6 +1,4 @@
 import type * as RDF from '@rdfjs/types';
-import { dc } from '../rdf/namespaces.js';
-import { propertyValue } from '../rdf/graph-values.js';
 import { notFound } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { select, readGraphs } from '../store/query-helpers.js';
@@ -36,10 +34,6 @@ export class FeatureStore {
   /** The graphs of many features, in one list (for list representations). */
   async readAll(uris: string[]): Promise<RDF.Quad[]> {
     return readGraphs(this.services.store, uris);
-  }
-
-  title(quads: RDF.Quad[], uri: string): string | undefined {
-    return propertyValue(quads, uri, dc('title'));
   }
 
   /** Store a posted description as a new feature; checked before an id is minted, so a refused one leaves nothing behind. */

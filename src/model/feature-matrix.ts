@@ -1,22 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { TimeSlices } from '../task/time-slices.js';
 import type { Matrix } from '../learning/learner.js';
-import { ot, rdf, dc } from '../rdf/namespaces.js';
-import type { TripleStore } from '../store/triple-store.js';
-
-/** What the store says about a feature that decides how it becomes matrix columns. */
-export interface FeatureDescription {
-  uri: string;
-  title?: string;
-  numeric: boolean;
-  nominal: boolean;
-  /** A fingerprint feature: its length in bits. */
-  bits?: number;
-  /** ot:hasSource: the algorithm instance or model that made it. */
-  source?: string;
-  accepted: string[];
-  exists: boolean;
-}
+import type { FeatureRecord } from '../feature/feature-record.js';
 
 /**
  * How one independent variable becomes columns of the learning matrix, kept in the model so
@@ -24,29 +9,6 @@ export interface FeatureDescription {
  * value becomes the training mean); a fingerprint feature is one 0/1 column per bit.
  */
 export type ColumnEncoding = { feature: string; kind: 'numeric'; mean: number; binary: boolean } | { feature: string; kind: 'fingerprint'; bits: number };
-
-export async function describeFeatures(store: TripleStore, uris: string[]): Promise<Map<string, FeatureDescription>> {
-  const out = new Map<string, FeatureDescription>();
-  await Promise.all(
-    uris.map(async (uri) => {
-      const quads = (await store.readGraph(uri)).filter((q) => q.subject.value === uri);
-      const types = new Set(quads.filter((q) => q.predicate.equals(rdf('type'))).map((q) => q.object.value));
-      const value = (p: RDF.NamedNode) => quads.find((q) => q.predicate.equals(p))?.object.value;
-      const bits = value(ot('fingerprintBits'));
-      out.set(uri, {
-        uri,
-        title: value(dc('title')),
-        numeric: types.has(ot('NumericFeature').value),
-        nominal: types.has(ot('NominalFeature').value),
-        bits: types.has(ot('FingerprintFeature').value) && bits ? Number(bits) : undefined,
-        source: value(ot('hasSource')),
-        accepted: quads.filter((q) => q.predicate.equals(ot('acceptValue'))).map((q) => q.object.value),
-        exists: quads.length > 0,
-      });
-    }),
-  );
-  return out;
-}
 
 /** A value as a number, or NaN. */
 export function numberOf(v: RDF.Literal | undefined): number {
@@ -58,12 +20,12 @@ export function numberOf(v: RDF.Literal | undefined): number {
 }
 
 /** Can this feature be an independent variable? */
-export function isLearnable(f: FeatureDescription): boolean {
+export function isLearnable(f: FeatureRecord): boolean {
   return f.bits !== undefined || f.numeric;
 }
 
 /** Fit the encodings of the independent variables on the training rows. */
-export function fitEncodings(features: FeatureDescription[], rows: Map<string, RDF.Literal>[]): ColumnEncoding[] {
+export function fitEncodings(features: FeatureRecord[], rows: Map<string, RDF.Literal>[]): ColumnEncoding[] {
   return features.map((f): ColumnEncoding => {
     if (f.bits !== undefined) return { feature: f.uri, kind: 'fingerprint', bits: f.bits };
     let sum = 0;

@@ -1,17 +1,16 @@
-import { propertyValue } from '../rdf/graph-values.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { dc, ot } from '../rdf/namespaces.js';
 import { notFound, notAcceptable } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { learnerById } from '../learning/learners.js';
-import { describeFeatures } from './feature-matrix.js';
+import { readFeatureRecords } from '../feature/feature-record.js';
 import { regressionPmml } from './pmml.js';
 import type { ModelStore } from './model-store.js';
+import type { ModelDescription } from './model-codec.js';
 import type { Predictor } from './prediction.js';
 import { predictionRoutes } from './prediction-routes.js';
 
@@ -20,11 +19,11 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   const { store } = services;
   const modelUri = (ctx: Context) => services.uris.item('model', ctx.params.id);
 
-  async function requireDescription(ctx: Context): Promise<{ uri: string; quads: RDF.Quad[] }> {
+  async function requireModel(ctx: Context): Promise<{ uri: string; quads: RDF.Quad[]; description: ModelDescription }> {
     const uri = modelUri(ctx);
-    const quads = await models.readDescription(uri);
-    if (!quads) throw notFound(`model ${uri} not found`);
-    return { uri, quads };
+    const found = await models.describe(uri);
+    if (!found) throw notFound(`model ${uri} not found`);
+    return { uri, ...found };
   }
 
   router.get('/model', async (ctx) => {
@@ -36,16 +35,15 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   });
 
   router.get('/model/:id', async (ctx) => {
-    const { uri, quads } = await requireDescription(ctx);
-    const title = propertyValue(quads, uri, dc('title'));
-    const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${title ?? uri}`);
-    const algorithm = quads.find((q) => q.subject.value === uri && q.predicate.equals(ot('algorithm')))?.object.value ?? '';
+    const { uri, quads, description } = await requireModel(ctx);
+    const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${description.title ?? uri}`);
+    const { algorithm } = description;
     if (learnerById(algorithm.slice(algorithm.lastIndexOf('/') + 1))?.linearForm) {
       // PMML for linear models (spec 4.11: text/xml)
       const pmml = async () => {
         const model = (await models.load(uri))!;
         const form = learnerById(model.learnerId)!.linearForm!(model.state);
-        const titles = await describeFeatures(store, [...model.independent, model.dependent]);
+        const titles = await readFeatureRecords(store, [...model.independent, model.dependent]);
         const xml = form && regressionPmml(model, form, new Map([...titles].map(([f, d]) => [f, d.title ?? f])));
         if (!xml) throw notAcceptable(`model ${uri} has no PMML form (only linear models of numeric variables have one); ask for RDF`);
         return xml;
@@ -56,20 +54,21 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     await sendNegotiated(ctx, renderers);
   });
 
-  for (const [path, property] of [
-    ['independent', 'independentVariables'],
-    ['dependent', 'dependentVariables'],
-    ['predicted', 'predictedVariables'],
-  ] as const) {
+  const variables = {
+    independent: (d: ModelDescription) => d.independent,
+    dependent: (d: ModelDescription) => [d.dependent],
+    predicted: (d: ModelDescription) => d.predictedVariables,
+  };
+  for (const [path, of] of Object.entries(variables)) {
     router.get(`/model/:id/${path}`, async (ctx) => {
-      const { uri, quads } = await requireDescription(ctx);
-      const features = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot(property))).map((q) => q.object.value);
+      const { uri, description } = await requireModel(ctx);
+      const features = of(description);
       await sendGraphList(ctx, store, features, `${path[0].toUpperCase()}${path.slice(1)} variables of ${uri}`);
     });
   }
 
   router.delete('/model/:id', async (ctx) => {
-    const { uri } = await requireDescription(ctx);
+    const { uri } = await requireModel(ctx);
     await models.delete(uri);
     sendDone(ctx);
   });

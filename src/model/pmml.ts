@@ -1,5 +1,5 @@
 import { escapeHtml } from '../rdf/html.js';
-import type { StoredModel } from './model-store.js';
+import type { StoredModel } from './model-codec.js';
 
 /**
  * A linear regression model as PMML 4.4 (`RegressionModel`), for tools that score PMML. Only

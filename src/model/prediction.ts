@@ -7,8 +7,9 @@ import type { Services } from '../core/services.js';
 import { algorithmById } from '../algorithm/catalogue.js';
 import { checkParameters } from '../algorithm/parameters.js';
 import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.js';
-import { describeFeatures, encodeRows } from './feature-matrix.js';
-import type { StoredModel } from './model-store.js';
+import { encodeRows } from './feature-matrix.js';
+import { readFeatureRecords } from '../feature/feature-record.js';
+import type { StoredModel } from './model-codec.js';
 
 const PREDICT_MODULE = new URL('./predict-in-worker.ts', import.meta.url).href;
 
@@ -42,7 +43,7 @@ export class Predictor {
     const have = new Set(available);
     const missing = model.independent.filter((f) => !have.has(f));
     if (!missing.length) return { calculations: [] };
-    const described = await describeFeatures(this.services.store, missing);
+    const described = await readFeatureRecords(this.services.store, missing);
     const bySource = new Map<string, string[]>();
     const impossible: string[] = [];
     for (const f of missing) {

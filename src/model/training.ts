@@ -2,10 +2,10 @@ import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import type { Learner, ParamValue, TrainingData } from '../learning/learner.js';
 import { badRequest, HttpError } from '../core/errors.js';
-import { owl } from '../rdf/namespaces.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
-import { describeFeatures, encodeRows, fitEncodings, isLearnable, numberOf, type FeatureDescription } from './feature-matrix.js';
+import { encodeRows, fitEncodings, isLearnable, numberOf } from './feature-matrix.js';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.js';
 import type { ModelStore } from './model-store.js';
 
 /** At most this many classes: more means the target is not a class label. */
@@ -17,10 +17,10 @@ export interface TrainingPlan {
   learner: Learner;
   parameters: Record<string, ParamValue>;
   dataset: DatasetMeta;
-  target: FeatureDescription;
-  independent: FeatureDescription[];
+  target: FeatureRecord;
+  independent: FeatureRecord[];
   /** Features of the dataset left out (neither numeric nor fingerprints). */
-  skipped: FeatureDescription[];
+  skipped: FeatureRecord[];
   seed: number;
 }
 
@@ -40,7 +40,7 @@ export async function planTraining(
   const unknown = selected.filter((f) => !dataset.features.includes(f));
   if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
   const candidates = (selected.length ? selected : dataset.features).filter((f) => f !== request.predictionFeature);
-  const described = await describeFeatures(services.store, [request.predictionFeature, ...candidates]);
+  const described = await readFeatureRecords(services.store, [request.predictionFeature, ...candidates]);
   const target = described.get(request.predictionFeature)!;
   if (request.learner.task === 'regression' && !target.numeric) {
     throw badRequest(`prediction_feature ${request.predictionFeature} is not numeric (not an ot:NumericFeature); the regression learner ${request.learner.id} needs a numeric target`);
@@ -129,7 +129,6 @@ export async function trainModel(
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
   if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);
-  const endpoints = (await services.store.readGraph(plan.target.uri)).filter((q) => q.subject.value === plan.target.uri && q.predicate.equals(owl('sameAs'))).map((q) => q.object.value);
   return models.create({
     algorithm: plan.algorithmUri,
     learnerId: plan.learner.id,
@@ -144,6 +143,6 @@ export async function trainModel(
     state,
     targetTitle: plan.target.title ?? plan.target.uri,
     warnings,
-    endpoints,
+    endpoints: plan.target.sameAs,
   });
 }

@@ -5,7 +5,7 @@ import { Params } from '../http/params.js';
 import { sendTask } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta } from '../dataset/dataset-store.js';
-import { describeFeatures } from '../model/feature-matrix.js';
+import { readFeatureRecords } from '../feature/feature-record.js';
 import type { Predictor } from '../model/prediction.js';
 import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.js';
 import { bootstrapSample, sideCounts, structureGroups, trainingTestSplit } from './splits.js';
@@ -122,7 +122,7 @@ export function validationServiceRoutes(router: Router, services: Services, runn
     const predictedFeature = params.required('predicted_feature');
     requireFeatureIn(target, predictionFeature, 'prediction_feature');
     requireFeatureIn(predictions, predictedFeature, 'predicted_feature');
-    const described = await describeFeatures(services.store, [predictionFeature, predictedFeature]);
+    const described = await readFeatureRecords(services.store, [predictionFeature, predictedFeature]);
     const predicted = described.get(predictedFeature)!;
     const kind = predicted.nominal || (!predicted.numeric && !described.get(predictionFeature)!.numeric) ? 'classification' : 'regression';
     const confidenceFeature = await confidenceFeatureOf(services, predictions.features, predictedFeature);

@@ -1,0 +1,172 @@
+import type * as RDF from '@rdfjs/types';
+import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.js';
+import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
+import { typedValue } from '../algorithm/catalogue.js';
+import type { ColumnEncoding } from './feature-matrix.js';
+import { featureGraph } from '../feature/feature-record.js';
+
+/** Everything prediction needs, read back from the store. */
+export interface StoredModel {
+  uri: string;
+  title: string;
+  algorithm: string;
+  learnerId: string;
+  trainingDataset: string;
+  parameters: Record<string, ParamValue>;
+  task: LearningTask;
+  /** Classification: the class values (the learner's class indices point into it). */
+  classes: string[];
+  independent: string[];
+  dependent: string;
+  /** The feature holding predictions, and the one holding their confidences. */
+  predicted: string;
+  confidence: string;
+  encodings: ColumnEncoding[];
+  /** The learner's trained state (JSON). */
+  state: unknown;
+}
+
+export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title'> & {
+  title?: string;
+  parameterSpecs: ParameterSpec[];
+  targetTitle: string;
+  warnings: string[];
+  /** The dependent variable's owl:sameAs (its endpoint): the model's and the predicted feature's too. */
+  endpoints: string[];
+};
+
+/** What a model's description graph says (spec 2.5): the typed record of `{uri}`. */
+export interface ModelDescription {
+  uri: string;
+  title?: string;
+  algorithm: string;
+  trainingDataset: string;
+  independent: string[];
+  dependent: string;
+  /** The predicted feature and the confidence feature, in no particular order. */
+  predictedVariables: string[];
+  endpoints: string[];
+}
+
+/** The URIs a new model is stored under: its own, and its two predicted features'. */
+export interface ModelUris {
+  uri: string;
+  predicted: string;
+  confidence: string;
+  /** `{uri}/content`: the trained state, in the store's bulk partition. */
+  content: string;
+}
+
+/**
+ * Characters per literal of the content graph (the trained state is split into chunks). Small,
+ * because a literal is part of the store's index keys, and LevelDB keeps the first and last key
+ * of every table file in memory for as long as the file exists: with chunks of 256k characters a
+ * store kept about 10 MiB more per cross-validation of random forests, for good.
+ */
+const CHUNK_CHARS = 4096;
+
+/** The graphs of a new model: its description, its content, its predicted and confidence features. */
+export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.Quad[]> {
+  const m = df.namedNode(at.uri);
+  const id = at.uri.split('/').pop();
+  const title = model.title ?? `${model.targetTitle} (${model.task} model ${id})`;
+  const description: RDF.Quad[] = [
+    df.quad(m, rdf('type'), ot('Model')),
+    df.quad(m, dc('identifier'), literal(at.uri, xsd('anyURI'))),
+    df.quad(m, dc('title'), literal(title)),
+    df.quad(m, dc('creator'), literal('ToxGraph')),
+    df.quad(m, dc('date'), literal(new Date())),
+    df.quad(m, ot('algorithm'), df.namedNode(model.algorithm)),
+    df.quad(m, ot('trainingDataset'), df.namedNode(model.trainingDataset)),
+    ...model.independent.map((f) => df.quad(m, ot('independentVariables'), df.namedNode(f))),
+    df.quad(m, ot('dependentVariables'), df.namedNode(model.dependent)),
+    df.quad(m, ot('predictedVariables'), df.namedNode(at.predicted)),
+    df.quad(m, ot('predictedVariables'), df.namedNode(at.confidence)),
+    ...model.warnings.map((w) => df.quad(m, ot('warning'), literal(w))),
+    ...model.endpoints.map((e) => df.quad(m, owl('sameAs'), df.namedNode(e))),
+  ];
+  for (const spec of model.parameterSpecs) {
+    const p = df.namedNode(`${at.uri}#parameter-${encodeURIComponent(spec.name)}`);
+    description.push(
+      df.quad(m, ot('parameters'), p),
+      df.quad(p, rdf('type'), ot('Parameter')),
+      df.quad(p, dc('title'), literal(spec.name)),
+      df.quad(p, dc('description'), literal(spec.description)),
+      df.quad(p, ot('paramScope'), literal('optional')),
+      df.quad(p, ot('paramValue'), typedValue(spec, model.parameters[spec.name])),
+    );
+  }
+  const predicted = featureGraph({
+    uri: at.predicted,
+    title: `${model.targetTitle} (predicted by model ${id})`,
+    kind: model.task === 'regression' ? 'numeric' : 'nominal',
+    source: at.uri,
+    sameAs: model.endpoints,
+    accepted: model.classes,
+  });
+  const confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
+  const json = JSON.stringify({ learner: model.learnerId, task: model.task, parameters: model.parameters, classes: model.classes, encodings: model.encodings, state: model.state });
+  const content = contentChunks(json, CHUNK_CHARS).map((text, k) => df.quad(df.namedNode(`${at.uri}#content-${String(k + 1).padStart(7, '0')}`), ot('modelContent'), literal(text)));
+  return { [at.uri]: description, [at.content]: content, [at.predicted]: predicted, [at.confidence]: confidence };
+}
+
+/** The record of a model's description graph. */
+export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescription {
+  const own = quads.filter((q) => q.subject.value === uri);
+  const values = (p: RDF.NamedNode) => own.filter((q) => q.predicate.equals(p)).map((q) => q.object.value);
+  return {
+    uri,
+    title: values(dc('title'))[0],
+    algorithm: values(ot('algorithm'))[0] ?? '',
+    trainingDataset: values(ot('trainingDataset'))[0] ?? '',
+    independent: values(ot('independentVariables')),
+    dependent: values(ot('dependentVariables'))[0] ?? '',
+    predictedVariables: values(ot('predictedVariables')),
+    endpoints: values(owl('sameAs')),
+  };
+}
+
+/** A stored model from its description, its content graph and its confidence feature. */
+export function storedModel(description: ModelDescription, content: RDF.Quad[], confidence: string): StoredModel {
+  const state = JSON.parse(
+    [...content]
+      .sort((a, b) => chunkNumber(a) - chunkNumber(b))
+      .map((q) => q.object.value)
+      .join(''),
+  );
+  return {
+    uri: description.uri,
+    title: description.title ?? description.uri,
+    algorithm: description.algorithm,
+    learnerId: state.learner,
+    trainingDataset: description.trainingDataset,
+    parameters: state.parameters,
+    task: state.task,
+    classes: state.classes,
+    independent: description.independent,
+    dependent: description.dependent,
+    predicted: description.predictedVariables.find((f) => f !== confidence) ?? '',
+    confidence,
+    encodings: state.encodings,
+    state: state.state,
+  };
+}
+
+/** `text` in pieces of at most `size` characters (one more where a surrogate pair would be cut). */
+export function contentChunks(text: string, size: number): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + size);
+    // never between the two halves of a surrogate pair: each literal must be valid text
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+    chunks.push(text.slice(i, end));
+    i = end;
+  }
+  return chunks;
+}
+
+/** The position of a content chunk (`…#content-0000042`); models stored before 2026-11 used six digits. */
+function chunkNumber(q: RDF.Quad): number {
+  return Number(q.subject.value.slice(q.subject.value.lastIndexOf('-') + 1));
+}
