@@ -2,7 +2,8 @@ import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { badRequest } from '../core/errors.js';
 import type { Services } from '../core/services.js';
-import { mergeAnnotations, type DatasetMeta, type DatasetStore, type RowFilter } from './dataset-store.js';
+import type { DatasetMeta, DatasetStore, RowFilter } from './dataset-store.js';
+import { mergeAnnotations, metadataQuads } from './dataset-codec.js';
 import type { InputTable } from './table-input.js';
 
 type Annotations = [RDF.NamedNode, RDF.Term][];
@@ -49,14 +50,14 @@ export class DatasetEdits {
       if (compounds.includes(r.compound)) continue;
       rows.push({ compound: r.compound, values: keepFeatures.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!]) });
     }
-    await this.datasets.rewrite(meta.uri, { annotations: this.datasets.annotationsOf(meta), features: keepFeatures, warnings: meta.warnings, created: this.datasets.createdOf(meta) }, rows);
+    await this.datasets.rewrite(meta.uri, { annotations: meta.annotations, features: keepFeatures, warnings: meta.warnings, created: meta.created }, rows);
   }
 
   /** Add or replace annotations of the dataset (its rows untouched). */
   async setMetadata(meta: DatasetMeta, fresh: Annotations): Promise<void> {
     if (!fresh.length) throw badRequest('no metadata to set: send Dublin Core parameters (title, license, ...) or RDF about the dataset');
-    const annotations = mergeAnnotations(this.datasets.annotationsOf(meta), fresh);
-    const graph = this.datasets.metadataQuads(meta.uri, { annotations, features: meta.features, warnings: meta.warnings, created: this.datasets.createdOf(meta) });
+    const annotations = mergeAnnotations(meta.annotations, fresh);
+    const graph = metadataQuads(meta.uri, { annotations, features: meta.features, warnings: meta.warnings, created: meta.created });
     await this.services.store.replaceGraphs({ [meta.uri]: graph });
   }
 }

@@ -1,10 +1,10 @@
-import { propertyValue } from '../rdf/graph-values.js';
 import { featureGraph, featuresByTitle } from '../feature/feature-record.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
-import { sparql } from '../store/sparql-template.js';
-import { listTypedGraphs, select } from '../store/query-helpers.js';
+import { df, ot, dc, dcterms } from '../rdf/namespaces.js';
+import { select, selectUris } from '../store/query-helpers.js';
+import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta } from './dataset-codec.js';
+import { datasetQueries } from './dataset-queries.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import type { CompoundRegistry } from '../compound/compound-registry.js';
@@ -13,14 +13,7 @@ import { ColumnTyper, typeColumns, typedCells, type TypedColumn } from './column
 import { ROWS_PER_CHUNK, withStructures, type InputRow, type InputTable, type TableSource } from './table-input.js';
 import type { StructureReader } from '../chemistry/structure-reader.js';
 
-export interface DatasetMeta {
-  uri: string;
-  quads: RDF.Quad[];
-  title?: string;
-  /** Feature URIs in column order. */
-  features: string[];
-  warnings: string[];
-}
+export type { DatasetMeta } from './dataset-codec.js';
 
 export interface DatasetRow {
   entry: string;
@@ -50,7 +43,6 @@ export const DC_PARAMS: Record<string, RDF.NamedNode> = {
   seeAlso: df.namedNode('http://www.w3.org/2000/01/rdf-schema#seeAlso'),
 };
 
-const pad = (n: number) => String(n).padStart(8, '0');
 /** The row a warning names ("row 7: ..."). */
 const lineOf = (warning: string) => Number(/^\w+ (\d+)/.exec(warning)?.[1] ?? 0);
 
@@ -80,28 +72,11 @@ export class DatasetStore {
   }
 
   list(): Promise<string[]> {
-    return listTypedGraphs(this.services.store, ot('Dataset'));
+    return selectUris(this.services.store, datasetQueries.all());
   }
 
   async readMeta(uri: string): Promise<DatasetMeta | undefined> {
-    const quads = await this.services.store.readGraph(uri);
-    if (!quads.some((q) => q.subject.value === uri && q.predicate.equals(rdf('type')) && q.object.equals(ot('Dataset')))) return undefined;
-    const columns = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('hasColumn'))).map((q) => q.object);
-    const features = columns
-      .map((c) => ({
-        feature: quads.find((q) => q.subject.equals(c) && q.predicate.equals(ot('feature')))?.object.value,
-        index: Number(quads.find((q) => q.subject.equals(c) && q.predicate.equals(ot('index')))?.object.value),
-      }))
-      .filter((c): c is { feature: string; index: number } => !!c.feature)
-      .sort((a, b) => a.index - b.index)
-      .map((c) => c.feature);
-    return {
-      uri,
-      quads,
-      title: propertyValue(quads, uri, dc('title')),
-      features,
-      warnings: quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('warning'))).map((q) => q.object.value),
-    };
+    return datasetMeta(await this.services.store.readGraph(uri), uri);
   }
 
   /** The dataset a request parameter names (its query, if any, ignored); 404 naming the parameter when there is none. */
@@ -120,7 +95,7 @@ export class DatasetStore {
 
   /** The number of rows, counted in the store (no row is read). */
   async count(uri: string): Promise<number> {
-    const [row] = await select(this.services.store, sparql`SELECT (COUNT(?e) AS ?n) WHERE { GRAPH ${df.namedNode(this.entriesGraph(uri))} { ${df.namedNode(uri)} ${ot('dataEntry')} ?e } }`);
+    const [row] = await select(this.services.store, datasetQueries.rowCount(uri, this.entriesGraph(uri)));
     return Number(row?.n.value ?? 0);
   }
 
@@ -218,32 +193,6 @@ export class DatasetStore {
     return { uris, graphs };
   }
 
-  metadataQuads(uri: string, info: { annotations: [RDF.NamedNode, RDF.Term][]; features: string[]; warnings: string[]; created?: string }): RDF.Quad[] {
-    const d = df.namedNode(uri);
-    return [
-      df.quad(d, rdf('type'), ot('Dataset')),
-      df.quad(d, dc('identifier'), literal(uri)),
-      df.quad(d, dcterms('created'), info.created ? literal(info.created, xsd('dateTime')) : literal(new Date())),
-      ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
-      ...info.features.flatMap((f, i) => {
-        const col = df.namedNode(`${uri}#column-${i + 1}`);
-        return [df.quad(d, ot('hasColumn'), col), df.quad(col, ot('feature'), df.namedNode(f)), df.quad(col, ot('index'), literal(i + 1))];
-      }),
-      ...info.warnings.map((w) => df.quad(d, ot('warning'), literal(w))),
-    ];
-  }
-
-  private entryQuads(uri: string, index: number, compound: string, values: [string, RDF.Literal][]): RDF.Quad[] {
-    const e = df.namedNode(`${uri}#entry-${pad(index)}`);
-    const g = df.namedNode(this.entriesGraph(uri));
-    return [
-      df.quad(df.namedNode(uri), ot('dataEntry'), e, g),
-      df.quad(e, ot('compound'), df.namedNode(compound), g),
-      df.quad(e, ot('index'), literal(index), g),
-      ...values.map(([f, v]) => df.quad(e, df.namedNode(f), v, g)),
-    ];
-  }
-
   /**
    * Store a new dataset from an uploaded table, streaming: a first pass over the rows types
    * the columns, a second reads structures, registers compounds and writes rows a chunk at a
@@ -281,7 +230,7 @@ export class DatasetStore {
           if (!compounds[i]) return;
           const cells = typedCells(row.cells, columns, `${source.unit} ${row.line}`, found);
           const values = features.map((f, j) => [f, cells[j]] as [string, RDF.Literal | undefined]).filter((p): p is [string, RDF.Literal] => !!p[1]);
-          quads.push(...this.entryQuads(uri, ++stored, compounds[i]!, values));
+          quads.push(...entryQuads(uri, this.entriesGraph(uri), ++stored, compounds[i]!, values));
         });
         if (quads.length) await this.services.store.bulkLoad(quads);
         for (const text of found) warnings.push({ line: lineOf(text), text });
@@ -290,7 +239,7 @@ export class DatasetStore {
       }
       const sorted = warnings.sort((a, b) => a.line - b.line).map((w) => w.text);
       if (!stored) throw badRequest(`no ${source.unit} has a usable structure${sorted.length ? `: ${sorted.slice(0, 5).join('; ')}` : ''}`);
-      graphs[uri] = this.metadataQuads(uri, { annotations, features, warnings: sorted });
+      graphs[uri] = metadataQuads(uri, { annotations, features, warnings: sorted });
       await this.services.store.replaceGraphs(graphs);
     } catch (e) {
       if (stored) await this.services.store.deleteGraphs([this.entriesGraph(uri)]);
@@ -306,8 +255,8 @@ export class DatasetStore {
     rows: { compound: string; values: [string, RDF.Literal][] }[],
     featureGraphs: Record<string, RDF.Quad[]> = {},
   ): Promise<void> {
-    const entries = rows.flatMap((r, k) => this.entryQuads(uri, k + 1, r.compound, r.values));
-    await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: this.metadataQuads(uri, meta) });
+    const entries = rows.flatMap((r, k) => entryQuads(uri, this.entriesGraph(uri), k + 1, r.compound, r.values));
+    await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: metadataQuads(uri, meta) });
   }
 
   /** A new dataset from rows already resolved to compounds (results of algorithms and models). */
@@ -333,7 +282,7 @@ export class DatasetStore {
       for (const [f, v] of valuesByCompound.get(r.compound) ?? []) r.values.set(f, v);
       rows.push({ compound: r.compound, values: allFeatures.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!]) });
     }
-    await this.rewrite(meta.uri, { annotations: this.annotationsOf(meta), features: allFeatures, warnings: meta.warnings, created: this.createdOf(meta) }, rows);
+    await this.rewrite(meta.uri, { annotations: meta.annotations, features: allFeatures, warnings: meta.warnings, created: meta.created }, rows);
   }
 
   /** Merge a table into a dataset (PUT): same compound + feature overwrites, anything new is added. */
@@ -357,19 +306,10 @@ export class DatasetStore {
     const allFeatures = [...meta.features, ...features.filter((f) => !meta.features.includes(f))];
     await this.rewrite(
       uri,
-      { annotations: mergeAnnotations(this.annotationsOf(meta), annotations), features: allFeatures, warnings: [...meta.warnings, ...table.warnings], created: this.createdOf(meta) },
+      { annotations: mergeAnnotations(meta.annotations, annotations), features: allFeatures, warnings: [...meta.warnings, ...table.warnings], created: meta.created },
       rows.map((r) => ({ compound: r.compound, values: allFeatures.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!] as [string, RDF.Literal]) })),
       graphs,
     );
-  }
-
-  annotationsOf(meta: DatasetMeta): [RDF.NamedNode, RDF.Term][] {
-    const own = new Set([rdf('type'), dc('identifier'), dcterms('created'), ot('hasColumn'), ot('warning')].map((t) => t.value));
-    return meta.quads.filter((q) => q.subject.value === meta.uri && !own.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]);
-  }
-
-  createdOf(meta: DatasetMeta): string | undefined {
-    return meta.quads.find((q) => q.subject.value === meta.uri && q.predicate.equals(dcterms('created')))?.object.value;
   }
 
   async delete(uri: string): Promise<void> {
@@ -378,7 +318,7 @@ export class DatasetStore {
 
   /** Remove the rows of an upload that never committed its metadata (a crash mid-upload). */
   async removeOrphans(): Promise<number> {
-    const rows = await select(this.services.store, sparql`SELECT DISTINCT ?g ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e } }`);
+    const rows = await select(this.services.store, datasetQueries.entryGraphs());
     let removed = 0;
     for (const r of rows) {
       if (r.g.value !== this.entriesGraph(r.d.value)) continue;
@@ -389,10 +329,4 @@ export class DatasetStore {
     }
     return removed;
   }
-}
-
-/** New annotations replace old ones with the same property. */
-export function mergeAnnotations(old: [RDF.NamedNode, RDF.Term][], fresh: [RDF.NamedNode, RDF.Term][]): [RDF.NamedNode, RDF.Term][] {
-  const replaced = new Set(fresh.map(([p]) => p.value));
-  return [...old.filter(([p]) => !replaced.has(p.value)), ...fresh];
 }

@@ -1,4 +1,5 @@
-import { propertyValue } from '../rdf/graph-values.js';
+import { structureFrom } from '../compound/compound-registry.js';
+import { featureRecord } from '../feature/feature-record.js';
 import { Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -6,7 +7,7 @@ import { Writer as N3Writer } from 'n3';
 import { JsonLdSerializer } from 'jsonld-streaming-serializer';
 import scribe from '@graphy/content.xml.scribe';
 import { stringify as yamlStringify } from 'yaml';
-import { df, ot, rdf, dc, PREFIXES } from '../rdf/namespaces.js';
+import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.js';
 import type { Renderer } from '../http/respond.js';
@@ -29,12 +30,12 @@ async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureI
   return Promise.all(
     uris.map(async (uri) => {
       const quads = await store.readGraph(uri);
-      const has = (t: RDF.NamedNode) => quads.some((q) => q.subject.value === uri && q.predicate.equals(rdf('type')) && q.object.equals(t));
+      const record = featureRecord(quads, uri);
       return {
         uri,
-        title: propertyValue(quads, uri, dc('title')) ?? uri,
-        kind: has(ot('NumericFeature')) ? 'numeric' : has(ot('NominalFeature')) ? 'nominal' : 'string',
-        accepted: quads.filter((q) => q.predicate.equals(ot('acceptValue'))).map((q) => q.object.value),
+        title: record.title ?? uri,
+        kind: record.numeric ? 'numeric' : record.nominal ? 'nominal' : 'string',
+        accepted: record.accepted,
         quads,
       } as FeatureInfo;
     }),
@@ -55,8 +56,8 @@ async function* chunks(
     const compounds = [...new Set(rows.map((r) => r.compound))];
     const graphs = await Promise.all(compounds.map((c) => store.readGraph(c)));
     compounds.forEach((c, i) => {
-      const get = (p: RDF.NamedNode) => graphs[i].find((q) => q.subject.value === c && q.predicate.equals(p))?.object.value ?? '';
-      structure.set(c, { smiles: get(ot('smiles')), molfile: get(ot('molfile')) });
+      const stored = structureFrom(graphs[i], c);
+      structure.set(c, { smiles: stored?.smiles ?? '', molfile: stored?.molfile ?? '' });
     });
     const out = { rows, structure };
     rows = [];

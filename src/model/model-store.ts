@@ -1,7 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph, select } from '../store/query-helpers.js';
-import { sortById } from '../store/id-minter.js';
+import { readTypedGraph, selectUris } from '../store/query-helpers.js';
 import type { Services } from '../core/services.js';
 import { readFeatureRecords } from '../feature/feature-record.js';
 import { modelDescription, modelGraphs, storedModel, type ModelDescription, type NewModel, type StoredModel } from './model-codec.js';
@@ -40,8 +39,8 @@ export class ModelStore {
     return uri;
   }
 
-  async list(sameAs?: string): Promise<string[]> {
-    return sortById((await select(this.services.store, modelQueries.all(sameAs))).map((r) => r.m.value));
+  list(sameAs?: string): Promise<string[]> {
+    return selectUris(this.services.store, modelQueries.all(sameAs));
   }
 
   /** The description graph and its record, or undefined when there is no such model. */

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { sparql, type SparqlText } from './sparql-template.js';
+import { checkIri, sparql, type SparqlText } from './sparql-template.js';
 import { df, RDF_TYPE } from '../rdf/namespaces.js';
 import { sortById } from './id-minter.js';
 import type { QueryOptions, Solution, TripleStore } from './triple-store.js';
@@ -40,11 +40,16 @@ export async function readTypedGraph(store: TripleStore, uri: string, type: RDF.
 }
 
 /**
- * The resources of a type (each in its own graph, as DESIGN.md has it), optionally only those
- * with given property values, ordered by their integer ids.
+ * The query "resources of a type" (each in its own graph, as DESIGN.md has it), binding `?r`,
+ * optionally only those with given property values (filters whose value is undefined are left
+ * out): the builder behind the list queries of the components.
  */
-export async function listTypedGraphs(store: TripleStore, type: RDF.NamedNode, filters: [RDF.NamedNode, string | undefined][] = []): Promise<string[]> {
-  const patterns = filters.filter((f): f is [RDF.NamedNode, string] => !!f[1]).map(([p, v]) => sparql`?r ${p} ${df.namedNode(v)} .`);
-  const rows = await select(store, sparql`SELECT DISTINCT ?r WHERE { GRAPH ?r { ?r a ${type} . ${patterns} } }`);
-  return sortById(rows.map((r) => r.r.value));
+export function resourcesOfType(type: RDF.NamedNode, filters: [RDF.NamedNode, string | undefined][] = []): SparqlText {
+  const patterns = filters.filter((f): f is [RDF.NamedNode, string] => !!f[1]).map(([p, v]) => sparql`?r ${p} ${df.namedNode(checkIri(v))} .`);
+  return sparql`SELECT DISTINCT ?r WHERE { GRAPH ?r { ?r a ${type} . ${patterns} } }`;
+}
+
+/** The URIs a list query binds to `variable`, ordered by their integer ids. */
+export async function selectUris(store: TripleStore, query: SparqlText, variable = 'r'): Promise<string[]> {
+  return sortById((await select(store, query)).map((row) => row[variable].value));
 }

@@ -9,7 +9,6 @@ import type { Crossvalidations, Stratification } from './crossvalidation.js';
 import { learningSetup } from './validation-service-routes.js';
 import { VALIDATION_PARAMETERS as V } from './validation-params.js';
 import { VALIDATION_SCHEMA } from './validation-schema.js';
-import { ot } from '../rdf/namespaces.js';
 import { readParameters } from '../algorithm/parameters.js';
 import { sendValidation, toXml } from './validation-views.js';
 import { resourceTree } from '../rdf/resource-tree.js';
@@ -20,7 +19,7 @@ import { resourceTree } from '../rdf/resource-tree.js';
  */
 export function crossvalidationRoutes(router: Router, services: Services, runner: ValidationRunner, crossvalidations: Crossvalidations): void {
   const { config, tasks } = services;
-  const uriOf = (ctx: Context) => `${crossvalidations.collection}/${encodeURIComponent(ctx.params.id)}`;
+  const uriOf = (ctx: Context) => services.uris.item('crossvalidation', ctx.params.id);
 
   async function requireCrossvalidation(ctx: Context) {
     const uri = uriOf(ctx);
@@ -94,22 +93,18 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
 
     router.get(`${base}/:id/validations`, async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);
-      const folds = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('validation'))).map((q) => q.object.value);
-      const ordered = (await Promise.all(folds.map(async (f) => ({ f, quads: await services.store.readGraph(f) }))))
-        .map(({ f, quads: q }) => ({ f, fold: Number(q.find((x) => x.predicate.equals(ot('crossvalidationFold')))?.object.value ?? 0), q }))
-        .sort((a, b) => a.fold - b.fold);
+      const folds = await crossvalidations.folds(uri, quads);
       await sendList(
         ctx,
-        ordered.map((o) => o.f),
-        () => ordered.flatMap((o) => o.q),
+        folds.map((f) => f.uri),
+        () => folds.flatMap((f) => f.quads),
         `Validations of ${uri}`,
       );
     });
 
     router.get(`${base}/:id/statistics`, async (ctx) => {
       const { uri } = await requireCrossvalidation(ctx);
-      const statisticsUri = crossvalidations.statisticsUri(uri);
-      await sendValidation(ctx, statisticsUri, await services.store.readGraph(statisticsUri));
+      await sendValidation(ctx, crossvalidations.statisticsUri(uri), await crossvalidations.statistics(uri));
     });
 
     router.delete(`${base}/:id`, async (ctx) => {

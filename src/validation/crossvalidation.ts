@@ -1,12 +1,13 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
-import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
+import { ot } from '../rdf/namespaces.js';
+import { readTypedGraph, selectUris } from '../store/query-helpers.js';
+import { validationQueries } from './validation-queries.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
 import { statisticsOf, type PairedValue } from './evaluation.js';
 import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, stratifiedFolds, structureGroups } from './splits.js';
-import { validationQuads } from './validation-record.js';
+import { crossvalidationFolds, crossvalidationQuads, foldNumber, validationQuads } from './validation-record.js';
 import type { Job, LearningSetup, ValidationRunner } from './validation-runner.js';
 
 export type Stratification = 'true' | 'false' | 'super';
@@ -120,24 +121,20 @@ export class Crossvalidations {
     const pairs = results.flatMap((r) => r.pairs);
     const classes = [...new Set(results.flatMap((r) => r.classes))];
     const statistics = statisticsOf(pairs, setup.def.learner.task, classes);
-    const c = df.namedNode(uri);
-    const quads: RDF.Quad[] = [
-      df.quad(c, rdf('type'), ot('Crossvalidation')),
-      df.quad(c, dc('identifier'), literal(uri, xsd('anyURI'))),
-      df.quad(c, dc('date'), literal(new Date())),
-      df.quad(c, ot('algorithm'), df.namedNode(setup.algorithmUri)),
-      df.quad(c, ot('algorithmParams'), literal(setup.parametersText)),
-      df.quad(c, ot('predictionFeature'), df.namedNode(setup.predictionFeature)),
-      df.quad(c, ot('dataset'), df.namedNode(dataset.uri)),
-      df.quad(c, ot('numFolds'), literal(k)),
-      df.quad(c, ot('stratified'), literal(request.leaveOneOut ? 'false' : request.stratified)),
-      df.quad(c, ot('randomSeed'), literal(request.randomSeed)),
-      df.quad(c, ot('leaveOneOut'), literal(request.leaveOneOut)),
-      df.quad(c, ot('yScramble'), literal(setup.yScrambleSeed !== undefined)),
-      ...results.map((r) => df.quad(c, ot('validation'), df.namedNode(r.uri))),
-    ];
-    if (setup.yScrambleSeed !== undefined) quads.push(df.quad(c, ot('yScrambleSeed'), literal(setup.yScrambleSeed)));
-    if (request.note) quads.push(df.quad(c, dc('description'), literal(request.note)));
+    const quads = crossvalidationQuads(uri, {
+      algorithm: setup.algorithmUri,
+      algorithmParams: setup.parametersText,
+      predictionFeature: setup.predictionFeature,
+      dataset: dataset.uri,
+      numFolds: k,
+      stratified: request.leaveOneOut ? 'false' : request.stratified,
+      randomSeed: request.randomSeed,
+      leaveOneOut: request.leaveOneOut,
+      yScrambleSeed: setup.yScrambleSeed,
+      note: request.note,
+      folds: results.map((r) => r.uri),
+      date: new Date(),
+    });
     const statisticsUri = this.statisticsUri(uri);
     const pooled = validationQuads(statisticsUri, {
       validationType: 'crossvalidation',
@@ -162,15 +159,22 @@ export class Crossvalidations {
   }
 
   list(filter: { algorithm?: string; dataset?: string }): Promise<string[]> {
-    return listTypedGraphs(this.services.store, ot('Crossvalidation'), [
-      [ot('algorithm'), filter.algorithm],
-      [ot('dataset'), filter.dataset],
-    ]);
+    return selectUris(this.services.store, validationQueries.crossvalidations(filter));
+  }
+
+  /** The fold validations of a cross-validation, in fold order, with their graphs. */
+  async folds(uri: string, quads: RDF.Quad[]): Promise<{ uri: string; quads: RDF.Quad[] }[]> {
+    const folds = await Promise.all(crossvalidationFolds(quads, uri).map(async (f) => ({ uri: f, quads: await this.services.store.readGraph(f) })));
+    return folds.sort((a, b) => foldNumber(a.quads) - foldNumber(b.quads));
+  }
+
+  /** The pooled statistics (a validation graph), read whole. */
+  statistics(uri: string): Promise<RDF.Quad[]> {
+    return this.services.store.readGraph(this.statisticsUri(uri));
   }
 
   /** The cross-validation, its pooled statistics and its fold validations. */
   async delete(uri: string, quads: RDF.Quad[]): Promise<void> {
-    const folds = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('validation'))).map((q) => q.object.value);
-    await this.services.store.deleteGraphs([uri, this.statisticsUri(uri), ...folds]);
+    await this.services.store.deleteGraphs([uri, this.statisticsUri(uri), ...crossvalidationFolds(quads, uri)]);
   }
 }

@@ -111,3 +111,52 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
   }
   return quads;
 }
+
+/** What a cross-validation (spec 4.2) records besides its pooled statistics. */
+export interface CrossvalidationRecord {
+  algorithm: string;
+  algorithmParams: string;
+  predictionFeature: string;
+  dataset: string;
+  numFolds: number;
+  stratified: string;
+  randomSeed: number;
+  leaveOneOut: boolean;
+  yScrambleSeed?: number;
+  /** How the folds were made when the request left it to a default. */
+  note?: string;
+  /** The fold validations, in fold order. */
+  folds: string[];
+  date: Date;
+}
+
+export function crossvalidationQuads(uri: string, cv: CrossvalidationRecord): RDF.Quad[] {
+  const c = df.namedNode(uri);
+  return [
+    df.quad(c, rdf('type'), ot('Crossvalidation')),
+    df.quad(c, dc('identifier'), literal(uri, xsd('anyURI'))),
+    df.quad(c, dc('date'), literal(cv.date)),
+    df.quad(c, ot('algorithm'), df.namedNode(cv.algorithm)),
+    df.quad(c, ot('algorithmParams'), literal(cv.algorithmParams)),
+    df.quad(c, ot('predictionFeature'), df.namedNode(cv.predictionFeature)),
+    df.quad(c, ot('dataset'), df.namedNode(cv.dataset)),
+    df.quad(c, ot('numFolds'), literal(cv.numFolds)),
+    df.quad(c, ot('stratified'), literal(cv.stratified)),
+    df.quad(c, ot('randomSeed'), literal(cv.randomSeed)),
+    df.quad(c, ot('leaveOneOut'), literal(cv.leaveOneOut)),
+    df.quad(c, ot('yScramble'), literal(cv.yScrambleSeed !== undefined)),
+    ...cv.folds.map((f) => df.quad(c, ot('validation'), df.namedNode(f))),
+    ...(cv.yScrambleSeed === undefined ? [] : [df.quad(c, ot('yScrambleSeed'), literal(cv.yScrambleSeed))]),
+    ...(cv.note ? [df.quad(c, dc('description'), literal(cv.note))] : []),
+  ];
+}
+
+/** The fold validations of a cross-validation's graph (unordered: the graph does not keep an order). */
+export function crossvalidationFolds(quads: RDF.Quad[], uri: string): string[] {
+  return quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('validation'))).map((q) => q.object.value);
+}
+
+/** The fold number of a fold validation's graph (0 when it is none). */
+export function foldNumber(quads: RDF.Quad[]): number {
+  return Number(quads.find((q) => q.predicate.equals(ot('crossvalidationFold')))?.object.value ?? 0);
+}

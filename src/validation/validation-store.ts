@@ -1,11 +1,9 @@
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.js';
-import { listTypedGraphs, readTypedGraph } from '../store/query-helpers.js';
+import { readTypedGraph, selectUris } from '../store/query-helpers.js';
+import { validationQueries, type ValidationFilter } from './validation-queries.js';
 import type { Services } from '../core/services.js';
 import { validationQuads, type ValidationRecord } from './validation-record.js';
-
-/** Filters of the validation list: property (local name in ot:) → resource URI. */
-export type ValidationFilter = Partial<Record<'model' | 'algorithm' | 'trainingDataset' | 'testDataset', string>>;
 
 /** Validations in the store: one graph per validation, named by its URI. */
 export class ValidationStore {
@@ -26,11 +24,7 @@ export class ValidationStore {
   }
 
   async list(filter: ValidationFilter = {}): Promise<string[]> {
-    const uris = await listTypedGraphs(
-      this.services.store,
-      ot('Validation'),
-      Object.entries(filter).map(([p, v]) => [ot(p), v]),
-    );
+    const uris = await selectUris(this.services.store, validationQueries.validations(filter));
     // the pooled statistics of cross-validations are served under /crossvalidation, not listed here
     return uris.filter((v) => v.startsWith(`${this.collection}/`));
   }

@@ -1,0 +1,23 @@
+import { df, ot } from '../rdf/namespaces.js';
+import { resourcesOfType } from '../store/query-helpers.js';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
+
+/**
+ * Every SPARQL query of the dataset component, by name. The rows themselves are read by
+ * streaming the entries graph (`{uri}/entries`, in the store's bulk partition), not by a query:
+ * see DatasetStore.rows.
+ */
+export const datasetQueries = {
+  /** All datasets, binding `?r`. */
+  all(): SparqlText {
+    return resourcesOfType(ot('Dataset'));
+  },
+  /** The number of rows of a dataset, binding `?n`. */
+  rowCount(uri: string, entriesGraph: string): SparqlText {
+    return sparql`SELECT (COUNT(?e) AS ?n) WHERE { GRAPH ${df.namedNode(checkIri(entriesGraph))} { ${df.namedNode(checkIri(uri))} ${ot('dataEntry')} ?e } }`;
+  },
+  /** Every graph holding rows, with its dataset, binding `?g` and `?d` (to find the rows of uploads that never finished). */
+  entryGraphs(): SparqlText {
+    return sparql`SELECT DISTINCT ?g ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e } }`;
+  },
+};

@@ -1,0 +1,23 @@
+import { ot } from '../rdf/namespaces.js';
+import { resourcesOfType } from '../store/query-helpers.js';
+import type { SparqlText } from '../store/sparql-template.js';
+
+/** Filters of the validation list: property (local name in ot:) → resource URI. */
+export type ValidationFilter = Partial<Record<'model' | 'algorithm' | 'trainingDataset' | 'testDataset', string>>;
+
+/** Every SPARQL query of the validation component, by name (each binds `?r`). */
+export const validationQueries = {
+  /** Validations (fold validations and pooled cross-validation statistics among them). */
+  validations(filter: ValidationFilter = {}): SparqlText {
+    return resourcesOfType(
+      ot('Validation'),
+      Object.entries(filter).map(([p, v]) => [ot(p), v]),
+    );
+  },
+  crossvalidations(filter: { algorithm?: string; dataset?: string }): SparqlText {
+    return resourcesOfType(ot('Crossvalidation'), [
+      [ot('algorithm'), filter.algorithm],
+      [ot('dataset'), filter.dataset],
+    ]);
+  },
+};
