@@ -5,7 +5,7 @@ import { df, ot, dc, literal, xsd } from '../rdf/namespaces.js';
 import { featureGraph } from '../feature/feature-record.js';
 import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
-import { structureFrom } from '../compound/compound-registry.js';
+import { structureFrom } from '../compound/compound-codec.js';
 import { currentUser } from '../core/request-context.js';
 import type { Services } from '../core/services.js';
 import { algorithmQuads, type AlgorithmDefinition } from './catalogue.js';

@@ -1,24 +1,16 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, rdfs, owl, literal } from '../rdf/namespaces.js';
-import { sparql } from '../store/sparql-template.js';
-import { select } from '../store/query-helpers.js';
+import { ot } from '../rdf/namespaces.js';
+import { select, selectUris } from '../store/query-helpers.js';
+import { compoundQueries } from './compound-queries.js';
+import { compoundQuads, keyQuads, readNames, structureFrom, type StoredStructure } from './compound-codec.js';
+
+export type { StoredStructure } from './compound-codec.js';
 import { badRequest } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { tanimoto, type Chemistry, type Structure } from '../chemistry/chemistry.js';
 import type { PostedStructure } from './structure-input.js';
 import { sortById } from '../store/id-minter.js';
 import { graphGroups } from '../store/write-size.js';
-
-export interface StoredStructure {
-  uri: string;
-  smiles: string;
-  inchi: string;
-  inchiKey: string;
-  molfile: string;
-  names: string[];
-  sameAs: string[];
-  parent?: string;
-}
 
 /** Characters of compound graphs written in one batch (about 200 compounds with their molfiles). */
 const COMPOUND_WRITE_CHARS = 500_000;
@@ -63,8 +55,7 @@ export class CompoundRegistry {
     const found = new Map<string, string>();
     const distinct = [...new Set(keys)];
     for (let i = 0; i < distinct.length; i += 500) {
-      const values = distinct.slice(i, i + 500).map((k) => literal(k));
-      const rows = await select(this.services.store, sparql`SELECT ?c ?k WHERE { VALUES ?k { ${values} } GRAPH ?g { ?c ${ot('inchiKey')} ?k } }`);
+      const rows = await select(this.services.store, compoundQueries.byInchiKeys(distinct.slice(i, i + 500)));
       for (const r of rows) if (this.isCompoundUri(r.c.value)) found.set(r.k.value, r.c.value);
     }
     return found;
@@ -134,7 +125,7 @@ export class CompoundRegistry {
     return this.exclusive(async () => {
       const conformers = await this.conformerUris(uri);
       const { uris } = this.services;
-      const graphs: Record<string, RDF.Quad[]> = { [uris.subgraph(uri, 'key')]: [df.quad(df.namedNode(uri), ot('inchiKey'), literal(inchiKey))] };
+      const graphs: Record<string, RDF.Quad[]> = { [uris.subgraph(uri, 'key')]: keyQuads(uri, inchiKey) };
       for (const g of [uri, uris.subgraph(uri, 'values'), ...conformers.flatMap((c) => [c, uris.subgraph(c, 'values')])]) graphs[g] = [];
       await this.services.store.replaceGraphs(graphs);
       this.index?.delete(uri);
@@ -142,13 +133,12 @@ export class CompoundRegistry {
   }
 
   async conformerUris(compoundUri: string): Promise<string[]> {
-    const rows = await select(this.services.store, sparql`SELECT ?k WHERE { GRAPH ?k { ?k ${ot('parentCompound')} ${df.namedNode(compoundUri)} } }`);
+    const rows = await select(this.services.store, compoundQueries.conformers(compoundUri));
     return rows.map((r) => r.k.value).sort((a, b) => Number(a.split('/').pop()) - Number(b.split('/').pop()));
   }
 
-  async list(): Promise<string[]> {
-    const rows = await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`);
-    return sortById(rows.map((r) => r.c.value));
+  list(): Promise<string[]> {
+    return selectUris(this.services.store, compoundQueries.all(), 'c');
   }
 
   // --- searches ------------------------------------------------------------------------
@@ -158,7 +148,7 @@ export class CompoundRegistry {
     const t = term.trim();
     const found = new Set<string>();
     const byProperty = async (p: RDF.NamedNode, value: string) => {
-      for (const r of await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?c { ?c ${p} ${literal(value)} ; a ${ot('Compound')} } }`)) found.add(r.c.value);
+      for (const r of await select(this.services.store, compoundQueries.byValue(p, value))) found.add(r.c.value);
     };
     if (INCHIKEY.test(t)) await byProperty(ot('inchiKey'), t);
     else if (t.startsWith('InChI=')) {
@@ -174,18 +164,13 @@ export class CompoundRegistry {
       } catch {
         /* not SMILES: names only */
       }
-      const rows = await select(
-        this.services.store,
-        sparql`SELECT DISTINCT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${rdfs('label')} ?n } FILTER(LCASE(STR(?n)) = ${literal(t.toLowerCase())}) }`,
-      );
-      for (const r of rows) found.add(r.c.value);
+      for (const r of await select(this.services.store, compoundQueries.byName(t))) found.add(r.c.value);
     }
     return sortById([...found]);
   }
 
-  async sameAs(iri: RDF.NamedNode): Promise<string[]> {
-    const rows = await select(this.services.store, sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${owl('sameAs')} ${iri} } }`);
-    return sortById(rows.map((r) => r.c.value));
+  sameAs(iri: string): Promise<string[]> {
+    return selectUris(this.services.store, compoundQueries.sameAs(iri), 'c');
   }
 
   async substructure(smarts: string): Promise<string[]> {
@@ -213,7 +198,7 @@ export class CompoundRegistry {
   private async loadIndex(): Promise<Map<string, { smiles: string; fp: Uint8Array }>> {
     if (this.index) return this.index;
     const index = new Map<string, { smiles: string; fp: Uint8Array }>();
-    const rows = await select(this.services.store, sparql`SELECT ?c ?s WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`);
+    const rows = await select(this.services.store, compoundQueries.smiles());
     for (const r of rows) {
       try {
         index.set(r.c.value, { smiles: r.s.value, fp: this.chemistry.morgan(r.s.value) });
@@ -229,43 +214,6 @@ export class CompoundRegistry {
     if (!this.index) return;
     this.index.set(uri, { smiles: structure.smiles, fp: this.chemistry.morgan(structure.smiles) });
   }
-}
-
-export function compoundQuads(uri: string, s: Pick<Structure, 'smiles' | 'inchi' | 'inchiKey' | 'molfile'>, names: string[], sameAs: string[], parent?: string): RDF.Quad[] {
-  const c = df.namedNode(uri);
-  const quads = [
-    df.quad(c, rdf('type'), parent ? ot('Conformer') : ot('Compound')),
-    df.quad(c, ot('smiles'), literal(s.smiles)),
-    df.quad(c, ot('inchi'), literal(s.inchi)),
-    df.quad(c, ot('inchiKey'), literal(s.inchiKey)),
-    df.quad(c, ot('molfile'), literal(s.molfile)),
-    ...names.map((n) => df.quad(c, rdfs('label'), literal(n))),
-    ...sameAs.map((iri) => df.quad(c, owl('sameAs'), df.namedNode(iri))),
-  ];
-  if (parent) quads.push(df.quad(c, ot('parentCompound'), df.namedNode(parent)));
-  return quads;
-}
-
-export function structureFrom(quads: RDF.Quad[], uri: string): StoredStructure | undefined {
-  const own = quads.filter((q) => q.subject.value === uri);
-  const value = (p: RDF.NamedNode) => own.find((q) => q.predicate.equals(p))?.object.value;
-  const smiles = value(ot('smiles'));
-  const molfile = value(ot('molfile'));
-  if (smiles === undefined || molfile === undefined) return undefined;
-  return {
-    uri,
-    smiles,
-    molfile,
-    inchi: value(ot('inchi')) ?? '',
-    inchiKey: value(ot('inchiKey')) ?? '',
-    names: readNames(own),
-    sameAs: own.filter((q) => q.predicate.equals(owl('sameAs'))).map((q) => q.object.value),
-    parent: value(ot('parentCompound')),
-  };
-}
-
-function readNames(quads: RDF.Quad[]): string[] {
-  return quads.filter((q) => q.predicate.equals(rdfs('label'))).map((q) => q.object.value);
 }
 
 function unique<T>(xs: T[]): T[] {

@@ -1,7 +1,6 @@
 import { readGraphs } from '../store/query-helpers.js';
 import type Router from '@koa/router';
 import { df, ot, literal, xsd } from '../rdf/namespaces.js';
-import { checkIri } from '../store/sparql-template.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { sendList, sendNegotiated, rdfRenderers, sendDone, sendUris, uriList } from '../http/respond.js';
@@ -39,7 +38,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       uris = await compounds.search(p.required('search'));
       title = `Compounds matching ${p.get('search')}`;
     } else if (p.has('sameas')) {
-      uris = await compounds.sameAs(df.namedNode(checkIri(p.required('sameas'))));
+      uris = await compounds.sameAs(p.required('sameas'));
     } else {
       uris = await compounds.list();
     }

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.js';
 import { sendDone, sendGraphList, sendUri, sendUris } from '../http/respond.js';
-import { compoundQuads } from './compound-registry.js';
+import { compoundQuads } from './compound-codec.js';
 import type { StructureResources } from './structure-resources.js';
 
 /** Conformers of a compound (spec 4.9): list, POST, GET, PUT, DELETE. */

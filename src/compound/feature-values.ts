@@ -5,7 +5,8 @@ import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
 import { badRequest } from '../core/errors.js';
 import type { TripleStore } from '../store/triple-store.js';
-import { sparql } from '../store/sparql-template.js';
+import { compoundQueries } from './compound-queries.js';
+import { featureRecord } from '../feature/feature-record.js';
 import { select } from '../store/query-helpers.js';
 
 export interface FeatureValue {
@@ -49,8 +50,7 @@ export class FeatureValues {
    */
   async fromDatasets(structureUri: string, featureUris: string[]): Promise<FeatureValue[]> {
     if (!featureUris.length) return [];
-    const features = featureUris.map((f) => df.namedNode(checkIri(f)));
-    const rows = await select(this.store, sparql`SELECT ?f ?v ?g WHERE { VALUES ?f { ${features} } GRAPH ?g { ?e ${ot('compound')} ${df.namedNode(structureUri)} . ?e ?f ?v } } ORDER BY ?g ?e`);
+    const rows = await select(this.store, compoundQueries.valuesInDatasets(structureUri, featureUris));
     const out = new Map<string, FeatureValue>();
     for (const r of rows) if (!out.has(r.f.value) && r.v.termType === 'Literal') out.set(r.f.value, { feature: r.f.value, value: r.v });
     return [...out.values()];
@@ -60,10 +60,9 @@ export class FeatureValues {
   async typedValue(featureUri: string, raw: string): Promise<RDF.Literal> {
     checkIri(featureUri);
     if (this.uris.isLocal(featureUri)) {
-      const feature = await this.store.readGraph(featureUri);
-      if (!feature.length) throw badRequest(`unknown feature_uri ${featureUri}`);
-      const numeric = feature.some((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('NumericFeature')));
-      if (numeric) {
+      const feature = featureRecord(await this.store.readGraph(featureUri), featureUri);
+      if (!feature.exists) throw badRequest(`unknown feature_uri ${featureUri}`);
+      if (feature.numeric) {
         const n = Number(raw.trim());
         if (raw.trim() === '' || !Number.isFinite(n)) throw badRequest(`the feature ${featureUri} is numeric; ${JSON.stringify(raw)} is not a number`);
         return literal(String(n), xsd('double'));
@@ -76,18 +75,18 @@ export class FeatureValues {
 
   /** Set (create or overwrite) the value of one feature. */
   async set(structureUri: string, featureUri: string, value: RDF.Literal): Promise<void> {
-    const graph = this.graphOf(structureUri);
-    const node = this.node(structureUri, featureUri);
-    const kept = (await this.store.readGraph(graph)).filter((q) => !q.subject.equals(node));
-    await this.store.replaceGraphs({ [graph]: [...kept, ...this.nodeQuads(node, featureUri, value)] });
+    await this.store.update(compoundQueries.setValue(this.graphOf(structureUri), this.node(structureUri, featureUri), featureUri, value));
   }
 
   async remove(structureUri: string, featureUris?: string[]): Promise<void> {
     const graph = this.graphOf(structureUri);
     if (!featureUris) return this.store.deleteGraphs([graph]);
-    const nodes = featureUris.map((f) => this.node(structureUri, f));
-    const kept = (await this.store.readGraph(graph)).filter((q) => !nodes.some((n) => n.equals(q.subject)));
-    await this.store.replaceGraphs({ [graph]: kept });
+    await this.store.update(
+      compoundQueries.removeValues(
+        graph,
+        featureUris.map((f) => this.node(structureUri, f)),
+      ),
+    );
   }
 
   /** RDF of values for a representation: `<structure> ot:values <node>` plus each node. */

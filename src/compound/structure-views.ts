@@ -3,7 +3,7 @@ import type * as RDF from '@rdfjs/types';
 import { rdfRenderers, type Renderer } from '../http/respond.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import type { Chemistry } from '../chemistry/chemistry.js';
-import type { StoredStructure } from './compound-registry.js';
+import type { StoredStructure } from './compound-codec.js';
 import type { FeatureValue } from './feature-values.js';
 
 /** Media types of a compound or conformer (spec 4.10), the default first. */

@@ -1,4 +1,4 @@
-import { structureFrom } from '../compound/compound-registry.js';
+import { structureFrom } from '../compound/compound-codec.js';
 import { featureRecord } from '../feature/feature-record.js';
 import { Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';

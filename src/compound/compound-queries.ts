@@ -1,0 +1,53 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, rdfs, owl, literal } from '../rdf/namespaces.js';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
+
+/**
+ * Every SPARQL query and update of the compound component, by name. Compounds and conformers
+ * are one graph each (`{uri}`); a structure's feature values are in `{uri}/values`.
+ */
+export const compoundQueries = {
+  /** Every compound (not conformers), binding `?c`. */
+  all(): SparqlText {
+    return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
+  },
+  /** Every compound with its canonical SMILES, binding `?c` and `?s` (the structure-search index). */
+  smiles(): SparqlText {
+    return sparql`SELECT ?c ?s WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
+  },
+  /** The resources holding these InChIKeys, binding `?c` and `?k` (deleted compounds' `{uri}/key` records included). */
+  byInchiKeys(keys: string[]): SparqlText {
+    return sparql`SELECT ?c ?k WHERE { VALUES ?k { ${keys.map((k) => literal(k))} } GRAPH ?g { ?c ${ot('inchiKey')} ?k } }`;
+  },
+  /** Compounds with an exact property value (SMILES, InChI, InChIKey), binding `?c`. */
+  byValue(property: RDF.NamedNode, value: string): SparqlText {
+    return sparql`SELECT ?c WHERE { GRAPH ?c { ?c ${property} ${literal(value)} ; a ${ot('Compound')} } }`;
+  },
+  /** Compounds with a name or synonym (`rdfs:label`), compared case-insensitively, binding `?c`. */
+  byName(name: string): SparqlText {
+    return sparql`SELECT DISTINCT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${rdfs('label')} ?n } FILTER(LCASE(STR(?n)) = ${literal(name.toLowerCase())}) }`;
+  },
+  /** Compounds `owl:sameAs` an IRI, binding `?c`. */
+  sameAs(iri: string): SparqlText {
+    return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${owl('sameAs')} ${df.namedNode(checkIri(iri))} } }`;
+  },
+  /** The conformers of a compound, binding `?k`. */
+  conformers(compound: string): SparqlText {
+    return sparql`SELECT ?k WHERE { GRAPH ?k { ?k ${ot('parentCompound')} ${df.namedNode(checkIri(compound))} } }`;
+  },
+  /** The values datasets hold for a structure, of the given features, binding `?f`, `?v` and `?g` (the entries graph), in dataset order. */
+  valuesInDatasets(structure: string, features: string[]): SparqlText {
+    const f = features.map((uri) => df.namedNode(checkIri(uri)));
+    return sparql`SELECT ?f ?v ?g WHERE { VALUES ?f { ${f} } GRAPH ?g { ?e ${ot('compound')} ${df.namedNode(checkIri(structure))} . ?e ?f ?v } } ORDER BY ?g ?e`;
+  },
+  /** Set a feature value node in a values graph (whatever it said before is replaced). */
+  setValue(graph: string, node: RDF.NamedNode, feature: string, value: RDF.Literal): SparqlText {
+    const g = df.namedNode(checkIri(graph));
+    return sparql`DELETE WHERE { GRAPH ${g} { ${node} ?p ?o } } ;
+      INSERT DATA { GRAPH ${g} { ${node} a ${ot('FeatureValue')} ; ${ot('feature')} ${df.namedNode(checkIri(feature))} ; ${ot('value')} ${value} } }`;
+  },
+  /** Remove feature value nodes from a values graph. */
+  removeValues(graph: string, nodes: RDF.NamedNode[]): SparqlText {
+    return sparql`DELETE { GRAPH ${df.namedNode(checkIri(graph))} { ?n ?p ?o } } WHERE { VALUES ?n { ${nodes} } GRAPH ${df.namedNode(graph)} { ?n ?p ?o } }`;
+  },
+};
