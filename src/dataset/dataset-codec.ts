@@ -30,10 +30,10 @@ export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undef
   const own = quads.filter((q) => q.subject.value === uri);
   if (!own.some((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('Dataset')))) return undefined;
   const values = (p: RDF.NamedNode) => own.filter((q) => q.predicate.equals(p)).map((q) => q.object.value);
-  const valueOf = (node: RDF.Term, p: RDF.NamedNode) => quads.find((q) => q.subject.equals(node) && q.predicate.equals(p))?.object.value;
+  const columnValue = (node: RDF.Term, p: RDF.NamedNode) => quads.find((q) => q.subject.equals(node) && q.predicate.equals(p))?.object.value;
   const features = own
     .filter((q) => q.predicate.equals(ot('hasColumn')))
-    .map((q) => ({ feature: valueOf(q.object, ot('feature')), index: Number(valueOf(q.object, ot('index'))) }))
+    .map((q) => ({ feature: columnValue(q.object, ot('feature')), index: Number(columnValue(q.object, ot('index'))) }))
     .filter((c): c is { feature: string; index: number } => !!c.feature)
     .sort((a, b) => a.index - b.index)
     .map((c) => c.feature);
