@@ -1,17 +1,15 @@
 import type { UriScheme } from '../core/uri-scheme.js';
 import type { IdMinter } from '../store/id-minter.js';
-import type * as RDF from '@rdfjs/types';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
 import { HttpError } from '../core/errors.js';
-import { errorReportQuads } from '../rdf/error-report.js';
 import { select } from '../store/query-helpers.js';
-import { sparql } from '../store/sparql-template.js';
+import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord } from './task-codec.js';
+import { taskQueries } from './task-queries.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { Logger } from '../log.js';
 import { currentUser } from '../core/request-context.js';
 
-export type TaskStatus = 'Queued' | 'Running' | 'Completed' | 'Cancelled' | 'Error';
+export type { TaskStatus } from './task-codec.js';
 
 export interface Job {
   readonly taskUri: string;
@@ -24,15 +22,7 @@ export interface Job {
 /** Work resolves to the URI of its result. Throw an HttpError to end with that status. */
 export type Work = (job: Job) => Promise<string>;
 
-interface TaskState {
-  uri: string;
-  title: string;
-  creator?: string;
-  status: TaskStatus;
-  percent: number;
-  created: Date;
-  modified: Date;
-  resultUri?: string;
+interface TaskState extends TaskRecord {
   error?: HttpError;
   controller: AbortController;
   lastWrite: number;
@@ -102,8 +92,7 @@ export class TaskRunner {
   }
 
   private writeMinted(taskUri: string, minted: string[]): Promise<void> {
-    const task = df.namedNode(taskUri);
-    return this.store.replaceGraphs({ [this.uris.subgraph(taskUri, 'minted')]: minted.map((m) => df.quad(task, ot('minted'), df.namedNode(m))) });
+    return this.store.replaceGraphs({ [this.uris.subgraph(taskUri, 'minted')]: mintedQuads(taskUri, minted) });
   }
 
   /** Remove what a task that did not complete created, and its record of it. */
@@ -114,24 +103,13 @@ export class TaskRunner {
 
   /** End tasks that a previous process left Queued or Running, and remove what they had created. */
   async recoverInterrupted(): Promise<number> {
-    const rows = await select(this.store, sparql`SELECT ?task ?status WHERE { GRAPH ?task { ?task a ${ot('Task')} ; ${ot('hasStatus')} ?status } FILTER(?status IN ("Running", "Queued")) }`);
+    const rows = await select(this.store, taskQueries.unfinished());
     for (const row of rows) {
-      const uri = row.task.value;
-      const minted = (await this.store.readGraph(this.uris.subgraph(uri, 'minted'))).map((q) => q.object.value);
-      await this.rollback(uri, minted);
-      const quads = await this.store.readGraph(uri);
-      const keep = quads.filter((q) => !(q.subject.value === uri && [ot('hasStatus'), dcterms('modified'), ot('error')].some((p) => p.equals(q.predicate))));
-      const node = df.namedNode(`${uri}#error`);
+      const uri = row.t.value;
+      await this.rollback(uri, mintedOf(await this.store.readGraph(this.uris.subgraph(uri, 'minted'))));
+      const task = taskRecord(await this.store.readGraph(uri), uri)!;
       const error = new HttpError(500, 'Interrupted', 'interrupted: the server stopped while this task was running');
-      await this.store.replaceGraphs({
-        [uri]: [
-          ...keep.filter((q) => !q.subject.equals(node)),
-          df.quad(df.namedNode(uri), ot('hasStatus'), literal('Error')),
-          df.quad(df.namedNode(uri), dcterms('modified'), literal(new Date())),
-          df.quad(df.namedNode(uri), ot('error'), node),
-          ...errorReportQuads(node, error, uri),
-        ],
-      });
+      await this.store.replaceGraphs({ [uri]: taskQuads({ ...task, status: 'Error', modified: new Date(), error }) });
     }
     return rows.length;
   }
@@ -268,23 +246,4 @@ export class TaskRunner {
     this.writes = write.catch((e) => this.log.error('could not write task', { task: state.uri, error: String(e) }));
     return write;
   }
-}
-
-function taskQuads(state: TaskState): RDF.Quad[] {
-  const t = df.namedNode(state.uri);
-  const quads = [
-    df.quad(t, rdf('type'), ot('Task')),
-    df.quad(t, dc('title'), literal(state.title)),
-    df.quad(t, ot('hasStatus'), literal(state.status)),
-    df.quad(t, ot('percentageCompleted'), literal(String(state.percent), xsd('double'))),
-    df.quad(t, dcterms('created'), literal(state.created)),
-    df.quad(t, dcterms('modified'), literal(state.modified)),
-  ];
-  if (state.creator) quads.push(df.quad(t, dc('creator'), literal(state.creator)));
-  if (state.resultUri) quads.push(df.quad(t, ot('resultURI'), literal(state.resultUri, xsd('anyURI'))));
-  if (state.error) {
-    const node = df.namedNode(`${state.uri}#error`);
-    quads.push(df.quad(t, ot('error'), node), ...errorReportQuads(node, state.error, state.uri));
-  }
-  return quads;
 }

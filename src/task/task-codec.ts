@@ -1,0 +1,67 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
+import { errorReportQuads, readErrorReport } from '../rdf/error-report.js';
+
+export type TaskStatus = 'Queued' | 'Running' | 'Completed' | 'Cancelled' | 'Error';
+
+export type TaskError = NonNullable<ReturnType<typeof readErrorReport>>;
+
+/** A task as stored (spec 2.9): the typed record of its graph. */
+export interface TaskRecord {
+  uri: string;
+  title: string;
+  creator?: string;
+  status: TaskStatus;
+  percent: number;
+  created: Date;
+  modified: Date;
+  resultUri?: string;
+  error?: TaskError;
+}
+
+const errorNode = (uri: string) => df.namedNode(`${uri}#error`);
+
+export function taskQuads(task: TaskRecord): RDF.Quad[] {
+  const t = df.namedNode(task.uri);
+  const quads = [
+    df.quad(t, rdf('type'), ot('Task')),
+    df.quad(t, dc('title'), literal(task.title)),
+    df.quad(t, ot('hasStatus'), literal(task.status)),
+    df.quad(t, ot('percentageCompleted'), literal(String(task.percent), xsd('double'))),
+    df.quad(t, dcterms('created'), literal(task.created)),
+    df.quad(t, dcterms('modified'), literal(task.modified)),
+  ];
+  if (task.creator) quads.push(df.quad(t, dc('creator'), literal(task.creator)));
+  if (task.resultUri) quads.push(df.quad(t, ot('resultURI'), literal(task.resultUri, xsd('anyURI'))));
+  if (task.error) quads.push(df.quad(t, ot('error'), errorNode(task.uri)), ...errorReportQuads(errorNode(task.uri), task.error, task.uri));
+  return quads;
+}
+
+/** The record of a task's graph; undefined when the graph holds no task. */
+export function taskRecord(quads: RDF.Quad[], uri: string): TaskRecord | undefined {
+  const own = quads.filter((q) => q.subject.value === uri);
+  const value = (p: RDF.NamedNode) => own.find((q) => q.predicate.equals(p))?.object.value;
+  const status = value(ot('hasStatus')) as TaskStatus | undefined;
+  if (!status) return undefined;
+  const error = own.find((q) => q.predicate.equals(ot('error')))?.object;
+  return {
+    uri,
+    title: value(dc('title')) ?? '',
+    creator: value(dc('creator')),
+    status,
+    percent: Number(value(ot('percentageCompleted')) ?? 0),
+    created: new Date(value(dcterms('created')) ?? 0),
+    modified: new Date(value(dcterms('modified')) ?? 0),
+    resultUri: value(ot('resultURI')),
+    error: error && readErrorReport(quads, error),
+  };
+}
+
+/** `{task}/minted`: what a running task's work has created (removed again unless it completes). */
+export function mintedQuads(taskUri: string, minted: string[]): RDF.Quad[] {
+  return minted.map((m) => df.quad(df.namedNode(taskUri), ot('minted'), df.namedNode(m)));
+}
+
+export function mintedOf(quads: RDF.Quad[]): string[] {
+  return quads.filter((q) => q.predicate.equals(ot('minted'))).map((q) => q.object.value);
+}
