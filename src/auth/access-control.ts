@@ -1,5 +1,5 @@
-import type * as RDF from '@rdfjs/types';
-import { df, ot, literal } from '../rdf/namespaces.js';
+import { AUTH_GRAPH_PREFIX, POLICIES_GRAPH, TOKENS_GRAPH, USERS_GRAPH, policiesFrom, tokensFrom, usersFrom, usersQuads, tokensQuads, type Policy, type User } from './auth-codec.js';
+import { authQueries } from './auth-queries.js';
 import type { GraphScope, TripleStore } from '../store/triple-store.js';
 import type { Config } from '../config.js';
 import { UriScheme } from '../core/uri-scheme.js';
@@ -8,26 +8,8 @@ import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.j
 
 export type Action = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-export interface Policy {
-  resource: string;
-  owner: string;
-  publicRead: boolean;
-  /** Groups whose members may read. */
-  readers: string[];
-}
-
-/** Graphs of the access-control data itself: never visible to any query. */
-export const AUTH_GRAPH_PREFIX = 'urn:toxgraph:auth:';
-const USERS_GRAPH = `${AUTH_GRAPH_PREFIX}users`;
-const TOKENS_GRAPH = `${AUTH_GRAPH_PREFIX}tokens`;
-const POLICIES_GRAPH = `${AUTH_GRAPH_PREFIX}policies`;
-const userNode = (name: string) => df.namedNode(`urn:toxgraph:user:${encodeURIComponent(name)}`);
-
-interface User {
-  name: string;
-  hash: string;
-  admin: boolean;
-}
+export type { Policy } from './auth-codec.js';
+export { AUTH_GRAPH_PREFIX } from './auth-codec.js';
 
 /**
  * Users, tokens and per-resource policies (spec 5, DESIGN.md). Passwords are kept as scrypt
@@ -56,27 +38,11 @@ export class AccessControl {
 
   static async load(store: TripleStore, config: Config): Promise<AccessControl> {
     const ac = new AccessControl(store, config);
-    const users = await store.readGraph(USERS_GRAPH);
-    for (const q of users.filter((q) => q.predicate.equals(ot('passwordHash')))) {
-      const name = decodeURIComponent(q.subject.value.slice('urn:toxgraph:user:'.length));
-      ac.users.set(name, { name, hash: q.object.value, admin: users.some((a) => a.subject.equals(q.subject) && a.predicate.equals(ot('role')) && a.object.value === 'admin') });
-    }
-    for (const q of users.filter((q) => q.predicate.equals(ot('member')))) {
-      const group = decodeURIComponent(q.subject.value.slice('urn:toxgraph:group:'.length));
-      if (!ac.groups.has(group)) ac.groups.set(group, new Set());
-      ac.groups.get(group)!.add(q.object.value);
-    }
-    const tokens = await store.readGraph(TOKENS_GRAPH);
-    for (const q of tokens.filter((q) => q.predicate.equals(ot('user')))) {
-      const expires = Date.parse(tokens.find((t) => t.subject.equals(q.subject) && t.predicate.equals(ot('expires')))?.object.value ?? '');
-      if (expires > Date.now()) ac.tokens.set(q.subject.value.split(':').pop()!, { user: q.object.value, expires });
-    }
-    const policies = await store.readGraph(POLICIES_GRAPH);
-    for (const q of policies.filter((q) => q.predicate.equals(ot('owner')))) {
-      const publicRead = policies.some((p) => p.subject.equals(q.subject) && p.predicate.equals(ot('publicRead')) && p.object.value === 'true');
-      const readers = policies.filter((p) => p.subject.equals(q.subject) && p.predicate.equals(ot('readableBy'))).map((p) => p.object.value);
-      ac.policies.set(q.subject.value, { resource: q.subject.value, owner: q.object.value, publicRead, readers });
-    }
+    const { users, groups } = usersFrom(await store.readGraph(USERS_GRAPH));
+    for (const [name, user] of users) ac.users.set(name, user);
+    for (const [name, members] of groups) ac.groups.set(name, members);
+    for (const [hash, token] of tokensFrom(await store.readGraph(TOKENS_GRAPH), Date.now())) ac.tokens.set(hash, token);
+    for (const [resource, policy] of policiesFrom(await store.readGraph(POLICIES_GRAPH))) ac.policies.set(resource, policy);
     if (config.adminUser && config.adminPassword && !ac.users.has(config.adminUser)) await ac.setUser(config.adminUser, config.adminPassword, true);
     return ac;
   }
@@ -84,26 +50,11 @@ export class AccessControl {
   // --- users and tokens ----------------------------------------------------------------
 
   private async saveUsers(): Promise<void> {
-    const quads: RDF.Quad[] = [];
-    for (const u of this.users.values()) {
-      quads.push(df.quad(userNode(u.name), ot('passwordHash'), literal(u.hash)));
-      if (u.admin) quads.push(df.quad(userNode(u.name), ot('role'), literal('admin')));
-    }
-    for (const [group, members] of this.groups) {
-      for (const m of members) quads.push(df.quad(df.namedNode(`urn:toxgraph:group:${encodeURIComponent(group)}`), ot('member'), literal(m)));
-    }
-    await this.store.replaceGraphs({ [USERS_GRAPH]: quads });
+    await this.store.replaceGraphs({ [USERS_GRAPH]: usersQuads(this.users.values(), this.groups) });
   }
 
   private async saveTokens(): Promise<void> {
-    const now = Date.now();
-    const quads: RDF.Quad[] = [];
-    for (const [hash, t] of this.tokens) {
-      if (t.expires <= now) continue;
-      const node = df.namedNode(`urn:toxgraph:token:${hash}`);
-      quads.push(df.quad(node, ot('user'), literal(t.user)), df.quad(node, ot('expires'), literal(new Date(t.expires))));
-    }
-    await this.store.replaceGraphs({ [TOKENS_GRAPH]: quads });
+    await this.store.replaceGraphs({ [TOKENS_GRAPH]: tokensQuads(this.tokens, Date.now()) });
   }
 
   hasUser(name: string): boolean {
@@ -220,12 +171,8 @@ export class AccessControl {
   }
 
   async setPolicy(policy: Policy): Promise<void> {
+    await this.store.update(authQueries.setPolicy(policy));
     this.policies.set(policy.resource, policy);
-    const quads = [...this.policies.values()].flatMap((p) => {
-      const r = df.namedNode(p.resource);
-      return [df.quad(r, ot('owner'), literal(p.owner)), df.quad(r, ot('publicRead'), literal(p.publicRead)), ...p.readers.map((g) => df.quad(r, ot('readableBy'), literal(g)))];
-    });
-    await this.store.replaceGraphs({ [POLICIES_GRAPH]: quads });
   }
 
   policiesOwnedBy(user: string): Policy[] {

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { df, ot, literal } from '../rdf/namespaces.js';
+import { policyQuads } from './auth-codec.js';
 import { HttpError, badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { sendRdf, sendText } from '../http/respond.js';
@@ -16,12 +16,7 @@ export function policyRoutes(router: Router, services: Services): void {
     const uri = Params.fromQuery(ctx).get('uri');
     const policies = access.policiesOwnedBy(user).filter((p) => !uri || p.resource === access.resourceOf(uri));
     if (uri && !policies.length) throw notFound(`no policy of yours for ${uri}`);
-    const quads = policies.flatMap((p) => [
-      df.quad(df.namedNode(p.resource), ot('owner'), literal(p.owner)),
-      df.quad(df.namedNode(p.resource), ot('publicRead'), literal(p.publicRead)),
-      ...p.readers.map((g) => df.quad(df.namedNode(p.resource), ot('readableBy'), literal(g))),
-    ]);
-    await sendRdf(ctx, quads, 'Policies');
+    await sendRdf(ctx, policies.flatMap(policyQuads), 'Policies');
   });
 
   router.post('/auth/policy', async (ctx) => {

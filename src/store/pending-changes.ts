@@ -63,15 +63,29 @@ export class PendingChanges {
     return first.length > 0;
   }
 
+  /**
+   * Collect a stream's quads, then apply them in order. Listeners are attached at once, in the
+   * caller's tick: Comunica may hand over a stream that is already flowing, and a wrapper that
+   * attaches later can miss its end (an update then never finished).
+   */
   private consume(stream: RDF.Stream<RDF.Quad>, onQuad: (q: RDF.Quad) => Promise<void> | void): EventEmitter {
     const done = new EventEmitter();
-    (async () => {
-      const quads = await wrap<RDF.Quad>(stream as any).toArray();
-      for (const q of quads) await onQuad(q);
-    })().then(
-      () => done.emit('end'),
-      (e) => done.emit('error', e),
-    );
+    const quads: RDF.Quad[] = [];
+    if ((stream as { done?: boolean }).done) {
+      // an iterator that has already ended emits no more events
+      setImmediate(() => done.emit('end'));
+      return done;
+    }
+    stream.on('data', (q: RDF.Quad) => quads.push(q));
+    stream.on('error', (e: Error) => done.emit('error', e));
+    stream.on('end', () => {
+      (async () => {
+        for (const q of quads) await onQuad(q);
+      })().then(
+        () => done.emit('end'),
+        (e) => done.emit('error', e),
+      );
+    });
     return done;
   }
 }

@@ -1,0 +1,99 @@
+import type * as RDF from '@rdfjs/types';
+import { df, ot, literal } from '../rdf/namespaces.js';
+
+/** Graphs of the access-control data itself: never visible to any query. */
+export const AUTH_GRAPH_PREFIX = 'urn:toxgraph:auth:';
+export const USERS_GRAPH = `${AUTH_GRAPH_PREFIX}users`;
+export const TOKENS_GRAPH = `${AUTH_GRAPH_PREFIX}tokens`;
+export const POLICIES_GRAPH = `${AUTH_GRAPH_PREFIX}policies`;
+
+export interface User {
+  name: string;
+  /** scrypt hash of the password (passwords.ts). */
+  hash: string;
+  admin: boolean;
+}
+
+export interface Policy {
+  resource: string;
+  owner: string;
+  publicRead: boolean;
+  /** Groups whose members may read. */
+  readers: string[];
+}
+
+/** Live tokens by their SHA-256 hash (the token itself is never stored). */
+export type Tokens = Map<string, { user: string; expires: number }>;
+/** Members of each group. */
+export type Groups = Map<string, Set<string>>;
+
+const USER = 'urn:toxgraph:user:';
+const GROUP = 'urn:toxgraph:group:';
+const TOKEN = 'urn:toxgraph:token:';
+
+/** The users graph: each user's password hash and role, each group's members. */
+export function usersQuads(users: Iterable<User>, groups: Groups): RDF.Quad[] {
+  const quads: RDF.Quad[] = [];
+  for (const u of users) {
+    const node = df.namedNode(`${USER}${encodeURIComponent(u.name)}`);
+    quads.push(df.quad(node, ot('passwordHash'), literal(u.hash)));
+    if (u.admin) quads.push(df.quad(node, ot('role'), literal('admin')));
+  }
+  for (const [group, members] of groups) {
+    for (const m of members) quads.push(df.quad(df.namedNode(`${GROUP}${encodeURIComponent(group)}`), ot('member'), literal(m)));
+  }
+  return quads;
+}
+
+export function usersFrom(quads: RDF.Quad[]): { users: Map<string, User>; groups: Groups } {
+  const users = new Map<string, User>();
+  const groups: Groups = new Map();
+  for (const q of quads) {
+    if (q.predicate.equals(ot('passwordHash'))) {
+      const name = decodeURIComponent(q.subject.value.slice(USER.length));
+      const admin = quads.some((a) => a.subject.equals(q.subject) && a.predicate.equals(ot('role')) && a.object.value === 'admin');
+      users.set(name, { name, hash: q.object.value, admin });
+    } else if (q.predicate.equals(ot('member'))) {
+      const group = decodeURIComponent(q.subject.value.slice(GROUP.length));
+      if (!groups.has(group)) groups.set(group, new Set());
+      groups.get(group)!.add(q.object.value);
+    }
+  }
+  return { users, groups };
+}
+
+/** The tokens graph: the tokens that have not expired at `now`. */
+export function tokensQuads(tokens: Tokens, now: number): RDF.Quad[] {
+  return [...tokens]
+    .filter(([, t]) => t.expires > now)
+    .flatMap(([hash, t]) => {
+      const node = df.namedNode(`${TOKEN}${hash}`);
+      return [df.quad(node, ot('user'), literal(t.user)), df.quad(node, ot('expires'), literal(new Date(t.expires)))];
+    });
+}
+
+export function tokensFrom(quads: RDF.Quad[], now: number): Tokens {
+  const tokens: Tokens = new Map();
+  for (const q of quads.filter((q) => q.predicate.equals(ot('user')))) {
+    const expires = Date.parse(quads.find((t) => t.subject.equals(q.subject) && t.predicate.equals(ot('expires')))?.object.value ?? '');
+    if (expires > now) tokens.set(q.subject.value.slice(TOKEN.length), { user: q.object.value, expires });
+  }
+  return tokens;
+}
+
+/** One resource's policy, as it is stored and as GET /auth/policy shows it. */
+export function policyQuads(p: Policy): RDF.Quad[] {
+  const r = df.namedNode(p.resource);
+  return [df.quad(r, ot('owner'), literal(p.owner)), df.quad(r, ot('publicRead'), literal(p.publicRead)), ...p.readers.map((g) => df.quad(r, ot('readableBy'), literal(g)))];
+}
+
+export function policiesFrom(quads: RDF.Quad[]): Map<string, Policy> {
+  const policies = new Map<string, Policy>();
+  for (const q of quads.filter((q) => q.predicate.equals(ot('owner')))) {
+    const about = quads.filter((p) => p.subject.equals(q.subject));
+    const publicRead = about.some((p) => p.predicate.equals(ot('publicRead')) && p.object.value === 'true');
+    const readers = about.filter((p) => p.predicate.equals(ot('readableBy'))).map((p) => p.object.value);
+    policies.set(q.subject.value, { resource: q.subject.value, owner: q.object.value, publicRead, readers });
+  }
+  return policies;
+}
