@@ -1,9 +1,9 @@
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
 import type { ParamValue } from '../learning/learner.js';
-import { df, ot, dc, literal, xsd } from '../rdf/namespaces.js';
+import { literal, xsd } from '../rdf/namespaces.js';
 import { featureGraph } from '../feature/feature-record.js';
-import { sparql } from '../store/sparql-template.js';
+import { featureQueries } from '../feature/feature-queries.js';
 import { select } from '../store/query-helpers.js';
 import { structureFrom } from '../compound/compound-codec.js';
 import { currentUser } from '../core/request-context.js';
@@ -83,7 +83,7 @@ export class DescriptorCalculation {
 
   /** Features of an instance, by title. */
   private async featuresOf(instanceUri: string): Promise<Map<string, string>> {
-    const rows = await select(this.services.store, sparql`SELECT ?f ?t WHERE { GRAPH ?f { ?f ${ot('hasSource')} ${df.namedNode(instanceUri)} ; ${dc('title')} ?t } }`);
+    const rows = await select(this.services.store, featureQueries.madeBy(instanceUri));
     return new Map(rows.map((r) => [r.t.value, r.f.value]));
   }
 

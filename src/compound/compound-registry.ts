@@ -132,6 +132,28 @@ export class CompoundRegistry {
     });
   }
 
+  // --- conformers (spec 4.9): graphs `{compound}/conformer/{id}` -------------------------
+
+  /** Store posted structures as new conformers of a compound, in one batch. */
+  async addConformers(parent: string, posted: PostedStructure[]): Promise<string[]> {
+    const graphs: Record<string, RDF.Quad[]> = {};
+    for (const p of posted) {
+      const uri = await this.services.ids.next(this.services.uris.conformers(parent));
+      graphs[uri] = compoundQuads(uri, p.structure, p.names, p.sameAs, parent);
+    }
+    await this.services.store.replaceGraphs(graphs);
+    return Object.keys(graphs);
+  }
+
+  async replaceConformer(uri: string, parent: string, posted: PostedStructure): Promise<void> {
+    await this.services.store.replaceGraphs({ [uri]: compoundQuads(uri, posted.structure, posted.names, posted.sameAs, parent) });
+  }
+
+  /** Remove conformers with their feature values. */
+  async deleteConformers(uris: string[]): Promise<void> {
+    await this.services.store.deleteGraphs(uris.flatMap((c) => [c, this.services.uris.subgraph(c, 'values')]));
+  }
+
   async conformerUris(compoundUri: string): Promise<string[]> {
     const rows = await select(this.services.store, compoundQueries.conformers(compoundUri));
     return rows.map((r) => r.k.value).sort((a, b) => Number(a.split('/').pop()) - Number(b.split('/').pop()));

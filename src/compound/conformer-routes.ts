@@ -1,14 +1,12 @@
 import type Router from '@koa/router';
-import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.js';
 import { sendDone, sendGraphList, sendUri, sendUris } from '../http/respond.js';
-import { compoundQuads } from './compound-codec.js';
 import type { StructureResources } from './structure-resources.js';
 
 /** Conformers of a compound (spec 4.9): list, POST, GET, PUT, DELETE. */
 export function conformerRoutes(router: Router, structures: StructureResources): void {
-  const { store, ids, uris } = structures.services;
-  const { compounds, values } = structures;
+  const { store } = structures.services;
+  const { compounds } = structures;
 
   router.get('/compound/:id/conformer', async (ctx) => {
     const uri = structures.compoundUri(ctx);
@@ -20,22 +18,13 @@ export function conformerRoutes(router: Router, structures: StructureResources):
   router.post('/compound/:id/conformer', async (ctx) => {
     const { s: parent } = await structures.require(structures.compoundUri(ctx));
     const posted = await structures.readConformers(ctx, parent);
-    const graphs: Record<string, RDF.Quad[]> = {};
-    const created: string[] = [];
-    for (const p of posted) {
-      const uri = await ids.next(uris.conformers(parent.uri));
-      graphs[uri] = compoundQuads(uri, p.structure, p.names, p.sameAs, parent.uri);
-      created.push(uri);
-    }
-    await store.replaceGraphs(graphs);
-    await sendUris(ctx, created);
+    await sendUris(ctx, await compounds.addConformers(parent.uri, posted));
   });
 
   router.delete('/compound/:id/conformer', async (ctx) => {
     const uri = structures.compoundUri(ctx);
     await structures.require(uri);
-    const conformers = await compounds.conformerUris(uri);
-    await store.deleteGraphs(conformers.flatMap((c) => [c, values.graphOf(c)]));
+    await compounds.deleteConformers(await compounds.conformerUris(uri));
     sendDone(ctx);
   });
 
@@ -47,14 +36,14 @@ export function conformerRoutes(router: Router, structures: StructureResources):
     const { s: parent } = await structures.require(structures.compoundUri(ctx));
     const posted = await structures.readConformers(ctx, parent);
     if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
-    await store.replaceGraphs({ [uri]: compoundQuads(uri, posted[0].structure, posted[0].names, posted[0].sameAs, parent.uri) });
+    await compounds.replaceConformer(uri, parent.uri, posted[0]);
     await sendUri(ctx, uri);
   });
 
   router.delete('/compound/:id/conformer/:cid', async (ctx) => {
     const uri = structures.conformerUri(ctx);
     await structures.require(uri);
-    await store.deleteGraphs([uri, values.graphOf(uri)]);
+    await compounds.deleteConformers([uri]);
     sendDone(ctx);
   });
 }

@@ -1,4 +1,4 @@
-import { df, ot, owl } from '../rdf/namespaces.js';
+import { dc, df, ot, owl } from '../rdf/namespaces.js';
 import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
 
 /** Every SPARQL query of the feature component, by name (each binds `?f`, a feature URI). */
@@ -10,5 +10,13 @@ export const featureQueries = {
   /** The features that are the same as an ontology entry (`owl:sameAs`, e.g. an otee: endpoint). */
   sameAs(entry: string): SparqlText {
     return sparql`SELECT DISTINCT ?f WHERE { GRAPH ?f { ?f a ${ot('Feature')} ; ${owl('sameAs')} ${df.namedNode(checkIri(entry))} } }`;
+  },
+  /** The features holding the confidences of a predicted feature (`ot:confidenceOf`). */
+  confidenceOf(predicted: string): SparqlText {
+    return sparql`SELECT ?f WHERE { GRAPH ?f { ?f ${ot('confidenceOf')} ${df.namedNode(checkIri(predicted))} } }`;
+  },
+  /** The features a source (an algorithm instance, a dataset, a model) made, with their titles, binding `?t` too. */
+  madeBy(source: string): SparqlText {
+    return sparql`SELECT ?f ?t WHERE { GRAPH ?f { ?f ${ot('hasSource')} ${df.namedNode(checkIri(source))} ; ${dc('title')} ?t } }`;
   },
 };

@@ -4,7 +4,7 @@ import { badRequest } from '../core/errors.js';
 import { df, ot, dc, literal, xsd } from '../rdf/namespaces.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import type { Services } from '../core/services.js';
-import { algorithmById } from '../algorithm/catalogue.js';
+import { algorithmById, instanceFrom } from '../algorithm/catalogue.js';
 import { checkParameters } from '../algorithm/parameters.js';
 import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.js';
 import { encodeRows } from './feature-matrix.js';
@@ -66,16 +66,9 @@ export class Predictor {
 
   /** The descriptor calculation an algorithm instance stands for (its algorithm and parameter values). */
   private async calculationFor(instanceUri: string): Promise<InputPlan['calculations'][number] | undefined> {
-    const quads = await this.services.store.readGraph(instanceUri);
-    const of = quads.find((q) => q.subject.value === instanceUri && q.predicate.equals(ot('instanceOf')))?.object.value;
+    const { of, values: given } = instanceFrom(await this.services.store.readGraph(instanceUri), instanceUri);
     const def = of ? algorithmById(of.slice(of.lastIndexOf('/') + 1)) : undefined;
     if (def?.kind !== 'descriptors') return undefined;
-    const given: Record<string, string> = {};
-    for (const p of quads.filter((q) => q.subject.value === instanceUri && q.predicate.equals(ot('parameters')))) {
-      const name = quads.find((q) => q.subject.equals(p.object) && q.predicate.equals(dc('title')))?.object.value;
-      const value = quads.find((q) => q.subject.equals(p.object) && q.predicate.equals(ot('paramValue')))?.object.value;
-      if (name !== undefined && value !== undefined) given[name] = value;
-    }
     const values = checkParameters(def.parameters, given);
     if (this.descriptors.instanceUri(def, values) !== instanceUri) return undefined;
     return { def, values, instance: await this.descriptors.instance(def, values) };

@@ -1,7 +1,7 @@
+import { ontologyQueries } from './ontology-queries.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ot, otee, rdfs } from '../rdf/namespaces.js';
-import { sparql, checkIri, type SparqlText } from '../store/sparql-template.js';
+import { checkIri, type SparqlText } from '../store/sparql-template.js';
 import { construct } from '../store/query-helpers.js';
 import { badRequest, HttpError } from '../core/errors.js';
 import { currentUser } from '../core/request-context.js';
@@ -26,11 +26,10 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
       await sendRdf(ctx, quads, title);
     });
   };
-  predefined('/ontology/models', 'Models', sparql`CONSTRUCT { ?m ?p ?o } WHERE { ?m a ${ot('Model')} ; ?p ?o }`);
-  predefined('/ontology/algorithms', 'Algorithms', sparql`CONSTRUCT { ?a ?p ?o } WHERE { ?a a ${ot('Algorithm')} ; ?p ?o }`);
-  const endpoints = sparql`CONSTRUCT { ?e ?p ?o } WHERE { ?e ${rdfs('subClassOf')}+ ${otee('Endpoints')} ; ?p ?o }`;
-  predefined('/ontology/endpoints', 'Endpoints', endpoints);
-  predefined('/onotlogy/endpoints', 'Endpoints', endpoints); // the reference's spelling
+  predefined('/ontology/models', 'Models', ontologyQueries.models());
+  predefined('/ontology/algorithms', 'Algorithms', ontologyQueries.algorithms());
+  predefined('/ontology/endpoints', 'Endpoints', ontologyQueries.endpoints());
+  predefined('/onotlogy/endpoints', 'Endpoints', ontologyQueries.endpoints()); // the reference's spelling
 
   router.get('/ontology', (ctx) => answerSparql(ctx, services, scope(), 'Ontology service'));
 

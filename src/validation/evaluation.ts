@@ -1,7 +1,6 @@
+import { featureQueries } from '../feature/feature-queries.js';
 import type * as RDF from '@rdfjs/types';
-import { sparql } from '../store/sparql-template.js';
 import { select } from '../store/query-helpers.js';
-import { df, ot } from '../rdf/namespaces.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { numberOf } from '../model/feature-matrix.js';
@@ -71,6 +70,6 @@ export function statisticsOf(pairs: PairedValue[], kind: Comparison['kind'], kno
 /** The feature of a prediction dataset that holds the confidences of `predicted`, if there is one. */
 export async function confidenceFeatureOf(services: Services, features: string[], predicted: string): Promise<string | undefined> {
   if (!features.length) return undefined;
-  const rows = await select(services.store, sparql`SELECT ?f WHERE { GRAPH ?f { ?f ${ot('confidenceOf')} ${df.namedNode(predicted)} } }`);
+  const rows = await select(services.store, featureQueries.confidenceOf(predicted));
   return rows.map((r) => r.f.value).find((f) => features.includes(f));
 }
