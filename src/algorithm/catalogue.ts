@@ -110,11 +110,11 @@ export function algorithmQuads(def: AlgorithmDefinition, uri: string, instance?:
 /** What an algorithm instance's graph says: the algorithm it is an instance of, and the parameter values used (as text). */
 export function instanceFrom(quads: RDF.Quad[], uri: string): { of?: string; values: Record<string, string> } {
   const own = quads.filter((q) => q.subject.value === uri);
-  const valueOf = (node: RDF.Term, p: RDF.NamedNode) => quads.find((q) => q.subject.equals(node) && q.predicate.equals(p))?.object.value;
+  const nodeValue = (node: RDF.Term, p: RDF.NamedNode) => quads.find((q) => q.subject.equals(node) && q.predicate.equals(p))?.object.value;
   const values: Record<string, string> = {};
   for (const p of own.filter((q) => q.predicate.equals(ot('parameters')))) {
-    const name = valueOf(p.object, dc('title'));
-    const value = valueOf(p.object, ot('paramValue'));
+    const name = nodeValue(p.object, dc('title'));
+    const value = nodeValue(p.object, ot('paramValue'));
     if (name !== undefined && value !== undefined) values[name] = value;
   }
   return { of: own.find((q) => q.predicate.equals(ot('instanceOf')))?.object.value, values };

@@ -8,7 +8,7 @@ import type { DatasetMeta } from '../dataset/dataset-store.js';
 import { readFeatureRecords } from '../feature/feature-record.js';
 import type { Predictor } from '../model/prediction.js';
 import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.js';
-import { bootstrapSample, sideCounts, structureGroups, trainingTestSplit } from './splits.js';
+import { splitValidation } from './split-validation.js';
 import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.js';
 import { VALIDATION_PARAMETERS as V } from './validation-params.js';
 import { readParameters } from '../algorithm/parameters.js';
@@ -80,7 +80,7 @@ export function validationServiceRoutes(router: Router, services: Services, runn
   }
 
   /** training_test_split and bootstrapping: divide one dataset, then train and test. */
-  async function splitValidation(ctx: Context, kind: 'training_test_split' | 'bootstrapping') {
+  async function startSplitValidation(ctx: Context, kind: 'training_test_split' | 'bootstrapping') {
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const setup = learningSetup(services, params);
     const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
@@ -89,29 +89,13 @@ export function validationServiceRoutes(router: Router, services: Services, runn
     const fraction = Number(read[fractionSpec.name]);
     const seed = Number(read.random_seed);
     await runner.checkTraining(setup, dataset.uri);
-    const task = await tasks.submit(`${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`, async (job) => {
-      const rows = await runner.datasets.allRows(dataset.uri);
-      const groups = structureGroups(rows.map((r) => r.compound));
-      const { training, test } = kind === 'training_test_split' ? trainingTestSplit(groups, fraction, seed) : bootstrapSample(groups, fraction, seed);
-      if (training.length < 2 || test.length < 1)
-        throw badRequest(
-          `${kind === 'training_test_split' ? 'split_ratio' : 'bootstrap_percentage'} ${fraction} leaves ${training.length} training and ${test.length} test rows of ${rows.length}; at least 2 and 1 are needed`,
-        );
-      const name = dataset.title ?? dataset.uri;
-      const trainingDataset = await runner.subset(dataset, rows, training, `${name}: training set (${kind}, seed ${seed})`);
-      const testDataset = await runner.subset(dataset, rows, test, `${name}: test set (${kind}, seed ${seed})`);
-      const { uri } = await runner.trainAndTest(
-        setup,
-        { trainingDataset, testDataset, testTargetDataset: testDataset },
-        { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
-        { signal: job.signal, progress: (f) => job.progress(5 + f * 95) },
-      );
-      return uri;
-    });
+    const task = await tasks.submit(`${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`, (job) =>
+      splitValidation(runner, { setup, dataset, kind, fraction, seed }, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
+    );
     await sendTask(ctx, task);
   }
-  router.post('/validation/training_test_split', (ctx) => splitValidation(ctx, 'training_test_split'));
-  router.post('/validation/bootstrapping', (ctx) => splitValidation(ctx, 'bootstrapping'));
+  router.post('/validation/training_test_split', (ctx) => startSplitValidation(ctx, 'training_test_split'));
+  router.post('/validation/bootstrapping', (ctx) => startSplitValidation(ctx, 'bootstrapping'));
 
   router.post('/validation/validate_datasets', async (ctx) => {
     const params = await Params.fromRequest(ctx, config.bodyLimit);
