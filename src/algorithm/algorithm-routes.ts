@@ -10,6 +10,7 @@ import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
 import type { StartTraining } from '../model/training.js';
+import type { StartDomainFitting } from '../model/domain-training.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
 import type { DescriptorCalculation } from './descriptor-calculation.js';
@@ -18,6 +19,8 @@ export interface AlgorithmComponents {
   datasets: DatasetStore;
   /** Applying a learner trains a model: the model component's work. */
   train: StartTraining;
+  /** Applying an applicability-domain algorithm fits an AD model: the model component's work too. */
+  fitDomain: StartDomainFitting;
   descriptors: DescriptorCalculation;
 }
 
@@ -35,7 +38,7 @@ function algorithmUri(services: Services, def: AlgorithmDefinition): string {
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
 export function algorithmRoutes(router: Router, services: Services, components: AlgorithmComponents): void {
   const { config, tasks, store } = services;
-  const { datasets, train, descriptors } = components;
+  const { datasets, train, fitDomain, descriptors } = components;
   const collection = services.uris.collection('algorithm');
 
   function requireAlgorithm(ctx: Context): AlgorithmDefinition {
@@ -83,6 +86,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       const task = await train({ algorithmUri: algorithmUri(services, def), title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
       return sendTask(ctx, task);
     }
+    if (def.kind === 'domain') return sendTask(ctx, await fitDomain({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
 
     try {
       def.descriptors.columns(values);

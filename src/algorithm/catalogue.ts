@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.js';
 import { LEARNERS } from '../learning/learners.js';
+import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-domain.js';
 import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.js';
 import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 
@@ -9,7 +10,10 @@ import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
  * An entry names what runs when it is invoked; new kinds (applicability domain, feature
  * selection, ...) add a `kind` without changing the others.
  */
-export type AlgorithmDefinition = (Common & { kind: 'descriptors'; descriptors: DescriptorSet }) | (Common & { kind: 'learner'; learner: Learner });
+export type AlgorithmDefinition =
+  | (Common & { kind: 'descriptors'; descriptors: DescriptorSet })
+  | (Common & { kind: 'learner'; learner: Learner })
+  | (Common & { kind: 'domain'; method: DomainMethod });
 
 /** What the catalogue says of every algorithm, whatever it does. */
 export interface AlgorithmInfo {
@@ -47,6 +51,7 @@ export function catalogue(): AlgorithmDefinition[] {
         parameters: l.parameters,
       }),
     ),
+    ...DOMAIN_METHODS.map((m): AlgorithmDefinition => ({ kind: 'domain', method: m, id: m.id, title: m.title, description: m.description, types: ['ApplicabilityDomain'], parameters: m.parameters })),
   ];
 }
 

@@ -13,17 +13,28 @@ export interface StoredModel {
   learnerId: string;
   trainingDataset: string;
   parameters: Record<string, ParamValue>;
-  task: LearningTask;
+  /** `domain`: an applicability-domain model (spec 2.5), which estimates instead of predicting. */
+  task: LearningTask | 'domain';
   /** Classification: the class values (the learner's class indices point into it). */
   classes: string[];
   independent: string[];
   dependent: string;
-  /** The feature holding predictions, and the one holding their confidences. */
+  /**
+   * The feature holding predictions and the one holding their confidences; for an
+   * applicability-domain model, its metric (`ot:adMetric`) and its membership (`ot:adMembership`).
+   */
   predicted: string;
   confidence: string;
   encodings: ColumnEncoding[];
   /** The learner's trained state (JSON). */
   state: unknown;
+}
+
+/** A model that predicts (not an applicability-domain model). */
+export type PredictiveModel = StoredModel & { task: LearningTask };
+
+export function isPredictive(model: StoredModel): model is PredictiveModel {
+  return model.task !== 'domain';
 }
 
 export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title'> & {
@@ -46,6 +57,9 @@ export interface ModelDescription {
   /** The predicted feature and the confidence feature, in no particular order. */
   predictedVariables: string[];
   endpoints: string[];
+  /** Applicability-domain models: the metric and the membership features. */
+  adMetric?: string;
+  adMembership?: string;
 }
 
 /** The URIs a new model is stored under: its own, and its two predicted features'. */
@@ -79,7 +93,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     df.quad(m, ot('algorithm'), df.namedNode(model.algorithm)),
     df.quad(m, ot('trainingDataset'), df.namedNode(model.trainingDataset)),
     ...model.independent.map((f) => df.quad(m, ot('independentVariables'), df.namedNode(f))),
-    df.quad(m, ot('dependentVariables'), df.namedNode(model.dependent)),
+    ...(model.dependent ? [df.quad(m, ot('dependentVariables'), df.namedNode(model.dependent))] : []),
     df.quad(m, ot('predictedVariables'), df.namedNode(at.predicted)),
     df.quad(m, ot('predictedVariables'), df.namedNode(at.confidence)),
     ...model.warnings.map((w) => df.quad(m, ot('warning'), literal(w))),
@@ -96,15 +110,24 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
       df.quad(p, ot('paramValue'), typedValue(spec, model.parameters[spec.name])),
     );
   }
-  const predicted = featureGraph({
-    uri: at.predicted,
-    title: `${model.targetTitle} (predicted by model ${id})`,
-    kind: model.task === 'regression' ? 'numeric' : 'nominal',
-    source: at.uri,
-    sameAs: model.endpoints,
-    accepted: model.classes,
-  });
-  const confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
+  let predicted: RDF.Quad[];
+  let confidence: RDF.Quad[];
+  if (model.task === 'domain') {
+    // spec 2.5: the AD model names its metric and membership features
+    description.push(df.quad(m, ot('adMetric'), df.namedNode(at.predicted)), df.quad(m, ot('adMembership'), df.namedNode(at.confidence)));
+    predicted = featureGraph({ uri: at.predicted, title: `${model.targetTitle} (applicability domain model ${id})`, kind: 'numeric', source: at.uri });
+    confidence = featureGraph({ uri: at.confidence, title: `inside the applicability domain of model ${id}`, kind: 'nominal', source: at.uri, accepted: ['true', 'false'] });
+  } else {
+    predicted = featureGraph({
+      uri: at.predicted,
+      title: `${model.targetTitle} (predicted by model ${id})`,
+      kind: model.task === 'regression' ? 'numeric' : 'nominal',
+      source: at.uri,
+      sameAs: model.endpoints,
+      accepted: model.classes,
+    });
+    confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
+  }
   const json = JSON.stringify({ learner: model.learnerId, task: model.task, parameters: model.parameters, classes: model.classes, encodings: model.encodings, state: model.state });
   const content = contentChunks(json, CHUNK_CHARS).map((text, k) => df.quad(df.namedNode(`${at.uri}#content-${String(k + 1).padStart(7, '0')}`), ot('modelContent'), literal(text)));
   return { [at.uri]: description, [at.content]: content, [at.predicted]: predicted, [at.confidence]: confidence };
@@ -123,6 +146,8 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
     dependent: values(ot('dependentVariables'))[0] ?? '',
     predictedVariables: values(ot('predictedVariables')),
     endpoints: values(owl('sameAs')),
+    adMetric: values(ot('adMetric'))[0],
+    adMembership: values(ot('adMembership'))[0],
   };
 }
 
@@ -145,8 +170,8 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     classes: state.classes,
     independent: description.independent,
     dependent: description.dependent,
-    predicted: description.predictedVariables.find((f) => f !== confidence) ?? '',
-    confidence,
+    predicted: description.adMetric ?? description.predictedVariables.find((f) => f !== confidence) ?? '',
+    confidence: description.adMembership ?? confidence,
     encodings: state.encodings,
     state: state.state,
   };

@@ -56,7 +56,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
 
   const variables = {
     independent: (d: ModelDescription) => d.independent,
-    dependent: (d: ModelDescription) => [d.dependent],
+    dependent: (d: ModelDescription) => (d.dependent ? [d.dependent] : []),
     predicted: (d: ModelDescription) => d.predictedVariables,
   };
   for (const [path, of] of Object.entries(variables)) {

@@ -10,6 +10,8 @@ import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/des
 import { encodeRows } from './feature-matrix.js';
 import { readFeatureRecords } from '../feature/feature-record.js';
 import type { StoredModel } from './model-codec.js';
+import type { DomainEstimate } from '../learning/applicability-domain.js';
+import { DOMAIN_MODULE } from './domain-training.js';
 
 const PREDICT_MODULE = new URL('./predict-in-worker.ts', import.meta.url).href;
 
@@ -88,6 +90,17 @@ export class Predictor {
       model.encodings,
       rows.map((r) => r.values),
     );
+    if (model.task === 'domain') {
+      // an applicability-domain model: its metric and whether the row is inside (xsd:boolean)
+      const estimates = await this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [model.state, x], job.signal);
+      return estimates.map((e, i): PredictedValues => {
+        if (!model.independent.some((f) => rows[i].values.has(f)) || !Number.isFinite(e.metric)) return [];
+        return [
+          [model.predicted, literal(String(e.metric), xsd('double'))],
+          [model.confidence, literal(String(e.inside), xsd('boolean'))],
+        ];
+      });
+    }
     const predictions = await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal);
     return predictions.map((p, i) => {
       const known = model.independent.some((f) => rows[i].values.has(f));
@@ -104,7 +117,7 @@ export class Predictor {
 /** A new dataset of a model's predictions (and their confidences) for the rows of `source`. */
 export function createPredictionDataset(datasets: DatasetStore, model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], source: { uri: string; title?: string }): Promise<string> {
   const annotations: [RDF.NamedNode, RDF.Term][] = [
-    [dc('title'), literal(`Predictions of ${model.title} for ${source.title ?? source.uri}`)],
+    [dc('title'), literal(`${model.task === 'domain' ? 'Applicability-domain estimates' : 'Predictions'} of ${model.title} for ${source.title ?? source.uri}`)],
     [ot('hasSource'), df.namedNode(model.uri)],
     [dc('source'), df.namedNode(source.uri)],
   ];

@@ -23,6 +23,7 @@ import { ModelStore } from '../model/model-store.js';
 import { Predictor } from '../model/prediction.js';
 import { modelRoutes } from '../model/model-routes.js';
 import { trainingStarter } from '../model/training.js';
+import { domainStarter } from '../model/domain-training.js';
 import { ValidationStore } from '../validation/validation-store.js';
 import { ValidationRunner } from '../validation/validation-runner.js';
 import { Crossvalidations } from '../validation/crossvalidation.js';
@@ -63,7 +64,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   datasetRoutes(router, services, datasets);
   const models = new ModelStore(services);
   const descriptors = new DescriptorCalculation(services);
-  algorithmRoutes(router, services, { datasets, descriptors, train: trainingStarter(services, datasets, models) });
+  algorithmRoutes(router, services, { datasets, descriptors, train: trainingStarter(services, datasets, models), fitDomain: domainStarter(services, datasets, models) });
   const predictor = new Predictor(services, descriptors);
   modelRoutes(router, services, datasets, models, predictor);
   const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));

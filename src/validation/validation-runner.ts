@@ -5,6 +5,7 @@ import type { ParamValue } from '../learning/learner.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.js';
 import type { ModelStore, StoredModel } from '../model/model-store.js';
+import { isPredictive, type PredictiveModel } from '../model/model-codec.js';
 import { createPredictionDataset, type Predictor } from '../model/prediction.js';
 import { planTraining, trainModel } from '../model/training.js';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.js';
@@ -84,9 +85,10 @@ export class ValidationRunner {
     return this.datasets.requireMeta(uri, parameter);
   }
 
-  async requireModel(uri: string): Promise<StoredModel> {
+  async requireModel(uri: string): Promise<PredictiveModel> {
     const model = uri.startsWith(`${this.models.collection}/`) ? await this.models.load(uri) : undefined;
     if (!model) throw notFound(`model_uri: model ${uri} not found`);
+    if (!isPredictive(model)) throw badRequest(`model_uri: ${uri} is an applicability-domain model: it makes no predictions to validate`);
     return model;
   }
 
@@ -153,7 +155,7 @@ export class ValidationRunner {
 
   /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */
   async testModel(
-    model: StoredModel,
+    model: PredictiveModel,
     test: { testDataset: string; testTargetDataset: string; predictionFeature: string },
     job: Job = {},
   ): Promise<{ record: Omit<ValidationRecord, 'validationType' | 'realRuntimeMs' | 'date'>; pairs: PairedValue[] }> {
@@ -189,10 +191,10 @@ export class ValidationRunner {
     sets: { trainingDataset: string; testDataset: string; testTargetDataset: string },
     extra: { validationType: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] },
     job: Job = {},
-  ): Promise<{ uri: string; pairs: PairedValue[]; model: StoredModel }> {
+  ): Promise<{ uri: string; pairs: PairedValue[]; model: PredictiveModel }> {
     const started = performance.now();
     const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) });
-    const model = (await this.models.load(modelUri))!;
+    const model = (await this.models.load(modelUri)) as PredictiveModel; // a learner's model
     const { record, pairs } = await this.testModel(model, { ...sets, predictionFeature: setup.predictionFeature }, { signal: job.signal, progress: (f) => job.progress?.(0.7 + f * 0.3) });
     const uri = await this.validations.create({
       ...record,
