@@ -152,3 +152,29 @@ test('AD algorithms in the catalogue; bad parameters and unsuitable datasets ans
   assert.equal(validation.status, 400);
   assert.match((await errorReport(validation)).message ?? '', /applicability-domain/);
 });
+
+test('embedded domain: a k-nearest-neighbours model is its own AD model and answers predictions and AD estimates together', async () => {
+  const algorithm = parseTurtle((await http(`${s.url}/algorithm/knn-regression`, { accept: 'text/turtle' })).text);
+  assert.ok(valuesOf(algorithm, `${s.base}/algorithm/knn-regression`, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').includes(`${OTA}ApplicabilityDomain`));
+  const { rows, features } = await table(descriptors);
+  const target = features[rows[0].indexOf('-log10(LC50_mmol)') - 1];
+  const ref = `${descriptors}?${[...selected, target].map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&')}`;
+  const model = await post(`${s.url}/algorithm/knn-regression`, { dataset_uri: ref, prediction_feature: target, k: '3' });
+  const description = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(description, model, `${OT}hasDomain`), [model], 'ot:hasDomain is the model itself');
+  const [metric] = valuesOf(description, model, `${OT}adMetric`);
+  const [membership] = valuesOf(description, model, `${OT}adMembership`);
+  const predictedVariables = valuesOf(description, model, `${OT}predictedVariables`);
+  assert.equal(predictedVariables.length, 2);
+  for (const f of [metric, membership, ...predictedVariables]) {
+    const feature = parseTurtle((await http(local(f), { accept: 'text/turtle' })).text);
+    assert.deepEqual(valuesOf(feature, f, `${OT}hasSource`), [model], `${f} comes from the model`);
+  }
+  const answer = await table(await post(model, { dataset_uri: await upload(`SMILES\n${'C'.repeat(60)}\nCCCCCCO\n`) }));
+  assert.deepEqual([...answer.features].sort(), [...predictedVariables, metric, membership].sort());
+  const row = (smiles: string) => answer.rows.find((r) => r[0] === smiles)!;
+  const inside = answer.features.indexOf(membership) + 1;
+  assert.equal(row('C'.repeat(60))[inside], 'false');
+  assert.equal(row('CCCCCCO')[inside], 'true');
+  for (const f of predictedVariables) assert.ok(Number.isFinite(Number(row('CCCCCCO')[answer.features.indexOf(f) + 1])), 'predictions beside the estimates');
+});

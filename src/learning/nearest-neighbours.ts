@@ -215,7 +215,8 @@ function learner(classification: boolean): Learner {
       ? 'Lazy learning: the class votes of the k most similar training compounds (Tanimoto on fingerprints, Euclidean on standardised descriptors), weighted by similarity, give the class probabilities.'
       : 'Lazy learning: the similarity-weighted mean of the k most similar training compounds (Tanimoto on fingerprints, Euclidean on standardised descriptors). Confidence: the mean similarity of the k neighbours (Tanimoto, or 1 / (1 + root-mean-square standardised distance)).',
     task: classification ? 'classification' : 'regression',
-    types: [classification ? 'Classification' : 'Regression', 'LazyLearning'],
+    // the distance to the k nearest training compounds doubles as an embedded applicability domain
+    types: [classification ? 'Classification' : 'Regression', 'LazyLearning', 'ApplicabilityDomain'],
     sameAs: undefined,
     parameters: PARAMETERS,
     async train(data: TrainingData, params: Record<string, ParamValue>) {

@@ -28,6 +28,24 @@ export interface StoredModel {
   encodings: ColumnEncoding[];
   /** The learner's trained state (JSON). */
   state: unknown;
+  /**
+   * An embedded applicability domain (spec 2.5: the algorithm is also of type
+   * ApplicabilityDomain, `ot:hasDomain` is the model itself): the method, its fitted state, and
+   * the features of its metric and membership.
+   */
+  domain?: EmbeddedDomain;
+}
+
+export interface EmbeddedDomain {
+  method: string;
+  state: unknown;
+  metric: string;
+  membership: string;
+}
+
+/** The features a model's answers fill: predictions and confidences (or an AD model's metric and membership), then an embedded domain's. */
+export function outputFeatures(model: StoredModel): string[] {
+  return [model.predicted, model.confidence, ...(model.domain ? [model.domain.metric, model.domain.membership] : [])];
 }
 
 /** A model that predicts (not an applicability-domain model). */
@@ -37,7 +55,8 @@ export function isPredictive(model: StoredModel): model is PredictiveModel {
   return model.task !== 'domain';
 }
 
-export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title'> & {
+export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain'> & {
+  domain?: Pick<EmbeddedDomain, 'method' | 'state'>;
   title?: string;
   parameterSpecs: ParameterSpec[];
   targetTitle: string;
@@ -69,6 +88,8 @@ export interface ModelUris {
   confidence: string;
   /** `{uri}/content`: the trained state, in the store's bulk partition. */
   content: string;
+  /** An embedded applicability domain's metric and membership features. */
+  domain?: { metric: string; membership: string };
 }
 
 /**
@@ -128,9 +149,25 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     });
     confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
   }
-  const json = JSON.stringify({ learner: model.learnerId, task: model.task, parameters: model.parameters, classes: model.classes, encodings: model.encodings, state: model.state });
+  const graphs: Record<string, RDF.Quad[]> = { [at.predicted]: predicted, [at.confidence]: confidence };
+  if (model.domain && at.domain) {
+    // spec 2.5: an embedded domain, ot:hasDomain the model itself, its features made by the model
+    const { metric, membership } = at.domain;
+    description.push(df.quad(m, ot('hasDomain'), m), df.quad(m, ot('adMetric'), df.namedNode(metric)), df.quad(m, ot('adMembership'), df.namedNode(membership)));
+    graphs[metric] = featureGraph({ uri: metric, title: `${model.targetTitle}: applicability-domain metric (model ${id})`, kind: 'numeric', source: at.uri });
+    graphs[membership] = featureGraph({ uri: membership, title: `${model.targetTitle}: inside the applicability domain (model ${id})`, kind: 'nominal', source: at.uri, accepted: ['true', 'false'] });
+  }
+  const json = JSON.stringify({
+    learner: model.learnerId,
+    task: model.task,
+    parameters: model.parameters,
+    classes: model.classes,
+    encodings: model.encodings,
+    state: model.state,
+    domain: model.domain,
+  });
   const content = contentChunks(json, CHUNK_CHARS).map((text, k) => df.quad(df.namedNode(`${at.uri}#content-${String(k + 1).padStart(7, '0')}`), ot('modelContent'), literal(text)));
-  return { [at.uri]: description, [at.content]: content, [at.predicted]: predicted, [at.confidence]: confidence };
+  return { ...graphs, [at.uri]: description, [at.content]: content };
 }
 
 /** The record of a model's description graph. */
@@ -170,10 +207,11 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     classes: state.classes,
     independent: description.independent,
     dependent: description.dependent,
-    predicted: description.adMetric ?? description.predictedVariables.find((f) => f !== confidence) ?? '',
-    confidence: description.adMembership ?? confidence,
+    predicted: (state.task === 'domain' ? description.adMetric : undefined) ?? description.predictedVariables.find((f) => f !== confidence) ?? '',
+    confidence: (state.task === 'domain' ? description.adMembership : undefined) ?? confidence,
     encodings: state.encodings,
     state: state.state,
+    domain: state.domain && description.adMetric && description.adMembership ? { ...state.domain, metric: description.adMetric, membership: description.adMembership } : undefined,
   };
 }
 

@@ -35,7 +35,8 @@ export class ModelStore {
     const uri = await ids.next(this.collection);
     const predicted = await ids.next(uris.collection('feature'));
     const confidence = await ids.next(uris.collection('feature'));
-    await store.replaceGraphs(modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri) }, model));
+    const domain = model.domain ? { metric: await ids.next(uris.collection('feature')), membership: await ids.next(uris.collection('feature')) } : undefined;
+    await store.replaceGraphs(modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri), domain }, model));
     return uri;
   }
 

@@ -11,6 +11,7 @@ import { datasetRenderers } from '../dataset/dataset-views.js';
 import { deliver, resultTarget, type ResultTarget } from '../dataset/result-target.js';
 import { FeatureValues } from '../compound/feature-values.js';
 import type { ModelStore, StoredModel } from './model-store.js';
+import { outputFeatures } from './model-codec.js';
 import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.js';
 
 /** Applying a model (spec 4.11, `POST /model/{id}`): to a dataset (a task when descriptors must be calculated first) or to one compound. */
@@ -28,7 +29,7 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
   /** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one. */
   async function storePredictions(model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], target: ResultTarget, source: string, sourceTitle?: string): Promise<string> {
     if (target.kind === 'existing') {
-      await datasets.addColumns(target.meta, [model.predicted, model.confidence], new Map(rows.map((r, i) => [r.compound, predictions[i]])));
+      await datasets.addColumns(target.meta, outputFeatures(model), new Map(rows.map((r, i) => [r.compound, predictions[i]])));
       return target.meta.uri;
     }
     const local = await createPredictionDataset(datasets, model, rows, predictions, { uri: source, title: sourceTitle });
@@ -54,7 +55,7 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
       if (target.kind === 'remote') return sendUri(ctx, uri);
       const meta = (await datasets.readMeta(uri))!;
       ctx.set('Location', uri);
-      return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, { compounds: [compound], features: [model.predicted, model.confidence] }));
+      return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, { compounds: [compound], features: outputFeatures(model) }));
     }
 
     const { uri: datasetUri } = parseDatasetRef(datasetParam!);

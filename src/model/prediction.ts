@@ -9,7 +9,7 @@ import { checkParameters } from '../algorithm/parameters.js';
 import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.js';
 import { encodeRows } from './feature-matrix.js';
 import { readFeatureRecords } from '../feature/feature-record.js';
-import type { StoredModel } from './model-codec.js';
+import { outputFeatures, type StoredModel } from './model-codec.js';
 import type { DomainEstimate } from '../learning/applicability-domain.js';
 import { DOMAIN_MODULE } from './domain-training.js';
 
@@ -102,14 +102,20 @@ export class Predictor {
       });
     }
     const predictions = await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal);
-    return predictions.map((p, i) => {
+    const { domain } = model;
+    const estimates = domain ? await this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [domain.state, x], job.signal) : [];
+    return predictions.map((p, i): PredictedValues => {
       const known = model.independent.some((f) => rows[i].values.has(f));
       if (!known || !Number.isFinite(p.value) || !Number.isFinite(p.confidence)) return [];
       const value = model.task === 'regression' ? literal(String(p.value), xsd('double')) : literal(model.classes[p.value]);
-      return [
+      const out: PredictedValues = [
         [model.predicted, value],
         [model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))],
       ];
+      // the embedded domain's estimate of the same row
+      if (domain && Number.isFinite(estimates[i]?.metric))
+        out.push([domain.metric, literal(String(estimates[i].metric), xsd('double'))], [domain.membership, literal(String(estimates[i].inside), xsd('boolean'))]);
+      return out;
     });
   }
 }
@@ -123,7 +129,7 @@ export function createPredictionDataset(datasets: DatasetStore, model: StoredMod
   ];
   return datasets.createFromRows(
     annotations,
-    [model.predicted, model.confidence],
+    outputFeatures(model),
     rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })),
   );
 }

@@ -1,6 +1,7 @@
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
-import type { Learner, ParamValue, TrainingData } from '../learning/learner.js';
+import type { Learner, Matrix, ParamValue, TrainingData } from '../learning/learner.js';
+import { DOMAIN_MODULE } from './domain-training.js';
 import { badRequest, HttpError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
@@ -125,6 +126,8 @@ export async function trainModel(
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
+  // spec 2.5: a learner that is also of type ApplicabilityDomain embeds one in its model
+  const domain = plan.learner.types.includes('ApplicabilityDomain') ? await embeddedDomain(services, x, binary, plan.parameters, job.signal) : undefined;
   job.progress?.(0.9);
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
@@ -144,5 +147,18 @@ export async function trainModel(
     targetTitle: plan.target.title ?? plan.target.uri,
     warnings,
     endpoints: plan.target.sameAs,
+    domain,
   });
+}
+
+/**
+ * The domain a lazy learner embeds: Tanimoto similarity to the most similar training compound
+ * when every column is a fingerprint bit, else the Euclidean distance to the k nearest training
+ * compounds (the learner's own k) on standardised columns.
+ */
+async function embeddedDomain(services: Services, x: Matrix, binary: boolean[], parameters: Record<string, ParamValue>, signal?: AbortSignal): Promise<{ method: string; state: unknown }> {
+  const tanimoto = binary.every((b) => b);
+  const method = tanimoto ? 'ad-tanimoto' : 'ad-euclidean-knn';
+  const params: Record<string, ParamValue> = tanimoto ? { threshold: 0.3 } : { k: Number(parameters.k ?? 5), Z: 1.645 };
+  return { method, state: await services.workers.run(DOMAIN_MODULE, 'fitDomain', [method, x, params], signal) };
 }
