@@ -5,7 +5,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, resourceRenderers, sendTask } from '../http/respond.js';
+import { sendList, sendNegotiated, resourceRenderers, sendTask, sendUris } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
@@ -13,6 +13,7 @@ import type { StartTraining } from '../model/training.js';
 import type { StartDomainFitting } from '../model/domain-training.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
+import { selectFeatures } from './feature-selection.js';
 import type { DescriptorCalculation } from './descriptor-calculation.js';
 
 export interface AlgorithmComponents {
@@ -87,6 +88,8 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       return sendTask(ctx, task);
     }
     if (def.kind === 'domain') return sendTask(ctx, await fitDomain({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
+    if (def.kind === 'selection')
+      return sendUris(ctx, await selectFeatures(services, datasets, { method: def.method, parameters: values, datasetUri: datasetParam, predictionFeature: params.get('prediction_feature') }));
 
     try {
       def.descriptors.columns(values);

@@ -2,6 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.js';
 import { LEARNERS } from '../learning/learners.js';
 import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-domain.js';
+import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.js';
 import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.js';
 import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 
@@ -13,7 +14,8 @@ import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 export type AlgorithmDefinition =
   | (Common & { kind: 'descriptors'; descriptors: DescriptorSet })
   | (Common & { kind: 'learner'; learner: Learner })
-  | (Common & { kind: 'domain'; method: DomainMethod });
+  | (Common & { kind: 'domain'; method: DomainMethod })
+  | (Common & { kind: 'selection'; method: SelectionMethod });
 
 /** What the catalogue says of every algorithm, whatever it does. */
 export interface AlgorithmInfo {
@@ -52,6 +54,9 @@ export function catalogue(): AlgorithmDefinition[] {
       }),
     ),
     ...DOMAIN_METHODS.map((m): AlgorithmDefinition => ({ kind: 'domain', method: m, id: m.id, title: m.title, description: m.description, types: ['ApplicabilityDomain'], parameters: m.parameters })),
+    ...SELECTION_METHODS.map(
+      (m): AlgorithmDefinition => ({ kind: 'selection', method: m, id: m.id, title: m.title, description: m.description, types: ['FeatureSelection'], parameters: m.parameters }),
+    ),
   ];
 }
 
@@ -63,6 +68,7 @@ export function algorithmById(id: string): AlgorithmDefinition | undefined {
 function invocationParameters(def: AlgorithmDefinition): { name: string; description: string }[] {
   const out = [{ name: 'dataset_uri', description: 'URI of the dataset to work on (it may select features with a feature_uris[] query)' }];
   if (def.kind === 'learner') out.push({ name: 'prediction_feature', description: `URI of the feature to predict (${def.learner.task === 'regression' ? 'numeric' : 'nominal'})` });
+  if (def.kind === 'selection' && def.method.supervised) out.push({ name: 'prediction_feature', description: 'URI of the target feature the features are ranked against (numeric or nominal)' });
   return out;
 }
 
