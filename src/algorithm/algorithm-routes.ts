@@ -11,6 +11,7 @@ import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
 import type { StartTraining } from '../model/training.js';
 import type { StartDomainFitting } from '../model/domain-training.js';
+import type { StartCleanup } from '../model/cleanup-model.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
 import { selectFeatures } from './feature-selection.js';
@@ -22,6 +23,8 @@ export interface AlgorithmComponents {
   train: StartTraining;
   /** Applying an applicability-domain algorithm fits an AD model: the model component's work too. */
   fitDomain: StartDomainFitting;
+  /** Applying a data-cleanup algorithm makes a filtering model. */
+  cleanup: StartCleanup;
   descriptors: DescriptorCalculation;
 }
 
@@ -39,7 +42,7 @@ function algorithmUri(services: Services, def: AlgorithmDefinition): string {
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
 export function algorithmRoutes(router: Router, services: Services, components: AlgorithmComponents): void {
   const { config, tasks, store } = services;
-  const { datasets, train, fitDomain, descriptors } = components;
+  const { datasets, train, fitDomain, cleanup, descriptors } = components;
   const collection = services.uris.collection('algorithm');
 
   function requireAlgorithm(ctx: Context): AlgorithmDefinition {
@@ -88,6 +91,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       return sendTask(ctx, task);
     }
     if (def.kind === 'domain') return sendTask(ctx, await fitDomain({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
+    if (def.kind === 'cleanup') return sendTask(ctx, await cleanup({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
     if (def.kind === 'selection')
       return sendUris(ctx, await selectFeatures(services, datasets, { method: def.method, parameters: values, datasetUri: datasetParam, predictionFeature: params.get('prediction_feature') }));
 

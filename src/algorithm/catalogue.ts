@@ -3,6 +3,7 @@ import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.js'
 import { LEARNERS } from '../learning/learners.js';
 import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-domain.js';
 import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.js';
+import { CLEANUP_METHODS, type CleanupMethod } from './cleanup-methods.js';
 import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.js';
 import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 
@@ -15,7 +16,8 @@ export type AlgorithmDefinition =
   | (Common & { kind: 'descriptors'; descriptors: DescriptorSet })
   | (Common & { kind: 'learner'; learner: Learner })
   | (Common & { kind: 'domain'; method: DomainMethod })
-  | (Common & { kind: 'selection'; method: SelectionMethod });
+  | (Common & { kind: 'selection'; method: SelectionMethod })
+  | (Common & { kind: 'cleanup'; method: CleanupMethod });
 
 /** What the catalogue says of every algorithm, whatever it does. */
 export interface AlgorithmInfo {
@@ -54,6 +56,7 @@ export function catalogue(): AlgorithmDefinition[] {
       }),
     ),
     ...DOMAIN_METHODS.map((m): AlgorithmDefinition => ({ kind: 'domain', method: m, id: m.id, title: m.title, description: m.description, types: ['ApplicabilityDomain'], parameters: m.parameters })),
+    ...CLEANUP_METHODS.map((m): AlgorithmDefinition => ({ kind: 'cleanup', method: m, id: m.id, title: m.title, description: m.description, types: ['DataCleanup'], parameters: m.parameters })),
     ...SELECTION_METHODS.map(
       (m): AlgorithmDefinition => ({ kind: 'selection', method: m, id: m.id, title: m.title, description: m.description, types: ['FeatureSelection'], parameters: m.parameters }),
     ),

@@ -13,8 +13,11 @@ export interface StoredModel {
   learnerId: string;
   trainingDataset: string;
   parameters: Record<string, ParamValue>;
-  /** `domain`: an applicability-domain model (spec 2.5), which estimates instead of predicting. */
-  task: LearningTask | 'domain';
+  /**
+   * `domain`: an applicability-domain model (spec 2.5), which estimates instead of predicting;
+   * `cleanup`: a filtering model (spec 2.4 DataCleanup), which answers a cleaned dataset.
+   */
+  task: LearningTask | 'domain' | 'cleanup';
   /** Classification: the class values (the learner's class indices point into it). */
   classes: string[];
   independent: string[];
@@ -52,7 +55,7 @@ export function outputFeatures(model: StoredModel): string[] {
 export type PredictiveModel = StoredModel & { task: LearningTask };
 
 export function isPredictive(model: StoredModel): model is PredictiveModel {
-  return model.task !== 'domain';
+  return model.task === 'regression' || model.task === 'classification';
 }
 
 export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain'> & {
@@ -81,7 +84,7 @@ export interface ModelDescription {
   adMembership?: string;
 }
 
-/** The URIs a new model is stored under: its own, and its two predicted features'. */
+/** The URIs a new model is stored under: its own, and its two predicted features' (none, '', for a filtering model). */
 export interface ModelUris {
   uri: string;
   predicted: string;
@@ -115,8 +118,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     df.quad(m, ot('trainingDataset'), df.namedNode(model.trainingDataset)),
     ...model.independent.map((f) => df.quad(m, ot('independentVariables'), df.namedNode(f))),
     ...(model.dependent ? [df.quad(m, ot('dependentVariables'), df.namedNode(model.dependent))] : []),
-    df.quad(m, ot('predictedVariables'), df.namedNode(at.predicted)),
-    df.quad(m, ot('predictedVariables'), df.namedNode(at.confidence)),
+    ...[at.predicted, at.confidence].filter((f) => f).map((f) => df.quad(m, ot('predictedVariables'), df.namedNode(f))),
     ...model.warnings.map((w) => df.quad(m, ot('warning'), literal(w))),
     ...model.endpoints.map((e) => df.quad(m, owl('sameAs'), df.namedNode(e))),
   ];
@@ -131,9 +133,11 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
       df.quad(p, ot('paramValue'), typedValue(spec, model.parameters[spec.name])),
     );
   }
-  let predicted: RDF.Quad[];
-  let confidence: RDF.Quad[];
-  if (model.task === 'domain') {
+  let predicted: RDF.Quad[] = [];
+  let confidence: RDF.Quad[] = [];
+  if (model.task === 'cleanup') {
+    // a filtering model makes no features
+  } else if (model.task === 'domain') {
     // spec 2.5: the AD model names its metric and membership features
     description.push(df.quad(m, ot('adMetric'), df.namedNode(at.predicted)), df.quad(m, ot('adMembership'), df.namedNode(at.confidence)));
     predicted = featureGraph({ uri: at.predicted, title: `${model.targetTitle} (applicability domain model ${id})`, kind: 'numeric', source: at.uri });
@@ -149,7 +153,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     });
     confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
   }
-  const graphs: Record<string, RDF.Quad[]> = { [at.predicted]: predicted, [at.confidence]: confidence };
+  const graphs: Record<string, RDF.Quad[]> = model.task === 'cleanup' ? {} : { [at.predicted]: predicted, [at.confidence]: confidence };
   if (model.domain && at.domain) {
     // spec 2.5: an embedded domain, ot:hasDomain the model itself, its features made by the model
     const { metric, membership } = at.domain;

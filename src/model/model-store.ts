@@ -33,8 +33,10 @@ export class ModelStore {
   async create(model: NewModel): Promise<string> {
     const { ids, uris, store } = this.services;
     const uri = await ids.next(this.collection);
-    const predicted = await ids.next(uris.collection('feature'));
-    const confidence = await ids.next(uris.collection('feature'));
+    // a filtering model makes no features
+    const outputs = model.task !== 'cleanup';
+    const predicted = outputs ? await ids.next(uris.collection('feature')) : '';
+    const confidence = outputs ? await ids.next(uris.collection('feature')) : '';
     const domain = model.domain ? { metric: await ids.next(uris.collection('feature')), membership: await ids.next(uris.collection('feature')) } : undefined;
     await store.replaceGraphs(modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri), domain }, model));
     return uri;

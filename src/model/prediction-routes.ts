@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../core/errors.js';
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type { Services } from '../core/services.js';
 import { Params } from '../http/params.js';
-import { sendNegotiated, sendUri } from '../http/respond.js';
+import { sendNegotiated, sendTask, sendUri } from '../http/respond.js';
 import { answerNowOrAsTask } from '../task/now-or-as-task.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
@@ -12,6 +12,7 @@ import { deliver, resultTarget, type ResultTarget } from '../dataset/result-targ
 import { FeatureValues } from '../compound/feature-values.js';
 import type { ModelStore, StoredModel } from './model-store.js';
 import { outputFeatures } from './model-codec.js';
+import { applyCleanupModel } from './cleanup-model.js';
 import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.js';
 
 /** Applying a model (spec 4.11, `POST /model/{id}`): to a dataset (a task when descriptors must be calculated first) or to one compound. */
@@ -43,6 +44,12 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
     const compound = params.get('compound_uri');
     if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri for a single compound)');
     if (datasetParam && compound) throw badRequest('give dataset_uri or compound_uri, not both');
+    if (model.task === 'cleanup') {
+      // a filtering model (spec 2.4 DataCleanup) answers the cleaned copy of a dataset
+      if (!datasetParam) throw badRequest(`model ${model.uri} filters datasets: give dataset_uri`);
+      const source = await datasets.requireMeta(parseDatasetRef(datasetParam).uri, 'dataset_uri');
+      return sendTask(ctx, await tasks.submit(`${model.title} applied to ${source.uri}`, () => applyCleanupModel(datasets, model, source)));
+    }
     const target = await resultTarget(ctx, services, datasets, params);
 
     if (compound) {

@@ -24,6 +24,7 @@ import { Predictor } from '../model/prediction.js';
 import { modelRoutes } from '../model/model-routes.js';
 import { trainingStarter } from '../model/training.js';
 import { domainStarter } from '../model/domain-training.js';
+import { cleanupStarter } from '../model/cleanup-model.js';
 import { ValidationStore } from '../validation/validation-store.js';
 import { ValidationRunner } from '../validation/validation-runner.js';
 import { Crossvalidations } from '../validation/crossvalidation.js';
@@ -64,7 +65,13 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   datasetRoutes(router, services, datasets);
   const models = new ModelStore(services);
   const descriptors = new DescriptorCalculation(services);
-  algorithmRoutes(router, services, { datasets, descriptors, train: trainingStarter(services, datasets, models), fitDomain: domainStarter(services, datasets, models) });
+  algorithmRoutes(router, services, {
+    datasets,
+    descriptors,
+    train: trainingStarter(services, datasets, models),
+    fitDomain: domainStarter(services, datasets, models),
+    cleanup: cleanupStarter(services, datasets, models),
+  });
   const predictor = new Predictor(services, descriptors);
   modelRoutes(router, services, datasets, models, predictor);
   const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));

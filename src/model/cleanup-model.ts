@@ -1,0 +1,70 @@
+import { parseDatasetRef } from '../core/uri-scheme.js';
+import type * as RDF from '@rdfjs/types';
+import { badRequest } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import type { ParamValue } from '../learning/learner.js';
+import { df, dc, ot, literal } from '../rdf/namespaces.js';
+import { applyCleanup, fitCleanup, type CleanupMethod, type CleanupRow, type CleanupState } from '../algorithm/cleanup-methods.js';
+import type { StoredModel } from './model-codec.js';
+import type { ModelStore } from './model-store.js';
+
+/** What applying a data-cleanup algorithm to a dataset asks for (`POST /algorithm/{id}`). */
+export interface CleanupRequest {
+  algorithmUri: string;
+  method: CleanupMethod;
+  parameters: Record<string, ParamValue>;
+  /** The `dataset_uri` parameter as given (its query may choose the features the method looks at). */
+  datasetUri: string;
+}
+
+/** Starts making a filtering model (spec 2.4 DataCleanup): checked at once, fitted as a task; answers the task URI. */
+export type StartCleanup = (request: CleanupRequest) => Promise<string>;
+
+export function cleanupStarter(services: Services, datasets: DatasetStore, models: ModelStore): StartCleanup {
+  return async (request) => {
+    const { uri, features: chosen } = parseDatasetRef(request.datasetUri);
+    const dataset = await datasets.requireMeta(uri, 'dataset_uri');
+    const unknown = chosen.filter((f) => !dataset.features.includes(f));
+    if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
+    const features = chosen.length ? chosen : dataset.features;
+    return services.tasks.submit(`${request.method.title} on ${uri}`, async () => {
+      const rows = await datasets.allRows(dataset.uri);
+      const state = fitCleanup(request.method.id, request.parameters, features, rows);
+      return models.create({
+        algorithm: request.algorithmUri,
+        learnerId: request.method.id,
+        trainingDataset: dataset.uri,
+        parameters: request.parameters,
+        parameterSpecs: request.method.parameters,
+        task: 'cleanup',
+        classes: [],
+        independent: features,
+        dependent: '',
+        encodings: [],
+        state,
+        title: `${request.method.title}: filtering model of ${dataset.title ?? dataset.uri}`,
+        targetTitle: request.method.title,
+        warnings: state.kind === 'dc-missing-values' && state.dropped.length ? [`${state.dropped.length} feature(s) missing in more than maxMissing of the rows are dropped`] : [],
+        endpoints: [],
+      });
+    });
+  };
+}
+
+/** Apply a filtering model to a dataset: a new dataset, the cleaned copy (its source untouched). */
+export async function applyCleanupModel(datasets: DatasetStore, model: StoredModel, source: DatasetMeta): Promise<string> {
+  const rows: CleanupRow[] = await datasets.allRows(source.uri);
+  const cleaned = applyCleanup(model.state as CleanupState, source.features, rows);
+  const annotations: [RDF.NamedNode, RDF.Term][] = [
+    [dc('title'), literal(`${source.title ?? source.uri}, cleaned by ${model.title}`)],
+    [dc('description'), literal(cleaned.note)],
+    [ot('hasSource'), df.namedNode(model.uri)],
+    [dc('source'), df.namedNode(source.uri)],
+  ];
+  return datasets.createFromRows(
+    annotations,
+    cleaned.features,
+    cleaned.rows.map((r) => ({ compound: r.compound, values: cleaned.features.filter((f) => r.values.has(f)).map((f): [string, RDF.Literal] => [f, r.values.get(f)!]) })),
+  );
+}
