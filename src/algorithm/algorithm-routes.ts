@@ -2,7 +2,6 @@ import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { sendList, sendNegotiated, resourceRenderers, sendTask, sendUris } from '../http/respond.js';
@@ -15,6 +14,7 @@ import type { StartCleanup } from '../model/cleanup-model.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
 import { selectFeatures } from './feature-selection.js';
+import { describeDataset } from './descriptor-datasets.js';
 import type { DescriptorCalculation } from './descriptor-calculation.js';
 
 export interface AlgorithmComponents {
@@ -106,31 +106,9 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${datasetUri}: ${unknown.join(', ')}`);
     const target = await resultTarget(ctx, services, datasets, params);
     const task = await tasks.submit(`${def.title} for ${datasetUri}`, async (job) => {
-      const instance = await descriptors.instance(def, values);
-      const rows = await datasets.allRows(source.uri);
-      const columns = await descriptors.calculate(
-        def,
-        values,
-        instance,
-        rows.map((r) => r.compound),
-        { signal: job.signal, progress: (f) => job.progress(5 + f * 85) },
-      );
-      const calculated = rows.map((_, i) => instance.features.flatMap((f, j): [string, RDF.Literal][] => (columns[j][i] ? [[f, columns[j][i]!]] : [])));
-      if (target.kind === 'existing') {
-        await datasets.addColumns(target.meta, instance.features, new Map(rows.map((r, i) => [r.compound, calculated[i]])));
-        return target.meta.uri;
-      }
-      const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
-      const features = [...kept, ...instance.features.filter((f) => !kept.includes(f))];
-      const out = rows.map((r, i) => {
-        const values = new Map([...kept.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!] as [string, RDF.Literal]), ...calculated[i]]);
-        return { compound: r.compound, values: features.filter((f) => values.has(f)).map((f) => [f, values.get(f)!] as [string, RDF.Literal]) };
-      });
-      const annotations: [RDF.NamedNode, RDF.Term][] = [
-        [dc('title'), literal(`${source.title ?? source.uri} with ${def.title}`)],
-        [ot('hasSource'), df.namedNode(instance.uri)],
-      ];
-      return deliver(services, datasets, await datasets.createFromRows(annotations, features, out), target);
+      const run = { signal: job.signal, progress: (f: number) => job.progress(5 + f * 85) };
+      if (target.kind === 'existing') return describeDataset(descriptors, datasets, { def, values, source, selected, into: target.meta }, run);
+      return deliver(services, datasets, await describeDataset(descriptors, datasets, { def, values, source, selected }, run), target);
     });
     await sendTask(ctx, task);
   });

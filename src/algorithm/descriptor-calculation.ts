@@ -11,7 +11,7 @@ import type { Services } from '../core/services.js';
 import { algorithmQuads, type AlgorithmDefinition } from './catalogue.js';
 import type { DescriptorColumn } from './descriptor-sets.js';
 
-type DescriptorAlgorithm = Extract<AlgorithmDefinition, { kind: 'descriptors' }>;
+export type DescriptorAlgorithm = Extract<AlgorithmDefinition, { kind: 'descriptors' }>;
 
 /** An algorithm instance (spec 2.4): the algorithm with the parameter values used, and its features. */
 export interface DescriptorInstance {

@@ -1,0 +1,54 @@
+import type * as RDF from '@rdfjs/types';
+import { df, dc, ot, literal } from '../rdf/namespaces.js';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import type { ParamValue } from '../learning/learner.js';
+import type { DescriptorAlgorithm, DescriptorCalculation } from './descriptor-calculation.js';
+
+export interface DescribeRequest {
+  def: DescriptorAlgorithm;
+  values: Record<string, ParamValue>;
+  source: DatasetMeta;
+  /** Features of the source to keep (all when empty). */
+  selected: string[];
+  /** Add the new columns to this dataset instead of making a new one. */
+  into?: DatasetMeta;
+}
+
+/**
+ * A descriptor calculation applied to a dataset (spec 2.4 DescriptorCalculation): a new dataset
+ * with the source's columns and the calculated ones (their features those of the algorithm
+ * instance for these values), or the new columns added to `into`. Answers the dataset's URI.
+ */
+export async function describeDataset(
+  descriptors: DescriptorCalculation,
+  datasets: DatasetStore,
+  request: DescribeRequest,
+  job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
+): Promise<string> {
+  const { def, values, source, selected } = request;
+  const instance = await descriptors.instance(def, values);
+  const rows = await datasets.allRows(source.uri);
+  const columns = await descriptors.calculate(
+    def,
+    values,
+    instance,
+    rows.map((r) => r.compound),
+    job,
+  );
+  const calculated = rows.map((_, i) => instance.features.flatMap((f, j): [string, RDF.Literal][] => (columns[j][i] ? [[f, columns[j][i]!]] : [])));
+  if (request.into) {
+    await datasets.addColumns(request.into, instance.features, new Map(rows.map((r, i) => [r.compound, calculated[i]])));
+    return request.into.uri;
+  }
+  const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
+  const features = [...kept, ...instance.features.filter((f) => !kept.includes(f))];
+  const out = rows.map((r, i) => {
+    const values = new Map([...kept.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!] as [string, RDF.Literal]), ...calculated[i]]);
+    return { compound: r.compound, values: features.filter((f) => values.has(f)).map((f) => [f, values.get(f)!] as [string, RDF.Literal]) };
+  });
+  const annotations: [RDF.NamedNode, RDF.Term][] = [
+    [dc('title'), literal(`${source.title ?? source.uri} with ${def.title}`)],
+    [ot('hasSource'), df.namedNode(instance.uri)],
+  ];
+  return datasets.createFromRows(annotations, features, out);
+}
