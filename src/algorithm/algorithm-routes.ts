@@ -11,6 +11,7 @@ import { deliver, resultTarget } from '../dataset/result-target.js';
 import type { StartTraining } from '../model/training.js';
 import type { StartDomainFitting } from '../model/domain-training.js';
 import type { StartCleanup } from '../model/cleanup-model.js';
+import type { StartSuper } from '../model/superalgorithm.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
 import { selectFeatures } from './feature-selection.js';
@@ -25,6 +26,8 @@ export interface AlgorithmComponents {
   fitDomain: StartDomainFitting;
   /** Applying a data-cleanup algorithm makes a filtering model. */
   cleanup: StartCleanup;
+  /** A superalgorithm chains the others into a supermodel. */
+  startSuper: StartSuper;
   descriptors: DescriptorCalculation;
 }
 
@@ -42,7 +45,7 @@ function algorithmUri(services: Services, def: AlgorithmDefinition): string {
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
 export function algorithmRoutes(router: Router, services: Services, components: AlgorithmComponents): void {
   const { config, tasks, store } = services;
-  const { datasets, train, fitDomain, cleanup, descriptors } = components;
+  const { datasets, train, fitDomain, cleanup, startSuper, descriptors } = components;
   const collection = services.uris.collection('algorithm');
 
   function requireAlgorithm(ctx: Context): AlgorithmDefinition {
@@ -90,6 +93,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       const task = await train({ algorithmUri: algorithmUri(services, def), title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
       return sendTask(ctx, task);
     }
+    if (def.kind === 'super') return sendTask(ctx, await startSuper(algorithmUri(services, def), params));
     if (def.kind === 'domain') return sendTask(ctx, await fitDomain({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
     if (def.kind === 'cleanup') return sendTask(ctx, await cleanup({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
     if (def.kind === 'selection')

@@ -17,7 +17,8 @@ export type AlgorithmDefinition =
   | (Common & { kind: 'learner'; learner: Learner })
   | (Common & { kind: 'domain'; method: DomainMethod })
   | (Common & { kind: 'selection'; method: SelectionMethod })
-  | (Common & { kind: 'cleanup'; method: CleanupMethod });
+  | (Common & { kind: 'cleanup'; method: CleanupMethod })
+  | (Common & { kind: 'super' });
 
 /** What the catalogue says of every algorithm, whatever it does. */
 export interface AlgorithmInfo {
@@ -56,6 +57,15 @@ export function catalogue(): AlgorithmDefinition[] {
       }),
     ),
     ...DOMAIN_METHODS.map((m): AlgorithmDefinition => ({ kind: 'domain', method: m, id: m.id, title: m.title, description: m.description, types: ['ApplicabilityDomain'], parameters: m.parameters })),
+    {
+      kind: 'super',
+      id: 'superalgorithm',
+      title: 'Superalgorithm: descriptors, feature selection, learning and applicability domain in one supermodel',
+      description:
+        'Chains other algorithms of this service (spec 4.4): feature_calculation (descriptor algorithms, one or more), feature_selection (one or more), model_learning (one learning algorithm, required), applicability_domain (at most one); feature_uris[] chooses the starting features; parameter values go to a step as "{URL-encoded algorithm URI or id} {name} {value}". Answers a supermodel, which predicts datasets of bare structures or one compound_uri: it calculates the descriptors itself and answers the applicability-domain estimates with the predictions.',
+      types: ['Supervised'],
+      parameters: [],
+    },
     ...CLEANUP_METHODS.map((m): AlgorithmDefinition => ({ kind: 'cleanup', method: m, id: m.id, title: m.title, description: m.description, types: ['DataCleanup'], parameters: m.parameters })),
     ...SELECTION_METHODS.map(
       (m): AlgorithmDefinition => ({ kind: 'selection', method: m, id: m.id, title: m.title, description: m.description, types: ['FeatureSelection'], parameters: m.parameters }),
@@ -71,6 +81,7 @@ export function algorithmById(id: string): AlgorithmDefinition | undefined {
 function invocationParameters(def: AlgorithmDefinition): { name: string; description: string }[] {
   const out = [{ name: 'dataset_uri', description: 'URI of the dataset to work on (it may select features with a feature_uris[] query)' }];
   if (def.kind === 'learner') out.push({ name: 'prediction_feature', description: `URI of the feature to predict (${def.learner.task === 'regression' ? 'numeric' : 'nominal'})` });
+  if (def.kind === 'super') out.push({ name: 'prediction_feature', description: 'URI of the feature to predict' }, { name: 'model_learning', description: 'URI (or id) of the learning algorithm' });
   if (def.kind === 'selection' && def.method.supervised) out.push({ name: 'prediction_feature', description: 'URI of the target feature the features are ranked against (numeric or nominal)' });
   return out;
 }

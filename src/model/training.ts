@@ -1,6 +1,6 @@
 import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
-import type { Learner, Matrix, ParamValue, TrainingData } from '../learning/learner.js';
+import type { Learner, Matrix, ParameterSpec, ParamValue, TrainingData } from '../learning/learner.js';
 import { DOMAIN_MODULE } from './domain-training.js';
 import { badRequest, HttpError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
@@ -23,6 +23,11 @@ export interface TrainingPlan {
   /** Features of the dataset left out (neither numeric nor fingerprints). */
   skipped: FeatureRecord[];
   seed: number;
+  /** An applicability domain fitted on the model's own matrix (the superalgorithm's `applicability_domain`). */
+  domain?: { method: string; parameters: Record<string, ParamValue> };
+  /** More parameters recorded on the model (a supermodel's steps), and its title. */
+  recorded?: { specs: ParameterSpec[]; values: Record<string, ParamValue> };
+  title?: string;
 }
 
 /**
@@ -126,8 +131,12 @@ export async function trainModel(
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
-  // spec 2.5: a learner that is also of type ApplicabilityDomain embeds one in its model
-  const domain = plan.learner.types.includes('ApplicabilityDomain') ? await embeddedDomain(services, x, binary, plan.parameters, job.signal) : undefined;
+  // spec 2.5: an AD asked for, or a learner that is also of type ApplicabilityDomain, is embedded in the model
+  const domain = plan.domain
+    ? { method: plan.domain.method, state: await fitDomainState(services, plan.domain.method, x, plan.domain.parameters, job.signal) }
+    : plan.learner.types.includes('ApplicabilityDomain')
+      ? await embeddedDomain(services, x, binary, plan.parameters, job.signal)
+      : undefined;
   job.progress?.(0.9);
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
@@ -136,8 +145,9 @@ export async function trainModel(
     algorithm: plan.algorithmUri,
     learnerId: plan.learner.id,
     trainingDataset: plan.dataset.uri,
-    parameters: plan.parameters,
-    parameterSpecs: plan.learner.parameters,
+    parameters: { ...plan.parameters, ...plan.recorded?.values },
+    parameterSpecs: [...plan.learner.parameters, ...(plan.recorded?.specs ?? [])],
+    title: plan.title,
     task: plan.learner.task,
     classes,
     independent: plan.independent.map((f) => f.uri),
@@ -160,5 +170,14 @@ async function embeddedDomain(services: Services, x: Matrix, binary: boolean[], 
   const tanimoto = binary.every((b) => b);
   const method = tanimoto ? 'ad-tanimoto' : 'ad-euclidean-knn';
   const params: Record<string, ParamValue> = tanimoto ? { threshold: 0.3 } : { k: Number(parameters.k ?? 5), Z: 1.645 };
-  return { method, state: await services.workers.run(DOMAIN_MODULE, 'fitDomain', [method, x, params], signal) };
+  return { method, state: await fitDomainState(services, method, x, params, signal) };
+}
+
+async function fitDomainState(services: Services, method: string, x: Matrix, params: Record<string, ParamValue>, signal?: AbortSignal): Promise<unknown> {
+  try {
+    return await services.workers.run(DOMAIN_MODULE, 'fitDomain', [method, x, params], signal);
+  } catch (e) {
+    if (e instanceof HttpError || signal?.aborted) throw e;
+    throw badRequest(`applicability domain ${method}: ${(e as Error)?.message ?? String(e)}`);
+  }
 }

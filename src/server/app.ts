@@ -25,6 +25,7 @@ import { modelRoutes } from '../model/model-routes.js';
 import { trainingStarter } from '../model/training.js';
 import { domainStarter } from '../model/domain-training.js';
 import { cleanupStarter } from '../model/cleanup-model.js';
+import { superStarter } from '../model/superalgorithm.js';
 import { ValidationStore } from '../validation/validation-store.js';
 import { ValidationRunner } from '../validation/validation-runner.js';
 import { Crossvalidations } from '../validation/crossvalidation.js';
@@ -69,6 +70,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
     datasets,
     descriptors,
     train: trainingStarter(services, datasets, models),
+    startSuper: superStarter(services, datasets, models, descriptors),
     fitDomain: domainStarter(services, datasets, models),
     cleanup: cleanupStarter(services, datasets, models),
   });

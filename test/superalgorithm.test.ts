@@ -1,0 +1,89 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s.stop());
+
+const local = (uri: string) => uri.replace(s.base, s.url);
+
+/** The first rows of the fathead minnow LC50 set (../shared/data): SMILES and the endpoint only. */
+async function minnows(rows: number): Promise<{ dataset: string; target: string }> {
+  const lines = readFileSync(new URL('../../shared/data/EPAFHM_log10.csv', import.meta.url), 'utf8')
+    .trim()
+    .split('\n');
+  const up = await http(`${s.url}/dataset`, { method: 'POST', body: `${lines.slice(0, rows + 1).join('\n')}\n`, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(up.status, 200, up.text);
+  const dataset = up.text.trim();
+  const target = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim();
+  return { dataset, target };
+}
+
+const superalgorithm = (params: Record<string, string | string[]>) => http(`${s.url}/algorithm/superalgorithm`, { method: 'POST', body: form(params), accept: 'text/uri-list' });
+
+test('a supermodel chains descriptors, feature selection, learning and an applicability domain, and predicts a freshly posted SMILES', async () => {
+  const { dataset, target } = await minnows(50);
+  const r = await superalgorithm({
+    dataset_uri: dataset,
+    prediction_feature: target,
+    feature_calculation: `${s.base}/algorithm/rdkit-descriptors`,
+    feature_selection: `${s.base}/algorithm/fs-correlation`,
+    model_learning: `${s.base}/algorithm/random-forest-regression`,
+    applicability_domain: 'ad-leverage',
+    parameter: [`${encodeURIComponent(`${s.base}/algorithm/fs-correlation`)} numToSelect 4`, 'random-forest-regression,numTrees,20'],
+  });
+  assert.equal(r.status, 202, r.text);
+  const model = await waitForTask(s, r.text.trim());
+  const description = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(description, model, `${OT}algorithm`), [`${s.base}/algorithm/superalgorithm`]);
+  assert.equal(valuesOf(description, model, `${OT}independentVariables`).length, 4, 'numToSelect reached the selection step');
+  assert.deepEqual(valuesOf(description, model, `${OT}dependentVariables`), [target]);
+  assert.deepEqual(valuesOf(description, model, `${OT}hasDomain`), [model]);
+  const parameters = new Map(
+    valuesOf(description, model, `${OT}parameters`).map((p) => [valuesOf(description, p, 'http://purl.org/dc/elements/1.1/title')[0], valuesOf(description, p, `${OT}paramValue`)[0]]),
+  );
+  assert.equal(parameters.get('numTrees'), '20');
+  assert.equal(parameters.get('model_learning'), `${s.base}/algorithm/random-forest-regression`);
+  assert.equal(parameters.get('feature_calculation'), `${s.base}/algorithm/rdkit-descriptors`);
+
+  // a structure it has never seen: the descriptors are calculated by the supermodel itself
+  const posted = await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' });
+  const compound = posted.text.trim();
+  const one = await http(local(model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
+  assert.equal(one.status, 200, one.text);
+  const rows = parseCsv(one.text) as string[][];
+  assert.equal(rows.length, 2);
+  const [metric] = valuesOf(description, model, `${OT}adMetric`);
+  const [membership] = valuesOf(description, model, `${OT}adMembership`);
+  const features = (await http(`${local(one.headers.get('location')!)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  assert.equal(features.length, 4, 'prediction, confidence, AD metric and AD membership');
+  assert.ok(features.includes(metric) && features.includes(membership));
+  const predicted = Number(rows[1][1]);
+  assert.ok(Number.isFinite(predicted) && predicted > -3 && predicted < 8, `a plausible -log10(LC50): ${predicted}`);
+  assert.equal(rows[1][features.indexOf(membership) + 1], 'true', 'octanol is like the training set');
+});
+
+test('superalgorithm requests are checked before any work: missing or wrong steps and parameters answer 400 naming them', async () => {
+  const { dataset, target } = await minnows(10);
+  const expect400 = async (params: Record<string, string | string[]>, pattern: RegExp) => {
+    const r = await http(`${s.url}/algorithm/superalgorithm`, { method: 'POST', body: form(params), accept: 'text/turtle' });
+    assert.equal(r.status, 400, JSON.stringify(params));
+    assert.match((await errorReport(r)).message ?? '', pattern);
+  };
+  await expect400({ dataset_uri: dataset, prediction_feature: target }, /model_learning/);
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'ad-leverage' }, /model_learning.*not a learning algorithm/);
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'mlr' }, /feature_calculation/);
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', parameter: 'mlr ridge -1' }, /ridge/);
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', parameter: 'no-such-algorithm a 1' }, /parameter/);
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', parameter: 'fs-correlation numToSelect 3' }, /not a step/);
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr' }, /no numeric or fingerprint features/);
+  await expect400(
+    { dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', validation_service: `${s.base}/crossvalidation` },
+    /validation_service/,
+  );
+});
