@@ -16,6 +16,7 @@ import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } fr
 import { readParameters } from './parameters.js';
 import { selectFeatures } from './feature-selection.js';
 import { describeDataset } from './descriptor-datasets.js';
+import { mineDataset } from './pattern-mining.js';
 import type { DescriptorCalculation } from './descriptor-calculation.js';
 
 export interface AlgorithmComponents {
@@ -92,6 +93,13 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       const predictionFeature = params.required('prediction_feature');
       const task = await train({ algorithmUri: algorithmUri(services, def), title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
       return sendTask(ctx, task);
+    }
+    if (def.kind === 'mining') {
+      const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
+      return sendTask(
+        ctx,
+        await tasks.submit(`${def.title} of ${datasetUri}`, (job) => mineDataset(services, datasets, descriptors, { algorithmUri: algorithmUri(services, def), source, selected, values }, job.signal)),
+      );
     }
     if (def.kind === 'super') return sendTask(ctx, await startSuper(algorithmUri(services, def), params));
     if (def.kind === 'domain') return sendTask(ctx, await fitDomain({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));

@@ -4,6 +4,7 @@ import { LEARNERS } from '../learning/learners.js';
 import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-domain.js';
 import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.js';
 import { CLEANUP_METHODS, type CleanupMethod } from './cleanup-methods.js';
+import { FREQUENT_SUBSTRUCTURES } from './pattern-mining.js';
 import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.js';
 import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 
@@ -18,7 +19,8 @@ export type AlgorithmDefinition =
   | (Common & { kind: 'domain'; method: DomainMethod })
   | (Common & { kind: 'selection'; method: SelectionMethod })
   | (Common & { kind: 'cleanup'; method: CleanupMethod })
-  | (Common & { kind: 'super' });
+  | (Common & { kind: 'super' })
+  | (Common & { kind: 'mining' });
 
 /** What the catalogue says of every algorithm, whatever it does. */
 export interface AlgorithmInfo {
@@ -66,6 +68,7 @@ export function catalogue(): AlgorithmDefinition[] {
       types: ['Supervised'],
       parameters: [],
     },
+    { kind: 'mining', ...FREQUENT_SUBSTRUCTURES },
     ...CLEANUP_METHODS.map((m): AlgorithmDefinition => ({ kind: 'cleanup', method: m, id: m.id, title: m.title, description: m.description, types: ['DataCleanup'], parameters: m.parameters })),
     ...SELECTION_METHODS.map(
       (m): AlgorithmDefinition => ({ kind: 'selection', method: m, id: m.id, title: m.title, description: m.description, types: ['FeatureSelection'], parameters: m.parameters }),

@@ -125,7 +125,8 @@ export class DescriptorCalculation {
     );
   }
 
-  private async smilesOf(compounds: string[]): Promise<(string | undefined)[]> {
+  /** The canonical SMILES of compounds (undefined for a compound without a readable structure). */
+  async smilesOf(compounds: string[]): Promise<(string | undefined)[]> {
     const out: (string | undefined)[] = new Array(compounds.length);
     for (let i = 0; i < compounds.length; i += READ_CONCURRENCY) {
       await Promise.all(

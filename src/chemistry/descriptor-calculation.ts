@@ -16,7 +16,7 @@ function toolkit(): Promise<any> {
   return rdkit;
 }
 
-async function eachMolecule<T>(smiles: string[], work: (mol: any) => T): Promise<(T | null)[]> {
+export async function eachMolecule<T>(smiles: string[], work: (mol: any) => T): Promise<(T | null)[]> {
   const r = await toolkit();
   return smiles.map((s) => {
     let mol: any = null;

@@ -28,7 +28,7 @@ export interface NewFeature {
   title: string;
   description?: string;
   units?: string;
-  kind: 'numeric' | 'nominal' | 'string' | 'fingerprint';
+  kind: 'numeric' | 'nominal' | 'string' | 'fingerprint' | 'substructure';
   /** A fingerprint: its length in bits. */
   bits?: number;
   /** The dataset, algorithm instance or model that made it. */
@@ -36,9 +36,17 @@ export interface NewFeature {
   sameAs?: string[];
   accepted?: string[];
   confidenceOf?: string;
+  /** A substructure feature: its SMARTS (`ot:smarts`). */
+  smarts?: string;
 }
 
-const KIND_TYPES = { numeric: ['NumericFeature'], nominal: ['NominalFeature'], string: ['StringFeature'], fingerprint: ['StringFeature', 'FingerprintFeature'] };
+const KIND_TYPES = {
+  numeric: ['NumericFeature'],
+  nominal: ['NominalFeature'],
+  string: ['StringFeature'],
+  fingerprint: ['StringFeature', 'FingerprintFeature'],
+  substructure: ['NumericFeature', 'Substructure'],
+};
 
 /** The graph of a feature this server makes (the way back from a record). */
 export function featureGraph(f: NewFeature): RDF.Quad[] {
@@ -54,6 +62,7 @@ export function featureGraph(f: NewFeature): RDF.Quad[] {
     ...(f.sameAs ?? []).map((e) => df.quad(s, owl('sameAs'), df.namedNode(e))),
     ...(f.accepted ?? []).map((v) => df.quad(s, ot('acceptValue'), literal(v))),
     ...(f.confidenceOf === undefined ? [] : [df.quad(s, ot('confidenceOf'), df.namedNode(f.confidenceOf))]),
+    ...(f.smarts === undefined ? [] : [df.quad(s, ot('smarts'), literal(f.smarts))]),
   ];
 }
 

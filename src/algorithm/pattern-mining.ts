@@ -1,0 +1,82 @@
+import type * as RDF from '@rdfjs/types';
+import { badRequest, HttpError } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
+import { featureGraph } from '../feature/feature-record.js';
+import type { ParameterSpec, ParamValue } from '../learning/learner.js';
+import type { MinedFragments } from '../chemistry/fragments.js';
+import { df, dc, ot, literal, xsd } from '../rdf/namespaces.js';
+import type { DescriptorCalculation } from './descriptor-calculation.js';
+
+const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
+
+/** The pattern-mining algorithm of the catalogue (spec 2.4 `PatternMining`). */
+export const FREQUENT_SUBSTRUCTURES = {
+  id: 'frequent-substructures',
+  title: 'Frequent substructures (linear fragments)',
+  description:
+    'Mines the linear fragments (chains of up to maxBonds bonds, single atoms included, as SMARTS of element, aromaticity and bond order) held by at least minSup of the structures of a dataset. Answers a new dataset with the input columns and one ot:Substructure feature per fragment (with ot:smarts), valued 1 where the structure holds the fragment and 0 where it does not; at most maxFragments, the most frequent first.',
+  types: ['PatternMining'],
+  parameters: [
+    { name: 'minSup', description: 'Smallest fraction of the structures a fragment must occur in', type: 'number', default: 0.1, greaterThan: 0, max: 1 },
+    { name: 'maxBonds', description: 'Longest fragment, in bonds', type: 'integer', default: 4, min: 0, max: 7 },
+    { name: 'maxFragments', description: 'Most fragments kept (the most frequent)', type: 'integer', default: 100, min: 1, max: 1000 },
+  ] as ParameterSpec[],
+};
+
+/** Mine a dataset's structures into a new dataset of fragment features; answers its URI. */
+export async function mineDataset(
+  services: Services,
+  datasets: DatasetStore,
+  descriptors: DescriptorCalculation,
+  request: { algorithmUri: string; source: DatasetMeta; selected: string[]; values: Record<string, ParamValue> },
+  signal?: AbortSignal,
+): Promise<string> {
+  const { source, selected, values } = request;
+  const rows = await datasets.allRows(source.uri);
+  const compounds = [...new Set(rows.map((r) => r.compound))];
+  const smiles = await descriptors.smilesOf(compounds);
+  let mined: MinedFragments;
+  try {
+    mined = await services.workers.run<MinedFragments>(
+      FRAGMENTS_MODULE,
+      'mineFragments',
+      [smiles.map((s) => s ?? ''), Number(values.minSup), Number(values.maxBonds), Number(values.maxFragments)],
+      signal,
+    );
+  } catch (e) {
+    if (e instanceof HttpError || signal?.aborted) throw e;
+    throw badRequest(`${FREQUENT_SUBSTRUCTURES.title}: ${(e as Error)?.message ?? String(e)}`);
+  }
+  const graphs: Record<string, RDF.Quad[]> = {};
+  const fragmentFeatures: string[] = [];
+  for (const f of mined.fragments) {
+    const uri = await services.ids.next(services.uris.collection('feature'));
+    graphs[uri] = featureGraph({
+      uri,
+      title: f.smarts,
+      description: `linear fragment held by ${(f.support * 100).toFixed(1)}% of the structures of ${source.uri}`,
+      kind: 'substructure',
+      source: request.algorithmUri,
+      smarts: f.smarts,
+    });
+    fragmentFeatures.push(uri);
+  }
+  const byCompound = new Map(compounds.map((c, i) => [c, mined.occurrences[i]]));
+  const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
+  const features = [...kept, ...fragmentFeatures];
+  const one = literal('1', xsd('int'));
+  const zero = literal('0', xsd('int'));
+  const out = rows.map((r) => {
+    const held = byCompound.get(r.compound);
+    const present = new Set(held ?? []);
+    const own = kept.filter((f) => r.values.has(f)).map((f): [string, RDF.Literal] => [f, r.values.get(f)!]);
+    return { compound: r.compound, values: [...own, ...(held ? fragmentFeatures.map((f, k): [string, RDF.Literal] => [f, present.has(k) ? one : zero]) : [])] };
+  });
+  const annotations: [RDF.NamedNode, RDF.Term][] = [
+    [dc('title'), literal(`${source.title ?? source.uri} with frequent substructures (minSup ${values.minSup})`)],
+    [ot('hasSource'), df.namedNode(request.algorithmUri)],
+    [dc('source'), df.namedNode(source.uri)],
+  ];
+  return datasets.createFromRows(annotations, features, out, graphs);
+}

@@ -1,0 +1,95 @@
+import { eachMolecule } from './descriptor-calculation.js';
+
+/**
+ * Frequent substructure mining (spec 2.4 `PatternMining`) over linear fragments: every simple
+ * path of up to `maxBonds` bonds (single atoms included) of a structure, written as a SMARTS
+ * chain of element, aromaticity and bond order (`c:c-O`, `C=O`, `Cl`), canonical as the smaller
+ * of its two spellings. A fragment occurs in a structure exactly when RDKit's substructure
+ * match of its SMARTS finds it, so the features can be checked and searched with `smarts=`.
+ * Pure functions of SMILES, run on the worker pool.
+ */
+
+/** Elements with a one-letter-or-two SMARTS symbol; the others are written `[#z]`. */
+const SYMBOLS: Record<number, string> = { 5: 'B', 6: 'C', 7: 'N', 8: 'O', 9: 'F', 15: 'P', 16: 'S', 17: 'Cl', 35: 'Br', 53: 'I' };
+const AROMATIC_SYMBOLS = new Set([5, 6, 7, 8, 15, 16]);
+/** Paths kept per structure at most (a cage of fused rings has very many). */
+const MAX_PATHS_PER_STRUCTURE = 20_000;
+
+interface Graph {
+  atoms: string[];
+  /** Per atom: [neighbour, bond token]. */
+  neighbours: [number, string][][];
+}
+
+function graphOf(json: string): Graph {
+  const doc = JSON.parse(json);
+  const mol = doc.molecules[0];
+  const defaults = doc.defaults;
+  const rep = (mol.extensions ?? []).find((e: { name: string }) => e.name === 'rdkitRepresentation') ?? {};
+  const aromaticAtoms = new Set<number>(rep.aromaticAtoms ?? []);
+  const aromaticBonds = new Set<number>(rep.aromaticBonds ?? []);
+  const atoms = (mol.atoms as { z?: number }[]).map((a, i) => {
+    const z = a.z ?? defaults.atom.z;
+    const symbol = SYMBOLS[z];
+    if (!symbol) return `[#${z}]`;
+    return aromaticAtoms.has(i) && AROMATIC_SYMBOLS.has(z) ? symbol.toLowerCase() : symbol;
+  });
+  const neighbours: [number, string][][] = atoms.map(() => []);
+  (mol.bonds ?? []).forEach((b: { bo?: number; atoms: [number, number] }, i: number) => {
+    const bo = b.bo ?? defaults.bond.bo;
+    const token = aromaticBonds.has(i) ? ':' : bo === 2 ? '=' : bo === 3 ? '#' : '-';
+    const [x, y] = b.atoms;
+    neighbours[x].push([y, token]);
+    neighbours[y].push([x, token]);
+  });
+  return { atoms, neighbours };
+}
+
+/** The distinct fragments of one structure. */
+function fragmentsOf(g: Graph, maxBonds: number): Set<string> {
+  const found = new Set<string>();
+  const visit = (path: number[], tokens: string[]) => {
+    if (found.size >= MAX_PATHS_PER_STRUCTURE) return;
+    const forward = path.map((a, i) => (i ? tokens[i - 1] : '') + g.atoms[a]).join('');
+    const reversed = [...path]
+      .reverse()
+      .map((a, i) => (i ? tokens[tokens.length - i] : '') + g.atoms[a])
+      .join('');
+    found.add(forward < reversed ? forward : reversed);
+    if (tokens.length >= maxBonds) return;
+    const last = path[path.length - 1];
+    for (const [next, bond] of g.neighbours[last]) {
+      if (path.includes(next)) continue;
+      path.push(next);
+      tokens.push(bond);
+      visit(path, tokens);
+      path.pop();
+      tokens.pop();
+    }
+  };
+  for (let a = 0; a < g.atoms.length; a++) visit([a], []);
+  return found;
+}
+
+export interface MinedFragments {
+  /** Fragments (SMARTS) with their support, the most frequent first. */
+  fragments: { smarts: string; support: number }[];
+  /** Per structure: the indices (into `fragments`) of those it holds; null where RDKit cannot read it. */
+  occurrences: (number[] | null)[];
+}
+
+/** The fragments held by at least `minSup` of the readable structures, at most `maxFragments`. */
+export async function mineFragments(smiles: string[], minSup: number, maxBonds: number, maxFragments: number): Promise<MinedFragments> {
+  const sets = await eachMolecule(smiles, (mol) => fragmentsOf(graphOf(mol.get_json()), maxBonds));
+  const readable = sets.filter((s): s is Set<string> => !!s);
+  const counts = new Map<string, number>();
+  for (const s of readable) for (const f of s) counts.set(f, (counts.get(f) ?? 0) + 1);
+  const needed = Math.max(1, Math.ceil(minSup * readable.length));
+  const fragments = [...counts]
+    .filter(([, n]) => n >= needed)
+    .sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1))
+    .slice(0, maxFragments)
+    .map(([smarts, n]) => ({ smarts, support: n / readable.length }));
+  const index = new Map(fragments.map((f, i) => [f.smarts, i]));
+  return { fragments, occurrences: sets.map((s) => (s ? [...s].flatMap((f) => (index.has(f) ? [index.get(f)!] : [])) : null)) };
+}
