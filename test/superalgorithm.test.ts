@@ -26,7 +26,7 @@ async function minnows(rows: number): Promise<{ dataset: string; target: string 
 
 const superalgorithm = (params: Record<string, string | string[]>) => http(`${s.url}/algorithm/superalgorithm`, { method: 'POST', body: form(params), accept: 'text/uri-list' });
 
-test('a supermodel chains descriptors, feature selection, learning and an applicability domain, and predicts a freshly posted SMILES', async () => {
+test('a supermodel chains descriptors, feature selection, learning and a linked applicability-domain model, and predicts a freshly posted SMILES', async () => {
   const { dataset, target } = await minnows(50);
   const r = await superalgorithm({
     dataset_uri: dataset,
@@ -43,7 +43,15 @@ test('a supermodel chains descriptors, feature selection, learning and an applic
   assert.deepEqual(valuesOf(description, model, `${OT}algorithm`), [`${s.base}/algorithm/superalgorithm`]);
   assert.equal(valuesOf(description, model, `${OT}independentVariables`).length, 4, 'numToSelect reached the selection step');
   assert.deepEqual(valuesOf(description, model, `${OT}dependentVariables`), [target]);
-  assert.deepEqual(valuesOf(description, model, `${OT}hasDomain`), [model]);
+  const [domain] = valuesOf(description, model, `${OT}hasDomain`);
+  assert.ok(domain && domain !== model, 'the domain step made a separate AD model, linked by ot:hasDomain');
+  const domainDescription = parseTurtle((await http(local(domain), { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(domainDescription, domain, `${OT}algorithm`), [`${s.base}/algorithm/ad-leverage`]);
+  assert.deepEqual(
+    valuesOf(domainDescription, domain, `${OT}independentVariables`).sort(),
+    valuesOf(description, model, `${OT}independentVariables`).sort(),
+    'the domain is fitted on the selected features, never on the target',
+  );
   const parameters = new Map(
     valuesOf(description, model, `${OT}parameters`).map((p) => [valuesOf(description, p, 'http://purl.org/dc/elements/1.1/title')[0], valuesOf(description, p, `${OT}paramValue`)[0]]),
   );
@@ -58,8 +66,8 @@ test('a supermodel chains descriptors, feature selection, learning and an applic
   assert.equal(one.status, 200, one.text);
   const rows = parseCsv(one.text) as string[][];
   assert.equal(rows.length, 2);
-  const [metric] = valuesOf(description, model, `${OT}adMetric`);
-  const [membership] = valuesOf(description, model, `${OT}adMembership`);
+  const [metric] = valuesOf(domainDescription, domain, `${OT}adMetric`);
+  const [membership] = valuesOf(domainDescription, domain, `${OT}adMembership`);
   const features = (await http(`${local(one.headers.get('location')!)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   assert.equal(features.length, 4, 'prediction, confidence, AD metric and AD membership');
   assert.ok(features.includes(metric) && features.includes(membership));

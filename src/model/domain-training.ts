@@ -60,6 +60,17 @@ export function domainStarter(services: Services, datasets: DatasetStore, models
   };
 }
 
+/** Plan and fit an AD model at once (a step of a longer task: the superalgorithm); answers its URI. */
+export async function createDomainModel(
+  services: Services,
+  datasets: DatasetStore,
+  models: ModelStore,
+  request: DomainRequest,
+  job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
+): Promise<string> {
+  return fitDomainModel(services, datasets, models, await planDomain(services, datasets, request), job);
+}
+
 /** Read the training rows, fit the method on the worker pool and store the AD model. */
 async function fitDomainModel(services: Services, datasets: DatasetStore, models: ModelStore, plan: DomainPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void }): Promise<string> {
   const rows: Map<string, RDF.Literal>[] = [];

@@ -37,6 +37,8 @@ export interface StoredModel {
    * the features of its metric and membership.
    */
   domain?: EmbeddedDomain;
+  /** A separate applicability-domain model this model is linked to (`ot:hasDomain`), with its two features. */
+  linkedDomain?: { model: string; metric: string; membership: string };
 }
 
 export interface EmbeddedDomain {
@@ -48,7 +50,8 @@ export interface EmbeddedDomain {
 
 /** The features a model's answers fill: predictions and confidences (or an AD model's metric and membership), then an embedded domain's. */
 export function outputFeatures(model: StoredModel): string[] {
-  return [model.predicted, model.confidence, ...(model.domain ? [model.domain.metric, model.domain.membership] : [])];
+  const domain = model.domain ?? model.linkedDomain;
+  return [model.predicted, model.confidence, ...(domain ? [domain.metric, domain.membership] : [])];
 }
 
 /** A model that predicts (not an applicability-domain model). */
@@ -58,8 +61,10 @@ export function isPredictive(model: StoredModel): model is PredictiveModel {
   return model.task === 'regression' || model.task === 'classification';
 }
 
-export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain'> & {
+export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain' | 'linkedDomain'> & {
   domain?: Pick<EmbeddedDomain, 'method' | 'state'>;
+  /** The URI of a separate AD model to link (`ot:hasDomain`). */
+  linkedDomain?: string;
   title?: string;
   parameterSpecs: ParameterSpec[];
   targetTitle: string;
@@ -82,6 +87,8 @@ export interface ModelDescription {
   /** Applicability-domain models: the metric and the membership features. */
   adMetric?: string;
   adMembership?: string;
+  /** `ot:hasDomain`: the model itself (embedded) or a separate AD model. */
+  hasDomain?: string;
 }
 
 /** The URIs a new model is stored under: its own, and its two predicted features' (none, '', for a filtering model). */
@@ -154,6 +161,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
   }
   const graphs: Record<string, RDF.Quad[]> = model.task === 'cleanup' ? {} : { [at.predicted]: predicted, [at.confidence]: confidence };
+  if (model.linkedDomain) description.push(df.quad(m, ot('hasDomain'), df.namedNode(model.linkedDomain)));
   if (model.domain && at.domain) {
     // spec 2.5: an embedded domain, ot:hasDomain the model itself, its features made by the model
     const { metric, membership } = at.domain;
@@ -189,6 +197,7 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
     endpoints: values(owl('sameAs')),
     adMetric: values(ot('adMetric'))[0],
     adMembership: values(ot('adMembership'))[0],
+    hasDomain: values(ot('hasDomain'))[0],
   };
 }
 

@@ -61,6 +61,11 @@ export class ModelStore {
     const [content, predicted] = await Promise.all([this.services.store.readGraph(this.contentGraph(uri)), readFeatureRecords(this.services.store, description.predictedVariables)]);
     const confidence = [...predicted.values()].find((f) => f.confidenceOf)?.uri ?? '';
     const model = storedModel(description, content, confidence);
+    if (description.hasDomain && description.hasDomain !== uri) {
+      const linked = await this.describe(description.hasDomain);
+      const { adMetric, adMembership } = linked?.description ?? {};
+      if (adMetric && adMembership) model.linkedDomain = { model: description.hasDomain, metric: adMetric, membership: adMembership };
+    }
     this.cache.set(uri, model);
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     return model;

@@ -39,6 +39,8 @@ export class Predictor {
   constructor(
     private readonly services: Services,
     private readonly descriptors: DescriptorCalculation,
+    /** Loads a model linked by ot:hasDomain (a separate AD model). */
+    private readonly load: (uri: string) => Promise<StoredModel | undefined>,
   ) {}
 
   async planInputs(model: StoredModel, available: string[]): Promise<InputPlan> {
@@ -78,6 +80,16 @@ export class Predictor {
 
   /** Predict rows; one list of (feature, literal) pairs per row, empty when a row cannot be predicted. */
   async predict(model: StoredModel, rows: PredictionRow[], plan: InputPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<PredictedValues[]> {
+    const own = await this.predictWith(model, rows, plan, job);
+    const linked = model.linkedDomain && (await this.load(model.linkedDomain.model));
+    if (!linked) return own;
+    // spec 2.5: a model linked to a separate AD model answers that model's estimates beside its predictions
+    const available = [...new Set(rows.flatMap((r) => [...r.values.keys()]))];
+    const estimates = await this.predictWith(linked, rows, await this.planInputs(linked, available), job);
+    return own.map((values, i) => (values.length ? [...values, ...estimates[i]] : values));
+  }
+
+  private async predictWith(model: StoredModel, rows: PredictionRow[], plan: InputPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void }): Promise<PredictedValues[]> {
     const compounds = rows.map((r) => r.compound);
     for (const [k, calc] of plan.calculations.entries()) {
       const columns = await this.descriptors.calculate(calc.def, calc.values, calc.instance, compounds, {

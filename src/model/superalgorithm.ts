@@ -11,6 +11,7 @@ import { describeDataset } from '../algorithm/descriptor-datasets.js';
 import { selectFeatures } from '../algorithm/feature-selection.js';
 import type { ModelStore } from './model-store.js';
 import { planTraining, trainModel } from './training.js';
+import { createDomainModel } from './domain-training.js';
 
 type Kind = AlgorithmDefinition['kind'];
 type Step<K extends Kind> = { def: Extract<AlgorithmDefinition, { kind: K }>; uri: string; values: Record<string, ParamValue> };
@@ -149,13 +150,24 @@ async function buildSupermodel(
     // features chosen for the model: the chosen ones (all when none) and every calculated one
     if (features.length) features = [...features, ...(await datasets.requireMeta(dataset, 'dataset_uri')).features.filter((f) => !before.has(f))];
   }
-  const ref = (selected: string[]) => (selected.length ? `${dataset}?${[...selected, plan.predictionFeature].map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&')}` : dataset);
+  const query = (selected: string[]) => selected.map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&');
+  const ref = (selected: string[]) => (selected.length ? `${dataset}?${query([...selected, plan.predictionFeature])}` : dataset);
   if (!features.length) features = (await datasets.requireMeta(dataset, 'dataset_uri')).features.filter((f) => f !== plan.predictionFeature);
   for (const step of plan.selection) {
     features = await selectFeatures(services, datasets, { method: step.def.method, parameters: step.values, datasetUri: ref(features), predictionFeature: plan.predictionFeature }, job.signal);
     if (!features.length) throw badRequest(`feature_selection ${step.uri} kept no feature`);
   }
   job.progress?.(0.6);
+  // spec 2.5: the domain step makes a separate AD model, on the same features, linked by ot:hasDomain
+  const domain =
+    plan.domain &&
+    (await createDomainModel(
+      services,
+      datasets,
+      models,
+      { algorithmUri: plan.domain.uri, method: plan.domain.def.method, parameters: plan.domain.values, datasetUri: `${dataset}?${query(features)}` },
+      { signal: job.signal },
+    ));
   const training = await planTraining(services, datasets, {
     algorithmUri: plan.algorithmUri,
     learner: plan.learning.def.learner,
@@ -163,7 +175,7 @@ async function buildSupermodel(
     datasetUri: ref(features),
     predictionFeature: plan.predictionFeature,
   });
-  training.domain = plan.domain && { method: plan.domain.def.method.id, parameters: plan.domain.values };
+  training.linkedDomain = domain;
   training.recorded = {
     specs: RECORDED,
     values: {

@@ -23,8 +23,8 @@ export interface TrainingPlan {
   /** Features of the dataset left out (neither numeric nor fingerprints). */
   skipped: FeatureRecord[];
   seed: number;
-  /** An applicability domain fitted on the model's own matrix (the superalgorithm's `applicability_domain`). */
-  domain?: { method: string; parameters: Record<string, ParamValue> };
+  /** A separate applicability-domain model to link (the superalgorithm's `applicability_domain`). */
+  linkedDomain?: string;
   /** More parameters recorded on the model (a supermodel's steps), and its title. */
   recorded?: { specs: ParameterSpec[]; values: Record<string, ParamValue> };
   title?: string;
@@ -131,12 +131,8 @@ export async function trainModel(
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
-  // spec 2.5: an AD asked for, or a learner that is also of type ApplicabilityDomain, is embedded in the model
-  const domain = plan.domain
-    ? { method: plan.domain.method, state: await fitDomainState(services, plan.domain.method, x, plan.domain.parameters, job.signal) }
-    : plan.learner.types.includes('ApplicabilityDomain')
-      ? await embeddedDomain(services, x, binary, plan.parameters, job.signal)
-      : undefined;
+  // spec 2.5: a learner that is also of type ApplicabilityDomain embeds one in its model
+  const domain = plan.learner.types.includes('ApplicabilityDomain') && !plan.linkedDomain ? await embeddedDomain(services, x, binary, plan.parameters, job.signal) : undefined;
   job.progress?.(0.9);
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
@@ -158,6 +154,7 @@ export async function trainModel(
     warnings,
     endpoints: plan.target.sameAs,
     domain,
+    linkedDomain: plan.linkedDomain,
   });
 }
 

@@ -74,7 +74,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
     fitDomain: domainStarter(services, datasets, models),
     cleanup: cleanupStarter(services, datasets, models),
   });
-  const predictor = new Predictor(services, descriptors);
+  const predictor = new Predictor(services, descriptors, (uri) => models.load(uri));
   modelRoutes(router, services, datasets, models, predictor);
   const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));
   crossvalidationRoutes(router, services, runner, new Crossvalidations(services, runner));
