@@ -1,9 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Matrix, inverse } from 'ml-matrix';
-import { startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -14,14 +13,6 @@ after(() => s.stop());
 const local = (uri: string) => uri.replace(s.base, s.url);
 const csvRows = (text: string) => parseCsv(text) as string[][];
 const OTA = 'http://www.opentox.org/algorithmTypes.owl#';
-
-/** The first rows of the fathead minnow LC50 set (../shared/data). */
-function fatheadMinnow(rows: number): string {
-  const lines = readFileSync(new URL('../../shared/data/EPAFHM_log10.csv', import.meta.url), 'utf8')
-    .trim()
-    .split('\n');
-  return `${lines.slice(0, rows + 1).join('\n')}\n`;
-}
 
 async function upload(csv: string): Promise<string> {
   const r = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
@@ -47,7 +38,7 @@ let selected: string[];
 let leverageModel: string;
 
 test('leverage: an AD model whose metric on its training compounds is the diagonal of the hat matrix, computed directly', async () => {
-  descriptors = await post(`${s.url}/algorithm/rdkit-descriptors`, { dataset_uri: await upload(fatheadMinnow(60)) });
+  descriptors = await post(`${s.url}/algorithm/rdkit-descriptors`, { dataset_uri: await upload(sharedCsv('EPAFHM_log10.csv', 60)) });
   const { rows, features } = await table(descriptors);
   const names = ['amw', 'CrippenClogP', 'tpsa'];
   selected = names.map((n) => features[rows[0].indexOf(n) - 1]);
@@ -123,7 +114,7 @@ test('Euclidean k-nearest-neighbour and descriptor-range domains flag the same o
     const inside = features.indexOf(membership) + 1;
     assert.equal(rows.find((r) => r[0] === 'C'.repeat(60))![inside], 'false', id);
   }
-  const training = await upload(fatheadMinnow(60));
+  const training = await upload(sharedCsv('EPAFHM_log10.csv', 60));
   const fingerprints = await post(`${s.url}/algorithm/morgan-fingerprint`, { dataset_uri: training });
   const tanimoto = await post(`${s.url}/algorithm/ad-tanimoto`, { dataset_uri: fingerprints, threshold: '0.3' });
   const description = parseTurtle((await http(local(tanimoto), { accept: 'text/turtle' })).text);

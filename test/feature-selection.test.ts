@@ -1,8 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -12,14 +11,6 @@ after(() => s.stop());
 
 const local = (uri: string) => uri.replace(s.base, s.url);
 const OTA = 'http://www.opentox.org/algorithmTypes.owl#';
-
-/** `rows` rows of a data set of ../shared/data, every `step`th (the classes of kazius.csv are sorted). */
-function shared(file: string, rows: number, step = 1): string {
-  const [header, ...lines] = readFileSync(new URL(`../../shared/data/${file}`, import.meta.url), 'utf8')
-    .trim()
-    .split('\n');
-  return `${[header, ...lines.filter((_, i) => i % step === 0).slice(0, rows)].join('\n')}\n`;
-}
 
 async function described(csv: string): Promise<{ dataset: string; rows: string[][]; features: string[] }> {
   const up = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
@@ -47,7 +38,7 @@ function pearson(a: number[], b: number[]): number {
 }
 
 test('supervised selection by correlation: numToSelect features, the best first, as a direct computation ranks them; usable for training', async () => {
-  const { dataset, rows, features } = await described(shared('EPAFHM_log10.csv', 60));
+  const { dataset, rows, features } = await described(sharedCsv('EPAFHM_log10.csv', 60));
   const targetAt = rows[0].indexOf('-log10(LC50_mmol)');
   const target = features[targetAt - 1];
   const picked = await select('fs-correlation', { dataset_uri: dataset, prediction_feature: target, numToSelect: '5' });
@@ -85,7 +76,7 @@ test('supervised selection by correlation: numToSelect features, the best first,
 });
 
 test('unsupervised selection drops near-constant and inter-correlated features; mutual information ranks against a nominal target', async () => {
-  const { dataset, rows, features } = await described(shared('kazius.csv', 60, 60));
+  const { dataset, rows, features } = await described(sharedCsv('kazius.csv', 60, 60));
   const targetAt = rows[0].indexOf('Mutagenicity');
   const kept = await select('fs-variance-correlation', { dataset_uri: dataset, maxCorrelation: '0.9', maxFrequency: '0.95' });
   assert.ok(kept.length > 3 && kept.length < features.length - 1, `${kept.length} of ${features.length}`);
@@ -105,7 +96,7 @@ test('unsupervised selection drops near-constant and inter-correlated features; 
 test('feature selection in the catalogue; missing target, bad numToSelect and datasets without numeric features answer 400', async () => {
   const algorithm = parseTurtle((await http(`${s.url}/algorithm/fs-correlation`, { accept: 'text/turtle' })).text);
   assert.ok(valuesOf(algorithm, `${s.base}/algorithm/fs-correlation`, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').includes(`${OTA}FeatureSelection`));
-  const { dataset } = await described(shared('EPAFHM_log10.csv', 20));
+  const { dataset } = await described(sharedCsv('EPAFHM_log10.csv', 20));
   const noTarget = await http(`${s.url}/algorithm/fs-correlation`, { method: 'POST', body: form({ dataset_uri: dataset }), accept: 'text/turtle' });
   assert.equal(noTarget.status, 400);
   assert.match((await errorReport(noTarget)).message ?? '', /prediction_feature/);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { execFileSync, spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
@@ -188,4 +189,12 @@ export async function freePort(): Promise<number> {
   const port = (s.address() as { port: number }).port;
   await new Promise((r) => s.close(r));
   return port;
+}
+
+/** A CSV of `rows` rows of a data set in ../shared/data (every `step`th: the classes of kazius.csv are sorted), with its header. */
+export function sharedCsv(file: string, rows: number, step = 1): string {
+  const [header, ...lines] = readFileSync(new URL(`../../shared/data/${file}`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n');
+  return `${[header, ...lines.filter((_, i) => i % step === 0).slice(0, rows)].join('\n')}\n`;
 }

@@ -1,9 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -21,10 +20,6 @@ const local = (uri: string) => uri.replace(s.base, s.url);
 const DC = 'http://purl.org/dc/elements/1.1/';
 const csvRows = (text: string) => parseCsv(text) as string[][];
 /** The header and `rows` rows of a shared data file, every `step`-th row. */
-function shared(file: string, rows: number, step = 1): string {
-  const [header, ...lines] = readFileSync(`../shared/data/${file}`, 'utf8').trim().split('\n');
-  return `${[header, ...lines.filter((_, i) => i % step === 0).slice(0, rows)].join('\n')}\n`;
-}
 
 async function upload(csv: string): Promise<string> {
   const r = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
@@ -59,7 +54,7 @@ function pearson(a: number[], b: number[]): number {
 let regression: { raw: string; withDescriptors: string; target: string; model: string };
 
 test('regression: train a random forest on RDKit descriptors; the model describes its variables and parameters', async () => {
-  const raw = await upload(shared('EPAFHM_log10.csv', 120));
+  const raw = await upload(sharedCsv('EPAFHM_log10.csv', 120));
   const target = (await features(raw))[0];
   const withDescriptors = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: raw });
   const model = await run(`${s.base}/algorithm/random-forest-regression`, { dataset_uri: withDescriptors, prediction_feature: target, numTrees: '40' });
@@ -128,7 +123,7 @@ test('regression predictions: a new dataset with values and confidences; descrip
   );
 
   // result_dataset: the predictions become new columns of that dataset
-  const copy = await upload(shared('EPAFHM_log10.csv', 120));
+  const copy = await upload(sharedCsv('EPAFHM_log10.csv', 120));
   assert.equal(await run(model, { dataset_uri: withDescriptors, result_dataset: copy }), copy);
   const merged = await table(copy);
   assert.equal(merged[0].length, 4);
@@ -181,7 +176,7 @@ test('prediction of one compound in the negotiated format', async () => {
 });
 
 test('classification: random forest and k-nearest neighbours on Morgan fingerprints; nominal predictions with class probabilities', async () => {
-  const raw = await upload(shared('kazius.csv', 160, 25));
+  const raw = await upload(sharedCsv('kazius.csv', 160, 25));
   const target = (await features(raw))[0];
   const fp = await run(`${s.base}/algorithm/morgan-fingerprint`, { dataset_uri: raw, nBits: '1024' });
   for (const learner of ['random-forest-classification', 'knn-classification']) {
@@ -277,9 +272,9 @@ test('every learner of the catalogue trains over HTTP and predicts with confiden
     .trim()
     .split('\r\n')
     .filter((u) => !/descriptors|fingerprint|maccs|superalgorithm|frequent-substructures|\/algorithm\/(ad|fs|dc)-/.test(u));
-  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: await upload(shared('EPAFHM_log10.csv', 60, 9)) });
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: await upload(sharedCsv('EPAFHM_log10.csv', 60, 9)) });
   const numericTarget = (await features(described))[0];
-  const classes = await upload(shared('kazius.csv', 60, 60));
+  const classes = await upload(sharedCsv('kazius.csv', 60, 60));
   const classTarget = (await features(classes))[0];
   const classesDescribed = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: classes });
   for (const learner of learners) {

@@ -1,8 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -15,10 +14,7 @@ const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 
 /** Every 100th structure of the Kazius mutagenicity set (../shared/data). */
 async function kazius(): Promise<string> {
-  const [header, ...lines] = readFileSync(new URL('../../shared/data/kazius.csv', import.meta.url), 'utf8')
-    .trim()
-    .split('\n');
-  const csv = `${[header, ...lines.filter((_, i) => i % 100 === 0)].join('\n')}\n`;
+  const csv = sharedCsv('kazius.csv', 100, 100);
   const up = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
   assert.equal(up.status, 200, up.text);
   return up.text.trim();

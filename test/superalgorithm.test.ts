@@ -1,8 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -14,10 +13,7 @@ const local = (uri: string) => uri.replace(s.base, s.url);
 
 /** The first rows of the fathead minnow LC50 set (../shared/data): SMILES and the endpoint only. */
 async function minnows(rows: number): Promise<{ dataset: string; target: string }> {
-  const lines = readFileSync(new URL('../../shared/data/EPAFHM_log10.csv', import.meta.url), 'utf8')
-    .trim()
-    .split('\n');
-  const up = await http(`${s.url}/dataset`, { method: 'POST', body: `${lines.slice(0, rows + 1).join('\n')}\n`, contentType: 'text/csv', accept: 'text/uri-list' });
+  const up = await http(`${s.url}/dataset`, { method: 'POST', body: sharedCsv('EPAFHM_log10.csv', rows), contentType: 'text/csv', accept: 'text/uri-list' });
   assert.equal(up.status, 200, up.text);
   const dataset = up.text.trim();
   const target = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim();
