@@ -11,6 +11,7 @@ import { benchMemory } from './memory.js';
 import { benchLoad } from './load.js';
 import { benchUpload } from './upload.js';
 import { benchResources } from './resources.js';
+import { benchSupermodel } from './supermodel.js';
 import { now, type Row } from './util.js';
 
 /**
@@ -36,6 +37,7 @@ const benches = [
   ['upload', benchUpload],
   ['load', benchLoad],
   ['resources', benchResources],
+  ['supermodel', benchSupermodel],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
