@@ -31,6 +31,7 @@ test('a supermodel chains descriptors, feature selection, learning and a linked 
     feature_selection: `${s.base}/algorithm/fs-correlation`,
     model_learning: `${s.base}/algorithm/random-forest-regression`,
     applicability_domain: 'ad-leverage',
+    validation_service: `${s.base}/crossvalidation`,
     parameter: [`${encodeURIComponent(`${s.base}/algorithm/fs-correlation`)} numToSelect 4`, 'random-forest-regression,numTrees,20'],
   });
   assert.equal(r.status, 202, r.text);
@@ -54,6 +55,16 @@ test('a supermodel chains descriptors, feature selection, learning and a linked 
   assert.equal(parameters.get('numTrees'), '20');
   assert.equal(parameters.get('model_learning'), `${s.base}/algorithm/random-forest-regression`);
   assert.equal(parameters.get('feature_calculation'), `${s.base}/algorithm/rdkit-descriptors`);
+
+  // validation_service: the recipe cross-validated (the learner on the selected features), linked from the supermodel
+  const [crossvalidation] = valuesOf(description, model, 'http://www.w3.org/2000/01/rdf-schema#seeAlso');
+  assert.match(crossvalidation ?? '', /\/crossvalidation\/\d+$/);
+  const folds = (await http(`${local(crossvalidation)}/validations`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  assert.equal(folds.length, 10);
+  const cv = parseTurtle((await http(local(crossvalidation), { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(cv, crossvalidation, `${OT}algorithm`), [`${s.base}/algorithm/random-forest-regression`]);
+  const statistics = (await http(`${local(crossvalidation)}/statistics`, { accept: 'application/json' })).text;
+  assert.match(statistics, /rootMeanSquaredError/);
 
   // a structure it has never seen: the descriptors are calculated by the supermodel itself
   const posted = await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' });
@@ -87,7 +98,11 @@ test('superalgorithm requests are checked before any work: missing or wrong step
   await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', parameter: 'fs-correlation numToSelect 3' }, /not a step/);
   await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr' }, /no numeric or fingerprint features/);
   await expect400(
-    { dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', validation_service: `${s.base}/crossvalidation` },
+    { dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', validation_service: `${s.base}/validation/bootstrapping` },
     /validation_service/,
+  );
+  await expect400(
+    { dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', dataset_service: 'http://example.org/dataset' },
+    /dataset_service/,
   );
 });

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.js';
-import { df, ot, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
+import { df, ot, rdf, rdfs, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 import { typedValue } from '../algorithm/catalogue.js';
 import type { ColumnEncoding } from './feature-matrix.js';
 import { featureGraph } from '../feature/feature-record.js';
@@ -65,6 +65,8 @@ export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 't
   domain?: Pick<EmbeddedDomain, 'method' | 'state'>;
   /** The URI of a separate AD model to link (`ot:hasDomain`). */
   linkedDomain?: string;
+  /** Resources about the model (`rdfs:seeAlso`). */
+  related?: string[];
   title?: string;
   parameterSpecs: ParameterSpec[];
   targetTitle: string;
@@ -162,6 +164,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
   }
   const graphs: Record<string, RDF.Quad[]> = model.task === 'cleanup' ? {} : { [at.predicted]: predicted, [at.confidence]: confidence };
   if (model.linkedDomain) description.push(df.quad(m, ot('hasDomain'), df.namedNode(model.linkedDomain)));
+  for (const r of model.related ?? []) description.push(df.quad(m, rdfs('seeAlso'), df.namedNode(r)));
   if (model.domain && at.domain) {
     // spec 2.5: an embedded domain, ot:hasDomain the model itself, its features made by the model
     const { metric, membership } = at.domain;

@@ -1,5 +1,7 @@
 import { parseDatasetRef } from '../core/uri-scheme.js';
+import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.js';
+import { df, dc, literal } from '../rdf/namespaces.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import type { Params } from '../http/params.js';
@@ -25,7 +27,21 @@ const STEPS = {
 } as const;
 
 /** How a supermodel records its steps: one string parameter per step kind. */
-const RECORDED: ParameterSpec[] = Object.keys(STEPS).map((name) => ({ name, description: `The ${name.replace('_', ' ')} step(s) of this supermodel`, type: 'string', default: '' }));
+const RECORDED: ParameterSpec[] = [...Object.keys(STEPS), 'validation_service'].map((name) => ({
+  name,
+  description: `The ${name.replace('_', ' ')} step(s) of this supermodel`,
+  type: 'string',
+  default: '',
+}));
+
+/**
+ * Cross-validates a learner on a dataset (10 folds): the validation component's work, handed in
+ * so that the model component does not depend on it. Answers the cross-validation's URI.
+ */
+export type CrossValidate = (
+  input: { dataset: string; algorithmUri: string; learner: Extract<AlgorithmDefinition, { kind: 'learner' }>; parameters: Record<string, ParamValue>; predictionFeature: string },
+  job: { signal?: AbortSignal; progress?: (fraction: number) => void },
+) => Promise<string>;
 
 /** A checked superalgorithm request: every step is one of our algorithms with checked values. */
 interface SuperPlan {
@@ -37,24 +53,31 @@ interface SuperPlan {
   selection: Step<'selection'>[];
   learning: Step<'learner'>;
   domain?: Step<'domain'>;
+  /** `validation_service`: a cross-validation of the recipe (the learner on the final features). */
+  validation?: string;
 }
 
 /** Starts a superalgorithm: the request checked at once (400/404 naming the parameter), the chain run as one task answering the supermodel. */
 export type StartSuper = (algorithmUri: string, params: Params) => Promise<string>;
 
-export function superStarter(services: Services, datasets: DatasetStore, models: ModelStore, descriptors: DescriptorCalculation): StartSuper {
+export function superStarter(services: Services, datasets: DatasetStore, models: ModelStore, descriptors: DescriptorCalculation, crossValidate: CrossValidate): StartSuper {
   return async (algorithmUri, params) => {
     const plan = await planSuper(services, datasets, algorithmUri, params);
     return services.tasks.submit(`Supermodel (${plan.learning.def.title}) on ${plan.datasetUri}`, (job) =>
-      buildSupermodel(services, datasets, models, descriptors, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
+      buildSupermodel(services, datasets, models, descriptors, crossValidate, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
     );
   };
 }
 
 async function planSuper(services: Services, datasets: DatasetStore, algorithmUri: string, params: Params): Promise<SuperPlan> {
-  for (const name of ['validation_service', 'dataset_service']) {
-    if (params.get(name)) throw badRequest(`${name} is not supported by this superalgorithm yet; validate the supermodel with /validation or /crossvalidation`);
-  }
+  if (params.get('dataset_service')) throw badRequest('dataset_service is not supported by this superalgorithm yet: its datasets stay here');
+  const validations = params
+    .all('validation_service')
+    .flatMap((v) => v.split(/[\s,]+/))
+    .filter((v) => v);
+  const crossvalidation = [services.uris.collection('crossvalidation'), `${services.uris.collection('validation')}/crossvalidation`];
+  const refused = validations.filter((v) => !crossvalidation.includes(v.replace(/\/$/, '')));
+  if (refused.length) throw badRequest(`validation_service: ${refused.join(', ')} is not a validation service of this superalgorithm (it takes ${crossvalidation[0]})`);
   const given = subServiceParameters(services, params.all('parameter'));
   const steps = <K extends Kind>(name: keyof typeof STEPS, kind: K): Step<K>[] =>
     params
@@ -96,7 +119,7 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
     // the learner must have something to learn from now: the same check as training
     await planTraining(services, datasets, { algorithmUri, learner: learning[0].def.learner, parameters: learning[0].values, datasetUri: datasetParam, predictionFeature });
   }
-  return { algorithmUri, datasetUri: uri, chosen: [...chosen, ...extra], predictionFeature, calculation, selection, learning: learning[0], domain: domain[0] };
+  return { algorithmUri, datasetUri: uri, chosen: [...chosen, ...extra], predictionFeature, calculation, selection, learning: learning[0], domain: domain[0], validation: validations[0] };
 }
 
 /** Our algorithm named by its URI, or by its id as an alias. */
@@ -133,6 +156,7 @@ async function buildSupermodel(
   datasets: DatasetStore,
   models: ModelStore,
   descriptors: DescriptorCalculation,
+  crossValidate: CrossValidate,
   plan: SuperPlan,
   job: { signal?: AbortSignal; progress?: (fraction: number) => void },
 ): Promise<string> {
@@ -157,6 +181,19 @@ async function buildSupermodel(
     features = await selectFeatures(services, datasets, { method: step.def.method, parameters: step.values, datasetUri: ref(features), predictionFeature: plan.predictionFeature }, job.signal);
     if (!features.length) throw badRequest(`feature_selection ${step.uri} kept no feature`);
   }
+  // the recipe validated: the learner cross-validated on the final features (selected on all rows: a little optimistic)
+  const validation =
+    plan.validation &&
+    (await crossValidate(
+      {
+        dataset: await projection(datasets, dataset, [...features, plan.predictionFeature]),
+        algorithmUri: plan.learning.uri,
+        learner: plan.learning.def,
+        parameters: plan.learning.values,
+        predictionFeature: plan.predictionFeature,
+      },
+      { signal: job.signal },
+    ));
   job.progress?.(0.6);
   // spec 2.5: the domain step makes a separate AD model, on the same features, linked by ot:hasDomain
   const domain =
@@ -183,8 +220,23 @@ async function buildSupermodel(
       feature_selection: plan.selection.map((s) => s.uri).join(' '),
       model_learning: plan.learning.uri,
       applicability_domain: plan.domain?.uri ?? '',
+      validation_service: plan.validation ?? '',
     },
   };
+  training.related = validation ? [validation] : [];
   training.title = `Supermodel: ${plan.learning.def.title}${plan.calculation.length ? ` on ${plan.calculation.map((s) => s.def.title).join(', ')}` : ''} (${(training.target.title ?? training.target.uri).slice(0, 80)})`;
   return trainModel(services, datasets, models, training, { signal: job.signal, progress: (f) => job.progress?.(0.6 + 0.4 * f) });
+}
+
+/** A new dataset of only the given features of a dataset (what a cross-validation of the recipe learns from). */
+async function projection(datasets: DatasetStore, uri: string, features: string[]): Promise<string> {
+  const rows = await datasets.allRows(uri);
+  return datasets.createFromRows(
+    [
+      [dc('title'), literal(`${uri}: the features of a supermodel`)],
+      [dc('source'), df.namedNode(uri)],
+    ],
+    features,
+    rows.map((r) => ({ compound: r.compound, values: features.filter((f) => r.values.has(f)).map((f): [string, RDF.Literal] => [f, r.values.get(f)!]) })),
+  );
 }

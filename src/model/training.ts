@@ -28,6 +28,8 @@ export interface TrainingPlan {
   /** More parameters recorded on the model (a supermodel's steps), and its title. */
   recorded?: { specs: ParameterSpec[]; values: Record<string, ParamValue> };
   title?: string;
+  /** Resources about the model (`rdfs:seeAlso`): a supermodel's cross-validation. */
+  related?: string[];
 }
 
 /**
@@ -155,6 +157,7 @@ export async function trainModel(
     endpoints: plan.target.sameAs,
     domain,
     linkedDomain: plan.linkedDomain,
+    related: plan.related,
   });
 }
 

@@ -66,18 +66,19 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   datasetRoutes(router, services, datasets);
   const models = new ModelStore(services);
   const descriptors = new DescriptorCalculation(services);
+  const predictor = new Predictor(services, descriptors, (uri) => models.load(uri));
+  const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));
+  const crossvalidations = new Crossvalidations(services, runner);
   algorithmRoutes(router, services, {
     datasets,
     descriptors,
     train: trainingStarter(services, datasets, models),
-    startSuper: superStarter(services, datasets, models, descriptors),
+    startSuper: superStarter(services, datasets, models, descriptors, crossvalidations.ofRecipe),
     fitDomain: domainStarter(services, datasets, models),
     cleanup: cleanupStarter(services, datasets, models),
   });
-  const predictor = new Predictor(services, descriptors, (uri) => models.load(uri));
   modelRoutes(router, services, datasets, models, predictor);
-  const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));
-  crossvalidationRoutes(router, services, runner, new Crossvalidations(services, runner));
+  crossvalidationRoutes(router, services, runner, crossvalidations);
   // rows of an upload that a crash cut off before its metadata was written (what an interrupted
   // task created is removed by the task runner at start)
   const ready = (async () => {

@@ -9,6 +9,7 @@ import { statisticsOf, type PairedValue } from './evaluation.js';
 import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, stratifiedFolds, structureGroups } from './splits.js';
 import { crossvalidationFolds, crossvalidationQuads, foldNumber, validationQuads } from './validation-record.js';
 import type { Job, LearningSetup, ValidationRunner } from './validation-runner.js';
+import type { CrossValidate } from '../model/superalgorithm.js';
 
 export type Stratification = 'true' | 'false' | 'super';
 
@@ -153,6 +154,26 @@ export class Crossvalidations {
     await this.services.store.replaceGraphs({ [uri]: quads, [statisticsUri]: pooled });
     return uri;
   }
+
+  /**
+   * 10-fold cross-validation of a learning recipe (a supermodel's learner on its final
+   * features): stratified by class, or on the sorted target for regression, seed 1.
+   */
+  readonly ofRecipe: CrossValidate = async (input, job) => {
+    const dataset = await this.runner.requireDataset(input.dataset, 'dataset_uri');
+    const rows = await this.runner.datasets.allRows(dataset.uri);
+    const setup: LearningSetup = {
+      algorithmUri: input.algorithmUri,
+      def: input.learner,
+      parameters: input.parameters,
+      parametersText: Object.entries(input.parameters)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(';'),
+      predictionFeature: input.predictionFeature,
+    };
+    const stratified: Stratification = input.learner.learner.task === 'regression' ? 'super' : 'true';
+    return this.run({ setup, dataset, rows, numFolds: Math.min(10, rows.length), randomSeed: 1, stratified, leaveOneOut: false }, job);
+  };
 
   read(uri: string): Promise<RDF.Quad[] | undefined> {
     return readTypedGraph(this.services.store, uri, ot('Crossvalidation'));
