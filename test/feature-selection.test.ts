@@ -91,6 +91,8 @@ test('unsupervised selection drops near-constant and inter-correlated features; 
   assert.equal((await select('fs-variance-correlation', { dataset_uri: dataset, numToSelect: '4' })).length, 4);
   const ranked = await select('fs-mutual-information', { dataset_uri: dataset, prediction_feature: features[targetAt - 1], numToSelect: '4' });
   assert.equal(ranked.length, 4);
+  // two classes: a correlation with the class index ranks as well
+  assert.equal((await select('fs-correlation', { dataset_uri: dataset, prediction_feature: features[targetAt - 1], numToSelect: '3' })).length, 3);
 });
 
 test('feature selection in the catalogue; missing target, bad numToSelect and datasets without numeric features answer 400', async () => {
@@ -103,6 +105,10 @@ test('feature selection in the catalogue; missing target, bad numToSelect and da
   const bad = await http(`${s.url}/algorithm/fs-variance-correlation`, { method: 'POST', body: form({ dataset_uri: dataset, numToSelect: '-1' }), accept: 'text/turtle' });
   assert.equal(bad.status, 400);
   assert.match((await errorReport(bad)).message ?? '', /numToSelect/);
+  const three = await described('SMILES,x,class\nCCO,1,a\nCCCO,2,b\nCCCCO,3,c\nCCCCCO,4,a\n');
+  const threeClasses = await http(`${s.url}/algorithm/fs-correlation`, { method: 'POST', body: form({ dataset_uri: three.dataset, prediction_feature: three.features[1] }), accept: 'text/turtle' });
+  assert.equal(threeClasses.status, 400);
+  assert.match((await errorReport(threeClasses)).message ?? '', /3 classes/);
   const up = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,name\nCCO,ethanol\nCCCO,propanol\n', contentType: 'text/csv', accept: 'text/uri-list' });
   const strings = await http(`${s.url}/algorithm/fs-variance-correlation`, { method: 'POST', body: form({ dataset_uri: up.text.trim() }), accept: 'text/turtle' });
   assert.equal(strings.status, 400);

@@ -43,6 +43,10 @@ export async function selectFeatures(services: Services, datasets: DatasetStore,
   let y: Float64Array | null = null;
   if (target && request.method.supervised) {
     const classes = [...new Set(rows.map((r) => r.get(target)?.value.trim()).filter((v): v is string => !!v))].sort();
+    if (nominal && classes.length > 2 && request.method.id === 'fs-correlation')
+      throw badRequest(
+        `prediction_feature ${target} has ${classes.length} classes: a correlation ranks against a number or two classes; use ${services.uris.item('algorithm', 'fs-mutual-information')}`,
+      );
     const index = new Map(classes.map((c, i) => [c, i]));
     y = Float64Array.from(rows, (r) => (nominal ? (index.get(r.get(target)?.value.trim() ?? '') ?? NaN) : numberOf(r.get(target))));
   }
