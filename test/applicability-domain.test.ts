@@ -136,6 +136,13 @@ test('AD algorithms in the catalogue; bad parameters and unsuitable datasets ans
   const bad = await http(`${s.url}/algorithm/ad-euclidean-knn`, { method: 'POST', body: form({ dataset_uri: descriptors, k: '0' }), accept: 'text/turtle' });
   assert.equal(bad.status, 400);
   assert.match((await errorReport(bad)).message ?? '', /\bk\b/);
+  const unknownFeature = await http(`${s.url}/algorithm/ad-ranges`, {
+    method: 'POST',
+    body: form({ dataset_uri: `${descriptors}?feature_uris[]=${encodeURIComponent(`${s.base}/feature/999999`)}` }),
+    accept: 'text/turtle',
+  });
+  assert.equal(unknownFeature.status, 400);
+  assert.match((await errorReport(unknownFeature)).message ?? '', /dataset_uri selects features that are not in dataset/);
   const noFingerprints = await http(`${s.url}/algorithm/ad-tanimoto`, { method: 'POST', body: form({ dataset_uri: descriptors }), accept: 'text/turtle' });
   assert.equal(noFingerprints.status, 400);
   assert.match((await errorReport(noFingerprints)).message ?? '', /fingerprint/);

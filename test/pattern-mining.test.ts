@@ -59,6 +59,12 @@ test('pattern mining in the catalogue; bad parameters answer 400 naming them', a
   const algorithm = parseTurtle((await http(`${s.url}/algorithm/frequent-substructures`, { accept: 'text/turtle' })).text);
   assert.ok(valuesOf(algorithm, `${s.base}/algorithm/frequent-substructures`, RDF_TYPE).includes('http://www.opentox.org/algorithmTypes.owl#PatternMining'));
   const dataset = await kazius();
+  const unknown = await http(`${s.url}/algorithm/frequent-substructures`, {
+    method: 'POST',
+    body: form({ dataset_uri: `${dataset}?feature_uris[]=${encodeURIComponent(`${s.base}/feature/999999`)}` }),
+    accept: 'text/turtle',
+  });
+  assert.equal(unknown.status, 400, 'a selected feature the dataset lacks');
   for (const [name, value] of [
     ['minSup', '0'],
     ['minSup', '1.5'],

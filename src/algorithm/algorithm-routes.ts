@@ -1,4 +1,3 @@
-import { parseDatasetRef } from '../core/uri-scheme.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -87,7 +86,6 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const datasetParam = params.required('dataset_uri');
     const values = readParameters(def.parameters, params);
-    const { uri: datasetUri, features: selected } = parseDatasetRef(datasetParam);
 
     if (def.kind === 'learner') {
       const predictionFeature = params.required('prediction_feature');
@@ -95,10 +93,10 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       return sendTask(ctx, task);
     }
     if (def.kind === 'mining') {
-      const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
+      const { meta: source, selected } = await datasets.requireRef(datasetParam);
       return sendTask(
         ctx,
-        await tasks.submit(`${def.title} of ${datasetUri}`, (job) => mineDataset(services, datasets, descriptors, { algorithmUri: algorithmUri(services, def), source, selected, values }, job.signal)),
+        await tasks.submit(`${def.title} of ${source.uri}`, (job) => mineDataset(services, datasets, descriptors, { algorithmUri: algorithmUri(services, def), source, selected, values }, job.signal)),
       );
     }
     if (def.kind === 'super') return sendTask(ctx, await startSuper(algorithmUri(services, def), params));
@@ -113,11 +111,9 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       if (e instanceof RangeError) throw badRequest(e.message);
       throw e;
     }
-    const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
-    const unknown = selected.filter((f) => !source.features.includes(f));
-    if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${datasetUri}: ${unknown.join(', ')}`);
+    const { meta: source, selected } = await datasets.requireRef(datasetParam);
     const target = await resultTarget(ctx, services, datasets, params);
-    const task = await tasks.submit(`${def.title} for ${datasetUri}`, async (job) => {
+    const task = await tasks.submit(`${def.title} for ${source.uri}`, async (job) => {
       const run = { signal: job.signal, progress: (f: number) => job.progress(5 + f * 85) };
       if (target.kind === 'existing') return describeDataset(descriptors, datasets, { def, values, source, selected, into: target.meta }, run);
       return deliver(services, datasets, await describeDataset(descriptors, datasets, { def, values, source, selected }, run), target);

@@ -32,10 +32,6 @@ export const CLEANUP_METHODS: CleanupMethod[] = [
   },
 ];
 
-export function cleanupMethodById(id: string): CleanupMethod | undefined {
-  return CLEANUP_METHODS.find((m) => m.id === id);
-}
-
 export type CleanupState = { kind: 'dc-missing-values'; dropped: string[]; required: string[] } | { kind: 'dc-duplicates'; keep: 'first' | 'mean' | 'conflicts' };
 
 export interface CleanupRow {

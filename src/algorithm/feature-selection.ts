@@ -1,4 +1,3 @@
-import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { badRequest, HttpError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
@@ -24,10 +23,8 @@ export interface SelectionRequest {
  * the method runs on the worker pool, and the answer is the selected features' URIs.
  */
 export async function selectFeatures(services: Services, datasets: DatasetStore, request: SelectionRequest, signal?: AbortSignal): Promise<string[]> {
-  const { uri, features: chosen } = parseDatasetRef(request.datasetUri);
-  const dataset = await datasets.requireMeta(uri, 'dataset_uri');
-  const unknown = chosen.filter((f) => !dataset.features.includes(f));
-  if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
+  const { meta: dataset, selected: chosen } = await datasets.requireRef(request.datasetUri);
+  const uri = dataset.uri;
   const target = request.predictionFeature;
   if (request.method.supervised && !target) throw badRequest('missing required parameter prediction_feature (this feature selection is supervised)');
   if (target && !dataset.features.includes(target)) throw badRequest(`prediction_feature ${target} is not a feature of dataset ${uri}`);

@@ -1,3 +1,4 @@
+import { featureRef } from '../core/uri-scheme.js';
 import { readGraphs } from '../store/query-helpers.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -39,7 +40,7 @@ export function structureFeatureRoutes(router: Router, structures: StructureReso
       const raw = p.get('value');
       if (raw === undefined) throw badRequest('missing required parameter value');
       await values.set(uri, feature, await values.typedValue(feature, raw));
-      const result = `${uri}?feature_uris[]=${encodeURIComponent(feature)}`;
+      const result = featureRef(uri, [feature]);
       await sendUri(ctx, result);
     };
     router.post(path, setValue);

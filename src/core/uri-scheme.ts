@@ -53,6 +53,11 @@ export function parseDatasetRef(value: string): DatasetRef {
   return { uri: at < 0 ? value : value.slice(0, at), query, features: all('feature_uris'), compounds: all('compound_uris') };
 }
 
+/** The other way: a resource URI selecting features (`{uri}?feature_uris[]=…`; the URI itself when none). */
+export function featureRef(uri: string, features: string[]): string {
+  return features.length ? `${uri}?${features.map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&')}` : uri;
+}
+
 /** The compound a structure URI belongs to: a conformer's parent, or the compound itself. */
 export function compoundOf(structure: string): string {
   return structure.replace(/\/conformer\/[^/]+$/, '');

@@ -86,6 +86,18 @@ export class DatasetStore {
     return meta;
   }
 
+  /**
+   * The dataset a reference names with the features its query selects (`?feature_uris[]=…`,
+   * none: all); 404 when there is no such dataset, 400 when it lacks a selected feature.
+   */
+  async requireRef(ref: string, parameter = 'dataset_uri'): Promise<{ meta: DatasetMeta; selected: string[] }> {
+    const { uri, features: selected } = parseDatasetRef(ref);
+    const meta = await this.requireMeta(uri, parameter);
+    const unknown = selected.filter((f) => !meta.features.includes(f));
+    if (unknown.length) throw badRequest(`${parameter} selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
+    return { meta, selected };
+  }
+
   /** Every row in order, in memory (for work that needs them all at once). */
   async allRows(uri: string): Promise<DatasetRow[]> {
     const rows: DatasetRow[] = [];

@@ -67,10 +67,6 @@ export const DOMAIN_METHODS: DomainMethod[] = [
   },
 ];
 
-export function domainMethodById(id: string): DomainMethod | undefined {
-  return DOMAIN_METHODS.find((m) => m.id === id);
-}
-
 type Standardisation = { columns: number[]; mean: number[]; sd: number[] };
 
 export type DomainState =

@@ -48,10 +48,6 @@ export const SELECTION_METHODS: SelectionMethod[] = [
   },
 ];
 
-export function selectionMethodById(id: string): SelectionMethod | undefined {
-  return SELECTION_METHODS.find((m) => m.id === id);
-}
-
 /**
  * The columns to keep, best first for the supervised methods and in column order otherwise.
  * `y` is the target (a number per row; class indices when `nominal`), rows without one NaN.
@@ -108,7 +104,7 @@ function topFrequency(values: Float64Array): number {
 }
 
 /** Pearson's r; NaN when either side is constant. */
-export function pearson(a: Float64Array, b: Float64Array): number {
+function pearson(a: Float64Array, b: Float64Array): number {
   const n = a.length;
   let ma = 0;
   let mb = 0;
@@ -145,7 +141,7 @@ function bins(values: Float64Array, count: number): number[] {
 }
 
 /** Mutual information of two discrete variables, in bits. */
-export function mutualInformation(a: number[], b: number[]): number {
+function mutualInformation(a: number[], b: number[]): number {
   const n = a.length;
   const joint = new Map<string, number>();
   const pa = new Map<number, number>();

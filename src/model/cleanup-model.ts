@@ -1,6 +1,4 @@
-import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
-import { badRequest } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
 import type { ParamValue } from '../learning/learner.js';
@@ -23,12 +21,9 @@ export type StartCleanup = (request: CleanupRequest) => Promise<string>;
 
 export function cleanupStarter(services: Services, datasets: DatasetStore, models: ModelStore): StartCleanup {
   return async (request) => {
-    const { uri, features: chosen } = parseDatasetRef(request.datasetUri);
-    const dataset = await datasets.requireMeta(uri, 'dataset_uri');
-    const unknown = chosen.filter((f) => !dataset.features.includes(f));
-    if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
-    const features = chosen.length ? chosen : dataset.features;
-    return services.tasks.submit(`${request.method.title} on ${uri}`, async () => {
+    const { meta: dataset, selected } = await datasets.requireRef(request.datasetUri);
+    const features = selected.length ? selected : dataset.features;
+    return services.tasks.submit(`${request.method.title} on ${dataset.uri}`, async () => {
       const rows = await datasets.allRows(dataset.uri);
       const state = fitCleanup(request.method.id, request.parameters, features, rows);
       return models.create({

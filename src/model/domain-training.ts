@@ -1,4 +1,3 @@
-import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { badRequest, HttpError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
@@ -36,10 +35,8 @@ function suits(method: DomainMethod, f: FeatureRecord): boolean {
 }
 
 async function planDomain(services: Services, datasets: DatasetStore, request: DomainRequest): Promise<DomainPlan> {
-  const { uri, features: selected } = parseDatasetRef(request.datasetUri);
-  const dataset = await datasets.requireMeta(uri, 'dataset_uri');
-  const unknown = selected.filter((f) => !dataset.features.includes(f));
-  if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
+  const { meta: dataset, selected } = await datasets.requireRef(request.datasetUri);
+  const uri = dataset.uri;
   const described = await readFeatureRecords(services.store, selected.length ? selected : dataset.features);
   const features = [...described.values()].filter((f) => suits(request.method, f));
   if (!features.length) {

@@ -1,5 +1,5 @@
-import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
+import { featureRef } from '../core/uri-scheme.js';
 import { badRequest } from '../core/errors.js';
 import { df, dc, literal } from '../rdf/namespaces.js';
 import type { Services } from '../core/services.js';
@@ -75,7 +75,7 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
     .all('validation_service')
     .flatMap((v) => v.split(/[\s,]+/))
     .filter((v) => v);
-  const crossvalidation = [services.uris.collection('crossvalidation'), `${services.uris.collection('validation')}/crossvalidation`];
+  const crossvalidation = [services.uris.collection('crossvalidation'), services.uris.ofPath('/validation/crossvalidation')];
   const refused = validations.filter((v) => !crossvalidation.includes(v.replace(/\/$/, '')));
   if (refused.length) throw badRequest(`validation_service: ${refused.join(', ')} is not a validation service of this superalgorithm (it takes ${crossvalidation[0]})`);
   const given = subServiceParameters(services, params.all('parameter'));
@@ -108,12 +108,12 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
   if (given.size) throw badRequest(`parameter: ${[...given.keys()].join(', ')} is not a step of this request`);
 
   const datasetParam = params.required('dataset_uri');
-  const { uri, features: chosen } = parseDatasetRef(datasetParam);
-  const dataset = await datasets.requireMeta(uri, 'dataset_uri');
+  const { meta: dataset, selected: chosen } = await datasets.requireRef(datasetParam);
+  const uri = dataset.uri;
   const predictionFeature = params.required('prediction_feature');
   if (!dataset.features.includes(predictionFeature)) throw badRequest(`prediction_feature ${predictionFeature} is not a feature of dataset ${uri}`);
   const extra = params.all('feature_uris').filter((f) => !chosen.includes(f));
-  const unknown = [...chosen, ...extra].filter((f) => !dataset.features.includes(f));
+  const unknown = extra.filter((f) => !dataset.features.includes(f));
   if (unknown.length) throw badRequest(`feature_uris: not features of dataset ${uri}: ${unknown.join(', ')}`);
   if (!calculation.length) {
     // the learner must have something to learn from now: the same check as training
@@ -174,8 +174,7 @@ async function buildSupermodel(
     // features chosen for the model: the chosen ones (all when none) and every calculated one
     if (features.length) features = [...features, ...(await datasets.requireMeta(dataset, 'dataset_uri')).features.filter((f) => !before.has(f))];
   }
-  const query = (selected: string[]) => selected.map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&');
-  const ref = (selected: string[]) => (selected.length ? `${dataset}?${query([...selected, plan.predictionFeature])}` : dataset);
+  const ref = (selected: string[]) => featureRef(dataset, selected.length ? [...selected, plan.predictionFeature] : []);
   if (!features.length) features = (await datasets.requireMeta(dataset, 'dataset_uri')).features.filter((f) => f !== plan.predictionFeature);
   for (const step of plan.selection) {
     features = await selectFeatures(services, datasets, { method: step.def.method, parameters: step.values, datasetUri: ref(features), predictionFeature: plan.predictionFeature }, job.signal);
@@ -202,7 +201,7 @@ async function buildSupermodel(
       services,
       datasets,
       models,
-      { algorithmUri: plan.domain.uri, method: plan.domain.def.method, parameters: plan.domain.values, datasetUri: `${dataset}?${query(features)}` },
+      { algorithmUri: plan.domain.uri, method: plan.domain.def.method, parameters: plan.domain.values, datasetUri: featureRef(dataset, features) },
       { signal: job.signal },
     ));
   const training = await planTraining(services, datasets, {

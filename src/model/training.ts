@@ -42,11 +42,9 @@ export async function planTraining(
   datasets: DatasetStore,
   request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number },
 ): Promise<TrainingPlan> {
-  const { uri, features: selected } = parseDatasetRef(request.datasetUri);
-  const dataset = await datasets.requireMeta(uri, 'dataset_uri');
+  const { meta: dataset, selected } = await datasets.requireRef(request.datasetUri);
+  const uri = dataset.uri;
   if (!dataset.features.includes(request.predictionFeature)) throw badRequest(`prediction_feature ${request.predictionFeature} is not a feature of dataset ${uri}`);
-  const unknown = selected.filter((f) => !dataset.features.includes(f));
-  if (unknown.length) throw badRequest(`dataset_uri selects features that are not in dataset ${uri}: ${unknown.join(', ')}`);
   const candidates = (selected.length ? selected : dataset.features).filter((f) => f !== request.predictionFeature);
   const described = await readFeatureRecords(services.store, [request.predictionFeature, ...candidates]);
   const target = described.get(request.predictionFeature)!;
