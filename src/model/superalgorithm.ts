@@ -160,22 +160,23 @@ async function buildSupermodel(
   plan: SuperPlan,
   job: { signal?: AbortSignal; progress?: (fraction: number) => void },
 ): Promise<string> {
-  let dataset = plan.datasetUri;
+  let meta = await datasets.requireMeta(plan.datasetUri, 'dataset_uri');
   let features = plan.chosen;
   for (const [k, step] of plan.calculation.entries()) {
-    const source = await datasets.requireMeta(dataset, 'dataset_uri');
-    const before = new Set(source.features);
-    dataset = await describeDataset(
+    const before = new Set(meta.features);
+    const described = await describeDataset(
       descriptors,
       datasets,
-      { def: step.def, values: step.values, source, selected: [] },
+      { def: step.def, values: step.values, source: meta, selected: [] },
       { signal: job.signal, progress: (f) => job.progress?.((0.5 * (k + f)) / plan.calculation.length) },
     );
+    meta = await datasets.requireMeta(described, 'dataset_uri');
     // features chosen for the model: the chosen ones (all when none) and every calculated one
-    if (features.length) features = [...features, ...(await datasets.requireMeta(dataset, 'dataset_uri')).features.filter((f) => !before.has(f))];
+    if (features.length) features = [...features, ...meta.features.filter((f) => !before.has(f))];
   }
+  const dataset = meta.uri;
   const ref = (selected: string[]) => featureRef(dataset, selected.length ? [...selected, plan.predictionFeature] : []);
-  if (!features.length) features = (await datasets.requireMeta(dataset, 'dataset_uri')).features.filter((f) => f !== plan.predictionFeature);
+  if (!features.length) features = meta.features.filter((f) => f !== plan.predictionFeature);
   for (const step of plan.selection) {
     features = await selectFeatures(services, datasets, { method: step.def.method, parameters: step.values, datasetUri: ref(features), predictionFeature: plan.predictionFeature }, job.signal);
     if (!features.length) throw badRequest(`feature_selection ${step.uri} kept no feature`);
