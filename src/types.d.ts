@@ -16,3 +16,7 @@ declare module 'indigo-ketcher' {
   const moduleFn: () => Promise<any>;
   export default moduleFn;
 }
+declare module 'jstat' {
+  const jstat: { jStat: { chisquare: { cdf(x: number, dof: number): number } } };
+  export default jstat;
+}

@@ -94,6 +94,8 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     }
     if (def.kind === 'mining') {
       const { meta: source, selected } = await datasets.requireRef(datasetParam);
+      const classes = String(values.prediction_feature ?? '');
+      if (classes && !source.features.includes(classes)) throw badRequest(`prediction_feature ${classes} is not a feature of dataset ${source.uri}`);
       return sendTask(
         ctx,
         await tasks.submit(`${def.title} of ${source.uri}`, (job) => mineDataset(services, datasets, descriptors, { algorithmUri: algorithmUri(services, def), source, selected, values }, job.signal)),

@@ -7,7 +7,8 @@ import initRDKitModule from '@rdkit/rdkit';
  */
 
 let rdkit: Promise<any> | undefined;
-function toolkit(): Promise<any> {
+/** This thread's RDKit module, loaded once. */
+export function toolkit(): Promise<any> {
   rdkit ??= (async () => {
     const r = await (initRDKitModule as any)();
     r.disable_logging();

@@ -1,4 +1,5 @@
-import { eachMolecule } from './descriptor-calculation.js';
+import jstat from 'jstat';
+import { eachMolecule, toolkit } from './descriptor-calculation.js';
 
 /**
  * Frequent substructure mining (spec 2.4 `PatternMining`) over linear fragments: every simple
@@ -71,25 +72,106 @@ function fragmentsOf(g: Graph, maxBonds: number): Set<string> {
   return found;
 }
 
+export interface MinedFragment {
+  smarts: string;
+  /** The fraction of the readable structures that hold it. */
+  support: number;
+  /** Supervised mining: the p-value of the chi-square test of independence of fragment and class, and the class it is most enriched in (an index into the classes). */
+  pValue?: number;
+  enrichedIn?: number;
+}
+
 export interface MinedFragments {
-  /** Fragments (SMARTS) with their support, the most frequent first. */
-  fragments: { smarts: string; support: number }[];
+  /** Fragments (SMARTS) with their support: the most frequent first (supervised: the most significant first). */
+  fragments: MinedFragment[];
   /** Per structure: the indices (into `fragments`) of those it holds; null where RDKit cannot read it. */
   occurrences: (number[] | null)[];
 }
 
+/**
+ * Supervised mining: per structure its class (an index, null when unknown); a frequent
+ * fragment is kept when the chi-square test of its occurrence against the class (Pearson's,
+ * over the structures with a class) gives a p-value below `pValue`.
+ */
+export interface MiningTarget {
+  classes: (number | null)[];
+  classCount: number;
+  pValue: number;
+}
+
 /** The fragments held by at least `minSup` of the readable structures, at most `maxFragments`. */
-export async function mineFragments(smiles: string[], minSup: number, maxBonds: number, maxFragments: number): Promise<MinedFragments> {
+export async function mineFragments(smiles: string[], minSup: number, maxBonds: number, maxFragments: number, target?: MiningTarget): Promise<MinedFragments> {
   const sets = await eachMolecule(smiles, (mol) => fragmentsOf(graphOf(mol.get_json()), maxBonds));
   const readable = sets.filter((s): s is Set<string> => !!s);
   const counts = new Map<string, number>();
   for (const s of readable) for (const f of s) counts.set(f, (counts.get(f) ?? 0) + 1);
   const needed = Math.max(1, Math.ceil(minSup * readable.length));
-  const fragments = [...counts]
+  let frequent: MinedFragment[] = [...counts]
     .filter(([, n]) => n >= needed)
     .sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1))
-    .slice(0, maxFragments)
     .map(([smarts, n]) => ({ smarts, support: n / readable.length }));
+  if (target) {
+    frequent = frequent
+      .map((f) => ({ ...f, ...association(f.smarts, sets, target) }))
+      .filter((f) => f.pValue < target.pValue)
+      .sort((a, b) => a.pValue - b.pValue || b.support - a.support);
+  }
+  const fragments = frequent.slice(0, maxFragments);
   const index = new Map(fragments.map((f, i) => [f.smarts, i]));
   return { fragments, occurrences: sets.map((s) => (s ? [...s].flatMap((f) => (index.has(f) ? [index.get(f)!] : [])) : null)) };
+}
+
+/** Pearson's chi-square test of independence of a fragment's occurrence and the class (a 2 × classes table). */
+function association(fragment: string, sets: (Set<string> | null)[], target: MiningTarget): { pValue: number; enrichedIn: number } {
+  const held = new Array<number>(target.classCount).fill(0);
+  const total = new Array<number>(target.classCount).fill(0);
+  sets.forEach((s, i) => {
+    const c = target.classes[i];
+    if (!s || c === null || c === undefined) return;
+    total[c]++;
+    if (s.has(fragment)) held[c]++;
+  });
+  const n = total.reduce((a, b) => a + b, 0);
+  const withFragment = held.reduce((a, b) => a + b, 0);
+  let chi2 = 0;
+  let dof = -1;
+  let enrichedIn = 0;
+  for (let c = 0; c < target.classCount; c++) {
+    if (!total[c]) continue;
+    dof++;
+    for (const [observed, rowTotal] of [
+      [held[c], withFragment],
+      [total[c] - held[c], n - withFragment],
+    ]) {
+      const expected = (rowTotal * total[c]) / n;
+      if (expected > 0) chi2 += (observed - expected) ** 2 / expected;
+    }
+    if (held[c] / total[c] > held[enrichedIn] / (total[enrichedIn] || 1)) enrichedIn = c;
+  }
+  // a fragment in every or no classed structure, or a single class: no evidence of association
+  if (dof < 1 || withFragment === 0 || withFragment === n) return { pValue: 1, enrichedIn };
+  return { pValue: 1 - jstat.jStat.chisquare.cdf(chi2, dof), enrichedIn };
+}
+
+/**
+ * Per structure, the indices (into `smarts`) of the patterns RDKit finds in it; null where it
+ * cannot read the structure. How fragment features (`ot:Substructure` with `ot:smarts`) are
+ * calculated for structures a model has not seen. A pattern RDKit cannot read is an error.
+ */
+export async function substructureOccurrences(smiles: string[], smarts: string[]): Promise<(number[] | null)[]> {
+  const r = await toolkit();
+  const queries: any[] = [];
+  try {
+    for (const s of smarts) {
+      const q = r.get_qmol(s);
+      if (!q?.is_valid()) {
+        q?.delete();
+        throw new Error(`not a valid SMARTS pattern: ${JSON.stringify(s.slice(0, 80))}`);
+      }
+      queries.push(q);
+    }
+    return await eachMolecule(smiles, (mol) => queries.flatMap((q, k) => (mol.get_substruct_match(q) !== '{}' ? [k] : [])));
+  } finally {
+    for (const q of queries) q.delete();
+  }
 }

@@ -20,6 +20,8 @@ export interface FeatureRecord {
   sameAs: string[];
   /** ot:confidenceOf: the predicted feature whose confidence this one holds. */
   confidenceOf?: string;
+  /** An `ot:Substructure` feature's pattern (`ot:smarts`): its value is whether a structure holds it. */
+  smarts?: string;
 }
 
 /** A feature this server makes (a dataset column, a descriptor, a model's prediction or confidence). */
@@ -83,6 +85,7 @@ export function featureRecord(quads: RDF.Quad[], uri: string): FeatureRecord {
     accepted: values(ot('acceptValue')),
     sameAs: values(owl('sameAs')),
     confidenceOf: values(ot('confidenceOf'))[0],
+    smarts: types.has(ot('Substructure').value) ? values(ot('smarts'))[0] : undefined,
   };
 }
 

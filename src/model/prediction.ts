@@ -14,12 +14,15 @@ import type { DomainEstimate } from '../learning/applicability-domain.js';
 import { DOMAIN_MODULE } from './domain-training.js';
 
 const PREDICT_MODULE = new URL('./predict-in-worker.ts', import.meta.url).href;
+const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
 
 type DescriptorAlgorithm = Extract<NonNullable<ReturnType<typeof algorithmById>>, { kind: 'descriptors' }>;
 
 /** Descriptor calculations to run before predicting, for variables a dataset lacks. */
 export interface InputPlan {
   calculations: { def: DescriptorAlgorithm; values: Record<string, ParamValue>; instance: DescriptorInstance }[];
+  /** Fragment features (`ot:Substructure` with `ot:smarts`): 1 where RDKit finds the pattern in a structure, else 0. */
+  substructures: { feature: string; smarts: string }[];
 }
 
 export interface PredictionRow {
@@ -46,13 +49,15 @@ export class Predictor {
   async planInputs(model: StoredModel, available: string[]): Promise<InputPlan> {
     const have = new Set(available);
     const missing = model.independent.filter((f) => !have.has(f));
-    if (!missing.length) return { calculations: [] };
+    if (!missing.length) return { calculations: [], substructures: [] };
     const described = await readFeatureRecords(this.services.store, missing);
     const bySource = new Map<string, string[]>();
     const impossible: string[] = [];
+    const substructures: InputPlan['substructures'] = [];
     for (const f of missing) {
-      const source = described.get(f)?.source;
-      if (source && this.services.uris.isIn('algorithm', source)) bySource.set(source, [...(bySource.get(source) ?? []), f]);
+      const { source, smarts } = described.get(f)!;
+      if (smarts) substructures.push({ feature: f, smarts });
+      else if (source && this.services.uris.isIn('algorithm', source)) bySource.set(source, [...(bySource.get(source) ?? []), f]);
       else impossible.push(f);
     }
     const calculations: InputPlan['calculations'] = [];
@@ -65,7 +70,7 @@ export class Predictor {
       const titles = impossible.map((f) => `${described.get(f)?.title ?? f} <${f}>`);
       throw badRequest(`the dataset lacks independent variables of model ${model.uri} that cannot be calculated here: ${titles.join(', ')}`);
     }
-    return { calculations };
+    return { calculations, substructures };
   }
 
   /** The descriptor calculation an algorithm instance stands for (its algorithm and parameter values). */
@@ -98,6 +103,7 @@ export class Predictor {
       });
       calc.instance.features.forEach((f, j) => rows.forEach((r, i) => columns[j][i] && r.values.set(f, columns[j][i]!)));
     }
+    if (plan.substructures.length) await this.findSubstructures(rows, plan.substructures, job.signal);
     const { x } = await encodeRows(
       model.encodings,
       rows.map((r) => r.values),
@@ -130,7 +136,19 @@ export class Predictor {
       return out;
     });
   }
+
+  private async findSubstructures(rows: PredictionRow[], patterns: InputPlan['substructures'], signal?: AbortSignal): Promise<void> {
+    const smiles = await this.descriptors.smilesOf(rows.map((r) => r.compound));
+    const found = await this.services.workers.run<(number[] | null)[]>(FRAGMENTS_MODULE, 'substructureOccurrences', [smiles.map((s) => s ?? ''), patterns.map((p) => p.smarts)], signal);
+    rows.forEach((r, i) => {
+      const held = found[i] && new Set(found[i]);
+      if (held) patterns.forEach((p, k) => r.values.set(p.feature, held.has(k) ? ONE : ZERO));
+    });
+  }
 }
+
+const ONE = literal('1', xsd('int'));
+const ZERO = literal('0', xsd('int'));
 
 /** A new dataset of a model's predictions (and their confidences) for the rows of `source`. */
 export function createPredictionDataset(datasets: DatasetStore, model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], source: { uri: string; title?: string }): Promise<string> {
