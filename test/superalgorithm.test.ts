@@ -5,7 +5,8 @@ import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, w
 
 let s: TestServer;
 before(async () => {
-  s = await startTestServer();
+  // the dataset_service test posts to a second server on loopback
+  s = await startTestServer(['--allow-private-targets', '127.0.0.0/8']);
 });
 after(() => s.stop());
 
@@ -101,8 +102,107 @@ test('superalgorithm requests are checked before any work: missing or wrong step
     { dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', validation_service: `${s.base}/validation/bootstrapping` },
     /validation_service/,
   );
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', dataset_service: 'ftp://example.org/dataset' }, /only http/);
   await expect400(
-    { dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'rdkit-descriptors', dataset_service: 'http://example.org/dataset' },
-    /dataset_service/,
+    { dataset_uri: dataset, prediction_feature: target, model_learning: ['mlr', 'svc'], feature_calculation: 'rdkit-descriptors' },
+    /model_learning.*all do regression or all do classification/,
   );
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr mlr', feature_calculation: 'rdkit-descriptors' }, /model_learning.*twice/);
+  await expect400({ dataset_uri: dataset, prediction_feature: target, model_learning: 'mlr', feature_calculation: 'fs-correlation' }, /feature_calculation.*descriptor-calculation or pattern-mining/);
+});
+
+/** Build a supermodel and predict one compound with it: answers the model and its prediction (the first value). */
+async function supermodelPrediction(params: Record<string, string | string[]>, compound: string): Promise<{ model: string; value: string }> {
+  const r = await superalgorithm(params);
+  assert.equal(r.status, 202, r.text);
+  const model = await waitForTask(s, r.text.trim());
+  const one = await http(local(model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
+  assert.equal(one.status, 200, one.text);
+  return { model, value: (parseCsv(one.text) as string[][])[1][1] };
+}
+
+test("several model_learning steps make a consensus supermodel: the mean of its members' predictions, cross-validated as one recipe", async () => {
+  const { dataset, target } = await minnows(40);
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const recipe = {
+    dataset_uri: dataset,
+    prediction_feature: target,
+    feature_calculation: 'rdkit-descriptors',
+    feature_selection: 'fs-correlation',
+  };
+  const selection = 'fs-correlation numToSelect 5';
+  const trees = 'random-forest-regression numTrees 15';
+  const mlr = await supermodelPrediction({ ...recipe, model_learning: 'mlr', parameter: selection }, compound);
+  const forest = await supermodelPrediction({ ...recipe, model_learning: 'random-forest-regression', parameter: [selection, trees] }, compound);
+  const both = await supermodelPrediction(
+    { ...recipe, model_learning: ['mlr', `${s.base}/algorithm/random-forest-regression`], validation_service: `${s.base}/crossvalidation`, parameter: [selection, trees] },
+    compound,
+  );
+  const mean = (Number(mlr.value) + Number(forest.value)) / 2;
+  assert.ok(Math.abs(Number(both.value) - mean) < 1e-9, `${both.value} is the mean of ${mlr.value} and ${forest.value}`);
+  assert.notEqual(mlr.value, forest.value, 'two different members');
+
+  const description = parseTurtle((await http(local(both.model), { accept: 'text/turtle' })).text);
+  const parameters = new Map(
+    valuesOf(description, both.model, `${OT}parameters`).map((p) => [valuesOf(description, p, 'http://purl.org/dc/elements/1.1/title')[0], valuesOf(description, p, `${OT}paramValue`)[0]]),
+  );
+  assert.equal(parameters.get('model_learning'), `${s.base}/algorithm/mlr ${s.base}/algorithm/random-forest-regression`);
+  assert.equal(parameters.get('random-forest-regression.numTrees'), '15', 'each member keeps its parameter values');
+  assert.match(valuesOf(description, both.model, 'http://purl.org/dc/elements/1.1/title')[0], /Consensus of/);
+  const [crossvalidation] = valuesOf(description, both.model, 'http://www.w3.org/2000/01/rdf-schema#seeAlso');
+  const statistics = JSON.parse((await http(`${local(crossvalidation)}/statistics`, { accept: 'application/json' })).text);
+  assert.match(JSON.stringify(statistics), /rootMeanSquaredError/);
+  assert.equal((await http(`${local(crossvalidation)}/validations`, { accept: 'text/uri-list' })).text.trim().split('\r\n').length, 10);
+});
+
+test('pattern mining as a feature_calculation step: a classification supermodel on mined fragments classifies a fresh SMILES', async () => {
+  const up = await http(`${s.url}/dataset`, { method: 'POST', body: sharedCsv('kazius.csv', 1000, 40), contentType: 'text/csv', accept: 'text/uri-list' });
+  const dataset = up.text.trim();
+  const target = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim();
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'O=[N+]([O-])c1ccc2ccccc2c1', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const { model, value } = await supermodelPrediction(
+    {
+      dataset_uri: dataset,
+      prediction_feature: target,
+      feature_calculation: 'frequent-substructures',
+      model_learning: 'naive-bayes',
+      parameter: ['frequent-substructures minSup 0.05', `frequent-substructures prediction_feature ${target}`],
+    },
+    compound,
+  );
+  assert.match(value, /^(mutagenic|non-mutagenic)$/);
+  const description = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  const independent = valuesOf(description, model, `${OT}independentVariables`);
+  assert.ok(independent.length > 0);
+  const fragment = parseTurtle((await http(local(independent[0]), { accept: 'text/turtle' })).text);
+  assert.ok(valuesOf(fragment, independent[0], `${OT}smarts`).length === 1, 'the model learns from mined fragments');
+  assert.match(valuesOf(fragment, independent[0], 'http://purl.org/dc/elements/1.1/description')[0], /chi-square/, 'supervised mining, by a parameter addressed to the step');
+});
+
+test('dataset_service: a supermodel stores its predictions at the dataset service it was made with, unless a request says otherwise', async () => {
+  const remote = await startTestServer();
+  try {
+    const { dataset, target } = await minnows(20);
+    const r = await superalgorithm({
+      dataset_uri: dataset,
+      prediction_feature: target,
+      feature_calculation: 'rdkit-descriptors',
+      model_learning: 'mlr',
+      dataset_service: `${remote.base}/dataset/`,
+      parameter: 'rdkit-descriptors descriptors tpsa,exactmw',
+    });
+    assert.equal(r.status, 202, r.text);
+    const model = await waitForTask(s, r.text.trim());
+    const there = await http(local(model), { method: 'POST', body: form({ dataset_uri: dataset }), accept: 'text/uri-list' });
+    const stored = there.status === 202 ? await waitForTask(s, there.text.trim()) : there.text.trim();
+    assert.ok(stored.startsWith(`${remote.base}/dataset/`), stored);
+    const rows = parseCsv((await http(stored.replace(remote.base, remote.url), { accept: 'text/csv' })).text) as string[][];
+    assert.equal(rows.length, 21);
+    assert.match(rows[0][1], /predicted by model/);
+    const here = await http(local(model), { method: 'POST', body: form({ dataset_uri: dataset, dataset_service: `${s.base}/dataset` }), accept: 'text/uri-list' });
+    const local2 = here.status === 202 ? await waitForTask(s, here.text.trim()) : here.text.trim();
+    assert.ok(local2.startsWith(`${s.base}/dataset/`), local2);
+  } finally {
+    await remote.stop();
+  }
 });

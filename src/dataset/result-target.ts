@@ -12,13 +12,14 @@ import { checkOutboundTarget } from '../outbound/outbound-fetch.js';
  * Where the results of an algorithm or a model go (spec 4.4, 4.11): a new dataset of this
  * service (also when `dataset_service` names this service); `result_dataset`, an existing
  * dataset that gets new columns; or a new dataset at another dataset service. Both
- * parameters at once are refused.
+ * parameters at once are refused. `defaultService`: where results go when the request names
+ * neither (a supermodel's own `dataset_service`).
  */
 export type ResultTarget = { kind: 'new' } | { kind: 'existing'; meta: DatasetMeta } | { kind: 'remote'; service: string; subjectid?: string };
 
-export async function resultTarget(ctx: Context, services: Services, datasets: DatasetStore, params: Params): Promise<ResultTarget> {
+export async function resultTarget(ctx: Context, services: Services, datasets: DatasetStore, params: Params, defaultService?: string): Promise<ResultTarget> {
   const result = params.get('result_dataset');
-  const service = params.get('dataset_service')?.trim().replace(/\/+$/, '');
+  const service = (params.get('dataset_service') ?? (result ? undefined : defaultService))?.trim().replace(/\/+$/, '');
   if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
   if (service && service !== datasets.collection) {
     await checkOutboundTarget(service, services.config);

@@ -7,6 +7,7 @@ import { plsDiscriminantAnalysis, plsRegression } from './pls.js';
 import { supportVectorClassification, supportVectorRegression } from './svm.js';
 import { randomForestClassification, randomForestRegression } from './random-forest.js';
 import { gradientBoostingClassification, gradientBoostingRegression } from './gradient-boosting.js';
+import { consensusPredictors } from './consensus.js';
 
 /** Every supervised learner the algorithm catalogue offers, in catalogue order. */
 export const LEARNERS: Learner[] = [
@@ -25,6 +26,9 @@ export const LEARNERS: Learner[] = [
   plsDiscriminantAnalysis,
 ];
 
+/** The learners that predict for stored consensus models (supermodels of several learners). */
+const CONSENSUS = consensusPredictors((id) => learnerById(id));
+
 export function learnerById(id: string): Learner | undefined {
-  return LEARNERS.find((l) => l.id === id);
+  return LEARNERS.find((l) => l.id === id) ?? CONSENSUS.find((l) => l.id === id);
 }

@@ -50,7 +50,8 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
       const source = await datasets.requireMeta(parseDatasetRef(datasetParam).uri, 'dataset_uri');
       return sendTask(ctx, await tasks.submit(`${model.title} applied to ${source.uri}`, () => applyCleanupModel(datasets, model, source)));
     }
-    const target = await resultTarget(ctx, services, datasets, params);
+    // a supermodel made with dataset_service stores its predictions there unless told otherwise
+    const target = await resultTarget(ctx, services, datasets, params, String(model.parameters.dataset_service ?? '') || undefined);
 
     if (compound) {
       if (!services.uris.isIn('compound', compound) || !(await store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
@@ -69,7 +70,7 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
     const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
     const plan = await predictor.planInputs(model, source.features);
     // Predicting is quick; calculating missing descriptors first is not: then it is a task.
-    await answerNowOrAsTask(ctx, tasks, { slow: plan.calculations.length > 0, title: `Predictions of ${model.uri} for ${datasetUri}` }, async (job) => {
+    await answerNowOrAsTask(ctx, tasks, { slow: plan.calculations.length > 0 || plan.substructures.length > 0, title: `Predictions of ${model.uri} for ${datasetUri}` }, async (job) => {
       const rows: PredictionRow[] = await datasets.allRows(source.uri);
       const predictions = await predictor.predict(model, rows, plan, job);
       return storePredictions(model, rows, predictions, target, source.uri, source.title);

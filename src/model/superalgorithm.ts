@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { featureRef } from '../core/uri-scheme.js';
 import { badRequest } from '../core/errors.js';
+import { checkOutboundTarget } from '../outbound/outbound-fetch.js';
 import { df, dc, literal } from '../rdf/namespaces.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
@@ -11,9 +12,12 @@ import { checkParameters } from '../algorithm/parameters.js';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.js';
 import { describeDataset } from '../algorithm/descriptor-datasets.js';
 import { selectFeatures } from '../algorithm/feature-selection.js';
+import { mineDataset } from '../algorithm/pattern-mining.js';
 import type { ModelStore } from './model-store.js';
 import { planTraining, trainModel } from './training.js';
 import { createDomainModel } from './domain-training.js';
+import { consensusLearner } from '../learning/consensus.js';
+import { learnerById } from '../learning/learners.js';
 
 type Kind = AlgorithmDefinition['kind'];
 type Step<K extends Kind> = { def: Extract<AlgorithmDefinition, { kind: K }>; uri: string; values: Record<string, ParamValue> };
@@ -26,13 +30,18 @@ const STEPS = {
   applicability_domain: 'domain',
 } as const;
 
-/** How a supermodel records its steps: one string parameter per step kind. */
-const RECORDED: ParameterSpec[] = [...Object.keys(STEPS), 'validation_service'].map((name) => ({
-  name,
-  description: `The ${name.replace('_', ' ')} step(s) of this supermodel`,
-  type: 'string',
-  default: '',
-}));
+const KIND_NAMES: Partial<Record<Kind, string>> = {
+  descriptors: 'a descriptor-calculation or pattern-mining algorithm',
+  learner: 'a learning algorithm',
+  domain: 'an applicability-domain algorithm',
+  selection: 'a feature-selection algorithm',
+};
+
+/** How a supermodel records its steps: one string parameter per step kind, and its dataset service. */
+const RECORDED: ParameterSpec[] = [
+  ...[...Object.keys(STEPS), 'validation_service'].map((name) => ({ name, description: `The ${name.replace('_', ' ')} step(s) of this supermodel (space-separated URIs)` })),
+  { name: 'dataset_service', description: 'Where this supermodel stores its predictions when a request names no dataset_service or result_dataset (empty: here)' },
+].map((p): ParameterSpec => ({ ...p, type: 'string', default: '' }));
 
 /**
  * Cross-validates a learner on a dataset (10 folds): the validation component's work, handed in
@@ -49,12 +58,17 @@ interface SuperPlan {
   datasetUri: string;
   chosen: string[];
   predictionFeature: string;
-  calculation: Step<'descriptors'>[];
+  /** Descriptor calculation and pattern mining (mined fragments are features a supermodel calculates by substructure search). */
+  calculation: Step<'descriptors' | 'mining'>[];
   selection: Step<'selection'>[];
+  /** The learning step: the one learner, or the consensus of several (then `learners` lists them). */
   learning: Step<'learner'>;
+  learners: Step<'learner'>[];
   domain?: Step<'domain'>;
   /** `validation_service`: a cross-validation of the recipe (the learner on the final features). */
   validation?: string;
+  /** `dataset_service`: where the supermodel's predictions go by default ('' : here). */
+  datasetService: string;
 }
 
 /** Starts a superalgorithm: the request checked at once (400/404 naming the parameter), the chain run as one task answering the supermodel. */
@@ -70,7 +84,9 @@ export function superStarter(services: Services, datasets: DatasetStore, models:
 }
 
 async function planSuper(services: Services, datasets: DatasetStore, algorithmUri: string, params: Params): Promise<SuperPlan> {
-  if (params.get('dataset_service')) throw badRequest('dataset_service is not supported by this superalgorithm yet: its datasets stay here');
+  // dataset_service: where the supermodel stores its predictions (the datasets of its chain stay here, beside it)
+  const datasetService = params.get('dataset_service')?.trim().replace(/\/+$/, '') ?? '';
+  if (datasetService && datasetService !== datasets.collection) await checkOutboundTarget(datasetService, services.config);
   const validations = params
     .all('validation_service')
     .flatMap((v) => v.split(/[\s,]+/))
@@ -79,7 +95,7 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
   const refused = validations.filter((v) => !crossvalidation.includes(v.replace(/\/$/, '')));
   if (refused.length) throw badRequest(`validation_service: ${refused.join(', ')} is not a validation service of this superalgorithm (it takes ${crossvalidation[0]})`);
   const given = subServiceParameters(services, params.all('parameter'));
-  const steps = <K extends Kind>(name: keyof typeof STEPS, kind: K): Step<K>[] =>
+  const steps = <K extends Kind>(name: keyof typeof STEPS, ...kinds: K[]): Step<K>[] =>
     params
       .all(name)
       .flatMap((v) => v.split(/[\s,]+/))
@@ -87,7 +103,7 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
       .map((ref) => {
         const def = algorithmOf(services, ref);
         if (!def) throw badRequest(`${name}: ${ref} is not an algorithm of this service`);
-        if (def.kind !== kind) throw badRequest(`${name}: ${ref} is not a ${kind === 'learner' ? 'learning' : kind} algorithm`);
+        if (!kinds.includes(def.kind as K)) throw badRequest(`${name}: ${ref} is not ${KIND_NAMES[kinds[0]]}`);
         const uri = services.uris.item('algorithm', def.id);
         let values: Record<string, ParamValue>;
         try {
@@ -100,10 +116,13 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
       });
   const learning = steps('model_learning', 'learner');
   if (!learning.length) throw badRequest('missing required parameter model_learning (a learning algorithm URI)');
-  if (learning.length > 1) throw badRequest('model_learning: one learning algorithm per supermodel');
+  const tasks = new Set(learning.map((l) => l.def.learner.task));
+  if (tasks.size > 1) throw badRequest('model_learning: the learners of a consensus all do regression or all do classification');
+  const twice = learning.find((l, i) => learning.findIndex((o) => o.def.id === l.def.id) !== i);
+  if (twice) throw badRequest(`model_learning: ${twice.uri} is given twice`);
   const domain = steps('applicability_domain', 'domain');
   if (domain.length > 1) throw badRequest('applicability_domain: one applicability-domain algorithm per supermodel');
-  const calculation = steps('feature_calculation', 'descriptors');
+  const calculation = steps('feature_calculation', 'descriptors', 'mining');
   const selection = steps('feature_selection', 'selection');
   if (given.size) throw badRequest(`parameter: ${[...given.keys()].join(', ')} is not a step of this request`);
 
@@ -119,7 +138,33 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
     // the learner must have something to learn from now: the same check as training
     await planTraining(services, datasets, { algorithmUri, learner: learning[0].def.learner, parameters: learning[0].values, datasetUri: datasetParam, predictionFeature });
   }
-  return { algorithmUri, datasetUri: uri, chosen: [...chosen, ...extra], predictionFeature, calculation, selection, learning: learning[0], domain: domain[0], validation: validations[0] };
+  return {
+    algorithmUri,
+    datasetUri: uri,
+    chosen: [...chosen, ...extra],
+    predictionFeature,
+    calculation,
+    selection,
+    learning: learning.length === 1 ? learning[0] : consensusStep(algorithmUri, learning),
+    learners: learning,
+    domain: domain[0],
+    validation: validations[0],
+    datasetService,
+  };
+}
+
+/** Several learning steps as one: their consensus, with each member's parameter values under `{id}.{name}`. */
+function consensusStep(algorithmUri: string, members: Step<'learner'>[]): Step<'learner'> {
+  const learner = consensusLearner(
+    members[0].def.learner.task,
+    members.map((m) => m.def.learner),
+    learnerById,
+  );
+  return {
+    def: { kind: 'learner', learner, id: learner.id, title: learner.title, description: learner.description, types: ['Supervised'], parameters: learner.parameters },
+    uri: algorithmUri,
+    values: Object.fromEntries(members.flatMap((m) => Object.entries(m.values).map(([name, v]): [string, ParamValue] => [`${m.def.id}.${name}`, v]))),
+  };
 }
 
 /** Our algorithm named by its URI, or by its id as an alias. */
@@ -164,12 +209,11 @@ async function buildSupermodel(
   let features = plan.chosen;
   for (const [k, step] of plan.calculation.entries()) {
     const before = new Set(meta.features);
-    const described = await describeDataset(
-      descriptors,
-      datasets,
-      { def: step.def, values: step.values, source: meta, selected: [] },
-      { signal: job.signal, progress: (f) => job.progress?.((0.5 * (k + f)) / plan.calculation.length) },
-    );
+    const progress = (f: number) => job.progress?.((0.5 * (k + f)) / plan.calculation.length);
+    const described =
+      step.def.kind === 'mining'
+        ? await mineDataset(services, datasets, descriptors, { algorithmUri: step.uri, source: meta, selected: [], values: step.values }, job.signal)
+        : await describeDataset(descriptors, datasets, { def: step.def, values: step.values, source: meta, selected: [] }, { signal: job.signal, progress });
     meta = await datasets.requireMeta(described, 'dataset_uri');
     // features chosen for the model: the chosen ones (all when none) and every calculated one
     if (features.length) features = [...features, ...meta.features.filter((f) => !before.has(f))];
@@ -218,9 +262,10 @@ async function buildSupermodel(
     values: {
       feature_calculation: plan.calculation.map((s) => s.uri).join(' '),
       feature_selection: plan.selection.map((s) => s.uri).join(' '),
-      model_learning: plan.learning.uri,
+      model_learning: plan.learners.map((l) => l.uri).join(' '),
       applicability_domain: plan.domain?.uri ?? '',
       validation_service: plan.validation ?? '',
+      dataset_service: plan.datasetService,
     },
   };
   training.related = validation ? [validation] : [];
