@@ -206,3 +206,37 @@ test('dataset_service: a supermodel stores its predictions at the dataset servic
     await remote.stop();
   }
 });
+
+test('several applicability_domain steps: one linked AD model each, all estimated beside the prediction; a deleted one is left out', async () => {
+  const { dataset, target } = await minnows(30);
+  const r = await superalgorithm({
+    dataset_uri: dataset,
+    prediction_feature: target,
+    feature_calculation: 'rdkit-descriptors',
+    model_learning: 'mlr',
+    applicability_domain: ['ad-leverage', `${s.base}/algorithm/ad-ranges`],
+    parameter: 'rdkit-descriptors descriptors tpsa,exactmw,CrippenClogP',
+  });
+  assert.equal(r.status, 202, r.text);
+  const model = await waitForTask(s, r.text.trim());
+  const description = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  const domains = valuesOf(description, model, `${OT}hasDomain`);
+  assert.equal(domains.length, 2);
+  const compound = (
+    await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })
+  ).text.trim();
+  const predictOne = async () => {
+    const one = await http(local(model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
+    assert.equal(one.status, 200, one.text);
+    return (parseCsv(one.text) as string[][])[1].slice(1);
+  };
+  const both = await predictOne();
+  assert.equal(both.length, 6, 'prediction, confidence and two estimates per domain');
+  assert.deepEqual(
+    both.filter((v) => v === 'false'),
+    ['false', 'false'],
+    'a C40 chain lies outside both domains of small fish toxicants',
+  );
+  assert.equal((await http(local(domains[1]), { method: 'DELETE' })).status, 200);
+  assert.equal((await predictOne()).length, 4, 'the deleted domain model is no longer estimated');
+});

@@ -37,8 +37,8 @@ export interface StoredModel {
    * the features of its metric and membership.
    */
   domain?: EmbeddedDomain;
-  /** A separate applicability-domain model this model is linked to (`ot:hasDomain`), with its two features. */
-  linkedDomain?: { model: string; metric: string; membership: string };
+  /** Separate applicability-domain models this model is linked to (`ot:hasDomain`), with their two features each. */
+  linkedDomains: { model: string; metric: string; membership: string }[];
 }
 
 export interface EmbeddedDomain {
@@ -50,8 +50,8 @@ export interface EmbeddedDomain {
 
 /** The features a model's answers fill: predictions and confidences (or an AD model's metric and membership), then an embedded domain's. */
 export function outputFeatures(model: StoredModel): string[] {
-  const domain = model.domain ?? model.linkedDomain;
-  return [model.predicted, model.confidence, ...(domain ? [domain.metric, domain.membership] : [])];
+  const domains = [...(model.domain ? [model.domain] : []), ...model.linkedDomains];
+  return [model.predicted, model.confidence, ...domains.flatMap((d) => [d.metric, d.membership])];
 }
 
 /** A model that predicts (not an applicability-domain model). */
@@ -61,10 +61,10 @@ export function isPredictive(model: StoredModel): model is PredictiveModel {
   return model.task === 'regression' || model.task === 'classification';
 }
 
-export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain' | 'linkedDomain'> & {
+export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain' | 'linkedDomains'> & {
   domain?: Pick<EmbeddedDomain, 'method' | 'state'>;
-  /** The URI of a separate AD model to link (`ot:hasDomain`). */
-  linkedDomain?: string;
+  /** The URIs of separate AD models to link (`ot:hasDomain`). */
+  linkedDomains?: string[];
   /** Resources about the model (`rdfs:seeAlso`). */
   related?: string[];
   title?: string;
@@ -89,8 +89,8 @@ export interface ModelDescription {
   /** Applicability-domain models: the metric and the membership features. */
   adMetric?: string;
   adMembership?: string;
-  /** `ot:hasDomain`: the model itself (embedded) or a separate AD model. */
-  hasDomain?: string;
+  /** `ot:hasDomain`: the model itself (embedded) and/or separate AD models. */
+  hasDomain: string[];
 }
 
 /** The URIs a new model is stored under: its own, and its two predicted features' (none, '', for a filtering model). */
@@ -163,7 +163,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
   }
   const graphs: Record<string, RDF.Quad[]> = model.task === 'cleanup' ? {} : { [at.predicted]: predicted, [at.confidence]: confidence };
-  if (model.linkedDomain) description.push(df.quad(m, ot('hasDomain'), df.namedNode(model.linkedDomain)));
+  for (const d of model.linkedDomains ?? []) description.push(df.quad(m, ot('hasDomain'), df.namedNode(d)));
   for (const r of model.related ?? []) description.push(df.quad(m, rdfs('seeAlso'), df.namedNode(r)));
   if (model.domain && at.domain) {
     // spec 2.5: an embedded domain, ot:hasDomain the model itself, its features made by the model
@@ -200,7 +200,7 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
     endpoints: values(owl('sameAs')),
     adMetric: values(ot('adMetric'))[0],
     adMembership: values(ot('adMembership'))[0],
-    hasDomain: values(ot('hasDomain'))[0],
+    hasDomain: values(ot('hasDomain')),
   };
 }
 
@@ -228,6 +228,7 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     encodings: state.encodings,
     state: state.state,
     domain: state.domain && description.adMetric && description.adMembership ? { ...state.domain, metric: description.adMetric, membership: description.adMembership } : undefined,
+    linkedDomains: [],
   };
 }
 

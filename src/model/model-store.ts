@@ -61,10 +61,10 @@ export class ModelStore {
     const [content, predicted] = await Promise.all([this.services.store.readGraph(this.contentGraph(uri)), readFeatureRecords(this.services.store, description.predictedVariables)]);
     const confidence = [...predicted.values()].find((f) => f.confidenceOf)?.uri ?? '';
     const model = storedModel(description, content, confidence);
-    if (description.hasDomain && description.hasDomain !== uri) {
-      const linked = await this.describe(description.hasDomain);
+    for (const other of description.hasDomain.filter((d) => d !== uri)) {
+      const linked = await this.describe(other);
       const { adMetric, adMembership } = linked?.description ?? {};
-      if (adMetric && adMembership) model.linkedDomain = { model: description.hasDomain, metric: adMetric, membership: adMembership };
+      if (adMetric && adMembership) model.linkedDomains.push({ model: other, metric: adMetric, membership: adMembership });
     }
     this.cache.set(uri, model);
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
@@ -73,6 +73,8 @@ export class ModelStore {
 
   async delete(uri: string): Promise<void> {
     this.cache.delete(uri);
+    // models linked to a deleted AD model answer without its estimates from now on
+    for (const [other, model] of this.cache) if (model.linkedDomains.some((d) => d.model === uri)) this.cache.delete(other);
     await this.services.store.deleteGraphs([uri, this.contentGraph(uri)]);
   }
 }

@@ -86,12 +86,15 @@ export class Predictor {
   /** Predict rows; one list of (feature, literal) pairs per row, empty when a row cannot be predicted. */
   async predict(model: StoredModel, rows: PredictionRow[], plan: InputPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<PredictedValues[]> {
     const own = await this.predictWith(model, rows, plan, job);
-    const linked = model.linkedDomain && (await this.load(model.linkedDomain.model));
-    if (!linked) return own;
-    // spec 2.5: a model linked to a separate AD model answers that model's estimates beside its predictions
-    const available = [...new Set(rows.flatMap((r) => [...r.values.keys()]))];
-    const estimates = await this.predictWith(linked, rows, await this.planInputs(linked, available), job);
-    return own.map((values, i) => (values.length ? [...values, ...estimates[i]] : values));
+    // spec 2.5: a model linked to separate AD models answers their estimates beside its predictions
+    for (const { model: uri } of model.linkedDomains) {
+      const linked = await this.load(uri);
+      if (!linked) continue;
+      const available = [...new Set(rows.flatMap((r) => [...r.values.keys()]))];
+      const estimates = await this.predictWith(linked, rows, await this.planInputs(linked, available), job);
+      own.forEach((values, i) => values.length && values.push(...estimates[i]));
+    }
+    return own;
   }
 
   private async predictWith(model: StoredModel, rows: PredictionRow[], plan: InputPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void }): Promise<PredictedValues[]> {

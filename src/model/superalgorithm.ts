@@ -64,7 +64,8 @@ interface SuperPlan {
   /** The learning step: the one learner, or the consensus of several (then `learners` lists them). */
   learning: Step<'learner'>;
   learners: Step<'learner'>[];
-  domain?: Step<'domain'>;
+  /** Each makes a separate AD model that the supermodel links (`ot:hasDomain`). */
+  domains: Step<'domain'>[];
   /** `validation_service`: a cross-validation of the recipe (the learner on the final features). */
   validation?: string;
   /** `dataset_service`: where the supermodel's predictions go by default ('' : here). */
@@ -113,15 +114,17 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
         }
         given.delete(def.id);
         return { def: def as Extract<AlgorithmDefinition, { kind: K }>, uri, values };
+      })
+      .map((step, i, all) => {
+        // parameters are addressed to a step by its algorithm: each algorithm is one step
+        if (all.findIndex((o) => o.def.id === step.def.id) !== i) throw badRequest(`${name}: ${step.uri} is given twice`);
+        return step;
       });
   const learning = steps('model_learning', 'learner');
   if (!learning.length) throw badRequest('missing required parameter model_learning (a learning algorithm URI)');
   const tasks = new Set(learning.map((l) => l.def.learner.task));
   if (tasks.size > 1) throw badRequest('model_learning: the learners of a consensus all do regression or all do classification');
-  const twice = learning.find((l, i) => learning.findIndex((o) => o.def.id === l.def.id) !== i);
-  if (twice) throw badRequest(`model_learning: ${twice.uri} is given twice`);
-  const domain = steps('applicability_domain', 'domain');
-  if (domain.length > 1) throw badRequest('applicability_domain: one applicability-domain algorithm per supermodel');
+  const domains = steps('applicability_domain', 'domain');
   const calculation = steps('feature_calculation', 'descriptors', 'mining');
   const selection = steps('feature_selection', 'selection');
   if (given.size) throw badRequest(`parameter: ${[...given.keys()].join(', ')} is not a step of this request`);
@@ -147,7 +150,7 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
     selection,
     learning: learning.length === 1 ? learning[0] : consensusStep(algorithmUri, learning),
     learners: learning,
-    domain: domain[0],
+    domains,
     validation: validations[0],
     datasetService,
   };
@@ -239,16 +242,12 @@ async function buildSupermodel(
       { signal: job.signal },
     ));
   job.progress?.(0.6);
-  // spec 2.5: the domain step makes a separate AD model, on the same features, linked by ot:hasDomain
-  const domain =
-    plan.domain &&
-    (await createDomainModel(
-      services,
-      datasets,
-      models,
-      { algorithmUri: plan.domain.uri, method: plan.domain.def.method, parameters: plan.domain.values, datasetUri: featureRef(dataset, features) },
-      { signal: job.signal },
-    ));
+  // spec 2.5: each domain step makes a separate AD model, on the same features, linked by ot:hasDomain
+  const domains: string[] = [];
+  for (const step of plan.domains) {
+    const request = { algorithmUri: step.uri, method: step.def.method, parameters: step.values, datasetUri: featureRef(dataset, features) };
+    domains.push(await createDomainModel(services, datasets, models, request, { signal: job.signal }));
+  }
   const training = await planTraining(services, datasets, {
     algorithmUri: plan.algorithmUri,
     learner: plan.learning.def.learner,
@@ -256,14 +255,14 @@ async function buildSupermodel(
     datasetUri: ref(features),
     predictionFeature: plan.predictionFeature,
   });
-  training.linkedDomain = domain;
+  training.linkedDomains = domains;
   training.recorded = {
     specs: RECORDED,
     values: {
       feature_calculation: plan.calculation.map((s) => s.uri).join(' '),
       feature_selection: plan.selection.map((s) => s.uri).join(' '),
       model_learning: plan.learners.map((l) => l.uri).join(' '),
-      applicability_domain: plan.domain?.uri ?? '',
+      applicability_domain: plan.domains.map((d) => d.uri).join(' '),
       validation_service: plan.validation ?? '',
       dataset_service: plan.datasetService,
     },

@@ -23,8 +23,8 @@ export interface TrainingPlan {
   /** Features of the dataset left out (neither numeric nor fingerprints). */
   skipped: FeatureRecord[];
   seed: number;
-  /** A separate applicability-domain model to link (the superalgorithm's `applicability_domain`). */
-  linkedDomain?: string;
+  /** Separate applicability-domain models to link (the superalgorithm's `applicability_domain`). */
+  linkedDomains?: string[];
   /** More parameters recorded on the model (a supermodel's steps), and its title. */
   recorded?: { specs: ParameterSpec[]; values: Record<string, ParamValue> };
   title?: string;
@@ -132,7 +132,7 @@ export async function trainModel(
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
   // spec 2.5: a learner that is also of type ApplicabilityDomain embeds one in its model
-  const domain = plan.learner.types.includes('ApplicabilityDomain') && !plan.linkedDomain ? await embeddedDomain(services, x, binary, plan.parameters, job.signal) : undefined;
+  const domain = plan.learner.types.includes('ApplicabilityDomain') && !plan.linkedDomains?.length ? await embeddedDomain(services, x, binary, plan.parameters, job.signal) : undefined;
   job.progress?.(0.9);
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
@@ -154,7 +154,7 @@ export async function trainModel(
     warnings,
     endpoints: plan.target.sameAs,
     domain,
-    linkedDomain: plan.linkedDomain,
+    linkedDomains: plan.linkedDomains,
     related: plan.related,
   });
 }
