@@ -240,3 +240,58 @@ test('several applicability_domain steps: one linked AD model each, all estimate
   assert.equal((await http(local(domains[1]), { method: 'DELETE' })).status, 200);
   assert.equal((await predictOne()).length, 4, 'the deleted domain model is no longer estimated');
 });
+
+test('the recipe is cross-validated with the feature selection inside every fold: noise features selected on all rows do not look predictive', async () => {
+  // 40 structures, a random target and 300 random features: selecting the 5 best of them on all
+  // rows and then cross-validating finds a spurious fit; selecting inside each fold must not
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 16807) % 2147483647;
+    return seed / 2147483647;
+  };
+  const smiles = sharedCsv('EPAFHM_log10.csv', 40)
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(',')[0]);
+  const header = ['SMILES', 'target', ...Array.from({ length: 300 }, (_, k) => `noise${k}`)].join(',');
+  const lines = smiles.map((smi) => [smi, ...Array.from({ length: 301 }, () => (random() * 10).toFixed(4))].join(','));
+  const up = await http(`${s.url}/dataset`, { method: 'POST', body: `${header}\n${lines.join('\n')}\n`, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(up.status, 200, up.text);
+  const dataset = up.text.trim();
+  const features = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const r = await superalgorithm({
+    dataset_uri: dataset,
+    prediction_feature: features[0],
+    feature_selection: 'fs-correlation',
+    model_learning: 'mlr',
+    validation_service: `${s.base}/crossvalidation`,
+    parameter: 'fs-correlation numToSelect 5',
+  });
+  assert.equal(r.status, 202, r.text);
+  const model = await waitForTask(s, r.text.trim());
+  const description = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  assert.equal(valuesOf(description, model, `${OT}independentVariables`).length, 5);
+  const [crossvalidation] = valuesOf(description, model, 'http://www.w3.org/2000/01/rdf-schema#seeAlso');
+  const statistics = JSON.parse((await http(`${local(crossvalidation)}/statistics`, { accept: 'application/json' })).text);
+  const q2 = Number(JSON.stringify(statistics).match(/"rSquare":(-?[\d.e-]+)/)?.[1]);
+  assert.ok(Number.isFinite(q2) && q2 < 0.1, `Q² of a recipe on noise: ${q2}`);
+  // the same learner cross-validated on the five features chosen with all rows: the optimistic figure
+  const chosen = valuesOf(description, model, `${OT}independentVariables`);
+  const leaky = await http(`${s.url}/crossvalidation`, {
+    method: 'POST',
+    body: form({
+      dataset_uri: `${dataset}?${[...chosen, features[0]].map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&')}`,
+      algorithm_uri: `${s.base}/algorithm/mlr`,
+      prediction_feature: features[0],
+      num_folds: '10',
+      random_seed: '1',
+    }),
+    accept: 'text/uri-list',
+  });
+  assert.equal(leaky.status, 202, leaky.text);
+  const leakyCv = await waitForTask(s, leaky.text.trim());
+  const leakyStatistics = JSON.stringify(JSON.parse((await http(`${local(leakyCv)}/statistics`, { accept: 'application/json' })).text));
+  const leakyQ2 = Number(leakyStatistics.match(/"rSquare":(-?[\d.e-]+)/)?.[1]);
+  assert.ok(leakyQ2 > q2 + 0.1, `selection on all rows looks better (${leakyQ2}) than the honest recipe (${q2})`);
+});

@@ -8,6 +8,7 @@ import { supportVectorClassification, supportVectorRegression } from './svm.js';
 import { randomForestClassification, randomForestRegression } from './random-forest.js';
 import { gradientBoostingClassification, gradientBoostingRegression } from './gradient-boosting.js';
 import { consensusPredictors } from './consensus.js';
+import { selectionPipeline } from './selection-pipeline.js';
 
 /** Every supervised learner the algorithm catalogue offers, in catalogue order. */
 export const LEARNERS: Learner[] = [
@@ -26,9 +27,13 @@ export const LEARNERS: Learner[] = [
   plsDiscriminantAnalysis,
 ];
 
-/** The learners that predict for stored consensus models (supermodels of several learners). */
-const CONSENSUS = consensusPredictors((id) => learnerById(id));
+/**
+ * The learners that predict for stored composite models: consensus models (supermodels of
+ * several learners) and the fold models of a supermodel recipe's cross-validation (feature
+ * selection inside the fold). Their states name their parts.
+ */
+const COMPOSITES = [...consensusPredictors((id) => learnerById(id)), selectionPipeline([], undefined, (id) => learnerById(id))];
 
 export function learnerById(id: string): Learner | undefined {
-  return LEARNERS.find((l) => l.id === id) ?? CONSENSUS.find((l) => l.id === id);
+  return LEARNERS.find((l) => l.id === id) ?? COMPOSITES.find((l) => l.id === id);
 }

@@ -18,6 +18,8 @@ import { planTraining, trainModel } from './training.js';
 import { createDomainModel } from './domain-training.js';
 import { consensusLearner } from '../learning/consensus.js';
 import { learnerById } from '../learning/learners.js';
+import { selectionPipeline } from '../learning/selection-pipeline.js';
+import { readFeatureRecords } from '../feature/feature-record.js';
 
 type Kind = AlgorithmDefinition['kind'];
 type Step<K extends Kind> = { def: Extract<AlgorithmDefinition, { kind: K }>; uri: string; values: Record<string, ParamValue> };
@@ -156,6 +158,16 @@ async function planSuper(services: Services, datasets: DatasetStore, algorithmUr
   };
 }
 
+/** The learning step with the selection steps before it, as one learner (for the cross-validation of the recipe). */
+function pipelineStep(learning: Step<'learner'>, selection: Step<'selection'>[]): Step<'learner'>['def'] {
+  const learner = selectionPipeline(
+    selection.map((s) => ({ method: s.def.method.id, parameters: s.values })),
+    learning.def.learner,
+    learnerById,
+  );
+  return { ...learning.def, learner, title: learner.title };
+}
+
 /** Several learning steps as one: their consensus, with each member's parameter values under `{id}.{name}`. */
 function consensusStep(algorithmUri: string, members: Step<'learner'>[]): Step<'learner'> {
   const learner = consensusLearner(
@@ -224,18 +236,20 @@ async function buildSupermodel(
   const dataset = meta.uri;
   const ref = (selected: string[]) => featureRef(dataset, selected.length ? [...selected, plan.predictionFeature] : []);
   if (!features.length) features = meta.features.filter((f) => f !== plan.predictionFeature);
+  // the candidates of selection: its numeric features (a fingerprint is not one feature of many bits)
+  const candidates = plan.selection.length ? [...(await readFeatureRecords(services.store, features)).values()].filter((f) => f.bits === undefined).map((f) => f.uri) : features;
   for (const step of plan.selection) {
     features = await selectFeatures(services, datasets, { method: step.def.method, parameters: step.values, datasetUri: ref(features), predictionFeature: plan.predictionFeature }, job.signal);
     if (!features.length) throw badRequest(`feature_selection ${step.uri} kept no feature`);
   }
-  // the recipe validated: the learner cross-validated on the final features (selected on all rows: a little optimistic)
+  // the recipe validated: selection and learning cross-validated together, the selection repeated inside every fold
   const validation =
     plan.validation &&
     (await crossValidate(
       {
-        dataset: await projection(datasets, dataset, [...features, plan.predictionFeature]),
+        dataset: await projection(datasets, dataset, [...candidates, plan.predictionFeature]),
         algorithmUri: plan.learning.uri,
-        learner: plan.learning.def,
+        learner: plan.selection.length ? pipelineStep(plan.learning, plan.selection) : plan.learning.def,
         parameters: plan.learning.values,
         predictionFeature: plan.predictionFeature,
       },
