@@ -68,6 +68,13 @@ test('duplicate structures: merged by mean, the first row kept, or dropped when 
   assert.equal(strict.length - 1, 9, 'the structure whose rows disagree on LC50 is dropped; the one whose rows agree is kept once');
   assert.ok(!strict.some((r) => r[0] === original[5][0]));
   assert.equal(strict.filter((r) => r[0] === original[6][0]).length, 1);
+  // a dataset reference that chooses features: the cleaned copy holds those only
+  const lc50Feature = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n')[0];
+  const chosen = await table(
+    await run(await run(`${s.url}/algorithm/dc-duplicates`, { dataset_uri: dataset, keep: 'first' }), { dataset_uri: `${dataset}?feature_uris[]=${encodeURIComponent(lc50Feature)}` }),
+  );
+  assert.deepEqual(chosen[0], ['SMILES', 'LC50']);
+  assert.equal(chosen.length - 1, 10);
 });
 
 test('data cleanup in the catalogue; bad parameters answer 400 naming them; a filtering model takes no compound_uri and is not validated', async () => {

@@ -47,10 +47,14 @@ export function cleanupStarter(services: Services, datasets: DatasetStore, model
   };
 }
 
-/** Apply a filtering model to a dataset: a new dataset, the cleaned copy (its source untouched). */
-export async function applyCleanupModel(datasets: DatasetStore, model: StoredModel, source: DatasetMeta): Promise<string> {
+/**
+ * Apply a filtering model to a dataset: a new dataset, the cleaned copy (its source untouched),
+ * of the `selected` features only when the dataset reference chose some.
+ */
+export async function applyCleanupModel(datasets: DatasetStore, model: StoredModel, source: DatasetMeta, selected: string[] = []): Promise<string> {
   const rows: CleanupRow[] = await datasets.allRows(source.uri);
-  const cleaned = applyCleanup(model.state as CleanupState, source.features, rows);
+  const features = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
+  const cleaned = applyCleanup(model.state as CleanupState, features, rows);
   const annotations: [RDF.NamedNode, RDF.Term][] = [
     [dc('title'), literal(`${source.title ?? source.uri}, cleaned by ${model.title}`)],
     [dc('description'), literal(cleaned.note)],

@@ -47,8 +47,8 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
     if (model.task === 'cleanup') {
       // a filtering model (spec 2.4 DataCleanup) answers the cleaned copy of a dataset
       if (!datasetParam) throw badRequest(`model ${model.uri} filters datasets: give dataset_uri`);
-      const source = await datasets.requireMeta(parseDatasetRef(datasetParam).uri, 'dataset_uri');
-      return sendTask(ctx, await tasks.submit(`${model.title} applied to ${source.uri}`, () => applyCleanupModel(datasets, model, source)));
+      const { meta: source, selected } = await datasets.requireRef(datasetParam);
+      return sendTask(ctx, await tasks.submit(`${model.title} applied to ${source.uri}`, () => applyCleanupModel(datasets, model, source, selected)));
     }
     // a supermodel made with dataset_service stores its predictions there unless told otherwise
     const target = await resultTarget(ctx, services, datasets, params, String(model.parameters.dataset_service ?? '') || undefined);
