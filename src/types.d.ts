@@ -17,6 +17,15 @@ declare module 'indigo-ketcher' {
   export default moduleFn;
 }
 declare module 'jstat' {
-  const jstat: { jStat: { chisquare: { cdf(x: number, dof: number): number } } };
+  const jstat: { jStat: { chisquare: { cdf(x: number, dof: number): number }; studentt: { cdf(x: number, dof: number): number } } };
   export default jstat;
+}
+declare module 'svg-to-pdfkit' {
+  export default function SVGtoPDF(
+    doc: unknown,
+    svg: string,
+    x: number,
+    y: number,
+    options?: { width?: number; height?: number; fontCallback?: (family: string, bold: boolean, italic: boolean) => string },
+  ): void;
 }

@@ -310,7 +310,7 @@ test('every learner of the catalogue trains over HTTP and predicts with confiden
 });
 
 test('model content is stored in small literals that never split a surrogate pair', async () => {
-  const { contentChunks } = await import('../src/model/model-codec.js');
+  const { contentChunks } = await import('../src/rdf/text-chunks.js');
   const text = `{"classes":["${'a'.repeat(4082)}🧪 mutagen","x"],"state":${'1'.repeat(9000)}}`;
   const chunks = contentChunks(text, 4096);
   assert.equal(chunks.join(''), text);

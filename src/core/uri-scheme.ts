@@ -91,6 +91,21 @@ export class UriScheme {
     return `${this.base}/${component}/${encodeURIComponent(String(id))}`;
   }
 
+  /** `{base}/report`, and `{base}/report/{type}` where reports of a type are listed and created. */
+  reports(type?: string): string {
+    return type === undefined ? `${this.base}/report` : `${this.base}/report/${encodeURIComponent(type)}`;
+  }
+
+  /** A validation report: `{base}/report/{type}/{id}`. */
+  report(type: string, id: string | number): string {
+    return `${this.reports(type)}/${encodeURIComponent(String(id))}`;
+  }
+
+  /** A URI of a validation report of this server (`{base}/report/{type}/{id}`)? */
+  isReport(uri: string): boolean {
+    return /^[^/?#]+\/[^/?#]+$/.test(uri.startsWith(`${this.base}/report/`) ? uri.slice(this.base.length + 8) : '');
+  }
+
   /** A conformer of a compound: `{compound}/conformer/{id}`. */
   conformers(compound: string): string {
     return `${compound}/conformer`;
@@ -144,8 +159,8 @@ export class UriScheme {
   resourceOf(iri: string): string | undefined {
     if (!this.isLocal(iri)) return undefined;
     let parts = iri.slice(this.base.length + 1).split(/[/#?]/);
-    // the Ruby service layout /validation/crossvalidation/{id} is the cross-validation {id}
-    if (parts[0] === 'validation' && parts[1] === 'crossvalidation') parts = parts.slice(1);
+    // the Ruby service layout /validation/crossvalidation/{id} is the cross-validation {id} (and /validation/report/… the report)
+    if (parts[0] === 'validation' && (parts[1] === 'crossvalidation' || parts[1] === 'report')) parts = parts.slice(1);
     // the validation services (POST /validation/test_set_validation, /crossvalidation/loo) are not resources
     if ((parts[0] === 'validation' && VALIDATION_SERVICES.includes(parts[1])) || (parts[0] === 'crossvalidation' && parts[1] === 'loo')) return undefined;
     if ((COMPONENTS as readonly string[]).includes(parts[0]) && parts[1]) return `${this.base}/${parts[0]}/${parts[1]}`;

@@ -4,6 +4,7 @@ import { df, ot, rdf, rdfs, dc, owl, literal, xsd } from '../rdf/namespaces.js';
 import { typedValue } from '../algorithm/catalogue.js';
 import type { ColumnEncoding } from './feature-matrix.js';
 import { featureGraph } from '../feature/feature-record.js';
+import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
 
 /** Everything prediction needs, read back from the store. */
 export interface StoredModel {
@@ -104,14 +105,6 @@ export interface ModelUris {
   domain?: { metric: string; membership: string };
 }
 
-/**
- * Characters per literal of the content graph (the trained state is split into chunks). Small,
- * because a literal is part of the store's index keys, and LevelDB keeps the first and last key
- * of every table file in memory for as long as the file exists: with chunks of 256k characters a
- * store kept about 10 MiB more per cross-validation of random forests, for good.
- */
-const CHUNK_CHARS = 4096;
-
 /** The graphs of a new model: its description, its content, its predicted and confidence features. */
 export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.Quad[]> {
   const m = df.namedNode(at.uri);
@@ -181,7 +174,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     state: model.state,
     domain: model.domain,
   });
-  const content = contentChunks(json, CHUNK_CHARS).map((text, k) => df.quad(df.namedNode(`${at.uri}#content-${String(k + 1).padStart(7, '0')}`), ot('modelContent'), literal(text)));
+  const content = textChunkQuads(at.uri, ot('modelContent'), json);
   return { ...graphs, [at.uri]: description, [at.content]: content };
 }
 
@@ -206,12 +199,7 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
 
 /** A stored model from its description, its content graph and its confidence feature. */
 export function storedModel(description: ModelDescription, content: RDF.Quad[], confidence: string): StoredModel {
-  const state = JSON.parse(
-    [...content]
-      .sort((a, b) => chunkNumber(a) - chunkNumber(b))
-      .map((q) => q.object.value)
-      .join(''),
-  );
+  const state = JSON.parse(textOfChunks(content));
   return {
     uri: description.uri,
     title: description.title ?? description.uri,
@@ -230,23 +218,4 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     domain: state.domain && description.adMetric && description.adMembership ? { ...state.domain, metric: description.adMetric, membership: description.adMembership } : undefined,
     linkedDomains: [],
   };
-}
-
-/** `text` in pieces of at most `size` characters (one more where a surrogate pair would be cut). */
-export function contentChunks(text: string, size: number): string[] {
-  const chunks: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    let end = Math.min(text.length, i + size);
-    // never between the two halves of a surrogate pair: each literal must be valid text
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
-    chunks.push(text.slice(i, end));
-    i = end;
-  }
-  return chunks;
-}
-
-/** The position of a content chunk (`…#content-0000042`); models stored before 2026-11 used six digits. */
-function chunkNumber(q: RDF.Quad): number {
-  return Number(q.subject.value.slice(q.subject.value.lastIndexOf('-') + 1));
 }

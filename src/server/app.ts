@@ -29,6 +29,10 @@ import { superStarter } from '../model/superalgorithm.js';
 import { ValidationStore } from '../validation/validation-store.js';
 import { ValidationRunner } from '../validation/validation-runner.js';
 import { Crossvalidations } from '../validation/crossvalidation.js';
+import { ReportStore } from '../report/report-store.js';
+import { Reports } from '../report/reports.js';
+import { ReportFacts } from '../report/report-facts.js';
+import { reportRoutes } from '../report/report-routes.js';
 import { crossvalidationRoutes } from '../validation/crossvalidation-routes.js';
 import { validationRoutes } from '../validation/validation-routes.js';
 import { operationsRoutes } from '../operations/operations-routes.js';
@@ -86,6 +90,9 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
     if (rows) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
     await publishCatalogue(services);
   })();
+  // registered before /validation/{id}, which would take /validation/report otherwise
+  const reportStore = new ReportStore(services);
+  reportRoutes(router, services, new Reports(services, new ReportFacts(services, datasets, models), reportStore), reportStore);
   validationRoutes(router, services, runner, predictor);
   featureRoutes(router, services);
   taskRoutes(router, services);

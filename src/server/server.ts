@@ -108,7 +108,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     await tasks.recordMinted(uri);
   };
   // what a task that does not complete created is removed again (shared compounds and features stay)
-  tasks.rollbackScope = (uri) => (['dataset', 'model', 'validation', 'crossvalidation'] as const).some((c) => uris.isIn(c, uri));
+  tasks.rollbackScope = (uri) => (['dataset', 'model', 'validation', 'crossvalidation'] as const).some((c) => uris.isIn(c, uri)) || uris.isReport(uri);
   const registry = new OntologyRegistry(store, published, config, log, uris);
   await registry.load();
   registry.startRefreshing();

@@ -209,6 +209,36 @@ export function areaUnderRoc(scores: readonly number[], positive: readonly boole
   return ratio(rankSum - (positives * (positives + 1)) / 2, positives * negatives);
 }
 
+/**
+ * The ROC curve of scores with labels: (false-positive rate, true-positive rate) from (0, 0) to
+ * (1, 1), one point per distinct score (ties move diagonally); its area is `areaUnderRoc`.
+ */
+export function rocCurve(scores: readonly number[], positive: readonly boolean[]): [number, number][] {
+  const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a]);
+  const p = positive.filter((x) => x).length;
+  const n = positive.length - p;
+  if (!p || !n) return [];
+  const points: [number, number][] = [[0, 0]];
+  let tp = 0;
+  let fp = 0;
+  for (let start = 0; start < order.length; ) {
+    let end = start;
+    while (end < order.length && scores[order[end]] === scores[order[start]]) {
+      if (positive[order[end]]) tp++;
+      else fp++;
+      end++;
+    }
+    points.push([fp / n, tp / p]);
+    start = end;
+  }
+  return points;
+}
+
+/** The score of an instance for class `c` that the per-class ROC and AUC rank by: the confidence when `c` was predicted, minus it otherwise. */
+export function classScore(instance: { predicted: string; confidence: number }, c: string): number {
+  return instance.predicted === c ? instance.confidence : -instance.confidence;
+}
+
 const isMissing = (v: unknown): boolean => v === undefined || v === null;
 
 /**
@@ -245,7 +275,7 @@ export function classificationStatistics(instances: readonly ClassInstance[], cl
 
   const aucs = classList.map((c) =>
     areaUnderRoc(
-      predicted.map((x) => (x.predicted === c ? x.confidence : -x.confidence)),
+      predicted.map((x) => classScore(x, c)),
       predicted.map((x) => x.actual === c),
     ),
   );

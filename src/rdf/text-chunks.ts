@@ -1,0 +1,44 @@
+import type * as RDF from '@rdfjs/types';
+import { df, literal } from './namespaces.js';
+
+/**
+ * Long text (a model's trained state, a report's DocBook) stored as numbered literals:
+ * `{uri}#content-0000001 {predicate} "…"`, one per chunk of at most `CHUNK_CHARS` characters.
+ *
+ * Chunks are small because a literal is part of the store's index keys, and LevelDB keeps the
+ * first and last key of every table file in memory for as long as the file exists: with chunks
+ * of 256k characters a store kept about 10 MiB more per cross-validation of random forests, for good.
+ */
+const CHUNK_CHARS = 4096;
+
+/** `text` in pieces of at most `size` characters (one more where a surrogate pair would be cut). */
+export function contentChunks(text: string, size: number): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + size);
+    // never between the two halves of a surrogate pair: each literal must be valid text
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+    chunks.push(text.slice(i, end));
+    i = end;
+  }
+  return chunks;
+}
+
+/** The quads that hold `text` under `uri`. */
+export function textChunkQuads(uri: string, predicate: RDF.NamedNode, text: string): RDF.Quad[] {
+  return contentChunks(text, CHUNK_CHARS).map((chunk, k) => df.quad(df.namedNode(`${uri}#content-${String(k + 1).padStart(7, '0')}`), predicate, literal(chunk)));
+}
+
+/** The text again, from its chunk quads in any order. */
+export function textOfChunks(quads: RDF.Quad[]): string {
+  return [...quads]
+    .sort((a, b) => chunkNumber(a) - chunkNumber(b))
+    .map((q) => q.object.value)
+    .join('');
+}
+
+/** The position of a chunk (`…#content-0000042`); models stored before 2026-11 used six digits. */
+function chunkNumber(q: RDF.Quad): number {
+  return Number(q.subject.value.slice(q.subject.value.lastIndexOf('-') + 1));
+}

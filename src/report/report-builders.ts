@@ -1,0 +1,192 @@
+import type { Tree } from '../rdf/resource-tree.js';
+import { numberOf } from '../model/feature-matrix.js';
+import { classScore, rocCurve } from '../validation/statistics.js';
+import type { Block, Text } from './report-document.js';
+import type { PlotRequest } from './plots.js';
+import type { CrossvalidationFacts, Named, Task, ValidationFacts } from './report-facts.js';
+import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, formatNumber, keyStatistics, mean, REGRESSION_LABELS, standardDeviation } from './statistic-labels.js';
+
+/**
+ * The sections of validation and cross-validation reports, as drafts: plots are requests that
+ * the worker pool draws before the document is written (`DraftBlock` → `Block`).
+ */
+
+export type DraftBlock = Block | { kind: 'plot'; plot: PlotRequest };
+export interface DraftSection {
+  title: string;
+  blocks: DraftBlock[];
+}
+
+export const link = (n: Named | undefined): Text[] => (n ? [{ text: n.title ? `${n.title} (${n.uri})` : n.uri, href: n.uri }] : ['–']);
+
+/** The statistics table of a validation (counts, then the statistics of its task). */
+export function statisticsTable(v: ValidationFacts, title: string): Block {
+  const labels = [...(v.task === 'regression' ? REGRESSION_LABELS : CLASSIFICATION_LABELS), ...COUNT_LABELS];
+  return { kind: 'table', title, head: ['statistic', 'value'], rows: labels.filter(([k]) => v.statistics[k] !== undefined).map(([k, label]) => [label, formatNumber(v.statistics[k])]) };
+}
+
+function classificationNode(v: ValidationFacts): Tree {
+  return (v.tree.classificationStatistics ?? {}) as Tree;
+}
+
+/** Per-class statistics and the confusion matrix as tables. */
+function classTables(v: ValidationFacts): Block[] {
+  const perClass = ((classificationNode(v).classValueStatistics ?? []) as Tree[]).sort((a, b) => String(a.classValue).localeCompare(String(b.classValue)));
+  const { classes, counts } = confusionOf(v);
+  return [
+    {
+      kind: 'table',
+      title: 'Statistics per class (each class in turn as the positive one)',
+      head: ['class', ...CLASS_VALUE_COLUMNS.map(([, h]) => h)],
+      rows: perClass.map((c) => [String(c.classValue), ...CLASS_VALUE_COLUMNS.map(([k]) => formatNumber(typeof c[k] === 'number' ? (c[k] as number) : undefined))]),
+    },
+    { kind: 'table', title: 'Confusion matrix (rows: actual class, columns: predicted class)', head: ['actual \\ predicted', ...classes], rows: classes.map((a, i) => [a, ...counts[i].map(String)]) },
+  ];
+}
+
+function confusionOf(v: ValidationFacts): { classes: string[]; counts: number[][] } {
+  const matrix = (classificationNode(v).confusionMatrix ?? {}) as Tree;
+  const cells = (matrix.confusionMatrixCell ?? []) as Tree[];
+  const classes = [...new Set(cells.flatMap((c) => [String(c.confusionMatrixActual), String(c.confusionMatrixPredicted)]))].sort();
+  const counts = classes.map((a) => classes.map((p) => Number(cells.find((c) => String(c.confusionMatrixActual) === a && String(c.confusionMatrixPredicted) === p)?.confusionMatrixValue ?? 0)));
+  return { classes, counts };
+}
+
+/** The plots of a validation's predictions: predicted against actual, or the confusion matrix and ROC curves. */
+export function predictionPlots(v: ValidationFacts, featureTitle: string, what: string): DraftBlock[] {
+  if (!v.pairs.length) return [{ kind: 'para', text: [`The predictions of ${what} are no longer stored (their model or datasets were deleted): no plots.`] }];
+  if (v.task === 'regression') {
+    const points = v.pairs.flatMap((p) => {
+      const actual = numberOf(p.actual);
+      const predicted = numberOf(p.predicted);
+      return Number.isFinite(actual) && Number.isFinite(predicted) ? [{ actual, predicted }] : [];
+    });
+    return [
+      {
+        kind: 'plot',
+        plot: { kind: 'scatter', title: `Predicted against actual ${featureTitle} (${points.length} rows)`, xTitle: `actual ${featureTitle}`, yTitle: `predicted ${featureTitle}`, points },
+      },
+    ];
+  }
+  const predicted = v.pairs.flatMap((p) => {
+    const actual = p.actual?.value.trim();
+    const value = p.predicted?.value.trim();
+    const confidence = numberOf(p.confidence);
+    return actual && value ? [{ actual, predicted: value, confidence: Number.isFinite(confidence) ? Math.min(1, Math.max(0, confidence)) : 1 }] : [];
+  });
+  const { classes, counts } = confusionOf(v);
+  const curves = classes.map((c) => ({
+    label: c,
+    points: rocCurve(
+      predicted.map((x) => classScore(x, c)),
+      predicted.map((x) => x.actual === c),
+    ),
+  }));
+  return [
+    { kind: 'plot', plot: { kind: 'confusion', title: 'Confusion matrix', classes, counts } },
+    { kind: 'plot', plot: { kind: 'roc', title: 'ROC curves, one per class (ranked by the confidence of predicting it)', curves: curves.filter((c) => c.points.length) } },
+  ];
+}
+
+/** The sections of a validation report. */
+export function validationSections(v: ValidationFacts): DraftSection[] {
+  const facts: { label: string; value: Text[] }[] = [
+    { label: 'Validation', value: link({ uri: v.uri }) },
+    { label: 'Validation type', value: [String(v.tree.validationType ?? '–')] },
+    { label: 'Date', value: [String(v.tree.date ?? '–')] },
+    { label: 'Model', value: link(v.model) },
+    { label: 'Algorithm', value: link(v.algorithm) },
+    ...(v.tree.algorithmParams ? [{ label: 'Algorithm parameters', value: [String(v.tree.algorithmParams)] }] : []),
+    { label: 'Prediction feature', value: link(v.predictionFeature) },
+    ...v.datasets.map((d) => ({ label: d.role[0].toUpperCase() + d.role.slice(1), value: [...link(d), ...(d.rows === undefined ? [' (deleted)'] : [`, ${d.rows} rows`])] })),
+    ...sides(v.tree),
+    ...(typeof v.tree.realRuntime === 'number' ? [{ label: 'Run time', value: [`${(v.tree.realRuntime / 1000).toFixed(1)} s`] }] : []),
+  ];
+  const title = v.predictionFeature.title ?? 'the prediction feature';
+  return [
+    { title: 'What was validated', blocks: [{ kind: 'facts', rows: facts }] },
+    {
+      title: 'Statistics',
+      blocks: [
+        { kind: 'para', text: [statisticsNote(v.task)] },
+        statisticsTable(v, `Statistics of the ${v.statistics.numInstances ?? ''} test rows`),
+        ...(v.task === 'classification' ? classTables(v) : []),
+      ],
+    },
+    { title: 'Plots', blocks: predictionPlots(v, title, 'this validation') },
+  ];
+}
+
+function sides(tree: Tree): { label: string; value: Text[] }[] {
+  if (typeof tree.numTrainingRows !== 'number') return [];
+  return [
+    { label: 'Training set', value: [`${tree.numTrainingRows} rows, ${tree.numTrainingStructures} structures`] },
+    { label: 'Test set', value: [`${tree.numTestRows} rows, ${tree.numTestStructures} structures`] },
+  ];
+}
+
+function statisticsNote(task: Task): string {
+  return task === 'regression'
+    ? 'Statistics over the predicted rows (rows the model did not predict are counted, not scored). R² is 1 − SSE / total sum of squares of the actual values around their mean; the confidence-weighted variants weigh each row by the confidence of its prediction.'
+    : 'Statistics over the predicted rows (rows the model did not predict are counted, not scored). The AUC of a class ranks the rows by the confidence of predicting that class; the mean AUC weighs each class by its number of rows.';
+}
+
+/** A cross-validation's facts, pooled statistics, statistics per fold and plots. */
+export function crossvalidationSections(cv: CrossvalidationFacts): DraftSection[] {
+  const t = cv.tree;
+  const facts: { label: string; value: Text[] }[] = [
+    { label: 'Cross-validation', value: link({ uri: cv.uri }) },
+    { label: 'Date', value: [String(t.date ?? '–')] },
+    { label: 'Algorithm', value: link(cv.algorithm) },
+    { label: 'Algorithm parameters', value: [String(t.algorithmParams || '(defaults)')] },
+    { label: 'Dataset', value: [...link(cv.dataset), cv.dataset.rows === undefined ? ' (deleted)' : `, ${cv.dataset.rows} rows`] },
+    { label: 'Prediction feature', value: link(cv.predictionFeature) },
+    { label: 'Folds', value: [t.leaveOneOut ? `${t.numFolds} (leave one out)` : String(t.numFolds)] },
+    { label: 'Stratified', value: [String(t.stratified)] },
+    { label: 'Random seed', value: [String(t.randomSeed)] },
+    ...(t.yScramble ? [{ label: 'y-scrambling', value: [`the target was permuted (seed ${t.yScrambleSeed}): a check for chance correlation`] }] : []),
+    ...(t.description ? [{ label: 'Note', value: [String(t.description)] }] : []),
+  ];
+  const keys = keyStatistics(cv.task);
+  const perFold = cv.folds.map((f) => keys.map(([k]) => f.statistics[k]));
+  const column = (j: number) => perFold.map((r) => r[j]).filter((v): v is number => Number.isFinite(v));
+  const [mainKey, mainName] = keys[0];
+  const title = cv.predictionFeature.title ?? 'the prediction feature';
+  return [
+    { title: 'What was cross-validated', blocks: [{ kind: 'facts', rows: facts }] },
+    {
+      title: 'Pooled statistics',
+      blocks: [
+        { kind: 'para', text: ['The predictions of all folds together, scored once (never an average of the folds). ', statisticsNote(cv.task)] },
+        statisticsTable(cv.pooled, `Statistics of all ${cv.pooled.statistics.numInstances ?? ''} predicted rows`),
+        ...(cv.task === 'classification' ? classTables(cv.pooled) : []),
+      ],
+    },
+    {
+      title: 'Statistics per fold',
+      blocks: [
+        {
+          kind: 'table',
+          title: 'Each fold’s test rows, scored on their own',
+          head: ['fold', 'test rows', ...keys.map(([, name]) => name)],
+          rows: [
+            ...cv.folds.map((f, i) => [String(f.fold ?? i + 1), formatNumber(f.statistics.numInstances), ...perFold[i].map(formatNumber)]),
+            ['mean', '', ...keys.map((_, j) => formatNumber(mean(column(j))))],
+            ['standard deviation', '', ...keys.map((_, j) => formatNumber(standardDeviation(column(j))))],
+          ],
+        },
+        {
+          kind: 'plot',
+          plot: {
+            kind: 'bars',
+            title: `${mainName} per fold`,
+            xTitle: 'fold',
+            yTitle: mainName,
+            bars: cv.folds.map((f, i) => ({ group: String(f.fold ?? i + 1), value: f.statistics[mainKey] ?? Number.NaN })),
+          },
+        },
+      ],
+    },
+    { title: 'Plots of the pooled predictions', blocks: predictionPlots(cv.pooled, title, 'this cross-validation') },
+  ];
+}

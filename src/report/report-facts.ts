@@ -1,0 +1,173 @@
+import type * as RDF from '@rdfjs/types';
+import type { Services } from '../core/services.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import { featureTitles, readFeatureRecords } from '../feature/feature-record.js';
+import type { ModelStore } from '../model/model-store.js';
+import { algorithmById } from '../algorithm/catalogue.js';
+import { resourceTree, type Tree } from '../rdf/resource-tree.js';
+import { ot } from '../rdf/namespaces.js';
+import { readTypedGraph } from '../store/query-helpers.js';
+import { notFound, badRequest } from '../core/errors.js';
+import { pairValues, type PairedValue } from '../validation/evaluation.js';
+import { crossvalidationFolds, foldNumber } from '../validation/validation-record.js';
+
+/**
+ * What a report says about validations, read from the store: the validation records, the
+ * resources they name (with titles and sizes) and the paired actual and predicted values the
+ * plots are drawn from.
+ */
+
+export type Task = 'regression' | 'classification';
+
+/** A resource named in a report: its URI and, when it is stored here, its title. */
+export interface Named {
+  uri: string;
+  title?: string;
+}
+
+export interface ValidationFacts {
+  uri: string;
+  /** The validation graph as a tree (resourceTree): statistics under classificationStatistics or regressionStatistics. */
+  tree: Tree;
+  task: Task;
+  /** The scalar statistics (counts included). */
+  statistics: Record<string, number>;
+  model?: Named;
+  algorithm?: Named;
+  predictionFeature: Named;
+  datasets: { role: string; uri: string; title?: string; rows?: number }[];
+  /** Actual and predicted values (and confidences), one per test row; empty when the predictions are gone. */
+  pairs: PairedValue[];
+  fold?: number;
+}
+
+export interface CrossvalidationFacts {
+  uri: string;
+  tree: Tree;
+  task: Task;
+  algorithm: Named;
+  dataset: Named & { rows?: number };
+  predictionFeature: Named;
+  /** Pooled over all folds. */
+  pooled: ValidationFacts;
+  folds: ValidationFacts[];
+}
+
+export class ReportFacts {
+  constructor(
+    private readonly services: Services,
+    private readonly datasets: DatasetStore,
+    private readonly models: ModelStore,
+  ) {}
+
+  private async named(uri: string | undefined, kind: 'dataset' | 'model' | 'algorithm' | 'feature'): Promise<Named | undefined> {
+    if (!uri) return undefined;
+    if (kind === 'algorithm') {
+      const id = this.services.uris.idIn('algorithm', uri);
+      return { uri, title: id ? algorithmById(id)?.title : undefined };
+    }
+    if (kind === 'model') return { uri, title: (await this.models.describe(uri))?.description.title };
+    if (kind === 'feature') return { uri, title: (await featureTitles(this.services.store, [uri])).get(uri) };
+    const meta = await this.datasets.readMeta(uri);
+    return { uri, title: meta?.title };
+  }
+
+  private async datasetFacts(role: string, uri: string | undefined): Promise<ValidationFacts['datasets']> {
+    if (!uri) return [];
+    const meta = await this.datasets.readMeta(uri);
+    return [{ role, uri, title: meta?.title, rows: meta ? await this.datasets.count(uri) : undefined }];
+  }
+
+  /**
+   * The graph of a validation (`kind` Validation) or cross-validation, and the task it scored:
+   * the quick check of a report request. 404 when there is none, 400 when it is the other kind.
+   */
+  async require(uri: string, kind: 'Validation' | 'Crossvalidation', parameter = 'validation_uris'): Promise<{ quads: RDF.Quad[]; task: Task }> {
+    const quads = await readTypedGraph(this.services.store, uri, ot(kind));
+    if (!quads) {
+      const other = kind === 'Validation' ? 'Crossvalidation' : 'Validation';
+      if (await readTypedGraph(this.services.store, uri, ot(other)))
+        throw badRequest(
+          kind === 'Validation' ? `${parameter}: ${uri} is a cross-validation; report it with the crossvalidation report type` : `${parameter}: ${uri} is a validation, not a cross-validation`,
+        );
+      throw notFound(`${parameter}: ${kind === 'Validation' ? 'validation' : 'cross-validation'} ${uri} not found`);
+    }
+    const scored = kind === 'Validation' ? quads : await this.services.store.readGraph(this.services.uris.subgraph(uri, 'statistics'));
+    return { quads, task: scored.some((q) => q.predicate.equals(ot('classificationStatistics'))) ? 'classification' : 'regression' };
+  }
+
+  /** A validation (spec 2.6); 404 when it is not one, 400 when it is a cross-validation. */
+  async validation(uri: string, parameter = 'validation_uris'): Promise<ValidationFacts> {
+    const { quads } = await this.require(uri, 'Validation', parameter);
+    return this.validationOf(uri, resourceTree(quads, uri, false));
+  }
+
+  private async validationOf(uri: string, tree: Tree): Promise<ValidationFacts> {
+    const task: Task = tree.classificationStatistics ? 'classification' : 'regression';
+    const statisticsNode = (tree.classificationStatistics ?? tree.regressionStatistics ?? {}) as Tree;
+    const statistics: Record<string, number> = {};
+    for (const source of [tree, statisticsNode]) for (const [k, v] of Object.entries(source)) if (typeof v === 'number') statistics[k] = v;
+    const str = (k: string) => (typeof tree[k] === 'string' ? (tree[k] as string) : undefined);
+    const model = await this.named(str('model'), 'model');
+    const predictionDataset = str('predictionDataset');
+    const target = str('testTargetDataset') ?? str('testDataset');
+    const datasets = [
+      ...(await this.datasetFacts('training dataset', str('trainingDataset'))),
+      ...(await this.datasetFacts('test dataset', str('testDataset'))),
+      ...(str('testTargetDataset') && str('testTargetDataset') !== str('testDataset') ? await this.datasetFacts('test target dataset', str('testTargetDataset')) : []),
+      ...(await this.datasetFacts('prediction dataset', predictionDataset)),
+    ];
+    const predictionFeature = (await this.named(str('predictionFeature'), 'feature'))!;
+    const info = tree.crossvalidationInfo as Tree | undefined;
+    return {
+      uri,
+      tree,
+      task,
+      statistics,
+      model,
+      algorithm: await this.named(str('algorithm'), 'algorithm'),
+      predictionFeature,
+      datasets,
+      pairs: await this.pairs(task, model?.uri, target, predictionDataset, predictionFeature.uri),
+      fold: typeof info?.crossvalidationFold === 'number' ? info.crossvalidationFold : undefined,
+    };
+  }
+
+  /** The actual values of the test rows paired with the model's predictions (none when the model or the datasets are gone). */
+  private async pairs(task: Task, model: string | undefined, target: string | undefined, predictions: string | undefined, feature: string): Promise<PairedValue[]> {
+    if (!model || !target || !predictions) return [];
+    const description = await this.models.describe(model);
+    if (!description || !(await this.datasets.readMeta(target)) || !(await this.datasets.readMeta(predictions))) return [];
+    const records = await readFeatureRecords(this.services.store, description.description.predictedVariables);
+    const confidence = [...records.values()].find((r) => r.confidenceOf)?.uri;
+    const predicted = description.description.predictedVariables.find((f) => f !== confidence);
+    if (!predicted) return [];
+    return pairValues(this.datasets, { targetDataset: target, predictionFeature: feature, predictionDataset: predictions, predictedFeature: predicted, confidenceFeature: confidence, kind: task });
+  }
+
+  /** A cross-validation with its pooled statistics and its folds in order; 404 when it is not one. */
+  async crossvalidation(uri: string, parameter = 'validation_uris'): Promise<CrossvalidationFacts> {
+    const { quads } = await this.require(uri, 'Crossvalidation', parameter);
+    const tree = resourceTree(quads, uri, false);
+    const foldGraphs = await Promise.all(crossvalidationFolds(quads, uri).map(async (f) => ({ uri: f, quads: await this.services.store.readGraph(f) })));
+    foldGraphs.sort((a, b) => foldNumber(a.quads) - foldNumber(b.quads));
+    const folds = await Promise.all(foldGraphs.filter((f) => f.quads.length).map((f) => this.validationOf(f.uri, resourceTree(f.quads, f.uri, false))));
+    const statisticsUri = this.services.uris.subgraph(uri, 'statistics');
+    const pooledQuads = await this.services.store.readGraph(statisticsUri);
+    const pooled = await this.validationOf(statisticsUri, resourceTree(pooledQuads, statisticsUri, false));
+    // the pooled predictions are those of every fold
+    pooled.pairs = folds.flatMap((f) => f.pairs);
+    const str = (k: string) => String(tree[k] ?? '');
+    const [dataset] = await this.datasetFacts('dataset', str('dataset'));
+    return {
+      uri,
+      tree,
+      task: pooled.task,
+      algorithm: (await this.named(str('algorithm'), 'algorithm'))!,
+      dataset: { uri: dataset.uri, title: dataset.title, rows: dataset.rows },
+      predictionFeature: (await this.named(str('predictionFeature'), 'feature'))!,
+      pooled,
+      folds,
+    };
+  }
+}

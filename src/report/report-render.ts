@@ -1,0 +1,14 @@
+import { readDocBook } from './docbook-reader.js';
+import { renderReportHtml } from './report-html.js';
+import { renderPdf } from './report-pdf.js';
+
+/**
+ * Worker-pool entry: a stored DocBook report converted to HTML or PDF (spec 2.7: the other
+ * formats are converted from the DocBook core). Parsing the plots and laying out pages is work
+ * the main thread must not do.
+ */
+export async function convertReport(docbook: string, format: 'html' | 'pdf', alternates: Record<string, string> = {}): Promise<string | Uint8Array> {
+  const doc = readDocBook(docbook);
+  if (format === 'html') return renderReportHtml(doc, alternates);
+  return new Uint8Array(await renderPdf(doc));
+}

@@ -1,0 +1,70 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { notFound } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import { Params } from '../http/params.js';
+import { resourceRenderers, sendDone, sendGraphList, sendList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.js';
+import { df, dc, literal } from '../rdf/namespaces.js';
+import { resourceTree } from '../rdf/resource-tree.js';
+import { REPORT_TYPES, type ReportType } from './report-codec.js';
+import type { Reports } from './reports.js';
+import type { ReportStore } from './report-store.js';
+
+const RENDER_MODULE = new URL('./report-render.ts', import.meta.url).href;
+
+/** Validation reports (spec 4.3), also under the Ruby service layout `/validation/report`. */
+export function reportRoutes(router: Router, services: Services, reports: Reports, store: ReportStore): void {
+  const { uris, config } = services;
+
+  function requireType(ctx: Context): ReportType {
+    const type = ctx.params.type as ReportType;
+    if (!REPORT_TYPES.includes(type)) throw notFound(`report type ${ctx.params.type} not found (the types are ${REPORT_TYPES.join(', ')})`);
+    return type;
+  }
+
+  for (const base of ['/report', '/validation/report']) {
+    router.get(base, async (ctx) => {
+      const types = REPORT_TYPES.map((t) => uris.reports(t));
+      await sendList(ctx, types, (members) => members.map((u) => df.quad(df.namedNode(u), dc('title'), literal(`${u.split('/').pop()} reports`))), 'Report types');
+    });
+
+    router.get(`${base}/:type`, async (ctx) => {
+      const type = requireType(ctx);
+      const validation = Params.fromQuery(ctx).get('validation');
+      await sendGraphList(ctx, services.store, await store.list(type, validation), `${type} reports`);
+    });
+
+    router.post(`${base}/:type`, async (ctx) => {
+      const type = requireType(ctx);
+      const started = await reports.start(type, await Params.fromRequest(ctx, config.bodyLimit));
+      if ('existing' in started) return sendUri(ctx, started.existing);
+      await sendTask(ctx, started.task);
+    });
+
+    router.get(`${base}/:type/:id`, async (ctx) => {
+      const type = requireType(ctx);
+      const uri = uris.report(type, ctx.params.id);
+      const found = await store.read(uri);
+      if (!found) throw notFound(`report ${uri} not found`);
+      const alternates = { DocBook: `${uri}?media=text/xml`, PDF: `${uri}?media=application/pdf`, RDF: `${uri}?media=text/turtle`, YAML: `${uri}?media=text/x-yaml` };
+      const convert = async (format: 'html' | 'pdf') => services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertReport', [await store.document(uri), format, alternates]);
+      const renderers: Record<string, Renderer> = {
+        ...resourceRenderers(ctx, uri, found.quads, found.record.title, { tree: resourceTree(found.quads, uri, false) }),
+        // spec 2.7: the report document, DocBook at its core, HTML and PDF converted from it
+        'text/xml': () => store.document(uri),
+        'application/docbook+xml': () => store.document(uri),
+        'text/html': async () => String(await convert('html')),
+        'application/pdf': async () => Buffer.from((await convert('pdf')) as Uint8Array),
+      };
+      await sendNegotiated(ctx, renderers);
+    });
+
+    router.delete(`${base}/:type/:id`, async (ctx) => {
+      const type = requireType(ctx);
+      const uri = uris.report(type, ctx.params.id);
+      if (!(await store.read(uri))) throw notFound(`report ${uri} not found`);
+      await store.delete(uri);
+      sendDone(ctx);
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import { badRequest } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import type { Params } from '../http/params.js';
+import type { Block, ReportDocument } from './report-document.js';
+import { toDocBook } from './report-document.js';
+import type { PlotRequest } from './plots.js';
+import type { ReportFacts, ValidationFacts } from './report-facts.js';
+import type { ReportStore } from './report-store.js';
+import type { ReportType } from './report-codec.js';
+import { crossvalidationSections, validationSections, type DraftSection } from './report-builders.js';
+import { comparisonSections } from './comparison-report.js';
+
+const PLOTS_MODULE = new URL('./plots.ts', import.meta.url).href;
+
+/** A checked report request: its type, validations (in order) and identifiers. */
+interface ReportRequest {
+  type: ReportType;
+  validations: string[];
+  identifiers: string[];
+}
+
+/** `validation_uris` and `identifier` as comma-separated lists (or repeated parameters). */
+function listParameter(params: Params, name: string): string[] {
+  return params
+    .all(name)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v);
+}
+
+/** Making validation reports (spec 4.3): the request checked at once, the report written by a task. */
+export class Reports {
+  constructor(
+    private readonly services: Services,
+    private readonly facts: ReportFacts,
+    private readonly store: ReportStore,
+  ) {}
+
+  /** Check a request (400/404 naming the parameter). Answers an existing report of the same validations, or the task that makes the report. */
+  async start(type: ReportType, params: Params): Promise<{ existing: string } | { task: string }> {
+    const request = this.check(type, params);
+    // every validation must exist and be of the right kind before work is queued
+    const kind = type === 'validation' ? 'Validation' : 'Crossvalidation';
+    const tasks = new Set<string>();
+    for (const v of request.validations) tasks.add((await this.facts.require(v, kind)).task);
+    if (tasks.size > 1) throw badRequest('validation_uris: an algorithm comparison compares cross-validations of one kind (all regression or all classification)');
+    const existing = await this.store.existing(type, request.validations, request.identifiers);
+    if (existing) return { existing };
+    const title =
+      type === 'algorithm_comparison'
+        ? `Algorithm comparison report of ${request.identifiers.join(', ')}`
+        : `${type === 'validation' ? 'Validation' : 'Cross-validation'} report of ${request.validations[0]}`;
+    return { task: await this.services.tasks.submit(title, (job) => this.make(request, job.signal)) };
+  }
+
+  private check(type: ReportType, params: Params): ReportRequest {
+    const validations = listParameter(params, 'validation_uris');
+    if (!validations.length) throw badRequest('missing required parameter validation_uris (comma-separated validation URIs)');
+    if (new Set(validations).size !== validations.length) throw badRequest('validation_uris: a validation is given twice');
+    const identifiers = listParameter(params, 'identifier');
+    if (type === 'algorithm_comparison') {
+      if (validations.length < 2) throw badRequest('validation_uris: an algorithm comparison needs at least two cross-validations');
+      if (identifiers.length !== validations.length) throw badRequest(`identifier: give one identifier per cross-validation (${validations.length}, comma-separated), not ${identifiers.length}`);
+      if (new Set(identifiers).size !== identifiers.length) throw badRequest('identifier: the identifiers must be distinct');
+    } else {
+      if (validations.length > 1) throw badRequest(`validation_uris: a ${type} report is about one ${type}; compare cross-validations with the algorithm_comparison report type`);
+      if (identifiers.length) throw badRequest('identifier: only an algorithm comparison takes identifiers');
+    }
+    return { type, validations, identifiers };
+  }
+
+  private async make(request: ReportRequest, signal?: AbortSignal): Promise<string> {
+    const { type, validations, identifiers } = request;
+    let title: string;
+    let subtitle: string;
+    let sections: DraftSection[];
+    let about: ValidationFacts[];
+    if (type === 'validation') {
+      const v = await this.facts.validation(validations[0]);
+      title = `Validation report: ${v.model?.title ?? v.model?.uri ?? v.uri}`;
+      subtitle = `${v.tree.validationType ?? 'validation'} of the prediction of ${v.predictionFeature.title ?? v.predictionFeature.uri}`;
+      sections = validationSections(v);
+      about = [v];
+    } else if (type === 'crossvalidation') {
+      const cv = await this.facts.crossvalidation(validations[0]);
+      title = `Cross-validation report: ${cv.algorithm.title ?? cv.algorithm.uri}`;
+      subtitle = `${cv.tree.numFolds}-fold cross-validation on ${cv.dataset.title ?? cv.dataset.uri}, predicting ${cv.predictionFeature.title ?? cv.predictionFeature.uri}`;
+      sections = crossvalidationSections(cv);
+      about = [{ ...cv.pooled, algorithm: cv.algorithm }];
+    } else {
+      const compared = [];
+      for (const [k, uri] of validations.entries()) compared.push({ identifier: identifiers[k], cv: await this.facts.crossvalidation(uri) });
+      title = `Algorithm comparison: ${identifiers.join(', ')}`;
+      subtitle = `${compared.length} cross-validations predicting ${[...new Set(compared.map((c) => c.cv.predictionFeature.title ?? c.cv.predictionFeature.uri))].join(', ')}`;
+      sections = comparisonSections(compared);
+      about = compared.map((c) => ({ ...c.cv.pooled, algorithm: c.cv.algorithm }));
+    }
+    const date = new Date();
+    const document: ReportDocument = { title, subtitle, date: date.toISOString(), sections: await this.drawPlots(sections, signal) };
+    return this.store.create(
+      {
+        type,
+        title,
+        date,
+        validations,
+        identifiers,
+        models: [...new Set(about.flatMap((v) => (v.model ? [v.model.uri] : [])))],
+        algorithms: [...new Set(about.flatMap((v) => (v.algorithm ? [v.algorithm.uri] : [])))],
+      },
+      () => toDocBook(document),
+    );
+  }
+
+  /** Draw every plot of the drafts on the worker pool (one call) and put the SVGs in place. */
+  private async drawPlots(drafts: DraftSection[], signal?: AbortSignal) {
+    const plots: PlotRequest[] = drafts.flatMap((s) => s.blocks.flatMap((b) => (b.kind === 'plot' ? [b.plot] : [])));
+    const svgs = plots.length ? await this.services.workers.run<string[]>(PLOTS_MODULE, 'renderPlots', [plots], signal) : [];
+    let next = 0;
+    return drafts.map((s) => ({
+      title: s.title,
+      blocks: s.blocks.map((b): Block => (b.kind === 'plot' ? { kind: 'figure', title: b.plot.title, svg: svgs[next++] } : b)),
+    }));
+  }
+}

@@ -1,0 +1,86 @@
+import type { Task } from './report-facts.js';
+
+/** How reports name the statistics of DESIGN.md's validation vocabulary, in the order they are shown. */
+export const REGRESSION_LABELS: [string, string][] = [
+  ['rSquare', 'R² (coefficient of determination)'],
+  ['q2', 'Q² (of the pooled cross-validated predictions)'],
+  ['rootMeanSquaredError', 'RMSE (root mean squared error)'],
+  ['meanAbsoluteError', 'MAE (mean absolute error)'],
+  ['sampleCorrelationCoefficient', 'Pearson r'],
+  ['concordanceCorrelationCoefficient', 'concordance correlation coefficient'],
+  ['sumSquaredError', 'sum of squared errors'],
+  ['targetVarianceActual', 'variance of the actual values'],
+  ['targetVariancePredicted', 'variance of the predictions'],
+  ['weightedRSquare', 'R², weighted by confidence'],
+  ['weightedRootMeanSquaredError', 'RMSE, weighted by confidence'],
+  ['weightedMeanAbsoluteError', 'MAE, weighted by confidence'],
+  ['weightedSampleCorrelationCoefficient', 'Pearson r, weighted by confidence'],
+];
+
+export const CLASSIFICATION_LABELS: [string, string][] = [
+  ['accuracy', 'accuracy'],
+  ['weightedAccuracy', 'accuracy, weighted by confidence'],
+  ['averageAreaUnderRoc', 'AUC (area under the ROC curve, class-weighted mean)'],
+  ['matthewsCorrelationCoefficient', 'MCC (Matthews correlation coefficient)'],
+  ['numCorrect', 'correct predictions'],
+  ['numIncorrect', 'incorrect predictions'],
+  ['percentCorrect', 'correct predictions (%)'],
+];
+
+export const COUNT_LABELS: [string, string][] = [
+  ['numInstances', 'test rows'],
+  ['numUnpredicted', 'rows not predicted (outside what the model can predict)'],
+  ['numWithoutClass', 'rows without an actual value'],
+];
+
+/** Per-class statistics: key and column title. */
+export const CLASS_VALUE_COLUMNS: [string, string][] = [
+  ['numTruePositives', 'TP'],
+  ['numFalsePositives', 'FP'],
+  ['numTrueNegatives', 'TN'],
+  ['numFalseNegatives', 'FN'],
+  ['truePositiveRate', 'sensitivity'],
+  ['trueNegativeRate', 'specificity'],
+  ['positivePredictiveValue', 'precision'],
+  ['negativePredictiveValue', 'NPV'],
+  ['fMeasure', 'F1'],
+  ['areaUnderRoc', 'AUC'],
+];
+
+/** The statistics compared across folds and algorithms, with short names. */
+export function keyStatistics(task: Task): [string, string][] {
+  return task === 'regression'
+    ? [
+        ['rSquare', 'R²'],
+        ['rootMeanSquaredError', 'RMSE'],
+        ['meanAbsoluteError', 'MAE'],
+        ['sampleCorrelationCoefficient', 'Pearson r'],
+      ]
+    : [
+        ['accuracy', 'accuracy'],
+        ['averageAreaUnderRoc', 'AUC'],
+        ['matthewsCorrelationCoefficient', 'MCC'],
+        ['weightedAccuracy', 'weighted accuracy'],
+      ];
+}
+
+/** Statistics where smaller is better. */
+export const LOWER_IS_BETTER = new Set(['rootMeanSquaredError', 'meanAbsoluteError', 'sumSquaredError', 'weightedRootMeanSquaredError', 'weightedMeanAbsoluteError']);
+
+/** A statistic as shown: integers as they are, other numbers with four significant digits. */
+export function formatNumber(v: number | undefined): string {
+  if (v === undefined || Number.isNaN(v)) return '–';
+  if (Number.isInteger(v)) return String(v);
+  return Number(v.toPrecision(4)).toString();
+}
+
+export function mean(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** The sample standard deviation (n − 1). */
+export function standardDeviation(values: number[]): number {
+  if (values.length < 2) return Number.NaN;
+  const m = mean(values);
+  return Math.sqrt(values.reduce((a, v) => a + (v - m) ** 2, 0) / (values.length - 1));
+}
