@@ -71,7 +71,7 @@ function block(b: Block, indent: string): string {
       );
     }
     case 'figure':
-      return `${indent}<figure><title>${escapeXml(b.title)}</title><mediaobject><imageobject><imagedata format="SVG">${svgElement(b.svg)}</imagedata></imageobject></mediaobject></figure>\n`;
+      return `${indent}<figure><title>${escapeXml(b.title)}</title><mediaobject><imageobject><imagedata format="svg">${svgElement(b.svg)}</imagedata></imageobject></mediaobject></figure>\n`;
   }
 }
 

@@ -57,6 +57,8 @@ export class Reports {
     const validations = listParameter(params, 'validation_uris');
     if (!validations.length) throw badRequest('missing required parameter validation_uris (comma-separated validation URIs)');
     if (new Set(validations).size !== validations.length) throw badRequest('validation_uris: a validation is given twice');
+    const notUri = validations.find((v) => !/^https?:\/\/[^\s<>"{}|\\^`]+$/.test(v));
+    if (notUri) throw badRequest(`validation_uris: ${JSON.stringify(notUri.slice(0, 200))} is not a validation URI`);
     const identifiers = listParameter(params, 'identifier');
     if (type === 'algorithm_comparison') {
       if (validations.length < 2) throw badRequest('validation_uris: an algorithm comparison needs at least two cross-validations');
