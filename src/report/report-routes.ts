@@ -36,7 +36,7 @@ export function reportRoutes(router: Router, services: Services, reports: Report
 
     router.post(`${base}/:type`, async (ctx) => {
       const type = requireType(ctx);
-      const started = await reports.start(type, await Params.fromRequest(ctx, config.bodyLimit));
+      const started = await reports.start(type, await Params.fromRequest(ctx, config.bodyLimit), ctx.state.canRead);
       if ('existing' in started) return sendUri(ctx, started.existing);
       await sendTask(ctx, started.task);
     });

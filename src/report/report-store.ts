@@ -36,8 +36,8 @@ export class ReportStore {
   }
 
   /** A report of this type about exactly these validations (and identifiers), if one was made. */
-  async existing(type: ReportType, validations: string[], identifiers: string[]): Promise<string | undefined> {
-    for (const uri of await this.list(type, validations[0])) {
+  async existing(type: ReportType, validations: string[], identifiers: string[], canRead: (uri: string) => boolean): Promise<string | undefined> {
+    for (const uri of (await this.list(type, validations[0])).filter(canRead)) {
       const found = await this.read(uri);
       if (!found) continue;
       const { record } = found;

@@ -36,15 +36,19 @@ export class Reports {
     private readonly store: ReportStore,
   ) {}
 
-  /** Check a request (400/404 naming the parameter). Answers an existing report of the same validations, or the task that makes the report. */
-  async start(type: ReportType, params: Params): Promise<{ existing: string } | { task: string }> {
+  /**
+   * Check a request (400/404 naming the parameter). Answers an existing report of the same
+   * validations that the caller may read (`canRead`, with access control on), or the task that
+   * makes the report.
+   */
+  async start(type: ReportType, params: Params, canRead: (uri: string) => boolean = () => true): Promise<{ existing: string } | { task: string }> {
     const request = this.check(type, params);
     // every validation must exist and be of the right kind before work is queued
     const kind = type === 'validation' ? 'Validation' : 'Crossvalidation';
     const tasks = new Set<string>();
     for (const v of request.validations) tasks.add((await this.facts.require(v, kind)).task);
     if (tasks.size > 1) throw badRequest('validation_uris: an algorithm comparison compares cross-validations of one kind (all regression or all classification)');
-    const existing = await this.store.existing(type, request.validations, request.identifiers);
+    const existing = await this.store.existing(type, request.validations, request.identifiers, canRead);
     if (existing) return { existing };
     const title =
       type === 'algorithm_comparison'
