@@ -42,7 +42,14 @@ export async function prepareContext(s: TestServer): Promise<FuzzContext> {
   const started = await http(`${s.url}/algorithm/mlr`, { method: 'POST', body: form({ dataset_uri: dataset, prediction_feature: target }), accept: 'text/uri-list' });
   const model = await waitForTask(s, started.text.trim());
   const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
-  return { base: s.base, dataset, target, classTarget: await titled('class'), model, compound, feature: await titled('x1') };
+  const cv = await http(`${s.url}/crossvalidation`, {
+    method: 'POST',
+    body: form({ dataset_uri: dataset, algorithm_uri: `${s.base}/algorithm/mlr`, prediction_feature: target, num_folds: '3' }),
+    accept: 'text/uri-list',
+  });
+  const crossvalidation = await waitForTask(s, cv.text.trim());
+  const [validation] = (await http(`${crossvalidation.replace(s.base, s.url)}/validations`, { accept: 'text/uri-list' })).text.trim().split(/\r?\n/);
+  return { base: s.base, dataset, target, classTarget: await titled('class'), model, compound, feature: await titled('x1'), crossvalidation, validation };
 }
 
 export interface FuzzStats {

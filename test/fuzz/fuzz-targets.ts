@@ -29,6 +29,9 @@ export interface FuzzContext {
   model: string;
   compound: string;
   feature: string;
+  /** A cross-validation of the dataset and one of its fold validations (reports are made of them). */
+  crossvalidation: string;
+  validation: string;
 }
 
 const SMILES = [
@@ -287,6 +290,9 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     ['/validation/validate_datasets', validationParams, { test_dataset_uri: c.dataset, prediction_dataset_uri: c.dataset, prediction_feature: c.target, predicted_feature: c.feature }],
     ['/crossvalidation', validationParams, { ...learning, num_folds: '3' }],
     ['/crossvalidation/loo', validationParams, learning],
+    ['/report/validation', ['validation_uris', 'identifier'], { validation_uris: c.validation }],
+    ['/report/crossvalidation', ['validation_uris', 'identifier'], { validation_uris: c.crossvalidation }],
+    ['/report/algorithm_comparison', ['validation_uris', 'identifier'], { validation_uris: `${c.crossvalidation},${c.crossvalidation}`, identifier: 'a,b' }],
     ['/dataset', ['dataset_uri', 'compound_uris[]', 'feature_uris[]', 'title', 'associated_features', 'matcher'], { dataset_uri: c.dataset, 'feature_uris[]': c.feature }],
     ['/ontology', ['uri[]', 'query'], { 'uri[]': c.dataset }],
     ['/auth/authenticate', ['username', 'password'], { username: 'nobody', password: 'x' }],
