@@ -12,6 +12,7 @@ import { benchLoad } from './load.js';
 import { benchUpload } from './upload.js';
 import { benchResources } from './resources.js';
 import { benchSupermodel } from './supermodel.js';
+import { benchReport } from './report.js';
 import { now, type Row } from './util.js';
 
 /**
@@ -38,6 +39,7 @@ const benches = [
   ['load', benchLoad],
   ['resources', benchResources],
   ['supermodel', benchSupermodel],
+  ['report', benchReport],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
