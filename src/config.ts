@@ -40,6 +40,8 @@ export interface Config {
   defaultAccess: 'private' | 'public-read';
   /** Dataset uploads larger than this (bytes) run as tasks (202 + task URI). */
   datasetTaskBytes: number;
+  /** Where the desktop QMRF editor's Java Web Start files are (the code base of `/reach_report/qmrf/{id}/editor`). */
+  qmrfEditorCodebase: string;
   quiet: boolean;
 }
 
@@ -91,6 +93,7 @@ const SPECS: Spec[] = [
   },
   { flag: 'dataset-task-bytes', env: 'TOXGRAPH_DATASET_TASK_BYTES', parse: int, key: 'datasetTaskBytes' },
   { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
+  { flag: 'qmrf-editor-codebase', env: 'TOXGRAPH_QMRF_EDITOR_CODEBASE', parse: (v) => v.replace(/\/+$/, ''), key: 'qmrfEditorCodebase' },
 ];
 
 export function defaultConfig(): Config {
@@ -115,6 +118,7 @@ export function defaultConfig(): Config {
     defaultAccess: 'private',
     datasetTaskBytes: 1024 * 1024,
     quiet: false,
+    qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',
   };
 }
 

@@ -101,9 +101,19 @@ export class UriScheme {
     return `${this.reports(type)}/${encodeURIComponent(String(id))}`;
   }
 
-  /** A URI of a validation report of this server (`{base}/report/{type}/{id}`)? */
+  /** `{base}/reach_report/{kind}` (qmrf, qprf) where REACH reports are listed and created, and one of them. */
+  reachReports(kind: 'qmrf' | 'qprf'): string {
+    return `${this.base}/reach_report/${kind}`;
+  }
+
+  reachReport(kind: 'qmrf' | 'qprf', id: string | number): string {
+    return `${this.reachReports(kind)}/${encodeURIComponent(String(id))}`;
+  }
+
+  /** A URI of a validation or REACH report of this server (`{base}/report/{type}/{id}`, `{base}/reach_report/{kind}/{id}`)? */
   isReport(uri: string): boolean {
-    return /^[^/?#]+\/[^/?#]+$/.test(uri.startsWith(`${this.base}/report/`) ? uri.slice(this.base.length + 8) : '');
+    for (const prefix of [`${this.base}/report/`, `${this.base}/reach_report/`]) if (uri.startsWith(prefix) && /^[^/?#]+\/[^/?#]+$/.test(uri.slice(prefix.length))) return true;
+    return false;
   }
 
   /** A conformer of a compound: `{compound}/conformer/{id}`. */
@@ -160,7 +170,7 @@ export class UriScheme {
     if (!this.isLocal(iri)) return undefined;
     let parts = iri.slice(this.base.length + 1).split(/[/#?]/);
     // the Ruby service layout /validation/crossvalidation/{id} is the cross-validation {id} (and /validation/report/… the report)
-    if (parts[0] === 'validation' && (parts[1] === 'crossvalidation' || parts[1] === 'report')) parts = parts.slice(1);
+    if (parts[0] === 'validation' && (parts[1] === 'crossvalidation' || parts[1] === 'report' || parts[1] === 'reach_report')) parts = parts.slice(1);
     // the validation services (POST /validation/test_set_validation, /crossvalidation/loo) are not resources
     if ((parts[0] === 'validation' && VALIDATION_SERVICES.includes(parts[1])) || (parts[0] === 'crossvalidation' && parts[1] === 'loo')) return undefined;
     if ((COMPONENTS as readonly string[]).includes(parts[0]) && parts[1]) return `${this.base}/${parts[0]}/${parts[1]}`;

@@ -22,6 +22,9 @@ export interface FeatureRecord {
   confidenceOf?: string;
   /** An `ot:Substructure` feature's pattern (`ot:smarts`): its value is whether a structure holds it. */
   smarts?: string;
+  /** ot:units ('' or absent: none given). */
+  units?: string;
+  description?: string;
 }
 
 /** A feature this server makes (a dataset column, a descriptor, a model's prediction or confidence). */
@@ -86,6 +89,8 @@ export function featureRecord(quads: RDF.Quad[], uri: string): FeatureRecord {
     sameAs: values(owl('sameAs')),
     confidenceOf: values(ot('confidenceOf'))[0],
     smarts: types.has(ot('Substructure').value) ? values(ot('smarts'))[0] : undefined,
+    units: values(ot('units'))[0] || undefined,
+    description: values(dc('description'))[0],
   };
 }
 

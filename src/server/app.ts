@@ -33,6 +33,10 @@ import { ReportStore } from '../report/report-store.js';
 import { Reports } from '../report/reports.js';
 import { ReportFacts } from '../report/report-facts.js';
 import { reportRoutes } from '../report/report-routes.js';
+import { QmrfStore } from '../qmrf/qmrf-store.js';
+import { Qmrfs } from '../qmrf/qmrfs.js';
+import { QmrfFacts } from '../qmrf/qmrf-facts.js';
+import { qmrfRoutes } from '../qmrf/qmrf-routes.js';
 import { crossvalidationRoutes } from '../validation/crossvalidation-routes.js';
 import { validationRoutes } from '../validation/validation-routes.js';
 import { operationsRoutes } from '../operations/operations-routes.js';
@@ -93,6 +97,8 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   // registered before /validation/{id}, which would take /validation/report otherwise
   const reportStore = new ReportStore(services);
   reportRoutes(router, services, new Reports(services, new ReportFacts(services, datasets, models), reportStore), reportStore);
+  const qmrfStore = new QmrfStore(services);
+  qmrfRoutes(router, services, new Qmrfs(services, new QmrfFacts(services, datasets, models, predictor), qmrfStore, models, datasets), qmrfStore);
   validationRoutes(router, services, runner, predictor);
   featureRoutes(router, services);
   taskRoutes(router, services);

@@ -1,0 +1,67 @@
+import type { Block, ReportDocument, Text } from '../report/report-document.js';
+import { spec, find, type QmrfNode } from './qmrf-xml.js';
+
+/**
+ * A QMRF as a report document (DocBook at its core, then HTML and PDF): one section per
+ * chapter, one fact per element with its chapter number and name, references resolved to the
+ * catalogue entries they point to, answers (Yes/No, All/Some…) shown with the text.
+ */
+
+const ATTRIBUTES_SHOWN = ['answer', 'chemname', 'cas', 'smiles', 'inchi', 'mol', 'formula', 'nanomaterial'];
+
+function catalogueEntries(tree: QmrfNode): Map<string, QmrfNode> {
+  const out = new Map<string, QmrfNode>();
+  for (const catalogue of find(tree, 'Catalogs')?.children ?? []) for (const e of catalogue.children) if (e.attributes.id) out.set(e.attributes.id, e);
+  return out;
+}
+
+function entryText(e: QmrfNode | undefined, idref: string): Text {
+  if (!e) return idref;
+  const a = e.attributes;
+  const label = a.name ?? a.definition ?? a.title ?? idref;
+  const extra = [a.version && `version ${a.version}`, a.units && `units ${a.units}`, a.affiliation, a.email].filter((x) => x).join(', ');
+  const text = `${label}${extra ? ` (${extra})` : ''}`;
+  const link = [a.url, a.ontology_term].find((u) => u && /^https?:\/\//.test(u));
+  return link ? { text, href: link } : text;
+}
+
+function valueOf(node: QmrfNode, entries: Map<string, QmrfNode>): Text[] {
+  const answers = ATTRIBUTES_SHOWN.filter((k) => node.attributes[k]).map((k) => `${k}: ${node.attributes[k]}`);
+  const parts: Text[] = [];
+  if (answers.length) parts.push(`[${answers.join(', ')}] `);
+  if (node.text?.trim()) parts.push(node.text.trim());
+  for (const c of node.children) {
+    if (c.attributes.idref) {
+      if (parts.length) parts.push('; ');
+      parts.push(entryText(entries.get(c.attributes.idref), c.attributes.idref));
+    } else if (c.name === 'equation' && c.text?.trim()) parts.push(`${parts.length ? '; ' : ''}equation: ${c.text.trim()}`);
+    else if (c.name === 'molecules' || c.name === 'document') {
+      if (parts.length) parts.push('; ');
+      parts.push({ text: `${c.attributes.description ?? c.name}: ${c.attributes.url}`, href: c.attributes.url });
+    }
+  }
+  return parts.length ? parts : ['–'];
+}
+
+/** The label of an element: its chapter number and name (from the DTD's fixed attributes). */
+export function labelOf(name: string): string {
+  const s = spec(name);
+  const chapter = s.attributes.find((a) => a.name === 'chapter')?.fixed;
+  const title = s.attributes.find((a) => a.name === 'name')?.fixed ?? name;
+  return chapter ? `${chapter} ${title}` : title;
+}
+
+export function qmrfDocument(tree: QmrfNode, meta: { uri: string; date: string }): ReportDocument {
+  const entries = catalogueEntries(tree);
+  const chapters = find(tree, 'QMRF_chapters')?.children ?? [];
+  const sections = chapters.map((chapter) => {
+    const rows = chapter.children.flatMap((element): { label: string; value: Text[] }[] => {
+      if (element.name === 'attachments')
+        return element.children.map((a) => ({ label: `${labelOf('attachments')}: ${a.name.replace('attachment_', '').replace('_', ' ')}`, value: valueOf(a, entries) }));
+      return [{ label: labelOf(element.name), value: valueOf(element, entries) }];
+    });
+    const blocks: Block[] = [{ kind: 'facts', rows }];
+    return { title: labelOf(chapter.name), blocks };
+  });
+  return { title: `QMRF: ${find(tree, 'QSAR_title')?.text?.trim() || meta.uri}`, subtitle: `(Q)SAR Model Reporting Format 3.0.1 · ${meta.uri}`, date: meta.date, sections };
+}

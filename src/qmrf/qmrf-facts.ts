@@ -1,0 +1,223 @@
+import type { Services } from '../core/services.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.js';
+import type { ModelStore, StoredModel } from '../model/model-store.js';
+import type { ModelDescription } from '../model/model-codec.js';
+import type { Predictor } from '../model/prediction.js';
+import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.js';
+import { resourceTree, type Tree } from '../rdf/resource-tree.js';
+import { ot, rdfs } from '../rdf/namespaces.js';
+import { readTypedGraph, select, selectUris } from '../store/query-helpers.js';
+import { validationQueries } from '../validation/validation-queries.js';
+import { statisticsOf } from '../validation/evaluation.js';
+import type { DomainState } from '../learning/applicability-domain.js';
+import { notFound } from '../core/errors.js';
+import { qmrfQueries } from './qmrf-queries.js';
+
+/**
+ * What the service knows about a model that a QMRF reports (chapters 1–7): the model, its
+ * algorithm and parameters, its training set and features, its endpoint, its applicability
+ * domain, its fit to the training set (predicted here) and the validations that were run on it
+ * or on its algorithm with its training set.
+ */
+
+export interface ValidationSummary {
+  uri: string;
+  tree: Tree;
+  /** The statistics node (regression or classification) as a tree. */
+  statistics: Tree;
+  task: 'regression' | 'classification';
+}
+
+export interface DomainFacts {
+  /** The AD model (a separate one, or the model itself when embedded). */
+  model: string;
+  method: string;
+  title: string;
+  description: string;
+  state?: DomainState;
+  features: string[];
+}
+
+export interface ModelFacts {
+  model: StoredModel;
+  description: ModelDescription;
+  tree: Tree;
+  algorithm: { uri: string; def?: AlgorithmDefinition };
+  /** The learning algorithms: the model's own, or a supermodel's `model_learning` steps. */
+  learners: AlgorithmDefinition[];
+  dependent: FeatureRecord;
+  endpoint?: { term: string; label?: string; group?: string };
+  independent: FeatureRecord[];
+  /** Algorithms (instances) that calculated the independent variables, by their titles. */
+  descriptorSources: string[];
+  training: { uri: string; title?: string; rows: number; compounds: number; withTarget: number; features: FeatureRecord[] };
+  domains: DomainFacts[];
+  /** The model's predictions of its own training set, scored (goodness of fit); undefined when they cannot be made. */
+  fit?: ValidationSummary['statistics'];
+  validations: ValidationSummary[];
+  crossvalidations: ValidationSummary[];
+}
+
+/** The learners a supermodel records (`model_learning`: space-separated URIs). */
+const learnerUris = (recorded: unknown): string[] =>
+  String(recorded ?? '')
+    .split(/\s+/)
+    .filter((u) => u);
+
+export class QmrfFacts {
+  constructor(
+    private readonly services: Services,
+    private readonly datasets: DatasetStore,
+    private readonly models: ModelStore,
+    private readonly predictor: Predictor,
+  ) {}
+
+  async of(modelUri: string, attached: string[] = [], parameter = 'model_uri'): Promise<ModelFacts> {
+    const described = await this.models.describe(modelUri);
+    const model = described && (await this.models.load(modelUri));
+    if (!described || !model) throw notFound(`${parameter}: model ${modelUri} not found`);
+    const { description } = described;
+    const store = this.services.store;
+    const records = await readFeatureRecords(
+      store,
+      [description.dependent, ...description.independent].filter((f) => f),
+    );
+    const dependent = records.get(description.dependent) ?? { uri: description.dependent, exists: false, numeric: false, nominal: false, accepted: [], sameAs: [] };
+    const independent = description.independent.map((f) => records.get(f)!);
+    const term = dependent.sameAs[0];
+    const [label] = term ? await select(store, qmrfQueries.termLabel(term)) : [];
+    const sources = [...new Set(independent.map((f) => f.source).filter((s): s is string => !!s))];
+    const sourceTitles = await Promise.all(
+      sources.map(async (s) => (this.services.uris.isIn('algorithm', s) ? (resourceTree(await store.readGraph(s), s).title as string | undefined) : undefined) ?? s),
+    );
+    const id = this.services.uris.idIn('algorithm', description.algorithm);
+    return {
+      model,
+      description,
+      tree: resourceTree(described.quads, modelUri, false),
+      algorithm: { uri: description.algorithm, def: id ? algorithmById(id) : undefined },
+      learners: [...learnerUris(model.parameters.model_learning), description.algorithm]
+        .map((u) => algorithmById(this.services.uris.idIn('algorithm', u) ?? ''))
+        .filter((d): d is AlgorithmDefinition => d?.kind === 'learner'),
+      dependent,
+      endpoint: term ? { term, label: label?.label?.value, group: label?.group?.value } : undefined,
+      independent,
+      descriptorSources: sourceTitles,
+      training: await this.trainingFacts(description.trainingDataset, description.dependent),
+      domains: await this.domainFacts(model),
+      fit: await this.goodnessOfFit(model),
+      validations: await this.validations(modelUri, attached),
+      crossvalidations: await this.crossvalidations([description.algorithm, ...learnerUris(model.parameters.model_learning)], description.trainingDataset, [
+        ...attached,
+        // a supermodel's cross-validation of its recipe (rdfs:seeAlso)
+        ...described.quads.filter((q) => q.subject.value === modelUri && q.predicate.equals(rdfs('seeAlso'))).map((q) => q.object.value),
+      ]),
+    };
+  }
+
+  private async trainingFacts(uri: string, target: string): Promise<ModelFacts['training']> {
+    const meta = await this.datasets.readMeta(uri);
+    if (!meta) return { uri, rows: 0, compounds: 0, withTarget: 0, features: [] };
+    const compounds = new Set<string>();
+    let rows = 0;
+    let withTarget = 0;
+    for await (const r of this.datasets.rows(uri)) {
+      rows++;
+      compounds.add(r.compound);
+      if (r.values.get(target)?.value.trim()) withTarget++;
+    }
+    const features = [...(await readFeatureRecords(this.services.store, meta.features)).values()];
+    return { uri, title: meta.title, rows, compounds: compounds.size, withTarget, features };
+  }
+
+  private async domainFacts(model: StoredModel): Promise<DomainFacts[]> {
+    const out: DomainFacts[] = [];
+    if (model.domain) {
+      const def = algorithmById(model.domain.method);
+      out.push({
+        model: model.uri,
+        method: model.domain.method,
+        title: def?.title ?? model.domain.method,
+        description: def?.description ?? '',
+        state: model.domain.state as DomainState,
+        features: model.independent,
+      });
+    }
+    for (const linked of model.linkedDomains) {
+      const ad = await this.models.load(linked.model);
+      if (!ad) continue;
+      const id = this.services.uris.idIn('algorithm', ad.algorithm) ?? '';
+      const def = algorithmById(id);
+      out.push({ model: ad.uri, method: id, title: def?.title ?? id, description: def?.description ?? '', state: ad.state as DomainState, features: ad.independent });
+    }
+    return out;
+  }
+
+  /** Predict the training set with the model and score it (statistics of goodness of fit). */
+  private async goodnessOfFit(model: StoredModel): Promise<Tree | undefined> {
+    if (model.task !== 'regression' && model.task !== 'classification') return undefined;
+    const meta = await this.datasets.readMeta(model.trainingDataset);
+    if (!meta) return undefined;
+    try {
+      const rows = await this.datasets.allRows(meta.uri);
+      const plan = await this.predictor.planInputs(model, meta.features);
+      const predictions = await this.predictor.predict(model, rows, plan);
+      const pairs = rows.map((r, i) => {
+        const own = new Map(predictions[i]);
+        return { actual: r.values.get(model.dependent), predicted: own.get(model.predicted), confidence: own.get(model.confidence) };
+      });
+      return statisticsOf(pairs, model.task, model.classes).values as unknown as Tree;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async summary(uri: string, kind: 'Validation' | 'Crossvalidation'): Promise<ValidationSummary | undefined> {
+    const quads = await readTypedGraph(this.services.store, uri, ot(kind));
+    if (!quads) return undefined;
+    const tree = resourceTree(quads, uri, false);
+    const statisticsUri = kind === 'Crossvalidation' ? this.services.uris.subgraph(uri, 'statistics') : uri;
+    const scored = kind === 'Crossvalidation' ? resourceTree(await this.services.store.readGraph(statisticsUri), statisticsUri, false) : tree;
+    const statistics = (scored.regressionStatistics ?? scored.classificationStatistics) as Tree | undefined;
+    if (!statistics) return undefined;
+    for (const k of ['numInstances', 'numUnpredicted']) if (typeof scored[k] === 'number') statistics[k] = scored[k];
+    return { uri, tree, statistics, task: scored.classificationStatistics ? 'classification' : 'regression' };
+  }
+
+  /**
+   * A validation or cross-validation to attach to a QMRF of `model`, and whether it is about that
+   * model: a validation of the model itself, of its algorithm on its training set or on a sample
+   * of it (bootstrapping), or a cross-validation of its algorithm on its training set.
+   */
+  async validationOf(uri: string, model: string): Promise<(ValidationSummary & { ofModel: boolean }) | undefined> {
+    const described = await this.models.describe(model);
+    const isCrossvalidation = !!(await readTypedGraph(this.services.store, uri, ot('Crossvalidation')));
+    const summary = await this.summary(uri, isCrossvalidation ? 'Crossvalidation' : 'Validation');
+    if (!summary || !described) return summary && { ...summary, ofModel: false };
+    const { algorithm, trainingDataset } = described.description;
+    const t = summary.tree;
+    let ofModel: boolean;
+    if (isCrossvalidation) ofModel = t.algorithm === algorithm && t.dataset === trainingDataset;
+    else if (t.model === model) ofModel = true;
+    else {
+      const training = typeof t.trainingDataset === 'string' ? await this.datasets.readMeta(t.trainingDataset) : undefined;
+      const source = training?.quads.find((q) => q.subject.value === training.uri && q.predicate.equals(ot('hasSource')))?.object.value;
+      ofModel = t.algorithm === algorithm && (t.trainingDataset === trainingDataset || source === trainingDataset);
+    }
+    return { ...summary, ofModel };
+  }
+
+  /** Validations of the model itself, and attached ones. */
+  private async validations(model: string, attached: string[]): Promise<ValidationSummary[]> {
+    const uris = [...new Set([...(await selectUris(this.services.store, validationQueries.validations({ model }))).filter((v) => this.services.uris.isIn('validation', v)), ...attached])];
+    return (await Promise.all(uris.map((u) => this.summary(u, 'Validation')))).filter((v): v is ValidationSummary => !!v);
+  }
+
+  /** Cross-validations of the model's algorithm (or its learners) on its training set, and attached ones. */
+  private async crossvalidations(algorithms: string[], dataset: string, attached: string[]): Promise<ValidationSummary[]> {
+    const found = await Promise.all(algorithms.map((algorithm) => selectUris(this.services.store, validationQueries.crossvalidations({ algorithm, dataset }))));
+    const uris = [...new Set([...found.flat(), ...attached])];
+    return (await Promise.all(uris.map((u) => this.summary(u, 'Crossvalidation')))).filter((v): v is ValidationSummary => !!v);
+  }
+}

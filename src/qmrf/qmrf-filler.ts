@@ -1,0 +1,250 @@
+import type { Tree } from '../rdf/resource-tree.js';
+import { learnerById } from '../learning/learners.js';
+import type { DomainState } from '../learning/applicability-domain.js';
+import { formatNumber, keyStatistics } from '../report/statistic-labels.js';
+import { entry, QmrfBuilder } from './qmrf-builder.js';
+import type { DomainFacts, ModelFacts, ValidationSummary } from './qmrf-facts.js';
+import type { QmrfNode } from './qmrf-xml.js';
+
+/** Who and what made the report: written into chapters 1, 2 and 9 and the catalogues. */
+export interface QmrfContext {
+  author: string;
+  date: Date;
+  service: { uri: string; version: string };
+  rdkitVersion: string;
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Statistics as one line: "R² = 0.81, RMSE = 0.52 … (n = 580)". */
+export function statisticsLine(task: 'regression' | 'classification', statistics: Tree | undefined): string {
+  if (!statistics) return '';
+  const values = keyStatistics(task)
+    .filter(([k]) => typeof statistics[k] === 'number')
+    .map(([k, name]) => `${name} = ${formatNumber(statistics[k] as number)}`);
+  const n = typeof statistics.numInstances === 'number' ? ` (n = ${statistics.numInstances}${statistics.numUnpredicted ? `, ${statistics.numUnpredicted} not predicted` : ''})` : '';
+  return `${values.join(', ')}${n}`;
+}
+
+function validationLine(v: ValidationSummary): string {
+  const t = v.tree;
+  const what =
+    t.numFolds !== undefined
+      ? `${t.leaveOneOut ? 'leave-one-out' : `${t.numFolds}-fold`} cross-validation${t.yScramble ? ' with the target permuted (y-scrambling)' : ''} (seed ${t.randomSeed}, stratified ${t.stratified})`
+      : `${t.validationType ?? 'validation'}${t.testDataset ? ` on ${t.testDataset}` : ''}`;
+  return `${what}, ${v.uri}: ${statisticsLine(v.task, v.statistics)}`;
+}
+
+function domainLimits(d: DomainFacts): string {
+  const s = d.state;
+  if (!s) return '';
+  switch (s.kind) {
+    case 'ad-leverage':
+      return `Inside when the leverage h = xᵀ(XᵀX)⁻¹x (standardised descriptors) is at most the warning leverage h* = 3p′/n = ${formatNumber(s.threshold)} (n = ${s.n}).`;
+    case 'ad-euclidean-knn':
+      return `Inside when the mean Euclidean distance to the ${s.k} nearest training compounds (standardised descriptors) is at most ${formatNumber(s.threshold)}, the training set's own mean plus Z standard deviations.`;
+    case 'ad-tanimoto':
+      return `Inside when the Tanimoto similarity to the most similar training compound is at least ${formatNumber(s.threshold)}.`;
+    case 'ad-ranges':
+      return `Inside when every descriptor lies within its training range: ${(s as Extract<DomainState, { kind: 'ad-ranges' }>).min
+        .map((low, i) => `[${formatNumber(low)}, ${formatNumber(s.max[i])}]`)
+        .slice(0, 30)
+        .join(', ')}${s.min.length > 30 ? ' …' : ''}.`;
+  }
+}
+
+/** The equation of a linear model, from its coefficients. */
+function equation(f: ModelFacts): string {
+  const linear = learnerById(f.model.learnerId)?.linearForm?.(f.model.state);
+  if (!linear) return '';
+  const names = f.independent.map((x) => x.title ?? x.uri);
+  const terms = linear.coefficients.map((c, i) => `${c < 0 ? '−' : '+'} ${formatNumber(Math.abs(c))}·${names[i] ?? `x${i + 1}`}`);
+  return `${f.dependent.title ?? 'y'} = ${formatNumber(linear.intercept)} ${terms.join(' ')}`;
+}
+
+const yesNo = (b: boolean) => (b ? 'Yes' : 'No');
+
+/** A QMRF of a model filled with what the service knows; what it cannot know stays empty for the modeller. */
+export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
+  const b = new QmrfBuilder();
+  const task = f.model.task === 'classification' ? 'classification' : 'regression';
+  const learnerTitles = f.learners.map((l) => l.title).join(', ');
+  const algorithmTitle = f.algorithm.def?.kind === 'super' && learnerTitles ? `${learnerTitles} (in a supermodel)` : (f.algorithm.def?.title ?? f.algorithm.uri);
+  const usesRdkit = f.descriptorSources.some((s) => /rdkit|morgan|maccs|fingerprint|substructure|fragment/i.test(s));
+
+  // catalogues
+  const software = [
+    entry('software', {
+      id: 'software_toxgraph',
+      name: 'ToxGraph',
+      number: '1',
+      version: c.service.version,
+      url: c.service.uri,
+      description: 'OpenTox linked-data server for chemical modelling and validation',
+    }),
+    ...(usesRdkit
+      ? [entry('software', { id: 'software_rdkit', name: 'RDKit (RDKit.js)', number: '2', version: c.rdkitVersion, url: 'https://www.rdkit.org', description: 'Cheminformatics toolkit' })]
+      : []),
+  ];
+  const algorithm = entry('algorithm', {
+    id: 'algorithm_1',
+    definition: algorithmTitle,
+    description: (f.learners.length ? f.learners : f.algorithm.def ? [f.algorithm.def] : []).map((d) => d.description).join(' ') || algorithmTitle,
+    ontology_term: f.learners[0]?.sameAs ?? f.algorithm.uri,
+  });
+  const descriptors = f.independent.map((x, i) =>
+    entry('descriptor', { id: `descriptor_${i + 1}`, name: x.title ?? x.uri, units: x.units ?? '', description: x.description ?? `feature ${x.uri}`, ontology_term: x.uri }),
+  );
+  const endpoints = f.endpoint
+    ? [entry('endpoint', { id: 'endpoint_1', name: f.endpoint.label ?? f.endpoint.term, ...(f.endpoint.group ? { group: f.endpoint.group } : {}), ontology_term: f.endpoint.term })]
+    : [];
+  const authors = [entry('author', { id: 'author_1', name: c.author, number: '1', url: c.service.uri })];
+  b.children('Catalogs', [
+    { name: 'software_catalog', attributes: {}, children: software },
+    { name: 'algorithms_catalog', attributes: {}, children: [algorithm] },
+    { name: 'descriptors_catalog', attributes: {}, children: descriptors },
+    { name: 'endpoints_catalog', attributes: {}, children: endpoints },
+    { name: 'publications_catalog', attributes: {}, children: [] },
+    { name: 'authors_catalog', attributes: {}, children: authors },
+  ]);
+  const ref = (name: string, idref: string) => entry(name, { idref });
+
+  // 1. identifier
+  b.text('QSAR_title', f.model.title);
+  b.text(
+    'QSAR_models',
+    f.domains
+      .filter((d) => d.model !== f.model.uri)
+      .map((d) => `applicability-domain model ${d.model}`)
+      .join('; '),
+  );
+  b.children('QSAR_software', [ref('software_ref', 'software_toxgraph')]);
+  // 2. general information
+  b.text('qmrf_date', day(c.date));
+  b.children('qmrf_authors', [ref('author_ref', 'author_1')]);
+  b.children('model_authors', [ref('author_ref', 'author_1')]);
+  b.text('model_date', typeof f.tree.date === 'string' ? f.tree.date.slice(0, 10) : '');
+  b.text('info_availability', `The model is available at ${f.model.uri} (OpenTox interface): its description, training dataset and features; it predicts datasets and single compounds (POST).`);
+  // 3. endpoint
+  if (endpoints.length) b.children('model_endpoint', [ref('endpoint_ref', 'endpoint_1')]);
+  b.text(
+    'endpoint_comments',
+    `The dependent variable is the feature ${f.dependent.title ?? f.dependent.uri} (${f.dependent.uri})${f.endpoint ? `, the endpoint ${f.endpoint.label ?? ''} (${f.endpoint.term})` : ''} of the training dataset ${f.training.title ?? f.training.uri}.`,
+  );
+  b.text('endpoint_units', f.dependent.units ?? '');
+  b.text('endpoint_variable', f.dependent.title ?? f.dependent.uri);
+  b.text('endpoint_data_quality', `${f.training.withTarget} of the ${f.training.rows} training rows (${f.training.compounds} distinct structures) have a value of the dependent variable.`);
+  // 4. algorithm
+  const types = [...new Set(f.learners.flatMap((l) => l.types))];
+  b.text('algorithm_type', `${task === 'regression' ? 'Regression' : 'Classification'} (${algorithmTitle})${types.length ? `; algorithm types ${types.join(', ')}` : ''}`);
+  b.children('algorithm_explicit', [ref('algorithm_ref', 'algorithm_1'), { name: 'equation', attributes: {}, text: equation(f), children: [] }]);
+  b.children(
+    'algorithms_descriptors',
+    descriptors.map((d) => ref('descriptor_ref', d.attributes.id)),
+  );
+  const parameters = Object.entries(f.model.parameters)
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k} = ${v}`);
+  b.text(
+    'descriptors_selection',
+    f.model.parameters.feature_selection
+      ? `Selected by ${f.model.parameters.feature_selection} (supermodel step); ${f.independent.length} features kept.`
+      : `The ${f.independent.length} numeric and fingerprint features of the training dataset chosen for the model.`,
+  );
+  b.text(
+    'descriptors_generation',
+    `${f.descriptorSources.length ? `Calculated by ${f.descriptorSources.join('; ')}.` : 'Taken from the training dataset.'} Learner parameters: ${parameters.join(', ') || 'defaults'}.`,
+  );
+  b.children('descriptors_generation_software', [ref('software_ref', usesRdkit ? 'software_rdkit' : 'software_toxgraph')]);
+  b.text(
+    'descriptors_chemicals_ratio',
+    f.independent.length ? `${f.training.compounds} chemicals / ${f.independent.length} descriptors = ${formatNumber(f.training.compounds / f.independent.length)}` : '',
+  );
+  // 5. applicability domain (one chapter per domain)
+  const domains = f.domains.length ? f.domains : [undefined];
+  // (chapter 5 is built after the rest: one element per domain)
+  // 6. internal validation
+  const available = f.training.rows > 0;
+  b.attributes('training_set_availability', { answer: yesNo(available) });
+  b.text('training_set_availability', available ? `The training set is the dataset ${f.training.uri} of this service.` : `The training dataset ${f.training.uri} is no longer stored.`);
+  const structures = { chemname: 'No', cas: 'No', smiles: yesNo(available), inchi: yesNo(available), mol: yesNo(available), formula: 'No', nanomaterial: 'No' };
+  b.attributes('training_set_data', structures);
+  b.text('training_set_data', available ? 'Every training compound is a compound of this service: SMILES, InChI, InChIKey and molfile are available.' : '');
+  b.attributes('training_set_descriptors', { answer: available ? 'All' : 'Unknown' });
+  b.text('training_set_descriptors', available ? `The descriptor values are columns of ${f.training.uri}.` : '');
+  b.attributes('dependent_var_availability', { answer: !available ? 'Unknown' : f.training.withTarget === f.training.rows ? 'All' : f.training.withTarget ? 'Some' : 'No' });
+  b.text('preprocessing', (f.tree.warning as string[] | undefined)?.join(' ') ?? '');
+  b.text('goodness_of_fit', f.fit ? `Predictions of the training set by the model: ${statisticsLine(task, f.fit)}.` : '');
+  const cvs = f.crossvalidations;
+  b.text(
+    'loo',
+    cvs
+      .filter((v) => v.tree.leaveOneOut && !v.tree.yScramble)
+      .map(validationLine)
+      .join('\n'),
+  );
+  b.text(
+    'lmo',
+    cvs
+      .filter((v) => !v.tree.leaveOneOut && !v.tree.yScramble)
+      .map(validationLine)
+      .join('\n'),
+  );
+  b.text(
+    'yscrambling',
+    cvs
+      .filter((v) => v.tree.yScramble)
+      .map(validationLine)
+      .join('\n'),
+  );
+  b.text(
+    'bootstrap',
+    f.validations
+      .filter((v) => v.tree.validationType === 'bootstrapping')
+      .map(validationLine)
+      .join('\n'),
+  );
+  // 7. external validation
+  const external = f.validations.filter((v) => v.tree.validationType !== 'bootstrapping');
+  b.attributes('validation_set_availability', { answer: yesNo(external.length > 0) });
+  b.text('validation_set_availability', external.map((v) => String(v.tree.testDataset ?? '')).join(' '));
+  b.attributes('validation_set_data', external.length ? structures : { ...structures, smiles: 'No', inchi: 'No', mol: 'No' });
+  b.attributes('validation_set_descriptors', { answer: external.length ? 'All' : 'Unknown' });
+  b.attributes('validation_dependent_var_availability', { answer: external.length ? 'All' : 'Unknown' });
+  b.text('experimental_design', external.map((v) => `${v.tree.validationType}${v.tree.randomSeed !== undefined ? ` (seed ${v.tree.randomSeed})` : ''}`).join('; '));
+  b.text('validation_predictivity', external.map(validationLine).join('\n'));
+  // 9. miscellaneous
+  b.text(
+    'comments',
+    `Filled by ToxGraph ${c.service.version} from ${f.model.uri} on ${day(c.date)}. Elements left empty (species, protocol, mechanistic interpretation, references) are for the modeller to complete.`,
+  );
+  b.children('attachments', [
+    { name: 'attachment_training_data', attributes: {}, children: available ? [entry('molecules', { url: f.training.uri, filetype: 'text/csv', embedded: 'No', description: 'training set' })] : [] },
+    {
+      name: 'attachment_validation_data',
+      attributes: {},
+      children: [...new Set(external.map((v) => String(v.tree.testDataset ?? '')).filter((u) => u))].map((u) =>
+        entry('molecules', { url: u, filetype: 'text/csv', embedded: 'No', description: 'external validation set' }),
+      ),
+    },
+    { name: 'attachment_documents', attributes: {}, children: [] },
+  ]);
+  b.text('keywords', [f.endpoint?.label, f.dependent.title, algorithmTitle, 'QSAR', 'ToxGraph'].filter((k) => k).join(', '));
+  const tree = b.build();
+  // chapter 5: one QSAR_Applicability_domain per domain
+  const chapters = tree.children.find((n) => n.name === 'QMRF_chapters')!;
+  const at = chapters.children.findIndex((n) => n.name === 'QSAR_Applicability_domain');
+  chapters.children.splice(
+    at,
+    1,
+    ...domains.map((d) => {
+      const one = new QmrfBuilder()
+        .text('app_domain_description', d ? `${d.title} on ${d.features.length} features (model ${d.model}).` : 'No applicability domain was defined for this model.')
+        .text('app_domain_method', d?.description ?? '')
+        .children('app_domain_software', d ? [ref('software_ref', 'software_toxgraph')] : [])
+        .text('applicability_limits', d ? domainLimits(d) : '');
+      return one.build('QSAR_Applicability_domain');
+    }),
+  );
+  return tree;
+}

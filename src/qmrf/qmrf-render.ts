@@ -1,0 +1,66 @@
+import ExcelJS from 'exceljs';
+import { escapeHtml } from '../rdf/html.js';
+import { textOf, toDocBook } from '../report/report-document.js';
+import { renderReportHtml } from '../report/report-html.js';
+import { renderPdf } from '../report/report-pdf.js';
+import { labelOf, qmrfDocument } from './qmrf-document.js';
+import { readQmrf, spec, type QmrfNode } from './qmrf-xml.js';
+
+/**
+ * Worker-pool entry: a stored QMRF in the formats a reader asks for: DocBook, HTML (the report
+ * and a form that edits it), PDF and a spreadsheet. The document is the same in each.
+ */
+export async function convertQmrf(xml: string, format: 'docbook' | 'html' | 'pdf' | 'xlsx', meta: { uri: string; date: string; alternates: Record<string, string> }): Promise<string | Uint8Array> {
+  const read = readQmrf(xml);
+  if ('errors' in read) throw new Error(`the stored QMRF is not valid: ${read.errors[0]}`);
+  const doc = qmrfDocument(read.tree, meta);
+  switch (format) {
+    case 'docbook':
+      return toDocBook(doc);
+    case 'pdf':
+      return new Uint8Array(await renderPdf(doc));
+    case 'html':
+      return renderReportHtml(doc, meta.alternates).replace('</body>', `${editingForm(read.tree, meta.uri)}</body>`);
+    case 'xlsx': {
+      const book = new ExcelJS.Workbook();
+      book.creator = 'ToxGraph';
+      const sheet = book.addWorksheet('QMRF');
+      sheet.columns = [
+        { header: 'Element', key: 'label', width: 60 },
+        { header: 'Value', key: 'value', width: 100 },
+      ];
+      sheet.getRow(1).font = { bold: true };
+      sheet.addRow({ label: doc.title, value: doc.subtitle ?? '' }).font = { bold: true };
+      for (const s of doc.sections) {
+        sheet.addRow({ label: s.title }).font = { bold: true };
+        for (const b of s.blocks) if (b.kind === 'facts') for (const r of b.rows) sheet.addRow({ label: r.label, value: r.value.map(textOf).join('') });
+      }
+      sheet.getColumn('value').alignment = { wrapText: true, vertical: 'top' };
+      return new Uint8Array(await book.xlsx.writeBuffer());
+    }
+  }
+}
+
+/** An HTML form posting the section updates of `POST /reach_report/qmrf/{id}`: one field per text element, one choice per answer. */
+function editingForm(tree: QmrfNode, uri: string): string {
+  const fields: string[] = [];
+  const visit = (n: QmrfNode, seen: Set<string>) => {
+    const s = spec(n.name);
+    if (seen.has(n.name)) return;
+    seen.add(n.name);
+    for (const a of s.attributes.filter((x) => x.values && x.fixed === undefined)) {
+      const options = a.values!.map((v) => `<option${n.attributes[a.name] === v ? ' selected' : ''}>${escapeHtml(v)}</option>`).join('');
+      fields.push(`<label>${escapeHtml(labelOf(n.name))}: ${escapeHtml(a.name)} <select name="${escapeHtml(`${n.name}@${a.name}`)}">${options}</select></label>`);
+    }
+    if (s.content.kind === 'text' && n.name !== 'equation') {
+      fields.push(`<label>${escapeHtml(labelOf(n.name))}<br><textarea name="${escapeHtml(n.name)}" rows="2" cols="100">${escapeHtml(n.text ?? '')}</textarea></label>`);
+    }
+    for (const c of n.children) visit(c, seen);
+  };
+  const seen = new Set<string>();
+  for (const chapter of tree.children[0]?.children ?? []) visit(chapter, seen);
+  return `<section><h2>Edit this report</h2><form method="post" action="${escapeHtml(uri)}" enctype="application/x-www-form-urlencoded">
+${fields.map((f) => `<p>${f}</p>`).join('\n')}
+<p><label>Attach a validation or cross-validation of the model (URI) <input name="validation_uri" size="80"></label></p>
+<p><button type="submit">Save</button></p></form></section>`;
+}

@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import { badRequest, HttpError, notFound } from '../core/errors.js';
+import { currentUser } from '../core/request-context.js';
+import type { Services } from '../core/services.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import type { Params } from '../http/params.js';
+import type { ModelStore } from '../model/model-store.js';
+import { describedBy, type QmrfRecord } from './qmrf-codec.js';
+import type { QmrfFacts, ValidationSummary } from './qmrf-facts.js';
+import { fillQmrf, statisticsLine } from './qmrf-filler.js';
+import type { QmrfStore } from './qmrf-store.js';
+import { find, readQmrf, spec, toQmrfXml, type QmrfNode } from './qmrf-xml.js';
+
+/** This server's version (package.json), written into the QMRF's software catalogue. */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Parameters of a section update that are not QMRF elements. */
+const NOT_SECTIONS = new Set(['validation_uri', 'validation_uris', 'subjectid']);
+
+/** The search parameters of `GET /reach_report/qmrf`. */
+export interface QmrfSearch {
+  model_uri?: string;
+  dataset_uri?: string;
+  compound_uri?: string;
+  algorithm_uri?: string;
+  endpoint_uri?: string;
+  search?: string;
+}
+
+/** QMRF reports (spec 4.6): made from a model, posted as QMRF XML, replaced, updated by section, searched. */
+export class Qmrfs {
+  constructor(
+    private readonly services: Services,
+    private readonly facts: QmrfFacts,
+    private readonly store: QmrfStore,
+    private readonly models: ModelStore,
+    private readonly datasets: DatasetStore,
+  ) {}
+
+  private context(date = new Date()) {
+    return { author: currentUser.getStore() ?? 'ToxGraph user', date, service: { uri: this.services.uris.service(), version: VERSION }, rdkitVersion: this.services.chemistry.rdkitVersion };
+  }
+
+  /** `POST /reach_report/qmrf` with `model_uri`: checked at once (404), filled by a task that answers the report. */
+  async startFromModel(modelUri: string): Promise<string> {
+    if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
+    return this.services.tasks.submit(`QMRF report of ${modelUri}`, async () => {
+      const facts = await this.facts.of(modelUri);
+      const context = this.context();
+      const tree = fillQmrf(facts, context);
+      const xml = checked(toQmrfXml(tree)).xml;
+      return this.store.create(
+        {
+          ...describedBy(tree),
+          created: context.date,
+          modified: context.date,
+          model: modelUri,
+          algorithm: facts.algorithm.uri,
+          datasets: [facts.training.uri, ...describedBy(tree).datasets.filter((d) => d !== facts.training.uri)],
+          validations: [],
+        },
+        xml,
+      );
+    });
+  }
+
+  /** `POST /reach_report/qmrf` with a QMRF XML body: stored as it is when valid (400 with the errors otherwise). */
+  async createFromXml(xml: string): Promise<string> {
+    const { tree } = checked(xml);
+    const now = new Date();
+    return this.store.create({ ...describedBy(tree), created: now, modified: now, validations: [] }, xml);
+  }
+
+  async require(uri: string): Promise<QmrfRecord> {
+    const found = await this.store.read(uri);
+    if (!found) throw notFound(`QMRF report ${uri} not found`);
+    return found.record;
+  }
+
+  /** `POST /reach_report/qmrf/{id}` with XML: the report's content replaced (what it is about is kept). */
+  async replaceXml(uri: string, xml: string): Promise<void> {
+    const record = await this.require(uri);
+    const { tree } = checked(xml);
+    await this.store.replace({ ...record, ...describedBy(tree), datasets: merged(record.datasets, describedBy(tree).datasets), modified: new Date() }, xml);
+  }
+
+  /**
+   * `POST /reach_report/qmrf/{id}` with form parameters: each parameter named after a text
+   * element of the DTD sets its text (the first such element), `element@attribute` sets an
+   * attribute, and `validation_uri` attaches validations or cross-validations of the report's
+   * model (their statistics go to chapters 6 and 7). The result must stay valid; nothing is
+   * stored otherwise.
+   */
+  async update(uri: string, params: Params): Promise<void> {
+    const record = await this.require(uri);
+    const found = readQmrf(await this.store.xml(uri));
+    if ('errors' in found) throw new Error(`stored QMRF ${uri} is not valid: ${found.errors[0]}`);
+    const tree = found.tree;
+    for (const name of new Set(params.entries().map(([k]) => k))) {
+      if (NOT_SECTIONS.has(name)) continue;
+      const [element, attribute] = name.split('@');
+      const s = (() => {
+        try {
+          return spec(element);
+        } catch {
+          throw badRequest(`${name} is not an element of the QMRF DTD`);
+        }
+      })();
+      const node = find(tree, element);
+      if (!node) throw badRequest(`${name}: the report has no ${element} element`);
+      const value = params.get(name) ?? '';
+      if (attribute) {
+        const declared = s.attributes.find((a) => a.name === attribute);
+        if (!declared || declared.fixed !== undefined || declared.type === 'ID' || declared.type === 'IDREF')
+          throw badRequest(`${name}: ${attribute} is not an attribute of ${element} that can be set`);
+        node.attributes[attribute] = value;
+      } else {
+        if (s.content.kind !== 'text') throw badRequest(`${name}: ${element} holds elements, not text; post the whole QMRF XML to change it`);
+        node.text = value;
+      }
+    }
+    const validations = params.all('validation_uri').flatMap((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x),
+    );
+    for (const v of validations) await this.attach(record, tree, v);
+    const { xml } = checked(toQmrfXml(tree));
+    await this.store.replace(
+      { ...record, ...describedBy(tree), datasets: merged(record.datasets, describedBy(tree).datasets), validations: merged(record.validations, validations), modified: new Date() },
+      xml,
+    );
+  }
+
+  private async attach(record: QmrfRecord, tree: QmrfNode, uri: string): Promise<void> {
+    if (!record.model) throw badRequest(`validation_uri: report ${record.uri} is not about a model of this service`);
+    const summary = await this.facts.validationOf(uri, record.model);
+    if (!summary) throw notFound(`validation_uri: validation or cross-validation ${uri} not found`);
+    if (!summary.ofModel) throw badRequest(`validation_uri: ${uri} validates another model (or another algorithm or training set) than ${record.model}`);
+    const t = summary.tree;
+    const element = t.numFolds !== undefined ? (t.yScramble ? 'yscrambling' : t.leaveOneOut ? 'loo' : 'lmo') : t.validationType === 'bootstrapping' ? 'bootstrap' : 'validation_predictivity';
+    const node = find(tree, element)!;
+    const line = lineOf(summary);
+    if (!(node.text ?? '').includes(uri)) node.text = [node.text?.trim(), line].filter((x) => x).join('\n');
+    if (element === 'validation_predictivity') {
+      const availability = find(tree, 'validation_set_availability')!;
+      availability.attributes.answer = 'Yes';
+    }
+  }
+
+  /** Reports matching every given criterion (all reports when none). */
+  async search(q: QmrfSearch): Promise<string[]> {
+    let uris = await this.store.list(q.model_uri);
+    const keep = async (test: (r: QmrfRecord, uri: string) => boolean | Promise<boolean>) => {
+      const out: string[] = [];
+      for (const uri of uris) {
+        const found = await this.store.read(uri);
+        if (found && (await test(found.record, uri))) out.push(uri);
+      }
+      uris = out;
+    };
+    if (q.algorithm_uri) await keep((r) => r.algorithm === q.algorithm_uri);
+    if (q.endpoint_uri) await keep((r) => r.endpoint === q.endpoint_uri);
+    if (q.dataset_uri) await keep((r) => r.datasets.includes(q.dataset_uri!));
+    if (q.compound_uri) await keep((r) => this.anyDatasetHolds(r.datasets, q.compound_uri!));
+    if (q.search) {
+      const words = q.search
+        .toLowerCase()
+        .split(/\s+/)
+        .filter((w) => w);
+      await keep(async (r, uri) => {
+        const text = `${r.title}\n${await this.store.xml(uri)}`.toLowerCase();
+        return words.every((w) => text.includes(w));
+      });
+    }
+    return uris;
+  }
+
+  private async anyDatasetHolds(datasets: string[], compound: string): Promise<boolean> {
+    for (const d of datasets) {
+      if (!(await this.datasets.readMeta(d))) continue;
+      for await (const r of this.datasets.rows(d)) if (r.compound === compound) return true;
+    }
+    return false;
+  }
+}
+
+function lineOf(v: ValidationSummary): string {
+  const t = v.tree;
+  const what = t.numFolds !== undefined ? `${t.leaveOneOut ? 'leave-one-out' : `${t.numFolds}-fold`} cross-validation${t.yScramble ? ' (y-scrambled)' : ''}` : String(t.validationType ?? 'validation');
+  return `${what}, ${v.uri}: ${statisticsLine(v.task, v.statistics)}`;
+}
+
+const merged = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+
+/** A QMRF document that must be valid: the tree and the XML, or 400 listing what is wrong. */
+function checked(xml: string): { tree: QmrfNode; xml: string } {
+  const read = readQmrf(xml);
+  if ('errors' in read) {
+    const shown = [...new Set(read.errors)].slice(0, 20);
+    throw new HttpError(400, 'InvalidInput', `the QMRF XML is not valid against qmrf.dtd: ${shown.join('; ')}${read.errors.length > 20 ? ` (and ${read.errors.length - 20} more)` : ''}`);
+  }
+  return { tree: read.tree, xml };
+}
