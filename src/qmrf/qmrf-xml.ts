@@ -92,7 +92,7 @@ export function readQmrf(xml: string): { tree: QmrfNode } | { errors: string[] }
   }
   if (errors.length) return { errors };
   const root = dom.documentElement;
-  if (!root || root.localName !== 'QMRF') return { errors: [`the root element is ${root?.localName ?? 'missing'}, not QMRF`] };
+  if (root?.localName !== 'QMRF') return { errors: [`the root element is ${root?.localName ?? 'missing'}, not QMRF`] };
   const ids = new Set<string>();
   const refs: [string, Node][] = [];
   const visit = (e: Element): QmrfNode => {
