@@ -25,7 +25,7 @@ function entryText(e: QmrfNode | undefined, idref: string): Text {
   return link ? { text, href: link } : text;
 }
 
-function valueOf(node: QmrfNode, entries: Map<string, QmrfNode>): Text[] {
+function elementValue(node: QmrfNode, entries: Map<string, QmrfNode>): Text[] {
   const answers = ATTRIBUTES_SHOWN.filter((k) => node.attributes[k]).map((k) => `${k}: ${node.attributes[k]}`);
   const parts: Text[] = [];
   if (answers.length) parts.push(`[${answers.join(', ')}] `);
@@ -57,8 +57,8 @@ export function qmrfDocument(tree: QmrfNode, meta: { uri: string; date: string }
   const sections = chapters.map((chapter) => {
     const rows = chapter.children.flatMap((element): { label: string; value: Text[] }[] => {
       if (element.name === 'attachments')
-        return element.children.map((a) => ({ label: `${labelOf('attachments')}: ${a.name.replace('attachment_', '').replace('_', ' ')}`, value: valueOf(a, entries) }));
-      return [{ label: labelOf(element.name), value: valueOf(element, entries) }];
+        return element.children.map((a) => ({ label: `${labelOf('attachments')}: ${a.name.replace('attachment_', '').replace('_', ' ')}`, value: elementValue(a, entries) }));
+      return [{ label: labelOf(element.name), value: elementValue(element, entries) }];
     });
     const blocks: Block[] = [{ kind: 'facts', rows }];
     return { title: labelOf(chapter.name), blocks };
