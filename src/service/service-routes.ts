@@ -14,7 +14,7 @@ const COMPONENTS: { path: string; title: string; working: boolean }[] = [
   { path: '/validation', title: 'Validations', working: true },
   { path: '/crossvalidation', title: 'Cross-validations', working: true },
   { path: '/report', title: 'Validation reports', working: true },
-  { path: '/reach_report/qmrf', title: 'REACH (QMRF) reports', working: false },
+  { path: '/reach_report/qmrf', title: 'REACH (QMRF) reports', working: true },
   { path: '/task', title: 'Tasks', working: true },
   { path: '/ontology', title: 'Ontology service (SPARQL over the published scope)', working: true },
   { path: '/sparql', title: 'SPARQL endpoint (the whole store)', working: true },
