@@ -1,6 +1,18 @@
 import fc from 'fast-check';
 import { catalogue } from '../../src/algorithm/catalogue.js';
 import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.js';
+import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.js';
+import { toQmrfXml } from '../../src/qmrf/qmrf-xml.js';
+
+/** A small valid QMRF: every required element, one author. */
+const QMRF = toQmrfXml(
+  new QmrfBuilder()
+    .text('QSAR_title', 'A fuzzed model')
+    .children('qmrf_authors', [entry('author_ref', { idref: 'a1' })])
+    .children('model_authors', [entry('author_ref', { idref: 'a1' })])
+    .children('Catalogs', [{ name: 'authors_catalog', attributes: {}, children: [entry('author', { id: 'a1', name: 'Fuzz', number: '1' })] }])
+    .build(),
+);
 import { ETHANOL_3D } from '../fixtures.js';
 
 /** One HTTP request a fuzz target sends. */
@@ -291,6 +303,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     ['/crossvalidation', validationParams, { ...learning, num_folds: '3' }],
     ['/crossvalidation/loo', validationParams, learning],
     ['/report/validation', ['validation_uris', 'identifier'], { validation_uris: c.validation }],
+    ['/reach_report/qmrf', ['model_uri'], { model_uri: c.model }],
     ['/report/crossvalidation', ['validation_uris', 'identifier'], { validation_uris: c.crossvalidation }],
     ['/report/algorithm_comparison', ['validation_uris', 'identifier'], { validation_uris: `${c.crossvalidation},${c.crossvalidation}`, identifier: 'a,b' }],
     ['/dataset', ['dataset_uri', 'compound_uris[]', 'feature_uris[]', 'title', 'associated_features', 'matcher'], { dataset_uri: c.dataset, 'feature_uris[]': c.feature }],
@@ -304,6 +317,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     { name: 'InChI', input: mutated(INCHI).map(post('/compound', 'chemical/x-inchi')) },
     { name: 'molfile', input: mutated([ETHANOL, CHARGED]).map(post('/compound', 'chemical/x-mdl-molfile')) },
     { name: 'SDF (compounds)', input: mutated([SDF]).map(post('/compound', 'chemical/x-mdl-sdfile')) },
+    { name: 'QMRF XML', input: mutated([QMRF]).map(post('/reach_report/qmrf', 'application/qmrf-xml')) },
     { name: 'SDF (dataset)', input: mutated([SDF]).map(post('/dataset', 'chemical/x-mdl-sdfile')) },
     { name: 'CSV', input: mutated(CSV).map(post('/dataset', 'text/csv')) },
     { name: 'ARFF', input: mutated(ARFF).map(post('/dataset', 'text/arff')) },
