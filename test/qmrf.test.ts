@@ -73,6 +73,12 @@ before(async () => {
   fixture.compound = (await http(`${local(fixture.dataset)}/compounds`, { accept: 'text/uri-list' })).text.trim().split('\r\n')[3];
 });
 
+/** The QAF model checklist of a QMRF as its RDF states it: question → verdict. */
+async function checklist(report: string): Promise<Map<string, string>> {
+  const rdf = parseTurtle((await http(local(report), { accept: 'text/turtle' })).text);
+  return new Map(valuesOf(rdf, report, `${OT}qafChecklistElement`).map((n) => [valuesOf(rdf, n, `${OT}qafQuestion`)[0], valuesOf(rdf, n, `${OT}qafVerdict`)[0]]));
+}
+
 const regression = async (uri: string) => JSON.parse((await http(local(uri), { accept: 'application/json' })).text).regressionStatistics;
 const four = (v: number) => Number(v.toPrecision(4)).toString();
 const element = (xml: string, name: string) => new RegExp(`<${name}[^>]*>([^<]*)</${name}>`).exec(xml)?.[1] ?? '';
@@ -112,6 +118,15 @@ test('a QMRF made from a model is valid against qmrf.dtd and states what the ser
   const [first] = valuesOf(rdf, authors, `${RDF_NS}_1`);
   assert.ok(valuesOf(rdf, first, `${RDF_NS}type`).includes(`${OT}Author`));
 
+  // the OECD QAF model checklist, judged from the document
+  const qaf = await checklist(report);
+  assert.equal(qaf.get('Is the endpoint identified (a term of an endpoint catalogue)?'), 'met');
+  assert.equal(qaf.get('Is the applicability domain defined?'), 'not met');
+  assert.equal(qaf.get('Is the goodness of fit reported?'), 'met');
+  assert.equal(qaf.get('Is chance correlation excluded (y-scrambling)?'), 'met');
+  assert.equal(qaf.get('Is the predictivity shown on an external validation set?'), 'met');
+  assert.equal(qaf.get('Is a mechanistic interpretation given?'), 'not known');
+
   // the same document in the other formats
   const pdf = Buffer.from(await (await fetch(local(report), { headers: { accept: 'application/pdf' } })).arrayBuffer());
   assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
@@ -126,6 +141,7 @@ test('a QMRF made from a model is valid against qmrf.dtd and states what the ser
   );
   const html = (await http(local(report), { accept: 'text/html' })).text;
   assert.ok(html.includes('<form method="post"') && html.includes('name="model_species"'), 'the HTML view is also an editing form');
+  assert.ok(html.includes('OECD QSAR Assessment Framework: model checklist'));
   const editor = await http(`${local(report)}/editor`, {});
   assert.equal(editor.headers.get('content-type'), 'application/x-java-jnlp-file');
   assert.ok(editor.text.includes(`${report}?media=`));
@@ -150,6 +166,10 @@ test('a supermodel’s QMRF states its learner, its applicability domain and its
   // h* = 3p′/n with p′ = 4 descriptors + 1 and n = 60
   assert.match(element(xml, 'applicability_limits'), /h\* = 3p′\/n = 0\.25 \(n = 60\)/);
   assert.match(xml, /<software id="software_rdkit" name="RDKit \(RDKit.js\)"/);
+  const qaf = await checklist(report);
+  assert.equal(qaf.get('Is the applicability domain defined?'), 'met');
+  assert.equal(qaf.get('Are the limits of the applicability domain stated?'), 'met');
+  assert.equal(qaf.get('Is the endpoint identified (a term of an endpoint catalogue)?'), 'not met', 'this target has no owl:sameAs');
 });
 
 test('QMRF XML: a valid document is stored as it is; an invalid one answers 400 with its errors and stores nothing', async () => {
@@ -193,6 +213,7 @@ test('section updates by form: text and answers of single elements, validation_u
   assert.equal(element(xml, 'model_species'), 'Pimephales promelas (fathead minnow)');
   assert.match(xml, /<training_set_data[^>]*cas="Yes"/);
   assert.equal(dtdErrors(xml), '');
+  assert.equal((await checklist(report)).get('Is a mechanistic interpretation given?'), 'met', 'the checklist follows the edit');
   for (const [params, pattern] of [
     [{ 'training_set_data@cas': 'Maybe' }, /Maybe/],
     [{ no_such_element: 'x' }, /no_such_element/],

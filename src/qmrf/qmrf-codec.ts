@@ -1,7 +1,8 @@
 import type * as RDF from '@rdfjs/types';
-import { df, dc, dcterms, ot, rdf, literal, xsd } from '../rdf/namespaces.js';
+import { df, dc, dcterms, ot, rdf, rdfs, literal, xsd } from '../rdf/namespaces.js';
 import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
 import { find, type QmrfNode } from './qmrf-xml.js';
+import { evidenceUris, qafModelChecklist, type ChecklistElement } from './qaf-checklist.js';
 
 /**
  * The RDF of a QMRF report (spec 2.8, draft): an `ot:QMRFReport` (a subclass of `ot:Report`)
@@ -22,10 +23,12 @@ export interface QmrfRecord {
   authors: { name: string; affiliation?: string; contact?: string; email?: string; url?: string }[];
   /** The limits of applicability the QMRF states (chapter 5.4), as the DomainInfo's descriptor domain. */
   domain?: string;
+  /** The OECD QAF model checklist judged from the document. */
+  checklist: ChecklistElement[];
 }
 
 /** What a QMRF document itself says that the RDF repeats: title, authors, endpoint, domain, datasets. */
-export function describedBy(tree: QmrfNode): Pick<QmrfRecord, 'title' | 'authors' | 'endpoint' | 'domain' | 'datasets'> {
+export function describedBy(tree: QmrfNode): Pick<QmrfRecord, 'title' | 'authors' | 'endpoint' | 'domain' | 'datasets' | 'checklist'> {
   const catalog = (name: string) => find(tree, name)?.children ?? [];
   const authorIds = (find(tree, 'qmrf_authors')?.children ?? []).map((r) => r.attributes.idref);
   const authors = catalog('authors_catalog')
@@ -44,6 +47,7 @@ export function describedBy(tree: QmrfNode): Pick<QmrfRecord, 'title' | 'authors
     endpoint: endpoint && /^https?:\/\//.test(endpoint) ? endpoint : undefined,
     domain: limits.join(' ') || undefined,
     datasets: molecules.filter((u) => u && /^https?:\/\//.test(u)),
+    checklist: qafModelChecklist(tree),
   };
 }
 
@@ -78,6 +82,18 @@ export function qmrfQuads(r: QmrfRecord): RDF.Quad[] {
       if (a.url) quads.push(df.quad(node, ot('authorUrl'), literal(a.url, xsd('anyURI'))));
     });
   }
+  r.checklist.forEach((c, i) => {
+    const node = df.namedNode(`${r.uri}#qaf-${i + 1}`);
+    quads.push(
+      df.quad(s, ot('qafChecklistElement'), node),
+      df.quad(node, rdf('type'), ot('QAFChecklistElement')),
+      df.quad(node, ot('qafPrinciple'), literal(c.principle)),
+      df.quad(node, ot('qafQuestion'), literal(c.question)),
+      df.quad(node, ot('qafVerdict'), literal(c.verdict)),
+      df.quad(node, ot('qafEvidence'), literal(c.evidence)),
+      ...evidenceUris(c).map((u) => df.quad(node, rdfs('seeAlso'), df.namedNode(u))),
+    );
+  });
   if (r.domain) {
     const node = df.namedNode(`${r.uri}#domain`);
     quads.push(df.quad(s, ot('domainInfo'), node), df.quad(node, rdf('type'), ot('DomainInfo')), df.quad(node, ot('descritporDomain'), literal(r.domain)));
@@ -114,6 +130,14 @@ export function qmrfRecord(quads: RDF.Quad[], uri: string): QmrfRecord {
     validations: values(ot('reportValidation')),
     authors,
     domain: domain ? of(domain, ot('descritporDomain')) : undefined,
+    checklist: values(ot('qafChecklistElement'))
+      .sort((a, b) => Number(a.split('-').pop()) - Number(b.split('-').pop()))
+      .map((n) => ({
+        principle: of(n, ot('qafPrinciple')) ?? '',
+        question: of(n, ot('qafQuestion')) ?? '',
+        verdict: (of(n, ot('qafVerdict')) ?? 'not known') as ChecklistElement['verdict'],
+        evidence: of(n, ot('qafEvidence')) ?? '',
+      })),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Block, ReportDocument, Text } from '../report/report-document.js';
 import { spec, find, type QmrfNode } from './qmrf-xml.js';
+import { qafModelChecklist } from './qaf-checklist.js';
 
 /**
  * A QMRF as a report document (DocBook at its core, then HTML and PDF): one section per
@@ -62,6 +63,15 @@ export function qmrfDocument(tree: QmrfNode, meta: { uri: string; date: string }
     });
     const blocks: Block[] = [{ kind: 'facts', rows }];
     return { title: labelOf(chapter.name), blocks };
+  });
+  const checklist = qafModelChecklist(tree);
+  const tally = (['met', 'not met', 'not known'] as const).map((v) => `${checklist.filter((c) => c.verdict === v).length} ${v}`).join(', ');
+  sections.push({
+    title: 'OECD QSAR Assessment Framework: model checklist',
+    blocks: [
+      { kind: 'para', text: [`Each assessment element of the QAF model checklist, judged from what this QMRF states (${tally}). “Not known” marks what the modeller has yet to state.`] },
+      { kind: 'table', title: 'Model checklist', head: ['principle', 'assessment element', 'verdict', 'evidence'], rows: checklist.map((c) => [c.principle, c.question, c.verdict, c.evidence]) },
+    ],
   });
   return { title: `QMRF: ${find(tree, 'QSAR_title')?.text?.trim() || meta.uri}`, subtitle: `(Q)SAR Model Reporting Format 3.0.1 · ${meta.uri}`, date: meta.date, sections };
 }

@@ -33,7 +33,10 @@ export async function convertQmrf(xml: string, format: 'docbook' | 'html' | 'pdf
       sheet.addRow({ label: doc.title, value: doc.subtitle ?? '' }).font = { bold: true };
       for (const s of doc.sections) {
         sheet.addRow({ label: s.title }).font = { bold: true };
-        for (const b of s.blocks) if (b.kind === 'facts') for (const r of b.rows) sheet.addRow({ label: r.label, value: r.value.map(textOf).join('') });
+        for (const b of s.blocks) {
+          if (b.kind === 'facts') for (const r of b.rows) sheet.addRow({ label: r.label, value: r.value.map(textOf).join('') });
+          if (b.kind === 'table') for (const r of b.rows) sheet.addRow({ label: textOf(r[1] ?? ''), value: `${textOf(r[2] ?? '')}: ${r.slice(3).map(textOf).join(' ')}` });
+        }
       }
       sheet.getColumn('value').alignment = { wrapText: true, vertical: 'top' };
       return new Uint8Array(await book.xlsx.writeBuffer());
