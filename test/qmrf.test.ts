@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
@@ -13,6 +13,7 @@ const local = (uri: string) => uri.replace(s.base, s.url);
 const DTD = new URL('../../shared/qmrf/qmrf.dtd', import.meta.url).pathname;
 const hasXmllint = spawnSync('xmllint', ['--version'], { stdio: 'ignore' }).error === undefined;
 const OTEE = 'http://www.opentox.org/echaEndpoints.owl#';
+const DOCBOOK_RNG = '/usr/share/xml/docbook/schema/rng/5.0/docbook.rng';
 const RDF_NS = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 
 /** xmllint's verdict on a document against the shared qmrf.dtd (independent of our own checks). */
@@ -170,6 +171,14 @@ test('a supermodel’s QMRF states its learner, its applicability domain and its
   assert.equal(qaf.get('Is the applicability domain defined?'), 'met');
   assert.equal(qaf.get('Are the limits of the applicability domain stated?'), 'met');
   assert.equal(qaf.get('Is the endpoint identified (a term of an endpoint catalogue)?'), 'not met', 'this target has no owl:sameAs');
+  // QPRFs of its predictions: the applicability-domain verdict of the linked AD model
+  const verdict = async (smiles: string) => {
+    const compound = (await http(`${s.url}/compound`, { method: 'POST', body: smiles, contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+    const qprf = await run(`${s.base}/reach_report/qprf`, { model_uri: supermodel, compound_uri: compound });
+    return (await checklist(qprf)).get('Is the substance inside the model’s applicability domain?');
+  };
+  assert.equal(await verdict('CCCCCCCCO'), 'met', 'octanol is like the training set');
+  assert.equal(await verdict('C'.repeat(40)), 'not met', 'a C40 chain is not');
 });
 
 test('QMRF XML: a valid document is stored as it is; an invalid one answers 400 with its errors and stores nothing', async () => {
@@ -265,4 +274,59 @@ test('QMRF search by model, algorithm, dataset, compound, endpoint and text; DEL
   assert.equal((await http(local(report), { method: 'DELETE' })).status, 200);
   assert.equal((await http(local(report), { accept: 'application/qmrf-xml' })).status, 404);
   assert.equal((await http(`${s.url}/reach_report/qmrf`, { method: 'POST', body: form({ model_uri: `${s.base}/model/999999` }), accept: 'text/turtle' })).status, 404);
+});
+
+test('a QPRF for one prediction: the prediction as the model makes it, the nearest training compounds as the similarity search ranks them, the QAF prediction checklist', async () => {
+  const compounds = (await http(`${local(fixture.external)}/compounds`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const compound = compounds[2];
+  const report = await run(`${s.base}/reach_report/qprf`, { model_uri: fixture.model, compound_uri: compound });
+  assert.match(report, new RegExp(`^${s.base}/reach_report/qprf/\\d+$`));
+  const rdf = parseTurtle((await http(local(report), { accept: 'text/turtle' })).text);
+  assert.ok(valuesOf(rdf, report, `${RDF_NS}type`).includes(`${OT}QPRFReport`));
+  assert.deepEqual(valuesOf(rdf, report, `${OT}reportModel`), [fixture.model]);
+  assert.deepEqual(valuesOf(rdf, report, `${OT}reportCompound`), [compound]);
+  // the same prediction as the model answers for the compound
+  const direct = await http(local(fixture.model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
+  const value = Number(direct.text.trim().split('\n')[1].split(',')[1]);
+  assert.ok(Math.abs(Number(valuesOf(rdf, report, `${OT}predictedValue`)[0]) - value) < 1e-9);
+  // the nearest training compound is the best hit of the service's own similarity search among the training set
+  const docbook = (await http(local(report), { accept: 'text/xml' })).text;
+  const training = new Set((await http(`${local(fixture.dataset)}/compounds`, { accept: 'text/uri-list' })).text.trim().split('\r\n'));
+  const smiles = /<varlistentry><term>SMILES<\/term><listitem><para>([^<]+)</.exec(docbook)![1];
+  const hits = (await http(`${s.url}/compound?similarity=${encodeURIComponent(smiles)}&threshold=0.01`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const best = hits.find((h) => training.has(h));
+  const [, first] = /<row><entry>1<\/entry><entry><link xlink:href="([^"]+)"/.exec(docbook) ?? [];
+  assert.equal(first, best);
+  assert.equal((docbook.match(/<row><entry>\d<\/entry><entry><link/g) ?? []).length, 5, 'five nearest training compounds');
+  if (existsSync(DOCBOOK_RNG) && hasXmllint) assert.equal(spawnSync('xmllint', ['--noout', '--relaxng', DOCBOOK_RNG, '-'], { input: docbook }).status, 0, 'valid DocBook 5');
+  // the QAF prediction checklist
+  const qaf = await checklist(report);
+  assert.equal(qaf.get('Is the substance’s structure correct and unambiguous?'), 'met');
+  assert.equal(qaf.get('Is the substance inside the model’s applicability domain?'), 'not known', 'the model has no applicability domain');
+  assert.equal(qaf.get('Is the confidence of the prediction stated?'), 'met');
+  assert.equal(qaf.get('Is the prediction adequate for the regulatory purpose?'), 'not known');
+  const pdf = Buffer.from(await (await fetch(local(report), { headers: { accept: 'application/pdf' } })).arrayBuffer());
+  assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+  assert.ok((await http(local(report), { accept: 'text/html' })).text.includes('prediction checklist'));
+  assert.ok((await http(`${s.url}/reach_report/qprf?model_uri=${encodeURIComponent(fixture.model)}`, { accept: 'text/uri-list' })).text.includes(report));
+
+  // from a row of a prediction dataset: that row's prediction
+  const predictions = await run(fixture.model, { dataset_uri: fixture.external });
+  const fromRow = await run(`${s.base}/reach_report/qprf`, { dataset_uri: predictions, compound_uri: compound });
+  const rowRdf = parseTurtle((await http(local(fromRow), { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(rowRdf, fromRow, `${OT}reportDataset`), [predictions]);
+  assert.ok(Math.abs(Number(valuesOf(rowRdf, fromRow, `${OT}predictedValue`)[0]) - value) < 1e-9);
+
+  const expect = async (params: Record<string, string>, status: number, pattern: RegExp) => {
+    const r = await http(`${s.url}/reach_report/qprf`, { method: 'POST', body: form(params), accept: 'text/turtle' });
+    assert.equal(r.status, status, JSON.stringify(params));
+    assert.match((await errorReport(r)).message ?? '', pattern);
+  };
+  await expect({ model_uri: fixture.model }, 400, /compound_uri/);
+  await expect({ compound_uri: compound }, 400, /model_uri/);
+  await expect({ model_uri: `${s.base}/model/999999`, compound_uri: compound }, 404, /model_uri/);
+  await expect({ model_uri: fixture.model, compound_uri: `${s.base}/compound/999999` }, 404, /compound_uri/);
+  await expect({ dataset_uri: fixture.dataset, compound_uri: compound }, 400, /not a prediction dataset/);
+  assert.equal((await http(local(report), { method: 'DELETE' })).status, 200);
+  assert.equal((await http(local(report), { accept: 'text/turtle' })).status, 404);
 });

@@ -7,7 +7,8 @@ import { compoundQuads, keyQuads, readNames, structureFrom, type StoredStructure
 export type { StoredStructure } from './compound-codec.js';
 import { badRequest } from '../core/errors.js';
 import type { Services } from '../core/services.js';
-import { tanimoto, type Chemistry, type Structure } from '../chemistry/chemistry.js';
+import type { Chemistry, Structure } from '../chemistry/chemistry.js';
+import { tanimoto } from '../chemistry/tanimoto.js';
 import type { PostedStructure } from './structure-input.js';
 import { sortById } from '../store/id-minter.js';
 import { graphGroups } from '../store/write-size.js';

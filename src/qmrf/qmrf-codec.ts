@@ -82,9 +82,20 @@ export function qmrfQuads(r: QmrfRecord): RDF.Quad[] {
       if (a.url) quads.push(df.quad(node, ot('authorUrl'), literal(a.url, xsd('anyURI'))));
     });
   }
-  r.checklist.forEach((c, i) => {
-    const node = df.namedNode(`${r.uri}#qaf-${i + 1}`);
-    quads.push(
+  quads.push(...checklistQuads(r.uri, r.checklist));
+  if (r.domain) {
+    const node = df.namedNode(`${r.uri}#domain`);
+    quads.push(df.quad(s, ot('domainInfo'), node), df.quad(node, rdf('type'), ot('DomainInfo')), df.quad(node, ot('descritporDomain'), literal(r.domain)));
+  }
+  return quads;
+}
+
+/** A report's QAF checklist as `ot:QAFChecklistElement` nodes (`{uri}#qaf-1` …), the resources its evidence names as rdfs:seeAlso. */
+export function checklistQuads(uri: string, checklist: ChecklistElement[]): RDF.Quad[] {
+  const s = df.namedNode(uri);
+  return checklist.flatMap((c, i) => {
+    const node = df.namedNode(`${uri}#qaf-${i + 1}`);
+    return [
       df.quad(s, ot('qafChecklistElement'), node),
       df.quad(node, rdf('type'), ot('QAFChecklistElement')),
       df.quad(node, ot('qafPrinciple'), literal(c.principle)),
@@ -92,13 +103,8 @@ export function qmrfQuads(r: QmrfRecord): RDF.Quad[] {
       df.quad(node, ot('qafVerdict'), literal(c.verdict)),
       df.quad(node, ot('qafEvidence'), literal(c.evidence)),
       ...evidenceUris(c).map((u) => df.quad(node, rdfs('seeAlso'), df.namedNode(u))),
-    );
+    ];
   });
-  if (r.domain) {
-    const node = df.namedNode(`${r.uri}#domain`);
-    quads.push(df.quad(s, ot('domainInfo'), node), df.quad(node, rdf('type'), ot('DomainInfo')), df.quad(node, ot('descritporDomain'), literal(r.domain)));
-  }
-  return quads;
 }
 
 export function qmrfRecord(quads: RDF.Quad[], uri: string): QmrfRecord {

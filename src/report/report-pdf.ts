@@ -105,15 +105,20 @@ function table(doc: Doc, b: Extract<Block, { kind: 'table' }>, width: number): v
   doc.moveDown(0.8);
 }
 
+/** The width and height an SVG document declares (vega's "550", RDKit's '300px'). */
+function svgSize(svg: string): { w: number; h: number } {
+  const attribute = (name: string, fallback: number) => Number(new RegExp(`<svg\\b[^>]*\\s${name}=["']([\\d.]+)(?:px)?["']`).exec(svg)?.[1] ?? fallback);
+  return { w: attribute('width', 400), h: attribute('height', 300) };
+}
+
 function figure(doc: Doc, b: Extract<Block, { kind: 'figure' }>, width: number): void {
-  const w = Number(/<svg[^>]*\swidth="([\d.]+)/.exec(b.svg)?.[1] ?? 400);
-  const h = Number(/<svg[^>]*\sheight="([\d.]+)/.exec(b.svg)?.[1] ?? 300);
+  const { w, h } = svgSize(b.svg);
   const maxHeight = (doc.page.height - 2 * MARGIN) * 0.6;
   const scale = Math.min(1, width / w, maxHeight / h);
   ensureSpace(doc, h * scale + 24);
   const x = MARGIN + (width - w * scale) / 2;
   // without its own width and height the SVG's viewBox fills the box given here (else its pixels would be taken as 0.75 pt each)
-  const scalable = b.svg.replace(/(<svg\b[^>]*?)\swidth="[^"]*"/, '$1').replace(/(<svg\b[^>]*?)\sheight="[^"]*"/, '$1');
+  const scalable = b.svg.replace(/(<svg\b[^>]*?)\swidth=(["'])[^"']*\2/, '$1').replace(/(<svg\b[^>]*?)\sheight=(["'])[^"']*\2/, '$1');
   SVGtoPDF(doc, scalable, x, doc.y, { width: w * scale, height: h * scale, fontCallback: (_family: string, bold: boolean, italic: boolean) => (bold ? 'bold' : italic ? 'italic' : 'regular') });
   doc.y += h * scale + 4;
   doc.x = MARGIN;
@@ -124,8 +129,7 @@ function figure(doc: Doc, b: Extract<Block, { kind: 'figure' }>, width: number):
 /** Roughly how tall a block starts: a heading is never left alone at the foot of a page. */
 function leadingHeight(b: Block | undefined, width: number): number {
   if (b?.kind !== 'figure') return 60;
-  const w = Number(/<svg[^>]*\swidth="([\d.]+)/.exec(b.svg)?.[1] ?? 400);
-  const h = Number(/<svg[^>]*\sheight="([\d.]+)/.exec(b.svg)?.[1] ?? 300);
+  const { w, h } = svgSize(b.svg);
   return Math.min(h * Math.min(1, width / w), 500) + 40;
 }
 

@@ -37,6 +37,9 @@ import { QmrfStore } from '../qmrf/qmrf-store.js';
 import { Qmrfs } from '../qmrf/qmrfs.js';
 import { QmrfFacts } from '../qmrf/qmrf-facts.js';
 import { qmrfRoutes } from '../qmrf/qmrf-routes.js';
+import { Qprfs } from '../qmrf/qprfs.js';
+import { QprfFacts } from '../qmrf/qprf-facts.js';
+import { qprfRoutes } from '../qmrf/qprf-routes.js';
 import { crossvalidationRoutes } from '../validation/crossvalidation-routes.js';
 import { validationRoutes } from '../validation/validation-routes.js';
 import { operationsRoutes } from '../operations/operations-routes.js';
@@ -99,6 +102,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   reportRoutes(router, services, new Reports(services, new ReportFacts(services, datasets, models), reportStore), reportStore);
   const qmrfStore = new QmrfStore(services);
   qmrfRoutes(router, services, new Qmrfs(services, new QmrfFacts(services, datasets, models, predictor), qmrfStore, models, datasets), qmrfStore);
+  qprfRoutes(router, services, new Qprfs(services, new QprfFacts(services, compounds, datasets, models, predictor, descriptors), qmrfStore));
   validationRoutes(router, services, runner, predictor);
   featureRoutes(router, services);
   taskRoutes(router, services);

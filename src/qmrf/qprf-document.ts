@@ -1,0 +1,155 @@
+import type { Block, ReportDocument, Text } from '../report/report-document.js';
+import { formatNumber } from '../report/statistic-labels.js';
+import type { ChecklistElement } from './qaf-checklist.js';
+import type { PredictionFacts } from './qprf-facts.js';
+
+/**
+ * A QPRF ((Q)SAR Prediction Reporting Format) for one prediction, and the OECD QAF prediction
+ * checklist judged from it: the substance with its identifiers and depiction, the model (and its
+ * QMRF), the prediction and its confidence, the applicability-domain verdict with its metric, and
+ * the most similar training compounds with their measured and predicted values.
+ */
+
+/** A value as shown: numbers with four significant digits, class labels as they are. */
+const shown = (v: string | undefined) => (v === undefined ? '–' : v.trim() !== '' && Number.isFinite(Number(v)) ? formatNumber(Number(v)) : v);
+
+/** Similarity from which the nearest training compound counts as a close analogue. */
+const CLOSE_ANALOGUE = 0.5;
+
+export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): ChecklistElement[] {
+  const area = { input: 'Correct input', domain: 'Applicability domain', reliability: 'Reliability of the prediction', purpose: 'Fitness for the regulatory purpose' };
+  const domains = f.prediction.domains.filter((d) => d.inside !== undefined);
+  const outside = domains.filter((d) => !d.inside);
+  const nearest = f.neighbours[0];
+  const predicted = f.prediction.value !== undefined;
+  const errors = f.neighbours.flatMap((n) => (n.measured !== undefined && n.predicted !== undefined && f.model.task === 'regression' ? [Math.abs(Number(n.predicted) - Number(n.measured))] : []));
+  const agree = f.neighbours.filter((n) => n.measured !== undefined && n.predicted !== undefined && f.model.task === 'classification' && n.measured.trim() === n.predicted.trim()).length;
+  const analogues =
+    f.model.task === 'regression'
+      ? errors.length
+        ? `mean absolute error of the model on them ${formatNumber(errors.reduce((a, b) => a + b, 0) / errors.length)}`
+        : ''
+      : `${agree} of ${f.neighbours.length} predicted correctly`;
+  return [
+    {
+      principle: area.input,
+      question: 'Is the substance’s structure correct and unambiguous?',
+      verdict: f.compound.inchiKey ? 'met' : 'not met',
+      evidence: `Read and standardised by RDKit: SMILES ${f.compound.smiles}, InChIKey ${f.compound.inchiKey} (${f.compound.uri})`,
+    },
+    {
+      principle: area.domain,
+      question: 'Is the substance inside the model’s applicability domain?',
+      verdict: !domains.length ? 'not known' : outside.length ? 'not met' : 'met',
+      evidence: domains.length
+        ? domains.map((d) => `${d.inside ? 'inside' : 'outside'} the domain of ${d.model} (metric ${formatNumber(d.metric)})`).join('; ')
+        : 'the model has no applicability domain',
+    },
+    {
+      principle: area.reliability,
+      question: 'Is the prediction supported by close training analogues that the model predicts well?',
+      verdict: !predicted ? 'not met' : nearest && nearest.similarity >= CLOSE_ANALOGUE && !outside.length ? 'met' : 'not known',
+      evidence: nearest
+        ? `nearest training compound ${nearest.compound.uri}, Tanimoto ${formatNumber(nearest.similarity)}; of the ${f.neighbours.length} nearest, ${analogues}`
+        : 'no training compound could be compared',
+    },
+    {
+      principle: area.reliability,
+      question: 'Is the confidence of the prediction stated?',
+      verdict: f.prediction.confidence ? 'met' : 'not known',
+      evidence: f.prediction.confidence ? `confidence ${formatNumber(Number(f.prediction.confidence.value))}` : 'no confidence given',
+    },
+    {
+      principle: area.purpose,
+      question: 'Is the model documented for assessment (a QMRF)?',
+      verdict: qmrfs.length ? 'met' : 'not known',
+      evidence: qmrfs.length ? `QMRF ${qmrfs.join(', ')}` : `no QMRF of ${f.model.uri} here`,
+    },
+    {
+      principle: area.purpose,
+      question: 'Is the prediction adequate for the regulatory purpose?',
+      verdict: 'not known',
+      evidence: 'for the assessor: the purpose, and how the result is used, are not known to the service',
+    },
+  ];
+}
+
+export function qprfDocument(f: PredictionFacts, extra: { uri: string; date: string; qmrfs: string[]; depiction: (molfile: string) => string; checklist: ChecklistElement[] }): ReportDocument {
+  const c = f.compound;
+  const link = (uri: string, text = uri): Text => ({ text, href: uri });
+  const value = f.prediction.value && shown(f.prediction.value.value);
+  const substance: Block[] = [
+    {
+      kind: 'facts',
+      rows: [
+        { label: 'Substance', value: [link(c.uri)] },
+        ...(c.names.length ? [{ label: 'Names', value: [c.names.join('; ')] }] : []),
+        { label: 'SMILES', value: [c.smiles] },
+        { label: 'InChI', value: [c.inchi] },
+        { label: 'InChIKey', value: [c.inchiKey] },
+        ...(c.sameAs.length ? [{ label: 'Same as', value: c.sameAs.flatMap((s, i): Text[] => [...(i ? ['; '] : []), link(s)]) }] : []),
+      ],
+    },
+    { kind: 'figure', title: `Structure of ${c.smiles}`, svg: extra.depiction(c.molfile) },
+  ];
+  const model: Block[] = [
+    {
+      kind: 'facts',
+      rows: [
+        { label: 'Model', value: [link(f.model.uri, `${f.model.title} (${f.model.uri})`)] },
+        { label: 'Algorithm', value: [link(f.model.algorithm)] },
+        { label: 'Training set', value: [link(f.model.trainingDataset), `, ${f.trainingRows} rows`] },
+        { label: 'QMRF', value: extra.qmrfs.length ? extra.qmrfs.flatMap((q, i): Text[] => [...(i ? ['; '] : []), link(q)]) : ['none here'] },
+      ],
+    },
+  ];
+  const prediction: Block[] = [
+    {
+      kind: 'facts',
+      rows: [
+        { label: 'Predicted value', value: [value ?? 'not predicted (the substance lacks what the model needs)'] },
+        { label: 'Confidence', value: [f.prediction.confidence ? formatNumber(Number(f.prediction.confidence.value)) : '–'] },
+        { label: 'Prediction', value: [f.source.kind === 'made' ? 'made by the service for this report' : link(f.source.uri, `from the prediction dataset ${f.source.uri}`)] },
+        ...f.prediction.domains.map((d) => ({
+          label: 'Applicability domain',
+          value: [d.inside === undefined ? 'not estimated' : d.inside ? 'inside' : 'OUTSIDE', ` (metric ${formatNumber(d.metric)}, `, link(d.model, `model ${d.model}`), ')'],
+        })),
+      ],
+    },
+  ];
+  const neighbours: Block[] = f.neighbours.length
+    ? [
+        {
+          kind: 'table',
+          title: `The ${f.neighbours.length} most similar training compounds (Tanimoto on Morgan fingerprints, radius 2)`,
+          head: ['rank', 'compound', 'SMILES', 'similarity', 'measured', 'predicted'],
+          rows: f.neighbours.map((n, i) => [String(i + 1), link(n.compound.uri), n.compound.smiles, formatNumber(n.similarity), shown(n.measured), shown(n.predicted)]),
+        },
+        ...f.neighbours
+          .slice(0, 3)
+          .map((n, i): Block => ({ kind: 'figure', title: `Training compound ${i + 1}: ${n.compound.smiles} (similarity ${formatNumber(n.similarity)})`, svg: extra.depiction(n.compound.molfile) })),
+      ]
+    : [{ kind: 'para', text: ['No training compound could be compared.'] }];
+  return {
+    title: `QPRF: ${value ?? 'no prediction'} for ${c.smiles}`,
+    subtitle: `(Q)SAR Prediction Reporting Format · ${f.model.title} · ${extra.uri}`,
+    date: extra.date,
+    sections: [
+      { title: '1 Substance', blocks: substance },
+      { title: '2 Model', blocks: model },
+      { title: '3 Prediction', blocks: prediction },
+      { title: '4 Nearest training compounds', blocks: neighbours },
+      {
+        title: '5 OECD QSAR Assessment Framework: prediction checklist',
+        blocks: [
+          {
+            kind: 'table',
+            title: 'Prediction checklist',
+            head: ['assessment area', 'assessment element', 'verdict', 'evidence'],
+            rows: extra.checklist.map((e) => [e.principle, e.question, e.verdict, e.evidence]),
+          },
+        ],
+      },
+    ],
+  };
+}

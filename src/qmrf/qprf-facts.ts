@@ -1,0 +1,115 @@
+import type * as RDF from '@rdfjs/types';
+import { badRequest, notFound } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import type { CompoundRegistry } from '../compound/compound-registry.js';
+import type { StoredStructure } from '../compound/compound-codec.js';
+import { FeatureValues } from '../compound/feature-values.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.js';
+import type { ModelStore, StoredModel } from '../model/model-store.js';
+import type { Predictor, PredictionRow } from '../model/prediction.js';
+import { numberOf } from '../model/feature-matrix.js';
+import { ot } from '../rdf/namespaces.js';
+
+const SIMILARITY_MODULE = new URL('../chemistry/similarity.ts', import.meta.url).href;
+/** How many of the most similar training compounds a QPRF shows. */
+const NEIGHBOURS = 5;
+
+export interface PredictedRow {
+  value?: RDF.Literal;
+  confidence?: RDF.Literal;
+  /** Each applicability domain's metric and membership (embedded or linked), with its model. */
+  domains: { model: string; metric?: number; inside?: boolean }[];
+}
+
+export interface Neighbour {
+  compound: StoredStructure;
+  similarity: number;
+  measured?: string;
+  predicted?: string;
+}
+
+/** What a QPRF reports about one prediction: the substance, the model, the prediction, its domain and its nearest training compounds. */
+export interface PredictionFacts {
+  compound: StoredStructure;
+  model: StoredModel;
+  /** Where the prediction comes from: made now, or a row of a prediction dataset. */
+  source: { kind: 'made' } | { kind: 'dataset'; uri: string };
+  prediction: PredictedRow;
+  neighbours: Neighbour[];
+  trainingRows: number;
+}
+
+export class QprfFacts {
+  constructor(
+    private readonly services: Services,
+    private readonly compounds: CompoundRegistry,
+    private readonly datasets: DatasetStore,
+    private readonly models: ModelStore,
+    private readonly predictor: Predictor,
+    private readonly descriptors: DescriptorCalculation,
+  ) {}
+
+  /** Check a request at once: the compound, and the model or the prediction dataset (404/400 naming the parameter). */
+  async check(request: { modelUri?: string; datasetUri?: string; compoundUri: string }): Promise<{ model: StoredModel; compound: StoredStructure; dataset?: string }> {
+    const compound = this.compounds.isCompoundUri(request.compoundUri) ? await this.compounds.read(request.compoundUri) : undefined;
+    if (!compound) throw notFound(`compound_uri: compound ${request.compoundUri} not found`);
+    let modelUri = request.modelUri;
+    if (request.datasetUri) {
+      const meta = await this.datasets.requireMeta(request.datasetUri, 'dataset_uri');
+      const source = meta.annotations.find(([p]) => p.equals(ot('hasSource')))?.[1].value;
+      if (!source || !this.services.uris.isIn('model', source)) throw badRequest(`dataset_uri: ${meta.uri} is not a prediction dataset (its ot:hasSource is not a model)`);
+      if (modelUri && modelUri !== source) throw badRequest(`model_uri: the predictions of dataset ${meta.uri} are by ${source}, not ${modelUri}`);
+      modelUri = source;
+    }
+    if (!modelUri) throw badRequest('missing required parameter model_uri (or dataset_uri of a prediction dataset)');
+    const model = await this.models.load(modelUri);
+    if (!model) throw notFound(`model_uri: model ${modelUri} not found`);
+    if (model.task !== 'regression' && model.task !== 'classification') throw badRequest(`model_uri: ${modelUri} does not predict (it is an applicability-domain or filtering model)`);
+    return { model, compound, dataset: request.datasetUri };
+  }
+
+  async of(checked: { model: StoredModel; compound: StoredStructure; dataset?: string }, signal?: AbortSignal): Promise<PredictionFacts> {
+    const { model, compound } = checked;
+    const prediction = checked.dataset ? await this.fromDataset(model, checked.dataset, compound.uri) : (await this.predict(model, [compound.uri]))[0];
+    // the most similar training compounds, with their measured and predicted values
+    const rows = await this.datasets.allRows(model.trainingDataset);
+    const trainingCompounds = [...new Set(rows.map((r) => r.compound))];
+    const smiles = await this.descriptors.smilesOf(trainingCompounds);
+    const nearest = await this.services.workers.run<{ index: number; similarity: number }[]>(SIMILARITY_MODULE, 'nearestNeighbours', [compound.smiles, smiles.map((s) => s ?? ''), NEIGHBOURS], signal);
+    const chosen = nearest.map((n) => trainingCompounds[n.index]);
+    const predicted = await this.predict(model, chosen);
+    const neighbours: Neighbour[] = [];
+    for (const [k, n] of nearest.entries()) {
+      const structure = await this.compounds.read(chosen[k]);
+      if (!structure) continue;
+      const measured = rows.find((r) => r.compound === chosen[k])?.values.get(model.dependent)?.value;
+      neighbours.push({ compound: structure, similarity: n.similarity, measured, predicted: predicted[k]?.value?.value });
+    }
+    return { compound, model, source: checked.dataset ? { kind: 'dataset', uri: checked.dataset } : { kind: 'made' }, prediction, neighbours, trainingRows: rows.length };
+  }
+
+  /** Predict compounds with the model (their own feature values, descriptors calculated as needed). */
+  private async predict(model: StoredModel, compounds: string[]): Promise<PredictedRow[]> {
+    const values = new FeatureValues(this.services.store, this.services.uris);
+    const rows: PredictionRow[] = [];
+    for (const c of compounds) rows.push({ compound: c, values: new Map((await values.read(c, model.independent)).map((v) => [v.feature, v.value])) });
+    const plan = await this.predictor.planInputs(model, [...new Set(rows.flatMap((r) => [...r.values.keys()]))]);
+    const predictions = await this.predictor.predict(model, rows, plan);
+    return predictions.map((p) => this.rowOf(model, new Map(p)));
+  }
+
+  private async fromDataset(model: StoredModel, dataset: string, compound: string): Promise<PredictedRow> {
+    for await (const r of this.datasets.rows(dataset)) if (r.compound === compound) return this.rowOf(model, r.values);
+    throw badRequest(`compound_uri: dataset ${dataset} has no prediction of ${compound}`);
+  }
+
+  private rowOf(model: StoredModel, values: Map<string, RDF.Literal>): PredictedRow {
+    const domains = [...(model.domain ? [{ ...model.domain, model: model.uri }] : []), ...model.linkedDomains].map((d) => {
+      const metric = numberOf(values.get(d.metric));
+      const inside = values.get(d.membership)?.value;
+      return { model: d.model, metric: Number.isFinite(metric) ? metric : undefined, inside: inside === undefined ? undefined : inside === 'true' };
+    });
+    return { value: values.get(model.predicted), confidence: values.get(model.confidence), domains };
+  }
+}

@@ -1,0 +1,92 @@
+import type * as RDF from '@rdfjs/types';
+import type { Services } from '../core/services.js';
+import { df, dc, dcterms, ot, rdf, literal, xsd } from '../rdf/namespaces.js';
+import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
+import { readTypedGraph, resourcesOfType, selectUris } from '../store/query-helpers.js';
+import { toDocBook } from '../report/report-document.js';
+import { checklistQuads } from './qmrf-codec.js';
+import type { QmrfStore } from './qmrf-store.js';
+import type { QprfFacts } from './qprf-facts.js';
+import { qafPredictionChecklist, qprfDocument } from './qprf-document.js';
+
+/**
+ * QPRF reports: one prediction of one model for one substance (`POST /reach_report/qprf` with
+ * `model_uri` and `compound_uri`, or `dataset_uri` of a prediction dataset and `compound_uri`).
+ * The report object (`ot:QPRFReport`) with what it is about, the applicability-domain verdict
+ * (`ot:DomainInfo`), the adequacy of the prediction (`ot:AdequacyInfo`) and the QAF prediction
+ * checklist; the document is DocBook in its content graph (HTML and PDF converted from it).
+ */
+export class Qprfs {
+  readonly collection: string;
+
+  constructor(
+    private readonly services: Services,
+    private readonly facts: QprfFacts,
+    private readonly qmrfs: QmrfStore,
+  ) {
+    this.collection = services.uris.reachReports('qprf');
+  }
+
+  private contentGraph(uri: string): string {
+    return this.services.uris.subgraph(uri, 'content');
+  }
+
+  /** Checked at once (404/400 naming the parameter); the report is made by a task. */
+  async start(request: { modelUri?: string; datasetUri?: string; compoundUri: string }): Promise<string> {
+    const checked = await this.facts.check(request);
+    return this.services.tasks.submit(`QPRF of ${checked.model.uri} for ${checked.compound.uri}`, async (job) => {
+      const facts = await this.facts.of(checked, job.signal);
+      const qmrfs = await this.qmrfs.list(facts.model.uri);
+      const checklist = qafPredictionChecklist(facts, qmrfs);
+      const uri = await this.services.ids.next(this.collection);
+      const date = new Date();
+      const doc = qprfDocument(facts, { uri, date: date.toISOString(), qmrfs, depiction: (molfile) => this.services.chemistry.svg(molfile, 300, 220), checklist });
+      const s = df.namedNode(uri);
+      const domain = checklist[1];
+      const reliability = checklist[2];
+      const quads: RDF.Quad[] = [
+        df.quad(s, rdf('type'), ot('QPRFReport')),
+        df.quad(s, rdf('type'), ot('Report')),
+        df.quad(s, dc('identifier'), literal(uri, xsd('anyURI'))),
+        df.quad(s, dc('title'), literal(doc.title)),
+        df.quad(s, ot('date'), literal(date)),
+        df.quad(s, dcterms('created'), literal(date)),
+        df.quad(s, ot('reportModel'), df.namedNode(facts.model.uri)),
+        df.quad(s, ot('reportCompound'), df.namedNode(facts.compound.uri)),
+        ...(facts.source.kind === 'dataset' ? [df.quad(s, ot('reportDataset'), df.namedNode(facts.source.uri))] : []),
+        ...(facts.prediction.value ? [df.quad(s, ot('predictedValue'), facts.prediction.value)] : []),
+        df.quad(s, ot('domainInfo'), df.namedNode(`${uri}#domain`)),
+        df.quad(df.namedNode(`${uri}#domain`), rdf('type'), ot('DomainInfo')),
+        df.quad(df.namedNode(`${uri}#domain`), ot('descritporDomain'), literal(`${domain.verdict}: ${domain.evidence}`)),
+        df.quad(s, ot('adequacyInfo'), df.namedNode(`${uri}#adequacy`)),
+        df.quad(df.namedNode(`${uri}#adequacy`), rdf('type'), ot('AdequacyInfo')),
+        df.quad(df.namedNode(`${uri}#adequacy`), ot('adequacyOutcome'), literal(`${reliability.verdict}: ${reliability.evidence}`)),
+        ...checklistQuads(uri, checklist),
+      ];
+      await this.services.store.replaceGraphs({ [uri]: quads, [this.contentGraph(uri)]: textChunkQuads(uri, ot('reportContent'), toDocBook(doc)) });
+      return uri;
+    });
+  }
+
+  read(uri: string): Promise<RDF.Quad[] | undefined> {
+    return readTypedGraph(this.services.store, uri, ot('QPRFReport'));
+  }
+
+  async document(uri: string): Promise<string> {
+    return textOfChunks(await this.services.store.readGraph(this.contentGraph(uri)));
+  }
+
+  list(filter: { model?: string; compound?: string }): Promise<string[]> {
+    return selectUris(
+      this.services.store,
+      resourcesOfType(ot('QPRFReport'), [
+        [ot('reportModel'), filter.model],
+        [ot('reportCompound'), filter.compound],
+      ]),
+    );
+  }
+
+  async delete(uri: string): Promise<void> {
+    await this.services.store.deleteGraphs([uri, this.contentGraph(uri)]);
+  }
+}
