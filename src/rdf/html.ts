@@ -13,6 +13,12 @@ h2{font-size:1.05rem;margin-top:1.5rem}.types{color:#666;margin:.2rem 0}
 nav.formats{margin:.5rem 0 1rem;font-size:.9rem}
 .error{background:#fee;border:1px solid #e99;padding:.6rem 1rem}
 textarea{width:100%;font-family:monospace}
+table.report{width:auto;margin:.5rem 0 1.2rem;font-size:.9rem}
+table.report th,table.report td{border:1px solid #bbb;padding:.2rem .5rem;width:auto;color:#222}
+table.report thead th{background:#e8eef7}
+table.report caption{text-align:left;font-weight:600;padding-bottom:.3rem}
+figure{margin:1rem 0}figure img{max-width:100%;height:auto}
+figcaption{font-style:italic;color:#555;font-size:.9rem}
 `;
 export const PAGE_STYLE_HASH = `'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`;
 
