@@ -145,7 +145,7 @@ test('a validation report: the report object in RDF and YAML, its DocBook (valid
   const html = await http(local(report), { accept: 'text/html' });
   assert.equal(html.status, 200);
   assert.ok(html.text.includes('<img src="data:image/svg+xml;base64,') && html.text.includes(four(r2)), 'plots as SVG images (the page policy allows no inline styles)');
-  assert.ok(html.text.includes(`${report}?media=application/pdf`), 'the page links its PDF');
+  assert.ok(html.text.includes(`<link rel="alternate" type="application/pdf" href="${report.replace(s.base, '')}?media=application/pdf">`), 'the page links its PDF');
 
   const pdf = readPdf(await pdfOf(report));
   assert.ok(pdf.text.includes('R² (coefficient of determination)'), 'Unicode text is drawn as text');

@@ -43,7 +43,10 @@ function alternateLinks(ctx: Context, types: string[]): Record<string, string> {
 export function rdfRenderers(ctx: Context, quads: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string, intro?: string): Record<string, Renderer> {
   const renderers: Record<string, Renderer> = {};
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = async () => serializeRdf(await quads(), t);
-  renderers['text/html'] = async () => renderPage({ title, intro, quads: await quads(), alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES) });
+  renderers['text/html'] = async () => {
+    const all = await quads();
+    return renderPage({ title, intro, quads: all, alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES), jsonld: await serializeRdf(all, 'application/ld+json') });
+  };
   return renderers;
 }
 

@@ -1,5 +1,5 @@
-import { ot, otee, rdfs } from '../rdf/namespaces.js';
-import { sparql, type SparqlText } from '../store/sparql-template.js';
+import { df, ot, otee, rdfs } from '../rdf/namespaces.js';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
 
 /** The predefined queries of the ontology service (spec 4.5), run over the published scope. */
 export const ontologyQueries = {
@@ -8,6 +8,13 @@ export const ontologyQueries = {
   },
   algorithms(): SparqlText {
     return sparql`CONSTRUCT { ?a ?p ?o } WHERE { ?a a ${ot('Algorithm')} ; ?p ?o }`;
+  },
+  /** A vocabulary term: what is said of it, and the terms below it (subclasses, subproperties) and that name it as domain or range. */
+  term(iri: string): SparqlText {
+    const t = df.namedNode(checkIri(iri));
+    return sparql`CONSTRUCT { ${t} ?p ?o . ?s ?q ${t} . ?s ${rdfs('label')} ?label } WHERE {
+      { ${t} ?p ?o } UNION { ?s ?q ${t} . OPTIONAL { ?s ${rdfs('label')} ?label } FILTER(?q IN (${rdfs('subClassOf')}, ${rdfs('subPropertyOf')}, ${rdfs('domain')}, ${rdfs('range')})) }
+    }`;
   },
   /** The ECHA endpoints (every subclass of otee:Endpoints). */
   endpoints(): SparqlText {

@@ -31,6 +31,14 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
   predefined('/ontology/endpoints', 'Endpoints', ontologyQueries.endpoints());
   predefined('/onotlogy/endpoints', 'Endpoints', ontologyQueries.endpoints()); // the reference's spelling
 
+  // a page of its own for every term of the bundled vocabularies (ot:, ota:, otee:): pages link their terms here
+  router.get('/ontology/term', async (ctx) => {
+    const iri = Params.fromQuery(ctx).required('iri');
+    const quads = await construct(store, ontologyQueries.term(iri), { scope: { includesDefaultGraph: false, allows: (g) => services.published.vocabularyGraphs().includes(g) } });
+    if (!quads.some((q) => q.subject.value === iri)) throw new HttpError(404, 'NotFound', `${iri} is not a term of this service's vocabularies`);
+    await sendRdf(ctx, quads, `Term ${iri}`);
+  });
+
   router.get('/ontology', (ctx) => answerSparql(ctx, services, scope(), 'Ontology service'));
 
   router.post('/ontology', async (ctx: Context) => {

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import { escapeHtml } from '../rdf/html.js';
+import { configurePages, escapeHtml, linkOf } from '../rdf/html.js';
 import { textOf, toDocBook } from '../report/report-document.js';
 import { renderReportHtml } from '../report/report-html.js';
 import { renderPdf } from '../report/report-pdf.js';
@@ -10,7 +10,13 @@ import { readQmrf, spec, type QmrfNode } from './qmrf-xml.js';
  * Worker-pool entry: a stored QMRF in the formats a reader asks for: DocBook, HTML (the report
  * and a form that edits it), PDF and a spreadsheet. The document is the same in each.
  */
-export async function convertQmrf(xml: string, format: 'docbook' | 'html' | 'pdf' | 'xlsx', meta: { uri: string; date: string; alternates: Record<string, string> }): Promise<string | Uint8Array> {
+export async function convertQmrf(
+  xml: string,
+  format: 'docbook' | 'html' | 'pdf' | 'xlsx',
+  meta: { uri: string; date: string; alternates: Record<string, string>; base: string },
+): Promise<string | Uint8Array> {
+  // pages link local resources by their paths: this thread must know the base URL too
+  configurePages({ base: meta.base });
   const read = readQmrf(xml);
   if ('errors' in read) throw new Error(`the stored QMRF is not valid: ${read.errors[0]}`);
   const doc = qmrfDocument(read.tree, meta);
@@ -62,7 +68,7 @@ function editingForm(tree: QmrfNode, uri: string): string {
   };
   const seen = new Set<string>();
   for (const chapter of tree.children[0]?.children ?? []) visit(chapter, seen);
-  return `<section><h2>Edit this report</h2><form method="post" action="${escapeHtml(uri)}" enctype="application/x-www-form-urlencoded">
+  return `<section><h2>Edit this report</h2><form method="post" action="${escapeHtml(linkOf(uri).href)}" enctype="application/x-www-form-urlencoded">
 ${fields.map((f) => `<p>${f}</p>`).join('\n')}
 <p><label>Attach a validation or cross-validation of the model (URI) <input name="validation_uri" size="80"></label></p>
 <p><button type="submit">Save</button></p></form></section>`;

@@ -64,7 +64,7 @@ export function qmrfRoutes(router: Router, services: Services, qmrfs: Qmrfs, sto
         DocBook: `${uri}?media=application/docbook%2Bxml`,
       };
       const convert = async (format: 'docbook' | 'html' | 'pdf' | 'xlsx') =>
-        services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertQmrf', [await store.xml(uri), format, { uri, date: found.record.modified.toISOString(), alternates }]);
+        services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertQmrf', [await store.xml(uri), format, { uri, date: found.record.modified.toISOString(), alternates, base: config.baseUrl }]);
       const renderers: Record<string, Renderer> = {
         ...resourceRenderers(ctx, uri, found.quads, found.record.title, { tree: resourceTree(found.quads, uri, false) }),
         [QMRF_XML]: () => store.xml(uri),

@@ -29,8 +29,8 @@ export function qprfRoutes(router: Router, services: Services, qprfs: Qprfs): vo
       const uri = uriOf(ctx);
       const quads = await qprfs.read(uri);
       if (!quads) throw notFound(`QPRF report ${uri} not found`);
-      const alternates = { PDF: `${uri}?media=application/pdf`, DocBook: `${uri}?media=text/xml`, RDF: `${uri}?media=text/turtle` };
-      const convert = async (format: 'html' | 'pdf') => services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertReport', [await qprfs.document(uri), format, alternates]);
+      const alternates = { 'application/pdf': `${uri}?media=application/pdf`, 'application/docbook+xml': `${uri}?media=text/xml`, 'text/turtle': `${uri}?media=text/turtle` };
+      const convert = async (format: 'html' | 'pdf') => services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertReport', [await qprfs.document(uri), format, alternates, config.baseUrl]);
       const renderers: Record<string, Renderer> = {
         ...resourceRenderers(ctx, uri, quads, `QPRF ${uri}`, { tree: resourceTree(quads, uri, false) }),
         'text/xml': () => qprfs.document(uri),

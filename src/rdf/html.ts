@@ -5,7 +5,9 @@ import { PREFIXES, dc, rdf } from './namespaces.js';
 /** The one stylesheet of every page, inline; the Content-Security-Policy allows it by its hash. */
 const PAGE_STYLE = `
 body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:70rem;padding:0 1rem;color:#222}
-header a{color:inherit;text-decoration:none;font-weight:600}
+nav.site{display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding-bottom:.5rem;border-bottom:1px solid #ddd;font-size:.95rem}
+nav.site a{color:#1a5fb4;text-decoration:none}nav.site a.home{color:inherit;font-weight:700}
+a.remote::after{content:" ↗";font-size:.8em}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
 th,td{text-align:left;vertical-align:top;padding:.3rem .6rem;border-bottom:1px solid #ddd;word-break:break-word}
 th{width:30%;font-weight:500;color:#555}
@@ -31,11 +33,37 @@ function compact(iri: string): string {
   return iri;
 }
 
+/** What every page needs to know of the server: its base URL (local IRIs browse in place) and the ontologies' labels. */
+interface PageSettings {
+  base: string;
+  labels: Map<string, string>;
+}
+let settings: PageSettings = { base: '', labels: new Map() };
+
+/** Set once at start: the base URL and the labels of the vocabularies' terms. */
+export function configurePages(s: Partial<PageSettings>): void {
+  settings = { ...settings, ...s };
+}
+
+/** Namespaces whose terms have pages here (`/ontology/term?iri=`). */
+const OWN_VOCABULARIES = [PREFIXES.ot, PREFIXES.ota, PREFIXES.otee];
+
+/** Where a link to an IRI goes: a local resource by its path (it browses in place on whatever host serves the page), a vocabulary term to its page here, anything else as it is. */
+export function linkOf(iri: string): { href: string; remote: boolean } {
+  if (settings.base && iri.startsWith(`${settings.base}/`)) return { href: iri.slice(settings.base.length), remote: false };
+  if (OWN_VOCABULARIES.some((ns) => iri.startsWith(ns) && iri.length > ns.length)) return { href: `/ontology/term?iri=${encodeURIComponent(iri)}`, remote: false };
+  return { href: iri, remote: true };
+}
+
+/** An IRI as a link: local ones browse in place, remote ones are marked. */
+export function iriHtml(iri: string, text = compact(iri)): string {
+  if (!/^https?:/i.test(iri)) return escapeHtml(text);
+  const { href, remote } = linkOf(iri);
+  return remote ? `<a class="remote" rel="external" href="${escapeHtml(href)}">${escapeHtml(text)}</a>` : `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+}
+
 function termHtml(t: RDF.Term): string {
-  if (t.termType === 'NamedNode') {
-    const safe = /^https?:/i.test(t.value) ? escapeHtml(t.value) : '';
-    return safe ? `<a href="${safe}">${escapeHtml(compact(t.value))}</a>` : escapeHtml(compact(t.value));
-  }
+  if (t.termType === 'NamedNode') return iriHtml(t.value);
   if (t.termType === 'BlankNode') return `<span class="bnode">_:${escapeHtml(t.value)}</span>`;
   if (t.termType === 'Literal') {
     const suffix = t.language ? ` <small>@${escapeHtml(t.language)}</small>` : t.datatype && !t.datatype.value.endsWith('#string') ? ` <small>${escapeHtml(compact(t.datatype.value))}</small>` : '';
@@ -44,13 +72,60 @@ function termHtml(t: RDF.Term): string {
   return escapeHtml(t.value);
 }
 
+/** A property named by its label in the ontologies (its compact IRI as the tooltip). */
+function propertyHtml(p: RDF.Term): string {
+  const label = settings.labels.get(p.value);
+  return label ? `<span title="${escapeHtml(compact(p.value))}">${iriHtml(p.value, label)}</span>` : termHtml(p);
+}
+
+/** Short names of media types, for the links to a page's other representations. */
+const FORMAT_NAMES: Record<string, string> = {
+  'application/rdf+xml': 'RDF/XML',
+  'text/turtle': 'Turtle',
+  'application/n-triples': 'N-Triples',
+  'application/ld+json': 'JSON-LD',
+  'text/n3': 'N3',
+  'text/uri-list': 'URI list',
+  'application/json': 'JSON',
+  'text/x-yaml': 'YAML',
+  'text/csv': 'CSV',
+  'application/pdf': 'PDF',
+  'text/xml': 'XML',
+  'application/xml': 'XML',
+  'application/docbook+xml': 'DocBook',
+  'application/qmrf-xml': 'QMRF XML',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'XLSX',
+  'chemical/x-mdl-sdfile': 'SDF',
+  'chemical/x-mdl-molfile': 'molfile',
+  'chemical/x-daylight-smiles': 'SMILES',
+  'text/x-arff': 'ARFF',
+  'image/png': 'PNG',
+  'image/svg+xml': 'SVG',
+};
+
+/** The site's navigation, on every page. */
+const NAVIGATION: [string, string][] = [
+  ['/compound', 'Compounds'],
+  ['/dataset', 'Datasets'],
+  ['/algorithm', 'Algorithms'],
+  ['/model', 'Models'],
+  ['/validation', 'Validations'],
+  ['/crossvalidation', 'Cross-validations'],
+  ['/report', 'Reports'],
+  ['/reach_report/qmrf', 'QMRF'],
+  ['/task', 'Tasks'],
+  ['/sparql', 'SPARQL'],
+];
+
 export interface PageOptions {
   title: string;
   /** HTML placed above the generic triple tables. */
   intro?: string;
   quads?: RDF.Quad[];
-  /** Other representations of the same resource: label → href. */
+  /** Other representations of the same resource: media type → href (linked in the page and as `<link rel="alternate">`). */
   alternates?: Record<string, string>;
+  /** The resource's description as JSON-LD, embedded for crawlers and linked-data browsers. */
+  jsonld?: string;
   status?: number;
 }
 
@@ -70,23 +145,30 @@ export function renderPage(opts: PageOptions): string {
       return `<section${id}><h2>${termHtml(term)}${title ? ` — ${escapeHtml(title)}` : ''}</h2>${types.length ? `<p class="types">${types.map(escapeHtml).join(', ')}</p>` : ''}
 <table><tbody>${rows
         .sort((a, b) => a.predicate.value.localeCompare(b.predicate.value))
-        .map((r) => `<tr><th>${termHtml(r.predicate)}</th><td>${termHtml(r.object)}</td></tr>`)
+        .map((r) => `<tr><th>${propertyHtml(r.predicate)}</th><td>${termHtml(r.object)}</td></tr>`)
         .join('\n')}</tbody></table></section>`;
     })
     .join('\n');
-  const alternates = opts.alternates
-    ? `<nav class="formats">Also as: ${Object.entries(opts.alternates)
-        .map(([label, href]) => `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>`)
-        .join(' · ')}</nav>`
+  const alternates = Object.entries(opts.alternates ?? {}).map(([type, href]): [string, string] => [type, linkOf(href).href]);
+  const formats = alternates.length
+    ? `<nav class="formats">Also as: ${alternates.map(([type, href]) => `<a href="${escapeHtml(href)}" type="${escapeHtml(type)}">${escapeHtml(FORMAT_NAMES[type] ?? type)}</a>`).join(' · ')}</nav>`
     : '';
+  const links = alternates.map(([type, href]) => `<link rel="alternate" type="${escapeHtml(type)}" href="${escapeHtml(href)}">`).join('\n');
+  // a data block, not a script: "</" cannot end it early
+  const jsonld = opts.jsonld ? `<script type="application/ld+json">${opts.jsonld.replace(/</g, '\\u003c')}</script>` : '';
+  const navigation = NAVIGATION.map(([href, label]) => `<a href="${href}">${label}</a>`).join(' ');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)} · ToxGraph</title>
-<style>${PAGE_STYLE}</style></head>
-<body><header><a href="/">ToxGraph</a></header>
+<style>${PAGE_STYLE}</style>
+${links}
+${jsonld}</head>
+<body><header><nav class="site" aria-label="ToxGraph"><a class="home" href="/">ToxGraph</a> ${navigation}</nav></header>
+<main>
 <h1>${escapeHtml(opts.title)}</h1>
-${alternates}
+${formats}
 ${opts.intro ?? ''}
 ${sections}
+</main>
 </body></html>`;
 }

@@ -1,4 +1,4 @@
-import { escapeHtml, renderPage } from '../rdf/html.js';
+import { escapeHtml, iriHtml, renderPage } from '../rdf/html.js';
 import type { Block, ReportDocument, Text } from './report-document.js';
 
 /**
@@ -8,7 +8,7 @@ import type { Block, ReportDocument, Text } from './report-document.js';
  */
 
 function inline(parts: Text[]): string {
-  return parts.map((t) => (typeof t === 'string' ? escapeHtml(t) : /^https?:/i.test(t.href) ? `<a href="${escapeHtml(t.href)}">${escapeHtml(t.text)}</a>` : escapeHtml(t.text))).join('');
+  return parts.map((t) => (typeof t === 'string' ? escapeHtml(t) : iriHtml(t.href, t.text))).join('');
 }
 
 function block(b: Block): string {

@@ -1,5 +1,6 @@
 import { readDocBook } from './docbook-reader.js';
 import { renderReportHtml } from './report-html.js';
+import { configurePages } from '../rdf/html.js';
 import { renderPdf } from './report-pdf.js';
 
 /**
@@ -7,7 +8,9 @@ import { renderPdf } from './report-pdf.js';
  * formats are converted from the DocBook core). Parsing the plots and laying out pages is work
  * the main thread must not do.
  */
-export async function convertReport(docbook: string, format: 'html' | 'pdf', alternates: Record<string, string> = {}): Promise<string | Uint8Array> {
+export async function convertReport(docbook: string, format: 'html' | 'pdf', alternates: Record<string, string> = {}, base = ''): Promise<string | Uint8Array> {
+  // pages link local resources by their paths: this thread must know the base URL too
+  configurePages({ base });
   const doc = readDocBook(docbook);
   if (format === 'html') return renderReportHtml(doc, alternates);
   return new Uint8Array(await renderPdf(doc));

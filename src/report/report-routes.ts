@@ -46,8 +46,13 @@ export function reportRoutes(router: Router, services: Services, reports: Report
       const uri = uris.report(type, ctx.params.id);
       const found = await store.read(uri);
       if (!found) throw notFound(`report ${uri} not found`);
-      const alternates = { DocBook: `${uri}?media=text/xml`, PDF: `${uri}?media=application/pdf`, RDF: `${uri}?media=text/turtle`, YAML: `${uri}?media=text/x-yaml` };
-      const convert = async (format: 'html' | 'pdf') => services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertReport', [await store.document(uri), format, alternates]);
+      const alternates = {
+        'application/docbook+xml': `${uri}?media=text/xml`,
+        'application/pdf': `${uri}?media=application/pdf`,
+        'text/turtle': `${uri}?media=text/turtle`,
+        'text/x-yaml': `${uri}?media=text/x-yaml`,
+      };
+      const convert = async (format: 'html' | 'pdf') => services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertReport', [await store.document(uri), format, alternates, config.baseUrl]);
       const renderers: Record<string, Renderer> = {
         ...resourceRenderers(ctx, uri, found.quads, found.record.title, { tree: resourceTree(found.quads, uri, false) }),
         // spec 2.7: the report document, DocBook at its core, HTML and PDF converted from it

@@ -16,6 +16,7 @@ import { ShapeValidator } from '../shacl/shape-validator.js';
 import { PublishedScope } from '../ontology/published-scope.js';
 import { OntologyRegistry } from '../ontology/registry.js';
 import { loadVocabularies } from '../ontology/vocabularies.js';
+import { configurePages } from '../rdf/html.js';
 import { createApp } from './app.js';
 import { Chemistry } from '../chemistry/chemistry.js';
 import { AccessControl } from '../auth/access-control.js';
@@ -82,7 +83,9 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   await mkdir(config.dataDir, { recursive: true });
   const store = await QuadstoreTripleStore.open(join(config.dataDir, 'store'));
   const published = new PublishedScope();
-  for (const graph of await loadVocabularies(store, join(ROOT, 'ontology'))) published.addVocabulary(graph);
+  const vocabularies = await loadVocabularies(store, join(ROOT, 'ontology'));
+  for (const graph of vocabularies.graphs) published.addVocabulary(graph);
+  configurePages({ base: config.baseUrl, labels: vocabularies.labels });
   const uris = new UriScheme(config.baseUrl);
   const ids = new IdMinter(store);
   const tasks = new TaskRunner(store, uris, ids, config.taskConcurrency, log);

@@ -1,0 +1,61 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sharedCsv, startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.js';
+import { JsonLdParser } from 'jsonld-streaming-parser';
+import type * as RDF from '@rdfjs/types';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s.stop());
+
+async function parseJsonLd(text: string): Promise<RDF.Quad[]> {
+  const parser = new JsonLdParser();
+  const quads: RDF.Quad[] = [];
+  return new Promise((resolve, reject) => {
+    parser.on('data', (q: RDF.Quad) => quads.push(q));
+    parser.on('error', reject);
+    parser.on('end', () => resolve(quads));
+    parser.write(text);
+    parser.end();
+  });
+}
+
+test('resource pages embed their description as JSON-LD, link every representation, name properties by their ontology labels and link local IRIs by path', async () => {
+  const up = await http(`${s.url}/dataset`, { method: 'POST', body: sharedCsv('EPAFHM_log10.csv', 5), contentType: 'text/csv', accept: 'text/uri-list' });
+  const feature = (await http(`${up.text.trim().replace(s.base, s.url)}/features`, { accept: 'text/uri-list' })).text.trim();
+  const path = feature.replace(s.base, '');
+  const page = (await http(`${s.url}${path}`, { accept: 'text/html' })).text;
+  const jsonld = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(page)?.[1] ?? '';
+  const embedded = await parseJsonLd(jsonld);
+  const turtle = parseTurtle((await http(`${s.url}${path}`, { accept: 'text/turtle' })).text);
+  assert.equal(embedded.length, turtle.length, 'the same statements as the Turtle');
+  for (const type of ['application/rdf+xml', 'text/turtle', 'application/ld+json'])
+    assert.ok(page.includes(`<link rel="alternate" type="${type}" href="${path}?media=${encodeURIComponent(type)}">`), type);
+  // ot:hasSource by its label, the source dataset linked by its path
+  assert.match(page, /<span title="ot:hasSource"><a href="\/ontology\/term\?iri=[^"]+">[^<]+<\/a><\/span>/);
+  assert.ok(page.includes(`<a href="${up.text.trim().replace(s.base, '')}">`), 'a local IRI browses in place');
+  assert.ok(page.includes('<nav class="site"'));
+});
+
+test('vocabulary terms have pages of their own; unknown ones answer 404', async () => {
+  const r = await http(`${s.url}/ontology/term?iri=${encodeURIComponent(`${OT}Model`)}`, { accept: 'text/turtle' });
+  assert.equal(r.status, 200);
+  const quads = parseTurtle(r.text);
+  assert.ok(quads.some((q) => q.subject.value === `${OT}Model` && q.predicate.value.endsWith('#label')));
+  const html = await http(`${s.url}/ontology/term?iri=${encodeURIComponent(`${OT}Model`)}`, { accept: 'text/html' });
+  assert.equal(html.status, 200);
+  assert.equal((await http(`${s.url}/ontology/term?iri=${encodeURIComponent(`${OT}NoSuchTerm`)}`, { accept: 'text/turtle' })).status, 404);
+  assert.equal((await http(`${s.url}/ontology/term?iri=${encodeURIComponent('not an iri <>')}`, { accept: 'text/turtle' })).status, 400);
+});
+
+test('the home page counts what the service holds and shows recent tasks', async () => {
+  const before = (await http(`${s.url}/`, { accept: 'text/html' })).text;
+  const datasets = Number(/<a href="\/dataset">datasets<\/a><\/th><td>(\d+)</.exec(before)?.[1]);
+  await http(`${s.url}/dataset`, { method: 'POST', body: sharedCsv('EPAFHM_log10.csv', 3), contentType: 'text/csv', accept: 'text/uri-list' });
+  const after = (await http(`${s.url}/`, { accept: 'text/html' })).text;
+  assert.equal(Number(/<a href="\/dataset">datasets<\/a><\/th><td>(\d+)</.exec(after)?.[1]), datasets + 1);
+  assert.match(after, /<h2>Recent tasks<\/h2>/);
+  assert.match(after, /curl -H 'Accept: text\/uri-list'/);
+});
