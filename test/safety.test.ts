@@ -192,7 +192,7 @@ test('pages: Content-Security-Policy without inline script, nosniff, Referrer-Po
     assert.match(csp, /frame-ancestors 'none'/, path);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, path);
     assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
-    assert.equal(r.headers.get('referrer-policy'), 'no-referrer', path);
+    assert.equal(r.headers.get('referrer-policy'), 'same-origin', path);
     // no script: only the JSON-LD data block of the page's resource, which browsers do not run
     assert.doesNotMatch(r.text, /<script(?! type="application\/ld\+json">)|\son[a-z]+=|style=/i, path);
     const jsonld = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(r.text)?.[1];

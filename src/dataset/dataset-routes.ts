@@ -18,6 +18,13 @@ import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTa
 import { DatasetEdits } from './dataset-edits.js';
 
 /** Dataset component (spec 2.1, 4.12). */
+/** Upload from a browser: a file (CSV, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */
+const UPLOAD_FORM = `<form class="upload" method="post" action="/dataset" enctype="multipart/form-data">
+<h2>Upload a dataset</h2>
+<p><label>Data file (CSV with a SMILES column, SDF, ARFF or RDF) <input type="file" name="file" required></label></p>
+<p><label>Title <input name="title" size="40"></label> <button type="submit">Upload</button></p>
+</form>`;
+
 export function datasetRoutes(router: Router, services: Services, datasets: DatasetStore): void {
   const { store, config, tasks } = services;
   const base = datasets.collection;
@@ -32,7 +39,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
 
   router.get('/dataset', async (ctx) => {
     const uris = await datasets.list();
-    await sendGraphList(ctx, store, uris, 'Datasets');
+    await sendGraphList(ctx, store, uris, 'Datasets', UPLOAD_FORM);
   });
 
   router.post('/dataset', async (ctx) => {

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { negotiate, negotiateOrFail } from './negotiate.js';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
-import { renderPage, escapeHtml } from '../rdf/html.js';
+import { renderPage, escapeHtml, iriHtml, linkOf, type PageOptions } from '../rdf/html.js';
 import YAML from 'yaml';
 import { resourceTree, type Tree } from '../rdf/resource-tree.js';
 import type { TripleStore } from '../store/triple-store.js';
@@ -40,12 +40,12 @@ function alternateLinks(ctx: Context, types: string[]): Record<string, string> {
   return out;
 }
 
-export function rdfRenderers(ctx: Context, quads: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string, intro?: string): Record<string, Renderer> {
+export function rdfRenderers(ctx: Context, quads: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string, intro?: string, page: Pick<PageOptions, 'refresh'> = {}): Record<string, Renderer> {
   const renderers: Record<string, Renderer> = {};
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = async () => serializeRdf(await quads(), t);
   renderers['text/html'] = async () => {
     const all = await quads();
-    return renderPage({ title, intro, quads: all, alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES), jsonld: await serializeRdf(all, 'application/ld+json') });
+    return renderPage({ title, intro, quads: all, alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES), jsonld: await serializeRdf(all, 'application/ld+json'), ...page });
   };
   return renderers;
 }
@@ -77,22 +77,29 @@ export async function sendRdf(ctx: Context, quads: RDF.Quad[], title: string, st
  * Send a list: text/uri-list, or RDF of the members, or HTML links. With access control on,
  * `ctx.state.canRead` leaves out what the caller may not read; `rdfOf` is given the members left.
  */
-export async function sendList(ctx: Context, all: string[], rdfOf: (uris: string[]) => Promise<RDF.Quad[]> | RDF.Quad[], title: string): Promise<void> {
+export async function sendList(ctx: Context, all: string[], rdfOf: (uris: string[]) => Promise<RDF.Quad[]> | RDF.Quad[], title: string, intro = ''): Promise<void> {
   const canRead: ((uri: string) => boolean) | undefined = ctx.state.canRead;
   const uris = canRead ? all.filter(canRead) : all;
   const rdf = canRead ? async () => (await rdfOf(uris)).filter((q) => canRead(q.subject.value)) : () => rdfOf(uris);
-  const list = uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('\n');
   const renderers: Record<string, Renderer> = {
     'text/uri-list': () => uriList(uris),
     ...rdfRenderers(ctx, rdf, title),
   };
-  renderers['text/html'] = () => renderPage({ title, intro: `<p>${uris.length} item(s)</p><ul>${list}</ul>`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
+  renderers['text/html'] = async () => {
+    // members by their titles (a page shows the first 500)
+    const shown = uris.slice(0, 500);
+    const quads = await rdfOf(shown);
+    const titles = new Map(quads.filter((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title').map((q) => [q.subject.value, q.object.value]));
+    const list = shown.map((u) => `<li>${iriHtml(u, titles.get(u) ?? u)}${titles.has(u) ? ` <small>${escapeHtml(u)}</small>` : ''}</li>`).join('\n');
+    const more = uris.length > shown.length ? `<p>The first ${shown.length} are shown; <a href="${escapeHtml(`${ctx.path}?media=text/uri-list`)}">all as a URI list</a>.</p>` : '';
+    return renderPage({ title, intro: `${intro}<p>${uris.length} item(s)</p><ul class="members">${list}</ul>${more}`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
+  };
   await sendNegotiated(ctx, renderers);
 }
 
 /** Send a list of resources whose RDF is their own graphs in the store. */
-export function sendGraphList(ctx: Context, store: TripleStore, uris: string[], title: string): Promise<void> {
-  return sendList(ctx, uris, (members) => readGraphs(store, members), title);
+export function sendGraphList(ctx: Context, store: TripleStore, uris: string[], title: string, intro = ''): Promise<void> {
+  return sendList(ctx, uris, (members) => readGraphs(store, members), title, intro);
 }
 
 /** A `text/uri-list` body: one URI per line, CRLF-terminated. */
@@ -106,6 +113,13 @@ export function uriList(uris: string[]): string {
  * URI list rather than an error after its resource was made.
  */
 export async function sendUris(ctx: Context, uris: string[], status = 200): Promise<void> {
+  // a browser's form (it asks for HTML first) goes on to what it made, or to the task making it
+  if (uris.length === 1 && ctx.method !== 'GET' && negotiate(acceptOf(ctx), ['text/uri-list', 'text/plain', 'text/html']) === 'text/html') {
+    ctx.status = 303;
+    ctx.set('Location', linkOf(uris[0]).href);
+    ctx.body = '';
+    return;
+  }
   const links = uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('');
   await sendNegotiated(
     ctx,

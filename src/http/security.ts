@@ -12,7 +12,7 @@ const DOCUMENT_POLICY = `default-src 'none'; style-src 'unsafe-inline'; frame-an
 
 /**
  * Headers of every response, errors included: a Content-Security-Policy with no inline script,
- * no sniffing of content types, no Referer (URLs may carry a `subjectid`), no framing.
+ * no sniffing of content types, no Referer to other sites (URLs may carry a `subjectid`), no framing.
  */
 export function securityHeaders() {
   return async (ctx: Context, next: Next) => {
@@ -22,7 +22,9 @@ export function securityHeaders() {
       const html = String(ctx.response.get('Content-Type') || ctx.type || '').startsWith('text/html');
       ctx.set('Content-Security-Policy', html ? PAGE_POLICY : DOCUMENT_POLICY);
       ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Referrer-Policy', 'no-referrer');
+      // same-origin: this server's own forms post with their Origin (no-referrer made it "null");
+      // other sites never see our URLs (which may carry a subjectid)
+      ctx.set('Referrer-Policy', 'same-origin');
       ctx.set('X-Frame-Options', 'DENY');
     }
   };
@@ -80,7 +82,7 @@ export function crossOrigin(baseUrl: string, bodyLimit: number) {
     if (read) {
       ctx.set('Access-Control-Allow-Origin', '*');
       ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-    } else if (origin && origin !== ownOrigin && origin !== `${ctx.protocol}://${ctx.host}`) {
+    } else if (origin && origin !== ownOrigin && origin !== `${ctx.protocol}://${ctx.host}` && ctx.get('Sec-Fetch-Site') !== 'same-origin') {
       throw new HttpError(403, 'Forbidden', `${ctx.method} ${ctx.path} from a page of another origin (${origin.slice(0, 100)}) is refused: writes are not cross-origin`);
     }
     await next();

@@ -4,8 +4,7 @@ import { badRequest, notFound } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { readText, requestMediaType } from '../http/body.js';
 import { Params } from '../http/params.js';
-import { acceptOf, resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.js';
-import { negotiate } from '../http/negotiate.js';
+import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.js';
 import { escapeXml } from '../report/report-document.js';
 import { resourceTree } from '../rdf/resource-tree.js';
 import type { Qmrfs } from './qmrfs.js';
@@ -21,16 +20,6 @@ const XML_TYPES = [QMRF_XML, 'application/xml', 'text/xml'];
 export function qmrfRoutes(router: Router, services: Services, qmrfs: Qmrfs, store: QmrfStore): void {
   const { uris, config } = services;
   const uriOf = (ctx: Context) => uris.reachReport('qmrf', ctx.params.id);
-
-  /** After an update: a browser (the editing form) goes back to the report, other clients get its URI. */
-  const answerUpdated = async (ctx: Context, uri: string) => {
-    if (negotiate(acceptOf(ctx), ['text/uri-list', 'text/html']) === 'text/html') {
-      ctx.status = 303;
-      ctx.redirect(uri);
-      return;
-    }
-    await sendUri(ctx, uri);
-  };
 
   for (const base of ['/reach_report/qmrf', '/validation/reach_report/qmrf']) {
     router.get(base, async (ctx) => {
@@ -86,7 +75,8 @@ export function qmrfRoutes(router: Router, services: Services, qmrfs: Qmrfs, sto
         if (!params.entries().some(([k]) => k !== 'subjectid')) throw badRequest(`give QMRF XML (Content-Type ${QMRF_XML}) or form parameters named after QMRF elements, or validation_uri`);
         await qmrfs.update(uri, params);
       }
-      await answerUpdated(ctx, uri);
+      // a browser (the editing form) goes back to the report, other clients get its URI
+      await sendUri(ctx, uri);
     });
 
     router.delete(`${base}/:id`, async (ctx) => {

@@ -15,6 +15,7 @@ h2{font-size:1.05rem;margin-top:1.5rem}.types{color:#666;margin:.2rem 0}
 nav.formats{margin:.5rem 0 1rem;font-size:.9rem}
 .error{background:#fee;border:1px solid #e99;padding:.6rem 1rem}
 textarea{width:100%;font-family:monospace}
+progress{width:20rem;height:1.2rem}.task-status{font-size:1.1rem}
 table.report{width:auto;margin:.5rem 0 1.2rem;font-size:.9rem}
 table.report th,table.report td{border:1px solid #bbb;padding:.2rem .5rem;width:auto;color:#222}
 table.report thead th{background:#e8eef7}
@@ -126,6 +127,8 @@ export interface PageOptions {
   alternates?: Record<string, string>;
   /** The resource's description as JSON-LD, embedded for crawlers and linked-data browsers. */
   jsonld?: string;
+  /** Reload after `seconds` (a task's progress), at `url` when given. */
+  refresh?: { seconds: number; url?: string };
   status?: number;
 }
 
@@ -160,6 +163,7 @@ export function renderPage(opts: PageOptions): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)} · ToxGraph</title>
+${opts.refresh ? `<meta http-equiv="refresh" content="${opts.refresh.seconds}${opts.refresh.url ? `; url=${escapeHtml(opts.refresh.url)}` : ''}">` : ''}
 <style>${PAGE_STYLE}</style>
 ${links}
 ${jsonld}</head>

@@ -4,6 +4,8 @@ import { notFound } from '../core/errors.js';
 import { sendGraphList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.js';
 import { taskRecord } from './task-codec.js';
 import { taskQueries } from './task-queries.js';
+import { Params } from '../http/params.js';
+import { escapeHtml, iriHtml, linkOf } from '../rdf/html.js';
 import type { Services } from '../core/services.js';
 
 /** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels. */
@@ -26,10 +28,19 @@ export function taskRoutes(router: Router, services: Services): void {
     else if (status === 'Cancelled') code = 503;
     else if (status === 'Error') code = task.error?.status ?? 500;
     if (result) ctx.set('Location', result);
+    // a browser watches the progress (the page reloads itself) and goes on to the result when it was watching
+    const running = status === 'Queued' || status === 'Running';
+    const watching = Params.fromQuery(ctx).has('follow');
+    const progress = running
+      ? `<p class="task-status">${escapeHtml(task.title)}: ${escapeHtml(status)}</p><progress max="100" value="${task.percent}">${task.percent}%</progress> <span>${task.percent.toFixed(0)}%</span>`
+      : status === 'Completed'
+        ? `<p class="task-status">Done: ${result ? iriHtml(result, 'the result') : 'no result'}</p>`
+        : `<p class="task-status error">${escapeHtml(status)}${task.error ? `: ${escapeHtml(task.error.message ?? '')}` : ''}</p>`;
+    const refresh = running ? { seconds: 1, url: `${ctx.path}?follow=1` } : watching && result ? { seconds: 0, url: linkOf(result).href } : undefined;
     await sendNegotiated(
       ctx,
       {
-        ...rdfRenderers(ctx, () => quads, `Task ${status}${result ? ': done' : ''}`),
+        ...rdfRenderers(ctx, () => quads, `Task ${status}${result ? ': done' : ''}`, progress, { refresh }),
         'text/uri-list': () => `${status === 'Completed' && result ? result : uri}\r\n`,
       },
       code,
