@@ -85,6 +85,13 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     sendDone(ctx);
   });
 
+  // the same from a page's form (browsers post forms): answers the dataset (a browser goes back to it)
+  router.post('/dataset/:id/metadata', async (ctx) => {
+    const meta = await requireDataset(datasetUri(ctx));
+    await edits.setMetadata(meta, await metadataOf(ctx, meta.uri, services.shapes, config.bodyLimit));
+    await sendUri(ctx, meta.uri);
+  });
+
   router.get('/dataset/:id/compounds', async (ctx) => {
     const meta = await requireDataset(datasetUri(ctx));
     const uris: string[] = [];

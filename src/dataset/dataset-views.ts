@@ -8,7 +8,8 @@ import { JsonLdSerializer } from 'jsonld-streaming-serializer';
 import scribe from '@graphy/content.xml.scribe';
 import { stringify as yamlStringify } from 'yaml';
 import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.js';
-import { escapeHtml, renderPage } from '../rdf/html.js';
+import { renderPage } from '../rdf/html.js';
+import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.js';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.js';
 import type { Renderer } from '../http/respond.js';
 import type { TripleStore } from '../store/triple-store.js';
@@ -218,27 +219,35 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
   renderers['text/html'] = async () => {
     const page = filter.page ?? 0;
     const pagesize = filter.pagesize ?? 50;
-    const rows: string[] = [];
+    const rows: Parameters<typeof datasetPageHtml>[0]['rows'] = [];
     for await (const { rows: chunk, structure } of chunks(datasets, store, uri, { ...filter, page, pagesize })) {
-      for (const r of chunk)
-        rows.push(
-          `<tr><td>${r.index}</td><td><a href="${escapeHtml(r.compound)}">${escapeHtml(structure.get(r.compound)?.smiles ?? r.compound)}</a></td>${featureUris.map((f) => `<td>${escapeHtml(r.values.get(f)?.value ?? '')}</td>`).join('')}</tr>`,
-        );
+      for (const r of chunk) rows.push({ index: r.index, compound: r.compound, smiles: structure.get(r.compound)?.smiles ?? '', values: featureUris.map((f) => r.values.get(f)?.value) });
     }
+    const count = await datasets.count(uri);
     const link = (p: number) => {
       const q = new URLSearchParams(ctx.querystring);
       q.set('page', String(p));
       q.set('pagesize', String(pagesize));
       return `${ctx.path}?${q}`;
     };
-    const nav = `<nav>${page > 0 ? `<a href="${escapeHtml(link(page - 1))}">← previous</a> ` : ''}page ${page + 1}${rows.length === pagesize ? ` <a href="${escapeHtml(link(page + 1))}">next →</a>` : ''}</nav>`;
-    const formats = DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html')
-      .map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`)
-      .join(' · ');
-    const warnings = meta.warnings.length ? `<details><summary>${meta.warnings.length} warning(s)</summary><ul>${meta.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details>` : '';
+    const annotation = (name: string) => meta.annotations.find(([p]) => p.value === `http://purl.org/dc/elements/1.1/${name}` || p.value === `http://purl.org/dc/terms/${name}`)?.[1].value;
+    const statistics = count <= STATISTICS_ROWS ? await columnStatistics(features, datasets.rows(uri)) : undefined;
+    const pages = Math.ceil(count / pagesize);
     return renderPage({
       title,
-      intro: `<nav class="formats">Also as: ${formats}</nav>${warnings}${nav}<table><thead><tr><th>#</th><th>Compound</th>${features.map((f) => `<th><a href="${escapeHtml(f.uri)}">${escapeHtml(f.title)}</a></th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>${nav}`,
+      alternates: Object.fromEntries(DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html').map((t) => [t, `${ctx.path}?media=${encodeURIComponent(t)}`])),
+      intro: datasetPageHtml({
+        uri,
+        title: meta.title,
+        description: annotation('description'),
+        license: annotation('license'),
+        count,
+        features,
+        statistics,
+        rows,
+        paging: { page, pages, previous: page > 0 ? link(page - 1) : undefined, next: page + 1 < pages ? link(page + 1) : undefined },
+        warnings: meta.warnings,
+      }),
     });
   };
   return renderers;

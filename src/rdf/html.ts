@@ -16,6 +16,10 @@ nav.formats{margin:.5rem 0 1rem;font-size:.9rem}
 .error{background:#fee;border:1px solid #e99;padding:.6rem 1rem}
 textarea{width:100%;font-family:monospace}
 progress{width:20rem;height:1.2rem}.task-status{font-size:1.1rem}
+table.dataset td{white-space:nowrap;word-break:normal}table.dataset td:nth-child(3){white-space:normal;word-break:break-all;max-width:22rem}
+th[role=button]{cursor:pointer}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+nav.actions{margin:.8rem 0;padding:.5rem .8rem;background:#f3f6fb;border-radius:4px}
+form.run label,form.upload label{display:inline-block;margin:.2rem 0}form.run input,form.run select{margin-left:.4rem}
 table.report{width:auto;margin:.5rem 0 1.2rem;font-size:.9rem}
 table.report th,table.report td{border:1px solid #bbb;padding:.2rem .5rem;width:auto;color:#222}
 table.report thead th{background:#e8eef7}
@@ -166,7 +170,8 @@ export function renderPage(opts: PageOptions): string {
 ${opts.refresh ? `<meta http-equiv="refresh" content="${opts.refresh.seconds}${opts.refresh.url ? `; url=${escapeHtml(opts.refresh.url)}` : ''}">` : ''}
 <style>${PAGE_STYLE}</style>
 ${links}
-${jsonld}</head>
+${jsonld}
+<script src="/static/workbench.js" defer></script></head>
 <body><header><nav class="site" aria-label="ToxGraph"><a class="home" href="/">ToxGraph</a> ${navigation}</nav></header>
 <main>
 <h1>${escapeHtml(opts.title)}</h1>

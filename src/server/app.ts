@@ -33,6 +33,7 @@ import { ReportStore } from '../report/report-store.js';
 import { Reports } from '../report/reports.js';
 import { ReportFacts } from '../report/report-facts.js';
 import { reportRoutes } from '../report/report-routes.js';
+import { staticRoutes } from '../web/static-routes.js';
 import { QmrfStore } from '../qmrf/qmrf-store.js';
 import { Qmrfs } from '../qmrf/qmrfs.js';
 import { QmrfFacts } from '../qmrf/qmrf-facts.js';
@@ -69,6 +70,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   app.use(accessControl(services));
 
   serviceRoutes(router, services);
+  staticRoutes(router);
   operationsRoutes(router, services);
   authRoutes(router, services);
   const compounds = new CompoundRegistry(services, services.chemistry);

@@ -1,0 +1,113 @@
+import type { DatasetRow } from './dataset-store.js';
+import { escapeHtml, iriHtml, linkOf } from '../rdf/html.js';
+import { formatNumber } from '../report/statistic-labels.js';
+
+/**
+ * The HTML of a dataset for people: what can be done with it (calculate descriptors, train a
+ * model, download), its metadata as an editable form, statistics of its columns, and one page
+ * of its rows with structure thumbnails (a table the page's script can sort). Only one page of
+ * rows is read for the table; column statistics are given for datasets of up to
+ * `STATISTICS_ROWS` rows.
+ */
+
+export const STATISTICS_ROWS = 5000;
+
+export interface PageFeature {
+  uri: string;
+  title: string;
+  kind: 'numeric' | 'nominal' | 'string';
+}
+
+export interface ColumnStatistics {
+  values: number;
+  numeric?: { min: number; mean: number; max: number };
+  /** The most frequent values of a non-numeric column, with their counts. */
+  top?: [string, number][];
+}
+
+/** Statistics of every column, from all rows (streamed). */
+export async function columnStatistics(features: PageFeature[], rows: AsyncIterable<DatasetRow>): Promise<Map<string, ColumnStatistics>> {
+  const acc = new Map(features.map((f) => [f.uri, { values: 0, sum: 0, min: Infinity, max: -Infinity, counts: new Map<string, number>() }]));
+  for await (const r of rows) {
+    for (const f of features) {
+      const v = r.values.get(f.uri)?.value.trim();
+      if (!v) continue;
+      const a = acc.get(f.uri)!;
+      a.values++;
+      if (f.kind === 'numeric') {
+        const n = Number(v);
+        if (Number.isFinite(n)) {
+          a.sum += n;
+          a.min = Math.min(a.min, n);
+          a.max = Math.max(a.max, n);
+        }
+      } else if (a.counts.size < 1000 || a.counts.has(v)) a.counts.set(v, (a.counts.get(v) ?? 0) + 1);
+    }
+  }
+  const out = new Map<string, ColumnStatistics>();
+  for (const f of features) {
+    const a = acc.get(f.uri)!;
+    out.set(f.uri, {
+      values: a.values,
+      numeric: f.kind === 'numeric' && a.values ? { min: a.min, mean: a.sum / a.values, max: a.max } : undefined,
+      top: f.kind === 'numeric' ? undefined : [...a.counts].sort((x, y) => y[1] - x[1]).slice(0, 3),
+    });
+  }
+  return out;
+}
+
+export function datasetPageHtml(p: {
+  uri: string;
+  title?: string;
+  description?: string;
+  license?: string;
+  count: number;
+  features: PageFeature[];
+  statistics?: Map<string, ColumnStatistics>;
+  rows: { index: number; compound: string; smiles: string; values: (string | undefined)[] }[];
+  paging: { previous?: string; next?: string; page: number; pages: number };
+  warnings: string[];
+}): string {
+  const path = linkOf(p.uri).href;
+  const q = encodeURIComponent(p.uri);
+  const actions = `<nav class="actions" aria-label="What to do with this dataset">
+<a href="/algorithm/rdkit-descriptors?dataset_uri=${q}">Calculate descriptors</a> ·
+<a href="/algorithm?dataset_uri=${q}">Train a model or run another algorithm</a> ·
+<a href="${escapeHtml(path)}?media=text%2Fcsv">Download CSV</a> ·
+<a href="${escapeHtml(path)}?media=chemical%2Fx-mdl-sdfile">Download SDF</a></nav>`;
+  const metadata = `<details><summary>Edit the metadata</summary>
+<form method="post" action="${escapeHtml(path)}/metadata">
+<p><label>Title <input name="title" size="60" value="${escapeHtml(p.title ?? '')}"></label></p>
+<p><label>Description <textarea name="description" rows="3">${escapeHtml(p.description ?? '')}</textarea></label></p>
+<p><label>License (URI) <input name="license" size="60" value="${escapeHtml(p.license ?? '')}"></label></p>
+<p><button type="submit">Save</button></p></form></details>`;
+  const statistics = p.statistics
+    ? `<h2>Columns</h2><table class="report sortable"><thead><tr><th>column</th><th>kind</th><th>values</th><th>min</th><th>mean</th><th>max</th><th>most frequent</th></tr></thead><tbody>${p.features
+        .map((f) => {
+          const st = p.statistics!.get(f.uri)!;
+          const n = st.numeric;
+          return `<tr><td>${iriHtml(f.uri, f.title)}</td><td>${f.kind}</td><td>${st.values}</td><td>${n ? formatNumber(n.min) : ''}</td><td>${n ? formatNumber(n.mean) : ''}</td><td>${n ? formatNumber(n.max) : ''}</td><td>${(st.top ?? []).map(([v, c]) => `${escapeHtml(v)} (${c})`).join(', ')}</td></tr>`;
+        })
+        .join('')}</tbody></table>`
+    : `<p>Column statistics are shown for datasets of up to ${STATISTICS_ROWS} rows.</p>`;
+  const pager = `<nav class="pager" aria-label="Pages">${p.paging.previous ? `<a rel="prev" href="${escapeHtml(p.paging.previous)}">← previous</a> ` : ''}page ${p.paging.page + 1} of ${Math.max(1, p.paging.pages)}${p.paging.next ? ` <a rel="next" href="${escapeHtml(p.paging.next)}">next →</a>` : ''}</nav>`;
+  const rows = p.rows
+    .map((r) => {
+      const compound = linkOf(r.compound).href;
+      const thumbnail = `<img src="${escapeHtml(compound)}?media=image%2Fsvg%2Bxml&amp;w=120&amp;h=90" width="120" height="90" loading="lazy" alt="${escapeHtml(r.smiles)}">`;
+      return `<tr><td>${r.index}</td><td><a href="${escapeHtml(compound)}">${thumbnail}</a></td><td>${escapeHtml(r.smiles)}</td>${r.values.map((v) => `<td>${escapeHtml(v ?? '')}</td>`).join('')}</tr>`;
+    })
+    .join('\n');
+  const warnings = p.warnings.length ? `<details><summary>${p.warnings.length} warning(s)</summary><ul>${p.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details>` : '';
+  return `${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p>${p.count} rows, ${p.features.length} columns.</p>
+${actions}
+${metadata}
+${warnings}
+${statistics}
+<h2>Rows</h2>
+${pager}
+<table class="report sortable dataset"><thead><tr><th>#</th><th>structure</th><th>SMILES</th>${p.features.map((f) => `<th title="${escapeHtml(f.uri)}">${escapeHtml(f.title)}</th>`).join('')}</tr></thead><tbody>
+${rows}
+</tbody></table>
+${pager}`;
+}
