@@ -61,3 +61,12 @@ for (const form of document.querySelectorAll('form.upload')) {
     request.send(new FormData(form));
   });
 }
+
+// A choice that other fields depend on (the dataset whose features are offered): reload the page with it.
+for (const select of document.querySelectorAll('select[data-reload]')) {
+  select.addEventListener('change', () => {
+    const url = new URL(window.location.href);
+    url.searchParams.set(select.dataset.reload, select.value);
+    window.location.href = url.toString();
+  });
+}

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, resourceRenderers, sendTask, sendUris } from '../http/respond.js';
+import { alternateLinks, sendList, sendNegotiated, resourceRenderers, sendTask, sendUris } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
@@ -15,6 +15,9 @@ import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } fr
 import { readParameters } from './parameters.js';
 import { selectFeatures } from './feature-selection.js';
 import { describeDataset } from './descriptor-datasets.js';
+import { catalogueHtml, runFormHtml } from './algorithm-page.js';
+import { escapeHtml, renderPage } from '../rdf/html.js';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
 import { mineDataset } from './pattern-mining.js';
 import type { DescriptorCalculation } from './descriptor-calculation.js';
 
@@ -63,6 +66,7 @@ export function algorithmRoutes(router: Router, services: Services, components: 
       defs.map((d) => algorithmUri(services, d)),
       () => defs.flatMap((d) => algorithmQuads(d, algorithmUri(services, d))),
       sameAs ? `Algorithms with owl:sameAs ${sameAs}` : 'Algorithms',
+      catalogueHtml(defs, Params.fromQuery(ctx).get('dataset_uri')),
     );
   });
 
@@ -70,7 +74,17 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     const def = requireAlgorithm(ctx);
     const uri = algorithmUri(services, def);
     const quads = algorithmQuads(def, uri);
-    await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, `Algorithm: ${def.title}`));
+    const renderers = resourceRenderers(ctx, uri, quads, `Algorithm: ${def.title}`);
+    // for people: what it does, and a form that runs it
+    renderers['text/html'] = async () =>
+      renderPage({
+        title: `Algorithm: ${def.title}`,
+        intro: `<p>${escapeHtml(def.description)}</p>${await runFormHtml(def, { datasets, store, chosen: Params.fromQuery(ctx).get('dataset_uri'), canRead: ctx.state.canRead ?? (() => true) })}`,
+        quads,
+        alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
+        jsonld: await serializeRdf(quads, 'application/ld+json'),
+      });
+    await sendNegotiated(ctx, renderers);
   });
 
   router.get('/algorithm/:id/:instance', async (ctx) => {

@@ -11,7 +11,7 @@ import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.js';
 import { renderPage } from '../rdf/html.js';
 import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.js';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.js';
-import type { Renderer } from '../http/respond.js';
+import { alternateLinks, type Renderer } from '../http/respond.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.js';
 import { isNumericDatatype } from './columns.js';
@@ -235,7 +235,10 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
     const pages = Math.ceil(count / pagesize);
     return renderPage({
       title,
-      alternates: Object.fromEntries(DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html').map((t) => [t, `${ctx.path}?media=${encodeURIComponent(t)}`])),
+      alternates: alternateLinks(
+        ctx,
+        DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html'),
+      ),
       intro: datasetPageHtml({
         uri,
         title: meta.title,

@@ -30,7 +30,7 @@ export async function sendNegotiated(ctx: Context, renderers: Record<string, Ren
   ctx.body = body;
 }
 
-function alternateLinks(ctx: Context, types: string[]): Record<string, string> {
+export function alternateLinks(ctx: Context, types: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const t of types) {
     const q = new URLSearchParams(ctx.querystring);

@@ -1,9 +1,13 @@
 import type Router from '@koa/router';
+import type { CompoundRegistry } from '../compound/compound-registry.js';
+import { modelPageHtml } from './model-page.js';
+import { renderPage } from '../rdf/html.js';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { notFound, notAcceptable } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
+import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { learnerById } from '../learning/learners.js';
@@ -15,7 +19,7 @@ import type { Predictor } from './prediction.js';
 import { predictionRoutes } from './prediction-routes.js';
 
 /** Model component (spec 2.5, 4.11): list, describe, delete; predictions in prediction-routes.ts. */
-export function modelRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor): void {
+export function modelRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor, compounds: CompoundRegistry): void {
   const { store } = services;
   const modelUri = (ctx: Context) => services.uris.item('model', ctx.params.id);
 
@@ -37,6 +41,15 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
   router.get('/model/:id', async (ctx) => {
     const { uri, quads, description } = await requireModel(ctx);
     const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${description.title ?? uri}`);
+    // for people: what it was trained on, its validations, and forms that use it
+    renderers['text/html'] = async () =>
+      renderPage({
+        title: `Model: ${description.title ?? uri}`,
+        intro: await modelPageHtml(services, description, ctx.state.canRead ?? (() => true)),
+        quads,
+        alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
+        jsonld: await serializeRdf(quads, 'application/ld+json'),
+      });
     const { algorithm } = description;
     if (learnerById(algorithm.slice(algorithm.lastIndexOf('/') + 1))?.linearForm) {
       // PMML for linear models (spec 4.11: text/xml)
@@ -73,5 +86,5 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     sendDone(ctx);
   });
 
-  predictionRoutes(router, services, datasets, models, predictor);
+  predictionRoutes(router, services, datasets, models, predictor, compounds);
 }

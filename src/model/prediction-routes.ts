@@ -10,13 +10,14 @@ import type { DatasetStore } from '../dataset/dataset-store.js';
 import { datasetRenderers } from '../dataset/dataset-views.js';
 import { deliver, resultTarget, type ResultTarget } from '../dataset/result-target.js';
 import { FeatureValues } from '../compound/feature-values.js';
+import type { CompoundRegistry } from '../compound/compound-registry.js';
 import type { ModelStore, StoredModel } from './model-store.js';
 import { outputFeatures } from './model-codec.js';
 import { applyCleanupModel } from './cleanup-model.js';
 import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.js';
 
 /** Applying a model (spec 4.11, `POST /model/{id}`): to a dataset (a task when descriptors must be calculated first) or to one compound. */
-export function predictionRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor): void {
+export function predictionRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor, compounds: CompoundRegistry): void {
   const { config, store, tasks } = services;
   const featureValues = new FeatureValues(store, services.uris);
 
@@ -41,9 +42,11 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
     const model = await requireModel(ctx);
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const datasetParam = params.get('dataset_uri');
-    const compound = params.get('compound_uri');
-    if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri for a single compound)');
-    if (datasetParam && compound) throw badRequest('give dataset_uri or compound_uri, not both');
+    const smiles = params.get('smiles')?.trim();
+    if ([datasetParam, params.get('compound_uri'), smiles].filter((v) => v).length > 1) throw badRequest('give one of dataset_uri, compound_uri or smiles');
+    // a structure typed as SMILES (the model page's form) is registered as a compound first
+    const compound = smiles ? (await compounds.register([{ structure: services.chemistry.fromSmiles(smiles, 'smiles'), names: [], fields: {}, sameAs: [] }]))[0] : params.get('compound_uri');
+    if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri, or smiles, for a single compound)');
     if (model.task === 'cleanup') {
       // a filtering model (spec 2.4 DataCleanup) answers the cleaned copy of a dataset
       if (!datasetParam) throw badRequest(`model ${model.uri} filters datasets: give dataset_uri`);

@@ -90,7 +90,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
     fitDomain: domainStarter(services, datasets, models),
     cleanup: cleanupStarter(services, datasets, models),
   });
-  modelRoutes(router, services, datasets, models, predictor);
+  modelRoutes(router, services, datasets, models, predictor, compounds);
   crossvalidationRoutes(router, services, runner, crossvalidations);
   // rows of an upload that a crash cut off before its metadata was written (what an interrupted
   // task created is removed by the task runner at start)

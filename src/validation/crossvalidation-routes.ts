@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { escapeHtml, iriHtml } from '../rdf/html.js';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
@@ -83,7 +84,8 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
       const renderers: Record<string, Renderer> = {
         ...resourceRenderers(ctx, uri, quads, `Cross-validation ${uri}`, {
           tree,
-          intro: `<p><a href="${services.uris.subgraph(uri, 'statistics')}">pooled statistics</a> · <a href="${uri}/validations">fold validations</a></p>`,
+          intro: `<p>${iriHtml(services.uris.subgraph(uri, 'statistics'), 'pooled statistics')} · ${iriHtml(`${uri}/validations`, 'fold validations')}</p>
+<form class="run" method="post" action="/report/crossvalidation"><input type="hidden" name="validation_uris" value="${escapeHtml(uri)}"><button type="submit">Make a report of this cross-validation</button></form>`,
         }),
         'application/xml': () => toXml('crossvalidation', tree),
         'text/xml': () => toXml('crossvalidation', tree),

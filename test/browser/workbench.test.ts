@@ -49,3 +49,40 @@ test('upload a CSV from the datasets page and land on the new dataset', { skip: 
   assert.match((await page.textContent('h1')) ?? '', /Fathead minnow LC50/);
   await shot('dataset');
 });
+
+test('calculate descriptors, train a model, predict a SMILES, cross-validate and open the report, all from the pages', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+  // on the dataset page of the first test
+  assert.match(new URL(page.url()).pathname, /^\/dataset\/\d+$/);
+  await page.click('nav.actions >> text=Calculate descriptors');
+  await page.fill('input[name=descriptors]', 'tpsa,exactmw,CrippenClogP,NumHBD');
+  await shot('algorithm-descriptors');
+  await page.click('form.run button[type=submit]');
+  await arriveAt(/^\/dataset\/\d+$/);
+  assert.match((await page.textContent('table.dataset thead')) ?? '', /CrippenClogP/);
+
+  await page.click('nav.actions >> text=Train a model');
+  await page.click('text=Multiple linear regression');
+  await page.selectOption('select[name=prediction_feature]', { label: '-log10(LC50_mmol)' });
+  await page.click('form.run button[type=submit]');
+  await arriveAt(/^\/model\/\d+$/);
+  const model = page.url();
+  await shot('model');
+
+  await page.fill('form.predict input[name=smiles]', 'CCCCCCCCO');
+  await page.click('form.predict button[type=submit]');
+  await page.waitForSelector('table.dataset tbody tr');
+  const predicted = await page.textContent('table.dataset tbody tr');
+  assert.match(predicted ?? '', /CCCCCCCCO/);
+  assert.match(predicted ?? '', /-?\d+\.\d+/, 'a predicted value');
+  await shot('prediction');
+
+  await page.goto(model);
+  await page.fill('input[name=num_folds]', '5');
+  await page.click('text=Cross-validate this recipe');
+  await arriveAt(/^\/crossvalidation\/\d+$/);
+  await page.click('text=Make a report of this cross-validation');
+  await arriveAt(/^\/report\/crossvalidation\/\d+$/);
+  assert.match((await page.textContent('main')) ?? '', /Pooled statistics/);
+  assert.ok(await page.isVisible('figure img'), 'the plots are shown');
+  await shot('report');
+});

@@ -1,0 +1,86 @@
+import type { DatasetStore } from '../dataset/dataset-store.js';
+import type { TripleStore } from '../store/triple-store.js';
+import { featureTitles } from '../feature/feature-record.js';
+import { escapeHtml, linkOf } from '../rdf/html.js';
+import type { ParameterSpec } from '../learning/learner.js';
+import type { AlgorithmDefinition } from './catalogue.js';
+
+/**
+ * Algorithm pages for people: the catalogue grouped by what the algorithms do, and on each
+ * algorithm's page a form that runs it (dataset, prediction feature and its own parameters),
+ * posting to `POST /algorithm/{id}` like any client; the browser then follows the task to the
+ * result.
+ */
+
+const KIND_TITLES: Record<AlgorithmDefinition['kind'], string> = {
+  learner: 'Learning (builds a model)',
+  super: 'Superalgorithm (a whole modelling recipe in one model)',
+  descriptors: 'Descriptor calculation',
+  selection: 'Feature selection',
+  domain: 'Applicability domain',
+  cleanup: 'Data cleanup',
+  mining: 'Pattern mining',
+};
+
+/** The catalogue grouped by kind; links keep a chosen dataset (`?dataset_uri=`). */
+export function catalogueHtml(defs: AlgorithmDefinition[], dataset?: string): string {
+  const query = dataset ? `?dataset_uri=${encodeURIComponent(dataset)}` : '';
+  const groups = (Object.keys(KIND_TITLES) as AlgorithmDefinition['kind'][])
+    .map((kind) => {
+      const members = defs.filter((d) => d.kind === kind);
+      if (!members.length) return '';
+      return `<h2>${escapeHtml(KIND_TITLES[kind])}</h2><ul>${members.map((d) => `<li><a href="/algorithm/${encodeURIComponent(d.id)}${query}">${escapeHtml(d.title)}</a></li>`).join('')}</ul>`;
+    })
+    .join('\n');
+  return `${dataset ? `<p>For the dataset ${escapeHtml(dataset)}: choose what to run.</p>` : ''}${groups}`;
+}
+
+function parameterInput(p: ParameterSpec): string {
+  const name = escapeHtml(p.name);
+  const label = `<span title="${escapeHtml(p.description)}">${name}</span>`;
+  if (p.type === 'boolean')
+    return `<label>${label} <select name="${name}"><option${p.default === true ? ' selected' : ''}>true</option><option${p.default === false ? ' selected' : ''}>false</option></select></label>`;
+  if (p.choices?.length) return `<label>${label} <select name="${name}">${p.choices.map((c) => `<option${c === p.default ? ' selected' : ''}>${escapeHtml(c)}</option>`).join('')}</select></label>`;
+  const numeric = p.type === 'integer' || p.type === 'number';
+  const bounds = numeric ? `${p.min !== undefined ? ` min="${p.min}"` : ''}${p.max !== undefined ? ` max="${p.max}"` : ''} step="${p.type === 'integer' ? 1 : 'any'}"` : '';
+  return `<label>${label} <input name="${name}" type="${numeric ? 'number' : 'text'}" value="${escapeHtml(String(p.default))}"${bounds}></label>`;
+}
+
+/** Does running this algorithm ask for a prediction feature? */
+function wantsTarget(def: AlgorithmDefinition): 'required' | 'optional' | undefined {
+  if (def.kind === 'learner' || def.kind === 'super') return 'required';
+  if (def.kind === 'selection') return def.method.supervised ? 'required' : undefined;
+  return undefined;
+}
+
+/** The form that runs an algorithm on a dataset (chosen from the stored ones; its features offered as the target). */
+export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: DatasetStore; store: TripleStore; chosen?: string; canRead: (uri: string) => boolean }): Promise<string> {
+  const all = (await ctx.datasets.list()).filter(ctx.canRead).slice(-200).reverse();
+  const metas = await Promise.all(all.map(async (u) => ({ uri: u, title: (await ctx.datasets.readMeta(u))?.title })));
+  const chosen = ctx.chosen && metas.some((m) => m.uri === ctx.chosen) ? ctx.chosen : undefined;
+  const target = wantsTarget(def);
+  // choosing another dataset reloads the page with its features (the page's script does it)
+  const datasetSelect = `<label>Dataset <select name="dataset_uri" required${target ? ' data-reload="dataset_uri"' : ''}>${chosen ? '' : '<option value="">choose a dataset</option>'}${metas
+    .map((m) => `<option value="${escapeHtml(m.uri)}"${m.uri === chosen ? ' selected' : ''}>${escapeHtml(m.title ?? m.uri)}</option>`)
+    .join('')}</select></label>`;
+  let targetField = '';
+  if (target) {
+    if (chosen) {
+      const meta = await ctx.datasets.readMeta(chosen);
+      const titles = await featureTitles(ctx.store, meta?.features ?? []);
+      targetField = `<label>Feature to predict <select name="prediction_feature" required>${(meta?.features ?? []).map((f) => `<option value="${escapeHtml(f)}">${escapeHtml(titles.get(f) ?? f)}</option>`).join('')}</select></label>`;
+    } else targetField = `<label>Feature to predict (URI) <input name="prediction_feature" size="50" required></label>`;
+  }
+  const extra = def.kind === 'super' ? '<label>Learning algorithm <input name="model_learning" value="random-forest-regression" size="30" required></label>' : '';
+  const parameters = def.parameters.map((p) => `<p>${parameterInput(p)}</p>`).join('\n');
+  const chooseDataset = chosen ? '' : `<p><small>The features to predict are listed once a dataset is chosen: open this page from a dataset's page, or <a href="/dataset">choose one</a>.</small></p>`;
+  return `<h2>Run it</h2>
+<form class="run" method="post" action="${escapeHtml(linkOf(`/algorithm/${def.id}`).href)}">
+<p>${datasetSelect}</p>
+${targetField ? `<p>${targetField}</p>` : ''}
+${extra ? `<p>${extra}</p>` : ''}
+${parameters}
+${chooseDataset}
+<p><button type="submit">Run ${escapeHtml(def.title)}</button></p>
+</form>`;
+}
