@@ -6,7 +6,7 @@ import { Params } from './params.js';
 import { requestMediaType } from './body.js';
 
 /** Pages: their own inline stylesheet (by hash), scripts of this server only (no inline script), images of their own or data: URIs, requests and forms to this server. */
-const PAGE_POLICY = `default-src 'none'; script-src 'self'; style-src ${PAGE_STYLE_HASH}; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+const PAGE_POLICY = `default-src 'none'; script-src 'self'; style-src 'self' ${PAGE_STYLE_HASH}; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 /** Everything else (RDF, CSV, SVG opened on its own, ...): nothing runs; an SVG may style itself. */
 const DOCUMENT_POLICY = `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox`;
 

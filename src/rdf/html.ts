@@ -131,6 +131,8 @@ export interface PageOptions {
   alternates?: Record<string, string>;
   /** The resource's description as JSON-LD, embedded for crawlers and linked-data browsers. */
   jsonld?: string;
+  /** More of the head: a page's own scripts and stylesheets (files of this server only). */
+  head?: string;
   /** Reload after `seconds` (a task's progress), at `url` when given. */
   refresh?: { seconds: number; url?: string };
   status?: number;
@@ -171,7 +173,8 @@ ${opts.refresh ? `<meta http-equiv="refresh" content="${opts.refresh.seconds}${o
 <style>${PAGE_STYLE}</style>
 ${links}
 ${jsonld}
-<script src="/static/workbench.js" defer></script></head>
+<script src="/static/workbench.js" defer></script>
+${opts.head ?? ''}</head>
 <body><header><nav class="site" aria-label="ToxGraph"><a class="home" href="/">ToxGraph</a> ${navigation}</nav></header>
 <main>
 <h1>${escapeHtml(opts.title)}</h1>

@@ -86,3 +86,21 @@ test('calculate descriptors, train a model, predict a SMILES, cross-validate and
   assert.ok(await page.isVisible('figure img'), 'the plots are shown');
   await shot('report');
 });
+
+test('the SPARQL page: an editor (YASGUI) that runs a query and shows the results as a table', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(`${s.url}/sparql`);
+  await page.waitForSelector('.yasqe .CodeMirror', { timeout: 20_000 });
+  await page.click('.yasqe_queryButton');
+  await page.waitForSelector('.yasr table tbody tr', { timeout: 20_000 });
+  const cells = await page.textContent('.yasr table tbody');
+  assert.match(cells ?? '', /LC50|tpsa/, 'feature titles found by the example query');
+  await shot('sparql');
+  // the page talks to this server only (YASGUI's autocompletion from other sites is off)
+  assert.deepEqual(
+    errors.filter((e) => /connect-src|script-src/.test(e)),
+    [],
+  );
+});
