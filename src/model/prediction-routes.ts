@@ -43,7 +43,7 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
     const params = await Params.fromRequest(ctx, config.bodyLimit);
     const datasetParam = params.get('dataset_uri');
     const smiles = params.get('smiles')?.trim();
-    if ([datasetParam, params.get('compound_uri'), smiles].filter((v) => v).length > 1) throw badRequest('give one of dataset_uri, compound_uri or smiles');
+    if ([datasetParam, params.get('compound_uri'), smiles].filter((v) => v).length > 1) throw badRequest('give dataset_uri or compound_uri (or smiles), not both');
     // a structure typed as SMILES (the model page's form) is registered as a compound first
     const compound = smiles ? (await compounds.register([{ structure: services.chemistry.fromSmiles(smiles, 'smiles'), names: [], fields: {}, sameAs: [] }]))[0] : params.get('compound_uri');
     if (!datasetParam && !compound) throw badRequest('missing required parameter dataset_uri (or compound_uri, or smiles, for a single compound)');
