@@ -59,3 +59,30 @@ test('the home page counts what the service holds and shows recent tasks', async
   assert.match(after, /<h2>Recent tasks<\/h2>/);
   assert.match(after, /curl -H 'Accept: text\/uri-list'/);
 });
+
+test('the OpenAPI document describes exactly the routes the server answers, and its answers keep to it', async () => {
+  const doc = JSON.parse((await http(`${s.url}/openapi.json`, {})).text);
+  assert.equal(doc.openapi, '3.1.0');
+  const documented = new Set(Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+  const served = new Set(s.routes.map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`));
+  assert.deepEqual(
+    [...served].filter((r) => !documented.has(r)),
+    [],
+    'every route is described',
+  );
+  assert.deepEqual(
+    [...documented].filter((r) => !served.has(r)),
+    [],
+    'every described operation is a route',
+  );
+  // every GET without path parameters answers one of its documented statuses, in a documented media type
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>)) {
+    const get = ops.get;
+    if (!get || path.includes('{') || path === '/metrics') continue;
+    const r = await http(`${s.url}${path}`, {});
+    assert.ok(String(r.status) in get.responses, `GET ${path}: ${r.status} is documented`);
+    const type = (r.headers.get('content-type') ?? '').split(';')[0];
+    const content = get.responses[String(r.status)].content;
+    if (content && type) assert.ok(type in content, `GET ${path}: ${type} is documented for ${r.status}`);
+  }
+});

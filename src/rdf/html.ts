@@ -120,6 +120,7 @@ const NAVIGATION: [string, string][] = [
   ['/reach_report/qmrf', 'QMRF'],
   ['/task', 'Tasks'],
   ['/sparql', 'SPARQL'],
+  ['/api', 'API'],
 ];
 
 export interface PageOptions {

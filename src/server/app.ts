@@ -34,6 +34,7 @@ import { Reports } from '../report/reports.js';
 import { ReportFacts } from '../report/report-facts.js';
 import { reportRoutes } from '../report/report-routes.js';
 import { staticRoutes } from '../web/static-routes.js';
+import { apiRoutes } from '../web/api-routes.js';
 import { QmrfStore } from '../qmrf/qmrf-store.js';
 import { Qmrfs } from '../qmrf/qmrfs.js';
 import { QmrfFacts } from '../qmrf/qmrf-facts.js';
@@ -45,13 +46,20 @@ import { crossvalidationRoutes } from '../validation/crossvalidation-routes.js';
 import { validationRoutes } from '../validation/validation-routes.js';
 import { operationsRoutes } from '../operations/operations-routes.js';
 
+/** A route of the application: its method and its path pattern (`/dataset/:id`). */
+export interface Route {
+  method: string;
+  path: string;
+}
+
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
-export function createApp(services: Services, registry: OntologyRegistry): { app: Koa; ready: Promise<void> } {
+export function createApp(services: Services, registry: OntologyRegistry): { app: Koa; ready: Promise<void>; routes: Route[] } {
   const app = new Koa();
   app.proxy = true;
   const { log, config } = services;
 
   const router = new Router();
+  let routes: Route[] = [];
   app.use(services.metrics.middleware((path, method) => String(router.match(path, method).pathAndMethod.at(-1)?.path ?? '') || undefined));
   if (log.logsRequests !== false)
     app.use(async (ctx, next) => {
@@ -71,6 +79,8 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
 
   serviceRoutes(router, services);
   staticRoutes(router);
+  // the API described: every route registered below is in the document
+  apiRoutes(router, services, () => routes);
   operationsRoutes(router, services);
   authRoutes(router, services);
   const compounds = new CompoundRegistry(services, services.chemistry);
@@ -118,5 +128,6 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
     if (allowed.size) throw methodNotAllowed([...allowed].filter((m) => m !== 'HEAD' || allowed.has('GET')));
     await next();
   });
-  return { app, ready };
+  routes = router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })));
+  return { app, ready, routes };
 }

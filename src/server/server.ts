@@ -17,7 +17,7 @@ import { PublishedScope } from '../ontology/published-scope.js';
 import { OntologyRegistry } from '../ontology/registry.js';
 import { loadVocabularies } from '../ontology/vocabularies.js';
 import { configurePages } from '../rdf/html.js';
-import { createApp } from './app.js';
+import { createApp, type Route } from './app.js';
 import { Chemistry } from '../chemistry/chemistry.js';
 import { AccessControl } from '../auth/access-control.js';
 import { currentUser } from '../core/request-context.js';
@@ -31,6 +31,8 @@ export interface RunningServer {
   /** The URL the server listens on (http://127.0.0.1:port). */
   url: string;
   services: Services;
+  /** Every route the application answers (what /openapi.json must describe). */
+  routes: Route[];
   close(): Promise<void>;
 }
 
@@ -115,13 +117,14 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   const registry = new OntologyRegistry(store, published, config, log, uris);
   await registry.load();
   registry.startRefreshing();
-  const { app, ready } = createApp(services, registry);
+  const { app, ready, routes } = createApp(services, registry);
   await ready;
   attach(app.callback());
   log.info('listening', { host: config.host, port, baseUrl: config.baseUrl, dataDir: config.dataDir });
   return {
     url: `http://127.0.0.1:${port}`,
     services,
+    routes,
     async close() {
       registry.stop();
       // stop accepting; requests still arriving on open connections are told to come back

@@ -104,3 +104,17 @@ test('the SPARQL page: an editor (YASGUI) that runs a query and shows the result
     [],
   );
 });
+
+test('the API page: Swagger UI over /openapi.json, linked from every page', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+  const errors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(`${s.url}/`);
+  await page.click('nav.site >> text=API');
+  await page.waitForSelector('.opblock', { timeout: 20_000 });
+  assert.ok((await page.locator('.opblock').count()) > 100, 'every operation is listed');
+  await shot('api');
+  assert.deepEqual(
+    errors.filter((e) => /script-src|connect-src/.test(e)),
+    [],
+  );
+});

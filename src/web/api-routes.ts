@@ -1,0 +1,23 @@
+import type Router from '@koa/router';
+import type { Services } from '../core/services.js';
+import type { Route } from '../server/app.js';
+import { renderPage } from '../rdf/html.js';
+import { openapiDocument } from './openapi.js';
+
+/** `GET /openapi.json` (the interface described) and `GET /api` (Swagger UI over it). */
+export function apiRoutes(router: Router, services: Services, routes: () => Route[]): void {
+  let document: string | undefined;
+  router.get('/openapi.json', (ctx) => {
+    document ??= JSON.stringify(openapiDocument(routes(), services.config.baseUrl), null, 2);
+    ctx.set('Content-Type', 'application/json');
+    ctx.body = document;
+  });
+  router.get('/api', (ctx) => {
+    ctx.set('Content-Type', 'text/html');
+    ctx.body = renderPage({
+      title: 'The API',
+      head: '<link rel="stylesheet" href="/static/swagger-ui.css"><script src="/static/swagger-ui-bundle.js" defer></script><script src="/static/api.js" defer></script>',
+      intro: '<p>Every path, parameter, media type and status code of the interface, from <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p><div id="swagger-ui"></div>',
+    });
+  });
+}

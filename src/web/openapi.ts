@@ -1,0 +1,379 @@
+import type { Route } from '../server/app.js';
+
+/**
+ * The OpenAPI 3.1 description of the whole interface (`GET /openapi.json`): one entry per route
+ * the server really answers, with its parameters, the media types it reads and answers and its
+ * status codes. The aliases of the Ruby service layout (`/validation/crossvalidation`,
+ * `/validation/report`, `/validation/reach_report`) and the reference's misspellings are derived
+ * from the entries they stand for. A test checks that the routes and this document agree.
+ */
+
+const RDF = ['application/rdf+xml', 'text/turtle', 'application/ld+json', 'application/n-triples', 'text/n3', 'text/html'];
+const RESOURCE = [...RDF, 'application/json', 'text/x-yaml', 'text/uri-list'];
+const LIST = ['text/uri-list', ...RDF];
+const URI = ['text/uri-list', 'text/plain', 'text/html'];
+const ERROR = ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'];
+const FORM = 'application/x-www-form-urlencoded';
+const STRUCTURES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml', ...RDF.filter((t) => t !== 'text/html')];
+const DATASET_IN = ['text/csv', 'chemical/x-mdl-sdfile', 'text/x-arff', 'multipart/form-data', FORM, ...RDF.filter((t) => t !== 'text/html')];
+const DATASET_OUT = [...RDF, 'text/csv', 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/uri-list'];
+const SPARQL_OUT = ['application/sparql-results+xml', 'application/sparql-results+json', 'text/csv', 'text/tab-separated-values', ...RDF];
+
+interface Operation {
+  summary: string;
+  tag: string;
+  /** Query (GET, DELETE) or form (POST, PUT) parameters; a trailing `!` marks a required one. */
+  params?: string[];
+  /** Request body media types (besides the form of `params`). */
+  body?: string[];
+  /** Status → media types answered. */
+  responses: Record<number, string[]>;
+}
+
+const ok = (types: string[], more: Record<number, string[]> = {}) => ({ 200: types, ...more });
+const task = (more: Record<number, string[]> = {}) => ({ 202: URI, ...more });
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ERROR]));
+const DONE = { 200: [] as string[] };
+
+/** Every canonical route, `METHOD /path` as the router writes it. */
+const OPERATIONS: Record<string, Operation> = {
+  'GET /': { summary: 'Service description: what the service holds, its components, how to use the API', tag: 'service', responses: ok(RDF) },
+  'GET /openapi.json': { summary: 'This OpenAPI document', tag: 'service', responses: ok(['application/json']) },
+  'GET /api': { summary: 'The API documentation page (Swagger UI over this document)', tag: 'service', responses: ok(['text/html']) },
+  'GET /static/:name': { summary: 'A script or stylesheet of the web pages', tag: 'service', responses: { 200: ['text/javascript', 'text/css'], ...errors(404) } },
+  'GET /health': { summary: 'Liveness and readiness', tag: 'service', responses: { 200: ['application/json'], 503: ['application/json'] } },
+  'GET /metrics': { summary: 'Prometheus metrics', tag: 'service', responses: ok(['text/plain']) },
+
+  'POST /auth/authenticate': { summary: 'Log in: a token for a user name and password', tag: 'auth', params: ['username!', 'password!'], responses: { 200: ['text/plain'], ...errors(400, 401, 429) } },
+  'POST /auth/isTokenValid': { summary: 'Is a token valid?', tag: 'auth', params: ['tokenid!'], responses: { 200: ['text/plain'], ...errors(400, 401) } },
+  'POST /auth/authorize': { summary: 'May the token’s user do an action on a URI?', tag: 'auth', params: ['uri!', 'action!', 'subjectid'], responses: { 200: ['text/plain'], ...errors(400, 401) } },
+  'POST /auth/logout': { summary: 'Invalidate a token', tag: 'auth', params: ['subjectid'], responses: { 200: ['text/plain'], ...errors(401) } },
+  'POST /auth/user': { summary: 'Create a user or set a password (administrators)', tag: 'auth', params: ['username!', 'password!'], responses: { 200: ['text/plain'], ...errors(400, 401, 403) } },
+  'DELETE /auth/user/:name': { summary: 'Delete a user (administrators)', tag: 'auth', responses: { ...DONE, ...errors(401, 403, 404) } },
+  'POST /auth/group': { summary: 'Create or change a group (administrators)', tag: 'auth', params: ['name!', 'members'], responses: { 200: ['text/plain'], ...errors(400, 401, 403) } },
+  'DELETE /auth/group/:name': { summary: 'Delete a group (administrators)', tag: 'auth', responses: { ...DONE, ...errors(401, 403, 404) } },
+  'GET /auth/policy': { summary: 'The access policies the caller owns', tag: 'auth', params: ['uri'], responses: { 200: ['application/json', 'text/html'], ...errors(401) } },
+  'POST /auth/policy': {
+    summary: 'Set a resource’s policy (owner)',
+    tag: 'auth',
+    params: ['uri!', 'public_read', 'access', 'group'],
+    responses: { 200: ['text/plain', 'application/json'], ...errors(400, 401, 403, 404) },
+  },
+  'DELETE /auth/policy': { summary: 'Remove a resource’s sharing (owner)', tag: 'auth', params: ['uri!'], responses: { ...DONE, ...errors(401, 403, 404) } },
+
+  'GET /compound': {
+    summary: 'Compounds, or a search: exact (search, sameas), substructure (smarts), similarity',
+    tag: 'compound',
+    params: ['search', 'sameas', 'smarts', 'similarity', 'threshold'],
+    responses: { ...ok(LIST), ...errors(400) },
+  },
+  'POST /compound': { summary: 'Register structures (the same structure always gets the same URI)', tag: 'compound', body: STRUCTURES, responses: { ...ok(URI), ...errors(400) } },
+  'GET /compound/:id': {
+    summary: 'A compound in any chemical format, as an image or RDF',
+    tag: 'compound',
+    params: ['media', 'w', 'h'],
+    responses: { 200: [...STRUCTURES, 'image/png', 'image/svg+xml', 'text/plain', 'text/html'], ...errors(404) },
+  },
+  'PUT /compound/:id': { summary: 'Replace a compound’s names and links', tag: 'compound', body: STRUCTURES, responses: { ...DONE, ...ok(URI), ...errors(400, 404) } },
+  'DELETE /compound/:id': { summary: 'Delete a compound', tag: 'compound', responses: { ...DONE, ...errors(404) } },
+  'GET /compound/:id/conformer': { summary: 'Conformers of a compound', tag: 'compound', responses: { ...ok(LIST), ...errors(404) } },
+  'POST /compound/:id/conformer': { summary: 'Add conformers (3D structures of the same compound)', tag: 'compound', body: STRUCTURES, responses: { ...ok(URI), ...errors(400, 404) } },
+  'DELETE /compound/:id/conformer': { summary: 'Delete every conformer', tag: 'compound', responses: { ...DONE, ...errors(404) } },
+  'GET /compound/:id/conformer/:cid': { summary: 'A conformer', tag: 'compound', responses: { 200: [...STRUCTURES, 'image/png', 'image/svg+xml', 'text/html'], ...errors(404) } },
+  'PUT /compound/:id/conformer/:cid': { summary: 'Replace a conformer', tag: 'compound', body: STRUCTURES, responses: { ...DONE, ...ok(URI), ...errors(400, 404) } },
+  'DELETE /compound/:id/conformer/:cid': { summary: 'Delete a conformer', tag: 'compound', responses: { ...DONE, ...errors(404) } },
+  'GET /compound/:id/feature': { summary: 'Feature values of a compound', tag: 'compound', params: ['feature_uris[]'], responses: { ...ok(RDF), ...errors(404) } },
+  'POST /compound/:id/feature': { summary: 'Add feature values to a compound', tag: 'compound', body: RDF.filter((t) => t !== 'text/html'), responses: { ...DONE, ...errors(400, 404) } },
+  'PUT /compound/:id/feature': { summary: 'Replace feature values of a compound', tag: 'compound', body: RDF.filter((t) => t !== 'text/html'), responses: { ...DONE, ...errors(400, 404) } },
+  'DELETE /compound/:id/feature': { summary: 'Delete feature values of a compound', tag: 'compound', params: ['feature_uris[]'], responses: { ...DONE, ...errors(404) } },
+
+  'GET /feature': { summary: 'Features (with sameAs/query: those that stand for an ontology entry)', tag: 'feature', params: ['query', 'sameas'], responses: { ...ok(LIST), ...errors(404) } },
+  'POST /feature': { summary: 'Create a feature (checked against its SHACL shape)', tag: 'feature', body: RDF.filter((t) => t !== 'text/html'), responses: { ...ok(URI), ...errors(400) } },
+  'GET /feature/:id': { summary: 'A feature', tag: 'feature', responses: { ...ok(RESOURCE), ...errors(404) } },
+  'PUT /feature/:id': { summary: 'Replace a feature', tag: 'feature', body: RDF.filter((t) => t !== 'text/html'), responses: { ...ok(URI), ...errors(400, 404) } },
+  'DELETE /feature/:id': { summary: 'Delete a feature', tag: 'feature', responses: { ...DONE, ...errors(404) } },
+
+  'GET /dataset': { summary: 'Datasets', tag: 'dataset', responses: ok(LIST) },
+  'POST /dataset': {
+    summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), or make one from a subset of another (form)',
+    tag: 'dataset',
+    params: ['dataset_uri', 'compound_uris[]', 'feature_uris[]', 'title', 'description', 'license', 'associated_features', 'matcher'],
+    body: DATASET_IN,
+    responses: { ...ok(URI), ...task(), ...errors(400, 404, 413) },
+  },
+  'GET /dataset/:id': {
+    summary: 'A dataset, whole or a subset (compounds, features, page)',
+    tag: 'dataset',
+    params: ['compound_uris[]', 'feature_uris[]', 'page', 'pagesize', 'media'],
+    responses: { ...ok(DATASET_OUT), ...errors(400, 404) },
+  },
+  'PUT /dataset/:id': { summary: 'Merge rows and columns into a dataset', tag: 'dataset', body: DATASET_IN, responses: { ...DONE, ...ok(URI), ...errors(400, 404) } },
+  'DELETE /dataset/:id': { summary: 'Delete a dataset, or some of its compounds or features', tag: 'dataset', params: ['compound_uris[]', 'feature_uris[]'], responses: { ...DONE, ...errors(404) } },
+  'GET /dataset/:id/metadata': { summary: 'A dataset’s metadata', tag: 'dataset', responses: { ...ok(RDF), ...errors(404) } },
+  'PUT /dataset/:id/metadata': {
+    summary: 'Set a dataset’s metadata (Dublin Core parameters or RDF)',
+    tag: 'dataset',
+    params: ['title', 'description', 'license'],
+    body: RDF.filter((t) => t !== 'text/html'),
+    responses: { ...DONE, ...errors(400, 404) },
+  },
+  'POST /dataset/:id/metadata': { summary: 'The same from a page’s form', tag: 'dataset', params: ['title', 'description', 'license'], responses: { ...ok(URI), 303: [], ...errors(400, 404) } },
+  'GET /dataset/:id/compounds': { summary: 'The compounds of a dataset', tag: 'dataset', responses: { ...ok(LIST), ...errors(404) } },
+  'GET /dataset/:id/features': { summary: 'The features of a dataset', tag: 'dataset', responses: { ...ok(LIST), ...errors(404) } },
+
+  'GET /algorithm': { summary: 'The algorithm catalogue', tag: 'algorithm', params: ['sameas', 'query', 'dataset_uri'], responses: { ...ok(LIST), ...errors(404) } },
+  'GET /algorithm/:id': { summary: 'An algorithm, its types and parameters', tag: 'algorithm', params: ['dataset_uri'], responses: { ...ok(RESOURCE), ...errors(404) } },
+  'GET /algorithm/:id/:instance': { summary: 'An algorithm instance (the parameter values a calculation used)', tag: 'algorithm', responses: { ...ok(RESOURCE), ...errors(404) } },
+  'POST /algorithm/:id': {
+    summary: 'Apply an algorithm: train a model, calculate descriptors, select features, fit a domain, clean, mine, or build a supermodel',
+    tag: 'algorithm',
+    params: [
+      'dataset_uri!',
+      'prediction_feature',
+      'feature_uris[]',
+      'dataset_service',
+      'result_dataset',
+      'feature_calculation',
+      'feature_selection',
+      'model_learning',
+      'applicability_domain',
+      'validation_service',
+      'parameter',
+    ],
+    responses: { ...ok(URI), ...task(), ...errors(400, 404, 502) },
+  },
+
+  'GET /model': { summary: 'Models (with query/sameas: those of an endpoint)', tag: 'model', params: ['query', 'sameas'], responses: { ...ok(LIST), ...errors(404) } },
+  'GET /model/:id': { summary: 'A model (and PMML for linear ones)', tag: 'model', responses: { ...ok([...RESOURCE, 'text/xml', 'application/xml']), ...errors(404, 406) } },
+  'POST /model/:id': {
+    summary: 'Predict a dataset, a compound or a SMILES (with applicability-domain estimates); a filtering model cleans a dataset',
+    tag: 'model',
+    params: ['dataset_uri', 'compound_uri', 'smiles', 'result_dataset', 'dataset_service'],
+    responses: { ...ok([...URI, ...DATASET_OUT]), ...task(), ...errors(400, 404, 502) },
+  },
+  'DELETE /model/:id': { summary: 'Delete a model', tag: 'model', responses: { ...DONE, ...errors(404) } },
+  'GET /model/:id/independent': { summary: 'The independent variables', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
+  'GET /model/:id/dependent': { summary: 'The dependent variable', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
+  'GET /model/:id/predicted': { summary: 'The predicted variables', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
+
+  'GET /validation': { summary: 'Validations', tag: 'validation', params: ['model', 'algorithm', 'trainingDataset', 'testDataset'], responses: ok(LIST) },
+  'GET /validation/:id': { summary: 'A validation with its statistics', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
+  'DELETE /validation/:id': { summary: 'Delete a validation', tag: 'validation', responses: { ...DONE, ...errors(404) } },
+  'GET /validation/schema.xsd': { summary: 'The XML schema of validations as application/xml', tag: 'validation', responses: ok(['application/xml']) },
+  'POST /validation/test_set_validation': {
+    summary: 'Validate a model on a test set',
+    tag: 'validation',
+    params: ['model_uri!', 'test_dataset_uri!', 'test_target_dataset_uri', 'prediction_feature'],
+    responses: { ...task(), ...errors(400, 404) },
+  },
+  'POST /validation/training_test_validation': {
+    summary: 'Train on one dataset, validate on another',
+    tag: 'validation',
+    params: ['algorithm_uri!', 'training_dataset_uri!', 'test_dataset_uri!', 'test_target_dataset_uri', 'prediction_feature!', 'algorithm_params'],
+    responses: { ...task(), ...errors(400, 404) },
+  },
+  'POST /validation/training_test_split': {
+    summary: 'Split a dataset (by structure), train and validate',
+    tag: 'validation',
+    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'split_ratio', 'random_seed', 'stratified', 'algorithm_params'],
+    responses: { ...task(), ...errors(400, 404) },
+  },
+  'POST /validation/bootstrapping': {
+    summary: 'Bootstrap validation',
+    tag: 'validation',
+    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'random_seed', 'bootstrap_percentage', 'algorithm_params'],
+    responses: { ...task(), ...errors(400, 404) },
+  },
+  'POST /validation/validate_datasets': {
+    summary: 'Score a prediction dataset against a test dataset',
+    tag: 'validation',
+    params: ['test_dataset_uri!', 'prediction_dataset_uri!', 'prediction_feature!', 'predicted_feature!', 'model_uri'],
+    responses: { ...task(), ...errors(400, 404) },
+  },
+  'GET /crossvalidation': { summary: 'Cross-validations', tag: 'validation', params: ['algorithm', 'dataset'], responses: ok(LIST) },
+  'POST /crossvalidation': {
+    summary: 'k-fold cross-validation (folds drawn over structures)',
+    tag: 'validation',
+    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'num_folds', 'random_seed', 'stratified', 'algorithm_params', 'y_scramble', 'y_scramble_seed'],
+    responses: { ...task(), ...errors(400, 404) },
+  },
+  'POST /crossvalidation/loo': {
+    summary: 'Leave-one-out cross-validation',
+    tag: 'validation',
+    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'algorithm_params'],
+    responses: { ...task(), ...errors(400, 404) },
+  },
+  'GET /crossvalidation/:id': { summary: 'A cross-validation', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
+  'GET /crossvalidation/:id/validations': { summary: 'Its fold validations', tag: 'validation', responses: { ...ok(LIST), ...errors(404) } },
+  'GET /crossvalidation/:id/statistics': { summary: 'Its pooled statistics', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
+  'DELETE /crossvalidation/:id': { summary: 'Delete a cross-validation and its folds', tag: 'validation', responses: { ...DONE, ...errors(404) } },
+
+  'GET /report': { summary: 'Validation report types', tag: 'report', responses: ok(LIST) },
+  'GET /report/:type': { summary: 'Reports of a type', tag: 'report', params: ['validation'], responses: { ...ok(LIST), ...errors(404) } },
+  'POST /report/:type': {
+    summary: 'Make a report of validations (validation, crossvalidation, algorithm_comparison)',
+    tag: 'report',
+    params: ['validation_uris!', 'identifier'],
+    responses: { ...ok(URI), ...task(), ...errors(400, 404) },
+  },
+  'GET /report/:type/:id': {
+    summary: 'A report: its object (RDF, YAML), its DocBook document, HTML or PDF',
+    tag: 'report',
+    responses: { ...ok([...RESOURCE, 'text/xml', 'application/docbook+xml', 'application/pdf']), ...errors(404) },
+  },
+  'DELETE /report/:type/:id': { summary: 'Delete a report', tag: 'report', responses: { ...DONE, ...errors(404) } },
+
+  'GET /reach_report/qmrf': { summary: 'QMRF reports, searched', tag: 'qmrf', params: ['model_uri', 'dataset_uri', 'compound_uri', 'algorithm_uri', 'endpoint_uri', 'search'], responses: ok(LIST) },
+  'POST /reach_report/qmrf': {
+    summary: 'Make a QMRF of a model (task), or store QMRF XML',
+    tag: 'qmrf',
+    params: ['model_uri'],
+    body: ['application/qmrf-xml', 'application/xml', 'text/xml'],
+    responses: { ...ok(URI), ...task(), ...errors(400, 404) },
+  },
+  'GET /reach_report/qmrf/:id': {
+    summary: 'A QMRF: QMRF XML, RDF, HTML (with an editing form), PDF, XLSX, DocBook',
+    tag: 'qmrf',
+    responses: {
+      ...ok([...RESOURCE, 'application/qmrf-xml', 'application/xml', 'text/xml', 'application/docbook+xml', 'application/pdf', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']),
+      ...errors(404),
+    },
+  },
+  'POST /reach_report/qmrf/:id': {
+    summary: 'Replace a QMRF (XML) or update sections and attach validations (form)',
+    tag: 'qmrf',
+    params: ['validation_uri'],
+    body: ['application/qmrf-xml', 'application/xml', 'text/xml'],
+    responses: { ...ok(URI), 303: [], ...errors(400, 404) },
+  },
+  'DELETE /reach_report/qmrf/:id': { summary: 'Delete a QMRF', tag: 'qmrf', responses: { ...DONE, ...errors(404) } },
+  'GET /reach_report/qmrf/:id/editor': { summary: 'A Java Web Start descriptor for the desktop QMRF editor', tag: 'qmrf', responses: { 200: ['application/x-java-jnlp-file'], ...errors(404) } },
+  'GET /reach_report/qprf': { summary: 'QPRF reports', tag: 'qmrf', params: ['model_uri', 'compound_uri'], responses: ok(LIST) },
+  'POST /reach_report/qprf': { summary: 'Make a QPRF of one prediction', tag: 'qmrf', params: ['compound_uri!', 'model_uri', 'dataset_uri'], responses: { ...task(), ...errors(400, 404) } },
+  'GET /reach_report/qprf/:id': {
+    summary: 'A QPRF: RDF, DocBook, HTML, PDF',
+    tag: 'qmrf',
+    responses: { ...ok([...RESOURCE, 'text/xml', 'application/docbook+xml', 'application/pdf']), ...errors(404) },
+  },
+  'DELETE /reach_report/qprf/:id': { summary: 'Delete a QPRF', tag: 'qmrf', responses: { ...DONE, ...errors(404) } },
+
+  'GET /task': { summary: 'Tasks', tag: 'task', responses: ok(LIST) },
+  'GET /task/:id': {
+    summary: 'A task: 202 while it runs, 200 with the result, its error’s status when it failed',
+    tag: 'task',
+    responses: { ...ok([...RDF, 'text/uri-list']), 202: [...RDF, 'text/uri-list'], ...errors(400, 404, 500, 503) },
+  },
+  'DELETE /task/:id': { summary: 'Cancel a task (or remove a finished one)', tag: 'task', responses: { ...DONE, ...errors(404) } },
+
+  'GET /sparql': {
+    summary: 'SPARQL 1.1 query over the whole store the caller may read',
+    tag: 'sparql',
+    params: ['query', 'default-graph-uri', 'named-graph-uri'],
+    responses: { ...ok(SPARQL_OUT), ...errors(400, 503) },
+  },
+  'POST /sparql': {
+    summary: 'SPARQL 1.1 query (form or application/sparql-query)',
+    tag: 'sparql',
+    params: ['query'],
+    body: ['application/sparql-query'],
+    responses: { ...ok(SPARQL_OUT), ...errors(400, 503) },
+  },
+  'GET /ontology': { summary: 'SPARQL over the published scope (the ontology service)', tag: 'ontology', params: ['query'], responses: { ...ok(SPARQL_OUT), ...errors(400, 503) } },
+  'POST /ontology': {
+    summary: 'Register resources (uri[]) and/or query',
+    tag: 'ontology',
+    params: ['uri[]', 'query'],
+    body: ['application/sparql-query'],
+    responses: { ...ok([...SPARQL_OUT, ...URI]), ...errors(400, 403, 404, 502) },
+  },
+  'DELETE /ontology': { summary: 'Deregister a resource', tag: 'ontology', params: ['uri!'], responses: { ...DONE, ...errors(400, 403, 404) } },
+  'GET /ontology/models': { summary: 'Every published model', tag: 'ontology', responses: ok(RDF) },
+  'GET /ontology/algorithms': { summary: 'Every published algorithm', tag: 'ontology', responses: ok(RDF) },
+  'GET /ontology/endpoints': { summary: 'The endpoint ontology', tag: 'ontology', responses: ok(RDF) },
+  'GET /ontology/term': { summary: 'A term of the service’s vocabularies (ot:, ota:, otee:)', tag: 'ontology', params: ['iri!'], responses: { ...ok(RDF), ...errors(400, 404) } },
+};
+
+/** Routes that stand for another (the Ruby layout, the reference's misspellings). */
+function canonical(method: string, path: string): string {
+  const p = path
+    .replace(/^\/validation\/(crossvalidation|report|reach_report)/, '/$1')
+    .replace('/validation/training_test_valdiation', '/validation/training_test_validation')
+    .replace('/onotlogy/', '/ontology/')
+    .replace(/^\/dataset\/:id\/feature$/, '/dataset/:id/features')
+    .replace(/^\/compound\/:id\/conformer\/:cid\/feature$/, '/compound/:id/feature');
+  return `${method} ${p}`;
+}
+
+/** The operation a route stands for, or undefined when it is not described. */
+export function operationOf(route: Route): Operation | undefined {
+  return OPERATIONS[canonical(route.method, route.path)];
+}
+
+const openapiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+function parameterSchema(name: string): { name: string; required: boolean; schema: { type: string } | { type: string; items: { type: string } } } {
+  const required = name.endsWith('!');
+  const bare = name.replace(/!$/, '');
+  return { name: bare, required, schema: bare.endsWith('[]') ? { type: 'array', items: { type: 'string' } } : { type: 'string' } };
+}
+
+/** The document, for the routes the server answers (every one of them described). */
+export function openapiDocument(routes: Route[], base: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const op = operationOf(route);
+    if (!op) continue;
+    const path = openapiPath(route.path);
+    const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const method = route.method.toLowerCase();
+    const formish = method === 'post' || method === 'put';
+    const params = (op.params ?? []).map(parameterSchema);
+    const body: Record<string, unknown> = {};
+    if (formish && params.length)
+      body[FORM] = { schema: { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])), required: params.filter((p) => p.required).map((p) => p.name) } };
+    for (const t of op.body ?? []) body[t] = { schema: { type: 'string' } };
+    const operation: Record<string, unknown> = {
+      summary: op.summary,
+      tags: [op.tag],
+      operationId: `${method}${path.replace(/[^A-Za-z0-9]+/g, '_')}`,
+      parameters: [...pathParams, ...(formish ? [] : params.map((p) => ({ ...p, in: 'query' })))],
+      responses: Object.fromEntries(
+        Object.entries(op.responses).map(([status, types]) => [
+          status,
+          { description: DESCRIPTIONS[Number(status)] ?? 'see the interface', ...(types.length ? { content: Object.fromEntries(types.map((t) => [t, {}])) } : {}) },
+        ]),
+      ),
+    };
+    if (Object.keys(body).length) operation.requestBody = { content: body };
+    if (canonical(route.method, route.path) !== `${route.method} ${route.path}`) operation.description = 'An alias (the Ruby service layout or a spelling of the reference) of the same operation.';
+    paths[path] = { ...paths[path], [method]: operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'ToxGraph: the OpenTox interface',
+      version: '1.1',
+      description: 'Compounds, features, datasets, algorithms, models, validations, reports, QMRF, tasks and SPARQL, as one linked-data service.',
+    },
+    servers: [{ url: base }],
+    components: { securitySchemes: { subjectid: { type: 'apiKey', in: 'header', name: 'subjectid' } } },
+    security: [{}, { subjectid: [] }],
+    paths,
+  };
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  200: 'OK',
+  202: 'Accepted: a task URI to poll',
+  303: 'See Other: a browser form goes on to the resource',
+  400: 'Bad request (an ot:ErrorReport naming the parameter)',
+  401: 'A token is needed (access control on)',
+  403: 'Forbidden',
+  404: 'Not found',
+  406: 'Not acceptable',
+  413: 'Too large',
+  429: 'Too many attempts',
+  500: 'Error',
+  502: 'Another service failed',
+  503: 'Unavailable (a cancelled task, a query time-out, starting or stopping)',
+};
