@@ -3,8 +3,10 @@ import type Router from '@koa/router';
 import { df, ot, literal, xsd } from '../rdf/namespaces.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { Params } from '../http/params.js';
-import { sendList, sendNegotiated, rdfRenderers, sendDone, sendUris, uriList } from '../http/respond.js';
-import { escapeHtml, renderPage } from '../rdf/html.js';
+import { alternateLinks, sendNegotiated, rdfRenderers, sendDone, sendUris, uriList } from '../http/respond.js';
+import { renderPage } from '../rdf/html.js';
+import { RDF_OUTPUT_TYPES } from '../rdf/serialize.js';
+import { compoundGridHtml, searchFormHtml } from './compound-page.js';
 import type { Services } from '../core/services.js';
 import type { CompoundRegistry } from './compound-registry.js';
 import { readStructures } from './structure-input.js';
@@ -20,10 +22,13 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
   const structures = new StructureResources(services, compounds);
 
   router.get('/compound', async (ctx) => {
-    const p = Params.fromQuery(ctx);
+    let p = Params.fromQuery(ctx);
     let uris: string[];
     let similarity: Map<string, number> | undefined;
     let title = 'Compounds';
+    // the search form of the compound page: kind and q stand for one of the search parameters
+    const kind = p.get('kind');
+    if (kind && ['search', 'smarts', 'similarity'].includes(kind) && p.get('q')) p = new Params(new URLSearchParams([...p.entries().filter(([k]) => k !== 'kind' && k !== 'q'), [kind, p.get('q')!]]));
     if (p.has('similarity')) {
       const threshold = p.get('threshold') === undefined ? 0.7 : Number(p.get('threshold'));
       if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw badRequest('threshold must be a number between 0 and 1');
@@ -43,22 +48,26 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
       uris = await compounds.list();
     }
     if (uris.length === 0 && title !== 'Compounds') throw notFound('no compound matches');
+    const canRead: (uri: string) => boolean = ctx.state.canRead ?? (() => true);
+    const visible = uris.filter(canRead);
     const rdf = async () => {
-      const quads = await readGraphs(store, uris);
-      if (similarity) for (const [u, v] of similarity) quads.push(df.quad(df.namedNode(u), ot('similarity'), literal(String(v), xsd('double'))));
+      const quads = await readGraphs(store, visible);
+      if (similarity) for (const [u, v] of similarity) if (canRead(u)) quads.push(df.quad(df.namedNode(u), ot('similarity'), literal(String(v), xsd('double'))));
       return quads;
     };
-    if (!similarity) return sendList(ctx, uris, rdf, title);
+    const searched = (['search', 'smarts', 'similarity'] as const).find((k) => p.has(k));
+    const html = () =>
+      renderPage({
+        title,
+        intro: `${searchFormHtml({ kind: searched, text: searched && p.get(searched), threshold: p.get('threshold') })}${compoundGridHtml(visible, similarity)}`,
+        alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]),
+      });
     const scores = similarity;
     await sendNegotiated(ctx, {
-      'text/uri-list': () => uriList(uris),
+      'text/uri-list': () => uriList(visible),
       ...rdfRenderers(ctx, rdf, title),
-      'text/csv': () => `compound,similarity\r\n${uris.map((u) => `${u},${scores.get(u)}\r\n`).join('')}`,
-      'text/html': () =>
-        renderPage({
-          title,
-          intro: `<table><thead><tr><th>compound</th><th>similarity</th></tr></thead><tbody>${uris.map((u) => `<tr><td><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></td><td>${scores.get(u)!.toFixed(3)}</td></tr>`).join('')}</tbody></table>`,
-        }),
+      ...(scores ? { 'text/csv': () => `compound,similarity\r\n${visible.map((u) => `${u},${scores.get(u)}\r\n`).join('')}` } : {}),
+      'text/html': html,
     });
   });
 

@@ -2,6 +2,8 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { badRequest, notFound } from '../core/errors.js';
 import { isConformer } from '../core/uri-scheme.js';
+import { select } from '../store/query-helpers.js';
+import { datasetQueries } from '../dataset/dataset-queries.js';
 import type { Services } from '../core/services.js';
 import { Params } from '../http/params.js';
 import { sendNegotiated } from '../http/respond.js';
@@ -56,6 +58,8 @@ export class StructureResources {
         const all = [...own, ...(await values.fromDatasets(uri, missing))];
         const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
         const conformers = s.parent ? [] : await this.compounds.conformerUris(uri);
+        // the datasets that hold it
+        const datasets = (await select(store, datasetQueries.holding(uri))).map((r) => r.d.value).filter(ctx.state.canRead ?? (() => true));
         return {
           rdf: [...quads, ...values.quads(uri, shown)],
           values: requested.length ? shown : all,
@@ -63,7 +67,7 @@ export class StructureResources {
             store,
             all.map((v) => v.feature).filter((f) => uris.isLocal(f)),
           ),
-          related: [{ label: 'Conformers', uris: conformers }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
+          related: [{ label: 'Conformers', uris: conformers }, { label: 'Datasets that hold it', uris: datasets }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
         };
       })());
     await sendNegotiated(ctx, structureRenderers(ctx, this.compounds.chemistry, s, details));

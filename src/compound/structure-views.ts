@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { rdfRenderers, type Renderer } from '../http/respond.js';
-import { escapeHtml, renderPage } from '../rdf/html.js';
+import { alternateLinks, rdfRenderers, type Renderer } from '../http/respond.js';
+import { escapeHtml, iriHtml, renderPage } from '../rdf/html.js';
+import { searchFormHtml } from './compound-page.js';
 import type { Chemistry } from '../chemistry/chemistry.js';
 import type { StoredStructure } from './compound-codec.js';
 import type { FeatureValue } from './feature-values.js';
@@ -64,18 +65,18 @@ export function structureRenderers(ctx: Context, chemistry: Chemistry, s: Stored
   renderers['text/html'] = async () => {
     const { values, titles, related } = await details();
     const ids = [['SMILES', s.smiles], ['InChI', s.inchi], ['InChIKey', s.inchiKey], ...(s.names.length ? [['Names', s.names.join('; ')]] : []), ...(s.parent ? [['Parent compound', s.parent]] : [])];
-    const formats = STRUCTURE_OUTPUT_TYPES.map((t) => `<a href="${escapeHtml(`${ctx.path}?media=${encodeURIComponent(t)}`)}">${escapeHtml(t)}</a>`).join(' · ');
     const depiction = `data:image/svg+xml;base64,${Buffer.from(chemistry.svg(s.molfile, 360, 280)).toString('base64')}`;
     // an image, not inline SVG: the page's Content-Security-Policy allows no inline styles
     const intro = `<figure><img src="${depiction}" width="360" height="280" alt="${escapeHtml(`structure of ${s.smiles}`)}"></figure>
-<nav class="formats">Also as: ${formats}</nav>
-<table><tbody>${ids.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${/^https?:/.test(v) ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v)}</td></tr>`).join('')}</tbody></table>
-${values.length ? `<h2>Feature values</h2><table><tbody>${values.map((v) => `<tr><th><a href="${escapeHtml(v.feature)}">${escapeHtml(titles.get(v.feature) ?? v.feature)}</a></th><td>${escapeHtml(v.value.value)}</td></tr>`).join('')}</tbody></table>` : ''}
+<table><tbody>${ids.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${/^https?:/.test(v) ? iriHtml(v, v) : escapeHtml(v)}</td></tr>`).join('')}</tbody></table>
+${values.length ? `<h2>Feature values</h2><table><tbody>${values.map((v) => `<tr><th>${iriHtml(v.feature, titles.get(v.feature) ?? v.feature)}</th><td>${escapeHtml(v.value.value)}</td></tr>`).join('')}</tbody></table>` : ''}
 ${related
   .filter((r) => r.uris.length)
-  .map((r) => `<h2>${escapeHtml(r.label)}</h2><ul>${r.uris.map((u) => `<li><a href="${escapeHtml(u)}">${escapeHtml(u)}</a></li>`).join('')}</ul>`)
-  .join('')}`;
-    return renderPage({ title, intro });
+  .map((r) => `<h2>${escapeHtml(r.label)}</h2><ul>${r.uris.map((u) => `<li>${iriHtml(u, u)}</li>`).join('')}</ul>`)
+  .join('')}
+<h2>Find similar structures</h2>
+${searchFormHtml({ kind: 'similarity', text: s.smiles })}`;
+    return renderPage({ title, intro, alternates: alternateLinks(ctx, STRUCTURE_OUTPUT_TYPES) });
   };
   return renderers;
 }

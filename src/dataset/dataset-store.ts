@@ -105,6 +105,11 @@ export class DatasetStore {
     return rows;
   }
 
+  /** The datasets with a row of a structure (found through the index of rows by compound). */
+  async holding(structure: string): Promise<string[]> {
+    return (await select(this.services.store, datasetQueries.holding(structure))).map((r) => r.d.value);
+  }
+
   /** The number of rows, counted in the store (no row is read). */
   async count(uri: string): Promise<number> {
     const [row] = await select(this.services.store, datasetQueries.rowCount(uri, this.entriesGraph(uri)));

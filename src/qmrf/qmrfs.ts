@@ -178,11 +178,8 @@ export class Qmrfs {
   }
 
   private async anyDatasetHolds(datasets: string[], compound: string): Promise<boolean> {
-    for (const d of datasets) {
-      if (!(await this.datasets.readMeta(d))) continue;
-      for await (const r of this.datasets.rows(d)) if (r.compound === compound) return true;
-    }
-    return false;
+    const holding = new Set(await this.datasets.holding(compound));
+    return datasets.some((d) => holding.has(d));
   }
 }
 

@@ -118,3 +118,19 @@ test('the API page: Swagger UI over /openapi.json, linked from every page', { sk
     [],
   );
 });
+
+test('structure search from the compounds page: a grid of depictions, each leading to its compound and the datasets that hold it', {
+  skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
+  await page.goto(`${s.url}/compound`);
+  await page.selectOption('select[name=kind]', 'similarity');
+  await page.fill('form.search input[name=q]', 'CCCCCO');
+  await page.fill('form.search input[name=threshold]', '0.3');
+  await page.click('form.search button[type=submit]');
+  await page.waitForSelector('div.grid figure.compound img');
+  assert.ok((await page.locator('div.grid figure.compound').count()) >= 2);
+  await shot('compound-search');
+  await page.click('div.grid figure.compound figcaption a >> nth=0');
+  await page.waitForSelector('h2:has-text("Datasets that hold it")');
+  await shot('compound');
+});
