@@ -19,6 +19,8 @@ progress{width:20rem;height:1.2rem}.task-status{font-size:1.1rem}
 table.dataset td{white-space:nowrap;word-break:normal}table.dataset td:nth-child(3){white-space:normal;word-break:break-all;max-width:22rem}
 th[role=button]{cursor:pointer}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 div.grid{display:flex;flex-wrap:wrap;gap:.6rem}figure.compound{margin:0;width:150px;border:1px solid #ddd;padding:.3rem;font-size:.8rem}
+pre{white-space:pre-wrap;word-break:break-all}main{overflow-wrap:break-word}main a{overflow-wrap:anywhere}select,input,textarea,label{max-width:100%;box-sizing:border-box}
+@media (max-width:40rem){body{margin:.5rem auto;padding:0 .5rem}th{width:auto}table{display:block;overflow-x:auto}nav.site{font-size:.85rem;gap:.2rem .6rem}h1{font-size:1.4rem}table.dataset td:nth-child(3){max-width:9rem}form.run input[size],form.search input[size]{width:100%}}
 nav.actions{margin:.8rem 0;padding:.5rem .8rem;background:#f3f6fb;border-radius:4px}
 form.run label,form.upload label{display:inline-block;margin:.2rem 0}form.run input,form.run select{margin-left:.4rem}
 table.report{width:auto;margin:.5rem 0 1.2rem;font-size:.9rem}

@@ -134,3 +134,21 @@ test('structure search from the compounds page: a grid of depictions, each leadi
   await page.waitForSelector('h2:has-text("Datasets that hold it")');
   await shot('compound');
 });
+
+test('pages are readable on a phone: nothing wider than the screen on the home and dataset pages', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  try {
+    for (const [path, name] of [
+      ['/', 'phone-home'],
+      ['/dataset', 'phone-datasets'],
+      ['/algorithm/mlr', 'phone-algorithm'],
+    ]) {
+      await phone.goto(`${s.url}${path}`);
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 1, `${path} is ${overflow}px wider than the screen`);
+      await phone.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    }
+  } finally {
+    await phone.close();
+  }
+});
