@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
-import { sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.js';
+import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.js';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
 
 /** The XML namespace of validations as `application/xml`; its schema is served at /validation/schema.xsd. */
 export const VALIDATION_XML_NS = 'urn:toxgraph:validation:1';
@@ -70,6 +71,18 @@ export async function sendValidation(ctx: Context, uri: string, quads: RDF.Quad[
     'application/xml': () => toXml(root, tree),
     'text/xml': () => toXml(root, tree),
   };
-  renderers['text/html'] = () => renderPage({ title: `${root === 'validation' ? 'Validation' : 'Cross-validation statistics'} ${uri}`, intro: statisticsHtml(tree), quads });
+  // a validation's page offers its report (with the plots of its predictions)
+  const report =
+    root === 'validation' && !tree.crossvalidationInfo
+      ? `<form class="run" method="post" action="/report/validation"><input type="hidden" name="validation_uris" value="${escapeHtml(uri)}"><button type="submit">Make a report of this validation (with plots)</button></form>`
+      : '';
+  renderers['text/html'] = async () =>
+    renderPage({
+      title: `${root === 'validation' ? 'Validation' : 'Cross-validation statistics'} ${uri}`,
+      intro: `${report}${statisticsHtml(tree)}`,
+      quads,
+      alternates: alternateLinks(ctx, [...RDF_OUTPUT_TYPES, 'application/xml', 'application/json', 'text/x-yaml']),
+      jsonld: await serializeRdf(quads, 'application/ld+json'),
+    });
   await sendNegotiated(ctx, renderers);
 }
