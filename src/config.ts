@@ -15,6 +15,8 @@ export interface Config {
   queryTimeoutMs: number;
   /** Allow SPARQL SERVICE clauses (federated queries to other endpoints). */
   sparqlService: boolean;
+  /** With access control off: may anyone run SPARQL updates (and write through the Graph Store Protocol)? */
+  sparqlUpdate: boolean;
   /** Concurrent background jobs (tasks). */
   taskConcurrency: number;
   /** Worker threads for CPU-heavy task work. */
@@ -68,6 +70,7 @@ const SPECS: Spec[] = [
   { flag: 'body-limit', env: 'TOXGRAPH_BODY_LIMIT', parse: int, key: 'bodyLimit' },
   { flag: 'query-timeout', env: 'TOXGRAPH_QUERY_TIMEOUT_MS', parse: int, key: 'queryTimeoutMs' },
   { flag: 'sparql-service', env: 'TOXGRAPH_SPARQL_SERVICE', parse: bool, key: 'sparqlService' },
+  { flag: 'sparql-update', env: 'TOXGRAPH_SPARQL_UPDATE', parse: bool, key: 'sparqlUpdate', bare: 'true' },
   { flag: 'task-concurrency', env: 'TOXGRAPH_TASK_CONCURRENCY', parse: int, key: 'taskConcurrency' },
   { flag: 'workers', env: 'TOXGRAPH_WORKERS', parse: int, key: 'workerThreads' },
   { flag: 'harvest-interval', env: 'TOXGRAPH_HARVEST_INTERVAL', parse: int, key: 'harvestIntervalSeconds' },
@@ -106,6 +109,7 @@ export function defaultConfig(): Config {
     bodyLimit: 50 * 1024 * 1024,
     queryTimeoutMs: 30_000,
     sparqlService: false,
+    sparqlUpdate: false,
     taskConcurrency: cores,
     workerThreads: Math.max(1, cores),
     harvestIntervalSeconds: 3600,

@@ -78,7 +78,7 @@ export function crossOrigin(baseUrl: string, bodyLimit: number) {
       ctx.status = 204;
       return;
     }
-    const read = ['GET', 'HEAD'].includes(ctx.method) || (ctx.method === 'POST' && sparqlEndpoint && !(await isRegistration(ctx, bodyLimit)));
+    const read = ['GET', 'HEAD'].includes(ctx.method) || (ctx.method === 'POST' && sparqlEndpoint && !(await isWrite(ctx, bodyLimit)));
     if (read) {
       ctx.set('Access-Control-Allow-Origin', '*');
       ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
@@ -89,8 +89,11 @@ export function crossOrigin(baseUrl: string, bodyLimit: number) {
   };
 }
 
-/** POST /ontology with `uri[]` registers resources (a write); with only `query` it is a query. */
-async function isRegistration(ctx: Context, bodyLimit: number): Promise<boolean> {
-  if (ctx.path !== '/ontology' || requestMediaType(ctx) !== 'application/x-www-form-urlencoded') return false;
-  return (await Params.fromRequest(ctx, bodyLimit)).has('uri');
+/** A POST to a SPARQL endpoint that writes: a registration (`/ontology` with `uri[]`) or an update (`update=`, `application/sparql-update`). */
+async function isWrite(ctx: Context, bodyLimit: number): Promise<boolean> {
+  const type = requestMediaType(ctx);
+  if (type === 'application/sparql-update') return true;
+  if (type !== 'application/x-www-form-urlencoded') return false;
+  const params = await Params.fromRequest(ctx, bodyLimit);
+  return params.has('update') || (ctx.path === '/ontology' && params.has('uri'));
 }

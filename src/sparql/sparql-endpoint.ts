@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { HttpError } from '../core/errors.js';
+import { badRequest, HttpError } from '../core/errors.js';
+import { currentUser } from '../core/request-context.js';
+import { runUpdate } from './sparql-update.js';
 import { sendNegotiated, rdfRenderers, type Renderer } from '../http/respond.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import type { GraphScope, Solution } from '../store/triple-store.js';
@@ -28,9 +30,15 @@ SELECT ?feature ?title WHERE { ?feature a ot:Feature ; dc:title ?title } LIMIT 1
  * Results are collected under the time limit before anything is sent, so a timeout still
  * answers with a proper error report.
  */
-export async function answerSparql(ctx: Context, services: Services, scope: GraphScope | undefined, title: string): Promise<void> {
+export async function answerSparql(ctx: Context, services: Services, scope: GraphScope | undefined, title: string, options: { updates?: boolean } = {}): Promise<void> {
   const { config, store } = services;
   const request = await readSparqlRequest(ctx, config.bodyLimit);
+  if (request.update !== undefined) {
+    if (!options.updates) throw badRequest(`${title} answers queries only; SPARQL updates go to /sparql`);
+    await runUpdate(services, request, currentUser.getStore());
+    ctx.status = 204;
+    return;
+  }
   if (!request.query && ctx.method === 'GET' && (ctx.get('accept') ?? '').includes('text/html')) {
     ctx.type = 'text/html';
     ctx.set('Content-Type', 'text/html');

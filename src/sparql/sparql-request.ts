@@ -5,8 +5,13 @@ import { badRequest, unsupportedType } from '../core/errors.js';
 
 export interface SparqlRequest {
   query?: string;
+  /** A SPARQL 1.1 Update request (`update=` or an `application/sparql-update` body). */
+  update?: string;
   defaultGraphs: string[];
   namedGraphs: string[];
+  /** The protocol's dataset of an update: using-graph-uri, using-named-graph-uri. */
+  usingGraphs: string[];
+  usingNamedGraphs: string[];
 }
 
 export interface PreparedQuery {
@@ -14,7 +19,7 @@ export interface PreparedQuery {
   form: 'SELECT' | 'ASK' | 'CONSTRUCT' | 'DESCRIBE';
 }
 
-/** Read a SPARQL 1.1 protocol query request: GET ?query=, POST form, POST application/sparql-query. */
+/** Read a SPARQL 1.1 protocol request: GET ?query=, POST form (query= or update=), POST application/sparql-query or application/sparql-update. */
 export async function readSparqlRequest(ctx: Context, bodyLimit: number): Promise<SparqlRequest> {
   const params = new URLSearchParams(ctx.querystring);
   if (ctx.method === 'POST') {
@@ -24,14 +29,21 @@ export async function readSparqlRequest(ctx: Context, bodyLimit: number): Promis
     } else if (type === 'application/sparql-query') {
       params.set('query', await readText(ctx, bodyLimit));
     } else if (type === 'application/sparql-update') {
-      throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
+      params.set('update', await readText(ctx, bodyLimit));
     } else {
       throw unsupportedType(`POST a SPARQL query as application/x-www-form-urlencoded or application/sparql-query, not ${type || '(no Content-Type)'}`);
     }
   }
-  if (params.has('update')) throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
-  const query = params.get('query') ?? undefined;
-  return { query, defaultGraphs: params.getAll('default-graph-uri'), namedGraphs: params.getAll('named-graph-uri') };
+  if (params.has('update') && params.has('query')) throw badRequest('give query or update, not both');
+  if (params.has('update') && ctx.method !== 'POST') throw badRequest('a SPARQL update is sent with POST');
+  return {
+    query: params.get('query') ?? undefined,
+    update: params.get('update') ?? undefined,
+    defaultGraphs: params.getAll('default-graph-uri'),
+    namedGraphs: params.getAll('named-graph-uri'),
+    usingGraphs: params.getAll('using-graph-uri'),
+    usingNamedGraphs: params.getAll('using-named-graph-uri'),
+  };
 }
 
 /**

@@ -3,10 +3,10 @@ import type { Services } from '../core/services.js';
 import { answerSparql } from './sparql-endpoint.js';
 import { currentUser } from '../core/request-context.js';
 
-/** `/sparql`: the whole store, SPARQL 1.1 protocol (query only). */
+/** `/sparql`: the whole store, SPARQL 1.1 protocol: queries, and updates for those allowed (see sparql-update.ts). */
 export function sparqlRoutes(router: Router, services: Services): void {
   // the caller's scope: never the access-control graphs; with access control on, readable resources only
   const scope = () => services.access.scopeFor(currentUser.getStore());
   router.get('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint'));
-  router.post('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint'));
+  router.post('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint', { updates: true }));
 }

@@ -43,7 +43,11 @@ export interface TripleStore {
   deleteGraphs(graphIris: string[]): Promise<void>;
   query(query: SparqlText | string, options?: QueryOptions): Promise<QueryResult>;
   /** A SPARQL 1.1 update; the whole request is applied atomically. */
-  update(update: SparqlText | string): Promise<void>;
+  /**
+   * Run a SPARQL update as one atomic write. `beforeWrite` sees the graphs the update would
+   * change, before anything is written; throwing there writes nothing.
+   */
+  update(update: SparqlText | string, options?: { beforeWrite?: (graphs: string[]) => void }): Promise<void>;
   /** Add quads in large batches (not atomic as a whole); answers the number of quads written. */
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
   /** Native memory the store itself holds (memtables, block cache), when it can tell. */

@@ -1,0 +1,72 @@
+import sparqljs from 'sparqljs';
+import { badRequest, HttpError } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import { AUTH_GRAPH_PREFIX } from '../auth/access-control.js';
+import type { SparqlRequest } from './sparql-request.js';
+
+/**
+ * SPARQL 1.1 Update over the protocol (`POST /sparql` with `update=` or an
+ * `application/sparql-update` body). Who may: with access control on, administrators only
+ * (anonymous 401, others 403); with it off, everyone when `--sparql-update` allows it (off by
+ * default: 403).
+ *
+ * What it may change: graphs of its own. The graphs of this server's resources (datasets,
+ * models, …), the bundled vocabularies and the access-control graphs are refused outright (400,
+ * nothing written): those are written through their own interfaces, which check them against
+ * their shapes. The check runs on the changes the update computed, before anything is written,
+ * so an update that would touch one of them changes nothing at all. `LOAD` (a fetch from another
+ * host) is refused; post data to `/graph-store` instead.
+ */
+export async function runUpdate(services: Services, request: SparqlRequest, user: string | undefined): Promise<void> {
+  const { config, access } = services;
+  if (access.enabled) {
+    if (!user) throw new HttpError(401, 'Unauthorized', 'a SPARQL update needs an administrator’s token (subjectid)');
+    if (!access.isAdmin(user)) throw new HttpError(403, 'Forbidden', `${user} may not update the store: SPARQL updates are for administrators`);
+  } else if (!config.sparqlUpdate) {
+    throw new HttpError(403, 'Forbidden', 'SPARQL updates are turned off on this server (start it with --sparql-update to allow them)');
+  }
+  const text = prepareUpdate(request, services.uris.endpoint('sparql'));
+  try {
+    await services.store.update(text, { beforeWrite: (graphs) => checkGraphs(services, graphs) });
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw new HttpError(400, 'UpdateFailed', `the update could not be run: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** Parse and check an update; the protocol's using-graph-uri / using-named-graph-uri become each operation's USING. */
+function prepareUpdate(request: SparqlRequest, baseIri: string): string {
+  const text = request.update;
+  if (!text?.trim()) throw badRequest('missing the update parameter (a SPARQL update)');
+  let parsed: any;
+  try {
+    parsed = new sparqljs.Parser({ baseIRI: baseIri }).parse(text);
+  } catch (e) {
+    throw badRequest(`malformed SPARQL update: ${(e as Error).message.split('\n').slice(0, 4).join(' ')}`);
+  }
+  if (parsed.type !== 'update') throw badRequest('this is a query: send it as query=, not update=');
+  const operations: any[] = parsed.updates;
+  if (operations.some((op) => op.type === 'load')) throw badRequest('LOAD (fetching data from another host) is not supported; post the data to /graph-store');
+  if (!request.usingGraphs.length && !request.usingNamedGraphs.length) return text;
+  // SPARQL 1.1 protocol 2.2.3: the protocol's dataset and the update's own USING/WITH do not mix
+  if (operations.some((op) => op.using || op.graph)) throw badRequest('using-graph-uri / using-named-graph-uri cannot be combined with USING, USING NAMED or WITH in the update');
+  for (const op of operations) {
+    if (op.updateType === 'insertdelete' || op.updateType === 'deletewhere') {
+      op.using = {
+        default: request.usingGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),
+        named: request.usingNamedGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),
+      };
+    }
+  }
+  return new sparqljs.Generator().stringify(parsed);
+}
+
+/** Refuse changes to the graphs of resources, vocabularies and access control. */
+function checkGraphs(services: Services, graphs: string[]): void {
+  const vocabularies = new Set(services.published.vocabularyGraphs());
+  const refused = graphs.filter((g) => g && (services.uris.resourceOf(g) !== undefined || vocabularies.has(g) || g.startsWith(AUTH_GRAPH_PREFIX)));
+  if (refused.length)
+    throw badRequest(
+      `the update would change graphs this server keeps for its resources or vocabularies (${refused.slice(0, 5).join(', ')}${refused.length > 5 ? ' …' : ''}); change those through their own interfaces. Nothing was written.`,
+    );
+}
