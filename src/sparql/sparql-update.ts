@@ -15,7 +15,7 @@ import type { SparqlRequest } from './sparql-request.js';
  * nothing written): those are written through their own interfaces, which check them against
  * their shapes. The check runs on the changes the update computed, before anything is written,
  * so an update that would touch one of them changes nothing at all. `LOAD` (a fetch from another
- * host) is refused; post data to `/graph-store` instead.
+ * host) is refused (`LOAD SILENT` loads nothing and succeeds); post data to `/graph-store` instead.
  */
 export async function runUpdate(services: Services, request: SparqlRequest, user: string | undefined): Promise<void> {
   const { config, access } = services;
@@ -26,8 +26,10 @@ export async function runUpdate(services: Services, request: SparqlRequest, user
     throw new HttpError(403, 'Forbidden', 'SPARQL updates are turned off on this server (start it with --sparql-update to allow them)');
   }
   const text = prepareUpdate(request, services.uris.endpoint('sparql'));
+  if (!text) return; // an update of no operations (only comments, BASE or PREFIX): done
   try {
-    await services.store.update(text, { beforeWrite: (graphs) => checkGraphs(services, graphs) });
+    // SPARQL 1.1 Update's dataset: the default graph is the unnamed one (queries see the union)
+    await services.store.update(text, { beforeWrite: (graphs) => checkGraphs(services, graphs), unionDefaultGraph: false });
   } catch (e) {
     if (e instanceof HttpError) throw e;
     throw new HttpError(400, 'UpdateFailed', `the update could not be run: ${(e as Error).message.split('\n')[0]}`);
@@ -37,17 +39,35 @@ export async function runUpdate(services: Services, request: SparqlRequest, user
 /** Parse and check an update; the protocol's using-graph-uri / using-named-graph-uri become each operation's USING. */
 function prepareUpdate(request: SparqlRequest, baseIri: string): string {
   const text = request.update;
-  if (!text?.trim()) throw badRequest('missing the update parameter (a SPARQL update)');
+  if (text === undefined) throw badRequest('missing the update parameter (a SPARQL update)');
+  // SPARQL 1.1 allows an update of no operations at all
+  if (!text.replace(/#[^\n]*/g, '').trim()) return '';
   let parsed: any;
   try {
     parsed = new sparqljs.Parser({ baseIRI: baseIri }).parse(text);
   } catch (e) {
     throw badRequest(`malformed SPARQL update: ${(e as Error).message.split('\n').slice(0, 4).join(' ')}`);
   }
+  // only a prologue (BASE, PREFIX): an update of no operations
+  if (parsed.type === undefined) return '';
   if (parsed.type !== 'update') throw badRequest('this is a query: send it as query=, not update=');
+  // LOAD fetches from another host, which this server does not do for updates; LOAD SILENT
+  // ignores its failure, as SPARQL 1.1 Update says, and loads nothing
+  if (parsed.updates.some((op: any) => op.type === 'load' && !op.silent)) throw badRequest('LOAD (fetching data from another host) is not supported; post the data to /graph-store');
+  const loads = parsed.updates.filter((op: any) => op.type === 'load').length;
+  parsed.updates = parsed.updates.filter((op: any) => op.type !== 'load');
   const operations: any[] = parsed.updates;
-  if (operations.some((op) => op.type === 'load')) throw badRequest('LOAD (fetching data from another host) is not supported; post the data to /graph-store');
-  if (!request.usingGraphs.length && !request.usingNamedGraphs.length) return text;
+  if (!operations.length) return '';
+  // the text is sent as it was unless something was taken out or added (the generator does not
+  // write every form back, e.g. ADD/COPY/MOVE … TO DEFAULT)
+  const write = () => {
+    try {
+      return new sparqljs.Generator().stringify(parsed);
+    } catch (e) {
+      throw badRequest(`this update cannot be rewritten with the protocol's dataset: ${(e as Error).message.split('\n')[0]}`);
+    }
+  };
+  if (!request.usingGraphs.length && !request.usingNamedGraphs.length) return loads ? write() : text;
   // SPARQL 1.1 protocol 2.2.3: the protocol's dataset and the update's own USING/WITH do not mix
   if (operations.some((op) => op.using || op.graph)) throw badRequest('using-graph-uri / using-named-graph-uri cannot be combined with USING, USING NAMED or WITH in the update');
   for (const op of operations) {
@@ -58,7 +78,7 @@ function prepareUpdate(request: SparqlRequest, baseIri: string): string {
       };
     }
   }
-  return new sparqljs.Generator().stringify(parsed);
+  return write();
 }
 
 /** Refuse changes to the graphs of resources, vocabularies and access control. */

@@ -42,12 +42,13 @@ export interface TripleStore {
   /** Atomically remove the named graphs. */
   deleteGraphs(graphIris: string[]): Promise<void>;
   query(query: SparqlText | string, options?: QueryOptions): Promise<QueryResult>;
-  /** A SPARQL 1.1 update; the whole request is applied atomically. */
   /**
-   * Run a SPARQL update as one atomic write. `beforeWrite` sees the graphs the update would
-   * change, before anything is written; throwing there writes nothing.
+   * Run a SPARQL 1.1 update as one atomic write. `beforeWrite` sees the graphs the update would
+   * change, before anything is written; throwing there writes nothing. The default graph its
+   * WHERE reads is the union of all graphs, unless `unionDefaultGraph` is false (then it is the
+   * unnamed default graph, as SPARQL 1.1 Update has it).
    */
-  update(update: SparqlText | string, options?: { beforeWrite?: (graphs: string[]) => void }): Promise<void>;
+  update(update: SparqlText | string, options?: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean }): Promise<void>;
   /** Add quads in large batches (not atomic as a whole); answers the number of quads written. */
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
   /** Native memory the store itself holds (memtables, block cache), when it can tell. */

@@ -4,6 +4,7 @@ import { Parser as N3Parser } from 'n3';
 import sparqljs from 'sparqljs';
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { DEFAULT_GRAPH_IRI } from '../../src/store/triple-store.js';
+import { DataFactory } from 'rdf-data-factory';
 import { QueryResultQuads, TestCaseQueryEvaluationHandler, type IQueryResult } from './suite.js';
 
 /**
@@ -11,6 +12,8 @@ import { QueryResultQuads, TestCaseQueryEvaluationHandler, type IQueryResult } f
  * the test data goes into the store through the TripleStore seam, the query goes over HTTP
  * to /sparql (SPARQL 1.1 protocol), and the HTTP response is parsed back into RDF/JS terms.
  */
+const DF = new DataFactory();
+
 export class HttpSparqlEngine {
   /** Tests run one at a time; a test that the runner timed out must not overlap the next one. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -18,6 +21,8 @@ export class HttpSparqlEngine {
   constructor(
     private readonly endpoint: string,
     private readonly store: TripleStore,
+    /** Syntax tests of the update suite send their text as an update. */
+    private readonly syntaxAs: 'query' | 'update' = 'query',
   ) {}
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -35,6 +40,17 @@ export class HttpSparqlEngine {
   parse(queryString: string, options: Record<string, any>): Promise<void> {
     return this.serial(async () => {
       await this.store.update('DROP ALL');
+      if (this.syntaxAs === 'update') {
+        // a well-formed update runs on the empty store; a malformed one must be refused as malformed
+        const res = await fetch(`${this.endpoint}/sparql`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/plain' },
+          body: new URLSearchParams({ update: withBase(queryString, options.baseIRI) }),
+        });
+        const text = await res.text();
+        if (res.status >= 300 && /malformed SPARQL update|this is a query/.test(text)) throw new Error(`HTTP ${res.status} from /sparql: ${text.trim().slice(0, 500)}`);
+        return;
+      }
       const form = formOf(queryString, options.baseIRI);
       try {
         await this.send(withBase(queryString, options.baseIRI), form ?? 'SELECT');
@@ -64,6 +80,39 @@ export class HttpSparqlEngine {
       }
       return TestCaseQueryEvaluationHandler.parseSparqlResults('json', Readable.from([text]));
     });
+  }
+
+  /**
+   * Update evaluation tests: the initial dataset goes into a fresh store through the seam, the
+   * update goes over HTTP to /sparql (`update=`), and the dataset afterwards is read back from
+   * the store: its default graph and every named graph.
+   */
+  update(data: RDF.Quad[], updateString: string, options: Record<string, any>): Promise<RDF.Quad[]> {
+    return this.serial(async () => {
+      await this.store.update('DROP ALL');
+      if (data.length) await this.store.bulkLoad(data);
+      const res = await fetch(`${this.endpoint}/sparql`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/plain' },
+        body: new URLSearchParams({ update: withBase(updateString, options.baseIRI) }),
+      });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`HTTP ${res.status} from /sparql: ${text.trim().slice(0, 1000)}`);
+      return this.dataset();
+    });
+  }
+
+  /** Every quad of the store: the default graph's (named by DEFAULT_GRAPH_IRI in FROM) and the named graphs'. */
+  private async dataset(): Promise<RDF.Quad[]> {
+    const out: RDF.Quad[] = [];
+    const collect = async (query: string, graph: (row: Record<string, RDF.Term>) => RDF.Quad['graph']) => {
+      const result = await this.store.query(query);
+      if (result.type !== 'bindings') return;
+      for await (const row of result.solutions) out.push(DF.quad(row.s as RDF.Quad['subject'], row.p as RDF.Quad['predicate'], row.o as RDF.Quad['object'], graph(row)));
+    };
+    await collect(`SELECT ?s ?p ?o FROM <${DEFAULT_GRAPH_IRI}> WHERE { ?s ?p ?o }`, () => DF.defaultGraph());
+    await collect('SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }', (row) => row.g as RDF.NamedNode);
+    return out;
   }
 
   private async send(query: string, form: Form, dataset?: { defaultGraphs: string[]; namedGraphs: string[] }): Promise<string> {

@@ -1,6 +1,7 @@
 /**
- * W3C SPARQL 1.1 query conformance (manifest-sparql11-query.ttl) against the HTTP endpoint:
- * `npm run test:w3c [-- --filter REGEX] [-- --verbose]`.
+ * W3C SPARQL 1.1 conformance against the HTTP endpoint: the query suite
+ * (manifest-sparql11-query.ttl) and the update suite (manifest-sparql11-update.ttl):
+ * `npm run test:w3c [-- --filter REGEX] [-- --verbose] [-- --suite query|update]`.
  *
  * The W3C files are read from ../shared/w3c/sparql/sparql11 (relative to the repository root);
  * rdf-test-suite drives the tests, mapping the suite's published URL to that folder.
@@ -17,21 +18,28 @@ import { TestSuiteRunner, type ITestResult } from './suite.js';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const suiteDir = path.resolve(repoRoot, '../shared/w3c/sparql/sparql11');
 const SUITE_URL = 'https://w3c.github.io/rdf-tests/sparql/sparql11/';
-const MANIFEST = `${SUITE_URL}manifest-sparql11-query.ttl`;
-/** Tests passed by the same store and engine queried directly (the known-good baseline). */
-const BASELINE = 301;
+/** The suites run, each with the number of tests that must pass (below it the run fails). */
+const SUITES = [
+  { name: 'query', manifest: 'manifest-sparql11-query.ttl', title: 'query evaluation', baseline: 301 },
+  { name: 'update', manifest: 'manifest-sparql11-update.ttl', title: 'update', baseline: 157 },
+] as const;
 
 const MF = 'http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#';
 const KINDS: Record<string, string> = {
   [`${MF}QueryEvaluationTest`]: 'query evaluation',
   [`${MF}PositiveSyntaxTest11`]: 'positive syntax',
   [`${MF}NegativeSyntaxTest11`]: 'negative syntax',
+  [`${MF}UpdateEvaluationTest`]: 'update evaluation',
+  [`${MF}PositiveUpdateSyntaxTest11`]: 'positive update syntax',
+  [`${MF}NegativeUpdateSyntaxTest11`]: 'negative update syntax',
 };
 
 const args = process.argv.slice(2);
 const filterAt = args.indexOf('--filter');
 const filter = filterAt >= 0 ? new RegExp(args[filterAt + 1]) : undefined;
 const verbose = args.includes('--verbose');
+const suiteAt = args.indexOf('--suite');
+const onlySuite = suiteAt >= 0 ? args[suiteAt + 1] : undefined;
 
 const kindOf = (r: ITestResult) => r.test.types.map((t: string) => KINDS[t.replace(/^<|>$/g, '')]).find(Boolean) ?? r.test.types.join(' ');
 const idOf = (r: ITestResult) => r.test.uri.replace(/^http:\/\/www\.w3\.org\/2009\/sparql\/docs\/tests\/data-sparql11\//, '');
@@ -52,63 +60,72 @@ const firstLine = (e?: Error) =>
 
 async function main(): Promise<number> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'toxgraph-w3c-'));
-  const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--quiet', '--query-timeout', '20000'], {}));
-  const started = Date.now();
-  let results: ITestResult[];
+  const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--quiet', '--query-timeout', '20000', '--sparql-update'], {}));
+  const sections: string[] = [];
+  let failing = false;
   try {
-    const engine = new HttpSparqlEngine(server.url, server.services.store);
-    results = await new TestSuiteRunner().runManifest(MANIFEST, engine, {
-      exitWithStatusCode0: true,
-      outputFormat: 'summary',
-      timeOutDuration: 30_000,
-      customEngingeOptions: {},
-      testRegex: filter,
-      urlToFileMapping: `${SUITE_URL}~${suiteDir}/`,
-    });
+    for (const suite of SUITES.filter((x) => !onlySuite || x.name === onlySuite)) {
+      const started = Date.now();
+      const engine = new HttpSparqlEngine(server.url, server.services.store, suite.name === 'update' ? 'update' : 'query');
+      const results = await new TestSuiteRunner().runManifest(`${SUITE_URL}${suite.manifest}`, engine, {
+        exitWithStatusCode0: true,
+        outputFormat: 'summary',
+        timeOutDuration: 30_000,
+        customEngingeOptions: {},
+        testRegex: filter,
+        urlToFileMapping: `${SUITE_URL}~${suiteDir}/`,
+      });
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const passed = results.filter((r) => r.ok);
+      const skipped = results.filter((r) => !r.ok && r.skipped);
+      const failed = results.filter((r) => !r.ok && !r.skipped);
+      const byKind = new Map<string, { pass: number; total: number }>();
+      for (const r of results) {
+        const k = byKind.get(kindOf(r)) ?? { pass: 0, total: 0 };
+        k.total++;
+        if (r.ok) k.pass++;
+        byKind.set(kindOf(r), k);
+      }
+      const breakdown = [...byKind].map(([kind, k]) => `${kind} ${k.pass}/${k.total}`).join(', ');
+      console.log(`W3C SPARQL 1.1 ${suite.title}: ${passed.length} passed / ${failed.length} failed / ${skipped.length} skipped of ${results.length}`);
+      console.log(`  (${breakdown}; ${suite.manifest} over HTTP /sparql, ${seconds} s)`);
+      if (failed.length) console.log('Failing tests:');
+      for (const r of failed) {
+        console.log(`  ${kindOf(r)}: ${nameOf(r)}${verbose ? '' : ` - ${causeOf(r)}`}`);
+        if (verbose) console.log(String(r.error?.message ?? r.error).replace(/^/gm, '      '));
+      }
+      for (const r of skipped) console.log(`  skipped: ${nameOf(r)} - ${firstLine(r.error)}`);
+      sections.push(
+        [
+          `## ${suite.title[0].toUpperCase()}${suite.title.slice(1)} (\`${suite.manifest}\`)`,
+          '',
+          `**${passed.length} of ${results.length} passed** (${breakdown}); ${failed.length} failed, ${skipped.length} skipped.`,
+          '',
+          ...(failed.length ? ['Failing tests:', '', ...failed.map((r) => `- ${kindOf(r)}: \`${idOf(r)}\` (${r.test.name}) - ${causeOf(r)}`), ''] : []),
+        ].join('\n'),
+      );
+      if (!filter && passed.length < suite.baseline) failing = true;
+      if (filter && failed.length) failing = true;
+    }
   } finally {
     await server.close();
     await rm(dataDir, { recursive: true, force: true });
   }
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-
-  const passed = results.filter((r) => r.ok);
-  const skipped = results.filter((r) => !r.ok && r.skipped);
-  const failed = results.filter((r) => !r.ok && !r.skipped);
-  const byKind = new Map<string, { pass: number; total: number }>();
-  for (const r of results) {
-    const k = byKind.get(kindOf(r)) ?? { pass: 0, total: 0 };
-    k.total++;
-    if (r.ok) k.pass++;
-    byKind.set(kindOf(r), k);
-  }
-
-  const summary = `W3C SPARQL 1.1 query evaluation: ${passed.length} passed / ${failed.length} failed / ${skipped.length} skipped of ${results.length}`;
-  const breakdown = [...byKind].map(([kind, k]) => `${kind} ${k.pass}/${k.total}`).join(', ');
-  console.log(summary);
-  console.log(`  (${breakdown}; manifest-sparql11-query.ttl over HTTP /sparql, ${seconds} s)`);
-  if (failed.length) console.log('Failing tests:');
-  for (const r of failed) {
-    console.log(`  ${kindOf(r)}: ${nameOf(r)}${verbose ? '' : ` - ${causeOf(r)}`}`);
-    if (verbose) console.log(String(r.error?.message ?? r.error).replace(/^/gm, '      '));
-  }
-  for (const r of skipped) console.log(`  skipped: ${nameOf(r)} - ${firstLine(r.error)}`);
-
-  if (!filter) {
+  if (!filter && !onlySuite) {
     const md = [
-      '# W3C SPARQL 1.1 query conformance',
+      '# W3C SPARQL 1.1 conformance',
       '',
-      'The tests of `manifest-sparql11-query.ttl` (W3C SPARQL 1.1 test suite), run by `npm run test:w3c`:',
-      "each test's data is loaded into a fresh store and its query is sent to `/sparql` over HTTP",
-      '(syntax tests: the endpoint must answer a malformed query with 400).',
+      'The W3C SPARQL 1.1 test suites, run by `npm run test:w3c` against `/sparql` over HTTP. Query',
+      "tests: each test's data is loaded into a fresh store and its query is sent to `/sparql`",
+      '(syntax tests: the endpoint must answer a malformed query with 400). Update tests: the initial',
+      'dataset is loaded into a fresh store, the update is sent to `/sparql` as `update=` (the server',
+      'runs with `--sparql-update`) and the whole dataset afterwards is compared with the expected one.',
       '',
-      `**${passed.length} of ${results.length} passed** (${breakdown}); ${failed.length} failed, ${skipped.length} skipped.`,
-      '',
-      ...(failed.length ? ['Failing tests:', '', ...failed.map((r) => `- ${kindOf(r)}: \`${idOf(r)}\` (${r.test.name}) - ${causeOf(r)}`), ''] : []),
+      ...sections,
     ].join('\n');
     await writeFile(path.join(repoRoot, 'test/w3c/RESULTS.md'), md);
   }
-  if (filter) return failed.length ? 1 : 0;
-  return passed.length >= BASELINE ? 0 : 1;
+  return failing ? 1 : 0;
 }
 
 main().then(
