@@ -35,6 +35,7 @@ import { ReportFacts } from '../report/report-facts.js';
 import { reportRoutes } from '../report/report-routes.js';
 import { staticRoutes } from '../web/static-routes.js';
 import { apiRoutes } from '../web/api-routes.js';
+import { graphStoreRoutes } from '../sparql/graph-store-routes.js';
 import { QmrfStore } from '../qmrf/qmrf-store.js';
 import { Qmrfs } from '../qmrf/qmrfs.js';
 import { QmrfFacts } from '../qmrf/qmrf-facts.js';
@@ -119,6 +120,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);
+  graphStoreRoutes(router, services);
   ontologyRoutes(router, services, registry);
   app.use(router.routes());
   app.use(async (ctx, next) => {

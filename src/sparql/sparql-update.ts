@@ -18,13 +18,7 @@ import type { SparqlRequest } from './sparql-request.js';
  * host) is refused (`LOAD SILENT` loads nothing and succeeds); post data to `/graph-store` instead.
  */
 export async function runUpdate(services: Services, request: SparqlRequest, user: string | undefined): Promise<void> {
-  const { config, access } = services;
-  if (access.enabled) {
-    if (!user) throw new HttpError(401, 'Unauthorized', 'a SPARQL update needs an administrator’s token (subjectid)');
-    if (!access.isAdmin(user)) throw new HttpError(403, 'Forbidden', `${user} may not update the store: SPARQL updates are for administrators`);
-  } else if (!config.sparqlUpdate) {
-    throw new HttpError(403, 'Forbidden', 'SPARQL updates are turned off on this server (start it with --sparql-update to allow them)');
-  }
+  checkUpdateRights(services, user);
   const text = prepareUpdate(request, services.uris.endpoint('sparql'));
   if (!text) return; // an update of no operations (only comments, BASE or PREFIX): done
   try {
@@ -81,10 +75,26 @@ function prepareUpdate(request: SparqlRequest, baseIri: string): string {
   return write();
 }
 
+/** May this caller write through SPARQL Update or the Graph Store Protocol? 401/403 otherwise. */
+export function checkUpdateRights(services: Services, user: string | undefined): void {
+  const { config, access } = services;
+  if (access.enabled) {
+    if (!user) throw new HttpError(401, 'Unauthorized', 'writing graphs (SPARQL update, graph store) needs an administrator’s token (subjectid)');
+    if (!access.isAdmin(user)) throw new HttpError(403, 'Forbidden', `${user} may not write graphs: SPARQL updates and the graph store are for administrators`);
+  } else if (!config.sparqlUpdate) {
+    throw new HttpError(403, 'Forbidden', 'SPARQL updates and graph store writes are turned off on this server (start it with --sparql-update to allow them)');
+  }
+}
+
+/** The graphs among these that only their resources' own interfaces may change: resources, vocabularies, access control. */
+export function refusedGraphs(services: Services, graphs: string[]): string[] {
+  const vocabularies = new Set(services.published.vocabularyGraphs());
+  return graphs.filter((g) => g && (services.uris.resourceOf(g) !== undefined || vocabularies.has(g) || g.startsWith(AUTH_GRAPH_PREFIX)));
+}
+
 /** Refuse changes to the graphs of resources, vocabularies and access control. */
 function checkGraphs(services: Services, graphs: string[]): void {
-  const vocabularies = new Set(services.published.vocabularyGraphs());
-  const refused = graphs.filter((g) => g && (services.uris.resourceOf(g) !== undefined || vocabularies.has(g) || g.startsWith(AUTH_GRAPH_PREFIX)));
+  const refused = refusedGraphs(services, graphs);
   if (refused.length)
     throw badRequest(
       `the update would change graphs this server keeps for its resources or vocabularies (${refused.slice(0, 5).join(', ')}${refused.length > 5 ? ' …' : ''}); change those through their own interfaces. Nothing was written.`,

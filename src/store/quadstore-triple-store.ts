@@ -16,7 +16,12 @@ import { closingIterators } from './closing-iterators.js';
 import { TimeSlices } from '../task/time-slices.js';
 import { GraphCache } from './graph-cache.js';
 import type { SparqlText } from './sparql-template.js';
-import type { QueryOptions, QueryResult, Solution, TripleStore } from './triple-store.js';
+import { DEFAULT_GRAPH_IRI, type QueryOptions, type QueryResult, type Solution, type TripleStore } from './triple-store.js';
+
+/** The graph term of a graph name: DEFAULT_GRAPH_IRI names the store's unnamed default graph. */
+function graphTerm(iri: string): RDF.Quad['graph'] {
+  return iri === DEFAULT_GRAPH_IRI ? df.defaultGraph() : df.namedNode(iri);
+}
 
 /** Quads and characters (see write-size.ts) of one bulk-load batch. */
 const BULK_BATCH = 20000;
@@ -114,8 +119,10 @@ export class QuadstoreTripleStore implements TripleStore {
     await step(newQuads, true);
     await batch.write();
     const touched = new Set<string>();
-    for (const q of oldQuads) touched.add(q.graph.value);
-    for (const q of newQuads) touched.add(q.graph.value);
+    // the unnamed default graph is cached under the name that reads it
+    const nameOf = (q: RDF.Quad) => (q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value);
+    for (const q of oldQuads) touched.add(nameOf(q));
+    for (const q of newQuads) touched.add(nameOf(q));
     this.cache.invalidate(touched);
   }
 
@@ -129,7 +136,7 @@ export class QuadstoreTripleStore implements TripleStore {
     const cached = this.cache.get(graphIri);
     if (cached) return cached;
     const epoch = this.cache.epoch;
-    const { items } = await this.partitionOf(graphIri).get({ graph: df.namedNode(graphIri) as any });
+    const { items } = await this.partitionOf(graphIri).get({ graph: graphTerm(graphIri) as any });
     this.cache.put(graphIri, items as RDF.Quad[], epoch);
     return items as RDF.Quad[];
   }
@@ -149,13 +156,13 @@ export class QuadstoreTripleStore implements TripleStore {
 
   /** Stream one graph in index order (for a bulk graph: subject by subject). */
   streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
-    return this.partitionOf(graphIri).match(undefined, undefined, undefined, df.namedNode(graphIri) as any) as unknown as AsyncIterable<RDF.Quad>;
+    return this.partitionOf(graphIri).match(undefined, undefined, undefined, graphTerm(graphIri) as any) as unknown as AsyncIterable<RDF.Quad>;
   }
 
   async hasGraph(graphIri: string): Promise<boolean> {
     const cached = this.cache.get(graphIri);
     if (cached) return cached.length > 0;
-    const { items } = await this.partitionOf(graphIri).get({ graph: df.namedNode(graphIri) as any }, { limit: 1 });
+    const { items } = await this.partitionOf(graphIri).get({ graph: graphTerm(graphIri) as any }, { limit: 1 });
     return items.length > 0;
   }
 
@@ -178,7 +185,7 @@ export class QuadstoreTripleStore implements TripleStore {
       const after = new Set<string>();
       const added: RDF.Quad[] = [];
       for (const [iri, quads] of entries) {
-        const graph = df.namedNode(iri);
+        const graph = graphTerm(iri);
         for (const q of quads) {
           const quad = df.quad(q.subject, q.predicate, q.object, graph);
           const key = quadKey(quad);
@@ -200,7 +207,7 @@ export class QuadstoreTripleStore implements TripleStore {
     return this.exclusive(async () => {
       const added: RDF.Quad[] = [];
       for (const [iri, quads] of Object.entries(graphs)) {
-        const graph = df.namedNode(iri);
+        const graph = graphTerm(iri);
         for (const q of quads) added.push(df.quad(q.subject, q.predicate, q.object, graph));
       }
       await this.patch([], added);

@@ -24,6 +24,8 @@ interface Operation {
   tag: string;
   /** Query (GET, DELETE) or form (POST, PUT) parameters; a trailing `!` marks a required one. */
   params?: string[];
+  /** Query parameters of a POST or PUT (those of GET and DELETE are `params`). */
+  query?: string[];
   /** Request body media types (besides the form of `params`). */
   body?: string[];
   /** Status → media types answered. */
@@ -278,6 +280,22 @@ const OPERATIONS: Record<string, Operation> = {
     body: ['application/sparql-query'],
     responses: { ...ok(SPARQL_OUT), ...errors(400, 503) },
   },
+  'GET /graph-store': { summary: 'Graph Store Protocol: read a graph (graph=IRI or default)', tag: 'sparql', params: ['graph', 'default'], responses: { ...ok(RDF), ...errors(400, 404) } },
+  'PUT /graph-store': {
+    summary: 'Graph Store Protocol: replace a graph',
+    tag: 'sparql',
+    query: ['graph', 'default'],
+    body: RDF.filter((t) => t !== 'text/html'),
+    responses: { 201: [], 204: [], ...errors(400, 401, 403, 415) },
+  },
+  'POST /graph-store': {
+    summary: 'Graph Store Protocol: add to a graph (to the store itself: a new graph)',
+    tag: 'sparql',
+    query: ['graph', 'default'],
+    body: RDF.filter((t) => t !== 'text/html'),
+    responses: { 201: [], 204: [], ...errors(400, 401, 403, 415) },
+  },
+  'DELETE /graph-store': { summary: 'Graph Store Protocol: delete a graph', tag: 'sparql', params: ['graph', 'default'], responses: { 204: [], ...errors(400, 401, 403, 404) } },
   'GET /ontology': { summary: 'SPARQL over the published scope (the ontology service)', tag: 'ontology', params: ['query'], responses: { ...ok(SPARQL_OUT), ...errors(400, 503) } },
   'POST /ontology': {
     summary: 'Register resources (uri[]) and/or query',
@@ -336,7 +354,7 @@ export function openapiDocument(routes: Route[], base: string): Record<string, u
       summary: op.summary,
       tags: [op.tag],
       operationId: `${method}${path.replace(/[^A-Za-z0-9]+/g, '_')}`,
-      parameters: [...pathParams, ...(formish ? [] : params.map((p) => ({ ...p, in: 'query' })))],
+      parameters: [...pathParams, ...(formish ? [] : params.map((p) => ({ ...p, in: 'query' }))), ...(op.query ?? []).map((q) => ({ ...parameterSchema(q), in: 'query' }))],
       responses: Object.fromEntries(
         Object.entries(op.responses).map(([status, types]) => [
           status,
