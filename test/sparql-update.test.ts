@@ -40,7 +40,6 @@ test('updates never touch the graphs of resources, vocabularies or access contro
   for (const text of [
     `INSERT DATA { GRAPH <${G}> { <http://example.org/b> <http://example.org/p> 3 } . GRAPH <${dataset}> { <${dataset}> <http://purl.org/dc/elements/1.1/title> "hijacked" } }`,
     `DELETE WHERE { GRAPH <${dataset}> { ?s ?p ?o } }`,
-    'CLEAR ALL',
     'DROP GRAPH <http://www.opentox.org/api/1.1>',
   ]) {
     const r = await update(text);
@@ -50,6 +49,12 @@ test('updates never touch the graphs of resources, vocabularies or access contro
   assert.ok(!(await ask(`ASK { GRAPH <${G}> { <http://example.org/b> ?p ?o } }`)), 'the allowed part of a refused update was not written either');
   assert.equal((await http(`${dataset.replace(s.base, s.url)}`, { accept: 'text/csv' })).text, before);
   assert.equal((await http(`${s.url}/ontology/term?iri=${encodeURIComponent('http://www.opentox.org/api/1.1#Model')}`, { accept: 'text/turtle' })).status, 200);
+  // CLEAR ALL / DROP ALL mean the graphs updates may change: the resources' graphs are not among them
+  assert.equal((await update(`INSERT DATA { GRAPH <${G}-mine> { <http://example.org/e> <http://example.org/p> 1 } }`)).status, 204);
+  assert.equal((await update('CLEAR ALL')).status, 204);
+  assert.ok(!(await ask(`ASK { GRAPH <${G}-mine> { ?s ?p ?o } }`)), 'a graph of its own is cleared');
+  assert.equal((await http(`${dataset.replace(s.base, s.url)}`, { accept: 'text/csv' })).text, before, 'the dataset is untouched');
+  assert.equal((await http(`${s.url}/ontology/term?iri=${encodeURIComponent('http://www.opentox.org/api/1.1#Model')}`, { accept: 'text/turtle' })).status, 200, 'the vocabularies too');
 });
 
 test('malformed updates, LOAD, queries sent as updates and updates sent with GET are refused', async () => {

@@ -64,7 +64,7 @@ test('the OpenAPI document describes exactly the routes the server answers, and 
   const doc = JSON.parse((await http(`${s.url}/openapi.json`, {})).text);
   assert.equal(doc.openapi, '3.1.0');
   const documented = new Set(Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
-  const served = new Set(s.routes.map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`));
+  const served = new Set(s.routes.map((r) => `${r.method} ${r.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}')}`));
   assert.deepEqual(
     [...served].filter((r) => !documented.has(r)),
     [],

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import busboy from 'busboy';
+import { readMultipart } from '../http/multipart.js';
 import { df, ot, rdf, literal } from '../rdf/namespaces.js';
 import { checkIri } from '../store/sparql-template.js';
-import { badRequest, notFound, unsupportedType, tooLarge } from '../core/errors.js';
+import { badRequest, notFound, unsupportedType } from '../core/errors.js';
 import { Params } from '../http/params.js';
 import { readBody, requestMediaType } from '../http/body.js';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
@@ -26,31 +26,10 @@ export interface Upload {
 export async function readUpload(ctx: Context, limit: number): Promise<Upload> {
   const type = requestMediaType(ctx);
   if (type !== 'multipart/form-data') return { body: await readBody(ctx, limit), mediaType: type, params: Params.fromQuery(ctx) };
-  const fields = new URLSearchParams(ctx.querystring);
-  return new Promise<Upload>((resolve, reject) => {
-    let file: { body: Buffer; mediaType: string; filename?: string } | undefined;
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({ headers: ctx.req.headers, limits: { fileSize: limit, files: 1 } });
-    } catch (e) {
-      return reject(badRequest(`the multipart body cannot be read: ${(e as Error).message}`));
-    }
-    bb.on('field', (name, value) => fields.append(name, value));
-    bb.on('file', (name, stream, info) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('limit', () => reject(tooLarge(`the uploaded file exceeds the limit of ${limit} bytes`)));
-      stream.on('end', () => {
-        if (name === 'file') file = { body: Buffer.concat(chunks), mediaType: info.mimeType.toLowerCase(), filename: info.filename };
-      });
-    });
-    bb.on('error', (e) => reject(badRequest(`the multipart body cannot be read: ${(e as Error).message}`)));
-    bb.on('close', () => {
-      if (!file) return reject(badRequest('the multipart body has no part named "file"'));
-      resolve({ ...file, params: new Params(fields) });
-    });
-    ctx.req.pipe(bb);
-  });
+  const { files, fields } = await readMultipart(ctx, limit, 1);
+  const file = files.find((f) => f.name === 'file');
+  if (!file) throw badRequest('the multipart body has no part named "file"');
+  return { body: file.body, mediaType: file.mediaType, filename: file.filename, params: new Params(new URLSearchParams([...new URLSearchParams(ctx.querystring), ...fields])) };
 }
 
 /** The media type of an uploaded file: declared, or guessed from the file name. */

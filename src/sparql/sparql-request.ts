@@ -35,6 +35,7 @@ export async function readSparqlRequest(ctx: Context, bodyLimit: number): Promis
     }
   }
   if (params.has('update') && params.has('query')) throw badRequest('give query or update, not both');
+  if (params.getAll('query').length > 1 || params.getAll('update').length > 1) throw badRequest('give one query (or one update), not several');
   if (params.has('update') && ctx.method !== 'POST') throw badRequest('a SPARQL update is sent with POST');
   return {
     query: params.get('query') ?? undefined,

@@ -19,19 +19,33 @@ import type { SparqlRequest } from './sparql-request.js';
  */
 export async function runUpdate(services: Services, request: SparqlRequest, user: string | undefined): Promise<void> {
   checkUpdateRights(services, user);
-  const text = prepareUpdate(request, services.uris.endpoint('sparql'));
+  const text = prepareUpdate(request, services.uris.endpoint('sparql'), await updatableGraphs(services));
   if (!text) return; // an update of no operations (only comments, BASE or PREFIX): done
   try {
     // SPARQL 1.1 Update's dataset: the default graph is the unnamed one (queries see the union)
-    await services.store.update(text, { beforeWrite: (graphs) => checkGraphs(services, graphs), unionDefaultGraph: false });
+    await services.store.update(text, { beforeWrite: (graphs) => checkGraphs(services, graphs), unionDefaultGraph: false, baseIri: services.uris.endpoint('sparql') });
   } catch (e) {
     if (e instanceof HttpError) throw e;
     throw new HttpError(400, 'UpdateFailed', `the update could not be run: ${(e as Error).message.split('\n')[0]}`);
   }
 }
 
-/** Parse and check an update; the protocol's using-graph-uri / using-named-graph-uri become each operation's USING. */
-function prepareUpdate(request: SparqlRequest, baseIri: string): string {
+/** The named graphs an update may change: every graph of the store but those of resources, vocabularies and access control. */
+async function updatableGraphs(services: Services): Promise<string[]> {
+  const result = await services.store.query('SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }');
+  const graphs: string[] = [];
+  if (result.type === 'bindings') for await (const row of result.solutions) graphs.push(row.g.value);
+  const refused = new Set(refusedGraphs(services, graphs));
+  return graphs.filter((g) => !refused.has(g));
+}
+
+/**
+ * Parse and check an update. `CLEAR`/`DROP` of `ALL` or `NAMED` mean the graphs an update may
+ * change (`updatable`): the graph store of this endpoint does not include the graphs of the
+ * server's resources, which are not changed that way. The protocol's using-graph-uri /
+ * using-named-graph-uri become each operation's USING.
+ */
+function prepareUpdate(request: SparqlRequest, baseIri: string, updatable: string[]): string {
   const text = request.update;
   if (text === undefined) throw badRequest('missing the update parameter (a SPARQL update)');
   // SPARQL 1.1 allows an update of no operations at all
@@ -50,6 +64,16 @@ function prepareUpdate(request: SparqlRequest, baseIri: string): string {
   if (parsed.updates.some((op: any) => op.type === 'load' && !op.silent)) throw badRequest('LOAD (fetching data from another host) is not supported; post the data to /graph-store');
   const loads = parsed.updates.filter((op: any) => op.type === 'load').length;
   parsed.updates = parsed.updates.filter((op: any) => op.type !== 'load');
+  const wide = (op: any) => (op.type === 'clear' || op.type === 'drop') && (op.graph?.all || op.graph?.named);
+  const widened = parsed.updates.some(wide);
+  parsed.updates = parsed.updates.flatMap((op: any) =>
+    wide(op)
+      ? [
+          ...(op.graph.all ? [{ ...op, graph: { default: true } }] : []),
+          ...updatable.map((g) => ({ type: op.type, silent: true, graph: { type: 'graph', name: { termType: 'NamedNode', value: g } } })),
+        ]
+      : [op],
+  );
   const operations: any[] = parsed.updates;
   if (!operations.length) return '';
   // the text is sent as it was unless something was taken out or added (the generator does not
@@ -61,9 +85,10 @@ function prepareUpdate(request: SparqlRequest, baseIri: string): string {
       throw badRequest(`this update cannot be rewritten with the protocol's dataset: ${(e as Error).message.split('\n')[0]}`);
     }
   };
-  if (!request.usingGraphs.length && !request.usingNamedGraphs.length) return loads ? write() : text;
+  if (!request.usingGraphs.length && !request.usingNamedGraphs.length) return loads || widened ? write() : text;
   // SPARQL 1.1 protocol 2.2.3: the protocol's dataset and the update's own USING/WITH do not mix
-  if (operations.some((op) => op.using || op.graph)) throw badRequest('using-graph-uri / using-named-graph-uri cannot be combined with USING, USING NAMED or WITH in the update');
+  if (operations.some((op) => op.updateType === 'insertdelete' && (op.using || op.graph)))
+    throw badRequest('using-graph-uri / using-named-graph-uri cannot be combined with USING, USING NAMED or WITH in the update');
   for (const op of operations) {
     if (op.updateType === 'insertdelete' || op.updateType === 'deletewhere') {
       op.using = {

@@ -274,10 +274,15 @@ export class QuadstoreTripleStore implements TripleStore {
     }
   }
 
-  update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean } = {}): Promise<void> {
+  update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
       const pending = new PendingChanges({ match: (s, p, o, g) => this.match(s, p, o, g) });
-      await this.engine.queryVoid(String(update), { sources: [pending as any], destination: pending as any, unionDefaultGraph: options.unionDefaultGraph ?? true } as any);
+      await this.engine.queryVoid(String(update), {
+        sources: [pending as any],
+        destination: pending as any,
+        unionDefaultGraph: options.unionDefaultGraph ?? true,
+        ...(options.baseIri ? { baseIRI: options.baseIri } : {}),
+      } as any);
       options.beforeWrite?.([...new Set([...pending.deletions, ...pending.additions].map((q) => q.graph.value))]);
       await this.patch(pending.deletions, pending.additions);
     });

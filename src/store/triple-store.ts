@@ -48,7 +48,7 @@ export interface TripleStore {
    * WHERE reads is the union of all graphs, unless `unionDefaultGraph` is false (then it is the
    * unnamed default graph, as SPARQL 1.1 Update has it).
    */
-  update(update: SparqlText | string, options?: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean }): Promise<void>;
+  update(update: SparqlText | string, options?: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string }): Promise<void>;
   /** Add quads in large batches (not atomic as a whole); answers the number of quads written. */
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
   /** Native memory the store itself holds (memtables, block cache), when it can tell. */

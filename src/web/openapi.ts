@@ -296,6 +296,20 @@ const OPERATIONS: Record<string, Operation> = {
     responses: { 201: [], 204: [], ...errors(400, 401, 403, 415) },
   },
   'DELETE /graph-store': { summary: 'Graph Store Protocol: delete a graph', tag: 'sparql', params: ['graph', 'default'], responses: { 204: [], ...errors(400, 401, 403, 404) } },
+  'GET /graph-store/*path': { summary: 'Graph Store Protocol, direct identification: read the graph named by this URL', tag: 'sparql', responses: { ...ok(RDF), ...errors(404) } },
+  'PUT /graph-store/*path': {
+    summary: 'Graph Store Protocol, direct identification: replace the graph',
+    tag: 'sparql',
+    body: RDF.filter((t) => t !== 'text/html'),
+    responses: { 201: [], 204: [], ...errors(400, 401, 403, 415) },
+  },
+  'POST /graph-store/*path': {
+    summary: 'Graph Store Protocol, direct identification: add to the graph',
+    tag: 'sparql',
+    body: [...RDF.filter((t) => t !== 'text/html'), 'multipart/form-data'],
+    responses: { 201: [], 204: [], ...errors(400, 401, 403, 415) },
+  },
+  'DELETE /graph-store/*path': { summary: 'Graph Store Protocol, direct identification: delete the graph', tag: 'sparql', responses: { 204: [], ...errors(400, 401, 403, 404) } },
   'GET /ontology': { summary: 'SPARQL over the published scope (the ontology service)', tag: 'ontology', params: ['query'], responses: { ...ok(SPARQL_OUT), ...errors(400, 503) } },
   'POST /ontology': {
     summary: 'Register resources (uri[]) and/or query',
@@ -327,7 +341,7 @@ export function operationOf(route: Route): Operation | undefined {
   return OPERATIONS[canonical(route.method, route.path)];
 }
 
-const openapiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+const openapiPath = (path: string) => path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
 
 function parameterSchema(name: string): { name: string; required: boolean; schema: { type: string } | { type: string; items: { type: string } } } {
   const required = name.endsWith('!');
@@ -342,7 +356,7 @@ export function openapiDocument(routes: Route[], base: string): Record<string, u
     const op = operationOf(route);
     if (!op) continue;
     const path = openapiPath(route.path);
-    const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const pathParams = [...route.path.matchAll(/[:*]([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const method = route.method.toLowerCase();
     const formish = method === 'post' || method === 'put';
     const params = (op.params ?? []).map(parameterSchema);

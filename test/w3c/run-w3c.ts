@@ -22,6 +22,8 @@ const SUITE_URL = 'https://w3c.github.io/rdf-tests/sparql/sparql11/';
 const SUITES = [
   { name: 'query', manifest: 'manifest-sparql11-query.ttl', title: 'query evaluation', baseline: 301 },
   { name: 'update', manifest: 'manifest-sparql11-update.ttl', title: 'update', baseline: 157 },
+  { name: 'graph-store', manifest: 'graph-store-protocol/manifest.ttl', title: 'graph store protocol', baseline: 13 },
+  { name: 'protocol', manifest: 'protocol/manifest.ttl', title: 'protocol', baseline: 34 },
 ] as const;
 
 const MF = 'http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#';
@@ -32,6 +34,8 @@ const KINDS: Record<string, string> = {
   [`${MF}UpdateEvaluationTest`]: 'update evaluation',
   [`${MF}PositiveUpdateSyntaxTest11`]: 'positive update syntax',
   [`${MF}NegativeUpdateSyntaxTest11`]: 'negative update syntax',
+  [`${MF}GraphStoreProtocolTest`]: 'graph store protocol',
+  [`${MF}ProtocolTest`]: 'protocol',
 };
 
 const args = process.argv.slice(2);
@@ -71,7 +75,8 @@ async function main(): Promise<number> {
         exitWithStatusCode0: true,
         outputFormat: 'summary',
         timeOutDuration: 30_000,
-        customEngingeOptions: {},
+        // the HTTP tests send their requests to these endpoints of the server
+        customEngingeOptions: { graphStoreEndpoint: `${server.url}/graph-store`, protocolEndpoint: `${server.url}/sparql` },
         testRegex: filter,
         urlToFileMapping: `${SUITE_URL}~${suiteDir}/`,
       });
@@ -120,6 +125,8 @@ async function main(): Promise<number> {
       '(syntax tests: the endpoint must answer a malformed query with 400). Update tests: the initial',
       'dataset is loaded into a fresh store, the update is sent to `/sparql` as `update=` (the server',
       'runs with `--sparql-update`) and the whole dataset afterwards is compared with the expected one.',
+      'Protocol and graph store protocol tests: their HTTP requests are sent to `/sparql` and',
+      '`/graph-store` and the answers checked against the expected statuses, headers and bodies.',
       '',
       ...sections,
     ].join('\n');
