@@ -57,6 +57,11 @@ test('updates never touch the graphs of resources, vocabularies or access contro
   assert.equal((await http(`${s.url}/ontology/term?iri=${encodeURIComponent('http://www.opentox.org/api/1.1#Model')}`, { accept: 'text/turtle' })).status, 200, 'the vocabularies too');
 });
 
+test('the service description says that this endpoint takes updates', async () => {
+  const sd = (await http(`${s.url}/sparql`, { accept: 'application/n-triples' })).text;
+  assert.match(sd, /<http:\/\/www\.w3\.org\/ns\/sparql-service-description#supportedLanguage> <http:\/\/www\.w3\.org\/ns\/sparql-service-description#SPARQL11Update>/);
+});
+
 test('malformed updates, LOAD, queries sent as updates and updates sent with GET are refused', async () => {
   assert.equal((await update('INSERT DATA { <a> }')).status, 400);
   assert.match((await errorReport(await update('LOAD <http://example.org/data.ttl>'))).message ?? '', /LOAD/);

@@ -73,10 +73,17 @@ test('a malformed query, an update, and SERVICE answer 400 with an ErrorReport',
     assert.equal(r.status, 400, query);
     assert.match((await errorReport(r)).message ?? '', message);
   }
+  // updates are off unless the server allows them (test/sparql-update.test.ts)
   const update = await http(`${s.url}/sparql`, { method: 'POST', body: 'DROP ALL', contentType: 'application/sparql-update', accept: 'text/turtle' });
-  assert.equal(update.status, 400);
-  const missing = await http(`${s.url}/sparql`, { accept: 'text/turtle' });
-  assert.equal(missing.status, 400);
+  assert.equal(update.status, 403);
+  // without a query: the service description
+  const described = await http(`${s.url}/sparql`, { accept: 'text/turtle' });
+  assert.equal(described.status, 200);
+  const sd = parseTurtle(described.text);
+  const SD = 'http://www.w3.org/ns/sparql-service-description#';
+  assert.ok(sd.some((q) => q.predicate.value === `${SD}supportedLanguage` && q.object.value === `${SD}SPARQL11Query`));
+  assert.ok(!sd.some((q) => q.object.value === `${SD}SPARQL11Update`), 'no updates on this server');
+  assert.ok(sd.some((q) => q.predicate.value === `${SD}endpoint` && q.object.value === `${s.base}/sparql`));
   // nothing was dropped
   assert.equal((await http(`${s.url}/feature`, { accept: 'text/uri-list' })).status, 200);
 });

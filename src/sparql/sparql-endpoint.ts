@@ -3,7 +3,8 @@ import type * as RDF from '@rdfjs/types';
 import { badRequest, HttpError } from '../core/errors.js';
 import { currentUser } from '../core/request-context.js';
 import { runUpdate } from './sparql-update.js';
-import { sendNegotiated, rdfRenderers, type Renderer } from '../http/respond.js';
+import { sendNegotiated, sendRdf, rdfRenderers, type Renderer } from '../http/respond.js';
+import { df, dc, rdf } from '../rdf/namespaces.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import type { GraphScope, Solution } from '../store/triple-store.js';
 import type { Services } from '../core/services.js';
@@ -43,6 +44,11 @@ export async function answerSparql(ctx: Context, services: Services, scope: Grap
     ctx.type = 'text/html';
     ctx.set('Content-Type', 'text/html');
     ctx.body = queryForm(ctx.path, title, EXAMPLE);
+    return;
+  }
+  // GET without a query: the SPARQL 1.1 service description of the endpoint
+  if (!request.query && ctx.method === 'GET') {
+    await sendRdf(ctx, serviceDescription(services, services.uris.ofPath(ctx.path), !!options.updates), `${title}: service description`);
     return;
   }
   const baseIri = services.uris.ofPath(ctx.path);
@@ -85,4 +91,34 @@ function resultRenderers(write: (mediaType: string) => string, title: string): R
   out['application/json'] = () => write('application/sparql-results+json');
   out['application/xml'] = () => write('application/sparql-results+xml');
   return out;
+}
+
+const SD = 'http://www.w3.org/ns/sparql-service-description#';
+const sd = (local: string) => df.namedNode(`${SD}${local}`);
+
+/** What the endpoint supports (SPARQL 1.1 Service Description): languages, result formats, features. */
+function serviceDescription(services: Services, endpoint: string, updates: boolean): RDF.Quad[] {
+  const s = df.namedNode(`${endpoint}#service`);
+  const formats = [
+    'http://www.w3.org/ns/formats/SPARQL_Results_XML',
+    'http://www.w3.org/ns/formats/SPARQL_Results_JSON',
+    'http://www.w3.org/ns/formats/SPARQL_Results_CSV',
+    'http://www.w3.org/ns/formats/SPARQL_Results_TSV',
+    'http://www.w3.org/ns/formats/RDF_XML',
+    'http://www.w3.org/ns/formats/Turtle',
+    'http://www.w3.org/ns/formats/N-Triples',
+    'http://www.w3.org/ns/formats/JSON-LD',
+    'http://www.w3.org/ns/formats/N3',
+  ];
+  const languages = ['SPARQL11Query', ...(updates && (services.access.enabled || services.config.sparqlUpdate) ? ['SPARQL11Update'] : [])];
+  return [
+    df.quad(s, rdf('type'), sd('Service')),
+    df.quad(s, sd('endpoint'), df.namedNode(endpoint)),
+    ...languages.map((l) => df.quad(s, sd('supportedLanguage'), sd(l))),
+    ...formats.map((f) => df.quad(s, sd('resultFormat'), df.namedNode(f))),
+    // the default graph of a query is the union of the graphs it may see
+    df.quad(s, sd('feature'), sd('UnionDefaultGraph')),
+    ...(services.config.sparqlService ? [df.quad(s, sd('feature'), sd('BasicFederatedQuery'))] : []),
+    df.quad(s, dc('title'), df.literal(`ToxGraph SPARQL endpoint ${endpoint}`)),
+  ];
 }

@@ -7,6 +7,6 @@ import { currentUser } from '../core/request-context.js';
 export function sparqlRoutes(router: Router, services: Services): void {
   // the caller's scope: never the access-control graphs; with access control on, readable resources only
   const scope = () => services.access.scopeFor(currentUser.getStore());
-  router.get('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint'));
+  router.get('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint', { updates: true }));
   router.post('/sparql', (ctx) => answerSparql(ctx, services, scope(), 'SPARQL endpoint', { updates: true }));
 }
