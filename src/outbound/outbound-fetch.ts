@@ -179,3 +179,26 @@ async function readLimited(response: Response, limit: number, url: string): Prom
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/**
+ * A `fetch` for libraries that fetch by themselves (the query engine's SERVICE calls): every
+ * request goes through `outboundFetch` under the same policy, and its answer becomes a standard
+ * Response.
+ */
+export function policyFetch(policy: OutboundPolicy): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method !== 'GET' && method !== 'POST') throw badRequest(`the server does not send ${method} requests to other hosts`);
+    const answer = await outboundFetch(url, { method, headers, body: init?.body === undefined || init.body === null ? undefined : String(init.body), followRedirects: method === 'GET' }, policy);
+    const out: Record<string, string> = {};
+    answer.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    return new globalThis.Response(answer.text, { status: answer.status, headers: out });
+  }) as unknown as typeof fetch;
+}

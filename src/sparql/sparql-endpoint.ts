@@ -3,6 +3,7 @@ import type * as RDF from '@rdfjs/types';
 import { badRequest, HttpError } from '../core/errors.js';
 import { currentUser } from '../core/request-context.js';
 import { runUpdate } from './sparql-update.js';
+import { policyFetch } from '../outbound/outbound-fetch.js';
 import { sendNegotiated, sendRdf, rdfRenderers, type Renderer } from '../http/respond.js';
 import { df, dc, rdf } from '../rdf/namespaces.js';
 import { escapeHtml, renderPage } from '../rdf/html.js';
@@ -60,7 +61,7 @@ export async function answerSparql(ctx: Context, services: Services, scope: Grap
   let renderers: Record<string, Renderer>;
   try {
     const run = async (): Promise<Record<string, Renderer>> => {
-      const result = await store.query(prepared.text, { scope, signal: controller.signal, baseIri });
+      const result = await store.query(prepared.text, { scope, signal: controller.signal, baseIri, serviceFetch: prepared.federated ? policyFetch(config) : undefined });
       if (result.type === 'boolean') return resultRenderers((t) => writeBoolean(t, result.value), title);
       if (result.type === 'bindings') {
         const solutions: Solution[] = [];

@@ -17,6 +17,8 @@ export interface SparqlRequest {
 export interface PreparedQuery {
   text: string;
   form: 'SELECT' | 'ASK' | 'CONSTRUCT' | 'DESCRIBE';
+  /** Has SERVICE clauses (only when federation is allowed). */
+  federated: boolean;
 }
 
 /** Read a SPARQL 1.1 protocol request: GET ?query=, POST form (query= or update=), POST application/sparql-query or application/sparql-update. */
@@ -62,7 +64,8 @@ export function prepareQuery(request: SparqlRequest, options: { allowService: bo
     throw badRequest(`malformed SPARQL query: ${(e as Error).message.split('\n').slice(0, 4).join(' ')}`);
   }
   if (parsed.type !== 'query') throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
-  if (!options.allowService && containsService(parsed)) {
+  const federated = containsService(parsed);
+  if (!options.allowService && federated) {
     throw badRequest('SERVICE (federated query to another endpoint) is disabled on this server');
   }
   let out = text;
@@ -74,7 +77,7 @@ export function prepareQuery(request: SparqlRequest, options: { allowService: bo
     foldHaving(parsed);
     out = new sparqljs.Generator().stringify(parsed);
   }
-  return { text: out, form: parsed.queryType };
+  return { text: out, form: parsed.queryType, federated };
 }
 
 /**

@@ -46,6 +46,12 @@ const OPEN_TABLE_FILES = 100;
  */
 export class QuadstoreTripleStore implements TripleStore {
   private readonly engine = new QueryEngine();
+  private federated?: Promise<QueryEngine>;
+
+  private federatedEngine(): Promise<QueryEngine> {
+    this.federated ??= import('@comunica/query-sparql').then((m) => new m.QueryEngine() as unknown as QueryEngine);
+    return this.federated;
+  }
   /** Recently read small graphs; every write invalidates what it touches. */
   private readonly cache = new GraphCache();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
@@ -228,7 +234,10 @@ export class QuadstoreTripleStore implements TripleStore {
     const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
-    const result = await this.engine.query(String(query), context as any);
+    if (options.serviceFetch) context.fetch = options.serviceFetch;
+    // SERVICE needs the engine build with HTTP and SPARQL-endpoint actors (loaded when first needed)
+    const engine = options.serviceFetch ? await this.federatedEngine() : this.engine;
+    const result = await engine.query(String(query), context as any);
     switch (result.resultType) {
       case 'bindings': {
         const stream = await result.execute();

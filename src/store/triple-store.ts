@@ -18,6 +18,8 @@ export interface QueryOptions {
   /** Aborting ends the query's result streams with an error. */
   signal?: AbortSignal;
   baseIri?: string;
+  /** Federated query: SERVICE clauses call other endpoints with this fetch (which applies the outbound policy). */
+  serviceFetch?: typeof fetch;
 }
 
 /**
