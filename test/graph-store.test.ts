@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedCsv, startTestServer, http, errorReport, parseTurtle, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, errorReport, parseTurtle, checkRdfXml, type TestServer } from './helpers.js';
 
 let s: TestServer;
 before(async () => {
@@ -23,6 +23,9 @@ test('Graph Store Protocol: PUT creates (201) and replaces (204), GET in any RDF
   );
   assert.equal((await http(at(G), { method: 'POST', body: TTL, contentType: 'text/turtle' })).status, 204);
   assert.equal(parseTurtle((await http(at(G), { accept: 'text/turtle' })).text).length, 4);
+  const rdfxml = await http(at(G), { accept: 'application/rdf+xml' });
+  assert.equal(rdfxml.headers.get('content-type'), 'application/rdf+xml');
+  assert.equal((await checkRdfXml(rdfxml.text)).length, 4, 'RDF/XML, read by an independent parser too');
   const jsonld = await http(at(G), { accept: 'application/ld+json' });
   assert.equal(jsonld.status, 200);
   assert.equal((await http(at(G), { method: 'HEAD' })).status, 200);

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, checkRdfXml, type TestServer } from './helpers.js';
 
 let s: TestServer;
 after(() => s.stop());
@@ -127,6 +127,11 @@ test('a QMRF made from a model is valid against qmrf.dtd and states what the ser
   assert.equal(qaf.get('Is chance correlation excluded (y-scrambling)?'), 'met');
   assert.equal(qaf.get('Is the predictivity shown on an external validation set?'), 'met');
   assert.equal(qaf.get('Is a mechanistic interpretation given?'), 'not known');
+
+  // the QMRF's RDF as RDF/XML, read by an independent parser too
+  const qmrfRdf = await http(local(report), { accept: 'application/rdf+xml' });
+  assert.equal(qmrfRdf.headers.get('content-type'), 'application/rdf+xml');
+  await checkRdfXml(qmrfRdf.text);
 
   // the same document in the other formats
   const pdf = Buffer.from(await (await fetch(local(report), { headers: { accept: 'application/pdf' } })).arrayBuffer());
@@ -285,6 +290,7 @@ test('a QPRF for one prediction: the prediction as the model makes it, the neare
   assert.ok(valuesOf(rdf, report, `${RDF_NS}type`).includes(`${OT}QPRFReport`));
   assert.deepEqual(valuesOf(rdf, report, `${OT}reportModel`), [fixture.model]);
   assert.deepEqual(valuesOf(rdf, report, `${OT}reportCompound`), [compound]);
+  await checkRdfXml((await http(local(report), { accept: 'application/rdf+xml' })).text);
   // the same prediction as the model answers for the compound
   const direct = await http(local(fixture.model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
   const value = Number(direct.text.trim().split('\n')[1].split(',')[1]);

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jstat from 'jstat';
-import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, checkRdfXml, type TestServer } from './helpers.js';
 
 let s: TestServer;
 after(() => s.stop());
@@ -133,6 +133,10 @@ test('a validation report: the report object in RDF and YAML, its DocBook (valid
   assert.deepEqual(valuesOf(object, report, `${OT}reportAlgorithm`), [`${s.base}/algorithm/mlr`]);
   assert.ok(!Number.isNaN(Date.parse(valuesOf(object, report, `${OT}date`)[0])));
   assert.match((await http(local(report), { accept: 'text/x-yaml' })).text, /reportType: validation/);
+  // the report object as RDF/XML, read by an independent parser too
+  const rdfxml = await http(local(report), { accept: 'application/rdf+xml' });
+  assert.equal(rdfxml.headers.get('content-type'), 'application/rdf+xml');
+  await checkRdfXml(rdfxml.text);
 
   const docbook = await http(local(report), { accept: 'text/xml' });
   assert.equal(docbook.headers.get('content-type'), 'text/xml');

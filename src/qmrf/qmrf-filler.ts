@@ -17,7 +17,7 @@ export interface QmrfContext {
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Statistics as one line: "R² = 0.81, RMSE = 0.52 … (n = 580)". */
-export function statisticsLine(task: 'regression' | 'classification', statistics: Tree | undefined): string {
+function statisticsLine(task: 'regression' | 'classification', statistics: Tree | undefined): string {
   if (!statistics) return '';
   const values = keyStatistics(task)
     .filter(([k]) => typeof statistics[k] === 'number')
@@ -26,7 +26,8 @@ export function statisticsLine(task: 'regression' | 'classification', statistics
   return `${values.join(', ')}${n}`;
 }
 
-function validationLine(v: ValidationSummary): string {
+/** One validation as a line of chapter 6 or 7: what it was, its URI and its statistics. */
+export function validationLine(v: ValidationSummary): string {
   const t = v.tree;
   const what =
     t.numFolds !== undefined

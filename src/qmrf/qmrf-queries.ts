@@ -1,4 +1,4 @@
-import { df, dc, ot, rdfs } from '../rdf/namespaces.js';
+import { df, ot, rdfs } from '../rdf/namespaces.js';
 import { resourcesOfType } from '../store/query-helpers.js';
 import { sparql, type SparqlText } from '../store/sparql-template.js';
 
@@ -12,9 +12,5 @@ export const qmrfQueries = {
   /** QMRF reports, optionally only those about a model (binding `?r`). */
   reports(model?: string): SparqlText {
     return resourcesOfType(ot('QMRFReport'), [[ot('reportModel'), model]]);
-  },
-  /** Reports whose title or stored text mentions a phrase is a text search done in code; this lists titles, binding `?r` and `?title`. */
-  titles(): SparqlText {
-    return sparql`SELECT ?r ?title WHERE { GRAPH ?r { ?r a ${ot('QMRFReport')} ; ${dc('title')} ?title } }`;
   },
 };

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import type { Services } from '../core/services.js';
 import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph, select, selectUris } from '../store/query-helpers.js';
+import { readTypedGraph, selectUris } from '../store/query-helpers.js';
 import { qmrfContentOf, qmrfContentQuads, qmrfQuads, qmrfRecord, type QmrfRecord } from './qmrf-codec.js';
 import { qmrfQueries } from './qmrf-queries.js';
 
@@ -38,11 +38,6 @@ export class QmrfStore {
 
   list(model?: string): Promise<string[]> {
     return selectUris(this.services.store, qmrfQueries.reports(model));
-  }
-
-  /** Every report with its title (for the free-text search). */
-  async titles(): Promise<Map<string, string>> {
-    return new Map((await select(this.services.store, qmrfQueries.titles())).map((row) => [row.r.value, row.title.value]));
   }
 
   async delete(uri: string): Promise<void> {

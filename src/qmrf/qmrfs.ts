@@ -6,8 +6,8 @@ import type { DatasetStore } from '../dataset/dataset-store.js';
 import type { Params } from '../http/params.js';
 import type { ModelStore } from '../model/model-store.js';
 import { describedBy, type QmrfRecord } from './qmrf-codec.js';
-import type { QmrfFacts, ValidationSummary } from './qmrf-facts.js';
-import { fillQmrf, statisticsLine } from './qmrf-filler.js';
+import type { QmrfFacts } from './qmrf-facts.js';
+import { fillQmrf, validationLine } from './qmrf-filler.js';
 import type { QmrfStore } from './qmrf-store.js';
 import { find, readQmrf, spec, toQmrfXml, type QmrfNode } from './qmrf-xml.js';
 
@@ -141,7 +141,7 @@ export class Qmrfs {
     const t = summary.tree;
     const element = t.numFolds !== undefined ? (t.yScramble ? 'yscrambling' : t.leaveOneOut ? 'loo' : 'lmo') : t.validationType === 'bootstrapping' ? 'bootstrap' : 'validation_predictivity';
     const node = find(tree, element)!;
-    const line = lineOf(summary);
+    const line = validationLine(summary);
     if (!(node.text ?? '').includes(uri)) node.text = [node.text?.trim(), line].filter((x) => x).join('\n');
     if (element === 'validation_predictivity') {
       const availability = find(tree, 'validation_set_availability')!;
@@ -151,42 +151,28 @@ export class Qmrfs {
 
   /** Reports matching every given criterion (all reports when none). */
   async search(q: QmrfSearch): Promise<string[]> {
-    let uris = await this.store.list(q.model_uri);
-    const keep = async (test: (r: QmrfRecord, uri: string) => boolean | Promise<boolean>) => {
-      const out: string[] = [];
-      for (const uri of uris) {
-        const found = await this.store.read(uri);
-        if (found && (await test(found.record, uri))) out.push(uri);
-      }
-      uris = out;
-    };
-    if (q.algorithm_uri) await keep((r) => r.algorithm === q.algorithm_uri);
-    if (q.endpoint_uri) await keep((r) => r.endpoint === q.endpoint_uri);
-    if (q.dataset_uri) await keep((r) => r.datasets.includes(q.dataset_uri!));
-    if (q.compound_uri) await keep((r) => this.anyDatasetHolds(r.datasets, q.compound_uri!));
-    if (q.search) {
-      const words = q.search
-        .toLowerCase()
-        .split(/\s+/)
-        .filter((w) => w);
-      await keep(async (r, uri) => {
+    const holding = q.compound_uri ? new Set(await this.datasets.holding(q.compound_uri)) : undefined;
+    const words = (q.search ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w);
+    const out: string[] = [];
+    // each report read once, every criterion checked on it (the document only for a text search)
+    for (const uri of await this.store.list(q.model_uri)) {
+      const r = (await this.store.read(uri))?.record;
+      if (!r) continue;
+      if (q.algorithm_uri && r.algorithm !== q.algorithm_uri) continue;
+      if (q.endpoint_uri && r.endpoint !== q.endpoint_uri) continue;
+      if (q.dataset_uri && !r.datasets.includes(q.dataset_uri)) continue;
+      if (holding && !r.datasets.some((d) => holding.has(d))) continue;
+      if (words.length) {
         const text = `${r.title}\n${await this.store.xml(uri)}`.toLowerCase();
-        return words.every((w) => text.includes(w));
-      });
+        if (!words.every((w) => text.includes(w))) continue;
+      }
+      out.push(uri);
     }
-    return uris;
+    return out;
   }
-
-  private async anyDatasetHolds(datasets: string[], compound: string): Promise<boolean> {
-    const holding = new Set(await this.datasets.holding(compound));
-    return datasets.some((d) => holding.has(d));
-  }
-}
-
-function lineOf(v: ValidationSummary): string {
-  const t = v.tree;
-  const what = t.numFolds !== undefined ? `${t.leaveOneOut ? 'leave-one-out' : `${t.numFolds}-fold`} cross-validation${t.yScramble ? ' (y-scrambled)' : ''}` : String(t.validationType ?? 'validation');
-  return `${what}, ${v.uri}: ${statisticsLine(v.task, v.statistics)}`;
 }
 
 const merged = (a: string[], b: string[]) => [...new Set([...a, ...b])];

@@ -60,16 +60,14 @@ export class ReportFacts {
     private readonly models: ModelStore,
   ) {}
 
-  private async named(uri: string | undefined, kind: 'dataset' | 'model' | 'algorithm' | 'feature'): Promise<Named | undefined> {
+  private async named(uri: string | undefined, kind: 'model' | 'algorithm' | 'feature'): Promise<Named | undefined> {
     if (!uri) return undefined;
     if (kind === 'algorithm') {
       const id = this.services.uris.idIn('algorithm', uri);
       return { uri, title: id ? algorithmById(id)?.title : undefined };
     }
     if (kind === 'model') return { uri, title: (await this.models.describe(uri))?.description.title };
-    if (kind === 'feature') return { uri, title: (await featureTitles(this.services.store, [uri])).get(uri) };
-    const meta = await this.datasets.readMeta(uri);
-    return { uri, title: meta?.title };
+    return { uri, title: (await featureTitles(this.services.store, [uri])).get(uri) };
   }
 
   private async datasetFacts(role: string, uri: string | undefined): Promise<ValidationFacts['datasets']> {

@@ -3,6 +3,8 @@ import { badRequest, HttpError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { AUTH_GRAPH_PREFIX } from '../auth/access-control.js';
 import type { SparqlRequest } from './sparql-request.js';
+import { select } from '../store/query-helpers.js';
+import { sparqlQueries } from './sparql-queries.js';
 
 /**
  * SPARQL 1.1 Update over the protocol (`POST /sparql` with `update=` or an
@@ -19,7 +21,8 @@ import type { SparqlRequest } from './sparql-request.js';
  */
 export async function runUpdate(services: Services, request: SparqlRequest, user: string | undefined): Promise<void> {
   checkUpdateRights(services, user);
-  const text = prepareUpdate(request, services.uris.endpoint('sparql'), await updatableGraphs(services));
+  // the graphs an update may change are listed only for CLEAR/DROP ALL|NAMED (it reads every graph name)
+  const text = await prepareUpdate(request, services.uris.endpoint('sparql'), () => updatableGraphs(services));
   if (!text) return; // an update of no operations (only comments, BASE or PREFIX): done
   try {
     // SPARQL 1.1 Update's dataset: the default graph is the unnamed one (queries see the union)
@@ -32,9 +35,7 @@ export async function runUpdate(services: Services, request: SparqlRequest, user
 
 /** The named graphs an update may change: every graph of the store but those of resources, vocabularies and access control. */
 async function updatableGraphs(services: Services): Promise<string[]> {
-  const result = await services.store.query('SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }');
-  const graphs: string[] = [];
-  if (result.type === 'bindings') for await (const row of result.solutions) graphs.push(row.g.value);
+  const graphs = (await select(services.store, sparqlQueries.graphNames())).map((row) => row.g.value);
   const refused = new Set(refusedGraphs(services, graphs));
   return graphs.filter((g) => !refused.has(g));
 }
@@ -45,7 +46,7 @@ async function updatableGraphs(services: Services): Promise<string[]> {
  * server's resources, which are not changed that way. The protocol's using-graph-uri /
  * using-named-graph-uri become each operation's USING.
  */
-function prepareUpdate(request: SparqlRequest, baseIri: string, updatable: string[]): string {
+async function prepareUpdate(request: SparqlRequest, baseIri: string, updatable: () => Promise<string[]>): Promise<string> {
   const text = request.update;
   if (text === undefined) throw badRequest('missing the update parameter (a SPARQL update)');
   // SPARQL 1.1 allows an update of no operations at all
@@ -66,12 +67,10 @@ function prepareUpdate(request: SparqlRequest, baseIri: string, updatable: strin
   parsed.updates = parsed.updates.filter((op: any) => op.type !== 'load');
   const wide = (op: any) => (op.type === 'clear' || op.type === 'drop') && (op.graph?.all || op.graph?.named);
   const widened = parsed.updates.some(wide);
+  const graphs = widened ? await updatable() : [];
   parsed.updates = parsed.updates.flatMap((op: any) =>
     wide(op)
-      ? [
-          ...(op.graph.all ? [{ ...op, graph: { default: true } }] : []),
-          ...updatable.map((g) => ({ type: op.type, silent: true, graph: { type: 'graph', name: { termType: 'NamedNode', value: g } } })),
-        ]
+      ? [...(op.graph.all ? [{ ...op, graph: { default: true } }] : []), ...graphs.map((g) => ({ type: op.type, silent: true, graph: { type: 'graph', name: { termType: 'NamedNode', value: g } } }))]
       : [op],
   );
   const operations: any[] = parsed.updates;
