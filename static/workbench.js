@@ -70,3 +70,6 @@ for (const select of document.querySelectorAll('select[data-reload]')) {
     window.location.href = url.toString();
   });
 }
+
+// Fields that take a structure get a structure editor (a module of its own, loaded only here).
+if (document.querySelector('input[data-structure-editor]')) import('/static/structure-editor.js');

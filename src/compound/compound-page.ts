@@ -10,7 +10,7 @@ export function searchFormHtml(current: { kind?: 'search' | 'smarts' | 'similari
   const option = (value: string, label: string) => `<option value="${value}"${current.kind === value ? ' selected' : ''}>${label}</option>`;
   return `<form class="run search" method="get" action="/compound">
 <p><label>Find <select name="kind" data-search-kind>${option('search', 'by name or identifier (SMILES, InChI, InChIKey, CAS)')}${option('smarts', 'by substructure (SMARTS)')}${option('similarity', 'by similarity to a SMILES')}</select></label>
-<input name="q" size="50" required value="${escapeHtml(current.text ?? '')}" aria-label="what to find">
+<input name="q" size="50" required value="${escapeHtml(current.text ?? '')}" aria-label="what to find" data-structure-editor="smiles">
 <label>Tanimoto ≥ <input name="threshold" type="number" min="0" max="1" step="0.05" value="${escapeHtml(current.threshold ?? '0.7')}"></label>
 <button type="submit">Search</button></p></form>`;
 }

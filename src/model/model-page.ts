@@ -46,7 +46,7 @@ ${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) =
 </dl>
 <h2>Predict a structure</h2>
 <form class="run predict" method="post" action="${escapeHtml(path)}">
-<p><label>SMILES <input name="smiles" size="60" required placeholder="e.g. CCCCCCCCO"></label> <button type="submit">Predict</button></p>
+<p><label>SMILES <input name="smiles" size="60" required placeholder="e.g. CCCCCCCCO" data-structure-editor="smiles"></label> <button type="submit">Predict</button></p>
 </form>
 <p><small>Or predict a whole dataset: <a href="/dataset">choose it</a> and post its URI as <code>dataset_uri</code> to this model.</small></p>
 <h2>Validations</h2>

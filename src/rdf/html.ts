@@ -22,6 +22,7 @@ div.grid{display:flex;flex-wrap:wrap;gap:.6rem}figure.compound{margin:0;width:15
 pre{white-space:pre-wrap;word-break:break-all}main{overflow-wrap:break-word}main a{overflow-wrap:anywhere}select,input,textarea,label{max-width:100%;box-sizing:border-box}
 @media (max-width:40rem){body{margin:.5rem auto;padding:0 .5rem}th{width:auto}table{display:block;overflow-x:auto}nav.site{font-size:.85rem;gap:.2rem .6rem}h1{font-size:1.4rem}table.dataset td:nth-child(3){max-width:9rem}form.run input[size],form.search input[size]{width:100%}}
 nav.actions{margin:.8rem 0;padding:.5rem .8rem;background:#f3f6fb;border-radius:4px}
+details.draw{margin:.3rem 0 1rem}details.draw summary{cursor:pointer;color:#1a5fb4}.structure-editor{width:min(40rem,100%);height:24rem;border:1px solid #bbb;margin-top:.4rem}
 form.run label,form.upload label{display:inline-block;margin:.2rem 0}form.run input,form.run select{margin-left:.4rem}
 table.report{width:auto;margin:.5rem 0 1.2rem;font-size:.9rem}
 table.report th,table.report td{border:1px solid #bbb;padding:.2rem .5rem;width:auto;color:#222}
@@ -177,6 +178,7 @@ ${opts.refresh ? `<meta http-equiv="refresh" content="${opts.refresh.seconds}${o
 <style>${PAGE_STYLE}</style>
 ${links}
 ${jsonld}
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <script src="/static/workbench.js" defer></script>
 ${opts.head ?? ''}</head>
 <body><header><nav class="site" aria-label="ToxGraph"><a class="home" href="/">ToxGraph</a> ${navigation}</nav></header>

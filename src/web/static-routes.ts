@@ -5,11 +5,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { notFound } from '../core/errors.js';
 
-/** Files the pages load, by name: this server's own scripts (in `static/`), YASGUI's build (the SPARQL editor) and Swagger UI's (the API page). */
+/** Files the pages load, by name: this server's own scripts (in `static/`), YASGUI's build (the SPARQL editor), Swagger UI's (the API page) and OpenChemLib (the structure editor). */
 const STATIC_DIR = fileURLToPath(new URL('../../static/', import.meta.url));
 const require = createRequire(import.meta.url);
 const YASGUI_DIR = dirname(require.resolve('@triply/yasgui/build/yasgui.min.js'));
 const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/swagger-ui-bundle.js'));
+const OPENCHEMLIB = require.resolve('openchemlib');
 const FILES: Record<string, { path: string; type: string }> = {
   'workbench.js': { path: `${STATIC_DIR}workbench.js`, type: 'text/javascript' },
   'sparql.js': { path: `${STATIC_DIR}sparql.js`, type: 'text/javascript' },
@@ -18,6 +19,9 @@ const FILES: Record<string, { path: string; type: string }> = {
   'api.js': { path: `${STATIC_DIR}api.js`, type: 'text/javascript' },
   'swagger-ui-bundle.js': { path: join(SWAGGER_DIR, 'swagger-ui-bundle.js'), type: 'text/javascript' },
   'swagger-ui.css': { path: join(SWAGGER_DIR, 'swagger-ui.css'), type: 'text/css' },
+  'structure-editor.js': { path: `${STATIC_DIR}structure-editor.js`, type: 'text/javascript' },
+  'openchemlib.js': { path: OPENCHEMLIB, type: 'text/javascript' },
+  'favicon.svg': { path: `${STATIC_DIR}favicon.svg`, type: 'image/svg+xml' },
 };
 
 /** `GET /static/{name}`: the few files the pages use, cached by browsers for an hour. */
