@@ -18,4 +18,19 @@ if (form && window.Yasgui) {
     showSnippetsBar: false,
   });
   yasgui.getTab().setQuery(query);
+
+  // Names for YASGUI's unnamed fields, and its "add a tab" button counted as what it stands
+  // beside (a list of tabs may hold only tabs), for this tab and every tab opened later.
+  const label = () => {
+    for (const input of host.querySelectorAll('input.autocomplete:not([aria-label])')) input.setAttribute('aria-label', 'SPARQL endpoint');
+    for (const area of host.querySelectorAll('.yasqe textarea:not([aria-label])')) area.setAttribute('aria-label', 'SPARQL query');
+    for (const input of host.querySelectorAll('.tabsList a[role=tab] input:not([aria-label])')) input.setAttribute('aria-label', 'tab name');
+    for (const select of host.querySelectorAll('.yasr select.tableSizer:not([aria-label])')) select.setAttribute('aria-label', 'results per page');
+    for (const button of host.querySelectorAll('.tabsList button.addTab:not([role])')) {
+      button.setAttribute('role', 'tab');
+      button.setAttribute('aria-selected', 'false');
+    }
+  };
+  label();
+  new MutationObserver(label).observe(host, { childList: true, subtree: true });
 }

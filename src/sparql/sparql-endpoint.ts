@@ -16,7 +16,7 @@ import { RESULT_TYPES, writeBindings, writeBoolean } from './results-format.js';
 function queryForm(endpoint: string, title: string, example: string): string {
   return renderPage({
     title,
-    head: '<link rel="stylesheet" href="/static/yasgui.min.css"><script src="/static/yasgui.min.js" defer></script><script src="/static/sparql.js" defer></script>',
+    head: '<link rel="stylesheet" href="/static/yasgui.min.css"><link rel="stylesheet" href="/static/sparql.css"><script src="/static/yasgui.min.js" defer></script><script src="/static/sparql.js" defer></script>',
     intro: `<form class="sparql" method="get" action="${escapeHtml(endpoint)}"><textarea name="query" rows="12">${escapeHtml(example)}</textarea>
 <p><label>Results as <select name="media"><option>text/html</option><option>application/sparql-results+json</option><option>application/sparql-results+xml</option><option>text/csv</option><option>text/turtle</option><option>application/rdf+xml</option></select></label>
 <button type="submit">Run query</button></p></form>`,

@@ -14,6 +14,7 @@ const OPENCHEMLIB = require.resolve('openchemlib');
 const FILES: Record<string, { path: string; type: string }> = {
   'workbench.js': { path: `${STATIC_DIR}workbench.js`, type: 'text/javascript' },
   'sparql.js': { path: `${STATIC_DIR}sparql.js`, type: 'text/javascript' },
+  'sparql.css': { path: `${STATIC_DIR}sparql.css`, type: 'text/css' },
   'yasgui.min.js': { path: join(YASGUI_DIR, 'yasgui.min.js'), type: 'text/javascript' },
   'yasgui.min.css': { path: join(YASGUI_DIR, 'yasgui.min.css'), type: 'text/css' },
   'api.js': { path: `${STATIC_DIR}api.js`, type: 'text/javascript' },

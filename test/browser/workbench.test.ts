@@ -178,8 +178,8 @@ test('pages are readable on a phone: nothing wider than the screen on the home a
 });
 
 test('accessibility: the main pages have no WCAG 2 A/AA violations that axe-core finds', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
-  // axe is injected as a script, which the pages' policy forbids: this context alone bypasses it. (The SPARQL
-  // page is left out: YASGUI's own widgets have contrast and label findings.)
+  // axe is injected as a script, which the pages' policy forbids: this context alone bypasses it. The SPARQL
+  // page is checked with a query's results shown (YASGUI's editor and results table).
   const context = await browser.newContext({ bypassCSP: true });
   const axePage = await context.newPage();
   const axe = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -188,8 +188,12 @@ test('accessibility: the main pages have no WCAG 2 A/AA violations that axe-core
     const dataset = (await (await fetch(`${s.url}/dataset`, { headers: { accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
     const model = (await (await fetch(`${s.url}/model`, { headers: { accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
     const report = (await (await fetch(`${s.url}/report/crossvalidation`, { headers: { accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
-    for (const uri of [`${s.base}/`, `${s.base}/dataset`, dataset, `${s.base}/algorithm/mlr`, model, report, `${s.base}/compound`]) {
+    for (const uri of [`${s.base}/`, `${s.base}/dataset`, dataset, `${s.base}/algorithm/mlr`, model, report, `${s.base}/compound`, `${s.base}/sparql`]) {
       await axePage.goto(uri.replace(s.base, s.url));
+      if (uri.endsWith('/sparql')) {
+        await axePage.click('.yasqe_queryButton', { timeout: 20_000 });
+        await axePage.waitForSelector('.yasr table tbody tr', { timeout: 20_000 });
+      }
       await axePage.addScriptTag({ path: axe });
       const violations = await axePage.evaluate(async () => {
         const result = await (window as unknown as { axe: { run(o: object): Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe.run({ runOnly: ['wcag2a', 'wcag2aa'] });
