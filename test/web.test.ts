@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedCsv, startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, parseTurtle, form, waitForTask, OT, type TestServer } from './helpers.js';
 import { JsonLdParser } from 'jsonld-streaming-parser';
 import type * as RDF from '@rdfjs/types';
 
@@ -90,4 +90,51 @@ test('the OpenAPI document describes exactly the routes the server answers, and 
     const content = get.responses[String(r.status)].content;
     if (content && type) assert.ok(type in content, `GET ${path}: ${type} is documented for ${r.status}`);
   }
+});
+
+/** The hidden and visible fields of the form that posts to `action`, as a browser would send them. */
+function formFields(page: string, action: string): URLSearchParams {
+  const formHtml = new RegExp(`<form[^>]*action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(page)?.[1];
+  assert.ok(formHtml, `a form posting to ${action}`);
+  const fields = new URLSearchParams();
+  const unescape = (v: string) =>
+    v
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  for (const m of formHtml.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields.append(m[1], unescape(m[2]));
+  return fields;
+}
+
+test("a model's page starts validations of its own recipe (algorithm, parameters, target, training data) and on a test dataset", async () => {
+  const rows = Array.from({ length: 24 }, (_, i) => `${'C'.repeat(i + 1)}O,${i},${(i * 7) % 5},${2 * i + ((i * 7) % 5) + 1}`);
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: `SMILES,x1,x2,y\n${rows.join('\n')}\n`, contentType: 'text/csv', accept: 'text/uri-list' })).text.trim();
+  const features = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const y = features[2];
+  let model = (await http(`${s.url}/algorithm/mlr`, { method: 'POST', body: form({ dataset_uri: dataset, prediction_feature: y, ridge: '0.5' }), accept: 'text/uri-list' })).text.trim();
+  if (model.includes('/task/')) model = await waitForTask(s, model);
+  const page = (await http(model.replace(s.base, s.url), { accept: 'text/html' })).text;
+
+  for (const action of ['/crossvalidation', '/validation/training_test_split']) {
+    const fields = formFields(page, action);
+    assert.equal(fields.get('algorithm_params'), 'ridge=0.5', `${action} repeats the model's parameters`);
+    assert.equal(fields.get('dataset_uri'), dataset);
+    assert.equal(fields.get('prediction_feature'), y);
+  }
+  // the split validation posted as the page's form: its model was trained with the same parameters
+  const split = formFields(page, '/validation/training_test_split');
+  const posted = await http(`${s.url}/validation/training_test_split`, { method: 'POST', body: split, accept: 'text/uri-list' });
+  const validation = posted.text.trim().includes('/task/') ? await waitForTask(s, posted.text.trim()) : posted.text.trim();
+  const validationQuads = parseTurtle((await http(validation.replace(s.base, s.url), { accept: 'text/turtle' })).text);
+  const splitModel = validationQuads.find((q) => q.subject.value === validation && q.predicate.value === `${OT}model`)?.object.value;
+  assert.ok(splitModel, 'the validation names its model');
+  const modelQuads = parseTurtle((await http(splitModel.replace(s.base, s.url), { accept: 'text/turtle' })).text);
+  const ridge = modelQuads.find((q) => q.predicate.value === `${OT}paramValue` && q.subject.value.endsWith('#parameter-ridge'))?.object.value;
+  assert.equal(Number(ridge), 0.5);
+
+  // the test-set form offers the stored datasets
+  assert.match(page, new RegExp(`<form class="run" method="post" action="/validation/test_set_validation">[\\s\\S]*?<option value="${dataset}">`));
+  assert.equal(formFields(page, '/validation/test_set_validation').get('model_uri'), model);
 });

@@ -1,3 +1,4 @@
+import { datasetSelectHtml } from '../dataset/dataset-page.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { featureTitles } from '../feature/feature-record.js';
@@ -55,14 +56,9 @@ function wantsTarget(def: AlgorithmDefinition): 'required' | 'optional' | undefi
 
 /** The form that runs an algorithm on a dataset (chosen from the stored ones; its features offered as the target). */
 export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: DatasetStore; store: TripleStore; chosen?: string; canRead: (uri: string) => boolean }): Promise<string> {
-  const all = (await ctx.datasets.list()).filter(ctx.canRead).slice(-200).reverse();
-  const metas = await Promise.all(all.map(async (u) => ({ uri: u, title: (await ctx.datasets.readMeta(u))?.title })));
-  const chosen = ctx.chosen && metas.some((m) => m.uri === ctx.chosen) ? ctx.chosen : undefined;
   const target = wantsTarget(def);
   // choosing another dataset reloads the page with its features (the page's script does it)
-  const datasetSelect = `<label>Dataset <select name="dataset_uri" required${target ? ' data-reload="dataset_uri"' : ''}>${chosen ? '' : '<option value="">choose a dataset</option>'}${metas
-    .map((m) => `<option value="${escapeHtml(m.uri)}"${m.uri === chosen ? ' selected' : ''}>${escapeHtml(m.title ?? m.uri)}</option>`)
-    .join('')}</select></label>`;
+  const { html: datasetSelect, chosen } = await datasetSelectHtml(ctx.datasets, ctx.canRead, { name: 'dataset_uri', label: 'Dataset', chosen: ctx.chosen, reload: Boolean(target) });
   let targetField = '';
   if (target) {
     if (chosen) {

@@ -1,4 +1,4 @@
-import type { DatasetRow } from './dataset-store.js';
+import type { DatasetRow, DatasetStore } from './dataset-store.js';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.js';
 import { formatNumber } from '../report/statistic-labels.js';
 
@@ -110,4 +110,22 @@ ${pager}
 ${rows}
 </tbody></table>
 ${pager}`;
+}
+
+/**
+ * A `<select>` of the datasets the caller may read (the newest 200, by title) for forms that
+ * take one; `reload` makes the page's script reload with the choice (fields that depend on it).
+ */
+export async function datasetSelectHtml(
+  datasets: DatasetStore,
+  canRead: (uri: string) => boolean,
+  field: { name: string; label: string; chosen?: string; reload?: boolean },
+): Promise<{ html: string; chosen?: string }> {
+  const all = (await datasets.list()).filter(canRead).slice(-200).reverse();
+  const metas = await Promise.all(all.map(async (u) => ({ uri: u, title: (await datasets.readMeta(u))?.title })));
+  const chosen = field.chosen && metas.some((m) => m.uri === field.chosen) ? field.chosen : undefined;
+  const html = `<label>${escapeHtml(field.label)} <select name="${escapeHtml(field.name)}" required${field.reload ? ` data-reload="${escapeHtml(field.name)}"` : ''}>${chosen ? '' : '<option value="">choose a dataset</option>'}${metas
+    .map((m) => `<option value="${escapeHtml(m.uri)}"${m.uri === chosen ? ' selected' : ''}>${escapeHtml(m.title ?? m.uri)}</option>`)
+    .join('')}</select></label>`;
+  return { html, chosen };
 }

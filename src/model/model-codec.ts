@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.js';
 import { df, ot, rdf, rdfs, dc, owl, literal, xsd } from '../rdf/namespaces.js';
-import { typedValue } from '../algorithm/catalogue.js';
+import { instanceFrom, typedValue } from '../algorithm/catalogue.js';
 import type { ColumnEncoding } from './feature-matrix.js';
 import { featureGraph } from '../feature/feature-record.js';
 import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
@@ -92,6 +92,8 @@ export interface ModelDescription {
   adMembership?: string;
   /** `ot:hasDomain`: the model itself (embedded) and/or separate AD models. */
   hasDomain: string[];
+  /** The learner's parameter values the model was trained with (as text, by name). */
+  parameters: Record<string, string>;
 }
 
 /** The URIs a new model is stored under: its own, and its two predicted features' (none, '', for a filtering model). */
@@ -194,6 +196,7 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
     adMetric: values(ot('adMetric'))[0],
     adMembership: values(ot('adMembership'))[0],
     hasDomain: values(ot('hasDomain')),
+    parameters: instanceFrom(quads, uri).values,
   };
 }
 

@@ -5,20 +5,36 @@ import { resourceTree, type Tree } from '../rdf/resource-tree.js';
 import { formatNumber, keyStatistics } from '../report/statistic-labels.js';
 import { selectUris } from '../store/query-helpers.js';
 import { validationQueries } from '../validation/validation-queries.js';
+import { learnerOf, parseAlgorithmParams } from '../validation/validation-runner.js';
 import type { ModelDescription } from './model-codec.js';
+import { datasetSelectHtml } from '../dataset/dataset-page.js';
+import type { DatasetStore } from '../dataset/dataset-store.js';
 
 /**
  * A model's page for people: what it was trained on and what it predicts, the statistics of its
- * validations, a form that predicts a structure typed as SMILES, and forms that start a
- * cross-validation of its recipe and a QMRF report.
+ * validations, a form that predicts a structure (typed as SMILES or drawn), and forms that
+ * start validations (on a test dataset, on a split of its training data, a cross-validation of
+ * its recipe) and a QMRF report.
  */
-export async function modelPageHtml(services: Services, d: ModelDescription, canRead: (uri: string) => boolean): Promise<string> {
+export async function modelPageHtml(services: Services, datasets: DatasetStore, d: ModelDescription, canRead: (uri: string) => boolean): Promise<string> {
   const { store } = services;
   const titles = await featureTitles(
     store,
     [d.dependent, ...d.independent].filter((f) => f),
   );
   const feature = (f: string) => iriHtml(f, titles.get(f) ?? f);
+  // the recipe (algorithm, parameters, target, training data) for the forms that repeat it
+  let algorithmParams = Object.entries(d.parameters)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join(';');
+  try {
+    parseAlgorithmParams(learnerOf(services, d.algorithm), algorithmParams);
+  } catch {
+    algorithmParams = ''; // not a learner's own parameters (a supermodel's steps): the recipe's defaults
+  }
+  const recipe = `<input type="hidden" name="dataset_uri" value="${escapeHtml(d.trainingDataset)}">
+<input type="hidden" name="algorithm_uri" value="${escapeHtml(d.algorithm)}">
+<input type="hidden" name="prediction_feature" value="${escapeHtml(d.dependent)}">${algorithmParams ? `\n<input type="hidden" name="algorithm_params" value="${escapeHtml(algorithmParams)}">` : ''}`;
   const path = linkOf(d.uri).href;
   const validations = (await selectUris(store, validationQueries.validations({ model: d.uri }))).filter((v) => services.uris.isIn('validation', v) && canRead(v));
   const crossvalidations = (await selectUris(store, validationQueries.crossvalidations({ algorithm: d.algorithm, dataset: d.trainingDataset }))).filter(canRead);
@@ -51,10 +67,19 @@ ${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) =
 <p><small>Or predict a whole dataset: <a href="/dataset">choose it</a> and post its URI as <code>dataset_uri</code> to this model.</small></p>
 <h2>Validations</h2>
 ${rows.length ? `<table class="report sortable"><thead><tr><th>validation</th><th colspan="4">statistics</th><th>rows</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : '<p>None yet.</p>'}
+<h3>Validate</h3>
+<form class="run" method="post" action="/validation/test_set_validation">
+<input type="hidden" name="model_uri" value="${escapeHtml(d.uri)}">
+<p>${(await datasetSelectHtml(datasets, canRead, { name: 'test_dataset_uri', label: 'Test dataset' })).html}
+<button type="submit">Validate this model on it</button></p>
+</form>
+<form class="run" method="post" action="/validation/training_test_split">
+${recipe}
+<p><label>Training share <input name="split_ratio" type="number" min="0.01" max="0.99" step="0.01" value="0.67"></label> <label>Random seed <input name="random_seed" type="number" value="1"></label>
+<button type="submit">Validate the recipe on a split of the training data</button></p>
+</form>
 <form class="run" method="post" action="/crossvalidation">
-<input type="hidden" name="dataset_uri" value="${escapeHtml(d.trainingDataset)}">
-<input type="hidden" name="algorithm_uri" value="${escapeHtml(d.algorithm)}">
-<input type="hidden" name="prediction_feature" value="${escapeHtml(d.dependent)}">
+${recipe}
 <p><label>Folds <input name="num_folds" type="number" min="2" max="100" value="10"></label> <label>Random seed <input name="random_seed" type="number" value="1"></label>
 <button type="submit">Cross-validate this recipe</button></p>
 </form>

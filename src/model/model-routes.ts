@@ -45,7 +45,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     renderers['text/html'] = async () =>
       renderPage({
         title: `Model: ${description.title ?? uri}`,
-        intro: await modelPageHtml(services, description, ctx.state.canRead ?? (() => true)),
+        intro: await modelPageHtml(services, datasets, description, ctx.state.canRead ?? (() => true)),
         quads,
         alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
         jsonld: await serializeRdf(quads, 'application/ld+json'),

@@ -34,7 +34,12 @@ const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`
 
 /** After a form: wait for the page it leads to (`expected`), through the task pages when the work runs as a task (their progress reloads the page until the result). */
 async function arriveAt(expected: RegExp): Promise<void> {
-  await page.waitForURL((url) => expected.test(url.pathname), { timeout: 120_000 });
+  try {
+    await page.waitForURL((url) => expected.test(url.pathname), { timeout: 120_000 });
+  } catch (e) {
+    await shot('failed-arrival');
+    throw new Error(`not at ${expected} but at ${page.url()}: ${(await page.textContent('main').catch(() => ''))?.slice(0, 500)}`, { cause: e });
+  }
 }
 
 test('upload a CSV from the datasets page and land on the new dataset', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (Debian package chromium; .ci/run installs it)` }, async () => {
@@ -51,7 +56,9 @@ test('upload a CSV from the datasets page and land on the new dataset', { skip: 
   await shot('dataset');
 });
 
-test('calculate descriptors, train a model, predict a SMILES, cross-validate and open the report, all from the pages', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('calculate descriptors, train a model, predict a drawn structure, validate on a split, cross-validate and open the report, all from the pages', {
+  skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
   // on the dataset page of the first test
   assert.match(new URL(page.url()).pathname, /^\/dataset\/\d+$/);
   await page.click('nav.actions >> text=Calculate descriptors');
@@ -96,6 +103,12 @@ test('calculate descriptors, train a model, predict a SMILES, cross-validate and
     'a predicted value',
   );
   await shot('prediction');
+
+  await page.goto(model);
+  await page.click('text=Validate the recipe on a split of the training data');
+  await arriveAt(/^\/validation\/\d+$/);
+  assert.match((await page.textContent('main')) ?? '', /training_test_split/);
+  await shot('validation');
 
   await page.goto(model);
   await page.fill('input[name=num_folds]', '5');
