@@ -97,14 +97,14 @@ function formFields(page: string, action: string): URLSearchParams {
   const formHtml = new RegExp(`<form[^>]*action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(page)?.[1];
   assert.ok(formHtml, `a form posting to ${action}`);
   const fields = new URLSearchParams();
-  const unescape = (v: string) =>
+  const decodeEntities = (v: string) =>
     v
       .replace(/&quot;/g, '"')
       .replace(/&lt;/g, '<')
       .replace(/&gt;/g, '>')
       .replace(/&#39;/g, "'")
       .replace(/&amp;/g, '&');
-  for (const m of formHtml.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields.append(m[1], unescape(m[2]));
+  for (const m of formHtml.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields.append(m[1], decodeEntities(m[2]));
   return fields;
 }
 
