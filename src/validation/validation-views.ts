@@ -4,6 +4,13 @@ import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.js
 import { escapeHtml, renderPage } from '../rdf/html.js';
 import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.js';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
+import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, REGRESSION_LABELS } from '../report/statistic-labels.js';
+
+/** Statistics named as the reports name them (the key stays as the row's title), in the reports' order first. */
+const LABELS = new Map([...COUNT_LABELS, ...REGRESSION_LABELS, ...CLASSIFICATION_LABELS, ...CLASS_VALUE_COLUMNS]);
+const ORDER = [...LABELS.keys()];
+const byLabelOrder = ([a]: [string, unknown], [b]: [string, unknown]) => (ORDER.indexOf(a) + 1 || ORDER.length + 1) - (ORDER.indexOf(b) + 1 || ORDER.length + 1);
+const statisticName = (key: string) => `<span title="${escapeHtml(key)}">${escapeHtml(LABELS.get(key) ?? key)}</span>`;
 
 /** The XML namespace of validations as `application/xml`; its schema is served at /validation/schema.xsd. */
 export const VALIDATION_XML_NS = 'urn:toxgraph:validation:1';
@@ -33,7 +40,10 @@ const fmt = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? Stri
 function statisticsHtml(tree: Tree): string {
   const parts: string[] = [];
   const table = (title: string, rows: [string, unknown][]) =>
-    `<h2>${escapeHtml(title)}</h2><table><tbody>${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${fmt(v)}</td></tr>`).join('')}</tbody></table>`;
+    `<h2>${escapeHtml(title)}</h2><table><tbody>${[...rows]
+      .sort(byLabelOrder)
+      .map(([k, v]) => `<tr><th>${statisticName(k)}</th><td>${fmt(v)}</td></tr>`)
+      .join('')}</tbody></table>`;
   const counts = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'].filter((k) => tree[k] !== undefined).map((k) => [k, tree[k]] as [string, unknown]);
   if (counts.length) parts.push(table('Instances', counts));
   const regression = tree.regressionStatistics as Tree | undefined;
@@ -56,7 +66,7 @@ function statisticsHtml(tree: Tree): string {
     if (perClass.length) {
       const keys = [...new Set(perClass.flatMap((c) => Object.keys(c)))].filter((k) => k !== 'classValue');
       parts.push(
-        `<h2>Per class</h2><table><thead><tr><th>statistic</th>${perClass.map((c) => `<th>${escapeHtml(String(c.classValue))}</th>`).join('')}</tr></thead><tbody>${keys.map((k) => `<tr><th>${escapeHtml(k)}</th>${perClass.map((c) => `<td>${fmt(c[k])}</td>`).join('')}</tr>`).join('')}</tbody></table>`,
+        `<h2>Per class</h2><table><thead><tr><th>statistic</th>${perClass.map((c) => `<th>${escapeHtml(String(c.classValue))}</th>`).join('')}</tr></thead><tbody>${keys.map((k) => `<tr><th>${statisticName(k)}</th>${perClass.map((c) => `<td>${fmt(c[k])}</td>`).join('')}</tr>`).join('')}</tbody></table>`,
       );
     }
   }
