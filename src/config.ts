@@ -45,6 +45,13 @@ export interface Config {
   /** Where the desktop QMRF editor's Java Web Start files are (the code base of `/reach_report/qmrf/{id}/editor`). */
   qmrfEditorCodebase: string;
   quiet: boolean;
+  /** A remote SPARQL 1.1 store instead of the embedded one: its query endpoint (README, "Scaling out"). */
+  storeUrl?: string;
+  /** Its update endpoint (default: the query endpoint). */
+  storeUpdateUrl?: string;
+  /** HTTP Basic credentials for the remote store. */
+  storeUser?: string;
+  storePassword?: string;
 }
 
 /** `bare`: the value of the flag given without one (`--auth`). */
@@ -96,6 +103,10 @@ const SPECS: Spec[] = [
   },
   { flag: 'dataset-task-bytes', env: 'TOXGRAPH_DATASET_TASK_BYTES', parse: int, key: 'datasetTaskBytes' },
   { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
+  { flag: 'store-url', env: 'TOXGRAPH_STORE_URL', parse: String, key: 'storeUrl' },
+  { flag: 'store-update-url', env: 'TOXGRAPH_STORE_UPDATE_URL', parse: String, key: 'storeUpdateUrl' },
+  { flag: 'store-user', env: 'TOXGRAPH_STORE_USER', parse: String, key: 'storeUser' },
+  { flag: 'store-password', env: 'TOXGRAPH_STORE_PASSWORD', parse: String, key: 'storePassword' },
   { flag: 'qmrf-editor-codebase', env: 'TOXGRAPH_QMRF_EDITOR_CODEBASE', parse: (v) => v.replace(/\/+$/, ''), key: 'qmrfEditorCodebase' },
 ];
 

@@ -188,6 +188,21 @@ export class AccessControl {
         if (inner && !inner.allows(graph)) return false;
         return this.allowed(user, graph, 'GET');
       },
+      // as lists of graphs, unless the inner scope cannot say its own
+      restriction:
+        inner && !inner.restriction
+          ? undefined
+          : () => {
+              const own = inner?.restriction?.();
+              // the resources this caller may not read, each with its sub-graphs (`{uri}/entries`, ...)
+              const hidden = [...this.policies.keys()].filter((r) => !this.allowed(user, r, 'GET'));
+              const everyResource = this.enabled && !user ? [`${this.config.baseUrl}/`] : [];
+              return {
+                allow: own?.allow,
+                deny: [...(own?.deny ?? []), ...hidden],
+                denyPrefixes: [...(own?.denyPrefixes ?? []), AUTH_GRAPH_PREFIX, ...everyResource, ...hidden.map((r) => `${r}/`)],
+              };
+            },
     };
   }
 }

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
-import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { QuadstoreTripleStore } from '../store/quadstore-triple-store.js';
+import { openStore } from '../store/open-store.js';
+import type { TripleStore } from '../store/triple-store.js';
 import { AccessControl } from './access-control.js';
 
 /**
@@ -48,9 +48,9 @@ async function main(): Promise<void> {
   const members = firstFlag < 0 ? rest : rest.slice(0, firstFlag);
   const flags = firstFlag < 0 ? [] : rest.slice(firstFlag);
   const config = loadConfig(flags);
-  let store: QuadstoreTripleStore;
+  let store: TripleStore;
   try {
-    store = await QuadstoreTripleStore.open(join(config.dataDir, 'store'));
+    store = await openStore(config);
   } catch (e) {
     if (/lock/i.test(String((e as Error)?.message) + String((e as { cause?: Error })?.cause?.message))) return viaHttp(config, command, name, members);
     throw e;

@@ -34,7 +34,9 @@ export function ontologyRoutes(router: Router, services: Services, registry: Ont
   // a page of its own for every term of the bundled vocabularies (ot:, ota:, otee:): pages link their terms here
   router.get('/ontology/term', async (ctx) => {
     const iri = Params.fromQuery(ctx).required('iri');
-    const quads = await construct(store, ontologyQueries.term(iri), { scope: { includesDefaultGraph: false, allows: (g) => services.published.vocabularyGraphs().includes(g) } });
+    const quads = await construct(store, ontologyQueries.term(iri), {
+      scope: { includesDefaultGraph: false, allows: (g) => services.published.vocabularyGraphs().includes(g), restriction: () => ({ allow: services.published.vocabularyGraphs() }) },
+    });
     if (!quads.some((q) => q.subject.value === iri)) throw new HttpError(404, 'NotFound', `${iri} is not a term of this service's vocabularies`);
     await sendRdf(ctx, quads, `Term ${iri}`);
   });

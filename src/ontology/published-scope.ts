@@ -1,4 +1,4 @@
-import type { GraphScope } from '../store/triple-store.js';
+import type { GraphRestriction, GraphScope } from '../store/triple-store.js';
 
 /**
  * The published scope that `/ontology` queries (DESIGN.md): the bundled vocabularies plus the
@@ -12,6 +12,10 @@ export class PublishedScope implements GraphScope {
 
   allows(graphIri: string): boolean {
     return this.vocabularies.has(graphIri) || this.registered.has(graphIri);
+  }
+
+  restriction(): GraphRestriction {
+    return { allow: [...this.vocabularies, ...this.registered.keys()] };
   }
 
   addVocabulary(graphIri: string): void {

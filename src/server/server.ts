@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { jsonLogger, type Logger } from '../log.js';
-import { QuadstoreTripleStore } from '../store/quadstore-triple-store.js';
+import { openStore } from '../store/open-store.js';
 import { IdMinter } from '../store/id-minter.js';
 import { TaskRunner } from '../task/task-runner.js';
 import { WorkerPool } from '../task/worker-pool.js';
@@ -83,7 +83,7 @@ function unavailable(why: string, config: Config, log: Logger): Handler {
 
 async function assemble(server: Server, port: number, config: Config, log: Logger, attach: (h: Handler) => void): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true });
-  const store = await QuadstoreTripleStore.open(join(config.dataDir, 'store'));
+  const store = await openStore(config);
   const published = new PublishedScope();
   const vocabularies = await loadVocabularies(store, join(ROOT, 'ontology'));
   for (const graph of vocabularies.graphs) published.addVocabulary(graph);

@@ -12,6 +12,7 @@ import { PendingChanges } from './pending-changes.js';
 import { DeferredFileRemoval } from './deferred-file-removal.js';
 import { quadChars } from './write-size.js';
 import { ScopedSource } from './scoped-source.js';
+import { comunicaQuery } from './comunica-query.js';
 import { closingIterators } from './closing-iterators.js';
 import { TimeSlices } from '../task/time-slices.js';
 import { GraphCache } from './graph-cache.js';
@@ -237,30 +238,7 @@ export class QuadstoreTripleStore implements TripleStore {
     if (options.serviceFetch) context.fetch = options.serviceFetch;
     // SERVICE needs the engine build with HTTP and SPARQL-endpoint actors (loaded when first needed)
     const engine = options.serviceFetch ? await this.federatedEngine() : this.engine;
-    const result = await engine.query(String(query), context as any);
-    switch (result.resultType) {
-      case 'bindings': {
-        const stream = await result.execute();
-        const metadata = await result.metadata();
-        const variables = metadata.variables.map((v: any) => (v.variable ?? v).value as string);
-        abortOn(options.signal, stream);
-        const solutions = stream.map((bindings: any) => {
-          const solution: Solution = {};
-          for (const [variable, term] of bindings) solution[variable.value] = term;
-          return solution;
-        });
-        return { type: 'bindings', variables, solutions };
-      }
-      case 'quads': {
-        const stream = await result.execute();
-        abortOn(options.signal, stream);
-        return { type: 'quads', quads: stream as unknown as AsyncIterable<RDF.Quad> };
-      }
-      case 'boolean':
-        return { type: 'boolean', value: await withAbort(options.signal, result.execute()) };
-      default:
-        throw new Error('an update cannot be run as a query');
-    }
+    return comunicaQuery(engine, String(query), context, options.signal);
   }
 
   private async *solutions(pattern: SinglePattern, signal?: AbortSignal): AsyncIterable<Solution> {
@@ -336,21 +314,4 @@ export class QuadstoreTripleStore implements TripleStore {
 /** Variables and nulls mean "any". */
 function unbound(t: Term): RDF.Term | undefined {
   return t && t.termType !== 'Variable' ? t : undefined;
-}
-
-function abortOn(signal: AbortSignal | undefined, stream: { destroy(cause?: Error): void }): void {
-  if (!signal) return;
-  const stop = () => stream.destroy(signal.reason instanceof Error ? signal.reason : new Error('query aborted'));
-  if (signal.aborted) stop();
-  else signal.addEventListener('abort', stop, { once: true });
-}
-
-function withAbort<T>(signal: AbortSignal | undefined, work: Promise<T>): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(signal.reason instanceof Error ? signal.reason : new Error('query aborted'));
-    if (signal.aborted) return stop();
-    signal.addEventListener('abort', stop, { once: true });
-    work.then(resolve, reject);
-  });
 }

@@ -11,6 +11,18 @@ export interface GraphScope {
   allows(graphIri: string): boolean;
   /** May the store's unnamed default graph be seen? */
   readonly includesDefaultGraph: boolean;
+  /**
+   * The same scope as lists of graphs, when it can be written so: a remote store filters its
+   * queries by them (and evaluates queries itself, more slowly, for a scope without them).
+   */
+  restriction?(): GraphRestriction;
+}
+
+/** Graphs a scope allows: only those in `allow` (when given), none in `deny`, none starting with one of `denyPrefixes`. */
+export interface GraphRestriction {
+  allow?: readonly string[];
+  deny?: readonly string[];
+  denyPrefixes?: readonly string[];
 }
 
 export interface QueryOptions {

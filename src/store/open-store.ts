@@ -1,0 +1,11 @@
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { QuadstoreTripleStore } from './quadstore-triple-store.js';
+import { RemoteSparqlStore } from './remote/remote-sparql-store.js';
+import type { TripleStore } from './triple-store.js';
+
+/** The store the configuration names: a remote SPARQL 1.1 server (`--store-url`), or the embedded one under the data directory. */
+export function openStore(config: Config): Promise<TripleStore> {
+  if (config.storeUrl) return RemoteSparqlStore.open({ queryUrl: config.storeUrl, updateUrl: config.storeUpdateUrl ?? config.storeUrl, user: config.storeUser, password: config.storePassword });
+  return QuadstoreTripleStore.open(join(config.dataDir, 'store'));
+}

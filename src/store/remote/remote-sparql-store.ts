@@ -1,0 +1,303 @@
+import type * as RDF from '@rdfjs/types';
+import { QueryEngine } from '@comunica/query-sparql-rdfjs';
+import { wrap, type AsyncIterator } from 'asynciterator';
+import { Readable } from 'node:stream';
+import sparqljs from 'sparqljs';
+import { df } from '../../rdf/namespaces.js';
+import { comunicaQuery } from '../comunica-query.js';
+import { PendingChanges } from '../pending-changes.js';
+import { ScopedSource } from '../scoped-source.js';
+import { writeTerm, type SparqlText } from '../sparql-template.js';
+import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.js';
+import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.js';
+import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.js';
+
+/** Quads per INSERT DATA operation (servers limit the size of one operation; Virtuoso's SQL text grows with it). */
+const QUADS_PER_OPERATION = 2000;
+/** Quads per request of a bulk load. */
+const QUADS_PER_BULK_REQUEST = 20000;
+
+type Term = RDF.Term | null | undefined;
+
+/**
+ * The store seam on a remote SPARQL 1.1 server (Query, Update; see README "Scaling out").
+ * Each resource write is one update request (DROP SILENT GRAPH, then INSERT DATA in parts), so
+ * its atomicity is the server's per-request transaction. The unnamed default graph is kept as
+ * the named graph `urn:toxgraph:default-graph`, so that every server means the same by it.
+ * Queries are rewritten (union-graph-rewrite.ts) so that the default graph is the union of all
+ * graphs and the caller's graph scope applies, then run by the server. A scope that cannot be
+ * written as lists of graphs, a SERVICE clause (the outbound policy) or a DESCRIBE in a scope
+ * run here in Comunica over the server's quads instead: slower, the same answers.
+ * Updates run in Comunica over the server's quads as on the embedded store, and their changes
+ * are written in one request.
+ */
+export class RemoteSparqlStore implements TripleStore {
+  private readonly engine = new QueryEngine();
+  private federated?: Promise<QueryEngine>;
+  private writeQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly client: SparqlProtocolClient,
+    /** Graphs of the server's own (Virtuoso's system graphs): never shown, never written. */
+    private readonly foreignGraphs: readonly string[],
+  ) {}
+
+  static async open(config: RemoteStoreConfig): Promise<RemoteSparqlStore> {
+    const client = new SparqlProtocolClient(config);
+    await client.ask('ASK { }'); // the server answers, or the start fails here
+    const foreign = (
+      await client.select(
+        'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "http://www.openlinksw.com/") || STRSTARTS(STR(?g), "http://localuriqaserver/") || ?g = <http://www.w3.org/ns/ldp#>) }',
+      )
+    ).map((s) => s.g.value);
+    return new RemoteSparqlStore(client, foreign);
+  }
+
+  async readGraph(graphIri: string): Promise<RDF.Quad[]> {
+    const out: RDF.Quad[] = [];
+    for await (const q of this.streamGraph(graphIri)) out.push(q);
+    return out;
+  }
+
+  async *streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
+    const graph = graphTerm(graphIri);
+    const solutions = await this.client.selectStream(`SELECT ?s ?p ?o WHERE { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } } ORDER BY ?s`);
+    for await (const s of solutions) yield df.quad(s.s as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, s.o as RDF.Quad_Object, graph);
+  }
+
+  hasGraph(graphIri: string): Promise<boolean> {
+    return this.client.ask(`ASK { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } }`);
+  }
+
+  replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
+    return this.write(Object.keys(graphs), graphs);
+  }
+
+  createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
+    return this.write([], graphs);
+  }
+
+  deleteGraphs(graphIris: string[]): Promise<void> {
+    return this.write(graphIris, {});
+  }
+
+  /** One update request: drop `dropped`, then insert every graph's quads. */
+  private write(dropped: string[], graphs: Record<string, RDF.Quad[]>): Promise<void> {
+    const operations = dropped.map((g) => `DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`);
+    for (const [g, quads] of Object.entries(graphs)) operations.push(...insertOperations(quads.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
+    if (!operations.length) return Promise.resolve();
+    return this.exclusive(() => this.client.update(operations.join(' ;\n')));
+  }
+
+  async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
+    const text = String(query);
+    const parsed = new sparqljs.Parser({ baseIRI: options.baseIri }).parse(text);
+    if (parsed.type !== 'query') throw new Error('an update cannot be run as a query');
+    const restriction = options.scope ? this.restrictionOf(options.scope) : this.foreignGraphs.length ? { deny: this.foreignGraphs } : undefined;
+    if (usesService(parsed) || (options.scope && (!restriction || parsed.queryType === 'DESCRIBE'))) return this.queryHere(text, options);
+    const rewritten = new sparqljs.Generator().stringify(rewriteForUnionGraph(parsed, restriction));
+    switch (parsed.queryType) {
+      case 'SELECT': {
+        const { variables, solutions } = await this.client.selectWithVariables(rewritten, options.signal);
+        return { type: 'bindings', variables: variables.filter(visible), solutions: withoutHidden(solutions) };
+      }
+      case 'ASK':
+        return { type: 'boolean', value: await this.client.ask(rewritten, options.signal) };
+      default:
+        return { type: 'quads', quads: await this.client.construct(rewritten, options.signal) };
+    }
+  }
+
+  /** What a scope lets a query read, as lists the rewrite can filter by (none when the scope cannot say). */
+  private restrictionOf(scope: GraphScope): GraphRestriction | undefined {
+    const own = scope.restriction?.();
+    if (!own) return undefined;
+    return {
+      allow: own.allow,
+      deny: [...(own.deny ?? []), ...this.foreignGraphs, ...(scope.includesDefaultGraph ? [] : [DEFAULT_GRAPH_IRI])],
+      denyPrefixes: own.denyPrefixes,
+    };
+  }
+
+  /** The query evaluated here by Comunica, reading the server's quads pattern by pattern. */
+  private async queryHere(text: string, options: QueryOptions): Promise<QueryResult> {
+    const foreign = new Set(this.foreignGraphs);
+    const scope: GraphScope = options.scope ?? { includesDefaultGraph: true, allows: (g) => !foreign.has(g) };
+    const source = new ScopedSource(
+      { match: (s, p, o, g) => this.match(s, p, o, g, options.signal), countQuads: (s, p, o, g) => this.count(s, p, o, g) },
+      { includesDefaultGraph: scope.includesDefaultGraph, allows: (g) => !foreign.has(g) && scope.allows(g) },
+      options.signal,
+    );
+    const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
+    if (options.baseIri) context.baseIRI = options.baseIri;
+    if (options.serviceFetch) context.fetch = options.serviceFetch;
+    const engine = options.serviceFetch ? await this.federatedEngine() : this.engine;
+    return comunicaQuery(engine, text, context, options.signal);
+  }
+
+  private federatedEngine(): Promise<QueryEngine> {
+    this.federated ??= import('@comunica/query-sparql').then((m) => new m.QueryEngine() as unknown as QueryEngine);
+    return this.federated;
+  }
+
+  /** Quads of one pattern from the server (the default graph: `urn:toxgraph:default-graph`). */
+  private match(s: Term, p: Term, o: Term, g: Term, signal?: AbortSignal): AsyncIterator<RDF.Quad> {
+    const { where, terms } = patternQuery(s, p, o, g);
+    const solutions = this.client.selectStream(`SELECT * WHERE { ${where} }`, signal);
+    return wrap<Solution>(Readable.from(solutions)).map((x) =>
+      df.quad((terms.s ?? x.s) as RDF.Quad_Subject, (terms.p ?? x.p) as RDF.Quad_Predicate, (terms.o ?? x.o) as RDF.Quad_Object, graphTerm((terms.g ?? x.g).value)),
+    );
+  }
+
+  private async count(s: Term, p: Term, o: Term, g: Term): Promise<number> {
+    const { where } = patternQuery(s, p, o, g);
+    const [row] = await this.client.select(`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`);
+    return Number(row?.n?.value ?? 0);
+  }
+
+  update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
+    return this.exclusive(async () => {
+      const foreign = new Set(this.foreignGraphs);
+      const pending = new PendingChanges({ match: (s, p, o, g) => this.match(s, p, o, g).filter((q) => !foreign.has(q.graph.value)) });
+      await this.engine.queryVoid(String(update), {
+        sources: [pending as any],
+        destination: pending as any,
+        unionDefaultGraph: options.unionDefaultGraph ?? true,
+        ...(options.baseIri ? { baseIRI: options.baseIri } : {}),
+      } as any);
+      const changed = [...new Set([...pending.deletions, ...pending.additions].map((q) => graphName(q)))];
+      options.beforeWrite?.(changed);
+      if (changed.some((g) => foreign.has(g))) throw new Error('the server’s own graphs cannot be changed');
+      await this.client.update(await this.changesAsUpdate(pending.deletions, pending.additions));
+    });
+  }
+
+  /**
+   * Deletions and additions as one request. A graph from which a quad with a blank node is
+   * deleted is written whole (DELETE DATA cannot name a blank node).
+   */
+  private async changesAsUpdate(deletions: RDF.Quad[], additions: RDF.Quad[]): Promise<string> {
+    const stored = (q: RDF.Quad) => df.quad(q.subject, q.predicate, q.object, df.namedNode(graphName(q)));
+    const dels = deletions.map(stored);
+    const adds = additions.map(stored);
+    const rewritten = new Set(dels.filter((q) => q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode').map((q) => q.graph.value));
+    const operations: string[] = [];
+    for (const g of rewritten) {
+      const gone = new Set(dels.filter((q) => q.graph.value === g).map(key));
+      const kept = (await this.readGraph(g)).filter((q) => !gone.has(key(df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
+      operations.push(`DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`);
+      operations.push(...insertOperations(kept.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
+    }
+    const plainDeletions = dels.filter((q) => !rewritten.has(q.graph.value));
+    for (const part of chunks(plainDeletions, QUADS_PER_OPERATION)) operations.push(`DELETE DATA { ${quadsText(part)} }`);
+    operations.push(...insertOperations(adds));
+    return operations.length ? operations.join(' ;\n') : 'INSERT DATA { }';
+  }
+
+  async bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number> {
+    let batch: RDF.Quad[] = [];
+    let count = 0;
+    const flush = async () => {
+      const operations = insertOperations(batch.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(graphName(q)))));
+      await this.exclusive(() => this.client.update(operations.join(' ;\n')));
+      count += batch.length;
+      batch = [];
+    };
+    for await (const q of quads as AsyncIterable<RDF.Quad>) {
+      batch.push(q);
+      if (batch.length >= QUADS_PER_BULK_REQUEST) await flush();
+    }
+    if (batch.length) await flush();
+    return count;
+  }
+
+  /** Writes of this process one at a time (an update reads, then writes). */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writeQueue.then(work);
+    this.writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    await this.writeQueue;
+    await this.client.close();
+  }
+}
+
+/** The graph a quad is stored in on the server: the unnamed default graph is the named graph DEFAULT_GRAPH_IRI there. */
+function graphName(q: RDF.Quad): string {
+  return q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value;
+}
+
+/** The graph term a stored graph name stands for here. */
+function graphTerm(iri: string): RDF.Quad['graph'] {
+  return iri === DEFAULT_GRAPH_IRI ? df.defaultGraph() : df.namedNode(iri);
+}
+
+const visible = (name: string) => !name.startsWith(HIDDEN_VARIABLE_PREFIX);
+
+async function* withoutHidden(solutions: AsyncIterable<Solution>): AsyncIterable<Solution> {
+  for await (const s of solutions) {
+    const out: Solution = {};
+    for (const [k, v] of Object.entries(s)) if (visible(k)) out[k] = v;
+    yield out;
+  }
+}
+
+function usesService(query: sparqljs.Query): boolean {
+  return JSON.stringify(query.where ?? [], (_k, v) => v).includes('"type":"service"');
+}
+
+/** A pattern's WHERE clause, with the terms it binds. The default graph is the named graph DEFAULT_GRAPH_IRI. */
+function patternQuery(s: Term, p: Term, o: Term, g: Term): { where: string; terms: Partial<Record<'s' | 'p' | 'o' | 'g', RDF.Term>> } {
+  const terms: Partial<Record<'s' | 'p' | 'o' | 'g', RDF.Term>> = {};
+  const bound = (t: Term, name: 's' | 'p' | 'o' | 'g') => {
+    if (!t || t.termType === 'Variable' || t.termType === 'BlankNode') return `?${name}`;
+    const term = t.termType === 'DefaultGraph' ? df.namedNode(DEFAULT_GRAPH_IRI) : t;
+    terms[name] = term;
+    return writeTerm(term);
+  };
+  return { where: `GRAPH ${bound(g, 'g')} { ${bound(s, 's')} ${bound(p, 'p')} ${bound(o, 'o')} }`, terms };
+}
+
+function key(q: RDF.Quad): string {
+  return [q.subject, q.predicate, q.object, q.graph].map((t) => `${t.termType}:${t.value}:${(t as RDF.Literal).language ?? ''}:${(t as RDF.Literal).datatype?.value ?? ''}`).join(' ');
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** A term of a data block: blank nodes keep a label (they are fresh nodes on the server). */
+function dataTerm(t: RDF.Term): string {
+  return t.termType === 'BlankNode' ? `_:b${t.value.replace(/[^A-Za-z0-9]/g, '_')}` : writeTerm(t);
+}
+
+function quadsText(quads: RDF.Quad[]): string {
+  const byGraph = new Map<string, string[]>();
+  for (const q of quads) {
+    const lines = byGraph.get(q.graph.value) ?? [];
+    lines.push(`${dataTerm(q.subject)} ${dataTerm(q.predicate)} ${dataTerm(q.object)} .`);
+    byGraph.set(q.graph.value, lines);
+  }
+  return [...byGraph].map(([g, lines]) => `GRAPH ${writeTerm(df.namedNode(g))} {\n${lines.join('\n')}\n}`).join('\n');
+}
+
+const hasBlankNode = (q: RDF.Quad) => q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode';
+
+/**
+ * Insert operations for quads: INSERT DATA in parts for quads without blank nodes; the quads
+ * with blank nodes all in one `INSERT { } WHERE { }` (INSERT DATA may not hold blank nodes on
+ * Virtuoso, and a blank-node label means one node within one operation only).
+ */
+function insertOperations(quads: RDF.Quad[]): string[] {
+  const operations = chunks(
+    quads.filter((q) => !hasBlankNode(q)),
+    QUADS_PER_OPERATION,
+  ).map((part) => `INSERT DATA { ${quadsText(part)} }`);
+  const withBlank = quads.filter(hasBlankNode);
+  if (withBlank.length) operations.push(`INSERT { ${quadsText(withBlank)} } WHERE { }`);
+  return operations;
+}

@@ -1,0 +1,102 @@
+import type * as RDF from '@rdfjs/types';
+import { Readable } from 'node:stream';
+import { StreamParser } from 'n3';
+import { SparqlJsonParser } from 'sparqljson-parse';
+import { Agent } from 'undici';
+import type { Solution } from '../triple-store.js';
+
+/** Where the remote store is and how to sign in (`--store-url`, `--store-update-url`, `--store-user`, `--store-password`). */
+export interface RemoteStoreConfig {
+  queryUrl: string;
+  updateUrl: string;
+  user?: string;
+  password?: string;
+}
+
+/**
+ * The SPARQL 1.1 Protocol, client side: queries and updates as form posts, results read as
+ * streams (SPARQL JSON results, N-Triples). Connections to the server are kept alive and
+ * shared; a failing request throws with the server's own message.
+ */
+export class SparqlProtocolClient {
+  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 16 });
+  private readonly headers: Record<string, string> = {};
+
+  constructor(private readonly config: RemoteStoreConfig) {
+    if (config.user !== undefined) this.headers.Authorization = `Basic ${Buffer.from(`${config.user}:${config.password ?? ''}`).toString('base64')}`;
+  }
+
+  private async post(url: string, field: 'query' | 'update', text: string, accept: string, signal?: AbortSignal): Promise<Response> {
+    const { fetch } = await import('undici');
+    const response = (await fetch(url, {
+      method: 'POST',
+      headers: { ...this.headers, 'Content-Type': 'application/x-www-form-urlencoded', Accept: accept },
+      body: new URLSearchParams({ [field]: text }).toString(),
+      dispatcher: this.agent,
+      signal,
+    })) as unknown as Response;
+    if (!response.ok) {
+      const message = (await response.text()).slice(0, 2000);
+      throw new Error(`the SPARQL store answered ${response.status} to a ${field}: ${message}`);
+    }
+    return response;
+  }
+
+  private bodyOf(response: Response): NodeJS.ReadableStream {
+    return Readable.fromWeb(response.body as never);
+  }
+
+  /** A SELECT's variables and its solutions as a stream. */
+  async selectWithVariables(query: string, signal?: AbortSignal): Promise<{ variables: string[]; solutions: AsyncIterable<Solution> }> {
+    const response = await this.post(this.config.queryUrl, 'query', query, 'application/sparql-results+json', signal);
+    const stream = new SparqlJsonParser({ prefixVariableQuestionMark: false }).parseJsonResultsStream(this.bodyOf(response));
+    const variables = new Promise<string[]>((resolve, reject) => {
+      stream.once('variables', (vars: RDF.Variable[]) => resolve(vars.map((v) => v.value)));
+      stream.once('error', reject);
+      stream.once('end', () => resolve([]));
+    });
+    // the head comes first; reading it does not consume solutions (they wait in the stream)
+    stream.pause();
+    const names = await variables;
+    return { variables: names, solutions: stream as unknown as AsyncIterable<Solution> };
+  }
+
+  /** A SELECT's solutions as a stream (the request is sent when reading starts). */
+  async *selectStream(query: string, signal?: AbortSignal): AsyncIterable<Solution> {
+    const { solutions } = await this.selectWithVariables(query, signal);
+    yield* solutions;
+  }
+
+  async select(query: string, signal?: AbortSignal): Promise<Solution[]> {
+    const out: Solution[] = [];
+    for await (const s of this.selectStream(query, signal)) out.push(s);
+    return out;
+  }
+
+  async ask(query: string, signal?: AbortSignal): Promise<boolean> {
+    const response = await this.post(this.config.queryUrl, 'query', query, 'application/sparql-results+json', signal);
+    const body = (await response.json()) as { boolean?: boolean; results?: { bindings?: Record<string, { value: string }>[] } };
+    if (typeof body.boolean === 'boolean') return body.boolean;
+    // Virtuoso 7.2 answers ASK in JSON as a one-row SELECT of ?__ASK_RETVAL (1 or 0)
+    const value = body.results?.bindings?.[0]?.__ASK_RETVAL?.value;
+    if (value !== undefined) return value === '1' || value === 'true';
+    throw new Error('the SPARQL store gave no answer to an ASK query');
+  }
+
+  /** A CONSTRUCT's (or DESCRIBE's) triples, as quads in the default graph. */
+  async construct(query: string, signal?: AbortSignal): Promise<AsyncIterable<RDF.Quad>> {
+    const response = await this.post(this.config.queryUrl, 'query', query, 'application/n-triples, text/turtle;q=0.9', signal);
+    const type = response.headers.get('content-type') ?? 'text/turtle';
+    const parser = new StreamParser({ format: /n-triples/.test(type) ? 'application/n-triples' : 'text/turtle' });
+    return this.bodyOf(response).pipe(parser) as unknown as AsyncIterable<RDF.Quad>;
+  }
+
+  async update(update: string): Promise<void> {
+    const response = await this.post(this.config.updateUrl, 'update', update, '*/*');
+    await response.arrayBuffer();
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
