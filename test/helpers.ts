@@ -17,16 +17,26 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-/** A real server on a fresh temporary store, on a free loopback port. */
+/**
+ * A real server on a fresh temporary store, on a free loopback port. With
+ * TOXGRAPH_TEST_STORE=virtuoso (`npm run test:remote`) the store is a Virtuoso server of its own
+ * (its database under the data directory, so a restart on the same directory finds the data).
+ */
 export async function startTestServer(flags: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'toxgraph-test-')));
-  const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...flags], {}));
+  const remote = process.env.TOXGRAPH_TEST_STORE === 'virtuoso' ? await (await import('./remote/virtuoso.js')).startVirtuoso(join(dir, 'virtuoso')) : undefined;
+  const storeFlags = remote ? ['--store-url', remote.queryUrl] : [];
+  const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...storeFlags, ...flags], {})).catch(async (e) => {
+    await remote?.stop();
+    throw e;
+  });
   return {
     ...server,
     base: server.services.config.baseUrl,
     dataDir: dir,
     async stop() {
       await server.close();
+      await remote?.stop();
       if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
   };

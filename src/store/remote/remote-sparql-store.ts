@@ -11,6 +11,7 @@ import { writeTerm, type SparqlText } from '../sparql-template.js';
 import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.js';
 import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.js';
 import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.js';
+import { fromServer, quadFromServer, toServer } from './literal-transport.js';
 
 /** Quads per INSERT DATA operation (servers limit the size of one operation; Virtuoso's SQL text grows with it). */
 const QUADS_PER_OPERATION = 2000;
@@ -61,8 +62,8 @@ export class RemoteSparqlStore implements TripleStore {
 
   async *streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
     const graph = graphTerm(graphIri);
-    const solutions = await this.client.selectStream(`SELECT ?s ?p ?o WHERE { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } } ORDER BY ?s`);
-    for await (const s of solutions) yield df.quad(s.s as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, s.o as RDF.Quad_Object, graph);
+    const solutions = await this.client.selectStream(`SELECT ?s ?p ?o WHERE { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } } ORDER BY ?s ?p ?o`);
+    for await (const s of solutions) yield df.quad(s.s as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graph);
   }
 
   hasGraph(graphIri: string): Promise<boolean> {
@@ -104,7 +105,7 @@ export class RemoteSparqlStore implements TripleStore {
       case 'ASK':
         return { type: 'boolean', value: await this.client.ask(rewritten, options.signal) };
       default:
-        return { type: 'quads', quads: await this.client.construct(rewritten, options.signal) };
+        return { type: 'quads', quads: mapQuads(await this.client.construct(rewritten, options.signal)) };
     }
   }
 
@@ -145,7 +146,7 @@ export class RemoteSparqlStore implements TripleStore {
     const { where, terms } = patternQuery(s, p, o, g);
     const solutions = this.client.selectStream(`SELECT * WHERE { ${where} }`, signal);
     return wrap<Solution>(Readable.from(solutions)).map((x) =>
-      df.quad((terms.s ?? x.s) as RDF.Quad_Subject, (terms.p ?? x.p) as RDF.Quad_Predicate, (terms.o ?? x.o) as RDF.Quad_Object, graphTerm((terms.g ?? x.g).value)),
+      df.quad((terms.s ?? x.s) as RDF.Quad_Subject, (terms.p ?? x.p) as RDF.Quad_Predicate, (terms.o ?? fromServer(x.o)) as RDF.Quad_Object, graphTerm((terms.g ?? x.g).value)),
     );
   }
 
@@ -236,10 +237,14 @@ function graphTerm(iri: string): RDF.Quad['graph'] {
 
 const visible = (name: string) => !name.startsWith(HIDDEN_VARIABLE_PREFIX);
 
+async function* mapQuads(quads: AsyncIterable<RDF.Quad>): AsyncIterable<RDF.Quad> {
+  for await (const q of quads) yield quadFromServer(q);
+}
+
 async function* withoutHidden(solutions: AsyncIterable<Solution>): AsyncIterable<Solution> {
   for await (const s of solutions) {
     const out: Solution = {};
-    for (const [k, v] of Object.entries(s)) if (visible(k)) out[k] = v;
+    for (const [k, v] of Object.entries(s)) if (visible(k)) out[k] = fromServer(v);
     yield out;
   }
 }
@@ -255,7 +260,7 @@ function patternQuery(s: Term, p: Term, o: Term, g: Term): { where: string; term
     if (!t || t.termType === 'Variable' || t.termType === 'BlankNode') return `?${name}`;
     const term = t.termType === 'DefaultGraph' ? df.namedNode(DEFAULT_GRAPH_IRI) : t;
     terms[name] = term;
-    return writeTerm(term);
+    return writeTerm(toServer(term));
   };
   return { where: `GRAPH ${bound(g, 'g')} { ${bound(s, 's')} ${bound(p, 'p')} ${bound(o, 'o')} }`, terms };
 }
@@ -272,7 +277,7 @@ function chunks<T>(items: T[], size: number): T[][] {
 
 /** A term of a data block: blank nodes keep a label (they are fresh nodes on the server). */
 function dataTerm(t: RDF.Term): string {
-  return t.termType === 'BlankNode' ? `_:b${t.value.replace(/[^A-Za-z0-9]/g, '_')}` : writeTerm(t);
+  return t.termType === 'BlankNode' ? `_:b${t.value.replace(/[^A-Za-z0-9]/g, '_')}` : writeTerm(toServer(t));
 }
 
 function quadsText(quads: RDF.Quad[]): string {

@@ -77,9 +77,9 @@ export class SparqlProtocolClient {
     const response = await this.post(this.config.queryUrl, 'query', query, 'application/sparql-results+json', signal);
     const body = (await response.json()) as { boolean?: boolean; results?: { bindings?: Record<string, { value: string }>[] } };
     if (typeof body.boolean === 'boolean') return body.boolean;
-    // Virtuoso 7.2 answers ASK in JSON as a one-row SELECT of ?__ASK_RETVAL (1 or 0)
-    const value = body.results?.bindings?.[0]?.__ASK_RETVAL?.value;
-    if (value !== undefined) return value === '1' || value === 'true';
+    // Virtuoso 7.2 answers ASK in JSON as a SELECT of ?__ASK_RETVAL: one row of 1, or no row
+    const rows = body.results?.bindings;
+    if (Array.isArray(rows)) return rows.length > 0 && ['1', 'true'].includes(rows[0].__ASK_RETVAL?.value ?? '');
     throw new Error('the SPARQL store gave no answer to an ASK query');
   }
 

@@ -2,6 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import type sparqljs from 'sparqljs';
 import { df } from '../../rdf/namespaces.js';
 import type { GraphRestriction } from '../triple-store.js';
+import { exactDatatypes, toServer } from './literal-transport.js';
 
 /** Names of the variables the rewrite adds (never seen by callers). */
 export const HIDDEN_VARIABLE_PREFIX = 'tg_hidden_';
@@ -38,6 +39,12 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
     const out = { ...q } as sparqljs.Query;
     delete out.from;
     if (out.where) out.where = rewritePatterns(out.where, own);
+    // expressions outside the pattern see stored numbers as numbers too
+    if (out.queryType === 'SELECT') {
+      out.variables = out.variables.map((v) => ('expression' in v && v.expression ? { ...v, expression: rewriteExpression(v.expression, own, false) } : v)) as typeof out.variables;
+      if (out.having) out.having = out.having.map((e) => rewriteExpression(e, own, false));
+      if (out.order) out.order = out.order.map((o) => ({ ...o, expression: rewriteExpression(o.expression, own, false) }));
+    }
     if (out.queryType === 'SELECT' && out.variables.length === 1 && 'termType' in out.variables[0] && out.variables[0].termType === 'Wildcard') {
       const names = [...visibleVariables(q.where ?? [])];
       out.variables = (names.length ? names.map((n) => df.variable(n)) : [df.variable(`${HIDDEN_VARIABLE_PREFIX}none`)]) as sparqljs.Variable[];
@@ -80,7 +87,7 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
   const rewritePattern = (p: Pattern, ds: { default: string[]; named: string[] } | undefined, inGraph: boolean): Pattern[] => {
     switch (p.type) {
       case 'bgp': {
-        const triples = p.triples.map(withoutBlankNodes);
+        const triples = p.triples.map(forServer);
         if (inGraph) return [{ type: 'bgp', triples }];
         return triples.map((t): Pattern => {
           const g = fresh();
@@ -107,8 +114,10 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
         return [{ ...p, expression: rewriteExpression(p.expression, ds, inGraph) }];
       case 'query':
         return [rewriteSubquery(p, ds)];
+      case 'values':
+        return [{ ...p, values: p.values.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v ? toServer(v) : v]))) as typeof p.values }];
       default:
-        return [p]; // VALUES; SERVICE is refused before a rewrite
+        return [p]; // SERVICE is refused before a rewrite
     }
   };
 
@@ -116,15 +125,15 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
 
   const rewriteExpression = (e: Expression, ds: { default: string[]; named: string[] } | undefined, inGraph: boolean): Expression => {
     if (!e || typeof e !== 'object' || Array.isArray(e)) return Array.isArray(e) ? (e.map((x) => rewriteExpression(x as Expression, ds, inGraph)) as unknown as Expression) : e;
+    if ('termType' in e && e.termType === 'Variable') return asNumber(e as sparqljs.VariableTerm);
     if ('type' in e && e.type === 'operation') {
       if (e.operator === 'exists' || e.operator === 'notexists')
         return { ...e, args: e.args.map((a) => (isPattern(a) ? ({ type: 'group', patterns: rewritePattern(a as Pattern, ds, inGraph) } as Pattern) : a)) };
+      if (e.operator === 'bound') return e;
       return { ...e, args: e.args.map((a) => rewriteExpression(a as Expression, ds, inGraph)) };
     }
-    if ('type' in e && (e.type === 'functionCall' || e.type === 'aggregate')) {
-      const args = 'args' in e ? (e.args as Expression[]).map((a) => rewriteExpression(a, ds, inGraph)) : undefined;
-      return args ? ({ ...e, args } as Expression) : e;
-    }
+    if ('type' in e && e.type === 'functionCall') return { ...e, args: e.args.map((a) => rewriteExpression(a, ds, inGraph)) };
+    if ('type' in e && e.type === 'aggregate') return { ...e, expression: rewriteExpression(e.expression as Expression, ds, inGraph) } as Expression;
     return e;
   };
 
@@ -145,9 +154,28 @@ function intersect(a?: readonly string[], b?: readonly string[]): string[] | und
 }
 
 /** Blank nodes of a query pattern act as variables; as variables they may span GRAPH blocks. */
-function withoutBlankNodes(t: sparqljs.Triple): sparqljs.Triple {
+/** A triple pattern as the server holds it: blank nodes as variables, literals in their stored form. */
+function forServer(t: sparqljs.Triple): sparqljs.Triple {
   const swap = <T>(term: T): T => ((term as RDF.Term)?.termType === 'BlankNode' ? (df.variable(`${HIDDEN_VARIABLE_PREFIX}b_${(term as RDF.Term).value.replace(/[^A-Za-z0-9_]/g, '_')}`) as T) : term);
-  return { subject: swap(t.subject), predicate: t.predicate, object: swap(t.object) } as sparqljs.Triple;
+  const object = swap(t.object);
+  return { subject: swap(t.subject), predicate: t.predicate, object: (object as RDF.Term).termType === 'Literal' ? toServer(object as RDF.Literal) : object } as sparqljs.Triple;
+}
+
+/** A variable in an expression: a stored exact number (literal-transport.ts) becomes its number again. */
+function asNumber(v: sparqljs.VariableTerm): Expression {
+  let e: Expression = v;
+  for (const [stored, original] of exactDatatypes())
+    e = {
+      type: 'operation',
+      operator: 'if',
+      args: [
+        { type: 'operation', operator: '=', args: [{ type: 'operation', operator: 'datatype', args: [v] }, df.namedNode(stored)] },
+        { type: 'functionCall', function: df.namedNode(original), args: [{ type: 'operation', operator: 'str', args: [v] }], distinct: false },
+        e,
+      ],
+    };
+  // DATATYPE fails on IRIs and blank nodes: then the variable as it is
+  return { type: 'operation', operator: 'coalesce', args: [e, v] };
 }
 
 /** The variables `SELECT *` projects: those of the patterns (not inside FILTER, MINUS or subqueries that do not project them). */

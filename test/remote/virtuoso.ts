@@ -1,0 +1,81 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../helpers.js';
+
+/**
+ * Virtuoso Open Source (Debian's `virtuoso-opensource`) on loopback with its database in a
+ * directory of its own, for running ToxGraph on a remote SPARQL store in tests. The same
+ * directory started again holds the same data (restart tests).
+ */
+export const VIRTUOSO = '/usr/bin/virtuoso-t';
+export const hasVirtuoso = existsSync(VIRTUOSO) && existsSync('/usr/bin/isql-vt');
+
+export interface RunningVirtuoso {
+  queryUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startVirtuoso(dir: string): Promise<RunningVirtuoso> {
+  mkdirSync(dir, { recursive: true });
+  const [sqlPort, httpPort] = [await freePort(), await freePort()];
+  const fresh = !existsSync(join(dir, 'virtuoso.db'));
+  writeFileSync(
+    join(dir, 'virtuoso.ini'),
+    `[Database]
+DatabaseFile = ${dir}/virtuoso.db
+ErrorLogFile = ${dir}/virtuoso.log
+LockFile = ${dir}/virtuoso.lck
+TransactionFile = ${dir}/virtuoso.trx
+xa_persistent_file = ${dir}/virtuoso.pxa
+[TempDatabase]
+DatabaseFile = ${dir}/virtuoso-temp.db
+TransactionFile = ${dir}/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:${sqlPort}
+DisableUnixSocket = 1
+NumberOfBuffers = 10000
+MaxDirtyBuffers = 6000
+CheckpointInterval = 60
+DirsAllowed = .
+[HTTPServer]
+ServerPort = 127.0.0.1:${httpPort}
+ServerRoot = ${dir}
+ServerThreads = 10
+MaxClientConnections = 10
+Charset = UTF-8
+[SPARQL]
+ResultSetMaxRows = 100000000
+MaxQueryCostEstimationTime = 0
+MaxQueryExecutionTime = 0
+`,
+  );
+  const child: ChildProcess = spawn(VIRTUOSO, ['-f', '-c', join(dir, 'virtuoso.ini')], { cwd: dir, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const queryUrl = `http://127.0.0.1:${httpPort}/sparql`;
+  for (let i = 0; ; i++) {
+    try {
+      const r = await fetch(`${queryUrl}?query=${encodeURIComponent('ASK {}')}`);
+      await r.text();
+      if (r.ok) break;
+    } catch {
+      // not yet listening
+    }
+    if (i > 300 || child.exitCode !== null) throw new Error(`Virtuoso did not start in ${dir}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (fresh) {
+    // the anonymous SPARQL user may update (loopback only; a deployment signs in instead)
+    const grant = spawnSync('/usr/bin/isql-vt', [String(sqlPort), 'dba', 'dba', 'exec=grant SPARQL_UPDATE to "SPARQL";'], { encoding: 'utf8' });
+    if (grant.status !== 0) throw new Error(`isql-vt failed: ${grant.stderr}${grant.stdout}`);
+  }
+  return {
+    queryUrl,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
