@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, http, form, errorReport, featureTurtle, type TestServer } from './helpers.js';
+import { startTestServer, testStoreFlags, http, form, errorReport, featureTurtle, type TestServer } from './helpers.js';
 
 let s: TestServer;
 let admin: string;
@@ -148,8 +148,9 @@ test('the user command works with the server stopped (opens the store) and runni
   const { join } = await import('node:path');
   const run = promisify(execFile);
   const dir = await mkdtemp(join(tmpdir(), 'toxgraph-cli-'));
+  const store = await testStoreFlags(dir);
   const cli = (args: string[], env: Record<string, string>) =>
-    run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir], { env: { ...process.env, ...env }, timeout: 60_000 });
+    run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir, ...store], { env: { ...process.env, ...env }, timeout: 60_000 });
   try {
     await cli(['add', 'erin'], { TOXGRAPH_USER_PASSWORD: 'erin-password' });
     await cli(['group', 'chemists', 'erin'], {});

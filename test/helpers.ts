@@ -9,12 +9,31 @@ import { Parser } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server/server.js';
+import type { RunningVirtuoso } from './remote/virtuoso.js';
 
 export interface TestServer extends RunningServer {
   /** The base URL that minted URIs start with. */
   base: string;
   dataDir: string;
   stop(): Promise<void>;
+}
+
+/** Virtuoso servers of the test servers, by database directory: a server restarted on the same data directory (after `close()`) finds its store still running. */
+const runningVirtuosos = new Map<string, Promise<RunningVirtuoso>>();
+
+function virtuosoFor(dir: string): Promise<RunningVirtuoso> {
+  let running = runningVirtuosos.get(dir);
+  if (!running) {
+    running = import('./remote/virtuoso.js').then((m) => m.startVirtuoso(dir));
+    runningVirtuosos.set(dir, running);
+  }
+  return running;
+}
+
+/** The flags that put a server (or the user command) on the test store of a data directory: none for the embedded store. */
+export async function testStoreFlags(dir: string): Promise<string[]> {
+  if (process.env.TOXGRAPH_TEST_STORE !== 'virtuoso') return [];
+  return ['--store-url', (await virtuosoFor(join(dir, 'virtuoso'))).queryUrl];
 }
 
 /**
@@ -24,8 +43,8 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(flags: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'toxgraph-test-')));
-  const remote = process.env.TOXGRAPH_TEST_STORE === 'virtuoso' ? await (await import('./remote/virtuoso.js')).startVirtuoso(join(dir, 'virtuoso')) : undefined;
-  const storeFlags = remote ? ['--store-url', remote.queryUrl] : [];
+  const remote = process.env.TOXGRAPH_TEST_STORE === 'virtuoso' ? await virtuosoFor(join(dir, 'virtuoso')) : undefined;
+  const storeFlags = await testStoreFlags(dir);
   const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...storeFlags, ...flags], {})).catch(async (e) => {
     await remote?.stop();
     throw e;
@@ -36,7 +55,10 @@ export async function startTestServer(flags: string[] = [], dataDir?: string): P
     dataDir: dir,
     async stop() {
       await server.close();
-      await remote?.stop();
+      if (remote) {
+        runningVirtuosos.delete(join(dir, 'virtuoso'));
+        await remote.stop();
+      }
       if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
   };

@@ -41,6 +41,14 @@ async function viaHttp(config: Config, command: string, name: string, members: s
   if (!res.ok) throw new Error(`the server answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
 }
 
+async function serverAnswers(config: Config): Promise<boolean> {
+  try {
+    return (await fetch(`${process.env.TOXGRAPH_URL ?? `http://localhost:${config.port}`}/health`, { signal: AbortSignal.timeout(2000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
   const [command, name, ...rest] = process.argv.slice(2);
   if (!['add', 'passwd', 'remove', 'group'].includes(command) || !name) throw new Error(USAGE);
@@ -48,6 +56,9 @@ async function main(): Promise<void> {
   const members = firstFlag < 0 ? rest : rest.slice(0, firstFlag);
   const flags = firstFlag < 0 ? [] : rest.slice(firstFlag);
   const config = loadConfig(flags);
+  // A remote store is shared, never locked: a server running on it keeps users in memory, so
+  // changes go through it when one answers.
+  if (config.storeUrl && (await serverAnswers(config))) return viaHttp(config, command, name, members);
   let store: TripleStore;
   try {
     store = await openStore(config);

@@ -26,8 +26,9 @@ export function toServer<T extends RDF.Term>(term: T): T {
   return exact ? (df.literal(term.value, df.namedNode(exact)) as unknown as T) : term;
 }
 
-/** The literal as it was written. */
+/** The literal as it was written; a blank node with a label that Turtle can write (Virtuoso's are `nodeID://b10019`). */
 export function fromServer<T extends RDF.Term>(term: T): T {
+  if (term.termType === 'BlankNode') return /^[A-Za-z0-9_]+$/.test(term.value) ? term : (df.blankNode(term.value.replace(/^nodeID:\/\//, '').replace(/[^A-Za-z0-9_]/g, '_')) as unknown as T);
   if (term.termType !== 'Literal') return term;
   const datatype = term.datatype.value;
   const original = ORIGINAL.get(datatype);
@@ -37,8 +38,9 @@ export function fromServer<T extends RDF.Term>(term: T): T {
 }
 
 export function quadFromServer(q: RDF.Quad): RDF.Quad {
+  const subject = fromServer(q.subject);
   const object = fromServer(q.object);
-  return object === q.object ? q : df.quad(q.subject, q.predicate, object, q.graph);
+  return object === q.object && subject === q.subject ? q : df.quad(subject, q.predicate, object, q.graph);
 }
 
 /** The exact datatypes, as (stored, original) pairs: expressions turn the stored ones back into numbers. */

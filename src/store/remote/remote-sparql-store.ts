@@ -1,13 +1,13 @@
 import type * as RDF from '@rdfjs/types';
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
-import { wrap, type AsyncIterator } from 'asynciterator';
+import { EmptyIterator, wrap, type AsyncIterator } from 'asynciterator';
 import { Readable } from 'node:stream';
 import sparqljs from 'sparqljs';
 import { df } from '../../rdf/namespaces.js';
 import { comunicaQuery } from '../comunica-query.js';
 import { PendingChanges } from '../pending-changes.js';
 import { ScopedSource } from '../scoped-source.js';
-import { writeTerm, type SparqlText } from '../sparql-template.js';
+import { checkIri, writeTerm, type SparqlText } from '../sparql-template.js';
 import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.js';
 import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.js';
 import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.js';
@@ -61,12 +61,14 @@ export class RemoteSparqlStore implements TripleStore {
   }
 
   async *streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
+    if (!writable(graphIri)) return; // no such graph can be stored
     const graph = graphTerm(graphIri);
     const solutions = await this.client.selectStream(`SELECT ?s ?p ?o WHERE { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } } ORDER BY ?s ?p ?o`);
-    for await (const s of solutions) yield df.quad(s.s as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graph);
+    for await (const s of solutions) yield df.quad(fromServer(s.s) as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graph);
   }
 
   hasGraph(graphIri: string): Promise<boolean> {
+    if (!writable(graphIri)) return Promise.resolve(false);
     return this.client.ask(`ASK { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } }`);
   }
 
@@ -87,7 +89,23 @@ export class RemoteSparqlStore implements TripleStore {
     const operations = dropped.map((g) => `DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`);
     for (const [g, quads] of Object.entries(graphs)) operations.push(...insertOperations(quads.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
     if (!operations.length) return Promise.resolve();
-    return this.exclusive(() => this.client.update(operations.join(' ;\n')));
+    return this.exclusive(async () => {
+      try {
+        await this.client.update(operations.join(' ;\n'));
+      } catch (e) {
+        // Virtuoso keeps the operations of a request that ran before one failed: graphs of a
+        // new resource are dropped again, so no half-written resource stays visible
+        if (!dropped.length)
+          await this.client
+            .update(
+              Object.keys(graphs)
+                .map((g) => `DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`)
+                .join(' ;\n'),
+            )
+            .catch(() => undefined);
+        throw e;
+      }
+    });
   }
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
@@ -143,14 +161,16 @@ export class RemoteSparqlStore implements TripleStore {
 
   /** Quads of one pattern from the server (the default graph: `urn:toxgraph:default-graph`). */
   private match(s: Term, p: Term, o: Term, g: Term, signal?: AbortSignal): AsyncIterator<RDF.Quad> {
+    if ([s, p, o, g].some((t) => t?.termType === 'NamedNode' && !writable(t.value))) return new EmptyIterator();
     const { where, terms } = patternQuery(s, p, o, g);
     const solutions = this.client.selectStream(`SELECT * WHERE { ${where} }`, signal);
     return wrap<Solution>(Readable.from(solutions)).map((x) =>
-      df.quad((terms.s ?? x.s) as RDF.Quad_Subject, (terms.p ?? x.p) as RDF.Quad_Predicate, (terms.o ?? fromServer(x.o)) as RDF.Quad_Object, graphTerm((terms.g ?? x.g).value)),
+      df.quad((terms.s ?? fromServer(x.s)) as RDF.Quad_Subject, (terms.p ?? x.p) as RDF.Quad_Predicate, (terms.o ?? fromServer(x.o)) as RDF.Quad_Object, graphTerm((terms.g ?? x.g).value)),
     );
   }
 
   private async count(s: Term, p: Term, o: Term, g: Term): Promise<number> {
+    if ([s, p, o, g].some((t) => t?.termType === 'NamedNode' && !writable(t.value))) return 0;
     const { where } = patternQuery(s, p, o, g);
     const [row] = await this.client.select(`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`);
     return Number(row?.n?.value ?? 0);
@@ -228,6 +248,16 @@ export class RemoteSparqlStore implements TripleStore {
 /** The graph a quad is stored in on the server: the unnamed default graph is the named graph DEFAULT_GRAPH_IRI there. */
 function graphName(q: RDF.Quad): string {
   return q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value;
+}
+
+/** Can the server hold this IRI? (One that SPARQL cannot write names nothing stored.) */
+function writable(iri: string): boolean {
+  try {
+    checkIri(iri);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The graph term a stored graph name stands for here. */

@@ -97,6 +97,6 @@ export class SparqlProtocolClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (!this.agent.closed && !this.agent.destroyed) await this.agent.close();
   }
 }
