@@ -28,6 +28,81 @@ async function startBareKoa(): Promise<{ port: number; stop(): Promise<void> }> 
 const FEATURE = (n: number) => `@prefix ot: <http://www.opentox.org/api/1.1#> . @prefix dc: <http://purl.org/dc/elements/1.1/> .
 [] a ot:NumericFeature ; dc:title "load ${n}" ; ot:units "mg/L" .`;
 
+/** Resources the mix reads (paths on the server). */
+export interface MixTargets {
+  compound: string;
+  dataset: string;
+  feature: string;
+  /** A SPARQL SELECT, URL-encoded. */
+  query: string;
+}
+
+/** Stores a compound, a feature and a small dataset for the mix to read; answers their paths. */
+export async function mixTargets(base: string): Promise<MixTargets> {
+  const post = async (path: string, body: string, type: string) =>
+    (await (await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'Content-Type': type, Accept: 'text/uri-list' } })).text()).trim();
+  return {
+    compound: new URL(await post('/compound', 'c1ccccc1O', 'chemical/x-daylight-smiles')).pathname,
+    feature: new URL(await post('/feature', FEATURE(0), 'text/turtle')).pathname,
+    dataset: new URL(await post('/dataset', 'SMILES,LC50\nCCO,1.5\nc1ccccc1,2.25\nCCN,0.5\n', 'text/csv')).pathname,
+    query: encodeURIComponent('SELECT ?f ?t WHERE { GRAPH ?f { ?f a <http://www.opentox.org/api/1.1#Feature> ; <http://purl.org/dc/elements/1.1/title> ?t } } LIMIT 20'),
+  };
+}
+
+/**
+ * The load mix: `connections` clients for `seconds` reading (a compound as SMILES, a dataset
+ * page as CSV, a feature, a SPARQL SELECT) and writing (POST /feature, a small dataset
+ * upload); every acknowledged write is read back afterwards.
+ */
+export async function loadMix(base: string, targets: MixTargets, connections: number, seconds: number): Promise<{ mixed: Result; written: string[]; writes: number; lost: number }> {
+  const { compound, dataset, feature, query } = targets;
+  // the mix, with every acknowledged write remembered
+  const written: string[] = [];
+  let writes = 0;
+  const remember = (status: number, body: string) => {
+    if (status === 200 || status === 201) written.push(body.trim());
+  };
+  let n = 0;
+  const mixed = await cannon({
+    url: base,
+    connections,
+    duration: seconds,
+    requests: [
+      { method: 'GET', path: compound, headers: { Accept: 'chemical/x-daylight-smiles' } },
+      { method: 'GET', path: `${dataset}?page=0&pagesize=2`, headers: { Accept: 'text/csv' } },
+      { method: 'GET', path: feature, headers: { Accept: 'text/turtle' } },
+      { method: 'GET', path: `/sparql?query=${query}`, headers: { Accept: 'application/sparql-results+json' } },
+      {
+        method: 'POST',
+        path: '/feature',
+        headers: { 'Content-Type': 'text/turtle', Accept: 'text/uri-list' },
+        setupRequest: (request) => ({ ...request, body: FEATURE(++n) }),
+        onResponse: (status, body) => {
+          writes++;
+          remember(status, body);
+        },
+      },
+      {
+        method: 'POST',
+        path: '/dataset',
+        headers: { 'Content-Type': 'text/csv', Accept: 'text/uri-list' },
+        setupRequest: (request) => ({ ...request, body: `SMILES,value\nCCO,${++n}\nCCCO,${n / 2}\n` }),
+        onResponse: (status, body) => {
+          writes++;
+          remember(status, body);
+        },
+      },
+    ],
+  });
+  let lost = 0;
+  for (const uri of written) {
+    const r = await fetch(uri, { headers: { Accept: 'text/uri-list' } });
+    await r.arrayBuffer();
+    if (r.status !== 200) lost++;
+  }
+  return { mixed, written, writes, lost };
+}
+
 /**
  * Load: 50 concurrent clients for 60 s (TOXGRAPH_LOAD_SECONDS) against one server process,
  * mixing reads (a compound as SMILES, a dataset page as CSV, a feature, a SPARQL SELECT) with
@@ -45,13 +120,8 @@ export async function benchLoad(): Promise<Row[]> {
   const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
   const koa = await startBareKoa();
   try {
-    const post = async (path: string, body: string, type: string) =>
-      (await (await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'Content-Type': type, Accept: 'text/uri-list' } })).text()).trim();
-    const compound = (await post('/compound', 'c1ccccc1O', 'chemical/x-daylight-smiles')).slice(base.length);
-    const feature = (await post('/feature', FEATURE(0), 'text/turtle')).slice(base.length);
-    const dataset = (await post('/dataset', 'SMILES,LC50\nCCO,1.5\nc1ccccc1,2.25\nCCN,0.5\n', 'text/csv')).slice(base.length);
-    const query = encodeURIComponent('SELECT ?f ?t WHERE { GRAPH ?f { ?f a <http://www.opentox.org/api/1.1#Feature> ; <http://purl.org/dc/elements/1.1/title> ?t } } LIMIT 20');
-
+    const targets = await mixTargets(base);
+    const { compound } = targets;
     // GET /compound/{id} as SMILES: ToxGraph vs a bare Koa handler, 10 s each
     const single = { connections, duration: Math.min(10, seconds), headers: { Accept: 'chemical/x-daylight-smiles' } };
     const ours = await cannon({ ...single, url: `${base}${compound}` });
@@ -64,50 +134,7 @@ export async function benchLoad(): Promise<Row[]> {
       ratio: `${fmt(ours.requests.average / bare.requests.average, 2)}x`,
     });
 
-    // the mix, with every acknowledged write remembered
-    const written: string[] = [];
-    let writes = 0;
-    const remember = (status: number, body: string) => {
-      if (status === 200 || status === 201) written.push(body.trim());
-    };
-    let n = 0;
-    const mixed = await cannon({
-      url: base,
-      connections,
-      duration: seconds,
-      requests: [
-        { method: 'GET', path: compound, headers: { Accept: 'chemical/x-daylight-smiles' } },
-        { method: 'GET', path: `${dataset}?page=0&pagesize=2`, headers: { Accept: 'text/csv' } },
-        { method: 'GET', path: feature, headers: { Accept: 'text/turtle' } },
-        { method: 'GET', path: `/sparql?query=${query}`, headers: { Accept: 'application/sparql-results+json' } },
-        {
-          method: 'POST',
-          path: '/feature',
-          headers: { 'Content-Type': 'text/turtle', Accept: 'text/uri-list' },
-          setupRequest: (request) => ({ ...request, body: FEATURE(++n) }),
-          onResponse: (status, body) => {
-            writes++;
-            remember(status, body);
-          },
-        },
-        {
-          method: 'POST',
-          path: '/dataset',
-          headers: { 'Content-Type': 'text/csv', Accept: 'text/uri-list' },
-          setupRequest: (request) => ({ ...request, body: `SMILES,value\nCCO,${++n}\nCCCO,${n / 2}\n` }),
-          onResponse: (status, body) => {
-            writes++;
-            remember(status, body);
-          },
-        },
-      ],
-    });
-    let lost = 0;
-    for (const uri of written) {
-      const r = await fetch(uri, { headers: { Accept: 'text/uri-list' } });
-      await r.arrayBuffer();
-      if (r.status !== 200) lost++;
-    }
+    const { mixed, written, writes, lost } = await loadMix(base, targets, connections, seconds);
     const mixBench = `load: ${connections} clients for ${seconds} s, reads (compound SMILES, dataset page CSV, feature, SPARQL) and writes (POST feature, dataset upload)`;
     rows.push({ bench: mixBench, measure: 'requests', value: `${mixed.requests.total} (${fmt(mixed.requests.average, 0)}/s)` });
     rows.push({ bench: mixBench, measure: 'latency p50 / p99 / max', value: `${mixed.latency.p50} / ${mixed.latency.p99} / ${mixed.latency.max} ms` });

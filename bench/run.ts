@@ -13,6 +13,7 @@ import { benchUpload } from './upload.js';
 import { benchResources } from './resources.js';
 import { benchSupermodel } from './supermodel.js';
 import { benchReport } from './report.js';
+import { benchRemoteStore } from './remote-store.js';
 import { now, type Row } from './util.js';
 
 /**
@@ -40,6 +41,7 @@ const benches = [
   ['resources', benchResources],
   ['supermodel', benchSupermodel],
   ['report', benchReport],
+  ['remote-store', benchRemoteStore],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();

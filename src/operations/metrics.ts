@@ -17,7 +17,8 @@ export class ServiceMetrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'method' | 'route' | 'status'>;
 
-  constructor(tasks: TaskRunner, store: TripleStore, storeDir: string) {
+  /** `storeDir`: the embedded store's folder (its size on disk is a gauge); none for a remote store, whose size is its server's to tell. */
+  constructor(tasks: TaskRunner, store: TripleStore, storeDir?: string) {
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
     this.requests = new Counter({
       name: 'toxgraph_http_requests_total',
@@ -61,14 +62,15 @@ export class ServiceMetrics {
         if (bytes !== undefined) this.set(bytes);
       },
     });
-    new Gauge({
-      name: 'toxgraph_store_size_bytes',
-      help: 'Size of the embedded store on disk',
-      registers: [this.registry],
-      async collect() {
-        this.set(await directorySize(storeDir));
-      },
-    });
+    if (storeDir)
+      new Gauge({
+        name: 'toxgraph_store_size_bytes',
+        help: 'Size of the embedded store on disk',
+        registers: [this.registry],
+        async collect() {
+          this.set(await directorySize(storeDir));
+        },
+      });
   }
 
   /**

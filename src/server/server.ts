@@ -105,7 +105,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     published,
     chemistry: await Chemistry.load(),
     access: await AccessControl.load(store, config),
-    metrics: new ServiceMetrics(tasks, store, join(config.dataDir, 'store')),
+    metrics: new ServiceMetrics(tasks, store, config.storeUrl ? undefined : join(config.dataDir, 'store')),
   };
   // the one ownership rule: a resource belongs to the caller whose request or task minted its URI
   services.ids.onMint = async (uri) => {

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { ArrayIterator, type AsyncIterator, wrap } from 'asynciterator';
 import { Store as N3Store } from 'n3';
 import { quadKey, matchesPattern } from '../rdf/terms.js';
+import type { QueryEngine } from '@comunica/query-sparql-rdfjs';
 
 type Matcher = {
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): RDF.Stream<RDF.Quad> | AsyncIterator<RDF.Quad>;
@@ -88,4 +89,23 @@ export class PendingChanges {
     });
     return done;
   }
+}
+
+/** How a store evaluates a SPARQL update: its quads, the default graph's meaning, the base IRI. */
+export interface UpdateEvaluation {
+  match: Matcher['match'];
+  unionDefaultGraph?: boolean;
+  baseIri?: string;
+}
+
+/** Run a SPARQL update with Comunica into pending changes (nothing is written yet). */
+export async function evaluateUpdate(engine: QueryEngine, update: string, evaluation: UpdateEvaluation): Promise<PendingChanges> {
+  const pending = new PendingChanges({ match: evaluation.match });
+  await engine.queryVoid(update, {
+    sources: [pending as any],
+    destination: pending as any,
+    unionDefaultGraph: evaluation.unionDefaultGraph ?? true,
+    ...(evaluation.baseIri ? { baseIRI: evaluation.baseIri } : {}),
+  } as any);
+  return pending;
 }

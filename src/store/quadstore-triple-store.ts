@@ -8,7 +8,7 @@ import { INDEXES } from './indexes.js';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.js';
 import { wrap, UnionIterator } from 'asynciterator';
-import { PendingChanges } from './pending-changes.js';
+import { evaluateUpdate } from './pending-changes.js';
 import { DeferredFileRemoval } from './deferred-file-removal.js';
 import { quadChars } from './write-size.js';
 import { ScopedSource } from './scoped-source.js';
@@ -263,13 +263,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
-      const pending = new PendingChanges({ match: (s, p, o, g) => this.match(s, p, o, g) });
-      await this.engine.queryVoid(String(update), {
-        sources: [pending as any],
-        destination: pending as any,
-        unionDefaultGraph: options.unionDefaultGraph ?? true,
-        ...(options.baseIri ? { baseIRI: options.baseIri } : {}),
-      } as any);
+      const pending = await evaluateUpdate(this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
       options.beforeWrite?.([...new Set([...pending.deletions, ...pending.additions].map((q) => q.graph.value))]);
       await this.patch(pending.deletions, pending.additions);
     });

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import sparqljs from 'sparqljs';
 import { df } from '../../rdf/namespaces.js';
 import { comunicaQuery } from '../comunica-query.js';
-import { PendingChanges } from '../pending-changes.js';
+import { evaluateUpdate } from '../pending-changes.js';
 import { ScopedSource } from '../scoped-source.js';
 import { checkIri, writeTerm, type SparqlText } from '../sparql-template.js';
 import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.js';
@@ -179,13 +179,7 @@ export class RemoteSparqlStore implements TripleStore {
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
       const foreign = new Set(this.foreignGraphs);
-      const pending = new PendingChanges({ match: (s, p, o, g) => this.match(s, p, o, g).filter((q) => !foreign.has(q.graph.value)) });
-      await this.engine.queryVoid(String(update), {
-        sources: [pending as any],
-        destination: pending as any,
-        unionDefaultGraph: options.unionDefaultGraph ?? true,
-        ...(options.baseIri ? { baseIRI: options.baseIri } : {}),
-      } as any);
+      const pending = await evaluateUpdate(this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g).filter((q) => !foreign.has(q.graph.value)), ...options });
       const changed = [...new Set([...pending.deletions, ...pending.additions].map((q) => graphName(q)))];
       options.beforeWrite?.(changed);
       if (changed.some((g) => foreign.has(g))) throw new Error('the server’s own graphs cannot be changed');
