@@ -30,6 +30,13 @@ function virtuosoFor(dir: string): Promise<RunningVirtuoso> {
   return running;
 }
 
+/** Stop every test store still running (for scripts that use testStoreFlags without startTestServer). */
+export async function stopTestStores(): Promise<void> {
+  const running = [...runningVirtuosos.values()];
+  runningVirtuosos.clear();
+  await Promise.all(running.map(async (v) => (await v).stop()));
+}
+
 /** The flags that put a server (or the user command) on the test store of a data directory: none for the embedded store. */
 export async function testStoreFlags(dir: string): Promise<string[]> {
   if (process.env.TOXGRAPH_TEST_STORE !== 'virtuoso') return [];

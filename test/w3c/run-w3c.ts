@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server/server.js';
 import { HttpSparqlEngine } from './http-engine.js';
+import { stopTestStores, testStoreFlags } from '../helpers.js';
 import { TestSuiteRunner, type ITestResult } from './suite.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,7 +65,11 @@ const firstLine = (e?: Error) =>
 
 async function main(): Promise<number> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'toxgraph-w3c-'));
-  const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--quiet', '--query-timeout', '20000', '--sparql-update'], {}));
+  // TOXGRAPH_TEST_STORE=virtuoso: the same suites through ToxGraph on a remote store (results in RESULTS-virtuoso.md)
+  const remote = process.env.TOXGRAPH_TEST_STORE === 'virtuoso';
+  const server = await startServer(
+    loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--quiet', '--query-timeout', '20000', '--sparql-update', ...(await testStoreFlags(dataDir))], {}),
+  );
   const sections: string[] = [];
   let failing = false;
   try {
@@ -114,6 +119,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await server.close();
+    await stopTestStores();
     await rm(dataDir, { recursive: true, force: true });
   }
   if (!filter && !onlySuite) {
@@ -130,7 +136,7 @@ async function main(): Promise<number> {
       '',
       ...sections,
     ].join('\n');
-    await writeFile(path.join(repoRoot, 'test/w3c/RESULTS.md'), md);
+    await writeFile(path.join(repoRoot, remote ? 'test/w3c/RESULTS-virtuoso.md' : 'test/w3c/RESULTS.md'), md);
   }
   return failing ? 1 : 0;
 }
