@@ -188,14 +188,15 @@ export class RemoteSparqlStore implements TripleStore {
   }
 
   /**
-   * Deletions and additions as one request. A graph from which a quad with a blank node is
-   * deleted is written whole (DELETE DATA cannot name a blank node).
+   * Deletions and additions as one request. A graph that loses quads is written whole again:
+   * DELETE DATA cannot name a blank node, and Virtuoso does not find some literals it was given
+   * (`"…"^^xsd:anyURI`) when DELETE DATA names them.
    */
   private async changesAsUpdate(deletions: RDF.Quad[], additions: RDF.Quad[]): Promise<string> {
     const stored = (q: RDF.Quad) => df.quad(q.subject, q.predicate, q.object, df.namedNode(graphName(q)));
     const dels = deletions.map(stored);
     const adds = additions.map(stored);
-    const rewritten = new Set(dels.filter((q) => q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode').map((q) => q.graph.value));
+    const rewritten = new Set(dels.map((q) => q.graph.value));
     const operations: string[] = [];
     for (const g of rewritten) {
       const gone = new Set(dels.filter((q) => q.graph.value === g).map(key));
@@ -203,8 +204,6 @@ export class RemoteSparqlStore implements TripleStore {
       operations.push(`DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`);
       operations.push(...insertOperations(kept.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
     }
-    const plainDeletions = dels.filter((q) => !rewritten.has(q.graph.value));
-    for (const part of chunks(plainDeletions, QUADS_PER_OPERATION)) operations.push(`DELETE DATA { ${quadsText(part)} }`);
     operations.push(...insertOperations(adds));
     return operations.length ? operations.join(' ;\n') : 'INSERT DATA { }';
   }

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import type sparqljs from 'sparqljs';
 import { df } from '../../rdf/namespaces.js';
-import type { GraphRestriction } from '../triple-store.js';
+import { DEFAULT_GRAPH_IRI, type GraphRestriction } from '../triple-store.js';
 import { exactDatatypes, toServer } from './literal-transport.js';
 
 /** Names of the variables the rewrite adds (never seen by callers). */
@@ -34,11 +34,11 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
     return undefined;
   };
 
-  const rewriteQuery = <Q extends sparqljs.Query>(q: Q, outer?: { default: string[]; named: string[] }): Q => {
+  const rewriteQuery = <Q extends sparqljs.Query>(q: Q, outer?: { default: string[]; named: string[] }, inGraph = false): Q => {
     const own = datasetOf(q) ?? outer;
     const out = { ...q } as sparqljs.Query;
     delete out.from;
-    if (out.where) out.where = rewritePatterns(out.where, own);
+    if (out.where) out.where = rewritePatterns(out.where, own, inGraph);
     // expressions outside the pattern see stored numbers as numbers too
     if (out.queryType === 'SELECT') {
       out.variables = out.variables.map((v) => ('expression' in v && v.expression ? { ...v, expression: rewriteExpression(v.expression, own, false) } : v)) as typeof out.variables;
@@ -99,8 +99,10 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
       case 'graph': {
         const inner = rewritePatterns(p.patterns, ds, true);
         if (p.name.termType === 'NamedNode') return graphAllowed(p.name.value, ds?.named) ? [{ ...p, patterns: inner }] : [nothing()];
+        // GRAPH ?g ranges over the named graphs: not over the default graph, which the server holds as a named graph
+        const named: Expression = { type: 'operation', operator: '!=', args: [p.name, df.namedNode(DEFAULT_GRAPH_IRI)] };
         const filter = graphFilter(p.name, ds?.named);
-        return [{ ...p, patterns: filter ? [...inner, { type: 'filter', expression: filter }] : inner }];
+        return [{ ...p, patterns: [...inner, { type: 'filter', expression: filter ? { type: 'operation', operator: '&&', args: [named, filter] } : named }] }];
       }
       case 'group':
       case 'optional':
@@ -113,15 +115,14 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
       case 'bind':
         return [{ ...p, expression: rewriteExpression(p.expression, ds, inGraph) }];
       case 'query':
-        return [rewriteSubquery(p, ds)];
+        // a subquery inside GRAPH reads that graph, not the union
+        return [rewriteQuery(p, ds, inGraph) as unknown as Pattern];
       case 'values':
         return [{ ...p, values: p.values.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v ? toServer(v) : v]))) as typeof p.values }];
       default:
         return [p]; // SERVICE is refused before a rewrite
     }
   };
-
-  const rewriteSubquery = (q: sparqljs.SelectQuery, ds: { default: string[]; named: string[] } | undefined): Pattern => rewriteQuery(q, ds) as unknown as Pattern;
 
   const rewriteExpression = (e: Expression, ds: { default: string[]; named: string[] } | undefined, inGraph: boolean): Expression => {
     if (!e || typeof e !== 'object' || Array.isArray(e)) return Array.isArray(e) ? (e.map((x) => rewriteExpression(x as Expression, ds, inGraph)) as unknown as Expression) : e;
