@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import { segmentDispatch } from '../http/segment-dispatch.js';
 import { errorHandler } from '../http/error-handler.js';
 import { crossOrigin, hostCheck, securityHeaders } from '../http/security.js';
 import { methodNotAllowed } from '../core/errors.js';
@@ -122,7 +123,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   sparqlRoutes(router, services);
   graphStoreRoutes(router, services);
   ontologyRoutes(router, services, registry);
-  app.use(router.routes());
+  app.use(segmentDispatch(router));
   app.use(async (ctx, next) => {
     // A known path with an unsupported method is 405 with Allow; anything else falls to 404.
     const allowed = new Set<string>();
