@@ -42,14 +42,15 @@ export class SparqlProtocolClient {
     return response;
   }
 
-  private bodyOf(response: Response): NodeJS.ReadableStream {
+  private bodyOf(response: Response): Readable {
     return Readable.fromWeb(response.body as never);
   }
 
   /** A SELECT's variables and its solutions as a stream. */
   async selectWithVariables(query: string, signal?: AbortSignal): Promise<{ variables: string[]; solutions: AsyncIterable<Solution> }> {
     const response = await this.post(this.config.queryUrl, 'query', query, 'application/sparql-results+json', signal);
-    const stream = new SparqlJsonParser({ prefixVariableQuestionMark: false }).parseJsonResultsStream(this.bodyOf(response));
+    const body = this.bodyOf(response);
+    const stream = new SparqlJsonParser({ prefixVariableQuestionMark: false }).parseJsonResultsStream(body);
     const variables = new Promise<string[]>((resolve, reject) => {
       stream.once('variables', (vars: RDF.Variable[]) => resolve(vars.map((v) => v.value)));
       stream.once('error', reject);
@@ -58,7 +59,7 @@ export class SparqlProtocolClient {
     // the head comes first; reading it does not consume solutions (they wait in the stream)
     stream.pause();
     const names = await variables;
-    return { variables: names, solutions: stream as unknown as AsyncIterable<Solution> };
+    return { variables: names, solutions: untilDone(stream as unknown as AsyncIterable<Solution>, body) };
   }
 
   /** A SELECT's solutions as a stream (the request is sent when reading starts). */
@@ -88,7 +89,8 @@ export class SparqlProtocolClient {
     const response = await this.post(this.config.queryUrl, 'query', query, 'application/n-triples, text/turtle;q=0.9', signal);
     const type = response.headers.get('content-type') ?? 'text/turtle';
     const parser = new StreamParser({ format: /n-triples/.test(type) ? 'application/n-triples' : 'text/turtle' });
-    return this.bodyOf(response).pipe(parser) as unknown as AsyncIterable<RDF.Quad>;
+    const body = this.bodyOf(response);
+    return untilDone(body.pipe(parser) as unknown as AsyncIterable<RDF.Quad>, body);
   }
 
   async update(update: string): Promise<void> {
@@ -98,5 +100,14 @@ export class SparqlProtocolClient {
 
   async close(): Promise<void> {
     if (!this.agent.closed && !this.agent.destroyed) await this.agent.close();
+  }
+}
+
+/** The parsed items of a response; a reader that stops early closes the response (its connection goes back to the pool). */
+async function* untilDone<T>(items: AsyncIterable<T>, body: Readable): AsyncIterable<T> {
+  try {
+    yield* items;
+  } finally {
+    if (!body.destroyed) body.destroy();
   }
 }
