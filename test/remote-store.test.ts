@@ -64,3 +64,56 @@ test('a reader that stops early gives its connection back: many partial reads, t
   }
   assert.equal((await s.services.store.readGraph(g)).length, 5000);
 });
+
+test('reads of a graph while it is replaced again and again all succeed and see one whole version', { skip, timeout: 180_000 }, async () => {
+  const g = 'http://example.org/remote/replaced';
+  const size = 500;
+  const version = (n: number) => Array.from({ length: size }, (_, i) => df.quad(df.namedNode(`${g}#r${i}`), df.namedNode('http://example.org/version'), df.literal(String(n))));
+  await s.services.store.replaceGraphs({ [g]: version(0) });
+  let writing = true;
+  const seen: string[] = [];
+  const reader = async () => {
+    while (writing) {
+      const quads = await s.services.store.readGraph(g);
+      seen.push(`${quads.length} quads of ${new Set(quads.map((q) => q.object.value)).size} version(s)`);
+    }
+  };
+  const readers = [reader(), reader(), reader()];
+  for (let n = 1; n <= 30; n++) await s.services.store.replaceGraphs({ [g]: version(n) });
+  writing = false;
+  await Promise.all(readers);
+  assert.ok(seen.length > 3, `${seen.length} reads`);
+  assert.deepEqual([...new Set(seen)], [`${size} quads of 1 version(s)`]);
+});
+
+test('a request whose connection is closed under it is sent again', { skip, timeout: 60_000 }, async () => {
+  const { createServer, connect } = await import('node:net');
+  const { RemoteSparqlStore } = await import('../src/store/remote/remote-sparql-store.js');
+  const target = new URL(s.services.config.storeUrl ?? '');
+  // a loopback proxy to the test's Virtuoso that drops the first connection once the request has arrived
+  let dropped = 0;
+  const proxy = createServer((client) => {
+    if (dropped === 0) {
+      dropped++;
+      client.once('data', () => client.destroy());
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}${target.pathname}`;
+  try {
+    const store = await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url });
+    try {
+      assert.equal(dropped, 1, 'the first connection was dropped');
+      assert.equal(await store.hasGraph('http://example.org/remote/values'), true);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    proxy.close();
+  }
+});

@@ -19,27 +19,44 @@ export interface RemoteStoreConfig {
  * shared; a failing request throws with the server's own message.
  */
 export class SparqlProtocolClient {
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 16 });
+  // idle connections are closed well before servers close them (Virtuoso: 10 s by default)
+  private readonly agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 16 });
   private readonly headers: Record<string, string> = {};
 
   constructor(private readonly config: RemoteStoreConfig) {
     if (config.user !== undefined) this.headers.Authorization = `Basic ${Buffer.from(`${config.user}:${config.password ?? ''}`).toString('base64')}`;
   }
 
+  /**
+   * One request. Sent again (at most twice more) when the connection was closed under it or the
+   * server reports a deadlock between transactions: every request this store sends leaves the
+   * same state when sent twice (queries; graph replacements; updates as computed changes).
+   */
   private async post(url: string, field: 'query' | 'update', text: string, accept: string, signal?: AbortSignal): Promise<Response> {
     const { fetch } = await import('undici');
-    const response = (await fetch(url, {
-      method: 'POST',
-      headers: { ...this.headers, 'Content-Type': 'application/x-www-form-urlencoded', Accept: accept },
-      body: new URLSearchParams({ [field]: text }).toString(),
-      dispatcher: this.agent,
-      signal,
-    })) as unknown as Response;
-    if (!response.ok) {
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= 2;
+      let response: Response;
+      try {
+        response = (await fetch(url, {
+          method: 'POST',
+          headers: { ...this.headers, 'Content-Type': 'application/x-www-form-urlencoded', Accept: accept },
+          body: new URLSearchParams({ [field]: text }).toString(),
+          dispatcher: this.agent,
+          signal,
+        })) as unknown as Response;
+      } catch (e) {
+        if (last || signal?.aborted || !connectionLost(e)) throw e;
+        continue;
+      }
+      if (response.ok) return response;
       const message = (await response.text()).slice(0, 2000);
+      if (!last && /\b40001\b|SR172|deadlock/i.test(message)) {
+        await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+        continue;
+      }
       throw new Error(`the SPARQL store answered ${response.status} to a ${field}: ${message}`);
     }
-    return response;
   }
 
   private bodyOf(response: Response): Readable {
@@ -110,4 +127,10 @@ async function* untilDone<T>(items: AsyncIterable<T>, body: Readable): AsyncIter
   } finally {
     if (!body.destroyed) body.destroy();
   }
+}
+
+/** A request that failed because its connection closed (a reused keep-alive connection the server had just closed). */
+function connectionLost(e: unknown): boolean {
+  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  return ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED'].includes(cause?.code ?? '') || /other side closed/i.test(cause?.message ?? '');
 }
