@@ -51,7 +51,7 @@ export async function testStoreFlags(dir: string): Promise<string[]> {
 export async function startTestServer(flags: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'toxgraph-test-')));
   const remote = process.env.TOXGRAPH_TEST_STORE === 'virtuoso' ? await virtuosoFor(join(dir, 'virtuoso')) : undefined;
-  const storeFlags = await testStoreFlags(dir);
+  const storeFlags = remote ? ['--store-url', remote.queryUrl] : [];
   const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...storeFlags, ...flags], {})).catch(async (e) => {
     await remote?.stop();
     throw e;

@@ -121,8 +121,10 @@ export async function datasetSelectHtml(
   canRead: (uri: string) => boolean,
   field: { name: string; label: string; chosen?: string; reload?: boolean },
 ): Promise<{ html: string; chosen?: string }> {
-  const all = (await datasets.list()).filter(canRead).slice(-200).reverse();
-  const metas = await Promise.all(all.map(async (u) => ({ uri: u, title: (await datasets.readMeta(u))?.title })));
+  const metas = (await datasets.listWithTitles())
+    .filter((d) => canRead(d.uri))
+    .slice(-200)
+    .reverse();
   const chosen = field.chosen && metas.some((m) => m.uri === field.chosen) ? field.chosen : undefined;
   const html = `<label>${escapeHtml(field.label)} <select name="${escapeHtml(field.name)}" required${field.reload ? ` data-reload="${escapeHtml(field.name)}"` : ''}>${chosen ? '' : '<option value="">choose a dataset</option>'}${metas
     .map((m) => `<option value="${escapeHtml(m.uri)}"${m.uri === chosen ? ' selected' : ''}>${escapeHtml(m.title ?? m.uri)}</option>`)

@@ -1,4 +1,4 @@
-import { df, ot } from '../rdf/namespaces.js';
+import { dc, df, ot } from '../rdf/namespaces.js';
 import { resourcesOfType } from '../store/query-helpers.js';
 import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
 
@@ -11,6 +11,10 @@ export const datasetQueries = {
   /** All datasets, binding `?r`. */
   all(): SparqlText {
     return resourcesOfType(ot('Dataset'));
+  },
+  /** All datasets with their titles (forms that offer a choice of datasets), binding `?r` and `?t` (unbound without a title). */
+  titled(): SparqlText {
+    return sparql`SELECT ?r ?t WHERE { GRAPH ?r { ?r a ${ot('Dataset')} OPTIONAL { ?r ${dc('title')} ?t } } }`;
   },
   /** The number of rows of a dataset, binding `?n`. */
   rowCount(uri: string, entriesGraph: string): SparqlText {

@@ -3,6 +3,7 @@ import { parseDatasetRef } from '../core/uri-scheme.js';
 import type * as RDF from '@rdfjs/types';
 import { df, ot, dc, dcterms } from '../rdf/namespaces.js';
 import { select, selectUris } from '../store/query-helpers.js';
+import { sortById } from '../store/id-minter.js';
 import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta } from './dataset-codec.js';
 import { datasetQueries } from './dataset-queries.js';
 import { badRequest, notFound } from '../core/errors.js';
@@ -73,6 +74,13 @@ export class DatasetStore {
 
   list(): Promise<string[]> {
     return selectUris(this.services.store, datasetQueries.all());
+  }
+
+  /** Every dataset with its title, in id order, in one query (not one metadata read each). */
+  async listWithTitles(): Promise<{ uri: string; title?: string }[]> {
+    const titles = new Map<string, string | undefined>();
+    for (const row of await select(this.services.store, datasetQueries.titled())) titles.set(row.r.value, titles.get(row.r.value) ?? row.t?.value);
+    return sortById([...titles.keys()]).map((uri) => ({ uri, title: titles.get(uri) }));
   }
 
   async readMeta(uri: string): Promise<DatasetMeta | undefined> {

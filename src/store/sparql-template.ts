@@ -77,3 +77,13 @@ export function writeTerm(term: RDF.Term): string {
       throw new TypeError(`sparql template: cannot write term type ${term.termType}`);
   }
 }
+
+/**
+ * Triples of a data block (`INSERT DATA`, `INSERT { } WHERE { }`), one `s p o .` per quad (the
+ * graph term is ignored): terms escaped as in templates, blank nodes written with a label
+ * (in data they name fresh nodes, and the same label the same node within one operation).
+ */
+export function dataTriples(quads: readonly RDF.Quad[]): SparqlText {
+  const term = (t: RDF.Term) => (t.termType === 'BlankNode' ? `_:b${t.value.replace(/[^A-Za-z0-9]/g, '_')}` : writeTerm(t));
+  return new SparqlText(quads.map((q) => [term(q.subject), term(q.predicate), term(q.object), '.'].join(' ')).join('\n'));
+}

@@ -4,10 +4,11 @@ import { EmptyIterator, wrap, type AsyncIterator } from 'asynciterator';
 import { Readable } from 'node:stream';
 import sparqljs from 'sparqljs';
 import { df } from '../../rdf/namespaces.js';
+import { quadKey } from '../../rdf/terms.js';
 import { comunicaQuery } from '../comunica-query.js';
 import { evaluateUpdate } from '../pending-changes.js';
 import { ScopedSource } from '../scoped-source.js';
-import { checkIri, writeTerm, type SparqlText } from '../sparql-template.js';
+import { checkIri, dataTriples, sparql, SparqlText } from '../sparql-template.js';
 import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.js';
 import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.js';
 import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.js';
@@ -37,39 +38,60 @@ export class RemoteSparqlStore implements TripleStore {
   private federated?: Promise<QueryEngine>;
   private writeQueue: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    private readonly client: SparqlProtocolClient,
-    /** Graphs of the server's own (Virtuoso's system graphs): never shown, never written. */
-    private readonly foreignGraphs: readonly string[],
-  ) {}
+  constructor(private readonly client: SparqlProtocolClient) {}
 
   static async open(config: RemoteStoreConfig): Promise<RemoteSparqlStore> {
     const client = new SparqlProtocolClient(config);
     await client.ask('ASK { }'); // the server answers, or the start fails here
-    const foreign = (
-      await client.select(
-        'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "http://www.openlinksw.com/") || STRSTARTS(STR(?g), "http://localuriqaserver/") || ?g = <http://www.w3.org/ns/ldp#>) }',
-      )
-    ).map((s) => s.g.value);
-    return new RemoteSparqlStore(client, foreign);
+    return new RemoteSparqlStore(client);
   }
 
+  /** A graph whole; read again when it was being rewritten by another process while it was read. */
   async readGraph(graphIri: string): Promise<RDF.Quad[]> {
-    const out: RDF.Quad[] = [];
-    for await (const q of this.streamGraph(graphIri)) out.push(q);
-    return out;
+    for (let attempt = 0; ; attempt++) {
+      const out: RDF.Quad[] = [];
+      try {
+        for await (const q of this.streamGraph(graphIri)) out.push(q);
+        return out;
+      } catch (e) {
+        if (!(e instanceof ReadDuringWrite) || attempt >= 4) throw e;
+      }
+    }
   }
 
   async *streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
     if (!writable(graphIri)) return; // no such graph can be stored
+    await this.writing.get(graphIri);
     const graph = graphTerm(graphIri);
-    const solutions = await this.client.selectStream(`SELECT ?s ?p ?o WHERE { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } } ORDER BY ?s ?p ?o`);
-    for await (const s of solutions) yield df.quad(fromServer(s.s) as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graph);
+    const solutions = this.client.selectStream(sparql`SELECT ?s ?p ?o WHERE { GRAPH ${df.namedNode(graphIri)} { ?s ?p ?o } } ORDER BY ?s ?p ?o`);
+    for await (const s of solutions) {
+      if (!s.s || !s.p || !s.o) throw new ReadDuringWrite(graphIri);
+      yield df.quad(fromServer(s.s) as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graph);
+    }
   }
 
-  hasGraph(graphIri: string): Promise<boolean> {
-    if (!writable(graphIri)) return Promise.resolve(false);
-    return this.client.ask(`ASK { GRAPH ${writeTerm(df.namedNode(graphIri))} { ?s ?p ?o } }`);
+  async hasGraph(graphIri: string): Promise<boolean> {
+    if (!writable(graphIri)) return false;
+    await this.writing.get(graphIri);
+    return this.client.ask(sparql`ASK { GRAPH ${df.namedNode(graphIri)} { ?s ?p ?o } }`);
+  }
+
+  /**
+   * Writes in flight, by graph: this process's reads of those graphs wait for them. Virtuoso
+   * runs the DROP and the INSERTs of a request one after the other and lets reads in between:
+   * a graph read while it was replaced came back with rows missing terms (tested).
+   */
+  private readonly writing = new Map<string, Promise<unknown>>();
+
+  private async writingGraphs(graphs: string[], write: () => Promise<void>): Promise<void> {
+    const done = write();
+    const settled = done.catch(() => undefined);
+    for (const g of graphs) this.writing.set(g, settled);
+    try {
+      await done;
+    } finally {
+      for (const g of graphs) if (this.writing.get(g) === settled) this.writing.delete(g);
+    }
   }
 
   replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
@@ -86,23 +108,16 @@ export class RemoteSparqlStore implements TripleStore {
 
   /** One update request: drop `dropped`, then insert every graph's quads. */
   private write(dropped: string[], graphs: Record<string, RDF.Quad[]>): Promise<void> {
-    const operations = dropped.map((g) => `DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`);
+    const operations = dropped.map(dropGraph);
     for (const [g, quads] of Object.entries(graphs)) operations.push(...insertOperations(quads.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
     if (!operations.length) return Promise.resolve();
     return this.exclusive(async () => {
       try {
-        await this.client.update(operations.join(' ;\n'));
+        await this.writingGraphs([...dropped, ...Object.keys(graphs)], () => this.client.update(request(operations)));
       } catch (e) {
         // Virtuoso keeps the operations of a request that ran before one failed: graphs of a
         // new resource are dropped again, so no half-written resource stays visible
-        if (!dropped.length)
-          await this.client
-            .update(
-              Object.keys(graphs)
-                .map((g) => `DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`)
-                .join(' ;\n'),
-            )
-            .catch(() => undefined);
+        if (!dropped.length) await this.client.update(request(Object.keys(graphs).map(dropGraph))).catch(() => undefined);
         throw e;
       }
     });
@@ -112,7 +127,7 @@ export class RemoteSparqlStore implements TripleStore {
     const text = String(query);
     const parsed = new sparqljs.Parser({ baseIRI: options.baseIri }).parse(text);
     if (parsed.type !== 'query') throw new Error('an update cannot be run as a query');
-    const restriction = options.scope ? this.restrictionOf(options.scope) : this.foreignGraphs.length ? { deny: this.foreignGraphs } : undefined;
+    const restriction = options.scope ? this.restrictionOf(options.scope) : SERVER_GRAPHS;
     if (usesService(parsed) || (options.scope && (!restriction || parsed.queryType === 'DESCRIBE'))) return this.queryHere(text, options);
     const rewritten = new sparqljs.Generator().stringify(rewriteForUnionGraph(parsed, restriction));
     switch (parsed.queryType) {
@@ -133,20 +148,14 @@ export class RemoteSparqlStore implements TripleStore {
     if (!own) return undefined;
     return {
       allow: own.allow,
-      deny: [...(own.deny ?? []), ...this.foreignGraphs, ...(scope.includesDefaultGraph ? [] : [DEFAULT_GRAPH_IRI])],
-      denyPrefixes: own.denyPrefixes,
+      deny: [...(own.deny ?? []), ...SERVER_GRAPHS.deny, ...(scope.includesDefaultGraph ? [] : [DEFAULT_GRAPH_IRI])],
+      denyPrefixes: [...(own.denyPrefixes ?? []), ...SERVER_GRAPHS.denyPrefixes],
     };
   }
 
   /** The query evaluated here by Comunica, reading the server's quads pattern by pattern. */
   private async queryHere(text: string, options: QueryOptions): Promise<QueryResult> {
-    const foreign = new Set(this.foreignGraphs);
-    const scope: GraphScope = options.scope ?? { includesDefaultGraph: true, allows: (g) => !foreign.has(g) };
-    const source = new ScopedSource(
-      { match: (s, p, o, g) => this.match(s, p, o, g, options.signal), countQuads: (s, p, o, g) => this.count(s, p, o, g) },
-      { includesDefaultGraph: scope.includesDefaultGraph, allows: (g) => !foreign.has(g) && scope.allows(g) },
-      options.signal,
-    );
+    const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g, options.signal), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
     if (options.serviceFetch) context.fetch = options.serviceFetch;
@@ -159,31 +168,33 @@ export class RemoteSparqlStore implements TripleStore {
     return this.federated;
   }
 
-  /** Quads of one pattern from the server (the default graph: `urn:toxgraph:default-graph`). */
+  /** Quads of one pattern from the server (the default graph: `urn:toxgraph:default-graph`; never the server's own graphs). */
   private match(s: Term, p: Term, o: Term, g: Term, signal?: AbortSignal): AsyncIterator<RDF.Quad> {
     if ([s, p, o, g].some((t) => t?.termType === 'NamedNode' && !writable(t.value))) return new EmptyIterator();
     const { where, terms } = patternQuery(s, p, o, g);
-    const solutions = this.client.selectStream(`SELECT * WHERE { ${where} }`, signal);
-    return wrap<Solution>(Readable.from(solutions)).map((x) =>
-      df.quad((terms.s ?? fromServer(x.s)) as RDF.Quad_Subject, (terms.p ?? x.p) as RDF.Quad_Predicate, (terms.o ?? fromServer(x.o)) as RDF.Quad_Object, graphTerm((terms.g ?? x.g).value)),
-    );
+    const solutions = this.client.selectStream(sparql`SELECT * WHERE { ${where} }`, signal);
+    return wrap<Solution>(Readable.from(solutions))
+      .filter((x) => !isServerGraph((terms.g ?? x.g).value))
+      .map((x) =>
+        df.quad((terms.s ?? fromServer(x.s)) as RDF.Quad_Subject, (terms.p ?? x.p) as RDF.Quad_Predicate, (terms.o ?? fromServer(x.o)) as RDF.Quad_Object, graphTerm((terms.g ?? x.g).value)),
+      );
   }
 
   private async count(s: Term, p: Term, o: Term, g: Term): Promise<number> {
     if ([s, p, o, g].some((t) => t?.termType === 'NamedNode' && !writable(t.value))) return 0;
     const { where } = patternQuery(s, p, o, g);
-    const [row] = await this.client.select(`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`);
+    const [row] = await this.client.select(sparql`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`);
     return Number(row?.n?.value ?? 0);
   }
 
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
-      const foreign = new Set(this.foreignGraphs);
-      const pending = await evaluateUpdate(this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g).filter((q) => !foreign.has(q.graph.value)), ...options });
+      const pending = await evaluateUpdate(this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
       const changed = [...new Set([...pending.deletions, ...pending.additions].map((q) => graphName(q)))];
       options.beforeWrite?.(changed);
-      if (changed.some((g) => foreign.has(g))) throw new Error('the server’s own graphs cannot be changed');
-      await this.client.update(await this.changesAsUpdate(pending.deletions, pending.additions));
+      if (changed.some(isServerGraph)) throw new Error('the server’s own graphs cannot be changed');
+      const text = await this.changesAsUpdate(pending.deletions, pending.additions);
+      await this.writingGraphs(changed, () => this.client.update(text));
     });
   }
 
@@ -192,20 +203,20 @@ export class RemoteSparqlStore implements TripleStore {
    * DELETE DATA cannot name a blank node, and Virtuoso does not find some literals it was given
    * (`"…"^^xsd:anyURI`) when DELETE DATA names them.
    */
-  private async changesAsUpdate(deletions: RDF.Quad[], additions: RDF.Quad[]): Promise<string> {
+  private async changesAsUpdate(deletions: RDF.Quad[], additions: RDF.Quad[]): Promise<SparqlText> {
     const stored = (q: RDF.Quad) => df.quad(q.subject, q.predicate, q.object, df.namedNode(graphName(q)));
     const dels = deletions.map(stored);
     const adds = additions.map(stored);
     const rewritten = new Set(dels.map((q) => q.graph.value));
-    const operations: string[] = [];
+    const operations: SparqlText[] = [];
     for (const g of rewritten) {
-      const gone = new Set(dels.filter((q) => q.graph.value === g).map(key));
-      const kept = (await this.readGraph(g)).filter((q) => !gone.has(key(df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
-      operations.push(`DROP SILENT GRAPH ${writeTerm(df.namedNode(g))}`);
+      const gone = new Set(dels.filter((q) => q.graph.value === g).map(quadKey));
+      const kept = (await this.readGraph(g)).filter((q) => !gone.has(quadKey(df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
+      operations.push(dropGraph(g));
       operations.push(...insertOperations(kept.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
     }
     operations.push(...insertOperations(adds));
-    return operations.length ? operations.join(' ;\n') : 'INSERT DATA { }';
+    return operations.length ? request(operations) : sparql`INSERT DATA { }`;
   }
 
   async bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number> {
@@ -213,7 +224,7 @@ export class RemoteSparqlStore implements TripleStore {
     let count = 0;
     const flush = async () => {
       const operations = insertOperations(batch.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(graphName(q)))));
-      await this.exclusive(() => this.client.update(operations.join(' ;\n')));
+      await this.exclusive(() => this.client.update(request(operations)));
       count += batch.length;
       batch = [];
     };
@@ -236,6 +247,20 @@ export class RemoteSparqlStore implements TripleStore {
     await this.writeQueue;
     await this.client.close();
   }
+}
+
+/** A graph read while another process rewrote it (rows came back with terms missing). */
+class ReadDuringWrite extends Error {
+  constructor(graph: string) {
+    super(`graph ${graph} was being written while it was read`);
+  }
+}
+
+/** The server's own graphs (Virtuoso's system graphs): never shown, never written. */
+const SERVER_GRAPHS = { deny: ['http://www.w3.org/ns/ldp#'], denyPrefixes: ['http://www.openlinksw.com/', 'http://localuriqaserver/'] };
+
+function isServerGraph(iri: string): boolean {
+  return SERVER_GRAPHS.deny.includes(iri) || SERVER_GRAPHS.denyPrefixes.some((p) => iri.startsWith(p));
 }
 
 /** The graph a quad is stored in on the server: the unnamed default graph is the named graph DEFAULT_GRAPH_IRI there. */
@@ -277,19 +302,15 @@ function usesService(query: sparqljs.Query): boolean {
 }
 
 /** A pattern's WHERE clause, with the terms it binds. The default graph is the named graph DEFAULT_GRAPH_IRI. */
-function patternQuery(s: Term, p: Term, o: Term, g: Term): { where: string; terms: Partial<Record<'s' | 'p' | 'o' | 'g', RDF.Term>> } {
+function patternQuery(s: Term, p: Term, o: Term, g: Term): { where: SparqlText; terms: Partial<Record<'s' | 'p' | 'o' | 'g', RDF.Term>> } {
   const terms: Partial<Record<'s' | 'p' | 'o' | 'g', RDF.Term>> = {};
-  const bound = (t: Term, name: 's' | 'p' | 'o' | 'g') => {
-    if (!t || t.termType === 'Variable' || t.termType === 'BlankNode') return `?${name}`;
+  const bound = (t: Term, name: 's' | 'p' | 'o' | 'g'): RDF.Term => {
+    if (!t || t.termType === 'Variable' || t.termType === 'BlankNode') return df.variable(name);
     const term = t.termType === 'DefaultGraph' ? df.namedNode(DEFAULT_GRAPH_IRI) : t;
     terms[name] = term;
-    return writeTerm(toServer(term));
+    return toServer(term);
   };
-  return { where: `GRAPH ${bound(g, 'g')} { ${bound(s, 's')} ${bound(p, 'p')} ${bound(o, 'o')} }`, terms };
-}
-
-function key(q: RDF.Quad): string {
-  return [q.subject, q.predicate, q.object, q.graph].map((t) => `${t.termType}:${t.value}:${(t as RDF.Literal).language ?? ''}:${(t as RDF.Literal).datatype?.value ?? ''}`).join(' ');
+  return { where: sparql`GRAPH ${bound(g, 'g')} { ${bound(s, 's')} ${bound(p, 'p')} ${bound(o, 'o')} }`, terms };
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -298,19 +319,15 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-/** A term of a data block: blank nodes keep a label (they are fresh nodes on the server). */
-function dataTerm(t: RDF.Term): string {
-  return t.termType === 'BlankNode' ? `_:b${t.value.replace(/[^A-Za-z0-9]/g, '_')}` : writeTerm(toServer(t));
-}
-
-function quadsText(quads: RDF.Quad[]): string {
-  const byGraph = new Map<string, string[]>();
+/** Quads in their stored form (exact numbers, literal-transport.ts), GRAPH by GRAPH. */
+function graphBlocks(quads: RDF.Quad[]): SparqlText[] {
+  const byGraph = new Map<string, RDF.Quad[]>();
   for (const q of quads) {
-    const lines = byGraph.get(q.graph.value) ?? [];
-    lines.push(`${dataTerm(q.subject)} ${dataTerm(q.predicate)} ${dataTerm(q.object)} .`);
-    byGraph.set(q.graph.value, lines);
+    const part = byGraph.get(q.graph.value);
+    if (part) part.push(q);
+    else byGraph.set(q.graph.value, [q]);
   }
-  return [...byGraph].map(([g, lines]) => `GRAPH ${writeTerm(df.namedNode(g))} {\n${lines.join('\n')}\n}`).join('\n');
+  return [...byGraph].map(([g, part]) => sparql`GRAPH ${df.namedNode(g)} { ${dataTriples(part.map((q) => df.quad(q.subject, q.predicate, toServer(q.object), q.graph)))} }`);
 }
 
 const hasBlankNode = (q: RDF.Quad) => q.subject.termType === 'BlankNode' || q.object.termType === 'BlankNode';
@@ -320,12 +337,21 @@ const hasBlankNode = (q: RDF.Quad) => q.subject.termType === 'BlankNode' || q.ob
  * with blank nodes all in one `INSERT { } WHERE { }` (INSERT DATA may not hold blank nodes on
  * Virtuoso, and a blank-node label means one node within one operation only).
  */
-function insertOperations(quads: RDF.Quad[]): string[] {
+function insertOperations(quads: RDF.Quad[]): SparqlText[] {
   const operations = chunks(
     quads.filter((q) => !hasBlankNode(q)),
     QUADS_PER_OPERATION,
-  ).map((part) => `INSERT DATA { ${quadsText(part)} }`);
+  ).map((part) => sparql`INSERT DATA { ${graphBlocks(part)} }`);
   const withBlank = quads.filter(hasBlankNode);
-  if (withBlank.length) operations.push(`INSERT { ${quadsText(withBlank)} } WHERE { }`);
+  if (withBlank.length) operations.push(sparql`INSERT { ${graphBlocks(withBlank)} } WHERE { }`);
   return operations;
+}
+
+function dropGraph(graph: string): SparqlText {
+  return sparql`DROP SILENT GRAPH ${df.namedNode(graph)}`;
+}
+
+/** Operations as one update request. */
+function request(operations: SparqlText[]): SparqlText {
+  return new SparqlText(operations.map(String).join(' ;\n'));
 }

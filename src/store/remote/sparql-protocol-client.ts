@@ -4,6 +4,7 @@ import { StreamParser } from 'n3';
 import { SparqlJsonParser } from 'sparqljson-parse';
 import { Agent } from 'undici';
 import type { Solution } from '../triple-store.js';
+import type { SparqlText } from '../sparql-template.js';
 
 /** Where the remote store is and how to sign in (`--store-url`, `--store-update-url`, `--store-user`, `--store-password`). */
 export interface RemoteStoreConfig {
@@ -32,7 +33,7 @@ export class SparqlProtocolClient {
    * server reports a deadlock between transactions: every request this store sends leaves the
    * same state when sent twice (queries; graph replacements; updates as computed changes).
    */
-  private async post(url: string, field: 'query' | 'update', text: string, accept: string, signal?: AbortSignal): Promise<Response> {
+  private async post(url: string, field: 'query' | 'update', text: SparqlText | string, accept: string, signal?: AbortSignal): Promise<Response> {
     const { fetch } = await import('undici');
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= 2;
@@ -41,7 +42,7 @@ export class SparqlProtocolClient {
         response = (await fetch(url, {
           method: 'POST',
           headers: { ...this.headers, 'Content-Type': 'application/x-www-form-urlencoded', Accept: accept },
-          body: new URLSearchParams({ [field]: text }).toString(),
+          body: new URLSearchParams({ [field]: String(text) }).toString(),
           dispatcher: this.agent,
           signal,
         })) as unknown as Response;
@@ -64,7 +65,7 @@ export class SparqlProtocolClient {
   }
 
   /** A SELECT's variables and its solutions as a stream. */
-  async selectWithVariables(query: string, signal?: AbortSignal): Promise<{ variables: string[]; solutions: AsyncIterable<Solution> }> {
+  async selectWithVariables(query: SparqlText | string, signal?: AbortSignal): Promise<{ variables: string[]; solutions: AsyncIterable<Solution> }> {
     const response = await this.post(this.config.queryUrl, 'query', query, 'application/sparql-results+json', signal);
     const body = this.bodyOf(response);
     const stream = new SparqlJsonParser({ prefixVariableQuestionMark: false }).parseJsonResultsStream(body);
@@ -80,18 +81,18 @@ export class SparqlProtocolClient {
   }
 
   /** A SELECT's solutions as a stream (the request is sent when reading starts). */
-  async *selectStream(query: string, signal?: AbortSignal): AsyncIterable<Solution> {
+  async *selectStream(query: SparqlText | string, signal?: AbortSignal): AsyncIterable<Solution> {
     const { solutions } = await this.selectWithVariables(query, signal);
     yield* solutions;
   }
 
-  async select(query: string, signal?: AbortSignal): Promise<Solution[]> {
+  async select(query: SparqlText | string, signal?: AbortSignal): Promise<Solution[]> {
     const out: Solution[] = [];
     for await (const s of this.selectStream(query, signal)) out.push(s);
     return out;
   }
 
-  async ask(query: string, signal?: AbortSignal): Promise<boolean> {
+  async ask(query: SparqlText | string, signal?: AbortSignal): Promise<boolean> {
     const response = await this.post(this.config.queryUrl, 'query', query, 'application/sparql-results+json', signal);
     const body = (await response.json()) as { boolean?: boolean; results?: { bindings?: Record<string, { value: string }>[] } };
     if (typeof body.boolean === 'boolean') return body.boolean;
@@ -102,7 +103,7 @@ export class SparqlProtocolClient {
   }
 
   /** A CONSTRUCT's (or DESCRIBE's) triples, as quads in the default graph. */
-  async construct(query: string, signal?: AbortSignal): Promise<AsyncIterable<RDF.Quad>> {
+  async construct(query: SparqlText | string, signal?: AbortSignal): Promise<AsyncIterable<RDF.Quad>> {
     const response = await this.post(this.config.queryUrl, 'query', query, 'application/n-triples, text/turtle;q=0.9', signal);
     const type = response.headers.get('content-type') ?? 'text/turtle';
     const parser = new StreamParser({ format: /n-triples/.test(type) ? 'application/n-triples' : 'text/turtle' });
@@ -110,7 +111,7 @@ export class SparqlProtocolClient {
     return untilDone(body.pipe(parser) as unknown as AsyncIterable<RDF.Quad>, body);
   }
 
-  async update(update: string): Promise<void> {
+  async update(update: SparqlText | string): Promise<void> {
     const response = await this.post(this.config.updateUrl, 'update', update, '*/*');
     await response.arrayBuffer();
   }
