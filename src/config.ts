@@ -52,6 +52,12 @@ export interface Config {
   /** HTTP Basic credentials for the remote store. */
   storeUser?: string;
   storePassword?: string;
+  /** A Redis that several processes share: the task queue, id counters, messages (README, "Scaling out"). */
+  redisUrl?: string;
+  /** The prefix of every Redis key (several deployments may share one Redis). */
+  redisPrefix: string;
+  /** Seconds after which a job whose worker stopped renewing its lock is run again (or ended). */
+  jobLockSeconds: number;
 }
 
 /** `bare`: the value of the flag given without one (`--auth`). */
@@ -107,6 +113,9 @@ const SPECS: Spec[] = [
   { flag: 'store-update-url', env: 'TOXGRAPH_STORE_UPDATE_URL', parse: String, key: 'storeUpdateUrl' },
   { flag: 'store-user', env: 'TOXGRAPH_STORE_USER', parse: String, key: 'storeUser' },
   { flag: 'store-password', env: 'TOXGRAPH_STORE_PASSWORD', parse: String, key: 'storePassword' },
+  { flag: 'redis-url', env: 'TOXGRAPH_REDIS_URL', parse: String, key: 'redisUrl' },
+  { flag: 'redis-prefix', env: 'TOXGRAPH_REDIS_PREFIX', parse: String, key: 'redisPrefix' },
+  { flag: 'job-lock-seconds', env: 'TOXGRAPH_JOB_LOCK_SECONDS', parse: int, key: 'jobLockSeconds' },
   { flag: 'qmrf-editor-codebase', env: 'TOXGRAPH_QMRF_EDITOR_CODEBASE', parse: (v) => v.replace(/\/+$/, ''), key: 'qmrfEditorCodebase' },
 ];
 
@@ -133,6 +142,8 @@ export function defaultConfig(): Config {
     defaultAccess: 'private',
     datasetTaskBytes: 1024 * 1024,
     quiet: false,
+    redisPrefix: 'toxgraph',
+    jobLockSeconds: 30,
     qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',
   };
 }

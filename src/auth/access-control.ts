@@ -1,10 +1,15 @@
-import { AUTH_GRAPH_PREFIX, POLICIES_GRAPH, TOKENS_GRAPH, USERS_GRAPH, policiesFrom, tokensFrom, usersFrom, usersQuads, tokensQuads, type Policy, type User } from './auth-codec.js';
+import { AUTH_GRAPH_PREFIX, POLICIES_GRAPH, TOKENS_GRAPH, USERS_GRAPH, policiesFrom, tokensFrom, usersFrom, usersQuads, type Policy, type User } from './auth-codec.js';
 import { authQueries } from './auth-queries.js';
 import type { GraphScope, TripleStore } from '../store/triple-store.js';
 import type { Config } from '../config.js';
 import { UriScheme } from '../core/uri-scheme.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.js';
+import { select } from '../store/query-helpers.js';
+import { LocalCoordination, type Coordination } from '../coordination/coordination.js';
+
+/** What one process tells the others when access control changes (processes sharing the store). */
+type AccessChange = { policy: Policy } | { users: true } | { loggedOut: string };
 
 export type Action = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -28,6 +33,7 @@ export class AccessControl {
   private constructor(
     private readonly store: TripleStore,
     private readonly config: Config,
+    private readonly coordination: Coordination,
   ) {
     this.uris = new UriScheme(config.baseUrl);
   }
@@ -36,25 +42,36 @@ export class AccessControl {
     return this.config.auth;
   }
 
-  static async load(store: TripleStore, config: Config): Promise<AccessControl> {
-    const ac = new AccessControl(store, config);
-    const { users, groups } = usersFrom(await store.readGraph(USERS_GRAPH));
-    for (const [name, user] of users) ac.users.set(name, user);
-    for (const [name, members] of groups) ac.groups.set(name, members);
+  static async load(store: TripleStore, config: Config, coordination: Coordination = new LocalCoordination()): Promise<AccessControl> {
+    const ac = new AccessControl(store, config, coordination);
+    await ac.loadUsers();
+    await coordination.subscribe('access', (message) => void ac.changedElsewhere(message as AccessChange).catch(() => undefined));
     for (const [hash, token] of tokensFrom(await store.readGraph(TOKENS_GRAPH), Date.now())) ac.tokens.set(hash, token);
     for (const [resource, policy] of policiesFrom(await store.readGraph(POLICIES_GRAPH))) ac.policies.set(resource, policy);
     if (config.adminUser && config.adminPassword && !ac.users.has(config.adminUser)) await ac.setUser(config.adminUser, config.adminPassword, true);
     return ac;
   }
 
+  private async loadUsers(): Promise<void> {
+    const { users, groups } = usersFrom(await this.store.readGraph(USERS_GRAPH));
+    this.users.clear();
+    this.groups.clear();
+    for (const [name, user] of users) this.users.set(name, user);
+    for (const [name, members] of groups) this.groups.set(name, members);
+  }
+
+  /** Another process changed a policy, the users or logged a token out. */
+  private async changedElsewhere(change: AccessChange): Promise<void> {
+    if ('policy' in change) this.policies.set(change.policy.resource, change.policy);
+    else if ('loggedOut' in change) this.tokens.delete(change.loggedOut);
+    else if ('users' in change) await this.loadUsers();
+  }
+
   // --- users and tokens ----------------------------------------------------------------
 
   private async saveUsers(): Promise<void> {
     await this.store.replaceGraphs({ [USERS_GRAPH]: usersQuads(this.users.values(), this.groups) });
-  }
-
-  private async saveTokens(): Promise<void> {
-    await this.store.replaceGraphs({ [TOKENS_GRAPH]: tokensQuads(this.tokens, Date.now()) });
+    await this.coordination.publish('access', { users: true } satisfies AccessChange);
   }
 
   hasUser(name: string): boolean {
@@ -86,7 +103,7 @@ export class AccessControl {
     for (const members of this.groups.values()) members.delete(name);
     for (const [h, t] of this.tokens) if (t.user === name) this.tokens.delete(h);
     await this.saveUsers();
-    await this.saveTokens();
+    await this.store.update(authQueries.removeTokensOf(name));
     return true;
   }
 
@@ -95,8 +112,10 @@ export class AccessControl {
     const user = this.users.get(name);
     if (!user || !(await verifyPassword(password, user.hash))) return undefined;
     const token = newToken();
-    this.tokens.set(tokenHash(token), { user: name, expires: Date.now() + this.config.tokenTtlSeconds * 1000 });
-    await this.saveTokens();
+    const hash = tokenHash(token);
+    const record = { user: name, expires: Date.now() + this.config.tokenTtlSeconds * 1000 };
+    await this.store.update(authQueries.addToken(hash, record, Date.now()));
+    this.tokens.set(hash, record);
     return token;
   }
 
@@ -106,7 +125,8 @@ export class AccessControl {
    */
   async userOfToken(token: string | undefined): Promise<string | undefined> {
     if (!token) return undefined;
-    const t = this.tokens.get(tokenHash(token));
+    const hash = tokenHash(token);
+    const t = this.tokens.get(hash) ?? (this.coordination.shared ? await this.storedToken(hash) : undefined);
     if (t && t.expires > Date.now() && this.users.has(t.user)) return t.user;
     if (this.config.oidcJwksUrl && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) {
       this.jwks ??= createRemoteJWKSet(new URL(this.config.oidcJwksUrl));
@@ -124,9 +144,24 @@ export class AccessControl {
     return undefined;
   }
 
+  /** A token another process issued (processes sharing the store): read once, then known here. */
+  private async storedToken(hash: string): Promise<{ user: string; expires: number } | undefined> {
+    if (!this.users.size) await this.loadUsers();
+    const [row] = await select(this.store, authQueries.token(hash));
+    if (!row) return undefined;
+    const token = { user: row.user.value, expires: Date.parse(row.expires.value) };
+    if (!this.users.has(token.user)) await this.loadUsers();
+    this.tokens.set(hash, token);
+    return token;
+  }
+
   async logout(token: string): Promise<boolean> {
-    const removed = this.tokens.delete(tokenHash(token));
-    if (removed) await this.saveTokens();
+    const hash = tokenHash(token);
+    const removed = this.tokens.delete(hash) || (this.coordination.shared && !!(await this.storedToken(hash)) && this.tokens.delete(hash));
+    if (removed) {
+      await this.store.update(authQueries.removeToken(hash));
+      await this.coordination.publish('access', { loggedOut: hash } satisfies AccessChange);
+    }
     return removed;
   }
 
@@ -173,6 +208,7 @@ export class AccessControl {
   async setPolicy(policy: Policy): Promise<void> {
     await this.store.update(authQueries.setPolicy(policy));
     this.policies.set(policy.resource, policy);
+    await this.coordination.publish('access', { policy } satisfies AccessChange);
   }
 
   policiesOwnedBy(user: string): Policy[] {

@@ -62,12 +62,17 @@ export function usersFrom(quads: RDF.Quad[]): { users: Map<string, User>; groups
   return { users, groups };
 }
 
+/** The node of a token (by its hash) in the tokens graph. */
+export function tokenNode(hash: string): RDF.NamedNode {
+  return df.namedNode(`${TOKEN}${hash}`);
+}
+
 /** The tokens graph: the tokens that have not expired at `now`. */
 export function tokensQuads(tokens: Tokens, now: number): RDF.Quad[] {
   return [...tokens]
     .filter(([, t]) => t.expires > now)
     .flatMap(([hash, t]) => {
-      const node = df.namedNode(`${TOKEN}${hash}`);
+      const node = tokenNode(hash);
       return [df.quad(node, ot('user'), literal(t.user)), df.quad(node, ot('expires'), literal(new Date(t.expires)))];
     });
 }

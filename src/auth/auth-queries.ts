@@ -1,12 +1,31 @@
 import { df } from '../rdf/namespaces.js';
 import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
-import { POLICIES_GRAPH, policyQuads, type Policy } from './auth-codec.js';
+import { literal, ot } from '../rdf/namespaces.js';
+import { POLICIES_GRAPH, TOKENS_GRAPH, policyQuads, tokenNode, tokensQuads, type Policy } from './auth-codec.js';
 
 /**
- * The SPARQL updates of access control. Users and tokens are small graphs written whole; the
- * policies graph has one entry per resource, so a policy is changed in place.
+ * The SPARQL of access control. Users are a small graph written whole; tokens and policies are
+ * changed one at a time in place (processes sharing the store each add their own).
  */
 export const authQueries = {
+  /** Add one token and drop the tokens that expired (one request). */
+  addToken(hash: string, token: { user: string; expires: number }, now: number): SparqlText {
+    const g = df.namedNode(TOKENS_GRAPH);
+    const triples = tokensQuads(new Map([[hash, token]]), now).map((q) => sparql`${q.subject} ${q.predicate} ${q.object} .`);
+    return sparql`DELETE { GRAPH ${g} { ?t ?p ?o } } WHERE { GRAPH ${g} { ?t ${ot('expires')} ?e ; ?p ?o } FILTER(?e < ${literal(new Date(now))}) } ; INSERT DATA { GRAPH ${g} { ${triples} } }`;
+  },
+  removeToken(hash: string): SparqlText {
+    return sparql`DELETE WHERE { GRAPH ${df.namedNode(TOKENS_GRAPH)} { ${tokenNode(hash)} ?p ?o } }`;
+  },
+  /** Every token of a user (a removed user). */
+  removeTokensOf(user: string): SparqlText {
+    const g = df.namedNode(TOKENS_GRAPH);
+    return sparql`DELETE { GRAPH ${g} { ?t ?p ?o } } WHERE { GRAPH ${g} { ?t ${ot('user')} ${literal(user)} ; ?p ?o } }`;
+  },
+  /** The user and expiry of one token (binds ?user ?expires). */
+  token(hash: string): SparqlText {
+    return sparql`SELECT ?user ?expires WHERE { GRAPH ${df.namedNode(TOKENS_GRAPH)} { ${tokenNode(hash)} ${ot('user')} ?user ; ${ot('expires')} ?expires } }`;
+  },
   /** Replace one resource's policy (one atomic request). */
   setPolicy(policy: Policy): SparqlText {
     const g = df.namedNode(POLICIES_GRAPH);

@@ -15,13 +15,16 @@ import { graphGroups } from '../store/write-size.js';
 
 /** Characters of compound graphs written in one batch (about 200 compounds with their molfiles). */
 const COMPOUND_WRITE_CHARS = 500_000;
+/** How long a claim on an InChIKey outlives it (the claiming process has written the compound long before). */
+const CLAIM_SECONDS = 3600;
 const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
 
 /**
  * Compounds in the store. The graph `{uri}` holds a compound's identity and structure; when a
  * compound is deleted its InChIKey stays in `{uri}/key`, so the same structure always answers
  * the same URI, even after the compound was deleted and posted again. Registration is
- * serialized (look-up then write) and each request is written in one batch.
+ * serialized (look-up then write) and each request is written in one batch; processes sharing
+ * the store claim a new InChIKey in Redis first, so that two of them name it the same.
  */
 export class CompoundRegistry {
   readonly collection: string;
@@ -75,8 +78,10 @@ export class CompoundRegistry {
         let uri = byKey.get(key) ?? known.get(key);
         const existing = uri && !graphs[uri] ? await this.read(uri) : undefined;
         if (!uri) {
-          uri = await this.services.ids.next(this.collection);
-          minted.add(uri);
+          const candidate = await this.services.ids.next(this.collection);
+          // processes sharing the store: the first to claim the InChIKey names the compound
+          uri = this.services.coordination.shared ? await this.services.coordination.claim(`inchikey:${key}`, candidate, CLAIM_SECONDS) : candidate;
+          if (uri === candidate) minted.add(uri);
         }
         const names = unique([...(existing?.names ?? []), ...(graphs[uri] ? readNames(graphs[uri]) : []), ...p.names]);
         const sameAs = unique([...(existing?.sameAs ?? []), ...p.sameAs]);

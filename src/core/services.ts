@@ -10,6 +10,7 @@ import type { PublishedScope } from '../ontology/published-scope.js';
 import type { Chemistry } from '../chemistry/chemistry.js';
 import type { AccessControl } from '../auth/access-control.js';
 import type { ServiceMetrics } from '../operations/metrics.js';
+import type { Coordination } from '../coordination/coordination.js';
 
 /** The shared machinery every component gets: one of each, never copied per component. */
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   store: TripleStore;
   ids: IdMinter;
   tasks: TaskRunner;
+  /** What processes sharing the store agree on (one process alone: in memory). */
+  coordination: Coordination;
   workers: WorkerPool;
   shapes: ShapeValidator;
   published: PublishedScope;

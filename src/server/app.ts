@@ -106,8 +106,9 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   crossvalidationRoutes(router, services, runner, crossvalidations);
   // rows of an upload that a crash cut off before its metadata was written (what an interrupted
   // task created is removed by the task runner at start)
+  // (not when processes share the store: rows without metadata may be another process's upload in progress)
   const ready = (async () => {
-    const rows = await datasets.removeOrphans();
+    const rows = services.coordination.shared ? 0 : await datasets.removeOrphans();
     if (rows) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
     await publishCatalogue(services);
   })();

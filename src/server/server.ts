@@ -24,6 +24,9 @@ import { currentUser } from '../core/request-context.js';
 import type { Services } from '../core/services.js';
 import { UriScheme } from '../core/uri-scheme.js';
 import { isLoopbackHost } from '../outbound/address-rules.js';
+import { LocalCoordination, type Coordination } from '../coordination/coordination.js';
+import { RedisCoordination } from '../coordination/redis-coordination.js';
+import { JobQueue } from '../task/job-queue.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -69,6 +72,8 @@ export async function startServer(config: Config, log: Logger = jsonLogger(confi
 }
 
 const KEEP_ALIVE_MS = 65_000;
+/** How often a serve process looks for tasks of processes that are gone (shared queue only). */
+const SWEEP_EVERY_MS = 30_000;
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Answers every request with 503, Retry-After and an error report (start-up and shutdown). */
@@ -81,18 +86,28 @@ function unavailable(why: string, config: Config, log: Logger): Handler {
   return app.callback();
 }
 
-async function assemble(server: Server, port: number, config: Config, log: Logger, attach: (h: Handler) => void): Promise<RunningServer> {
+/** Everything a ToxGraph process runs on: the store, the vocabularies, the shared machinery. */
+export interface OpenedServices {
+  services: Services;
+  registry: OntologyRegistry;
+  coordination: Coordination;
+}
+
+/** Open the store and assemble the shared machinery (a serve process and a worker alike). */
+export async function openServices(config: Config, log: Logger): Promise<OpenedServices> {
   await mkdir(config.dataDir, { recursive: true });
+  if (config.redisUrl && !config.storeUrl) throw new Error('--redis-url needs --store-url: processes can only share a remote store (the embedded store belongs to one process)');
   const store = await openStore(config);
+  const coordination: Coordination = config.redisUrl ? await RedisCoordination.connect(config.redisUrl, config.redisPrefix) : new LocalCoordination();
   const published = new PublishedScope();
   const vocabularies = await loadVocabularies(store, join(ROOT, 'ontology'));
   for (const graph of vocabularies.graphs) published.addVocabulary(graph);
   configurePages({ base: config.baseUrl, labels: vocabularies.labels });
   const uris = new UriScheme(config.baseUrl);
-  const ids = new IdMinter(store);
-  const tasks = new TaskRunner(store, uris, ids, config.taskConcurrency, log);
-  const interrupted = await tasks.recoverInterrupted();
-  if (interrupted) log.warn('tasks interrupted by the last shutdown were ended as Error', { count: interrupted });
+  const ids = new IdMinter(store, coordination);
+  const jobQueue = config.redisUrl ? new JobQueue(config.redisUrl, config.redisPrefix, config.jobLockSeconds) : undefined;
+  const tasks = new TaskRunner(store, uris, ids, config.taskConcurrency, log, coordination, jobQueue);
+  await tasks.listen();
   const services: Services = {
     config,
     uris,
@@ -100,11 +115,12 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
     store,
     ids,
     tasks,
+    coordination,
     workers: new WorkerPool(config.workerThreads),
     shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
     published,
     chemistry: await Chemistry.load(),
-    access: await AccessControl.load(store, config),
+    access: await AccessControl.load(store, config, coordination),
     metrics: new ServiceMetrics(tasks, store, config.storeUrl ? undefined : join(config.dataDir, 'store')),
   };
   // the one ownership rule: a resource belongs to the caller whose request or task minted its URI
@@ -114,9 +130,28 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   };
   // what a task that does not complete created is removed again (shared compounds and features stay)
   tasks.rollbackScope = (uri) => (['dataset', 'model', 'validation', 'crossvalidation'] as const).some((c) => uris.isIn(c, uri)) || uris.isReport(uri);
+  const interrupted = await tasks.recoverInterrupted();
+  if (interrupted) log.warn('tasks interrupted by the last shutdown were ended as Error', { count: interrupted });
   const registry = new OntologyRegistry(store, published, config, log, uris);
+  return { services, registry, coordination };
+}
+
+/** Close what openServices opened, in order: running work first, the store last. */
+export async function closeServices({ services, coordination }: OpenedServices): Promise<void> {
+  await services.tasks.close();
+  await services.workers.close();
+  await coordination.close();
+  await services.store.close();
+}
+
+async function assemble(server: Server, port: number, config: Config, log: Logger, attach: (h: Handler) => void): Promise<RunningServer> {
+  const opened = await openServices(config, log);
+  const { services, registry } = opened;
   await registry.load();
   registry.startRefreshing();
+  // with processes sharing a queue, the tasks of a process that is gone are ended by the others
+  const sweep = opened.coordination.shared ? setInterval(() => void services.tasks.recoverInterrupted().catch(() => undefined), SWEEP_EVERY_MS) : undefined;
+  sweep?.unref();
   const { app, ready, routes } = createApp(services, registry);
   await ready;
   attach(app.callback());
@@ -134,9 +169,8 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
-      await tasks.close();
-      await services.workers.close();
-      await store.close();
+      clearInterval(sweep);
+      await closeServices(opened);
     },
   };
 }

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { df, ot, literal } from '../rdf/namespaces.js';
 import type { TripleStore } from './triple-store.js';
+import type { Coordination } from '../coordination/coordination.js';
+import { LocalCoordination } from '../coordination/coordination.js';
+import { idQueries } from './id-queries.js';
 
 const COUNTERS_GRAPH = 'urn:toxgraph:counters';
 /** Ids reserved per write of the counter graph. */
@@ -10,7 +13,8 @@ const BLOCK = 64;
  * Mints short increasing integer ids per collection (`/feature/1`, `/feature/2`, ...), as
  * OpenTox services do. Ids are reserved in blocks and the end of each collection's reserved
  * block is kept in the store, so an id is never reused, even after a restart or a delete (a
- * restart may skip the rest of a block).
+ * restart may skip the rest of a block). When several processes share the store, blocks are
+ * reserved from a counter they share (Redis), lifted first to what the store remembers.
  */
 export class IdMinter {
   private reserved?: Map<string, number>;
@@ -23,7 +27,10 @@ export class IdMinter {
    */
   onMint?: (uri: string) => Promise<void>;
 
-  constructor(private readonly store: TripleStore) {}
+  constructor(
+    private readonly store: TripleStore,
+    private readonly coordination: Coordination = new LocalCoordination(),
+  ) {}
 
   async next(collectionUri: string): Promise<string> {
     const uri = await this.reserve(collectionUri);
@@ -45,12 +52,20 @@ export class IdMinter {
         for (const q of await this.store.readGraph(COUNTERS_GRAPH)) this.reserved.set(q.subject.value, Number(q.object.value));
         for (const [c, n] of this.reserved) this.last.set(c, n);
       }
-      const id = (this.last.get(collectionUri) ?? 0) + 1;
+      let id = (this.last.get(collectionUri) ?? 0) + 1;
       if (id > (this.reserved.get(collectionUri) ?? 0)) {
-        this.reserved.set(collectionUri, id + BLOCK - 1);
-        await this.store.replaceGraphs({
-          [COUNTERS_GRAPH]: [...this.reserved].map(([c, n]) => df.quad(df.namedNode(c), ot('lastId'), literal(n))),
-        });
+        if (this.coordination.shared) {
+          // the shared counter says where this process's block ends; the store keeps the highest end
+          const end = await this.coordination.reserve(`ids:${collectionUri}`, this.reserved.get(collectionUri) ?? 0, BLOCK);
+          id = end - BLOCK + 1;
+          this.reserved.set(collectionUri, end);
+          await this.store.update(idQueries.raiseCounter(COUNTERS_GRAPH, collectionUri, end));
+        } else {
+          this.reserved.set(collectionUri, id + BLOCK - 1);
+          await this.store.replaceGraphs({
+            [COUNTERS_GRAPH]: [...this.reserved].map(([c, n]) => df.quad(df.namedNode(c), ot('lastId'), literal(n))),
+          });
+        }
       }
       this.last.set(collectionUri, id);
       return `${collectionUri}/${id}`;

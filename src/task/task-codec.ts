@@ -17,7 +17,12 @@ export interface TaskRecord {
   modified: Date;
   resultUri?: string;
   error?: TaskError;
+  /** The process that runs it (`queue`: the shared job queue's workers); see TaskRunner.recoverInterrupted. */
+  runner?: string;
 }
+
+/** Which process runs a task: ToxGraph's own term, not the interface's. */
+export const TASK_RUNNER = df.namedNode('urn:toxgraph:runner');
 
 const errorNode = (uri: string) => df.namedNode(`${uri}#error`);
 
@@ -32,6 +37,7 @@ export function taskQuads(task: TaskRecord): RDF.Quad[] {
     df.quad(t, dcterms('modified'), literal(task.modified)),
   ];
   if (task.creator) quads.push(df.quad(t, dc('creator'), literal(task.creator)));
+  if (task.runner) quads.push(df.quad(t, TASK_RUNNER, literal(task.runner)));
   if (task.resultUri) quads.push(df.quad(t, ot('resultURI'), literal(task.resultUri, xsd('anyURI'))));
   if (task.error) quads.push(df.quad(t, ot('error'), errorNode(task.uri)), ...errorReportQuads(errorNode(task.uri), task.error, task.uri));
   return quads;
@@ -53,6 +59,7 @@ export function taskRecord(quads: RDF.Quad[], uri: string): TaskRecord | undefin
     created: new Date(value(dcterms('created')) ?? 0),
     modified: new Date(value(dcterms('modified')) ?? 0),
     resultUri: value(ot('resultURI')),
+    runner: value(TASK_RUNNER),
     error: error && readErrorReport(quads, error),
   };
 }

@@ -1,5 +1,6 @@
 import { dcterms, literal, ot } from '../rdf/namespaces.js';
 import { sparql, type SparqlText } from '../store/sparql-template.js';
+import { TASK_RUNNER } from './task-codec.js';
 
 /** Every SPARQL query of the task component, by name (each binds `?t`). */
 export const taskQueries = {
@@ -7,8 +8,8 @@ export const taskQueries = {
   all(): SparqlText {
     return sparql`SELECT ?t ?created WHERE { GRAPH ?t { ?t a ${ot('Task')} ; ${dcterms('created')} ?created } } ORDER BY ?created`;
   },
-  /** Tasks still Queued or Running (at start-up: those a previous process left behind). */
+  /** Tasks still Queued or Running, with the process that runs them (`?runner`, when recorded). */
   unfinished(): SparqlText {
-    return sparql`SELECT ?t WHERE { GRAPH ?t { ?t a ${ot('Task')} ; ${ot('hasStatus')} ?status } FILTER(?status IN (${literal('Running')}, ${literal('Queued')})) }`;
+    return sparql`SELECT ?t ?runner WHERE { GRAPH ?t { ?t a ${ot('Task')} ; ${ot('hasStatus')} ?status OPTIONAL { ?t ${TASK_RUNNER} ?runner } } FILTER(?status IN (${literal('Running')}, ${literal('Queued')})) }`;
   },
 };

@@ -8,6 +8,8 @@ import { taskQueries } from './task-queries.js';
 import type { TripleStore } from '../store/triple-store.js';
 import type { Logger } from '../log.js';
 import { currentUser } from '../core/request-context.js';
+import { LocalCoordination, type Coordination } from '../coordination/coordination.js';
+import type { JobInput, JobQueue, QueuedJob } from './job-queue.js';
 
 export type { TaskStatus } from './task-codec.js';
 
@@ -22,6 +24,20 @@ export interface Job {
 /** Work resolves to the URI of its result. Throw an HttpError to end with that status. */
 export type Work = (job: Job) => Promise<string>;
 
+/** What a job kind makes of its input: checked (a mistake throws 400/404), titled, ready to run. */
+export interface PreparedJob {
+  title: string;
+  work: Work;
+}
+
+/** Check a job's input against the store and say what running it does. */
+export type PrepareJob<I extends JobInput> = (input: I) => Promise<PreparedJob>;
+
+/** The runner of tasks queued in Redis: the task records it. */
+const QUEUE_RUNNER = 'queue';
+/** How long a cancellation is remembered for a job that a worker has not taken yet. */
+const CANCEL_MARK_SECONDS = 24 * 3600;
+
 interface TaskState extends TaskRecord {
   error?: HttpError;
   controller: AbortController;
@@ -30,6 +46,10 @@ interface TaskState extends TaskRecord {
   progressTimer?: NodeJS.Timeout;
   /** Resources this task's work created: removed again unless the task completes. */
   minted: string[];
+}
+
+function isUnfinished(status: string | undefined): boolean {
+  return status === 'Queued' || status === 'Running';
 }
 
 /** The task whose work is running in the current async context. */
@@ -46,6 +66,11 @@ const CLOSE_WAIT_MS = 10_000;
  * `concurrency` jobs at a time; every task is a resource in the store (graph = task URI), so
  * it survives restarts, and a task found Running or Queued at start-up is ended as Error
  * "interrupted".
+ *
+ * Work is either a closure run here (`submit`) or a named job kind with JSON input (`define`):
+ * with a shared queue (`--redis-url`) such jobs are run by worker processes, which use this same
+ * runner (`runQueued`); each task records the process that runs it, so that a process ends only
+ * the tasks of processes that are gone.
  */
 export class TaskRunner {
   private readonly active = new Map<string, TaskState>();
@@ -57,6 +82,7 @@ export class TaskRunner {
   private writes: Promise<unknown> = Promise.resolve();
   /** Tasks that ended, by how they ended, since the server started (metrics). */
   readonly ended = { Completed: 0, Error: 0, Cancelled: 0 };
+  private readonly kinds = new Map<string, PrepareJob<JobInput>>();
 
   constructor(
     private readonly store: TripleStore,
@@ -64,7 +90,37 @@ export class TaskRunner {
     private readonly ids: IdMinter,
     private readonly concurrency: number,
     private readonly log: Logger,
+    private readonly coordination: Coordination = new LocalCoordination(),
+    /** The shared queue, when worker processes run the jobs. */
+    private readonly jobQueue?: JobQueue,
   ) {}
+
+  /** Listen for cancellations sent by other processes (a DELETE answered elsewhere). */
+  async listen(): Promise<void> {
+    await this.coordination.subscribe('cancel', (message) => {
+      const task = (message as { task?: unknown })?.task;
+      if (typeof task === 'string') void this.cancelHere(task).catch(() => undefined);
+    });
+  }
+
+  /**
+   * A job kind: `prepare` checks the input and says what to run. Answers the function that
+   * starts such a job: the input is checked at once (a mistake is the caller's 400/404), then
+   * run here or queued for a worker; it answers the task URI.
+   */
+  define<I extends JobInput>(kind: string, prepare: PrepareJob<I>): (input: I) => Promise<string> {
+    this.kinds.set(kind, prepare as unknown as PrepareJob<JobInput>);
+    return async (input) => {
+      // what a worker on another machine receives: the same JSON round trip here
+      const json = JSON.parse(JSON.stringify(input)) as I;
+      const prepared = await prepare(json);
+      if (!this.jobQueue) return this.submit(prepared.title, prepared.work);
+      const creator = currentUser.getStore();
+      const uri = await this.newTask(prepared.title, creator, QUEUE_RUNNER);
+      await this.jobQueue.add({ task: uri, creator, kind, input: json });
+      return uri;
+    };
+  }
 
   /** Tasks waiting for a slot and tasks running now. */
   counts(): { queued: number; running: number } {
@@ -101,36 +157,104 @@ export class TaskRunner {
     if (minted.length) this.log.warn('removed what an unfinished task had created', { task: taskUri, count: minted.length });
   }
 
-  /** End tasks that a previous process left Queued or Running, and remove what they had created. */
+  /**
+   * End tasks that a process which is gone left Queued or Running, and remove what they had
+   * created: on one process alone, every such task at start-up; with a shared queue, the tasks
+   * of processes without a heartbeat (jobs in the queue are the workers' to retry or end).
+   */
   async recoverInterrupted(): Promise<number> {
     const rows = await select(this.store, taskQueries.unfinished());
+    let ended = 0;
     for (const row of rows) {
       const uri = row.t.value;
+      const runner = row.runner?.value;
+      if (this.coordination.shared && (runner === QUEUE_RUNNER || this.active.has(uri) || (runner && (await this.coordination.isAlive(runner))))) continue;
       await this.rollback(uri, mintedOf(await this.store.readGraph(this.uris.subgraph(uri, 'minted'))));
-      const task = taskRecord(await this.store.readGraph(uri), uri)!;
-      const error = new HttpError(500, 'Interrupted', 'interrupted: the server stopped while this task was running');
-      await this.store.replaceGraphs({ [uri]: taskQuads({ ...task, status: 'Error', modified: new Date(), error }) });
+      await this.endAs(uri, 'Error', new HttpError(500, 'Interrupted', 'interrupted: the server stopped while this task was running'));
+      ended++;
     }
-    return rows.length;
+    return ended;
   }
 
-  /** Create a task for `work` and queue it; answers the task URI at once. */
-  async submit(title: string, work: Work, creator: string | undefined = currentUser.getStore()): Promise<string> {
+  /** Write a task's end (from its stored record) unless it ended meanwhile. */
+  private async endAs(uri: string, status: 'Error' | 'Cancelled', error?: HttpError): Promise<void> {
+    const task = taskRecord(await this.store.readGraph(uri), uri);
+    if (!task || !isUnfinished(task.status)) return;
+    await this.store.replaceGraphs({ [uri]: taskQuads({ ...task, status, modified: new Date(), error }) });
+  }
+
+  private async newTask(title: string, creator: string | undefined, runner: string): Promise<string> {
     // minted like every resource: the task belongs to its creator
     const uri = await currentUser.run(creator, () => this.ids.nextUnique(this.uris.collection('task')));
     const now = new Date();
-    const state: TaskState = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, controller: new AbortController(), lastWrite: 0, writtenPercent: 0, minted: [] };
-    this.active.set(uri, state);
-    await this.persist(state);
-    this.queue.push({ state, work });
-    this.pump();
+    await this.store.replaceGraphs({ [uri]: taskQuads({ uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, runner }) });
     return uri;
   }
 
-  /** Cancel a queued or running task. Answers false when it is no longer active. */
+  /** Create a task for `work` and queue it here; answers the task URI at once. */
+  async submit(title: string, work: Work, creator: string | undefined = currentUser.getStore()): Promise<string> {
+    const uri = await this.newTask(title, creator, this.coordination.processId);
+    this.enqueue({ uri, title, creator, status: 'Queued', percent: 0, created: new Date(), modified: new Date(), runner: this.coordination.processId }, work);
+    return uri;
+  }
+
+  private enqueue(record: TaskRecord, work: Work): TaskState {
+    const state: TaskState = { ...record, error: undefined, controller: new AbortController(), lastWrite: 0, writtenPercent: record.percent, minted: [] };
+    this.active.set(record.uri, state);
+    this.queue.push({ state, work });
+    this.pump();
+    return state;
+  }
+
+  /** Take jobs from the shared queue (a worker process) until closed. */
+  work(): void {
+    if (!this.jobQueue) throw new Error('a worker needs the shared queue (--redis-url)');
+    this.jobQueue.work(this.concurrency, (job, stalls) => this.runQueued(job, stalls));
+  }
+
+  /**
+   * Run a job taken from the shared queue (in a worker process). A job that a stopped worker
+   * left is run again after what its first run created is removed; after a second stop it ends
+   * as Error. A job cancelled before a worker took it is not run.
+   */
+  async runQueued(job: QueuedJob, stalls: number): Promise<void> {
+    const record = taskRecord(await this.store.readGraph(job.task), job.task);
+    if (!record || !isUnfinished(record.status)) return;
+    if (await this.coordination.isMarked(`cancel:${job.task}`)) return await this.endAs(job.task, 'Cancelled', undefined);
+    const left = mintedOf(await this.store.readGraph(this.uris.subgraph(job.task, 'minted')));
+    if (left.length) await this.rollback(job.task, left);
+    if (stalls >= 2) {
+      this.ended.Error++;
+      return await this.endAs(job.task, 'Error', new HttpError(500, 'Interrupted', `interrupted: the worker running this task stopped ${stalls} times`));
+    }
+    const prepare = this.kinds.get(job.kind);
+    const work: Work = async (running) => {
+      if (!prepare) throw new HttpError(500, 'UnknownJob', `this worker does not know jobs of kind ${job.kind}`);
+      return (await prepare(job.input)).work(running);
+    };
+    const state = this.enqueue({ ...record, status: 'Queued', percent: 0, runner: QUEUE_RUNNER }, work);
+    await this.settled(state.uri);
+  }
+
+  /** Cancel a queued or running task, here or in the process that runs it. Answers false when it is no longer active. */
   async cancel(uri: string): Promise<boolean> {
+    if (await this.cancelHere(uri)) return true;
+    if (!this.coordination.shared) return false;
+    const task = taskRecord(await this.store.readGraph(uri), uri);
+    if (!task || !isUnfinished(task.status)) return false;
+    // a job not taken yet is never run; a running one is stopped by its process
+    await this.coordination.mark(`cancel:${uri}`, CANCEL_MARK_SECONDS);
+    await this.jobQueue?.remove(uri).catch(() => false);
+    await this.coordination.publish('cancel', { task: uri });
+    await this.endAs(uri, 'Cancelled');
+    this.ended.Cancelled++;
+    return true;
+  }
+
+  /** Cancel a task that runs (or waits) in this process. */
+  private async cancelHere(uri: string): Promise<boolean> {
     const state = this.active.get(uri);
-    if (!state || (state.status !== 'Queued' && state.status !== 'Running')) return false;
+    if (!state || !isUnfinished(state.status)) return false;
     state.status = 'Cancelled';
     state.modified = new Date();
     state.controller.abort(new HttpError(503, 'Cancelled', 'the task was cancelled'));
@@ -141,12 +265,13 @@ export class TaskRunner {
     return true;
   }
 
-  /** Wait for a task to leave Queued/Running (used by tests and by callers that chain work). */
+  /** Wait for a task to leave Queued/Running (used by tests and by callers that chain work); a task another process runs is watched in the store. */
   async settled(uri: string): Promise<void> {
-    const done = () => {
-      const state = this.active.get(uri);
-      return !state || (state.status !== 'Queued' && state.status !== 'Running');
-    };
+    if (!this.active.has(uri) && this.coordination.shared) {
+      while (isUnfinished(taskRecord(await this.store.readGraph(uri), uri)?.status)) await new Promise((r) => setTimeout(r, 100));
+      return;
+    }
+    const done = () => !isUnfinished(this.active.get(uri)?.status);
     while (!done()) await new Promise((r) => setTimeout(r, 20));
     // and whatever it does on its way out (removing what a failed task created, its last write)
     await this.finishing.get(uri);
@@ -168,6 +293,7 @@ export class TaskRunner {
     // its signal is left to fail on the closed store)
     await Promise.race([Promise.allSettled(this.executions), new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
     await this.writes;
+    await this.jobQueue?.close();
   }
 
   private pump(): void {

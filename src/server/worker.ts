@@ -1,0 +1,23 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { createApp } from './app.js';
+import { closeServices, openServices } from './server.js';
+
+export interface RunningWorker {
+  close(): Promise<void>;
+}
+
+/**
+ * `toxgraph worker`: runs the jobs of the shared queue (descriptors, training, validation,
+ * reports) and answers no HTTP. It assembles the same application as a serve process, so that
+ * it knows every job kind by the same code, and writes progress and results to the same store.
+ */
+export async function startWorker(config: Config, log: Logger): Promise<RunningWorker> {
+  if (!config.redisUrl) throw new Error('a worker takes its jobs from the shared queue: give --redis-url (and --store-url)');
+  if (!config.baseUrl) throw new Error("a worker mints URIs of the service it works for: give --base-url (the serve processes' base URL)");
+  const opened = await openServices(config, log);
+  await createApp(opened.services, opened.registry).ready;
+  opened.services.tasks.work();
+  log.info('working', { redis: config.redisUrl.replace(/\/\/[^@/]*@/, '//'), concurrency: config.taskConcurrency, process: opened.coordination.processId });
+  return { close: () => closeServices(opened) };
+}
