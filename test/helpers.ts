@@ -189,11 +189,13 @@ export interface ServerProcess {
  * The real server as its own process (`src/main.ts`), as an operator starts it. With
  * `waitForListening` false it answers as soon as the process is spawned (port must be given).
  */
-export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number } = {}): Promise<ServerProcess> {
+export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number; worker?: boolean } = {}): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
   // started as `npm start` starts it (bin/toxgraph-server: allocator, node flags, and
   // TOXGRAPH_NODE_FLAGS for diagnosis, e.g. --heapsnapshot-signal=SIGUSR2)
-  const child = spawn('sh', ['bin/toxgraph-server', '--port', String(options.port ?? 0), ...args], {
+  // a worker (`toxgraph worker`) answers no HTTP: it is ready when it logs "working"
+  const ready = options.worker ? '"msg":"working"' : '"msg":"listening"';
+  const child = spawn('sh', ['bin/toxgraph-server', ...(options.worker ? ['worker'] : []), '--port', String(options.port ?? 0), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '' },
   });
@@ -202,7 +204,7 @@ export async function spawnServer(args: string[], options: { waitForListening?: 
   const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
     child.stderr.on('data', (d) => {
       stderr += d;
-      const line = stderr.split('\n').find((l) => l.includes('"msg":"listening"'));
+      const line = stderr.split('\n').find((l) => l.includes(ready));
       if (line) resolve(JSON.parse(line));
     });
     void exited.then((code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
@@ -216,7 +218,7 @@ export async function spawnServer(args: string[], options: { waitForListening?: 
   } finally {
     clearTimeout(timeout);
   }
-  proc.port = Number(proc.listening.port);
+  proc.port = Number(proc.listening.port ?? proc.port);
   return proc;
 }
 

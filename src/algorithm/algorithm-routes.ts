@@ -7,10 +7,12 @@ import { alternateLinks, sendList, sendNegotiated, resourceRenderers, sendTask, 
 import type { Services } from '../core/services.js';
 import type { DatasetStore } from '../dataset/dataset-store.js';
 import { deliver, resultTarget } from '../dataset/result-target.js';
-import type { StartTraining } from '../model/training.js';
-import type { StartDomainFitting } from '../model/domain-training.js';
-import type { StartCleanup } from '../model/cleanup-model.js';
-import type { StartSuper } from '../model/superalgorithm.js';
+import type { PrepareTraining } from '../model/training.js';
+import type { PrepareDomainFitting } from '../model/domain-training.js';
+import type { PrepareCleanup } from '../model/cleanup-model.js';
+import type { PrepareSuper } from '../model/superalgorithm.js';
+import type { PreparedJob } from '../task/task-runner.js';
+import { callerTokenOf } from '../auth/caller-token.js';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.js';
 import { readParameters } from './parameters.js';
 import { selectFeatures } from './feature-selection.js';
@@ -24,13 +26,13 @@ import type { DescriptorCalculation } from './descriptor-calculation.js';
 export interface AlgorithmComponents {
   datasets: DatasetStore;
   /** Applying a learner trains a model: the model component's work. */
-  train: StartTraining;
+  train: PrepareTraining;
   /** Applying an applicability-domain algorithm fits an AD model: the model component's work too. */
-  fitDomain: StartDomainFitting;
+  fitDomain: PrepareDomainFitting;
   /** Applying a data-cleanup algorithm makes a filtering model. */
-  cleanup: StartCleanup;
+  cleanup: PrepareCleanup;
   /** A superalgorithm chains the others into a supermodel. */
-  startSuper: StartSuper;
+  startSuper: PrepareSuper;
   descriptors: DescriptorCalculation;
 }
 
@@ -95,45 +97,65 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, `Algorithm: ${def.title} (parameter values used)`));
   });
 
+  /**
+   * Applying an algorithm to a dataset is a job kind (its input: the algorithm's id, the request's
+   * parameters and, when results go to another dataset service, the caller's token for it).
+   */
+  const startAlgorithm = tasks.define('algorithm', async (input: { id: string; params: [string, string][]; subjectid?: string }): Promise<PreparedJob> => {
+    const def = algorithmById(input.id);
+    if (!def) throw notFound(`algorithm ${collection}/${input.id} not found`);
+    const params = Params.fromEntries(input.params);
+    const datasetParam = params.required('dataset_uri');
+    const values = readParameters(def.parameters, params);
+    const uri = algorithmUri(services, def);
+    switch (def.kind) {
+      case 'learner':
+        return train({ algorithmUri: uri, title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature: params.required('prediction_feature') });
+      case 'super':
+        return startSuper(uri, params);
+      case 'domain':
+        return fitDomain({ algorithmUri: uri, method: def.method, parameters: values, datasetUri: datasetParam });
+      case 'cleanup':
+        return cleanup({ algorithmUri: uri, method: def.method, parameters: values, datasetUri: datasetParam });
+      case 'mining': {
+        const { meta: source, selected } = await datasets.requireRef(datasetParam);
+        const classes = String(values.prediction_feature ?? '');
+        if (classes && !source.features.includes(classes)) throw badRequest(`prediction_feature ${classes} is not a feature of dataset ${source.uri}`);
+        return { title: `${def.title} of ${source.uri}`, work: (job) => mineDataset(services, datasets, descriptors, { algorithmUri: uri, source, selected, values }, job.signal) };
+      }
+      case 'descriptors': {
+        try {
+          def.descriptors.columns(values);
+        } catch (e) {
+          if (e instanceof RangeError) throw badRequest(e.message);
+          throw e;
+        }
+        const { meta: source, selected } = await datasets.requireRef(datasetParam);
+        const target = await resultTarget(services, datasets, params, input.subjectid);
+        return {
+          title: `${def.title} for ${source.uri}`,
+          work: async (job) => {
+            const run = { signal: job.signal, progress: (f: number) => job.progress(5 + f * 85) };
+            if (target.kind === 'existing') return describeDataset(descriptors, datasets, { def, values, source, selected, into: target.meta }, run);
+            return deliver(services, datasets, await describeDataset(descriptors, datasets, { def, values, source, selected }, run), target);
+          },
+        };
+      }
+      default:
+        throw badRequest(`${uri} does not run as a task`);
+    }
+  });
+
   router.post('/algorithm/:id', async (ctx) => {
     const def = requireAlgorithm(ctx);
     const params = await Params.fromRequest(ctx, config.bodyLimit);
-    const datasetParam = params.required('dataset_uri');
-    const values = readParameters(def.parameters, params);
-
-    if (def.kind === 'learner') {
-      const predictionFeature = params.required('prediction_feature');
-      const task = await train({ algorithmUri: algorithmUri(services, def), title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature });
-      return sendTask(ctx, task);
+    if (def.kind === 'selection') {
+      const datasetUri = params.required('dataset_uri');
+      const values = readParameters(def.parameters, params);
+      return sendUris(ctx, await selectFeatures(services, datasets, { method: def.method, parameters: values, datasetUri, predictionFeature: params.get('prediction_feature') }));
     }
-    if (def.kind === 'mining') {
-      const { meta: source, selected } = await datasets.requireRef(datasetParam);
-      const classes = String(values.prediction_feature ?? '');
-      if (classes && !source.features.includes(classes)) throw badRequest(`prediction_feature ${classes} is not a feature of dataset ${source.uri}`);
-      return sendTask(
-        ctx,
-        await tasks.submit(`${def.title} of ${source.uri}`, (job) => mineDataset(services, datasets, descriptors, { algorithmUri: algorithmUri(services, def), source, selected, values }, job.signal)),
-      );
-    }
-    if (def.kind === 'super') return sendTask(ctx, await startSuper(algorithmUri(services, def), params));
-    if (def.kind === 'domain') return sendTask(ctx, await fitDomain({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
-    if (def.kind === 'cleanup') return sendTask(ctx, await cleanup({ algorithmUri: algorithmUri(services, def), method: def.method, parameters: values, datasetUri: datasetParam }));
-    if (def.kind === 'selection')
-      return sendUris(ctx, await selectFeatures(services, datasets, { method: def.method, parameters: values, datasetUri: datasetParam, predictionFeature: params.get('prediction_feature') }));
-
-    try {
-      def.descriptors.columns(values);
-    } catch (e) {
-      if (e instanceof RangeError) throw badRequest(e.message);
-      throw e;
-    }
-    const { meta: source, selected } = await datasets.requireRef(datasetParam);
-    const target = await resultTarget(ctx, services, datasets, params);
-    const task = await tasks.submit(`${def.title} for ${source.uri}`, async (job) => {
-      const run = { signal: job.signal, progress: (f: number) => job.progress(5 + f * 85) };
-      if (target.kind === 'existing') return describeDataset(descriptors, datasets, { def, values, source, selected, into: target.meta }, run);
-      return deliver(services, datasets, await describeDataset(descriptors, datasets, { def, values, source, selected }, run), target);
-    });
-    await sendTask(ctx, task);
+    // the caller's token goes with the job only when results go to another dataset service
+    const subjectid = params.get('dataset_service') ? await callerTokenOf(ctx, config.bodyLimit) : undefined;
+    await sendTask(ctx, await startAlgorithm({ id: def.id, params: params.entries(), subjectid }));
   });
 }

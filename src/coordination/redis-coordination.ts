@@ -31,6 +31,8 @@ export class RedisCoordination implements Coordination {
 
   static async connect(url: string, prefix: string): Promise<RedisCoordination> {
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+    // ioredis reconnects by itself; a request meanwhile fails with the error, where it is handled
+    redis.on('error', () => undefined);
     await redis.connect();
     const c = new RedisCoordination(redis, prefix);
     await c.beat();
@@ -70,6 +72,7 @@ export class RedisCoordination implements Coordination {
   async subscribe(channel: string, handler: (message: unknown) => void): Promise<void> {
     if (!this.subscriber) {
       this.subscriber = this.redis.duplicate();
+      this.subscriber.on('error', () => undefined);
       this.subscriber.on('message', (ch: string, text: string) => {
         let parsed: { from?: string; message?: unknown };
         try {

@@ -1,8 +1,6 @@
-import type { Context } from 'koa';
 import type { Params } from '../http/params.js';
 import { badRequest } from '../core/errors.js';
 import type { Services } from '../core/services.js';
-import { callerTokenOf } from '../auth/caller-token.js';
 import type { DatasetMeta, DatasetStore } from './dataset-store.js';
 import { datasetCsv } from './dataset-views.js';
 import { postToDatasetService } from './remote-dataset-service.js';
@@ -17,13 +15,13 @@ import { checkOutboundTarget } from '../outbound/outbound-fetch.js';
  */
 export type ResultTarget = { kind: 'new' } | { kind: 'existing'; meta: DatasetMeta } | { kind: 'remote'; service: string; subjectid?: string };
 
-export async function resultTarget(ctx: Context, services: Services, datasets: DatasetStore, params: Params, defaultService?: string): Promise<ResultTarget> {
+export async function resultTarget(services: Services, datasets: DatasetStore, params: Params, callerToken: string | undefined, defaultService?: string): Promise<ResultTarget> {
   const result = params.get('result_dataset');
   const service = (params.get('dataset_service') ?? (result ? undefined : defaultService))?.trim().replace(/\/+$/, '');
   if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
   if (service && service !== datasets.collection) {
     await checkOutboundTarget(service, services.config);
-    return { kind: 'remote', service, subjectid: await callerTokenOf(ctx, services.config.bodyLimit) };
+    return { kind: 'remote', service, subjectid: callerToken };
   }
   if (!result) return { kind: 'new' };
   return { kind: 'existing', meta: await datasets.requireMeta(result, 'result_dataset') };

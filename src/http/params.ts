@@ -48,4 +48,9 @@ export class Params {
   entries(): [string, string][] {
     return [...this.search.entries()];
   }
+
+  /** Parameters as JSON carries them (a queued job's input). */
+  static fromEntries(entries: [string, string][]): Params {
+    return new Params(new URLSearchParams(entries));
+  }
 }

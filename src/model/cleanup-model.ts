@@ -1,11 +1,11 @@
 import type * as RDF from '@rdfjs/types';
-import type { Services } from '../core/services.js';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
 import type { ParamValue } from '../learning/learner.js';
 import { df, dc, ot, literal } from '../rdf/namespaces.js';
 import { applyCleanup, fitCleanup, type CleanupMethod, type CleanupRow, type CleanupState } from '../algorithm/cleanup-methods.js';
 import type { StoredModel } from './model-codec.js';
 import type { ModelStore } from './model-store.js';
+import type { PreparedJob } from '../task/task-runner.js';
 
 /** What applying a data-cleanup algorithm to a dataset asks for (`POST /algorithm/{id}`). */
 export interface CleanupRequest {
@@ -16,34 +16,37 @@ export interface CleanupRequest {
   datasetUri: string;
 }
 
-/** Starts making a filtering model (spec 2.4 DataCleanup): checked at once, fitted as a task; answers the task URI. */
-export type StartCleanup = (request: CleanupRequest) => Promise<string>;
+/** Making a filtering model (spec 2.4 DataCleanup) as a job: checked at once, then fitted. */
+export type PrepareCleanup = (request: CleanupRequest) => Promise<PreparedJob>;
 
-export function cleanupStarter(services: Services, datasets: DatasetStore, models: ModelStore): StartCleanup {
+export function cleanupJob(datasets: DatasetStore, models: ModelStore): PrepareCleanup {
   return async (request) => {
     const { meta: dataset, selected } = await datasets.requireRef(request.datasetUri);
     const features = selected.length ? selected : dataset.features;
-    return services.tasks.submit(`${request.method.title} on ${dataset.uri}`, async () => {
-      const rows = await datasets.allRows(dataset.uri);
-      const state = fitCleanup(request.method.id, request.parameters, features, rows);
-      return models.create({
-        algorithm: request.algorithmUri,
-        learnerId: request.method.id,
-        trainingDataset: dataset.uri,
-        parameters: request.parameters,
-        parameterSpecs: request.method.parameters,
-        task: 'cleanup',
-        classes: [],
-        independent: features,
-        dependent: '',
-        encodings: [],
-        state,
-        title: `${request.method.title}: filtering model of ${dataset.title ?? dataset.uri}`,
-        targetTitle: request.method.title,
-        warnings: state.kind === 'dc-missing-values' && state.dropped.length ? [`${state.dropped.length} feature(s) missing in more than maxMissing of the rows are dropped`] : [],
-        endpoints: [],
-      });
-    });
+    return {
+      title: `${request.method.title} on ${dataset.uri}`,
+      work: async () => {
+        const rows = await datasets.allRows(dataset.uri);
+        const state = fitCleanup(request.method.id, request.parameters, features, rows);
+        return models.create({
+          algorithm: request.algorithmUri,
+          learnerId: request.method.id,
+          trainingDataset: dataset.uri,
+          parameters: request.parameters,
+          parameterSpecs: request.method.parameters,
+          task: 'cleanup',
+          classes: [],
+          independent: features,
+          dependent: '',
+          encodings: [],
+          state,
+          title: `${request.method.title}: filtering model of ${dataset.title ?? dataset.uri}`,
+          targetTitle: request.method.title,
+          warnings: state.kind === 'dc-missing-values' && state.dropped.length ? [`${state.dropped.length} feature(s) missing in more than maxMissing of the rows are dropped`] : [],
+          endpoints: [],
+        });
+      },
+    };
   };
 }
 

@@ -7,6 +7,7 @@ import type { ParamValue } from '../learning/learner.js';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.js';
 import { encodeRows, fitEncodings, isLearnable } from './feature-matrix.js';
 import type { ModelStore } from './model-store.js';
+import type { PreparedJob } from '../task/task-runner.js';
 
 /** The module whose functions fit and apply applicability domains on the worker pool. */
 export const DOMAIN_MODULE = new URL('../learning/applicability-domain.ts', import.meta.url).href;
@@ -20,8 +21,8 @@ export interface DomainRequest {
   datasetUri: string;
 }
 
-/** Starts fitting an applicability-domain model: checked at once (400/404), then run as a task; answers the task URI. */
-export type StartDomainFitting = (request: DomainRequest) => Promise<string>;
+/** Fitting an applicability-domain model as a job: checked at once (400/404), then fitted. */
+export type PrepareDomainFitting = (request: DomainRequest) => Promise<PreparedJob>;
 
 interface DomainPlan {
   request: DomainRequest;
@@ -48,12 +49,13 @@ async function planDomain(services: Services, datasets: DatasetStore, request: D
   return { request, dataset, features };
 }
 
-export function domainStarter(services: Services, datasets: DatasetStore, models: ModelStore): StartDomainFitting {
+export function domainJob(services: Services, datasets: DatasetStore, models: ModelStore): PrepareDomainFitting {
   return async (request) => {
     const plan = await planDomain(services, datasets, request);
-    return services.tasks.submit(`${request.method.title} of ${plan.dataset.uri}`, (job) =>
-      fitDomainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
-    );
+    return {
+      title: `${request.method.title} of ${plan.dataset.uri}`,
+      work: (job) => fitDomainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
+    };
   };
 }
 

@@ -14,6 +14,7 @@ import { describeDataset } from '../algorithm/descriptor-datasets.js';
 import { selectFeatures } from '../algorithm/feature-selection.js';
 import { mineDataset } from '../algorithm/pattern-mining.js';
 import type { ModelStore } from './model-store.js';
+import type { PreparedJob } from '../task/task-runner.js';
 import { planTraining, trainModel } from './training.js';
 import { createDomainModel } from './domain-training.js';
 import { consensusLearner } from '../learning/consensus.js';
@@ -74,15 +75,16 @@ interface SuperPlan {
   datasetService: string;
 }
 
-/** Starts a superalgorithm: the request checked at once (400/404 naming the parameter), the chain run as one task answering the supermodel. */
-export type StartSuper = (algorithmUri: string, params: Params) => Promise<string>;
+/** A superalgorithm as a job: the request checked at once (400/404 naming the parameter), the chain run as one task answering the supermodel. */
+export type PrepareSuper = (algorithmUri: string, params: Params) => Promise<PreparedJob>;
 
-export function superStarter(services: Services, datasets: DatasetStore, models: ModelStore, descriptors: DescriptorCalculation, crossValidate: CrossValidate): StartSuper {
+export function superJob(services: Services, datasets: DatasetStore, models: ModelStore, descriptors: DescriptorCalculation, crossValidate: CrossValidate): PrepareSuper {
   return async (algorithmUri, params) => {
     const plan = await planSuper(services, datasets, algorithmUri, params);
-    return services.tasks.submit(`Supermodel (${plan.learning.def.title}) on ${plan.datasetUri}`, (job) =>
-      buildSupermodel(services, datasets, models, descriptors, crossValidate, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
-    );
+    return {
+      title: `Supermodel (${plan.learning.def.title}) on ${plan.datasetUri}`,
+      work: (job) => buildSupermodel(services, datasets, models, descriptors, crossValidate, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
+    };
   };
 }
 

@@ -8,6 +8,7 @@ import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
 import { encodeRows, fitEncodings, isLearnable, numberOf } from './feature-matrix.js';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.js';
 import type { ModelStore } from './model-store.js';
+import type { PreparedJob } from '../task/task-runner.js';
 
 /** At most this many classes: more means the target is not a class label. */
 const MAX_CLASSES = 50;
@@ -73,14 +74,14 @@ export interface TrainingRequest {
   predictionFeature: string;
 }
 
-/** Starts training a model: checked at once (400/404), then run as a task; answers the task URI. */
-export type StartTraining = (request: TrainingRequest) => Promise<string>;
+/** Training a model as a job: the request checked (400/404), and the training to run. */
+export type PrepareTraining = (request: TrainingRequest) => Promise<PreparedJob>;
 
-export function trainingStarter(services: Services, datasets: DatasetStore, models: ModelStore): StartTraining {
+export function trainingJob(services: Services, datasets: DatasetStore, models: ModelStore): PrepareTraining {
   return async (request) => {
     const plan = await planTraining(services, datasets, request);
     const dataset = parseDatasetRef(request.datasetUri).uri;
-    return services.tasks.submit(`Training ${request.title} on ${dataset}`, (job) => trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }));
+    return { title: `Training ${request.title} on ${dataset}`, work: (job) => trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }) };
   };
 }
 

@@ -35,16 +35,26 @@ export class Qmrfs {
     private readonly store: QmrfStore,
     private readonly models: ModelStore,
     private readonly datasets: DatasetStore,
-  ) {}
+  ) {
+    this.startQmrf = services.tasks.define('qmrf', async ({ modelUri }: { modelUri: string }) => {
+      if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
+      return { title: `QMRF report of ${modelUri}`, work: () => this.fromModel(modelUri) };
+    });
+  }
+
+  private readonly startQmrf: (input: { modelUri: string }) => Promise<string>;
 
   private context(date = new Date()) {
     return { author: currentUser.getStore() ?? 'ToxGraph user', date, service: { uri: this.services.uris.service(), version: VERSION }, rdkitVersion: this.services.chemistry.rdkitVersion };
   }
 
-  /** `POST /reach_report/qmrf` with `model_uri`: checked at once (404), filled by a task that answers the report. */
+  /** `POST /reach_report/qmrf` with `model_uri`: checked at once (404), filled by a task (a job kind) that answers the report. */
   async startFromModel(modelUri: string): Promise<string> {
-    if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
-    return this.services.tasks.submit(`QMRF report of ${modelUri}`, async () => {
+    return this.startQmrf({ modelUri });
+  }
+
+  private async fromModel(modelUri: string): Promise<string> {
+    {
       const facts = await this.facts.of(modelUri);
       const context = this.context();
       const tree = fillQmrf(facts, context);
@@ -61,7 +71,7 @@ export class Qmrfs {
         },
         xml,
       );
-    });
+    }
   }
 
   /** `POST /reach_report/qmrf` with a QMRF XML body: stored as it is when valid (400 with the errors otherwise). */

@@ -8,6 +8,10 @@ import { checklistQuads } from './qmrf-codec.js';
 import type { QmrfStore } from './qmrf-store.js';
 import type { QprfFacts } from './qprf-facts.js';
 import { qafPredictionChecklist, qprfDocument } from './qprf-document.js';
+import type { PreparedJob } from '../task/task-runner.js';
+
+/** What a QPRF is made of: a model, and a compound (of a dataset, optionally). */
+type QprfRequest = { modelUri?: string; datasetUri?: string; compoundUri: string };
 
 /**
  * QPRF reports: one prediction of one model for one substance (`POST /reach_report/qprf` with
@@ -25,47 +29,57 @@ export class Qprfs {
     private readonly qmrfs: QmrfStore,
   ) {
     this.collection = services.uris.reachReports('qprf');
+    this.startQprf = services.tasks.define('qprf', (request: QprfRequest) => this.prepare(request));
   }
+
+  private readonly startQprf: (request: QprfRequest) => Promise<string>;
 
   private contentGraph(uri: string): string {
     return this.services.uris.subgraph(uri, 'content');
   }
 
-  /** Checked at once (404/400 naming the parameter); the report is made by a task. */
-  async start(request: { modelUri?: string; datasetUri?: string; compoundUri: string }): Promise<string> {
+  /** Checked at once (404/400 naming the parameter); the report is made by a task (a job kind). */
+  start(request: QprfRequest): Promise<string> {
+    return this.startQprf(request);
+  }
+
+  private async prepare(request: QprfRequest): Promise<PreparedJob> {
     const checked = await this.facts.check(request);
-    return this.services.tasks.submit(`QPRF of ${checked.model.uri} for ${checked.compound.uri}`, async (job) => {
-      const facts = await this.facts.of(checked, job.signal);
-      const qmrfs = await this.qmrfs.list(facts.model.uri);
-      const checklist = qafPredictionChecklist(facts, qmrfs);
-      const uri = await this.services.ids.next(this.collection);
-      const date = new Date();
-      const doc = qprfDocument(facts, { uri, date: date.toISOString(), qmrfs, depiction: (molfile) => this.services.chemistry.svg(molfile, 300, 220), checklist });
-      const s = df.namedNode(uri);
-      const domain = checklist[1];
-      const reliability = checklist[2];
-      const quads: RDF.Quad[] = [
-        df.quad(s, rdf('type'), ot('QPRFReport')),
-        df.quad(s, rdf('type'), ot('Report')),
-        df.quad(s, dc('identifier'), literal(uri, xsd('anyURI'))),
-        df.quad(s, dc('title'), literal(doc.title)),
-        df.quad(s, ot('date'), literal(date)),
-        df.quad(s, dcterms('created'), literal(date)),
-        df.quad(s, ot('reportModel'), df.namedNode(facts.model.uri)),
-        df.quad(s, ot('reportCompound'), df.namedNode(facts.compound.uri)),
-        ...(facts.source.kind === 'dataset' ? [df.quad(s, ot('reportDataset'), df.namedNode(facts.source.uri))] : []),
-        ...(facts.prediction.value ? [df.quad(s, ot('predictedValue'), facts.prediction.value)] : []),
-        df.quad(s, ot('domainInfo'), df.namedNode(`${uri}#domain`)),
-        df.quad(df.namedNode(`${uri}#domain`), rdf('type'), ot('DomainInfo')),
-        df.quad(df.namedNode(`${uri}#domain`), ot('descritporDomain'), literal(`${domain.verdict}: ${domain.evidence}`)),
-        df.quad(s, ot('adequacyInfo'), df.namedNode(`${uri}#adequacy`)),
-        df.quad(df.namedNode(`${uri}#adequacy`), rdf('type'), ot('AdequacyInfo')),
-        df.quad(df.namedNode(`${uri}#adequacy`), ot('adequacyOutcome'), literal(`${reliability.verdict}: ${reliability.evidence}`)),
-        ...checklistQuads(uri, checklist),
-      ];
-      await this.services.store.replaceGraphs({ [uri]: quads, [this.contentGraph(uri)]: textChunkQuads(uri, ot('reportContent'), toDocBook(doc)) });
-      return uri;
-    });
+    return {
+      title: `QPRF of ${checked.model.uri} for ${checked.compound.uri}`,
+      work: async (job) => {
+        const facts = await this.facts.of(checked, job.signal);
+        const qmrfs = await this.qmrfs.list(facts.model.uri);
+        const checklist = qafPredictionChecklist(facts, qmrfs);
+        const uri = await this.services.ids.next(this.collection);
+        const date = new Date();
+        const doc = qprfDocument(facts, { uri, date: date.toISOString(), qmrfs, depiction: (molfile) => this.services.chemistry.svg(molfile, 300, 220), checklist });
+        const s = df.namedNode(uri);
+        const domain = checklist[1];
+        const reliability = checklist[2];
+        const quads: RDF.Quad[] = [
+          df.quad(s, rdf('type'), ot('QPRFReport')),
+          df.quad(s, rdf('type'), ot('Report')),
+          df.quad(s, dc('identifier'), literal(uri, xsd('anyURI'))),
+          df.quad(s, dc('title'), literal(doc.title)),
+          df.quad(s, ot('date'), literal(date)),
+          df.quad(s, dcterms('created'), literal(date)),
+          df.quad(s, ot('reportModel'), df.namedNode(facts.model.uri)),
+          df.quad(s, ot('reportCompound'), df.namedNode(facts.compound.uri)),
+          ...(facts.source.kind === 'dataset' ? [df.quad(s, ot('reportDataset'), df.namedNode(facts.source.uri))] : []),
+          ...(facts.prediction.value ? [df.quad(s, ot('predictedValue'), facts.prediction.value)] : []),
+          df.quad(s, ot('domainInfo'), df.namedNode(`${uri}#domain`)),
+          df.quad(df.namedNode(`${uri}#domain`), rdf('type'), ot('DomainInfo')),
+          df.quad(df.namedNode(`${uri}#domain`), ot('descritporDomain'), literal(`${domain.verdict}: ${domain.evidence}`)),
+          df.quad(s, ot('adequacyInfo'), df.namedNode(`${uri}#adequacy`)),
+          df.quad(df.namedNode(`${uri}#adequacy`), rdf('type'), ot('AdequacyInfo')),
+          df.quad(df.namedNode(`${uri}#adequacy`), ot('adequacyOutcome'), literal(`${reliability.verdict}: ${reliability.evidence}`)),
+          ...checklistQuads(uri, checklist),
+        ];
+        await this.services.store.replaceGraphs({ [uri]: quads, [this.contentGraph(uri)]: textChunkQuads(uri, ot('reportContent'), toDocBook(doc)) });
+        return uri;
+      },
+    };
   }
 
   read(uri: string): Promise<RDF.Quad[] | undefined> {

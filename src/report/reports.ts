@@ -30,11 +30,23 @@ function listParameter(params: Params, name: string): string[] {
 
 /** Making validation reports (spec 4.3): the request checked at once, the report written by a task. */
 export class Reports {
+  /** Making a report is a job kind (input: the checked request), so a worker may run it. */
+  private readonly startReport: (request: ReportRequest) => Promise<string>;
+
   constructor(
     private readonly services: Services,
     private readonly facts: ReportFacts,
     private readonly store: ReportStore,
-  ) {}
+  ) {
+    this.startReport = services.tasks.define('report', async (request: ReportRequest) => {
+      await this.requireValidations(request);
+      const title =
+        request.type === 'algorithm_comparison'
+          ? `Algorithm comparison report of ${request.identifiers.join(', ')}`
+          : `${request.type === 'validation' ? 'Validation' : 'Cross-validation'} report of ${request.validations[0]}`;
+      return { title, work: (job) => this.make(request, job.signal) };
+    });
+  }
 
   /**
    * Check a request (400/404 naming the parameter). Answers an existing report of the same
@@ -43,18 +55,18 @@ export class Reports {
    */
   async start(type: ReportType, params: Params, canRead: (uri: string) => boolean = () => true): Promise<{ existing: string } | { task: string }> {
     const request = this.check(type, params);
-    // every validation must exist and be of the right kind before work is queued
-    const kind = type === 'validation' ? 'Validation' : 'Crossvalidation';
+    await this.requireValidations(request);
+    const existing = await this.store.existing(type, request.validations, request.identifiers, canRead);
+    if (existing) return { existing };
+    return { task: await this.startReport(request) };
+  }
+
+  /** Every validation must exist and be of the right kind before work is queued. */
+  private async requireValidations(request: ReportRequest): Promise<void> {
+    const kind = request.type === 'validation' ? 'Validation' : 'Crossvalidation';
     const tasks = new Set<string>();
     for (const v of request.validations) tasks.add((await this.facts.require(v, kind)).task);
     if (tasks.size > 1) throw badRequest('validation_uris: an algorithm comparison compares cross-validations of one kind (all regression or all classification)');
-    const existing = await this.store.existing(type, request.validations, request.identifiers, canRead);
-    if (existing) return { existing };
-    const title =
-      type === 'algorithm_comparison'
-        ? `Algorithm comparison report of ${request.identifiers.join(', ')}`
-        : `${type === 'validation' ? 'Validation' : 'Cross-validation'} report of ${request.validations[0]}`;
-    return { task: await this.services.tasks.submit(title, (job) => this.make(request, job.signal)) };
   }
 
   private check(type: ReportType, params: Params): ReportRequest {

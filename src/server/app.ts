@@ -23,10 +23,10 @@ import { DescriptorCalculation } from '../algorithm/descriptor-calculation.js';
 import { ModelStore } from '../model/model-store.js';
 import { Predictor } from '../model/prediction.js';
 import { modelRoutes } from '../model/model-routes.js';
-import { trainingStarter } from '../model/training.js';
-import { domainStarter } from '../model/domain-training.js';
-import { cleanupStarter } from '../model/cleanup-model.js';
-import { superStarter } from '../model/superalgorithm.js';
+import { trainingJob } from '../model/training.js';
+import { domainJob } from '../model/domain-training.js';
+import { cleanupJob } from '../model/cleanup-model.js';
+import { superJob } from '../model/superalgorithm.js';
 import { ValidationStore } from '../validation/validation-store.js';
 import { ValidationRunner } from '../validation/validation-runner.js';
 import { Crossvalidations } from '../validation/crossvalidation.js';
@@ -97,10 +97,10 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   algorithmRoutes(router, services, {
     datasets,
     descriptors,
-    train: trainingStarter(services, datasets, models),
-    startSuper: superStarter(services, datasets, models, descriptors, crossvalidations.ofRecipe),
-    fitDomain: domainStarter(services, datasets, models),
-    cleanup: cleanupStarter(services, datasets, models),
+    train: trainingJob(services, datasets, models),
+    startSuper: superJob(services, datasets, models, descriptors, crossvalidations.ofRecipe),
+    fitDomain: domainJob(services, datasets, models),
+    cleanup: cleanupJob(datasets, models),
   });
   modelRoutes(router, services, datasets, models, predictor, compounds);
   crossvalidationRoutes(router, services, runner, crossvalidations);

@@ -2,7 +2,7 @@ import { Queue, Worker, type Job as QueueJob } from 'bullmq';
 import { Redis } from 'ioredis';
 
 /** A job's input: JSON, so that a worker on another machine can run it. */
-export type JobInput = { [key: string]: unknown };
+export type JobInput = object;
 
 /** What the queue carries: the task resource, who asked, the job kind and its input. */
 export interface QueuedJob {
@@ -39,6 +39,7 @@ export class JobQueue {
   private connection(): Redis {
     // BullMQ's blocking commands need ioredis to wait for Redis however long it takes
     const redis = new Redis(this.redisUrl, { maxRetriesPerRequest: null });
+    redis.on('error', () => undefined);
     this.connections.push(redis);
     return redis;
   }

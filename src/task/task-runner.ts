@@ -28,6 +28,8 @@ export type Work = (job: Job) => Promise<string>;
 export interface PreparedJob {
   title: string;
   work: Work;
+  /** Work quick enough to do at once, in the request (see defineQuickOrTask). */
+  quick?: boolean;
 }
 
 /** Check a job's input against the store and say what running it does. */
@@ -46,6 +48,11 @@ interface TaskState extends TaskRecord {
   progressTimer?: NodeJS.Timeout;
   /** Resources this task's work created: removed again unless the task completes. */
   minted: string[];
+}
+
+/** What a worker on another machine receives: the same JSON round trip here, so that what runs here runs there. */
+function asJson<I extends JobInput>(input: I): I {
+  return JSON.parse(JSON.stringify(input)) as I;
 }
 
 function isUnfinished(status: string | undefined): boolean {
@@ -111,15 +118,32 @@ export class TaskRunner {
   define<I extends JobInput>(kind: string, prepare: PrepareJob<I>): (input: I) => Promise<string> {
     this.kinds.set(kind, prepare as unknown as PrepareJob<JobInput>);
     return async (input) => {
-      // what a worker on another machine receives: the same JSON round trip here
-      const json = JSON.parse(JSON.stringify(input)) as I;
-      const prepared = await prepare(json);
-      if (!this.jobQueue) return this.submit(prepared.title, prepared.work);
-      const creator = currentUser.getStore();
-      const uri = await this.newTask(prepared.title, creator, QUEUE_RUNNER);
-      await this.jobQueue.add({ task: uri, creator, kind, input: json });
-      return uri;
+      const json = asJson(input);
+      return this.launch(kind, json, await prepare(json));
     };
+  }
+
+  /**
+   * As define, for work that is sometimes quick (predictions without descriptors to calculate):
+   * quick work is done at once and answers its result; other work answers its task.
+   */
+  defineQuickOrTask<I extends JobInput>(kind: string, prepare: PrepareJob<I>): (input: I) => Promise<{ result: string } | { task: string }> {
+    this.kinds.set(kind, prepare as unknown as PrepareJob<JobInput>);
+    return async (input) => {
+      const json = asJson(input);
+      const prepared = await prepare(json);
+      if (prepared.quick) return { result: await prepared.work({ taskUri: '', signal: new AbortController().signal, progress: () => undefined }) };
+      return { task: await this.launch(kind, json, prepared) };
+    };
+  }
+
+  /** Run prepared work here, or queue its job for a worker (which prepares it again). */
+  private async launch(kind: string, json: JobInput, prepared: PreparedJob): Promise<string> {
+    if (!this.jobQueue) return this.submit(prepared.title, prepared.work);
+    const creator = currentUser.getStore();
+    const uri = await this.newTask(prepared.title, creator, QUEUE_RUNNER);
+    await this.jobQueue.add({ task: uri, creator, kind, input: json });
+    return uri;
   }
 
   /** Tasks waiting for a slot and tasks running now. */

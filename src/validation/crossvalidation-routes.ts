@@ -29,8 +29,10 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     return { uri, quads };
   }
 
-  async function start(ctx: Context, leaveOneOut: boolean) {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
+  /** A cross-validation (k-fold or leave-one-out) of a recipe on a dataset: a job kind, so a worker may run it. */
+  const startCrossvalidation = tasks.define('crossvalidation', async (input: { params: [string, string][]; leaveOneOut: boolean }) => {
+    const { leaveOneOut } = input;
+    const params = Params.fromEntries(input.params);
     const setup = learningSetup(services, params);
     const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
     const given = params.get('stratified')?.trim().toLowerCase();
@@ -52,15 +54,21 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     const size = await runner.datasets.count(dataset.uri);
     const numFolds = leaveOneOut ? size : Number(readParameters([V.numFolds], params).num_folds);
     if (numFolds > size) throw badRequest(`num_folds ${numFolds} is larger than the ${size} rows of dataset ${dataset.uri}`);
-    const title = `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`;
-    const task = await tasks.submit(title, async (job) => {
-      const rows = await runner.datasets.allRows(dataset.uri);
-      return crossvalidations.run(
-        { setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut, note },
-        { signal: job.signal, progress: (f) => job.progress(f * 100) },
-      );
-    });
-    await sendTask(ctx, task);
+    return {
+      title: `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`,
+      work: async (job) => {
+        const rows = await runner.datasets.allRows(dataset.uri);
+        return crossvalidations.run(
+          { setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut, note },
+          { signal: job.signal, progress: (f) => job.progress(f * 100) },
+        );
+      },
+    };
+  });
+
+  async function start(ctx: Context, leaveOneOut: boolean) {
+    const params = await Params.fromRequest(ctx, config.bodyLimit);
+    await sendTask(ctx, await startCrossvalidation({ params: params.entries(), leaveOneOut }));
   }
 
   // registered before /validation/{id}, which would take these paths otherwise

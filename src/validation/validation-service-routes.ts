@@ -40,33 +40,40 @@ export function validationServiceRoutes(router: Router, services: Services, runn
   const { config, tasks } = services;
   const { validations } = runner;
 
-  router.post('/validation/test_set_validation', async (ctx) => {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
+  /** Each validation is a job kind (its input: the request's parameters), so a worker may run it. */
+  const requestParams = async (ctx: Context) => ({ params: (await Params.fromRequest(ctx, config.bodyLimit)).entries() });
+  type RequestInput = { params: [string, string][] };
+
+  const startTestSetValidation = tasks.define('test-set-validation', async (input: RequestInput) => {
+    const params = Params.fromEntries(input.params);
     const model = await runner.requireModel(params.required('model_uri'));
     const test = await runner.requireDataset(params.required('test_dataset_uri'), 'test_dataset_uri');
     const target = await runner.requireDataset(params.get('test_target_dataset_uri') ?? test.uri, 'test_target_dataset_uri');
     const predictionFeature = params.get('prediction_feature') ?? model.dependent;
     requireFeatureIn(target, predictionFeature, 'prediction_feature');
     await predictor.planInputs(model, test.features);
-    const task = await tasks.submit(`Test set validation of ${model.uri}`, async (job) => {
-      const started = performance.now();
-      const { record } = await runner.testModel(model, { testDataset: test.uri, testTargetDataset: target.uri, predictionFeature }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
-      return validations.create({ ...record, validationType: 'test_set_validation', realRuntimeMs: performance.now() - started, date: new Date() });
-    });
-    await sendTask(ctx, task);
+    return {
+      title: `Test set validation of ${model.uri}`,
+      work: async (job) => {
+        const started = performance.now();
+        const { record } = await runner.testModel(model, { testDataset: test.uri, testTargetDataset: target.uri, predictionFeature }, { signal: job.signal, progress: (f) => job.progress(f * 100) });
+        return validations.create({ ...record, validationType: 'test_set_validation', realRuntimeMs: performance.now() - started, date: new Date() });
+      },
+    };
   });
+  router.post('/validation/test_set_validation', async (ctx) => sendTask(ctx, await startTestSetValidation(await requestParams(ctx))));
 
-  // the spec spells the path "valdiation"; both spellings work
-  for (const path of ['/validation/training_test_valdiation', '/validation/training_test_validation']) {
-    router.post(path, async (ctx) => {
-      const params = await Params.fromRequest(ctx, config.bodyLimit);
-      const setup = learningSetup(services, params);
-      const training = await runner.requireDataset(params.required('training_dataset_uri'), 'training_dataset_uri');
-      const test = await runner.requireDataset(params.required('test_dataset_uri'), 'test_dataset_uri');
-      const target = await runner.requireDataset(params.get('test_target_dataset_uri') ?? test.uri, 'test_target_dataset_uri');
-      requireFeatureIn(target, setup.predictionFeature, 'prediction_feature');
-      await runner.checkTraining(setup, training.uri);
-      const task = await tasks.submit(`Training/test validation of ${setup.algorithmUri}`, async (job) => {
+  const startTrainingTestValidation = tasks.define('training-test-validation', async (input: RequestInput) => {
+    const params = Params.fromEntries(input.params);
+    const setup = learningSetup(services, params);
+    const training = await runner.requireDataset(params.required('training_dataset_uri'), 'training_dataset_uri');
+    const test = await runner.requireDataset(params.required('test_dataset_uri'), 'test_dataset_uri');
+    const target = await runner.requireDataset(params.get('test_target_dataset_uri') ?? test.uri, 'test_target_dataset_uri');
+    requireFeatureIn(target, setup.predictionFeature, 'prediction_feature');
+    await runner.checkTraining(setup, training.uri);
+    return {
+      title: `Training/test validation of ${setup.algorithmUri}`,
+      work: async (job) => {
         const { uri } = await runner.trainAndTest(
           setup,
           { trainingDataset: training.uri, testDataset: test.uri, testTargetDataset: target.uri },
@@ -74,14 +81,18 @@ export function validationServiceRoutes(router: Router, services: Services, runn
           { signal: job.signal, progress: (f) => job.progress(f * 100) },
         );
         return uri;
-      });
-      await sendTask(ctx, task);
-    });
+      },
+    };
+  });
+  // the spec spells the path "valdiation"; both spellings work
+  for (const path of ['/validation/training_test_valdiation', '/validation/training_test_validation']) {
+    router.post(path, async (ctx) => sendTask(ctx, await startTrainingTestValidation(await requestParams(ctx))));
   }
 
   /** training_test_split and bootstrapping: divide one dataset, then train and test. */
-  async function startSplitValidation(ctx: Context, kind: 'training_test_split' | 'bootstrapping') {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
+  const startSplitValidation = tasks.define('split-validation', async (input: RequestInput & { kind: 'training_test_split' | 'bootstrapping' }) => {
+    const { kind } = input;
+    const params = Params.fromEntries(input.params);
     const setup = learningSetup(services, params);
     const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
     const fractionSpec = kind === 'training_test_split' ? V.splitRatio : V.bootstrapPercentage;
@@ -89,16 +100,17 @@ export function validationServiceRoutes(router: Router, services: Services, runn
     const fraction = Number(read[fractionSpec.name]);
     const seed = Number(read.random_seed);
     await runner.checkTraining(setup, dataset.uri);
-    const task = await tasks.submit(`${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`, (job) =>
-      splitValidation(runner, { setup, dataset, kind, fraction, seed }, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
-    );
-    await sendTask(ctx, task);
+    return {
+      title: `${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`,
+      work: (job) => splitValidation(runner, { setup, dataset, kind, fraction, seed }, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
+    };
+  });
+  for (const kind of ['training_test_split', 'bootstrapping'] as const) {
+    router.post(`/validation/${kind}`, async (ctx) => sendTask(ctx, await startSplitValidation({ ...(await requestParams(ctx)), kind })));
   }
-  router.post('/validation/training_test_split', (ctx) => startSplitValidation(ctx, 'training_test_split'));
-  router.post('/validation/bootstrapping', (ctx) => startSplitValidation(ctx, 'bootstrapping'));
 
-  router.post('/validation/validate_datasets', async (ctx) => {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
+  const startDatasetValidation = tasks.define('dataset-validation', async (input: RequestInput) => {
+    const params = Params.fromEntries(input.params);
     const predictionFeature = params.required('prediction_feature');
     const test = await runner.requireDataset(params.required('test_dataset_uri'), 'test_dataset_uri');
     const target = await runner.requireDataset(params.get('test_target_dataset_uri') ?? test.uri, 'test_target_dataset_uri');
@@ -111,21 +123,24 @@ export function validationServiceRoutes(router: Router, services: Services, runn
     const kind = predicted.nominal || (!predicted.numeric && !described.get(predictionFeature)!.numeric) ? 'classification' : 'regression';
     const confidenceFeature = await confidenceFeatureOf(services, predictions.features, predictedFeature);
     const source = predicted.source && services.uris.isIn('model', predicted.source) ? predicted.source : undefined;
-    const task = await tasks.submit(`Validation of ${predictions.uri} against ${target.uri}`, async () => {
-      const started = performance.now();
-      const pairs = await pairValues(runner.datasets, { targetDataset: target.uri, predictionFeature, predictionDataset: predictions.uri, predictedFeature, confidenceFeature, kind });
-      return validations.create({
-        validationType: 'validate_datasets',
-        model: source,
-        testDataset: test.uri,
-        testTargetDataset: target.uri,
-        predictionDataset: predictions.uri,
-        predictionFeature,
-        statistics: statisticsOf(pairs, kind, predicted.accepted),
-        realRuntimeMs: performance.now() - started,
-        date: new Date(),
-      });
-    });
-    await sendTask(ctx, task);
+    return {
+      title: `Validation of ${predictions.uri} against ${target.uri}`,
+      work: async () => {
+        const started = performance.now();
+        const pairs = await pairValues(runner.datasets, { targetDataset: target.uri, predictionFeature, predictionDataset: predictions.uri, predictedFeature, confidenceFeature, kind });
+        return validations.create({
+          validationType: 'validate_datasets',
+          model: source,
+          testDataset: test.uri,
+          testTargetDataset: target.uri,
+          predictionDataset: predictions.uri,
+          predictionFeature,
+          statistics: statisticsOf(pairs, kind, predicted.accepted),
+          realRuntimeMs: performance.now() - started,
+          date: new Date(),
+        });
+      },
+    };
   });
+  router.post('/validation/validate_datasets', async (ctx) => sendTask(ctx, await startDatasetValidation(await requestParams(ctx))));
 }
