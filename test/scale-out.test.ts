@@ -173,3 +173,67 @@ describe('several processes on one store and one queue', { skip }, () => {
     assert.equal(ofThisRecipe.filter(Boolean).length, 1);
   });
 });
+
+describe('access control across serve processes', { skip }, () => {
+  let dir: string;
+  let virtuoso: RunningVirtuoso;
+  let redis: RunningRedis;
+  const serve: ServerProcess[] = [];
+  const url = (i: number) => `http://127.0.0.1:${serve[i].port}`;
+  const as = (token: string) => ({ headers: { subjectid: token } });
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toxgraph-scale-auth-'));
+    [virtuoso, redis] = await Promise.all([startVirtuoso(join(dir, 'virtuoso')), startRedis(join(dir, 'redis'))]);
+    const ports = [await freePort(), await freePort()];
+    const flags = ['--store-url', virtuoso.queryUrl, '--redis-url', redis.url, '--base-url', `http://127.0.0.1:${ports[0]}`, '--quiet', '--auth', '--host', '127.0.0.1'];
+    // the first creates the administrator; the second finds it in the store
+    serve.push(await spawnServer([...flags, '--data', await mkdtemp(join(dir, 'serve-')), '--admin-user', 'admin', '--admin-password', 'admin-secret-1'], { port: ports[0] }));
+    serve.push(await spawnServer([...flags, '--data', await mkdtemp(join(dir, 'serve-'))], { port: ports[1] }));
+  });
+
+  after(async () => {
+    for (const p of serve) p.kill('SIGKILL');
+    await Promise.all(serve.map((p) => p.exited));
+    await Promise.all([virtuoso?.stop(), redis?.stop()]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function login(i: number, username: string, password: string): Promise<string> {
+    const r = await http(`${url(i)}/auth/authenticate`, { method: 'POST', body: form({ username, password }) });
+    assert.equal(r.status, 200, r.text);
+    return /^token\.id=(\S+)$/m.exec(r.text)![1];
+  }
+
+  test('users, tokens and policies made on one process hold on the other', async () => {
+    const admin = await login(1, 'admin', 'admin-secret-1');
+    // a user created on one process logs in on the other, whose token the first accepts
+    assert.equal((await http(`${url(1)}/auth/user`, { method: 'POST', body: form({ username: 'alice', password: 'alice-password' }), ...as(admin) })).status, 200);
+    assert.equal((await http(`${url(1)}/auth/user`, { method: 'POST', body: form({ username: 'bob', password: 'bob-password' }), ...as(admin) })).status, 200);
+    const alice = await login(0, 'alice', 'alice-password');
+    const bob = await login(1, 'bob', 'bob-password');
+    const created = await http(`${url(1)}/feature`, { method: 'POST', body: featureTurtle('alice only'), contentType: 'text/turtle', accept: 'text/uri-list', ...as(alice) });
+    assert.equal(created.status, 200, created.text);
+    const feature = created.text.trim().replace(/^http:\/\/127\.0\.0\.1:\d+/, url(0));
+    // the policy made by process 1 (alice owns it) is known to process 0
+    assert.equal((await http(feature, { accept: 'text/turtle', ...as(alice) })).status, 200);
+    assert.equal((await http(feature, { accept: 'text/turtle', ...as(bob) })).status, 403);
+    // alice opens it on process 0: bob may read it on process 1
+    assert.equal((await http(`${url(0)}/auth/policy`, { method: 'POST', body: form({ uri: created.text.trim(), public_read: 'true' }), ...as(alice) })).status, 200);
+    const onOne = feature.replace(url(0), url(1));
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await http(onOne, { accept: 'text/turtle', ...as(bob) })).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 200, 'the changed policy reached the other process');
+    // a token logged out on one process is refused by the other
+    assert.equal((await http(`${url(1)}/auth/logout`, { method: 'POST', body: form({ subjectid: alice }) })).status, 200);
+    let refused = 0;
+    for (let i = 0; i < 50 && refused !== 401; i++) {
+      refused = (await http(feature, { accept: 'text/turtle', ...as(alice) })).status;
+      if (refused !== 401) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(refused, 401);
+  });
+});

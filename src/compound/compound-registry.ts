@@ -37,6 +37,13 @@ export class CompoundRegistry {
     readonly chemistry: Chemistry,
   ) {
     this.collection = services.uris.collection('compound');
+    // compounds registered or deleted by other processes sharing the store reach this one's structure search
+    void services.coordination.subscribe('compounds', (message) => {
+      const { added, removed } = message as { added?: [string, string][]; removed?: string };
+      if (!this.index) return;
+      for (const [uri, smiles] of added ?? []) this.indexAdd(uri, { smiles });
+      if (removed) this.index.delete(removed);
+    });
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -101,6 +108,7 @@ export class CompoundRegistry {
         if (fresh.length) await this.services.store.createGraphs(Object.fromEntries(fresh));
         if (known.length) await this.services.store.replaceGraphs(Object.fromEntries(known));
         for (const uri of Object.keys(group)) this.indexAdd(uri, indexed.get(uri)!);
+        await this.services.coordination.publish('compounds', { added: Object.keys(group).map((uri) => [uri, indexed.get(uri)!.smiles]) });
       }
       return uris;
     });
@@ -135,6 +143,7 @@ export class CompoundRegistry {
       for (const g of [uri, uris.subgraph(uri, 'values'), ...conformers.flatMap((c) => [c, uris.subgraph(c, 'values')])]) graphs[g] = [];
       await this.services.store.replaceGraphs(graphs);
       this.index?.delete(uri);
+      await this.services.coordination.publish('compounds', { removed: uri });
     });
   }
 
@@ -238,9 +247,13 @@ export class CompoundRegistry {
     return this.index;
   }
 
-  private indexAdd(uri: string, structure: Structure): void {
+  private indexAdd(uri: string, structure: Pick<Structure, 'smiles'>): void {
     if (!this.index) return;
-    this.index.set(uri, { smiles: structure.smiles, fp: this.chemistry.morgan(structure.smiles) });
+    try {
+      this.index.set(uri, { smiles: structure.smiles, fp: this.chemistry.morgan(structure.smiles) });
+    } catch {
+      /* a SMILES RDKit cannot read again is left out of structure search (as when the index is loaded) */
+    }
   }
 }
 

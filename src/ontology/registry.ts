@@ -7,11 +7,13 @@ import type { UriScheme } from '../core/uri-scheme.js';
 import type { Logger } from '../log.js';
 import type { PublishedScope } from './published-scope.js';
 import { harvest } from './harvester.js';
+import type { Coordination } from '../coordination/coordination.js';
 
 /**
  * Registrations of POST /ontology uri[] (spec 4.5). Local resources are published in place;
  * remote ones are harvested into a graph named by their URI and refreshed periodically. The
- * list of registrations is itself kept in the store (graph `{base}/ontology`).
+ * list of registrations is itself kept in the store (graph `{base}/ontology`); processes sharing
+ * the store read it again when one of them changes it.
  */
 export class OntologyRegistry {
   private timer?: NodeJS.Timeout;
@@ -23,6 +25,7 @@ export class OntologyRegistry {
     private readonly config: Config,
     private readonly log: Logger,
     private readonly uris: UriScheme,
+    private readonly coordination?: Coordination,
   ) {
     this.graph = uris.endpoint('ontology');
   }
@@ -35,10 +38,20 @@ export class OntologyRegistry {
     return this.scope.isRegistered(uri);
   }
 
+  /** Read the registrations (at start, before a change, and when another process changed them). */
   async load(): Promise<void> {
-    for (const q of await this.store.readGraph(this.graph)) {
-      if (q.predicate.equals(ot('registered'))) this.scope.register(q.subject.value, !this.isLocal(q.subject.value));
-    }
+    const stored = new Set((await this.store.readGraph(this.graph)).filter((q) => q.predicate.equals(ot('registered'))).map((q) => q.subject.value));
+    for (const uri of this.scope.registeredUris()) if (!stored.has(uri)) this.scope.deregister(uri);
+    for (const uri of stored) this.scope.register(uri, !this.isLocal(uri));
+  }
+
+  /** Follow the changes other processes make. */
+  async listen(): Promise<void> {
+    await this.coordination?.subscribe('ontology', () => void this.load().catch((e) => this.log.warn('could not read the registrations again', { error: String(e) })));
+  }
+
+  private async changed(): Promise<void> {
+    await this.coordination?.publish('ontology', {});
   }
 
   private async save(extra: Record<string, RDF.Quad[]> = {}): Promise<void> {
@@ -56,15 +69,19 @@ export class OntologyRegistry {
         harvested[uri] = await harvest(uri, this.config, subjectid);
       }
     }
+    await this.load();
     for (const uri of uris) this.scope.register(uri, !this.isLocal(uri));
     await this.save(harvested);
+    await this.changed();
   }
 
   async deregister(uri: string): Promise<void> {
+    await this.load();
     if (!this.scope.isRegistered(uri)) throw notFound(`${uri} is not registered`);
     this.scope.deregister(uri);
     if (!this.isLocal(uri)) await this.store.deleteGraphs([uri]);
     await this.save();
+    await this.changed();
   }
 
   /** Harvest every remote registration again; a failure keeps the last good copy. */

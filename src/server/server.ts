@@ -132,7 +132,7 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
   tasks.rollbackScope = (uri) => (['dataset', 'model', 'validation', 'crossvalidation'] as const).some((c) => uris.isIn(c, uri)) || uris.isReport(uri);
   const interrupted = await tasks.recoverInterrupted();
   if (interrupted) log.warn('tasks interrupted by the last shutdown were ended as Error', { count: interrupted });
-  const registry = new OntologyRegistry(store, published, config, log, uris);
+  const registry = new OntologyRegistry(store, published, config, log, uris, coordination);
   return { services, registry, coordination };
 }
 
@@ -148,6 +148,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   const opened = await openServices(config, log);
   const { services, registry } = opened;
   await registry.load();
+  await registry.listen();
   registry.startRefreshing();
   // with processes sharing a queue, the tasks of a process that is gone are ended by the others
   const sweep = opened.coordination.shared ? setInterval(() => void services.tasks.recoverInterrupted().catch(() => undefined), SWEEP_EVERY_MS) : undefined;
