@@ -14,6 +14,7 @@ import { benchResources } from './resources.js';
 import { benchSupermodel } from './supermodel.js';
 import { benchReport } from './report.js';
 import { benchRemoteStore } from './remote-store.js';
+import { benchScaleOut } from './scale-out.js';
 import { now, type Row } from './util.js';
 
 /**
@@ -42,6 +43,7 @@ const benches = [
   ['supermodel', benchSupermodel],
   ['report', benchReport],
   ['remote-store', benchRemoteStore],
+  ['scale-out', benchScaleOut],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();

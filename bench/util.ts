@@ -81,7 +81,7 @@ export async function postAndFollow(url: string, params: Record<string, string>,
     const t = await fetch(text, { headers: { Accept: 'text/uri-list' } });
     const answer = (await t.text()).trim();
     if (t.status === 200) return answer;
-    if (t.status !== 202) throw new Error(`task ${text}: ${t.status} ${answer.slice(0, 300)}`);
+    if (t.status !== 202) throw new Error(`task ${text}: ${t.status} ${(await (await fetch(text, { headers: { Accept: 'text/turtle' } })).text()).slice(0, 1500)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
