@@ -45,6 +45,18 @@ export class ServiceMetrics {
       },
     });
     new Gauge({
+      name: 'toxgraph_queue_jobs',
+      help: 'Jobs of the shared queue (--redis-url) waiting for a worker and being run, across every process',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await tasks.queueCounts()?.catch(() => undefined);
+        if (!counts) return;
+        this.set({ state: 'waiting' }, counts.waiting);
+        this.set({ state: 'active' }, counts.active);
+      },
+    });
+    new Gauge({
       name: 'toxgraph_tasks_ended_total',
       help: 'Tasks ended since the server started, by final status (Completed, Error, Cancelled)',
       labelNames: ['status'],

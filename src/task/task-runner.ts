@@ -141,9 +141,14 @@ export class TaskRunner {
   private async launch(kind: string, json: JobInput, prepared: PreparedJob): Promise<string> {
     if (!this.jobQueue) return this.submit(prepared.title, prepared.work);
     const creator = currentUser.getStore();
-    const uri = await this.newTask(prepared.title, creator, QUEUE_RUNNER);
+    const { uri } = await this.newTask(prepared.title, creator, QUEUE_RUNNER);
     await this.jobQueue.add({ task: uri, creator, kind, input: json });
     return uri;
+  }
+
+  /** Jobs of the shared queue, across every process (none without one). */
+  queueCounts(): Promise<{ waiting: number; active: number }> | undefined {
+    return this.jobQueue?.counts();
   }
 
   /** Tasks waiting for a slot and tasks running now. */
@@ -207,19 +212,20 @@ export class TaskRunner {
     await this.store.replaceGraphs({ [uri]: taskQuads({ ...task, status, modified: new Date(), error }) });
   }
 
-  private async newTask(title: string, creator: string | undefined, runner: string): Promise<string> {
+  private async newTask(title: string, creator: string | undefined, runner: string): Promise<TaskRecord> {
     // minted like every resource: the task belongs to its creator
     const uri = await currentUser.run(creator, () => this.ids.nextUnique(this.uris.collection('task')));
     const now = new Date();
-    await this.store.replaceGraphs({ [uri]: taskQuads({ uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, runner }) });
-    return uri;
+    const record: TaskRecord = { uri, title, creator, status: 'Queued', percent: 0, created: now, modified: now, runner };
+    await this.store.replaceGraphs({ [uri]: taskQuads(record) });
+    return record;
   }
 
   /** Create a task for `work` and queue it here; answers the task URI at once. */
   async submit(title: string, work: Work, creator: string | undefined = currentUser.getStore()): Promise<string> {
-    const uri = await this.newTask(title, creator, this.coordination.processId);
-    this.enqueue({ uri, title, creator, status: 'Queued', percent: 0, created: new Date(), modified: new Date(), runner: this.coordination.processId }, work);
-    return uri;
+    const record = await this.newTask(title, creator, this.coordination.processId);
+    this.enqueue(record, work);
+    return record.uri;
   }
 
   private enqueue(record: TaskRecord, work: Work): TaskState {
