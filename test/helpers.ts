@@ -18,13 +18,16 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-/** Virtuoso servers of the test servers, by database directory: a server restarted on the same data directory (after `close()`) finds its store still running. */
+/** The remote store the tests run on (`TOXGRAPH_TEST_STORE`): Virtuoso (`npm run test:remote`), Oxigraph, or none (embedded). */
+export const testStore = process.env.TOXGRAPH_TEST_STORE === 'virtuoso' || process.env.TOXGRAPH_TEST_STORE === 'oxigraph' ? process.env.TOXGRAPH_TEST_STORE : undefined;
+
+/** Remote stores of the test servers, by database directory: a server restarted on the same data directory (after `close()`) finds its store still running. */
 const runningVirtuosos = new Map<string, Promise<RunningVirtuoso>>();
 
 function virtuosoFor(dir: string): Promise<RunningVirtuoso> {
   let running = runningVirtuosos.get(dir);
   if (!running) {
-    running = import('./remote/virtuoso.js').then((m) => m.startVirtuoso(dir));
+    running = testStore === 'oxigraph' ? import('./remote/oxigraph.js').then((m) => m.startOxigraph()) : import('./remote/virtuoso.js').then((m) => m.startVirtuoso(dir));
     runningVirtuosos.set(dir, running);
   }
   return running;
@@ -39,7 +42,7 @@ export async function stopTestStores(): Promise<void> {
 
 /** The flags that put a server (or the user command) on the test store of a data directory: none for the embedded store. */
 export async function testStoreFlags(dir: string): Promise<string[]> {
-  if (process.env.TOXGRAPH_TEST_STORE !== 'virtuoso') return [];
+  if (!testStore) return [];
   return ['--store-url', (await virtuosoFor(join(dir, 'virtuoso'))).queryUrl];
 }
 
@@ -50,7 +53,7 @@ export async function testStoreFlags(dir: string): Promise<string[]> {
  */
 export async function startTestServer(flags: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'toxgraph-test-')));
-  const remote = process.env.TOXGRAPH_TEST_STORE === 'virtuoso' ? await virtuosoFor(join(dir, 'virtuoso')) : undefined;
+  const remote = testStore ? await virtuosoFor(join(dir, 'virtuoso')) : undefined;
   const storeFlags = remote ? ['--store-url', remote.queryUrl] : [];
   const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...storeFlags, ...flags], {})).catch(async (e) => {
     await remote?.stop();

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { df } from '../src/rdf/namespaces.js';
 import { select } from '../src/store/query-helpers.js';
 import { sparql } from '../src/store/sparql-template.js';
-import { startTestServer, type TestServer } from './helpers.js';
+import { startTestServer, testStore, type TestServer } from './helpers.js';
 
 /**
  * What the remote store must do beyond the component suites (`npm run test:remote`, with
- * TOXGRAPH_TEST_STORE=virtuoso; skipped on the embedded store).
+ * TOXGRAPH_TEST_STORE=virtuoso or oxigraph; skipped on the embedded store).
  */
-const remote = process.env.TOXGRAPH_TEST_STORE === 'virtuoso';
+const remote = !!testStore;
 const skip = !remote && 'the remote store only (npm run test:remote)';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 

@@ -78,6 +78,20 @@ describe('several processes on one store and one queue', { skip }, () => {
   let fingerprints: string;
   let target: string;
 
+  /** A random-forest cross-validation of the fingerprints, started on process i. */
+  const crossValidate = (i: number, folds: number, trees: number) =>
+    startTask(i, '/crossvalidation', {
+      dataset_uri: fingerprints,
+      algorithm_uri: `${base}/algorithm/random-forest-classification`,
+      prediction_feature: target,
+      num_folds: String(folds),
+      algorithm_params: `numTrees=${trees}`,
+    });
+
+  async function untilRunning(i: number, task: string): Promise<void> {
+    while ((await statusOf(i, task)) !== 'Running') await new Promise((r) => setTimeout(r, 100));
+  }
+
   test('a job started on one serve process runs on a worker and is followed on the other', async () => {
     const upload = await http(`${url(0)}/dataset`, { method: 'POST', body: sharedCsv('kazius.csv', 60, 40), contentType: 'text/csv', accept: 'text/uri-list' });
     assert.equal(upload.status, 200, upload.text);
@@ -92,13 +106,7 @@ describe('several processes on one store and one queue', { skip }, () => {
     const turtle = (await http(at(1, described), { accept: 'text/turtle' })).text;
     assert.match(turtle, /<urn:toxgraph:runner> "queue"/, 'the task was run from the shared queue');
 
-    const cv = await startTask(0, '/crossvalidation', {
-      dataset_uri: fingerprints,
-      algorithm_uri: `${base}/algorithm/random-forest-classification`,
-      prediction_feature: target,
-      num_folds: '3',
-      algorithm_params: 'numTrees=10',
-    });
+    const cv = await crossValidate(0, 3, 10);
     const result = await follow(1, cv);
     assert.equal(result.status, 200, result.text);
     const cvUri = result.text.trim();
@@ -131,14 +139,8 @@ describe('several processes on one store and one queue', { skip }, () => {
 
   test('a task cancelled on the other serve process stops on its worker', async () => {
     const before = (await http(`${url(0)}/crossvalidation`, { accept: 'text/uri-list' })).text;
-    const cv = await startTask(0, '/crossvalidation', {
-      dataset_uri: fingerprints,
-      algorithm_uri: `${base}/algorithm/random-forest-classification`,
-      prediction_feature: target,
-      num_folds: '10',
-      algorithm_params: 'numTrees=400',
-    });
-    while ((await statusOf(1, cv)) !== 'Running') await new Promise((r) => setTimeout(r, 100));
+    const cv = await crossValidate(0, 10, 400);
+    await untilRunning(1, cv);
     assert.equal((await http(at(1, cv), { method: 'DELETE' })).status, 200);
     assert.equal((await http(at(0, cv), { accept: 'text/uri-list' })).status, 503, 'Cancelled');
     // the worker stops, leaves it Cancelled and removes what it had made
@@ -148,14 +150,8 @@ describe('several processes on one store and one queue', { skip }, () => {
   });
 
   test('a job whose workers are killed runs again on another worker', async () => {
-    const cv = await startTask(1, '/crossvalidation', {
-      dataset_uri: fingerprints,
-      algorithm_uri: `${base}/algorithm/random-forest-classification`,
-      prediction_feature: target,
-      num_folds: '5',
-      algorithm_params: 'numTrees=200',
-    });
-    while ((await statusOf(0, cv)) !== 'Running') await new Promise((r) => setTimeout(r, 100));
+    const cv = await crossValidate(1, 5, 200);
+    await untilRunning(0, cv);
     await new Promise((r) => setTimeout(r, 500));
     for (const w of workers.splice(0)) {
       w.kill('SIGKILL');

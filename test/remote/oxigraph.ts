@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers.js';
+import type { RunningVirtuoso } from './virtuoso.js';
+
+const SERVER = fileURLToPath(new URL('./oxigraph-server.mjs', import.meta.url));
+
+/** Oxigraph (npm `oxigraph`, in memory) behind a SPARQL 1.1 protocol server of its own process, on loopback. */
+export async function startOxigraph(): Promise<RunningVirtuoso> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [SERVER, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      if (String(d).includes('ready')) resolve();
+    });
+    void exited.then(() => reject(new Error('the Oxigraph server exited before it was ready')));
+  });
+  return {
+    queryUrl: `http://127.0.0.1:${port}/sparql`,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
