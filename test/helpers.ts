@@ -27,7 +27,7 @@ const runningVirtuosos = new Map<string, Promise<RunningVirtuoso>>();
 function virtuosoFor(dir: string): Promise<RunningVirtuoso> {
   let running = runningVirtuosos.get(dir);
   if (!running) {
-    running = testStore === 'oxigraph' ? import('./remote/oxigraph.js').then((m) => m.startOxigraph()) : import('./remote/virtuoso.js').then((m) => m.startVirtuoso(dir));
+    running = testStore === 'oxigraph' ? import('./remote/oxigraph.js').then((m) => m.startOxigraph(dir)) : import('./remote/virtuoso.js').then((m) => m.startVirtuoso(dir));
     runningVirtuosos.set(dir, running);
   }
   return running;

@@ -2,13 +2,22 @@
 // (npm `oxigraph`: the Rust store compiled to WebAssembly, in memory), for running ToxGraph's
 // suites on a second remote store (`TOXGRAPH_TEST_STORE=oxigraph`). Oxigraph's own server
 // binary is not packaged for npm or Debian; its query and update evaluation is what is tested.
-// Usage: node oxigraph-server.mjs PORT  (prints "ready" when it listens)
+// Usage: node oxigraph-server.mjs PORT [FILE]  (prints "ready" when it listens). With FILE the
+// store is read from it at start and written to it (N-Quads) when the process is told to stop,
+// so that a store stopped and started again on the same directory holds the same data.
 import { createServer } from 'node:http';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import oxigraph from 'oxigraph';
 import sparqljs from 'sparqljs';
 
 const store = new oxigraph.Store();
 const port = Number(process.argv[2]);
+const file = process.argv[3];
+if (file && existsSync(file)) store.load(readFileSync(file, 'utf8'), { format: 'application/n-quads' });
+process.once('SIGTERM', () => {
+  if (file) writeFileSync(file, store.dump({ format: 'application/n-quads' }));
+  process.exit(0);
+});
 
 function read(req) {
   return new Promise((resolve, reject) => {

@@ -1,14 +1,17 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../helpers.js';
 import type { RunningVirtuoso } from './virtuoso.js';
 
 const SERVER = fileURLToPath(new URL('./oxigraph-server.mjs', import.meta.url));
 
-/** Oxigraph (npm `oxigraph`, in memory) behind a SPARQL 1.1 protocol server of its own process, on loopback. */
-export async function startOxigraph(): Promise<RunningVirtuoso> {
+/** Oxigraph (npm `oxigraph`, in memory) behind a SPARQL 1.1 protocol server of its own process, on loopback; its data kept in `dir` between runs. */
+export async function startOxigraph(dir: string): Promise<RunningVirtuoso> {
+  mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const child = spawn(process.execPath, [SERVER, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [SERVER, String(port), join(dir, 'store.nq')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d) => {
