@@ -232,4 +232,14 @@ describe('access control across serve processes', { skip }, () => {
     }
     assert.equal(refused, 401);
   });
+
+  test('/health answers 503 when Redis does not answer', async () => {
+    const healthy = await http(`${url(0)}/health`);
+    assert.equal(healthy.status, 200);
+    assert.equal(JSON.parse(healthy.text).redis, 'ok');
+    await redis.stop();
+    const sick = await http(`${url(0)}/health`);
+    assert.equal(sick.status, 503, sick.text);
+    assert.notEqual(JSON.parse(sick.text).redis, 'ok');
+  });
 });

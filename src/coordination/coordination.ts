@@ -21,6 +21,8 @@ export interface Coordination {
   subscribe(channel: string, handler: (message: unknown) => void): Promise<void>;
   /** Whether the process `processId` is running (it keeps a heartbeat). */
   isAlive(processId: string): Promise<boolean>;
+  /** Resolves when what the processes share answers (the health check); rejects with why not. */
+  check(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,8 @@ export class LocalCoordination implements Coordination {
   async isAlive(processId: string): Promise<boolean> {
     return processId === this.processId;
   }
+
+  async check(): Promise<void> {}
 
   async close(): Promise<void> {}
 }

@@ -93,6 +93,10 @@ export class RedisCoordination implements Coordination {
     return (await this.redis.exists(this.key(`alive:${processId}`))) === 1;
   }
 
+  async check(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
     await this.redis.del(this.key(`alive:${this.processId}`)).catch(() => undefined);
