@@ -18,7 +18,14 @@ export function operationsRoutes(router: Router, services: Services): void {
     ctx.status = ok ? 200 : 503;
     if (!ok) ctx.set('Retry-After', '5');
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: ok ? 'ok' : 'unavailable', store, storeMs: Math.round(performance.now() - started), ...(redis ? { redis } : {}), tasks: services.tasks.counts(), uptimeSeconds: Math.round(process.uptime()) };
+    ctx.body = {
+      status: ok ? 'ok' : 'unavailable',
+      store,
+      storeMs: Math.round(performance.now() - started),
+      ...(redis ? { redis } : {}),
+      tasks: services.tasks.counts(),
+      uptimeSeconds: Math.round(process.uptime()),
+    };
   });
 
   /** 'ok' when `check` resolves in time, else why not. */

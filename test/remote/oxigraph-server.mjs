@@ -2,7 +2,8 @@
 // (npm `oxigraph`: the Rust store compiled to WebAssembly, in memory), for running ToxGraph's
 // suites on a second remote store (`TOXGRAPH_TEST_STORE=oxigraph`). Oxigraph's own server
 // binary is not packaged for npm or Debian; its query and update evaluation is what is tested.
-// Usage: node oxigraph-server.mjs PORT [FILE]  (prints "ready" when it listens). With FILE the
+// Usage: node oxigraph-server.mjs PORT [FILE]  (prints "ready" when it listens; OXIGRAPH_LOG=1
+// prints every query it is sent). With FILE the
 // store is read from it at start and written to it (N-Quads) when the process is told to stop,
 // so that a store stopped and started again on the same directory holds the same data.
 import { createServer } from 'node:http';
@@ -51,6 +52,7 @@ createServer(async (req, res) => {
       return;
     }
     const query = params.get('query');
+    if (process.env.OXIGRAPH_LOG) process.stderr.write(`QUERY ${query}\n`);
     if (query === null) {
       res.writeHead(400, { 'Content-Type': 'text/plain' }).end('give query or update');
       return;

@@ -102,9 +102,16 @@ export function rewriteForUnionGraph(query: sparqljs.Query, restriction?: GraphR
         // GRAPH ?g ranges over the named graphs: not over the default graph, which the server holds as a named graph
         const named: Expression = { type: 'operation', operator: '!=', args: [p.name, df.namedNode(DEFAULT_GRAPH_IRI)] };
         const filter = graphFilter(p.name, ds?.named);
-        // a subquery must be alone in its braces: next to the filter it goes into a group of its own
-        const grouped = inner.map((x): Pattern => (x.type === 'query' ? { type: 'group', patterns: [x] } : x));
-        return [{ ...p, patterns: [...grouped, { type: 'filter', expression: filter ? { type: 'operation', operator: '&&', args: [named, filter] } : named }] }];
+        // the filter stands beside GRAPH, not in it: inside, ?g is not bound yet (SPARQL joins the graph name after evaluating the inner pattern)
+        return [
+          {
+            type: 'group',
+            patterns: [
+              { ...p, patterns: inner },
+              { type: 'filter', expression: filter ? { type: 'operation', operator: '&&', args: [named, filter] } : named },
+            ],
+          },
+        ];
       }
       case 'group':
       case 'optional':
