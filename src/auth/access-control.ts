@@ -146,7 +146,6 @@ export class AccessControl {
 
   /** A token another process issued (processes sharing the store): read once, then known here. */
   private async storedToken(hash: string): Promise<{ user: string; expires: number } | undefined> {
-    if (!this.users.size) await this.loadUsers();
     const [row] = await select(this.store, authQueries.token(hash));
     if (!row) return undefined;
     const token = { user: row.user.value, expires: Date.parse(row.expires.value) };
@@ -157,8 +156,10 @@ export class AccessControl {
 
   async logout(token: string): Promise<boolean> {
     const hash = tokenHash(token);
-    const removed = this.tokens.delete(hash) || (this.coordination.shared && !!(await this.storedToken(hash)) && this.tokens.delete(hash));
+    // a token another process issued is logged out here too
+    const removed = this.tokens.has(hash) || (this.coordination.shared && (await this.storedToken(hash)) !== undefined);
     if (removed) {
+      this.tokens.delete(hash);
       await this.store.update(authQueries.removeToken(hash));
       await this.coordination.publish('access', { loggedOut: hash } satisfies AccessChange);
     }

@@ -1,6 +1,5 @@
-import { df } from '../rdf/namespaces.js';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
-import { literal, ot } from '../rdf/namespaces.js';
+import { df, literal, ot } from '../rdf/namespaces.js';
+import { checkIri, dataTriples, sparql, type SparqlText } from '../store/sparql-template.js';
 import { POLICIES_GRAPH, TOKENS_GRAPH, policyQuads, tokenNode, tokensQuads, type Policy } from './auth-codec.js';
 
 /**
@@ -11,8 +10,7 @@ export const authQueries = {
   /** Add one token and drop the tokens that expired (one request). */
   addToken(hash: string, token: { user: string; expires: number }, now: number): SparqlText {
     const g = df.namedNode(TOKENS_GRAPH);
-    const triples = tokensQuads(new Map([[hash, token]]), now).map((q) => sparql`${q.subject} ${q.predicate} ${q.object} .`);
-    return sparql`DELETE { GRAPH ${g} { ?t ?p ?o } } WHERE { GRAPH ${g} { ?t ${ot('expires')} ?e ; ?p ?o } FILTER(?e < ${literal(new Date(now))}) } ; INSERT DATA { GRAPH ${g} { ${triples} } }`;
+    return sparql`DELETE { GRAPH ${g} { ?t ?p ?o } } WHERE { GRAPH ${g} { ?t ${ot('expires')} ?e ; ?p ?o } FILTER(?e < ${literal(new Date(now))}) } ; INSERT DATA { GRAPH ${g} { ${dataTriples(tokensQuads(new Map([[hash, token]]), now))} } }`;
   },
   removeToken(hash: string): SparqlText {
     return sparql`DELETE WHERE { GRAPH ${df.namedNode(TOKENS_GRAPH)} { ${tokenNode(hash)} ?p ?o } }`;
@@ -29,7 +27,6 @@ export const authQueries = {
   /** Replace one resource's policy (one atomic request). */
   setPolicy(policy: Policy): SparqlText {
     const g = df.namedNode(POLICIES_GRAPH);
-    const triples = policyQuads(policy).map((q) => sparql`${q.subject} ${q.predicate} ${q.object} .`);
-    return sparql`DELETE WHERE { GRAPH ${g} { ${df.namedNode(checkIri(policy.resource))} ?p ?o } } ; INSERT DATA { GRAPH ${g} { ${triples} } }`;
+    return sparql`DELETE WHERE { GRAPH ${g} { ${df.namedNode(checkIri(policy.resource))} ?p ?o } } ; INSERT DATA { GRAPH ${g} { ${dataTriples(policyQuads(policy))} } }`;
   },
 };

@@ -54,24 +54,22 @@ export class Qmrfs {
   }
 
   private async fromModel(modelUri: string): Promise<string> {
-    {
-      const facts = await this.facts.of(modelUri);
-      const context = this.context();
-      const tree = fillQmrf(facts, context);
-      const xml = checked(toQmrfXml(tree)).xml;
-      return this.store.create(
-        {
-          ...describedBy(tree),
-          created: context.date,
-          modified: context.date,
-          model: modelUri,
-          algorithm: facts.algorithm.uri,
-          datasets: [facts.training.uri, ...describedBy(tree).datasets.filter((d) => d !== facts.training.uri)],
-          validations: [],
-        },
-        xml,
-      );
-    }
+    const facts = await this.facts.of(modelUri);
+    const context = this.context();
+    const tree = fillQmrf(facts, context);
+    const xml = checked(toQmrfXml(tree)).xml;
+    return this.store.create(
+      {
+        ...describedBy(tree),
+        created: context.date,
+        modified: context.date,
+        model: modelUri,
+        algorithm: facts.algorithm.uri,
+        datasets: [facts.training.uri, ...describedBy(tree).datasets.filter((d) => d !== facts.training.uri)],
+        validations: [],
+      },
+      xml,
+    );
   }
 
   /** `POST /reach_report/qmrf` with a QMRF XML body: stored as it is when valid (400 with the errors otherwise). */

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { df, ot, literal } from '../rdf/namespaces.js';
 import type { TripleStore } from './triple-store.js';
-import type { Coordination } from '../coordination/coordination.js';
-import { LocalCoordination } from '../coordination/coordination.js';
+import { LocalCoordination, type Coordination } from '../coordination/coordination.js';
 import { idQueries } from './id-queries.js';
 
 const COUNTERS_GRAPH = 'urn:toxgraph:counters';
