@@ -298,3 +298,30 @@ test('a DELETE WHERE followed by an INSERT DATA in one update always finishes, a
   const expected = Array.from({ length: 900 }, (_, k) => (k <= 100 ? 900 + k : k)).map((i) => `http://t/resource/${i % 900} user${i}`);
   assert.deepEqual(owners, expected.sort());
 });
+
+test('every kind of term goes through the writer thread and back unchanged, and a replaced graph keeps only its new quads', async () => {
+  const { termKey } = await import('../src/rdf/terms.js');
+  const xsd = (t: string) => n(`http://www.w3.org/2001/XMLSchema#${t}`);
+  const objects = [
+    n('http://t/o/ünïcode'),
+    df.blankNode('b1'),
+    df.literal(''),
+    df.literal('chat', 'fr'),
+    df.literal('2.5', xsd('double')),
+    df.literal('emoji 🧪 and 中文 and \u00e9'),
+    df.literal('x'.repeat(70_000)),
+  ];
+  const graph = 'http://t/kinds';
+  const quads = objects.map((o, i) => df.quad(i % 2 ? df.blankNode(`s${i}`) : n(`http://t/s/${i}`), n('http://t/p'), o, n(graph)));
+  // more quads than one message to the thread holds
+  const many = Array.from({ length: 9_000 }, (_, i) => q(`http://t/many/${i}`, 'http://t/p', df.literal(String(i), xsd('int'))));
+  await store.replaceGraphs({ [graph]: [...quads, ...many] });
+  const keys = (qs: readonly import('@rdfjs/types').Quad[]) => qs.map((x) => `${termKey(x.subject)} ${termKey(x.predicate)} ${termKey(x.object)}`).sort();
+  const back = await store.readGraph(graph);
+  assert.deepEqual(keys(back), keys([...quads, ...many]));
+  assert.equal((await select(store, sparql`SELECT ?s WHERE { GRAPH ${n(graph)} { ?s ?p ${df.literal('chat', 'fr')} } }`)).length, 1, 'the language tag is part of the stored term');
+  await store.replaceGraphs({ [graph]: quads.slice(0, 2) });
+  assert.deepEqual(keys(await store.readGraph(graph)), keys(quads.slice(0, 2)));
+  await store.deleteGraphs([graph]);
+  assert.equal((await store.readGraph(graph)).length, 0);
+});

@@ -1,12 +1,10 @@
 /**
  * Quantisation of a training matrix for histogram trees: every column becomes at most 256 bins
  * (one byte per value), with bin edges in the original units so that trees split on them
- * directly. Binary columns take one linear pass; numeric columns are sorted, which is the part
- * worth running off the main thread (`binTrainingData`: `prepareBinning`, then
- * `binNumericColumns` in a worker, then `assembleBins`).
+ * directly. Binary columns take one linear pass; numeric columns are sorted. All of it runs
+ * off the main thread (`binTrainingData`), on a matrix and codes in shared memory.
  */
 import type { LearnerContext, Matrix, TrainingData } from './learner.js';
-import { TimeSlices } from '../task/time-slices.js';
 
 /** The most bins a column is quantised into (codes are bytes). */
 export const MAX_BINS = 256;
@@ -49,26 +47,6 @@ const BLOCK = 64;
 
 /** The linear part of binning: codes of the binary columns (1 when > 0.5), numeric values column-major. */
 export function prepareBinning(x: Matrix, binary: boolean[]): BinningInput {
-  const steps = binningSteps(x, binary);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** prepareBinning on the main thread: the event loop is free between blocks of rows every 10 ms. */
-async function prepareBinningInSlices(x: Matrix, binary: boolean[]): Promise<BinningInput> {
-  const slices = new TimeSlices();
-  const steps = binningSteps(x, binary);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await slices.pause();
-  }
-}
-
-/** The work of prepareBinning, one block of rows per step. */
-function* binningSteps(x: Matrix, binary: boolean[]): Generator<void, BinningInput> {
   const { rows, cols, data } = x;
   const codes = new Uint8Array(new SharedArrayBuffer(rows * cols));
   const numeric: number[] = [];
@@ -91,7 +69,6 @@ function* binningSteps(x: Matrix, binary: boolean[]): Generator<void, BinningInp
         }
       }
     }
-    yield;
   }
   return { rows, cols, binary, codes, numericColumns, numericValues };
 }
@@ -147,16 +124,11 @@ export function assembleBins(input: BinningInput, numeric: NumericBins): BinnedM
 }
 
 /**
- * Quantise a training matrix: binary columns in this thread (one linear pass, cheaper than
- * copying the matrix to a worker), numeric columns (sorted) through `context.run`.
+ * Quantise a training matrix through `context.run` (a worker in the server): the matrix, when it
+ * comes from `encodeRows`, and the codes are in shared memory, so neither is copied.
  */
-export async function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
-  const input = await prepareBinningInSlices(data.x, data.binary);
-  const numeric =
-    input.numericColumns.length > 0
-      ? await context.run<NumericBins>(import.meta.url, 'binNumericColumns', [input.numericValues, data.x.rows])
-      : { codes: new Uint8Array(0), edges: new Float64Array(0), edgeCounts: new Int32Array(0) };
-  return assembleBins(input, numeric);
+export function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
+  return context.run<BinnedMatrix>(import.meta.url, 'binMatrix', [data.x, data.binary]);
 }
 
 /** Quantise every column of `x` in this thread. */

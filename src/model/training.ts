@@ -117,14 +117,14 @@ export async function trainModel(
   const index = new Map(classes.map((c, i) => [c, i]));
   const y = Float64Array.from(targets, (t) => (plan.learner.task === 'regression' ? numberOf(t) : index.get(t.value.trim())!));
   const encodings = fitEncodings(plan.independent, rows);
-  const { x, binary } = await encodeRows(encodings, rows);
+  const { x, binary } = await encodeRows(encodings, rows, services.workers.runner(job.signal));
   const data: TrainingData = { x, binary, y, classes };
   let state: unknown;
   try {
     state = await plan.learner.train(data, plan.parameters, {
       seed: plan.seed,
       parallelism: services.config.workerThreads,
-      run: (moduleUrl, exportName, args) => services.workers.run(moduleUrl, exportName, args, job.signal),
+      run: services.workers.runner(job.signal),
       signal: job.signal,
     });
   } catch (e) {

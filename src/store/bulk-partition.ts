@@ -32,13 +32,6 @@ export class BulkQuadstore extends Quadstore {
     index.prefix = `B${index.prefix}`;
   }
 
-  /** Add the index writes of these quads to a batch of the shared LevelDB. */
-  addToBatch(batch: unknown, deletions: RDF.Quad[], additions: RDF.Quad[]): void {
-    const self = this as unknown as { _batchDel(q: RDF.Quad, b: unknown): unknown; _batchPut(q: RDF.Quad, b: unknown): unknown };
-    for (const q of deletions) self._batchDel(q, batch);
-    for (const q of additions) self._batchPut(q, batch);
-  }
-
   /** Match any pattern: the best index for its bound terms, the rest filtered. */
   matchAny(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
     const pattern: Partial<Record<TermName, RDF.Term>> = {};

@@ -27,6 +27,8 @@ export class DeferredFileRemoval {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopped = false;
+  /** Data files that already have their trash link (LevelDB never reuses a file number). */
+  private readonly linked = new Set<string>();
 
   private constructor(
     private readonly storeDir: string,
@@ -40,8 +42,10 @@ export class DeferredFileRemoval {
     const removal = new DeferredFileRemoval(storeDir, trashDir);
     await removal.sweep();
     try {
-      removal.watcher = watch(storeDir, (_event, name) => {
-        if (name && DATA_FILE.test(name)) void removal.keep(name);
+      // 'rename' is a file created or removed; 'change' (every append to the write-ahead log
+      // and to a table being written, thousands per second under load) needs no link
+      removal.watcher = watch(storeDir, (event, name) => {
+        if (event === 'rename' && name && DATA_FILE.test(name) && !removal.linked.has(name)) void removal.keep(name);
       });
       removal.watcher.on('error', () => removal.watcher?.close());
     } catch {
@@ -64,7 +68,11 @@ export class DeferredFileRemoval {
   /** A second name for a data file, so that LevelDB's unlink does not free its blocks. */
   private async keep(name: string): Promise<void> {
     if (this.stopped) return;
-    await link(join(this.storeDir, name), join(this.trashDir, name)).catch(() => undefined);
+    this.linked.add(name);
+    await link(join(this.storeDir, name), join(this.trashDir, name)).catch((e: NodeJS.ErrnoException) => {
+      // gone before it could be linked (a short-lived log): nothing to keep
+      if (e.code !== 'EEXIST') this.linked.delete(name);
+    });
   }
 
   /** Link new data files; free the ones LevelDB has deleted. One sweep at a time. */
@@ -74,12 +82,15 @@ export class DeferredFileRemoval {
         const [live, kept] = await Promise.all([readdir(this.storeDir), readdir(this.trashDir)]);
         const liveNames = new Set(live);
         const keptNames = new Set(kept);
-        for (const name of live) if (DATA_FILE.test(name) && !keptNames.has(name)) await this.keep(name);
+        for (const name of live) if (DATA_FILE.test(name) && !keptNames.has(name) && !this.linked.has(name)) await this.keep(name);
         for (const name of kept) {
           if (liveNames.has(name)) continue;
           const path = join(this.trashDir, name);
           // LevelDB never reuses a file number, so a trash link whose name left the store is the last one
-          if ((await stat(path).catch(() => undefined))?.nlink === 1) await unlink(path).catch(() => undefined);
+          if ((await stat(path).catch(() => undefined))?.nlink === 1) {
+            await unlink(path).catch(() => undefined);
+            this.linked.delete(name);
+          }
         }
       } catch {
         // the store directory went away (shutdown): nothing to do

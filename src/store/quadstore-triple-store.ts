@@ -14,6 +14,7 @@ import { quadChars } from './write-size.js';
 import { ScopedSource } from './scoped-source.js';
 import { comunicaQuery } from './comunica-query.js';
 import { closingIterators } from './closing-iterators.js';
+import { IndexWriter } from './index-writer.js';
 import { TimeSlices } from '../task/time-slices.js';
 import { GraphCache } from './graph-cache.js';
 import type { SparqlText } from './sparql-template.js';
@@ -22,6 +23,11 @@ import { DEFAULT_GRAPH_IRI, type QueryOptions, type QueryResult, type Solution, 
 /** The graph term of a graph name: DEFAULT_GRAPH_IRI names the store's unnamed default graph. */
 function graphTerm(iri: string): RDF.Quad['graph'] {
   return iri === DEFAULT_GRAPH_IRI ? df.defaultGraph() : df.namedNode(iri);
+}
+
+/** The quad in graph `iri` (itself when it is already there). */
+function inGraph(iri: string, q: RDF.Quad): RDF.Quad {
+  return q.graph.termType === 'NamedNode' && q.graph.value === iri ? q : df.quad(q.subject, q.predicate, q.object, graphTerm(iri));
 }
 
 /** Quads and characters (see write-size.ts) of one bulk-load batch. */
@@ -62,18 +68,24 @@ export class QuadstoreTripleStore implements TripleStore {
     readonly quadstore: Quadstore,
     readonly bulk: BulkQuadstore,
     private readonly fileRemoval: DeferredFileRemoval,
+    private readonly writer: IndexWriter,
   ) {}
 
   static async open(directory: string): Promise<QuadstoreTripleStore> {
     // iterators that close themselves: quadstore leaves them open, which pinned memory for good
-    const options = { keyEncoding: 'utf8', valueEncoding: 'view', compression: false, maxOpenFiles: OPEN_TABLE_FILES };
+    // shared with the writer thread (index-writer.ts)
+    const options = { keyEncoding: 'utf8', valueEncoding: 'view', compression: false, maxOpenFiles: OPEN_TABLE_FILES, multithreading: true };
     const backend = closingIterators(new ClassicLevel<string, Uint8Array>(directory, options as any) as any);
     const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
     const bulk = new BulkQuadstore({ backend: backend as any, dataFactory: df as any, indexes: BULK_INDEXES as any });
     await quadstore.open();
+    const writer = await IndexWriter.start(directory, options).catch(async (e) => {
+      await quadstore.close();
+      throw e;
+    });
     // beside the store, not in it: the links would count twice in its size
     const fileRemoval = await DeferredFileRemoval.start(directory, `${directory}.trash`);
-    return new QuadstoreTripleStore(quadstore, bulk, fileRemoval);
+    return new QuadstoreTripleStore(quadstore, bulk, fileRemoval, writer);
   }
 
   /** Both partitions as one RDF/JS source. */
@@ -103,28 +115,12 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   /**
-   * One LevelDB batch for all changes, main and bulk store alike. The index keys are added in
-   * slices of about 10 ms with the event loop free in between (a dataset of thousands of rows is
-   * hundreds of thousands of keys), and the batch is written at once at the end: other requests
-   * are answered while a large resource is prepared, and readers never see half of it.
+   * One LevelDB batch for all changes, main and bulk store alike, written by the writer thread
+   * (index-writer.ts): other requests are answered while a large resource is written, and
+   * readers never see half of it.
    */
   private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
-    type Writer = { _batchDel(q: RDF.Quad, b: unknown): unknown; _batchPut(q: RDF.Quad, b: unknown): unknown };
-    const main = this.quadstore as unknown as Writer & { db: { batch(): { write(): Promise<void> } } };
-    const bulk = this.bulk as unknown as Writer;
-    const writerOf = (q: RDF.Quad) => (q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value) ? bulk : main);
-    const batch = main.db.batch();
-    const slices = new TimeSlices();
-    const step = async (quads: RDF.Quad[], add: boolean) => {
-      for (const q of quads) {
-        if (add) writerOf(q)._batchPut(q, batch);
-        else writerOf(q)._batchDel(q, batch);
-        await slices.pause();
-      }
-    };
-    await step(oldQuads, false);
-    await step(newQuads, true);
-    await batch.write();
+    await this.writer.write(oldQuads, newQuads);
     const touched = new Set<string>();
     // the unnamed default graph is cached under the name that reads it
     const nameOf = (q: RDF.Quad) => (q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value);
@@ -184,6 +180,12 @@ export class QuadstoreTripleStore implements TripleStore {
       // write only the difference: quads in both stay untouched (a policy added to the policy
       // graph, a column added to a dataset's rows, cost what changed, not the whole graph);
       // computed in time slices, as large resources have hundreds of thousands of quads
+      if (oldQuads.length === 0) {
+        // new graphs: everything is added, no difference to compute
+        const added: RDF.Quad[] = [];
+        for (const [iri, quads] of entries) for (const q of quads) added.push(inGraph(iri, q));
+        return this.patch([], added);
+      }
       const before = new Set<string>();
       for (const q of oldQuads) {
         before.add(quadKey(q));
@@ -192,9 +194,8 @@ export class QuadstoreTripleStore implements TripleStore {
       const after = new Set<string>();
       const added: RDF.Quad[] = [];
       for (const [iri, quads] of entries) {
-        const graph = graphTerm(iri);
         for (const q of quads) {
-          const quad = df.quad(q.subject, q.predicate, q.object, graph);
+          const quad = inGraph(iri, q);
           const key = quadKey(quad);
           after.add(key);
           if (!before.has(key)) added.push(quad);
@@ -213,10 +214,7 @@ export class QuadstoreTripleStore implements TripleStore {
   createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
     return this.exclusive(async () => {
       const added: RDF.Quad[] = [];
-      for (const [iri, quads] of Object.entries(graphs)) {
-        const graph = graphTerm(iri);
-        for (const q of quads) added.push(df.quad(q.subject, q.predicate, q.object, graph));
-      }
+      for (const [iri, quads] of Object.entries(graphs)) for (const q of quads) added.push(inGraph(iri, q));
       await this.patch([], added);
     });
   }
@@ -300,6 +298,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   async close(): Promise<void> {
     await this.writeQueue;
+    await this.writer.close();
     await this.quadstore.close();
     await this.fileRemoval.stop();
   }

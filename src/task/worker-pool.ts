@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { RunFunction } from '../learning/learner.js';
 
 function newWorker(): Worker {
   return new Worker(new URL('./worker-entry.mjs', import.meta.url));
@@ -42,6 +43,11 @@ export class WorkerPool {
     private readonly size: number,
     private readonly idleMs = 5_000,
   ) {}
+
+  /** `run` for one job: every call stops when the job's signal aborts. */
+  runner(signal?: AbortSignal): RunFunction {
+    return (moduleUrl, exportName, args) => this.run(moduleUrl, exportName, args, signal);
+  }
 
   run<T>(moduleUrl: string, exportName: string, args: unknown[], signal?: AbortSignal): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool closed'));
