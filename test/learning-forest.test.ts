@@ -317,3 +317,43 @@ test('gradient boosting: deterministic for a seed, subsampling depends on it, JS
   const oneClass = { ...data, y: new Float64Array(data.y.length), classes: ['only'] };
   await assert.rejects(gradientBoostingClassification.train(oneClass, defaults(gradientBoostingClassification), context(1)), /two classes/);
 });
+
+test('a matrix that travels as sparse rows is made dense in the worker: the same bins and the same forest as from the dense matrix', async () => {
+  const { SparseBackedMatrix } = await import('../src/learning/sparse-matrix.js');
+  const { binTrainingData } = await import('../src/learning/binning.js');
+  const data = selectRows(
+    kazius,
+    allRows(kazius).filter((i) => i % 3 === 0),
+  );
+  // the sparse rows of the dense matrix
+  const { rows, cols } = data.x;
+  const offsets = new Int32Array(rows + 1);
+  const columns: number[] = [];
+  const values: number[] = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const v = data.x.data[r * cols + c];
+      if (v !== 0) {
+        columns.push(c);
+        values.push(v);
+      }
+    }
+    offsets[r + 1] = columns.length;
+  }
+  const sparse = new SparseBackedMatrix(rows, cols, { rows, cols, offsets, columns: Int32Array.from(columns), values: Float64Array.from(values) });
+  assert.equal('data' in structuredClone({ ...sparse }), false, 'what a worker is sent holds no dense data');
+  assert.deepEqual(sparse.data, data.x.data, 'read in this thread, it is made here');
+  const pool = new WorkerPool(2);
+  try {
+    const run: RunFunction = (url, fn, args) => pool.run(url, fn, args);
+    const travelled = new SparseBackedMatrix(rows, cols, sparse.sparse);
+    const context = { seed: 3, parallelism: 2, run };
+    assert.deepEqual(await binTrainingData({ ...data, x: travelled }, context), await binTrainingData(data, { ...context, run: runInProcess }));
+    const params = { ...defaults(randomForestClassification), numTrees: 20 };
+    const fromSparse = await randomForestClassification.train({ ...data, x: travelled }, params, context);
+    const fromDense = await randomForestClassification.train(data, params, { ...context, run: runInProcess });
+    assert.deepEqual(randomForestClassification.predict(fromSparse, kazius.x), randomForestClassification.predict(fromDense, kazius.x));
+  } finally {
+    await pool.close();
+  }
+});

@@ -36,7 +36,7 @@ export async function selectFeatures(services: Services, datasets: DatasetStore,
 
   const rows: Map<string, RDF.Literal>[] = [];
   for await (const r of datasets.rows(dataset.uri)) rows.push(r.values);
-  const { x } = await encodeRows(fitEncodings(candidates, rows), rows, services.workers.runner(signal));
+  const { x } = await encodeRows(fitEncodings(candidates, rows), rows);
   let y: Float64Array | null = null;
   if (target && request.method.supervised) {
     const classes = [...new Set(rows.map((r) => r.get(target)?.value.trim()).filter((v): v is string => !!v))].sort();

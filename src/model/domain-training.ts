@@ -80,7 +80,7 @@ async function fitDomainModel(services: Services, datasets: DatasetStore, models
   }
   job.progress?.(0.2);
   const encodings = fitEncodings(plan.features, rows);
-  const { x } = await encodeRows(encodings, rows, services.workers.runner(job.signal));
+  const { x } = await encodeRows(encodings, rows);
   let state: DomainState;
   try {
     state = await services.workers.run<DomainState>(DOMAIN_MODULE, 'fitDomain', [plan.request.method.id, x, plan.request.parameters], job.signal);

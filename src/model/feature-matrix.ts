@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { TimeSlices } from '../task/time-slices.js';
-import { runInProcess, type Matrix, type RunFunction } from '../learning/learner.js';
+import type { Matrix } from '../learning/learner.js';
+import { SparseBackedMatrix, type SparseRows } from '../learning/sparse-matrix.js';
 import type { FeatureRecord } from '../feature/feature-record.js';
 
 /**
@@ -47,30 +48,15 @@ export function columnCount(encodings: ColumnEncoding[]): number {
 }
 
 /**
- * The rows as a compressed sparse row matrix: the non-zero cells of row r are
- * `columns[offsets[r] .. offsets[r + 1])` with their `values`. A few hundred kilobytes where the
- * dense matrix of thousands of fingerprints is tens of megabytes.
- */
-export interface SparseRows {
-  rows: number;
-  cols: number;
-  offsets: Int32Array;
-  columns: Int32Array;
-  values: Float64Array;
-}
-
-/**
  * Build the matrix of rows (each a map feature → value) with the encodings. The main thread
- * only reads the values into a sparse matrix (in slices of 10 ms); the dense matrix (8 bytes per
- * cell: 60 MB for 3,600 Morgan fingerprints of 2,048 bits) is allocated and filled by `run` (the
- * worker pool in the server) in shared memory, so that neither this thread nor the workers that
- * learn from it copy it.
+ * reads the values into sparse rows only (in slices of 10 ms); the dense matrix (8 bytes per
+ * cell: 60 MB for 3,600 Morgan fingerprints of 2,048 bits) is made by the worker that learns
+ * or predicts from it (see SparseBackedMatrix).
  */
-export async function encodeRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Literal>[], run: RunFunction = runInProcess): Promise<{ x: Matrix; binary: boolean[] }> {
+export async function encodeRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Literal>[]): Promise<{ x: Matrix; binary: boolean[] }> {
   const sparse = await sparseRows(encodings, rows);
-  const x = await run<Matrix>(import.meta.url, 'denseMatrix', [sparse]);
   const binary = encodings.flatMap((e) => (e.kind === 'fingerprint' ? new Array<boolean>(e.bits).fill(true) : [e.binary]));
-  return { x, binary };
+  return { x: new SparseBackedMatrix(sparse.rows, sparse.cols, sparse), binary };
 }
 
 /** The non-zero cells of the encoded rows (a missing numeric value is the training mean). */
@@ -106,15 +92,4 @@ async function sparseRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Lit
     offsets[i + 1] = columns.length;
   }
   return { rows: rows.length, cols, offsets, columns: Int32Array.from(columns), values: Float64Array.from(values) };
-}
-
-/** The dense matrix of sparse rows, in shared memory (a worker hands it back without a copy). */
-export function denseMatrix(sparse: SparseRows): Matrix {
-  const { rows, cols, offsets, columns, values } = sparse;
-  const data = new Float64Array(new SharedArrayBuffer(rows * cols * Float64Array.BYTES_PER_ELEMENT));
-  for (let r = 0; r < rows; r++) {
-    const base = r * cols;
-    for (let k = offsets[r]; k < offsets[r + 1]; k++) data[base + columns[k]] = values[k];
-  }
-  return { rows, cols, data };
 }

@@ -110,7 +110,6 @@ export class Predictor {
     const { x } = await encodeRows(
       model.encodings,
       rows.map((r) => r.values),
-      this.services.workers.runner(job.signal),
     );
     if (model.task === 'domain') {
       // an applicability-domain model: its metric and whether the row is inside (xsd:boolean)

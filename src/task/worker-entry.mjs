@@ -13,11 +13,13 @@ try {
 }
 
 register();
+// matrices that travel as sparse rows get their dense data here (src/learning/sparse-matrix.ts)
+const { withDenseMatrices } = await import('../learning/sparse-matrix.ts');
 
 parentPort.on('message', async (m) => {
   try {
     const mod = await import(m.module);
-    const value = await mod[m.fn](...m.args);
+    const value = await mod[m.fn](...withDenseMatrices(m.args));
     parentPort.postMessage({ id: m.id, ok: true, value });
   } catch (e) {
     parentPort.postMessage({ id: m.id, ok: false, error: e?.message ?? String(e) });
