@@ -63,11 +63,12 @@ export async function benchMemory(): Promise<Row[]> {
       await new Promise((r) => setTimeout(r, REST_MS));
       atRest.push(await metric(base, 'process_resident_memory_bytes'));
       heap.push(await metric(base, 'nodejs_heap_size_used_bytes'));
+      const writerHeap = await metric(base, 'toxgraph_store_writer_heap_bytes');
       const kinds = residentMemory(server.pid);
       if (kinds) anon.push(kinds.anon);
       const stored = await metric(base, 'toxgraph_store_size_bytes');
       console.log(
-        `memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, store ${mib(stored)} on disk, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, JS heap used ${mib(heap.at(-1)!)}, worst GET ${fmt(cv.worstMs, 0)} ms, worst event-loop delay ${fmt(cv.loopMaxMs, 0)} ms`,
+        `memory: run ${i + 1}/${runs}: ${fmt(seconds, 1)} s, store ${mib(stored)} on disk, resident ${mib(after.at(-1)!)}, at rest ${mib(atRest.at(-1)!)}${kinds ? ` (anonymous ${mib(kinds.anon)}, mapped files ${mib(kinds.file)})` : ''}, JS heap used ${mib(heap.at(-1)!)} (store writer thread ${mib(writerHeap)}), worst GET ${fmt(cv.worstMs, 0)} ms, worst event-loop delay ${fmt(cv.loopMaxMs, 0)} ms`,
       );
     }
     const series = (measure: string, values: number[]) => {

@@ -33,6 +33,9 @@ test('/health answers 200 while the store answers; /metrics has requests by rout
     const size = Number(/toxgraph_store_size_bytes ([0-9.e+]+)/.exec(text)?.[1]);
     if (s.services.config.storeUrl) assert.ok(Number.isNaN(size), 'no size on disk for a remote store');
     else assert.ok(size > 10_000, `store size ${size}`);
+    const writerHeap = Number(/toxgraph_store_writer_heap_bytes ([0-9.e+]+)/.exec(text)?.[1]);
+    if (s.services.config.storeUrl) assert.ok(Number.isNaN(writerHeap), 'no writer thread for a remote store');
+    else assert.ok(writerHeap > 100_000, `writer thread heap ${writerHeap}`);
     // the store closed: health says so
     await s.services.store.close();
     const down = await http(`${s.url}/health`);

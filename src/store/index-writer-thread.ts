@@ -1,4 +1,5 @@
 import type * as RDF from '@rdfjs/types';
+import { getHeapStatistics } from 'node:v8';
 import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
 import { df } from '../rdf/namespaces.js';
@@ -64,4 +65,8 @@ export async function closeIndexes(): Promise<void> {
   for (const id of [...batches.keys()]) await dropBatch(id);
   await open?.db.close();
   open = undefined;
+}
+
+export function heapUsed(): number {
+  return getHeapStatistics().used_heap_size;
 }

@@ -72,6 +72,11 @@ export class IndexWriter {
     await this.call('writeBatch', [batch]);
   }
 
+  /** Bytes of the thread's JavaScript heap in use. */
+  heapUsed(): Promise<number> {
+    return this.call('heapUsed', []);
+  }
+
   async close(): Promise<void> {
     if (!this.failure) await this.call('closeIndexes', []);
     await this.worker.terminate();

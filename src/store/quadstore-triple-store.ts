@@ -296,6 +296,10 @@ export class QuadstoreTripleStore implements TripleStore {
     }
   }
 
+  writerHeapUsage(): Promise<number | undefined> {
+    return this.writer.heapUsed().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     await this.writeQueue;
     await this.writer.close();

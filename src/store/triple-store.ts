@@ -67,6 +67,8 @@ export interface TripleStore {
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
   /** Native memory the store itself holds (memtables, block cache), when it can tell. */
   memoryUsage?(): number | undefined;
+  /** The JavaScript heap of the store's writer thread, in use (embedded store only). */
+  writerHeapUsage?(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
