@@ -325,3 +325,32 @@ test('every kind of term goes through the writer thread and back unchanged, and 
   await store.deleteGraphs([graph]);
   assert.equal((await store.readGraph(graph)).length, 0);
 });
+
+test('a writer thread that ends fails the write in flight, leaves nothing of it, and is replaced for the next write', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'toxgraph-writer-'));
+  const s = await QuadstoreTripleStore.open(join(root, 'store'));
+  try {
+    await s.replaceGraphs({ 'http://t/before': [q('http://t/a', 'http://t/p', 'http://t/b')] });
+    const thread = (s as unknown as { writer: { worker: import('node:worker_threads').Worker } }).writer.worker;
+    const many = Array.from({ length: 30_000 }, (_, i) => q(`http://t/r${i}`, 'http://t/p', df.literal(`value ${i}`)));
+    // the thread is ended once the first chunk of the write has been sent to it
+    const sent = new Promise<void>((resolve) => {
+      const post = thread.postMessage.bind(thread);
+      thread.postMessage = (m: { fn?: string }, transfer?: readonly ArrayBuffer[]) => {
+        post(m, transfer);
+        if (m.fn === 'addToBatch') resolve();
+      };
+    });
+    const cut = s.replaceGraphs({ 'http://t/cut': many });
+    await sent;
+    await thread.terminate();
+    await assert.rejects(cut, /writer thread ended/);
+    assert.equal((await s.readGraph('http://t/cut')).length, 0, 'nothing of the failed write');
+    await s.replaceGraphs({ 'http://t/after': [q('http://t/c', 'http://t/p', 'http://t/d')] });
+    assert.equal((await s.readGraph('http://t/after')).length, 1);
+    assert.equal((await s.readGraph('http://t/before')).length, 1);
+  } finally {
+    await s.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});

@@ -22,11 +22,37 @@ const THREAD_MODULE = new URL('./index-writer-thread.ts', import.meta.url).href;
  * written, all of it or none.
  */
 export class IndexWriter {
+  private worker!: Worker;
+  /** Settles when the current thread has the LevelDB open. */
+  private ready!: Promise<void>;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private nextId = 1;
+  private closing = false;
   private failure?: Error;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly directory: string,
+    private readonly options: LevelOptions,
+  ) {
+    this.spawn();
+  }
+
+  /** Starts the thread and opens the LevelDB in it (already opened here with `multithreading`). */
+  static async start(directory: string, options: LevelOptions): Promise<IndexWriter> {
+    const writer = new IndexWriter(directory, options);
+    await writer.ready;
+    return writer;
+  }
+
+  /**
+   * A thread that ends while the store is open (its heap exhausted by one huge write, say) fails
+   * the writes in flight and is replaced; one that ends before it could open the LevelDB is not,
+   * and every write fails from then on.
+   */
+  private spawn(): void {
+    const worker = new Worker(new URL('../task/worker-entry.mjs', import.meta.url));
+    this.worker = worker;
+    let opened = false;
     // the thread keeps the process alive only while a write is in flight
     worker.unref();
     worker.on('message', (m: { id: number; ok: boolean; value?: unknown; error?: string }) => {
@@ -36,20 +62,22 @@ export class IndexWriter {
       if (m.ok) p?.resolve(m.value);
       else p?.reject(new Error(m.error));
     });
-    const fail = (e: Error) => {
-      this.failure = e;
+    const failPending = (e: Error) => {
       for (const p of this.pending.values()) p.reject(e);
       this.pending.clear();
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the store's writer thread ended (${code})`)));
-  }
-
-  /** Starts the thread and opens the LevelDB in it (already opened here with `multithreading`). */
-  static async start(directory: string, options: LevelOptions): Promise<IndexWriter> {
-    const writer = new IndexWriter(new Worker(new URL('../task/worker-entry.mjs', import.meta.url)));
-    await writer.call('openIndexes', [directory, options]);
-    return writer;
+    worker.on('error', failPending);
+    worker.on('exit', (code) => {
+      const e = new Error(`the store's writer thread ended (${code})`);
+      failPending(e);
+      if (this.closing) return;
+      if (opened) this.spawn();
+      else this.failure = e;
+    });
+    this.ready = this.send<void>('openIndexes', [this.directory, this.options]).then(() => {
+      opened = true;
+    });
+    this.ready.catch(() => undefined);
   }
 
   /** One LevelDB batch: the index keys of `deletions` removed, those of `additions` added. */
@@ -78,12 +106,18 @@ export class IndexWriter {
   }
 
   async close(): Promise<void> {
-    if (!this.failure) await this.call('closeIndexes', []);
+    this.closing = true;
+    await this.call('closeIndexes', []).catch(() => undefined);
     await this.worker.terminate();
   }
 
-  private call<T>(fn: string, args: unknown[], transfer: ArrayBuffer[] = []): Promise<T> {
-    if (this.failure) return Promise.reject(this.failure);
+  private async call<T>(fn: string, args: unknown[], transfer: ArrayBuffer[] = []): Promise<T> {
+    if (this.failure) throw this.failure;
+    await this.ready;
+    return this.send<T>(fn, args, transfer);
+  }
+
+  private send<T>(fn: string, args: unknown[], transfer: ArrayBuffer[] = []): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
