@@ -354,3 +354,20 @@ test('a writer thread that ends fails the write in flight, leaves nothing of it,
     await rm(root, { recursive: true, force: true });
   }
 });
+
+test('a store closed twice closes once; its writer thread then refuses work instead of leaving it unanswered', { timeout: 60_000 }, async () => {
+  const root = await mkdtemp(join(tmpdir(), 'toxgraph-writer-'));
+  const s = await QuadstoreTripleStore.open(join(root, 'store'));
+  try {
+    await s.replaceGraphs({ 'http://t/x': [q('http://t/a', 'http://t/p', 'http://t/b')] });
+    assert.ok(((await s.writerHeapUsage()) ?? 0) > 100_000);
+    await s.close();
+    await s.close();
+    const writer = (s as unknown as { writer: import('../src/store/index-writer.js').IndexWriter }).writer;
+    // a call the closed thread can never answer would leave this test's promise pending forever
+    await assert.rejects(writer.heapUsed(), /writer thread is closed/);
+    assert.equal(await s.writerHeapUsage(), undefined);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});

@@ -27,7 +27,7 @@ export class IndexWriter {
   private ready!: Promise<void>;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private nextId = 1;
-  private closing = false;
+  private closing?: Promise<void>;
   private failure?: Error;
 
   private constructor(
@@ -70,7 +70,10 @@ export class IndexWriter {
     worker.on('exit', (code) => {
       const e = new Error(`the store's writer thread ended (${code})`);
       failPending(e);
-      if (this.closing) return;
+      if (this.closing) {
+        this.failure = new Error("the store's writer thread is closed");
+        return;
+      }
       if (opened) this.spawn();
       else this.failure = e;
     });
@@ -105,10 +108,13 @@ export class IndexWriter {
     return this.call('heapUsed', []);
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
-    await this.call('closeIndexes', []).catch(() => undefined);
-    await this.worker.terminate();
+  /** Closes the LevelDB in the thread and ends it; once, however often it is called. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.call('closeIndexes', []).catch(() => undefined);
+      await this.worker.terminate();
+    })();
+    return this.closing;
   }
 
   private async call<T>(fn: string, args: unknown[], transfer: ArrayBuffer[] = []): Promise<T> {
