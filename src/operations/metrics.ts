@@ -74,15 +74,16 @@ export class ServiceMetrics {
         if (bytes !== undefined) this.set(bytes);
       },
     });
-    new Gauge({
-      name: 'toxgraph_store_writer_heap_bytes',
-      help: "JavaScript heap in use by the embedded store's writer thread (the process's own heap is nodejs_heap_size_used_bytes)",
-      registers: [this.registry],
-      async collect() {
-        const bytes = await store.writerHeapUsage?.();
-        if (bytes !== undefined) this.set(bytes);
-      },
-    });
+    if (store.writerHeapUsage)
+      new Gauge({
+        name: 'toxgraph_store_writer_heap_bytes',
+        help: "JavaScript heap in use by the embedded store's writer thread (the process's own heap is nodejs_heap_size_used_bytes)",
+        registers: [this.registry],
+        async collect() {
+          const bytes = await store.writerHeapUsage?.();
+          if (bytes !== undefined) this.set(bytes);
+        },
+      });
     if (storeDir)
       new Gauge({
         name: 'toxgraph_store_size_bytes',
