@@ -103,6 +103,21 @@ export async function loadMix(base: string, targets: MixTargets, connections: nu
   return { mixed, written, writes, lost };
 }
 
+/** Runs `work` against a server of its own (on a store of its own) started with `flags`. */
+async function withServer<T>(flags: string[], work: (base: string) => Promise<T>): Promise<T> {
+  const tmp = await tempDir('toxgraph-bench-load-');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet', ...flags], { port });
+  try {
+    return await work(base);
+  } finally {
+    server.kill('SIGTERM');
+    await server.exited;
+    await tmp.remove();
+  }
+}
+
 /**
  * Load: 50 concurrent clients for 60 s (TOXGRAPH_LOAD_SECONDS) against one server process,
  * mixing reads (a compound as SMILES, a dataset page as CSV, a feature, a SPARQL SELECT) with
@@ -114,12 +129,14 @@ export async function benchLoad(): Promise<Row[]> {
   const connections = 50;
   const rows: Row[] = [];
   const bench = `load: ${connections} concurrent clients`;
-  const tmp = await tempDir('toxgraph-bench-load-');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
   const koa = await startBareKoa();
   try {
+    return await withServer([], (base) => measure(base));
+  } finally {
+    await koa.stop();
+  }
+
+  async function measure(base: string): Promise<Row[]> {
     const targets = await mixTargets(base);
     const { compound } = targets;
     // GET /compound/{id} as SMILES: ToxGraph vs a bare Koa handler, 10 s each
@@ -129,9 +146,20 @@ export async function benchLoad(): Promise<Row[]> {
     rows.push({ bench, measure: 'bare Koa handler, GET (baseline)', value: `${fmt(bare.requests.average, 0)} req/s, p50 ${bare.latency.p50} ms, p99 ${bare.latency.p99} ms`, ratio: '1.00x' });
     rows.push({
       bench,
-      measure: 'GET /compound/{id} as SMILES',
+      measure: 'GET /compound/{id} as SMILES (the same URL again and again: from the representation cache)',
       value: `${fmt(ours.requests.average, 0)} req/s, p50 ${ours.latency.p50} ms, p99 ${ours.latency.p99} ms`,
       ratio: `${fmt(ours.requests.average / bare.requests.average, 2)}x`,
+    });
+    // the same on a server without the representation cache: every GET is routed, read and rendered
+    const uncached = await withServer(['--representation-cache-mb', '0'], async (other) => {
+      const { compound: path } = await mixTargets(other);
+      return cannon({ ...single, url: `${other}${path}` });
+    });
+    rows.push({
+      bench,
+      measure: 'GET /compound/{id} as SMILES, representation cache off (--representation-cache-mb 0)',
+      value: `${fmt(uncached.requests.average, 0)} req/s, p50 ${uncached.latency.p50} ms, p99 ${uncached.latency.p99} ms`,
+      ratio: `${fmt(uncached.requests.average / bare.requests.average, 2)}x`,
     });
 
     const { mixed, written, writes, lost } = await loadMix(base, targets, connections, seconds);
@@ -141,10 +169,5 @@ export async function benchLoad(): Promise<Row[]> {
     rows.push({ bench: mixBench, measure: 'errors (connection) / non-2xx / timeouts', value: `${mixed.errors} / ${mixed.non2xx} / ${mixed.timeouts}` });
     rows.push({ bench: mixBench, measure: 'writes acknowledged / read back', value: `${written.length} of ${writes} / ${written.length - lost}`, ratio: lost ? `${lost} LOST` : '0 lost' });
     return rows;
-  } finally {
-    await koa.stop();
-    server.kill('SIGTERM');
-    await server.exited;
-    await tmp.remove();
   }
 }

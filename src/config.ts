@@ -45,6 +45,8 @@ export interface Config {
   /** Where the desktop QMRF editor's Java Web Start files are (the code base of `/reach_report/qmrf/{id}/editor`). */
   qmrfEditorCodebase: string;
   quiet: boolean;
+  /** Megabytes of representations kept to answer repeated GETs while the store is unchanged (0: none). */
+  representationCacheMb: number;
   /** A remote SPARQL 1.1 store instead of the embedded one: its query endpoint (README, "Scaling out"). */
   storeUrl?: string;
   /** Its update endpoint (default: the query endpoint). */
@@ -109,6 +111,7 @@ const SPECS: Spec[] = [
   },
   { flag: 'dataset-task-bytes', env: 'TOXGRAPH_DATASET_TASK_BYTES', parse: int, key: 'datasetTaskBytes' },
   { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
+  { flag: 'representation-cache-mb', env: 'TOXGRAPH_REPRESENTATION_CACHE_MB', parse: int, key: 'representationCacheMb' },
   { flag: 'store-url', env: 'TOXGRAPH_STORE_URL', parse: String, key: 'storeUrl' },
   { flag: 'store-update-url', env: 'TOXGRAPH_STORE_UPDATE_URL', parse: String, key: 'storeUpdateUrl' },
   { flag: 'store-user', env: 'TOXGRAPH_STORE_USER', parse: String, key: 'storeUser' },
@@ -142,6 +145,7 @@ export function defaultConfig(): Config {
     defaultAccess: 'private',
     datasetTaskBytes: 1024 * 1024,
     quiet: false,
+    representationCacheMb: 8,
     redisPrefix: 'toxgraph',
     jobLockSeconds: 30,
     qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',

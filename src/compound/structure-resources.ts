@@ -7,6 +7,7 @@ import { datasetQueries } from '../dataset/dataset-queries.js';
 import type { Services } from '../core/services.js';
 import { Params } from '../http/params.js';
 import { sendNegotiated } from '../http/respond.js';
+import { storeRepresentation } from '../http/representation-cache.js';
 import { featureTitles } from '../feature/feature-record.js';
 import type { CompoundRegistry } from './compound-registry.js';
 import { structureFrom, type StoredStructure } from './compound-codec.js';
@@ -71,6 +72,7 @@ export class StructureResources {
         };
       })());
     await sendNegotiated(ctx, structureRenderers(ctx, this.compounds.chemistry, s, details));
+    storeRepresentation(ctx);
   }
 
   /** Parse posted 3D structures and check that each is the parent's structure. */

@@ -38,13 +38,16 @@ export function securityHeaders() {
 export function hostCheck(listenHost: string, baseUrl: string, authOn: boolean) {
   const guarded = !authOn && isLoopbackHost(listenHost);
   const own = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  // Host headers already found to name this machine (a few: its names and addresses with the port)
+  const accepted = new Set<string>();
   return async (ctx: Context, next: Next) => {
-    if (guarded) {
-      const header = ctx.req.headers.host ?? '';
+    const header = ctx.req.headers.host ?? '';
+    if (guarded && !accepted.has(header)) {
       const name = header.startsWith('[') ? header.slice(1, header.indexOf(']')) : header.split(':')[0];
       if (name && name !== own && !isLoopbackHost(name)) {
         throw new HttpError(403, 'Forbidden', `this server answers requests for localhost and ${own}, not for ${name} (set --base-url to the name clients use)`);
       }
+      if (accepted.size < 64) accepted.add(header);
     }
     await next();
   };

@@ -4,6 +4,7 @@ import type { Context, Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TaskRunner } from '../task/task-runner.js';
 import type { TripleStore } from '../store/triple-store.js';
+import type { RepresentationCache } from '../http/representation-cache.js';
 
 /**
  * The figures an operator watches (Prometheus text format at /metrics): requests by route and
@@ -93,6 +94,28 @@ export class ServiceMetrics {
           this.set(await directorySize(storeDir));
         },
       });
+  }
+
+  /** Figures of the representation cache: requests it answered, representations it stored, what it holds. */
+  watchRepresentationCache(cache: RepresentationCache): void {
+    new Gauge({
+      name: 'toxgraph_representation_cache_total',
+      help: 'GET requests answered from the representation cache (hits) and representations stored in it (stores), since the start',
+      labelNames: ['event'],
+      registers: [this.registry],
+      collect() {
+        this.set({ event: 'hits' }, cache.hits);
+        this.set({ event: 'stores' }, cache.stored);
+      },
+    });
+    new Gauge({
+      name: 'toxgraph_representation_cache_bytes',
+      help: 'Bytes of the representations the cache holds now (emptied by every write to the store)',
+      registers: [this.registry],
+      collect() {
+        this.set(cache.size.bytes);
+      },
+    });
   }
 
   /**

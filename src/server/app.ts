@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import { RepresentationCache } from '../http/representation-cache.js';
 import Router from '@koa/router';
 import { segmentDispatch } from '../http/segment-dispatch.js';
 import { errorHandler } from '../http/error-handler.js';
@@ -73,6 +74,9 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
         log.info('request', { method: ctx.method, url: actorOf(ctx, ''), status: ctx.status, ms: Math.round(performance.now() - started) });
       }
     });
+  const representations = new RepresentationCache(services.store.writeCount?.bind(services.store), () => !services.access.enabled, config.representationCacheMb * 1024 * 1024);
+  services.metrics.watchRepresentationCache(representations);
+  app.use(representations.middleware());
   app.use(securityHeaders());
   app.use(errorHandler(config.baseUrl, log));
   app.use(hostCheck(config.host, config.baseUrl, config.auth));

@@ -63,6 +63,7 @@ export class QuadstoreTripleStore implements TripleStore {
   private readonly cache = new GraphCache();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
+  private writes = 0;
 
   private constructor(
     readonly quadstore: Quadstore,
@@ -120,7 +121,13 @@ export class QuadstoreTripleStore implements TripleStore {
    * readers never see half of it.
    */
   private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
-    await this.writer.write(oldQuads, newQuads);
+    try {
+      await this.writer.write(oldQuads, newQuads);
+    } finally {
+      // counted once the write is visible (or failed): a reader that saw the old count then
+      // holds what was there before it, or more recent data; never older data under a new count
+      this.writes++;
+    }
     const touched = new Set<string>();
     // the unnamed default graph is cached under the name that reads it
     const nameOf = (q: RDF.Quad) => (q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value);
@@ -285,6 +292,10 @@ export class QuadstoreTripleStore implements TripleStore {
       if (batch.length) await this.patch([], batch);
       return count + batch.length;
     });
+  }
+
+  writeCount(): number {
+    return this.writes;
   }
 
   memoryUsage(): number | undefined {

@@ -65,6 +65,11 @@ export interface TripleStore {
   update(update: SparqlText | string, options?: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string }): Promise<void>;
   /** Add quads in large batches (not atomic as a whole); answers the number of quads written. */
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
+  /**
+   * How many writes this process has made. Only a store that no other process writes to has it
+   * (the embedded one): there, the same count means the same contents.
+   */
+  writeCount?(): number;
   /** Native memory the store itself holds (memtables, block cache), when it can tell. */
   memoryUsage?(): number | undefined;
   /** The JavaScript heap of the store's writer thread, in use (embedded store only). */
