@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { startTestServer, http, form, type TestServer, type Reply } from './helpers.js';
+import { startTestServer, http, form, featureTurtle, type TestServer, type Reply } from './helpers.js';
 
 const SMILES = 'chemical/x-daylight-smiles';
 
@@ -78,6 +78,14 @@ test('a write to the store is seen by the next GET: a compound page lists the da
     const dataset = upload.text.trim();
     const after = await http(compound, { accept: 'text/html' });
     assert.ok(after.text.includes(dataset), 'the page shows the new dataset');
+    // a feature replaced by PUT: the next GET has the new title
+    const created = await http(`${s.url}/feature`, { method: 'POST', body: featureTurtle('before'), contentType: 'text/turtle', accept: 'text/uri-list' });
+    const feature = created.text.trim().replace(s.base, s.url);
+    for (let i = 0; i < 2; i++) assert.match((await http(feature, { accept: 'text/turtle' })).text, /"before"/);
+    assert.equal((await http(feature, { method: 'PUT', body: featureTurtle('after'), contentType: 'text/turtle', accept: 'text/uri-list' })).status, 200);
+    const replaced = (await http(feature, { accept: 'text/turtle' })).text;
+    assert.match(replaced, /"after"/);
+    assert.doesNotMatch(replaced, /"before"/);
   } finally {
     await s.stop();
   }

@@ -16,6 +16,7 @@ import { structureReaderOn } from '../chemistry/structure-reader.js';
 import { datasetRenderers } from './dataset-views.js';
 import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTable, readUpload } from './dataset-input.js';
 import { DatasetEdits } from './dataset-edits.js';
+import { storeRepresentation } from '../http/representation-cache.js';
 
 /** Dataset component (spec 2.1, 4.12). */
 /** Upload from a browser: a file (CSV, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */
@@ -68,6 +69,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
   router.get('/dataset/:id', async (ctx) => {
     const meta = await requireDataset(datasetUri(ctx));
     await sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, filterOf(Params.fromQuery(ctx))));
+    storeRepresentation(ctx);
   });
 
   router.get('/dataset/:id/metadata', async (ctx) => {

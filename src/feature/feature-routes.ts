@@ -7,6 +7,7 @@ import { readRdfBody } from '../http/rdf-body.js';
 import { Params } from '../http/params.js';
 import type { Services } from '../core/services.js';
 import { FeatureStore } from './feature-store.js';
+import { storeRepresentation } from '../http/representation-cache.js';
 
 /** Feature component (spec 4.7): GET list / one, POST, PUT, DELETE. Each route: parameters, one call, one renderer. */
 export function featureRoutes(router: Router, services: Services): void {
@@ -27,6 +28,7 @@ export function featureRoutes(router: Router, services: Services): void {
     const quads = await features.require(uri);
     const { title } = featureRecord(quads, uri);
     await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, title ? `Feature: ${title}` : `Feature ${uri}`));
+    storeRepresentation(ctx);
   });
 
   router.post('/feature', async (ctx) => {
