@@ -31,26 +31,34 @@ export function compoundQuads(uri: string, s: Pick<Structure, 'smiles' | 'inchi'
 }
 
 /** The record of a compound's or conformer's graph; undefined when it holds no structure. */
+const SMILES = ot('smiles');
+const MOLFILE = ot('molfile');
+const INCHI = ot('inchi');
+const INCHI_KEY = ot('inchiKey');
+const PARENT = ot('parentCompound');
+const SAME_AS = owl('sameAs');
+const LABEL = rdfs('label');
+
 export function structureFrom(quads: RDF.Quad[], uri: string): StoredStructure | undefined {
   const own = quads.filter((q) => q.subject.value === uri);
-  const value = (p: RDF.NamedNode) => own.find((q) => q.predicate.equals(p))?.object.value;
-  const smiles = value(ot('smiles'));
-  const molfile = value(ot('molfile'));
+  const value = (p: RDF.NamedNode) => own.find((q) => q.predicate.value === p.value)?.object.value;
+  const smiles = value(SMILES);
+  const molfile = value(MOLFILE);
   if (smiles === undefined || molfile === undefined) return undefined;
   return {
     uri,
     smiles,
     molfile,
-    inchi: value(ot('inchi')) ?? '',
-    inchiKey: value(ot('inchiKey')) ?? '',
+    inchi: value(INCHI) ?? '',
+    inchiKey: value(INCHI_KEY) ?? '',
     names: readNames(own),
-    sameAs: own.filter((q) => q.predicate.equals(owl('sameAs'))).map((q) => q.object.value),
-    parent: value(ot('parentCompound')),
+    sameAs: own.filter((q) => q.predicate.value === SAME_AS.value).map((q) => q.object.value),
+    parent: value(PARENT),
   };
 }
 
 export function readNames(quads: RDF.Quad[]): string[] {
-  return quads.filter((q) => q.predicate.equals(rdfs('label'))).map((q) => q.object.value);
+  return quads.filter((q) => q.predicate.value === LABEL.value).map((q) => q.object.value);
 }
 
 /** What stays of a deleted compound in `{uri}/key`: its InChIKey, so the structure gets its URI back. */
