@@ -118,3 +118,38 @@ test('--representation-cache-mb 0 turns the cache off', async () => {
     await s.stop();
   }
 });
+
+test('the cache keeps to its budget: the oldest representations leave first', async (t) => {
+  const s = await startTestServer(['--representation-cache-mb', '1']);
+  try {
+    if (s.services.config.storeUrl) return t.skip('no representation cache on a remote store');
+    const smiles = Array.from({ length: 60 }, (_, i) => `${'C'.repeat(i + 1)}O`);
+    const posted = await http(`${s.url}/compound`, { method: 'POST', body: smiles.join('\n'), contentType: SMILES, accept: 'text/uri-list' });
+    assert.equal(posted.status, 200, posted.text);
+    const compounds = posted.text
+      .trim()
+      .split(/\r?\n/)
+      .map((u) => u.replace(s.base, s.url));
+    assert.equal(compounds.length, smiles.length);
+    let sent = 0;
+    for (const compound of compounds) {
+      for (const accept of ['text/html', 'image/svg+xml', 'chemical/x-mdl-molfile', 'application/rdf+xml']) {
+        const r = await http(compound, { accept });
+        assert.equal(r.status, 200);
+        sent += Buffer.byteLength(r.text);
+      }
+    }
+    assert.ok(sent > 1.5 * 2 ** 20, `the representations (${sent} bytes) are more than the budget`);
+    const text = (await http(`${s.url}/metrics`)).text;
+    const held = Number(/toxgraph_representation_cache_bytes ([0-9]+)/.exec(text)?.[1]);
+    assert.ok(held > 0 && held <= 2 ** 20, `held ${held} bytes`);
+    const { hits } = await cacheFigures(s);
+    // the first representation sent has left, the last is still there
+    await http(compounds[0], { accept: 'text/html' });
+    assert.equal((await cacheFigures(s)).hits, hits);
+    await http(compounds.at(-1)!, { accept: 'application/rdf+xml' });
+    assert.equal((await cacheFigures(s)).hits, hits + 1);
+  } finally {
+    await s.stop();
+  }
+});
