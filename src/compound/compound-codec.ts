@@ -30,7 +30,6 @@ export function compoundQuads(uri: string, s: Pick<Structure, 'smiles' | 'inchi'
   return quads;
 }
 
-/** The record of a compound's or conformer's graph; undefined when it holds no structure. */
 const SMILES = ot('smiles');
 const MOLFILE = ot('molfile');
 const INCHI = ot('inchi');
@@ -39,6 +38,7 @@ const PARENT = ot('parentCompound');
 const SAME_AS = owl('sameAs');
 const LABEL = rdfs('label');
 
+/** The record of a compound's or conformer's graph; undefined when it holds no structure. */
 export function structureFrom(quads: RDF.Quad[], uri: string): StoredStructure | undefined {
   const own = quads.filter((q) => q.subject.value === uri);
   const value = (p: RDF.NamedNode) => own.find((q) => q.predicate.value === p.value)?.object.value;

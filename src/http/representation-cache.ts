@@ -42,9 +42,9 @@ export class RepresentationCache {
     private readonly maxEntry = 64 * 1024,
   ) {}
 
-  /** Entries held now, and their bytes. */
-  get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.held };
+  /** Bytes of the representations held now. */
+  get bytes(): number {
+    return this.held;
   }
 
   /** Koa middleware: answers from the cache, or remembers what the rest of the chain answered. */
@@ -66,7 +66,7 @@ export class RepresentationCache {
         return;
       }
       await next();
-      if (!ctx.state.storeRepresentation || ctx.status !== 200 || writeCount() !== writes || this.writes !== writes) return;
+      if (!ctx.state.storeRepresentation || ctx.status !== 200 || writeCount() !== writes) return;
       const body = ctx.body;
       const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : undefined;
       if (!bytes || bytes.length > this.maxEntry || ctx.res.hasHeader('set-cookie')) return;

@@ -113,7 +113,7 @@ export class ServiceMetrics {
       help: 'Bytes of the representations the cache holds now (emptied by every write to the store)',
       registers: [this.registry],
       collect() {
-        this.set(cache.size.bytes);
+        this.set(cache.bytes);
       },
     });
   }

@@ -63,7 +63,6 @@ export class QuadstoreTripleStore implements TripleStore {
   private readonly cache = new GraphCache();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
-  private writes = 0;
 
   private constructor(
     readonly quadstore: Quadstore,
@@ -121,13 +120,7 @@ export class QuadstoreTripleStore implements TripleStore {
    * readers never see half of it.
    */
   private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
-    try {
-      await this.writer.write(oldQuads, newQuads);
-    } finally {
-      // counted once the write is visible (or failed): a reader that saw the old count then
-      // holds what was there before it, or more recent data; never older data under a new count
-      this.writes++;
-    }
+    await this.writer.write(oldQuads, newQuads);
     const touched = new Set<string>();
     // the unnamed default graph is cached under the name that reads it
     const nameOf = (q: RDF.Quad) => (q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value);
@@ -294,8 +287,13 @@ export class QuadstoreTripleStore implements TripleStore {
     });
   }
 
+  /**
+   * The graph cache's epoch: it grows with every write, once the write is visible (a failed
+   * write writes nothing). A reader that saw the old count holds what was there before the
+   * write or newer data, never older data under a new count.
+   */
   writeCount(): number {
-    return this.writes;
+    return this.cache.epoch;
   }
 
   memoryUsage(): number | undefined {
