@@ -151,6 +151,28 @@ test('every LevelDB iterator that quadstore drains is closed (an open one pins m
   }
 });
 
+test('every index key is written with a value that is not empty (classic-level leaks its copy of an empty value)', async () => {
+  const { ClassicLevel } = await import('classic-level');
+  await store.replaceGraphs({
+    'http://t/values': [q('http://t/v1', 'http://t/p', df.literal('one')), q('http://t/v2', 'http://t/p', 'http://t/o')],
+    'http://t/values/entries': [q('http://t/v3', 'http://t/p', df.literal('3'))],
+  });
+  // a second handle on the open store, as the writer thread has one (multithreading)
+  const db = new ClassicLevel<string, Uint8Array>(dir, { keyEncoding: 'utf8', valueEncoding: 'view', multithreading: true } as any);
+  await db.open();
+  try {
+    let keys = 0;
+    for await (const [key, value] of db.iterator()) {
+      if (!key.includes('http://t/v')) continue;
+      keys++;
+      assert.ok(value.length > 0, `empty value for ${key}`);
+    }
+    // eight index keys per quad in the main store, two in the bulk one
+    assert.equal(keys, 2 * 8 + 2);
+  } finally {
+    await db.close();
+  }
+});
 test('the graph cache never answers a graph older than the last write, and holds a bounded number of characters', async () => {
   const { GraphCache } = await import('../src/store/graph-cache.js');
   const g = 'http://t/cached';
