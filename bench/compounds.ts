@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { startServer } from '../src/server/server.js';
-import { Chemistry } from '../src/chemistry/chemistry.js';
-import { fmt, median, now, ratio, tempDir, type Row } from './util.js';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server/server.ts';
+import { Chemistry } from '../src/chemistry/chemistry.ts';
+import { fmt, median, now, ratio, tempDir, type Row } from './util.ts';
 
 const DATA = resolve('../shared/data');
 

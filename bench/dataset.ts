@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
-import { loadConfig } from '../src/config.js';
-import { startServer } from '../src/server/server.js';
-import { df, xsd } from '../src/rdf/namespaces.js';
-import { fmt, now, ratio, tempDir, type Row } from './util.js';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server/server.ts';
+import { df, xsd } from '../src/rdf/namespaces.ts';
+import { fmt, now, ratio, tempDir, type Row } from './util.ts';
 
 const SAMPLE_QUADS = 200_000;
 

@@ -1,8 +1,8 @@
-import type { Learner, RunFunction } from '../src/learning/learner.js';
-import { LEARNERS } from '../src/learning/learners.js';
-import { WorkerPool } from '../src/task/worker-pool.js';
-import { auc, crossValidate, defaults, foldsOf, loadEpafhm, loadKazius, regressionQuality, type QsarData } from './learners.js';
-import { fmt, now, ratio, type Row } from './util.js';
+import type { Learner, RunFunction } from '../src/learning/learner.ts';
+import { LEARNERS } from '../src/learning/learners.ts';
+import { WorkerPool } from '../src/task/worker-pool.ts';
+import { auc, crossValidate, defaults, foldsOf, loadEpafhm, loadKazius, regressionQuality, type QsarData } from './learners.ts';
+import { fmt, now, ratio, type Row } from './util.ts';
 
 /**
  * Every learner of the catalogue under 10-fold cross-validation with its default parameters:

@@ -1,10 +1,10 @@
 import type * as RDF from '@rdfjs/types';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServer } from '../src/server/server.js';
-import { loadConfig } from '../src/config.js';
-import { df } from '../src/rdf/namespaces.js';
-import { featureTurtle, fmt, median, now, openRawQuadstore, pool, postFeature, ratio, tempDir, type Row } from './util.js';
+import { startServer } from '../src/server/server.ts';
+import { loadConfig } from '../src/config.ts';
+import { df } from '../src/rdf/namespaces.ts';
+import { featureTurtle, fmt, median, now, openRawQuadstore, pool, postFeature, ratio, tempDir, type Row } from './util.ts';
 
 const N = 500;
 const WARMUP = 50;

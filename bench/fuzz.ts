@@ -1,6 +1,6 @@
-import { startTestServer } from '../test/helpers.js';
-import { fuzzServer, prepareContext } from '../test/fuzz/fuzz-run.js';
-import { now, type Row } from './util.js';
+import { startTestServer } from '../test/helpers.ts';
+import { fuzzServer, prepareContext } from '../test/fuzz/fuzz-run.ts';
+import { now, type Row } from './util.ts';
 
 /**
  * The fuzz properties of `npm test` with many more inputs and a new seed each run

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import initRDKitModule from '@rdkit/rdkit';
-import type { Learner, Matrix, Prediction, RunFunction, TrainingData } from '../src/learning/learner.js';
-import { Random } from '../src/learning/random.js';
-import { randomForestClassification, randomForestRegression } from '../src/learning/random-forest.js';
-import { gradientBoostingClassification, gradientBoostingRegression } from '../src/learning/gradient-boosting.js';
-import { WorkerPool } from '../src/task/worker-pool.js';
-import { fmt, now, ratio, type Row } from './util.js';
+import type { Learner, Matrix, Prediction, RunFunction, TrainingData } from '../src/learning/learner.ts';
+import { Random } from '../src/learning/random.ts';
+import { randomForestClassification, randomForestRegression } from '../src/learning/random-forest.ts';
+import { gradientBoostingClassification, gradientBoostingRegression } from '../src/learning/gradient-boosting.ts';
+import { WorkerPool } from '../src/task/worker-pool.ts';
+import { fmt, now, ratio, type Row } from './util.ts';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 

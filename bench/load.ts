@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, tempDir, type Row } from './util.js';
+import { freePort, spawnServer } from '../test/helpers.ts';
+import { fmt, tempDir, type Row } from './util.ts';
 
 type Result = autocannon.Result;
 
@@ -13,7 +13,7 @@ function cannon(options: autocannon.Options): Promise<Result> {
 
 /** The bare Koa baseline in its own process; answers its port and a stop function. */
 async function startBareKoa(): Promise<{ port: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-koa.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['bench/bare-koa.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)));
   return {
     port,

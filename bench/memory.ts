@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, metric, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.js';
+import { freePort, spawnServer } from '../test/helpers.ts';
+import { fmt, metric, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.ts';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 

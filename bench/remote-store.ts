@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { freePort, spawnServer } from '../test/helpers.js';
-import { hasVirtuoso, startVirtuoso } from '../test/remote/virtuoso.js';
-import { loadMix, mixTargets } from './load.js';
-import { fmt, tempDir, type Row } from './util.js';
+import { freePort, spawnServer } from '../test/helpers.ts';
+import { hasVirtuoso, startVirtuoso } from '../test/remote/virtuoso.ts';
+import { loadMix, mixTargets } from './load.ts';
+import { fmt, tempDir, type Row } from './util.ts';
 
 /**
  * The embedded store against a remote one (Virtuoso on loopback, Debian's

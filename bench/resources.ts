@@ -1,8 +1,8 @@
-import { loadConfig } from '../src/config.js';
-import { startServer } from '../src/server/server.js';
-import type { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.js';
-import { df } from '../src/rdf/namespaces.js';
-import { fmt, now, ratio, tempDir, type Row } from './util.js';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server/server.ts';
+import type { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
+import { df } from '../src/rdf/namespaces.ts';
+import { fmt, now, ratio, tempDir, type Row } from './util.ts';
 
 const READS = Number(process.env.TOXGRAPH_RESOURCE_READS ?? 500);
 

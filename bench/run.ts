@@ -1,21 +1,21 @@
 import { availableParallelism, cpus } from 'node:os';
-import { benchFeatures } from './features.js';
-import { benchSparql } from './sparql.js';
-import { benchCompounds } from './compounds.js';
-import { benchDataset } from './dataset.js';
-import { benchLearners } from './learners.js';
-import { benchEveryLearner } from './every-learner.js';
-import { benchValidation } from './validation.js';
-import { benchFuzz } from './fuzz.js';
-import { benchMemory } from './memory.js';
-import { benchLoad } from './load.js';
-import { benchUpload } from './upload.js';
-import { benchResources } from './resources.js';
-import { benchSupermodel } from './supermodel.js';
-import { benchReport } from './report.js';
-import { benchRemoteStore } from './remote-store.js';
-import { benchScaleOut } from './scale-out.js';
-import { now, type Row } from './util.js';
+import { benchFeatures } from './features.ts';
+import { benchSparql } from './sparql.ts';
+import { benchCompounds } from './compounds.ts';
+import { benchDataset } from './dataset.ts';
+import { benchLearners } from './learners.ts';
+import { benchEveryLearner } from './every-learner.ts';
+import { benchValidation } from './validation.ts';
+import { benchFuzz } from './fuzz.ts';
+import { benchMemory } from './memory.ts';
+import { benchLoad } from './load.ts';
+import { benchUpload } from './upload.ts';
+import { benchResources } from './resources.ts';
+import { benchSupermodel } from './supermodel.ts';
+import { benchReport } from './report.ts';
+import { benchRemoteStore } from './remote-store.ts';
+import { benchScaleOut } from './scale-out.ts';
+import { now, type Row } from './util.ts';
 
 /**
  * `npm run bench`. Speeds are printed as ratios against a baseline measured in this same run

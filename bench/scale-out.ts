@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, spawnServer, type ServerProcess } from '../test/helpers.js';
-import { hasVirtuoso, startVirtuoso } from '../test/remote/virtuoso.js';
-import { hasRedis, startRedis } from '../test/remote/redis.js';
-import { fmt, now, postAndFollow, tempDir, type Row } from './util.js';
+import { freePort, spawnServer, type ServerProcess } from '../test/helpers.ts';
+import { hasVirtuoso, startVirtuoso } from '../test/remote/virtuoso.ts';
+import { hasRedis, startRedis } from '../test/remote/redis.ts';
+import { fmt, now, postAndFollow, tempDir, type Row } from './util.ts';
 
 /**
  * Scale-out of the job queue: N cross-validations submitted at once to one serve process, run by

@@ -1,8 +1,8 @@
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
-import { startServer, type RunningServer } from '../src/server/server.js';
-import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.js';
-import { loadConfig } from '../src/config.js';
-import { fmt, median, now, pool, postFeature, ratio, SAME_AS, tempDir, type Row } from './util.js';
+import { startServer, type RunningServer } from '../src/server/server.ts';
+import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
+import { loadConfig } from '../src/config.ts';
+import { fmt, median, now, pool, postFeature, ratio, SAME_AS, tempDir, type Row } from './util.ts';
 
 const FEATURES = 3000;
 const RUNS = 30;

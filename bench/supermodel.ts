@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, metric, now, postAndFollow, tempDir, withPolling, type Row } from './util.js';
+import { freePort, spawnServer } from '../test/helpers.ts';
+import { fmt, metric, now, postAndFollow, tempDir, withPolling, type Row } from './util.ts';
 
 /** How long the server is left idle after a job before its memory is read "at rest". */
 const REST_MS = 6_000;

@@ -1,6 +1,6 @@
-import { freePort, spawnServer } from '../test/helpers.js';
-import { fmt, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.js';
-import { syntheticCsv } from '../test/fixtures.js';
+import { freePort, spawnServer } from '../test/helpers.ts';
+import { fmt, now, postAndFollow, tempDir, withPolling, residentMemory, type Row } from './util.ts';
+import { syntheticCsv } from '../test/fixtures.ts';
 
 /**
  * Peak memory of a large upload: a 100,000-row CSV posted to a fresh server, its resident memory

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
-import { df } from '../src/rdf/namespaces.js';
-import { INDEXES } from '../src/store/indexes.js';
+import { df } from '../src/rdf/namespaces.ts';
+import { INDEXES } from '../src/store/indexes.ts';
 
 /** One line of the printed table. `ratio` is always against a baseline measured in this run. */
 export interface Row {

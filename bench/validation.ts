@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../src/config.js';
-import { startServer } from '../src/server/server.js';
-import type { RunFunction } from '../src/learning/learner.js';
-import { randomForestClassification, randomForestRegression } from '../src/learning/random-forest.js';
-import { WorkerPool } from '../src/task/worker-pool.js';
-import { crossValidate, defaults, foldsOf, loadKazius, loadEpafhmMorgan } from './learners.js';
-import { fmt, now, postAndFollow, ratio, tempDir, type Row } from './util.js';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server/server.ts';
+import type { RunFunction } from '../src/learning/learner.ts';
+import { randomForestClassification, randomForestRegression } from '../src/learning/random-forest.ts';
+import { WorkerPool } from '../src/task/worker-pool.ts';
+import { crossValidate, defaults, foldsOf, loadKazius, loadEpafhmMorgan } from './learners.ts';
+import { fmt, now, postAndFollow, ratio, tempDir, type Row } from './util.ts';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 /** Measured on this machine with scikit-learn, 100 trees, the same fold scheme (issue 7). */

@@ -1,7 +1,7 @@
-import { loadConfig } from './config.js';
-import { startServer } from './server/server.js';
-import { startWorker } from './server/worker.js';
-import { jsonLogger } from './log.js';
+import { loadConfig } from './config.ts';
+import { startServer } from './server/server.ts';
+import { startWorker } from './server/worker.ts';
+import { jsonLogger } from './log.ts';
 
 // `toxgraph [serve] [flags]` answers HTTP; `toxgraph worker [flags]` runs the shared queue's jobs
 const args = process.argv.slice(2);

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, testStoreFlags, http, form, errorReport, featureTurtle, type TestServer } from './helpers.js';
+import { startTestServer, testStoreFlags, http, form, errorReport, featureTurtle, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 let admin: string;
@@ -149,8 +149,7 @@ test('the user command works with the server stopped (opens the store) and runni
   const run = promisify(execFile);
   const dir = await mkdtemp(join(tmpdir(), 'toxgraph-cli-'));
   const store = await testStoreFlags(dir);
-  const cli = (args: string[], env: Record<string, string>) =>
-    run(process.execPath, ['--import', 'tsx', 'src/auth/user-cli.ts', ...args, '--data', dir, ...store], { env: { ...process.env, ...env }, timeout: 60_000 });
+  const cli = (args: string[], env: Record<string, string>) => run(process.execPath, ['src/auth/user-cli.ts', ...args, '--data', dir, ...store], { env: { ...process.env, ...env }, timeout: 60_000 });
   try {
     await cli(['add', 'erin'], { TOXGRAPH_USER_PASSWORD: 'erin-password' });
     await cli(['group', 'chemists', 'erin'], {});
@@ -260,7 +259,7 @@ test('every component: the owner may, another user may not (compounds: read only
 
 /** A task started by `token`: it belongs to its creator because the runner mints its URI in the creator's name. */
 async function currentUserTask(token: string): Promise<string> {
-  const { currentUser } = await import('../src/core/request-context.js');
+  const { currentUser } = await import('../src/core/request-context.ts');
   const user = await s.services.access.userOfToken(token);
   const uri = await currentUser.run(user, () => s.services.tasks.submit('owned task', async () => `${s.base}/feature`));
   await s.services.tasks.settled(uri);
@@ -373,7 +372,7 @@ test('brute force on /auth/authenticate is slowed down', async () => {
 });
 
 test('the login throttle stops a name after five failures in 15 minutes, forgets them after, and never holds more than 10,000 keys', async () => {
-  const { LoginThrottle } = await import('../src/auth/login-throttle.js');
+  const { LoginThrottle } = await import('../src/auth/login-throttle.ts');
   const throttle = new LoginThrottle();
   const t0 = 1_000_000;
   for (let i = 0; i < 5; i++) throttle.failed(['user:eve'], t0 + i);

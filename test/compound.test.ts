@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, featureTurtle, OT, type TestServer } from './helpers.js';
-import { ETHANOL_3D } from './fixtures.js';
+import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, featureTurtle, OT, type TestServer } from './helpers.ts';
+import { ETHANOL_3D } from './fixtures.ts';
 
 let s: TestServer;
 before(async () => {

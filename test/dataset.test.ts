@@ -2,8 +2,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { syntheticCsv } from './fixtures.js';
-import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from './helpers.js';
+import { syntheticCsv } from './fixtures.ts';
+import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -326,7 +326,7 @@ test('rows left by an upload that never wrote its metadata are removed at the ne
   const { mkdtemp, rm } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { df, ot } = await import('../src/rdf/namespaces.js');
+  const { df, ot } = await import('../src/rdf/namespaces.ts');
   const dir = await mkdtemp(join(tmpdir(), 'toxgraph-orphan-'));
   try {
     const first = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);

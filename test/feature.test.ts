@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, http, parseRdfXml, parseTurtle, errorReport, featureTurtle, TTL_PREFIXES, OT, type TestServer } from './helpers.js';
+import { startTestServer, http, parseRdfXml, parseTurtle, errorReport, featureTurtle, TTL_PREFIXES, OT, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {

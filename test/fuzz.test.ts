@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
-import { startTestServer, type TestServer } from './helpers.js';
-import { fuzzServer, prepareContext } from './fuzz/fuzz-run.js';
+import { startTestServer, type TestServer } from './helpers.ts';
+import { fuzzServer, prepareContext } from './fuzz/fuzz-run.ts';
 
 /**
  * Property-based fuzzing of every parser and form the server exposes (fast-check), with a fixed

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedCsv, startTestServer, http, errorReport, parseTurtle, checkRdfXml, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, errorReport, parseTurtle, checkRdfXml, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {

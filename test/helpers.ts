@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import type * as RDF from '@rdfjs/types';
 import { Parser } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
-import { loadConfig } from '../src/config.js';
-import { startServer, type RunningServer } from '../src/server/server.js';
-import type { RunningVirtuoso } from './remote/virtuoso.js';
+import { loadConfig } from '../src/config.ts';
+import { startServer, type RunningServer } from '../src/server/server.ts';
+import type { RunningVirtuoso } from './remote/virtuoso.ts';
 
 export interface TestServer extends RunningServer {
   /** The base URL that minted URIs start with. */
@@ -27,7 +27,7 @@ const runningVirtuosos = new Map<string, Promise<RunningVirtuoso>>();
 function virtuosoFor(dir: string): Promise<RunningVirtuoso> {
   let running = runningVirtuosos.get(dir);
   if (!running) {
-    running = testStore === 'oxigraph' ? import('./remote/oxigraph.js').then((m) => m.startOxigraph(dir)) : import('./remote/virtuoso.js').then((m) => m.startVirtuoso(dir));
+    running = testStore === 'oxigraph' ? import('./remote/oxigraph.ts').then((m) => m.startOxigraph(dir)) : import('./remote/virtuoso.ts').then((m) => m.startVirtuoso(dir));
     runningVirtuosos.set(dir, running);
   }
   return running;

@@ -1,12 +1,12 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { runInProcess, type Learner, type Matrix, type RunFunction, type TrainingData } from '../src/learning/learner.js';
-import { WorkerPool } from '../src/task/worker-pool.js';
-import { Random } from '../src/learning/random.js';
-import { randomForestClassification, randomForestRegression, type ForestState } from '../src/learning/random-forest.js';
-import { gradientBoostingClassification, gradientBoostingRegression, type BoostingState } from '../src/learning/gradient-boosting.js';
-import { binMatrix, decodeTree, encodeTree, leafOffset, TreeBuilder } from '../src/learning/histogram-tree.js';
-import { auc, crossValidate, defaults, foldsOf, loadEpafhm, loadKazius, regressionQuality, selectRows, type QsarData } from '../bench/learners.js';
+import { runInProcess, type Learner, type Matrix, type RunFunction, type TrainingData } from '../src/learning/learner.ts';
+import { WorkerPool } from '../src/task/worker-pool.ts';
+import { Random } from '../src/learning/random.ts';
+import { randomForestClassification, randomForestRegression, type ForestState } from '../src/learning/random-forest.ts';
+import { gradientBoostingClassification, gradientBoostingRegression, type BoostingState } from '../src/learning/gradient-boosting.ts';
+import { binMatrix, decodeTree, encodeTree, leafOffset, TreeBuilder } from '../src/learning/histogram-tree.ts';
+import { auc, crossValidate, defaults, foldsOf, loadEpafhm, loadKazius, regressionQuality, selectRows, type QsarData } from '../bench/learners.ts';
 
 let epafhm: QsarData;
 let kazius: QsarData;
@@ -319,8 +319,8 @@ test('gradient boosting: deterministic for a seed, subsampling depends on it, JS
 });
 
 test('a matrix that travels as sparse rows is made dense in the worker: the same bins and the same forest as from the dense matrix', async () => {
-  const { SparseBackedMatrix } = await import('../src/learning/sparse-matrix.js');
-  const { binTrainingData } = await import('../src/learning/binning.js');
+  const { SparseBackedMatrix } = await import('../src/learning/sparse-matrix.ts');
+  const { binTrainingData } = await import('../src/learning/binning.ts');
   const data = selectRows(
     kazius,
     allRows(kazius).filter((i) => i % 3 === 0),

@@ -9,16 +9,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import initRDKitModule from '@rdkit/rdkit';
-import { runInProcess, type Learner, type Matrix, type Prediction, type TrainingData } from '../src/learning/learner.js';
-import { LEARNERS } from '../src/learning/learners.js';
-import { multipleLinearRegression } from '../src/learning/linear-regression.js';
-import { logisticRegression } from '../src/learning/logistic-regression.js';
-import { naiveBayes } from '../src/learning/naive-bayes.js';
-import { knnClassification, knnRegression } from '../src/learning/nearest-neighbours.js';
-import { plsDiscriminantAnalysis, plsRegression } from '../src/learning/pls.js';
-import { supportVectorClassification, supportVectorRegression } from '../src/learning/svm.js';
-import { WorkerPool } from '../src/task/worker-pool.js';
-import { auc, crossValidate, defaults, foldsOf, loadEpafhm, regressionQuality, selectRows, type QsarData } from '../bench/learners.js';
+import { runInProcess, type Learner, type Matrix, type Prediction, type TrainingData } from '../src/learning/learner.ts';
+import { LEARNERS } from '../src/learning/learners.ts';
+import { multipleLinearRegression } from '../src/learning/linear-regression.ts';
+import { logisticRegression } from '../src/learning/logistic-regression.ts';
+import { naiveBayes } from '../src/learning/naive-bayes.ts';
+import { knnClassification, knnRegression } from '../src/learning/nearest-neighbours.ts';
+import { plsDiscriminantAnalysis, plsRegression } from '../src/learning/pls.ts';
+import { supportVectorClassification, supportVectorRegression } from '../src/learning/svm.ts';
+import { WorkerPool } from '../src/task/worker-pool.ts';
+import { auc, crossValidate, defaults, foldsOf, loadEpafhm, regressionQuality, selectRows, type QsarData } from '../bench/learners.ts';
 
 const MINE = [multipleLinearRegression, plsRegression, supportVectorRegression, knnRegression, supportVectorClassification, logisticRegression, knnClassification, naiveBayes, plsDiscriminantAnalysis];
 

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { startServer } from '../src/server/server.js';
-import type { Logger } from '../src/log.js';
-import { http } from './helpers.js';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server/server.ts';
+import type { Logger } from '../src/log.ts';
+import { http } from './helpers.ts';
 
 test('one structured log line per request, with tokens and passwords redacted', async () => {
   const lines: Record<string, unknown>[] = [];

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { sharedCsv, startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -310,7 +310,7 @@ test('every learner of the catalogue trains over HTTP and predicts with confiden
 });
 
 test('model content is stored in small literals that never split a surrogate pair', async () => {
-  const { contentChunks } = await import('../src/rdf/text-chunks.js');
+  const { contentChunks } = await import('../src/rdf/text-chunks.ts');
   const text = `{"classes":["${'a'.repeat(4082)}🧪 mutagen","x"],"state":${'1'.repeat(9000)}}`;
   const chunks = contentChunks(text, 4096);
   assert.equal(chunks.join(''), text);

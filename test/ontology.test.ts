@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { startTestServer, http, form, parseTurtle, parseRdfXml, errorReport, featureTurtle, OT, type TestServer } from './helpers.js';
+import { startTestServer, http, form, parseTurtle, parseRdfXml, errorReport, featureTurtle, OT, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 let remote: TestServer;

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, spawnServer, freePort, http, form, parseTurtle, OT } from './helpers.js';
+import { startTestServer, spawnServer, freePort, http, form, parseTurtle, OT } from './helpers.ts';
 
 test('/health answers 200 while the store answers; /metrics has requests by route, event loop, memory, tasks, store size', async () => {
   const s = await startTestServer(['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1']);

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseCsv } from 'csv-parse/sync';
 import jstat from 'jstat';
-import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {

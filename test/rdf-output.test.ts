@@ -2,9 +2,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startTestServer, http, errorReport, featureTurtle, TTL_PREFIXES, parseRdfXml, hasRapper, RAPPER_NOTE, rapper, type TestServer } from './helpers.js';
-import { serializeRdf } from '../src/rdf/serialize.js';
-import { parseRdf } from '../src/rdf/parse.js';
+import { startTestServer, http, errorReport, featureTurtle, TTL_PREFIXES, parseRdfXml, hasRapper, RAPPER_NOTE, rapper, type TestServer } from './helpers.ts';
+import { serializeRdf } from '../src/rdf/serialize.ts';
+import { parseRdf } from '../src/rdf/parse.ts';
 
 let s: TestServer;
 before(async () => {

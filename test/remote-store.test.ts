@@ -1,9 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { df } from '../src/rdf/namespaces.js';
-import { select } from '../src/store/query-helpers.js';
-import { sparql } from '../src/store/sparql-template.js';
-import { startTestServer, testStore, type TestServer } from './helpers.js';
+import { df } from '../src/rdf/namespaces.ts';
+import { select } from '../src/store/query-helpers.ts';
+import { sparql } from '../src/store/sparql-template.ts';
+import { startTestServer, testStore, type TestServer } from './helpers.ts';
 
 /**
  * What the remote store must do beyond the component suites (`npm run test:remote`, with
@@ -67,7 +67,7 @@ test('a reader that stops early gives its connection back: many partial reads, t
 
 for (const writer of ['this process', 'another process'] as const) {
   test(`reads of a graph while ${writer} replaces it again and again all succeed and see one whole version`, { skip, timeout: 180_000 }, async () => {
-    const { RemoteSparqlStore } = await import('../src/store/remote/remote-sparql-store.js');
+    const { RemoteSparqlStore } = await import('../src/store/remote/remote-sparql-store.ts');
     const url = s.services.config.storeUrl ?? '';
     // another process: a second store on the same server, which this process's reads know nothing of
     const writes = writer === 'this process' ? s.services.store : await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url });
@@ -98,7 +98,7 @@ for (const writer of ['this process', 'another process'] as const) {
 
 test('a request whose connection is closed under it is sent again', { skip, timeout: 60_000 }, async () => {
   const { createServer, connect } = await import('node:net');
-  const { RemoteSparqlStore } = await import('../src/store/remote/remote-sparql-store.js');
+  const { RemoteSparqlStore } = await import('../src/store/remote/remote-sparql-store.ts');
   const target = new URL(s.services.config.storeUrl ?? '');
   // a loopback proxy to the test's Virtuoso that drops the first connection once the request has arrived
   let dropped = 0;

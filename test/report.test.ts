@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jstat from 'jstat';
-import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, checkRdfXml, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, form, parseTurtle, errorReport, OT, waitForTask, valuesOf, checkRdfXml, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 after(() => s.stop());

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { startTestServer, http, form, featureTurtle, type TestServer, type Reply } from './helpers.js';
+import { startTestServer, http, form, featureTurtle, type TestServer, type Reply } from './helpers.ts';
 
 const SMILES = 'chemical/x-daylight-smiles';
 

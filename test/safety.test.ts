@@ -4,8 +4,8 @@ import { createServer, request, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { startTestServer, spawnServer, http, form, errorReport, featureTurtle, resourceLists, type TestServer } from './helpers.js';
+import { loadConfig } from '../src/config.ts';
+import { startTestServer, spawnServer, http, form, errorReport, featureTurtle, resourceLists, type TestServer } from './helpers.ts';
 
 /** An HTTP server that counts every connection made to it (it must see none). */
 async function canary(host = '127.0.0.1'): Promise<{ server: Server; port: number; connections: () => number }> {

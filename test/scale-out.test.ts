@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { featureTurtle, form, freePort, http, sharedCsv, spawnServer, type ServerProcess } from './helpers.js';
-import { hasVirtuoso, startVirtuoso, type RunningVirtuoso } from './remote/virtuoso.js';
-import { hasRedis, startRedis, type RunningRedis } from './remote/redis.js';
+import { featureTurtle, form, freePort, http, sharedCsv, spawnServer, type ServerProcess } from './helpers.ts';
+import { hasVirtuoso, startVirtuoso, type RunningVirtuoso } from './remote/virtuoso.ts';
+import { hasRedis, startRedis, type RunningRedis } from './remote/redis.ts';
 
 /**
  * Scale-out (README, "Scaling out"): two serve processes and two workers on one remote store

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, http, form, parseTurtle, waitForTask, type TestServer } from './helpers.js';
-import { ShapeValidator } from '../src/shacl/shape-validator.js';
+import { startTestServer, http, form, parseTurtle, waitForTask, type TestServer } from './helpers.ts';
+import { ShapeValidator } from '../src/shacl/shape-validator.ts';
 
 // What the server answers satisfies the SHACL shapes it publishes in shapes/ (the same shapes
 // that every incoming resource is checked against).

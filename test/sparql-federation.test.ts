@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, http, featureTurtle, errorReport, type TestServer } from './helpers.js';
+import { startTestServer, http, featureTurtle, errorReport, type TestServer } from './helpers.ts';
 
 let local: TestServer;
 let remote: TestServer;

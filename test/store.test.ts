@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.js';
-import { sparql } from '../src/store/sparql-template.js';
-import { select, ask } from '../src/store/query-helpers.js';
-import { df } from '../src/rdf/namespaces.js';
+import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
+import { sparql } from '../src/store/sparql-template.ts';
+import { select, ask } from '../src/store/query-helpers.ts';
+import { df } from '../src/rdf/namespaces.ts';
 
 let dir: string;
 let store: QuadstoreTripleStore;
@@ -115,8 +115,8 @@ test('bulk graphs ({uri}/entries) answer every pattern and share atomic batches 
 test('every LevelDB iterator that quadstore drains is closed (an open one pins memory until the process ends)', async () => {
   const { ClassicLevel } = await import('classic-level');
   const { Quadstore } = await import('quadstore');
-  const { INDEXES } = await import('../src/store/indexes.js');
-  const { closingIterators } = await import('../src/store/closing-iterators.js');
+  const { INDEXES } = await import('../src/store/indexes.ts');
+  const { closingIterators } = await import('../src/store/closing-iterators.ts');
   const path = await mkdtemp(join(tmpdir(), 'toxgraph-iterators-'));
   const db = new ClassicLevel<string, Uint8Array>(path, { keyEncoding: 'utf8', valueEncoding: 'view' } as any) as any;
   let opened = 0;
@@ -176,7 +176,7 @@ test('every index key is written with a value that is not empty (classic-level l
 });
 
 test('the graph cache never answers a graph older than the last write, and holds a bounded number of characters', async () => {
-  const { GraphCache } = await import('../src/store/graph-cache.js');
+  const { GraphCache } = await import('../src/store/graph-cache.ts');
   const g = 'http://t/cached';
   await store.replaceGraphs({ [g]: [q(g, 'http://t/p', df.literal('one'))] });
   assert.equal((await store.readGraph(g))[0].object.value, 'one');
@@ -219,7 +219,7 @@ test('the graph cache never answers a graph older than the last write, and holds
 });
 
 test("LevelDB's data files get a second link, so that LevelDB's unlink under its lock frees no blocks; the link goes once LevelDB lets the file go", async () => {
-  const { DeferredFileRemoval } = await import('../src/store/deferred-file-removal.js');
+  const { DeferredFileRemoval } = await import('../src/store/deferred-file-removal.ts');
   const { writeFile, stat, unlink, readdir, mkdir } = await import('node:fs/promises');
   const root = await mkdtemp(join(tmpdir(), 'toxgraph-removal-'));
   const storeDir = join(root, 'store');
@@ -293,7 +293,7 @@ test('single-pattern SELECTs answered by one index match give exactly what Comun
         ),
       )
       .sort();
-  const { singlePattern } = await import('../src/store/single-pattern.js');
+  const { singlePattern } = await import('../src/store/single-pattern.ts');
   for (const text of queries) {
     assert.ok(singlePattern(text), `${text} is not taken as a single pattern`);
     assert.equal(singlePattern(`${text} LIMIT 100000`), undefined);
@@ -324,7 +324,7 @@ test('a DELETE WHERE followed by an INSERT DATA in one update always finishes, a
 });
 
 test('every kind of term goes through the writer thread and back unchanged, and a replaced graph keeps only its new quads', async () => {
-  const { termKey } = await import('../src/rdf/terms.js');
+  const { termKey } = await import('../src/rdf/terms.ts');
   const xsd = (t: string) => n(`http://www.w3.org/2001/XMLSchema#${t}`);
   const objects = [
     n('http://t/o/ünïcode'),
@@ -387,7 +387,7 @@ test('a store closed twice closes once; its writer thread then refuses work inst
     assert.ok(((await s.writerHeapUsage()) ?? 0) > 100_000);
     await s.close();
     await s.close();
-    const writer = (s as unknown as { writer: import('../src/store/index-writer.js').IndexWriter }).writer;
+    const writer = (s as unknown as { writer: import('../src/store/index-writer.ts').IndexWriter }).writer;
     // a call the closed thread can never answer would leave this test's promise pending forever
     await assert.rejects(writer.heapUsed(), /writer thread is closed/);
     assert.equal(await s.writerHeapUsage(), undefined);

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.js';
-import { HttpError } from '../src/core/errors.js';
+import { startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.ts';
+import { HttpError } from '../src/core/errors.ts';
 
 let s: TestServer;
 before(async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { areaUnderRoc, classificationStatistics, regressionStatistics } from '../src/validation/statistics.js';
+import { areaUnderRoc, classificationStatistics, regressionStatistics } from '../src/validation/statistics.ts';
 
 const TOLERANCE = 1e-9;
 

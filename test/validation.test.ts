@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, http, form, errorReport, OT, waitForTask, checkRdfXml, resourceLists, type TestServer } from './helpers.js';
+import { startTestServer, http, form, errorReport, OT, waitForTask, checkRdfXml, resourceLists, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedCsv, startTestServer, http, parseTurtle, form, waitForTask, OT, type TestServer } from './helpers.js';
+import { sharedCsv, startTestServer, http, parseTurtle, form, waitForTask, OT, type TestServer } from './helpers.ts';
 import { JsonLdParser } from 'jsonld-streaming-parser';
 import type * as RDF from '@rdfjs/types';
 

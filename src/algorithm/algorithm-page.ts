@@ -1,10 +1,10 @@
-import { datasetSelectHtml } from '../dataset/dataset-page.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import type { TripleStore } from '../store/triple-store.js';
-import { featureTitles } from '../feature/feature-record.js';
-import { escapeHtml, linkOf } from '../rdf/html.js';
-import type { ParameterSpec } from '../learning/learner.js';
-import type { AlgorithmDefinition } from './catalogue.js';
+import { datasetSelectHtml } from '../dataset/dataset-page.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import { featureTitles } from '../feature/feature-record.ts';
+import { escapeHtml, linkOf } from '../rdf/html.ts';
+import type { ParameterSpec } from '../learning/learner.ts';
+import type { AlgorithmDefinition } from './catalogue.ts';
 
 /**
  * Algorithm pages for people: the catalogue grouped by what the algorithms do, and on each

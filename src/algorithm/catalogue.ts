@@ -1,12 +1,12 @@
 import type * as RDF from '@rdfjs/types';
-import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.js';
-import { LEARNERS } from '../learning/learners.js';
-import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-domain.js';
-import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.js';
-import { CLEANUP_METHODS, type CleanupMethod } from './cleanup-methods.js';
-import { FREQUENT_SUBSTRUCTURES } from './pattern-mining.js';
-import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.js';
-import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.js';
+import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.ts';
+import { LEARNERS } from '../learning/learners.ts';
+import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-domain.ts';
+import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.ts';
+import { CLEANUP_METHODS, type CleanupMethod } from './cleanup-methods.ts';
+import { FREQUENT_SUBSTRUCTURES } from './pattern-mining.ts';
+import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.ts';
+import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.ts';
 
 /**
  * The algorithm catalogue (spec 2.4): every algorithm the service offers, whatever it does.

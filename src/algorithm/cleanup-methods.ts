@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import type { ParameterSpec, ParamValue } from '../learning/learner.js';
-import { literal, xsd } from '../rdf/namespaces.js';
+import type { ParameterSpec, ParamValue } from '../learning/learner.ts';
+import { literal, xsd } from '../rdf/namespaces.ts';
 
 /**
  * Data cleanup (spec 2.4 `DataCleanup`): applying one to a dataset answers a filtering model,

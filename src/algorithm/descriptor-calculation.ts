@@ -1,15 +1,15 @@
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
-import type { ParamValue } from '../learning/learner.js';
-import { literal, xsd } from '../rdf/namespaces.js';
-import { featureGraph } from '../feature/feature-record.js';
-import { featureQueries } from '../feature/feature-queries.js';
-import { select } from '../store/query-helpers.js';
-import { structureFrom } from '../compound/compound-codec.js';
-import { currentUser } from '../core/request-context.js';
-import type { Services } from '../core/services.js';
-import { algorithmQuads, type AlgorithmDefinition } from './catalogue.js';
-import type { DescriptorColumn } from './descriptor-sets.js';
+import type { ParamValue } from '../learning/learner.ts';
+import { literal, xsd } from '../rdf/namespaces.ts';
+import { featureGraph } from '../feature/feature-record.ts';
+import { featureQueries } from '../feature/feature-queries.ts';
+import { select } from '../store/query-helpers.ts';
+import { structureFrom } from '../compound/compound-codec.ts';
+import { currentUser } from '../core/request-context.ts';
+import type { Services } from '../core/services.ts';
+import { algorithmQuads, type AlgorithmDefinition } from './catalogue.ts';
+import type { DescriptorColumn } from './descriptor-sets.ts';
 
 export type DescriptorAlgorithm = Extract<AlgorithmDefinition, { kind: 'descriptors' }>;
 
@@ -35,7 +35,10 @@ const READ_CONCURRENCY = 64;
 export class DescriptorCalculation {
   private readonly creating = new Map<string, Promise<DescriptorInstance>>();
 
-  constructor(private readonly services: Services) {}
+  private readonly services: Services;
+  constructor(services: Services) {
+    this.services = services;
+  }
 
   instanceUri(def: DescriptorAlgorithm, values: Record<string, ParamValue>): string {
     const canonical = JSON.stringify(

@@ -1,8 +1,8 @@
 import type * as RDF from '@rdfjs/types';
-import { df, dc, ot, literal } from '../rdf/namespaces.js';
-import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
-import type { ParamValue } from '../learning/learner.js';
-import type { DescriptorAlgorithm, DescriptorCalculation } from './descriptor-calculation.js';
+import { df, dc, ot, literal } from '../rdf/namespaces.ts';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
+import type { ParamValue } from '../learning/learner.ts';
+import type { DescriptorAlgorithm, DescriptorCalculation } from './descriptor-calculation.ts';
 
 export interface DescribeRequest {
   def: DescriptorAlgorithm;

@@ -1,5 +1,5 @@
-import type { ParamValue } from '../learning/learner.js';
-import type { AlgorithmInfo } from './catalogue.js';
+import type { ParamValue } from '../learning/learner.ts';
+import type { AlgorithmInfo } from './catalogue.ts';
 
 /** The Blue Obelisk chemoinformatics algorithms / descriptor ontology. */
 export const BO = 'http://www.blueobelisk.org/ontologies/chemoinformatics-algorithms/#';

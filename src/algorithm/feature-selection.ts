@@ -1,11 +1,11 @@
 import type * as RDF from '@rdfjs/types';
-import { badRequest, HttpError } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import { readFeatureRecords } from '../feature/feature-record.js';
-import type { ParamValue } from '../learning/learner.js';
-import type { SelectionMethod } from '../learning/feature-selection.js';
-import { encodeRows, fitEncodings, isLearnable, numberOf } from '../model/feature-matrix.js';
+import { badRequest, HttpError } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { readFeatureRecords } from '../feature/feature-record.ts';
+import type { ParamValue } from '../learning/learner.ts';
+import type { SelectionMethod } from '../learning/feature-selection.ts';
+import { encodeRows, fitEncodings, isLearnable, numberOf } from '../model/feature-matrix.ts';
 
 const SELECTION_MODULE = new URL('../learning/feature-selection.ts', import.meta.url).href;
 

@@ -1,6 +1,6 @@
-import type { ParameterSpec, ParamValue } from '../learning/learner.js';
-import type { Params } from '../http/params.js';
-import { badRequest } from '../core/errors.js';
+import type { ParameterSpec, ParamValue } from '../learning/learner.ts';
+import type { Params } from '../http/params.ts';
+import { badRequest } from '../core/errors.ts';
 
 /**
  * The values of an algorithm's own parameters in a request, checked against their specs and

@@ -1,12 +1,12 @@
 import type * as RDF from '@rdfjs/types';
-import { badRequest, HttpError } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
-import { featureGraph } from '../feature/feature-record.js';
-import type { ParameterSpec, ParamValue } from '../learning/learner.js';
-import type { MinedFragments, MiningTarget } from '../chemistry/fragments.js';
-import { df, dc, ot, literal, xsd } from '../rdf/namespaces.js';
-import type { DescriptorCalculation } from './descriptor-calculation.js';
+import { badRequest, HttpError } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
+import { featureGraph } from '../feature/feature-record.ts';
+import type { ParameterSpec, ParamValue } from '../learning/learner.ts';
+import type { MinedFragments, MiningTarget } from '../chemistry/fragments.ts';
+import { df, dc, ot, literal, xsd } from '../rdf/namespaces.ts';
+import type { DescriptorCalculation } from './descriptor-calculation.ts';
 
 const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
 

@@ -1,20 +1,20 @@
-import { AUTH_GRAPH_PREFIX, POLICIES_GRAPH, TOKENS_GRAPH, USERS_GRAPH, policiesFrom, tokensFrom, usersFrom, usersQuads, type Policy, type User } from './auth-codec.js';
-import { authQueries } from './auth-queries.js';
-import type { GraphScope, TripleStore } from '../store/triple-store.js';
-import type { Config } from '../config.js';
-import { UriScheme } from '../core/uri-scheme.js';
+import { AUTH_GRAPH_PREFIX, POLICIES_GRAPH, TOKENS_GRAPH, USERS_GRAPH, policiesFrom, tokensFrom, usersFrom, usersQuads, type Policy, type User } from './auth-codec.ts';
+import { authQueries } from './auth-queries.ts';
+import type { GraphScope, TripleStore } from '../store/triple-store.ts';
+import type { Config } from '../config.ts';
+import { UriScheme } from '../core/uri-scheme.ts';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.js';
-import { select } from '../store/query-helpers.js';
-import { LocalCoordination, type Coordination } from '../coordination/coordination.js';
+import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.ts';
+import { select } from '../store/query-helpers.ts';
+import { LocalCoordination, type Coordination } from '../coordination/coordination.ts';
 
 /** What one process tells the others when access control changes (processes sharing the store). */
 type AccessChange = { policy: Policy } | { users: true } | { loggedOut: string };
 
 export type Action = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-export type { Policy } from './auth-codec.js';
-export { AUTH_GRAPH_PREFIX } from './auth-codec.js';
+export type { Policy } from './auth-codec.ts';
+export { AUTH_GRAPH_PREFIX } from './auth-codec.ts';
 
 /**
  * Users, tokens and per-resource policies (spec 5, DESIGN.md). Passwords are kept as scrypt
@@ -30,11 +30,13 @@ export class AccessControl {
 
   private readonly uris: UriScheme;
 
-  private constructor(
-    private readonly store: TripleStore,
-    private readonly config: Config,
-    private readonly coordination: Coordination,
-  ) {
+  private readonly store: TripleStore;
+  private readonly config: Config;
+  private readonly coordination: Coordination;
+  private constructor(store: TripleStore, config: Config, coordination: Coordination) {
+    this.store = store;
+    this.config = config;
+    this.coordination = coordination;
     this.uris = new UriScheme(config.baseUrl);
   }
 

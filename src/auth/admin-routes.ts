@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { sendText } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import { requireAdmin } from './caller-token.js';
+import { badRequest, notFound } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { sendText } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import { requireAdmin } from './caller-token.ts';
 
 /** Users and groups, managed by administrators (`/auth/user`, `/auth/group`). */
 export function adminRoutes(router: Router, services: Services): void {

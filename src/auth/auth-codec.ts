@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, literal } from '../rdf/namespaces.js';
+import { df, ot, literal } from '../rdf/namespaces.ts';
 
 /** Graphs of the access-control data itself: never visible to any query. */
 export const AUTH_GRAPH_PREFIX = 'urn:toxgraph:auth:';

@@ -1,11 +1,11 @@
 import type { Context, Next } from 'koa';
-import { HttpError } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { requestMediaType } from '../http/body.js';
-import type { Services } from '../core/services.js';
-import type { Action } from './access-control.js';
-import { currentUser } from '../core/request-context.js';
-import { callerTokenOf } from './caller-token.js';
+import { HttpError } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { requestMediaType } from '../http/body.ts';
+import type { Services } from '../core/services.ts';
+import type { Action } from './access-control.ts';
+import { currentUser } from '../core/request-context.ts';
+import { callerTokenOf } from './caller-token.ts';
 
 const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout', '/health', '/metrics'];
 

@@ -1,6 +1,6 @@
-import { df, literal, ot } from '../rdf/namespaces.js';
-import { checkIri, dataTriples, sparql, type SparqlText } from '../store/sparql-template.js';
-import { POLICIES_GRAPH, TOKENS_GRAPH, policyQuads, tokenNode, tokensQuads, type Policy } from './auth-codec.js';
+import { df, literal, ot } from '../rdf/namespaces.ts';
+import { checkIri, dataTriples, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { POLICIES_GRAPH, TOKENS_GRAPH, policyQuads, tokenNode, tokensQuads, type Policy } from './auth-codec.ts';
 
 /**
  * The SPARQL of access control. Users are a small graph written whole; tokens and policies are

@@ -1,13 +1,13 @@
 import type Router from '@koa/router';
-import { badRequest, HttpError } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { sendText } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import { callerToken } from './caller-token.js';
-import type { Action } from './access-control.js';
-import { LoginThrottle } from './login-throttle.js';
-import { adminRoutes } from './admin-routes.js';
-import { policyRoutes } from './policy-routes.js';
+import { badRequest, HttpError } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { sendText } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import { callerToken } from './caller-token.ts';
+import type { Action } from './access-control.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { adminRoutes } from './admin-routes.ts';
+import { policyRoutes } from './policy-routes.ts';
 
 /** The embedded authentication and policy service (spec 5), in the shape OpenTox clients call: tokens here, users and groups in admin-routes.ts, policies in policy-routes.ts. */
 export function authRoutes(router: Router, services: Services): void {

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
-import { Params } from '../http/params.js';
-import { requestMediaType } from '../http/body.js';
-import { HttpError } from '../core/errors.js';
-import type { Services } from '../core/services.js';
+import { Params } from '../http/params.ts';
+import { requestMediaType } from '../http/body.ts';
+import { HttpError } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
 
 /**
  * The caller's token, read the same way everywhere (access control, the auth service, tokens

@@ -1,4 +1,4 @@
-import { HttpError } from '../core/errors.js';
+import { HttpError } from '../core/errors.ts';
 
 const WINDOW_MS = 15 * 60 * 1000;
 const FREE_FAILURES = 5;

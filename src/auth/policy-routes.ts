@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
-import { policyQuads } from './auth-codec.js';
-import { HttpError, badRequest, notFound } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { sendRdf, sendText } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import { requireCaller } from './caller-token.js';
+import { policyQuads } from './auth-codec.ts';
+import { HttpError, badRequest, notFound } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { sendRdf, sendText } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import { requireCaller } from './caller-token.ts';
 
 /** Policies (`/auth/policy`): the owner reads them and changes who may read. */
 export function policyRoutes(router: Router, services: Services): void {

@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline/promises';
-import { loadConfig, type Config } from '../config.js';
-import { openStore } from '../store/open-store.js';
-import type { TripleStore } from '../store/triple-store.js';
-import { AccessControl } from './access-control.js';
+import { loadConfig, type Config } from '../config.ts';
+import { openStore } from '../store/open-store.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import { AccessControl } from './access-control.ts';
 
 /**
  * `npm run user -- add NAME | passwd NAME | remove NAME | group GROUP [USER ...] [--data DIR]`

@@ -2,7 +2,7 @@ import initRDKitModule from '@rdkit/rdkit';
 import indigoModuleFn from 'indigo-ketcher';
 import { Resvg } from '@resvg/resvg-js';
 import { parse as parseSdf } from 'sdf-parser';
-import { badRequest } from '../core/errors.js';
+import { badRequest } from '../core/errors.ts';
 
 /** What ToxGraph keeps of a parsed structure. */
 export interface Structure {
@@ -34,10 +34,12 @@ const MAX_INPUT_CHARS = 200_000;
  * PNG drawn from RDKit's SVG by resvg. Every RDKit molecule is freed after use.
  */
 export class Chemistry {
-  private constructor(
-    private readonly rdkit: any,
-    private readonly indigo: any,
-  ) {}
+  private readonly rdkit: any;
+  private readonly indigo: any;
+  private constructor(rdkit: any, indigo: any) {
+    this.rdkit = rdkit;
+    this.indigo = indigo;
+  }
 
   private static loading?: Promise<Chemistry>;
   private static loadingRdkitOnly?: Promise<Chemistry>;

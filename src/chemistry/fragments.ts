@@ -1,5 +1,5 @@
 import jstat from 'jstat';
-import { eachMolecule, toolkit } from './descriptor-calculation.js';
+import { eachMolecule, toolkit } from './descriptor-calculation.ts';
 
 /**
  * Frequent substructure mining (spec 2.4 `PatternMining`) over linear fragments: every simple

@@ -1,5 +1,5 @@
-import { eachMolecule } from './descriptor-calculation.js';
-import { tanimoto } from './tanimoto.js';
+import { eachMolecule } from './descriptor-calculation.ts';
+import { tanimoto } from './tanimoto.ts';
 
 /**
  * The `k` structures most similar to a query: Tanimoto similarity on Morgan fingerprints

@@ -1,5 +1,5 @@
-import type { WorkerPool } from '../task/worker-pool.js';
-import type { StructureInput, StructureResult } from './structure-worker.js';
+import type { WorkerPool } from '../task/worker-pool.ts';
+import type { StructureInput, StructureResult } from './structure-worker.ts';
 
 export type { StructureInput, StructureResult };
 

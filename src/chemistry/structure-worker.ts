@@ -1,4 +1,4 @@
-import { Chemistry, type Structure } from './chemistry.js';
+import { Chemistry, type Structure } from './chemistry.ts';
 
 /**
  * Structure parsing as a pure function of text, for worker threads (each thread loads its own

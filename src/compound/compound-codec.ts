@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, rdfs, owl, literal } from '../rdf/namespaces.js';
-import type { Structure } from '../chemistry/chemistry.js';
+import { df, ot, rdf, rdfs, owl, literal } from '../rdf/namespaces.ts';
+import type { Structure } from '../chemistry/chemistry.ts';
 
 /** A compound or conformer as stored: the typed record of its graph (spec 2.2, 4.8). */
 export interface StoredStructure {

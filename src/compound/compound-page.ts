@@ -1,4 +1,4 @@
-import { escapeHtml, linkOf } from '../rdf/html.js';
+import { escapeHtml, linkOf } from '../rdf/html.ts';
 
 /**
  * Compound pages for people: a structure search (exact name or identifier, substructure by

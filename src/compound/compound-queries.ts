@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdfs, owl, literal } from '../rdf/namespaces.js';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
+import { df, ot, rdfs, owl, literal } from '../rdf/namespaces.ts';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /**
  * Every SPARQL query and update of the compound component, by name. Compounds and conformers

@@ -1,17 +1,17 @@
 import type * as RDF from '@rdfjs/types';
-import { ot } from '../rdf/namespaces.js';
-import { select, selectUris } from '../store/query-helpers.js';
-import { compoundQueries } from './compound-queries.js';
-import { compoundQuads, keyQuads, readNames, structureFrom, type StoredStructure } from './compound-codec.js';
+import { ot } from '../rdf/namespaces.ts';
+import { select, selectUris } from '../store/query-helpers.ts';
+import { compoundQueries } from './compound-queries.ts';
+import { compoundQuads, keyQuads, readNames, structureFrom, type StoredStructure } from './compound-codec.ts';
 
-export type { StoredStructure } from './compound-codec.js';
-import { badRequest } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { Chemistry, Structure } from '../chemistry/chemistry.js';
-import { tanimoto } from '../chemistry/tanimoto.js';
-import type { PostedStructure } from './structure-input.js';
-import { sortById } from '../store/id-minter.js';
-import { graphGroups } from '../store/write-size.js';
+export type { StoredStructure } from './compound-codec.ts';
+import { badRequest } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { Chemistry, Structure } from '../chemistry/chemistry.ts';
+import { tanimoto } from '../chemistry/tanimoto.ts';
+import type { PostedStructure } from './structure-input.ts';
+import { sortById } from '../store/id-minter.ts';
+import { graphGroups } from '../store/write-size.ts';
 
 /** Characters of compound graphs written in one batch (about 200 compounds with their molfiles). */
 const COMPOUND_WRITE_CHARS = 500_000;
@@ -32,10 +32,11 @@ export class CompoundRegistry {
   /** Canonical SMILES and Morgan fingerprints of every compound, for structure searches. */
   private index?: Map<string, { smiles: string; fp: Uint8Array }>;
 
-  constructor(
-    private readonly services: Services,
-    readonly chemistry: Chemistry,
-  ) {
+  private readonly services: Services;
+  readonly chemistry: Chemistry;
+  constructor(services: Services, chemistry: Chemistry) {
+    this.services = services;
+    this.chemistry = chemistry;
     this.collection = services.uris.collection('compound');
     // compounds registered or deleted by other processes sharing the store reach this one's structure search
     void services.coordination.subscribe('compounds', (message) => {

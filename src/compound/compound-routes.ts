@@ -1,18 +1,18 @@
-import { readGraphs } from '../store/query-helpers.js';
+import { readGraphs } from '../store/query-helpers.ts';
 import type Router from '@koa/router';
-import { df, ot, literal, xsd } from '../rdf/namespaces.js';
-import { badRequest, notFound } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { alternateLinks, sendNegotiated, rdfRenderers, sendDone, sendUris, uriList } from '../http/respond.js';
-import { renderPage } from '../rdf/html.js';
-import { RDF_OUTPUT_TYPES } from '../rdf/serialize.js';
-import { compoundGridHtml, searchFormHtml } from './compound-page.js';
-import type { Services } from '../core/services.js';
-import type { CompoundRegistry } from './compound-registry.js';
-import { readStructures } from './structure-input.js';
-import { StructureResources } from './structure-resources.js';
-import { conformerRoutes } from './conformer-routes.js';
-import { structureFeatureRoutes } from './structure-feature-routes.js';
+import { df, ot, literal, xsd } from '../rdf/namespaces.ts';
+import { badRequest, notFound } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { alternateLinks, sendNegotiated, rdfRenderers, sendDone, sendUris, uriList } from '../http/respond.ts';
+import { renderPage } from '../rdf/html.ts';
+import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
+import { compoundGridHtml, searchFormHtml } from './compound-page.ts';
+import type { Services } from '../core/services.ts';
+import type { CompoundRegistry } from './compound-registry.ts';
+import { readStructures } from './structure-input.ts';
+import { StructureResources } from './structure-resources.ts';
+import { conformerRoutes } from './conformer-routes.ts';
+import { structureFeatureRoutes } from './structure-feature-routes.ts';
 
 /** Compound component (spec 2.3, 4.8, 4.10), with its conformers and feature values. */
 export function compoundRoutes(router: Router, services: Services, compounds: CompoundRegistry): void {

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
-import { badRequest } from '../core/errors.js';
-import { sendDone, sendGraphList, sendUri, sendUris } from '../http/respond.js';
-import type { StructureResources } from './structure-resources.js';
+import { badRequest } from '../core/errors.ts';
+import { sendDone, sendGraphList, sendUri, sendUris } from '../http/respond.ts';
+import type { StructureResources } from './structure-resources.ts';
 
 /** Conformers of a compound (spec 4.9): list, POST, GET, PUT, DELETE. */
 export function conformerRoutes(router: Router, structures: StructureResources): void {

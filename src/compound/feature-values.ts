@@ -1,13 +1,13 @@
-import type { UriScheme } from '../core/uri-scheme.js';
+import type { UriScheme } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
-import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.js';
-import { checkIri } from '../store/sparql-template.js';
-import { badRequest } from '../core/errors.js';
-import type { TripleStore } from '../store/triple-store.js';
-import { compoundQueries } from './compound-queries.js';
-import { featureRecord } from '../feature/feature-record.js';
-import { select } from '../store/query-helpers.js';
+import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.ts';
+import { checkIri } from '../store/sparql-template.ts';
+import { badRequest } from '../core/errors.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import { compoundQueries } from './compound-queries.ts';
+import { featureRecord } from '../feature/feature-record.ts';
+import { select } from '../store/query-helpers.ts';
 
 export interface FeatureValue {
   feature: string;
@@ -19,10 +19,12 @@ export interface FeatureValue {
  * `{structure}/values` as ot:FeatureValue nodes with a stable IRI per feature.
  */
 export class FeatureValues {
-  constructor(
-    private readonly store: TripleStore,
-    private readonly uris: UriScheme,
-  ) {}
+  private readonly store: TripleStore;
+  private readonly uris: UriScheme;
+  constructor(store: TripleStore, uris: UriScheme) {
+    this.store = store;
+    this.uris = uris;
+  }
 
   graphOf(structureUri: string): string {
     return this.uris.subgraph(structureUri, 'values');

@@ -1,11 +1,11 @@
-import { featureRef } from '../core/uri-scheme.js';
-import { readGraphs } from '../store/query-helpers.js';
+import { featureRef } from '../core/uri-scheme.ts';
+import { readGraphs } from '../store/query-helpers.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { sendDone, sendList, sendUri } from '../http/respond.js';
-import type { StructureResources } from './structure-resources.js';
+import { badRequest } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { sendDone, sendList, sendUri } from '../http/respond.ts';
+import type { StructureResources } from './structure-resources.ts';
 
 /** Feature values set on a compound or conformer itself (spec 4.8): GET, POST/PUT, DELETE. */
 export function structureFeatureRoutes(router: Router, structures: StructureResources): void {

@@ -1,12 +1,12 @@
-import type { ShapeValidator } from '../shacl/shape-validator.js';
-import { propertyValue } from '../rdf/graph-values.js';
+import type { ShapeValidator } from '../shacl/shape-validator.ts';
+import { propertyValue } from '../rdf/graph-values.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { readText, requestMediaType } from '../http/body.js';
-import { badRequest, unsupportedType } from '../core/errors.js';
-import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
-import { ot, rdf, rdfs, dc, owl } from '../rdf/namespaces.js';
-import type { Chemistry, StructureRecord } from '../chemistry/chemistry.js';
+import { readText, requestMediaType } from '../http/body.ts';
+import { badRequest, unsupportedType } from '../core/errors.ts';
+import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
+import { ot, rdf, rdfs, dc, owl } from '../rdf/namespaces.ts';
+import type { Chemistry, StructureRecord } from '../chemistry/chemistry.ts';
 
 export const STRUCTURE_INPUT_TYPES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml'];
 

@@ -1,28 +1,29 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { badRequest, notFound } from '../core/errors.js';
-import { isConformer } from '../core/uri-scheme.js';
-import { select } from '../store/query-helpers.js';
-import { datasetQueries } from '../dataset/dataset-queries.js';
-import type { Services } from '../core/services.js';
-import { Params } from '../http/params.js';
-import { sendNegotiated } from '../http/respond.js';
-import { storeRepresentation } from '../http/representation-cache.js';
-import { featureTitles } from '../feature/feature-record.js';
-import type { CompoundRegistry } from './compound-registry.js';
-import { structureFrom, type StoredStructure } from './compound-codec.js';
-import { FeatureValues } from './feature-values.js';
-import { readStructures } from './structure-input.js';
-import { structureRenderers, type StructureDetails } from './structure-views.js';
+import { badRequest, notFound } from '../core/errors.ts';
+import { isConformer } from '../core/uri-scheme.ts';
+import { select } from '../store/query-helpers.ts';
+import { datasetQueries } from '../dataset/dataset-queries.ts';
+import type { Services } from '../core/services.ts';
+import { Params } from '../http/params.ts';
+import { sendNegotiated } from '../http/respond.ts';
+import { storeRepresentation } from '../http/representation-cache.ts';
+import { featureTitles } from '../feature/feature-record.ts';
+import type { CompoundRegistry } from './compound-registry.ts';
+import { structureFrom, type StoredStructure } from './compound-codec.ts';
+import { FeatureValues } from './feature-values.ts';
+import { readStructures } from './structure-input.ts';
+import { structureRenderers, type StructureDetails } from './structure-views.ts';
 
 /** What the compound, conformer and structure-feature routes share: finding, reading and answering a structure. */
 export class StructureResources {
   readonly values: FeatureValues;
 
-  constructor(
-    readonly services: Services,
-    readonly compounds: CompoundRegistry,
-  ) {
+  readonly services: Services;
+  readonly compounds: CompoundRegistry;
+  constructor(services: Services, compounds: CompoundRegistry) {
+    this.services = services;
+    this.compounds = compounds;
     this.values = new FeatureValues(services.store, services.uris);
   }
 

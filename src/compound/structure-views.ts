@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { alternateLinks, rdfRenderers, type Renderer } from '../http/respond.js';
-import { escapeHtml, iriHtml, renderPage } from '../rdf/html.js';
-import { searchFormHtml } from './compound-page.js';
-import type { Chemistry } from '../chemistry/chemistry.js';
-import type { StoredStructure } from './compound-codec.js';
-import type { FeatureValue } from './feature-values.js';
+import { alternateLinks, rdfRenderers, type Renderer } from '../http/respond.ts';
+import { escapeHtml, iriHtml, renderPage } from '../rdf/html.ts';
+import { searchFormHtml } from './compound-page.ts';
+import type { Chemistry } from '../chemistry/chemistry.ts';
+import type { StoredStructure } from './compound-codec.ts';
+import type { FeatureValue } from './feature-values.ts';
 
 /** Media types of a compound or conformer (spec 4.10), the default first. */
 export const STRUCTURE_OUTPUT_TYPES = [

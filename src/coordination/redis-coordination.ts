@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Coordination } from './coordination.js';
+import type { Coordination } from './coordination.ts';
 
 /** A process that stops renewing its heartbeat for this long counts as gone. */
 const HEARTBEAT_TTL_MS = 15_000;
@@ -21,10 +21,11 @@ export class RedisCoordination implements Coordination {
   private readonly handlers = new Map<string, ((message: unknown) => void)[]>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  private constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private constructor(redis: Redis, prefix: string) {
+    this.redis = redis;
+    this.prefix = prefix;
     this.heartbeat = setInterval(() => void this.beat().catch(() => undefined), HEARTBEAT_EVERY_MS);
     this.heartbeat.unref();
   }

@@ -4,14 +4,16 @@
  * whose details are logged, never sent.
  */
 export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: string,
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly details?: string;
+  readonly headers: Record<string, string>;
+  constructor(status: number, code: string, message: string, details?: string, headers: Record<string, string> = {}) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
   }
 }
 

@@ -1,16 +1,16 @@
-import type { Config } from '../config.js';
-import type { UriScheme } from './uri-scheme.js';
-import type { Logger } from '../log.js';
-import type { TripleStore } from '../store/triple-store.js';
-import type { IdMinter } from '../store/id-minter.js';
-import type { TaskRunner } from '../task/task-runner.js';
-import type { WorkerPool } from '../task/worker-pool.js';
-import type { ShapeValidator } from '../shacl/shape-validator.js';
-import type { PublishedScope } from '../ontology/published-scope.js';
-import type { Chemistry } from '../chemistry/chemistry.js';
-import type { AccessControl } from '../auth/access-control.js';
-import type { ServiceMetrics } from '../operations/metrics.js';
-import type { Coordination } from '../coordination/coordination.js';
+import type { Config } from '../config.ts';
+import type { UriScheme } from './uri-scheme.ts';
+import type { Logger } from '../log.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import type { IdMinter } from '../store/id-minter.ts';
+import type { TaskRunner } from '../task/task-runner.ts';
+import type { WorkerPool } from '../task/worker-pool.ts';
+import type { ShapeValidator } from '../shacl/shape-validator.ts';
+import type { PublishedScope } from '../ontology/published-scope.ts';
+import type { Chemistry } from '../chemistry/chemistry.ts';
+import type { AccessControl } from '../auth/access-control.ts';
+import type { ServiceMetrics } from '../operations/metrics.ts';
+import type { Coordination } from '../coordination/coordination.ts';
 
 /** The shared machinery every component gets: one of each, never copied per component. */
 export interface Services {

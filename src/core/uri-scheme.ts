@@ -70,7 +70,10 @@ export function isConformer(structure: string): boolean {
 
 export class UriScheme {
   /** `base` without a trailing slash, e.g. `http://localhost:8080`. */
-  constructor(readonly base: string) {}
+  readonly base: string;
+  constructor(base: string) {
+    this.base = base;
+  }
 
   /** `{base}/{component}`: where the component's resources are listed and created. */
   collection(component: Component): string {

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { literal, xsd } from '../rdf/namespaces.js';
-import type { Cell, InputColumn, InputTable } from './table-input.js';
+import { literal, xsd } from '../rdf/namespaces.ts';
+import type { Cell, InputColumn, InputTable } from './table-input.ts';
 
 export type ColumnKind = 'numeric' | 'nominal' | 'string';
 
@@ -26,7 +26,9 @@ const isNumber = (s: string) => s.trim() !== '' && Number.isFinite(Number(s.trim
 export class ColumnTyper {
   private readonly seen: { texts: number; numbers: number; literals: number; nonNumericLiterals: number; distinct: Set<string> }[];
 
-  constructor(private readonly input: InputColumn[]) {
+  private readonly input: InputColumn[];
+  constructor(input: InputColumn[]) {
+    this.input = input;
     this.seen = input.map(() => ({ texts: 0, numbers: 0, literals: 0, nonNumericLiterals: 0, distinct: new Set<string>() }));
   }
 

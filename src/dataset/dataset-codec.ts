@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
+import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.ts';
 
 /** A dataset's metadata graph as a typed record (spec 2.4). */
 export interface DatasetMeta extends DatasetMetadata {

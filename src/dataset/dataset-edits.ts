@@ -1,19 +1,21 @@
 import type * as RDF from '@rdfjs/types';
-import { df, dc, ot, literal } from '../rdf/namespaces.js';
-import { badRequest } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetStore, RowFilter } from './dataset-store.js';
-import { mergeAnnotations, metadataQuads } from './dataset-codec.js';
-import type { InputTable } from './table-input.js';
+import { df, dc, ot, literal } from '../rdf/namespaces.ts';
+import { badRequest } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetStore, RowFilter } from './dataset-store.ts';
+import { mergeAnnotations, metadataQuads } from './dataset-codec.ts';
+import type { InputTable } from './table-input.ts';
 
 type Annotations = [RDF.NamedNode, RDF.Term][];
 
 /** Changes to datasets made from other datasets and from parameters (spec 4.12): subsets, merges, partial deletes, metadata. */
 export class DatasetEdits {
-  constructor(
-    private readonly services: Services,
-    private readonly datasets: DatasetStore,
-  ) {}
+  private readonly services: Services;
+  private readonly datasets: DatasetStore;
+  constructor(services: Services, datasets: DatasetStore) {
+    this.services = services;
+    this.datasets = datasets;
+  }
 
   /** A new dataset holding the rows and features of `source` that `filter` selects. */
   async subset(source: DatasetMeta, filter: RowFilter, annotations: Annotations): Promise<string> {

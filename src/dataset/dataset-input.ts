@@ -1,17 +1,17 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { readMultipart } from '../http/multipart.js';
-import { df, ot, rdf, literal } from '../rdf/namespaces.js';
-import { checkIri } from '../store/sparql-template.js';
-import { badRequest, notFound, unsupportedType } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { readBody, requestMediaType } from '../http/body.js';
-import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
-import type { ShapeValidator } from '../shacl/shape-validator.js';
-import { DC_PARAMS, type DatasetStore, type RowFilter } from './dataset-store.js';
-import type { TripleStore } from '../store/triple-store.js';
-import { featuresByTitle } from '../feature/feature-record.js';
-import { arffSource, csvSource, rdfSource, sdfSource, type TableSource } from './table-input.js';
+import { readMultipart } from '../http/multipart.ts';
+import { df, ot, rdf, literal } from '../rdf/namespaces.ts';
+import { checkIri } from '../store/sparql-template.ts';
+import { badRequest, notFound, unsupportedType } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { readBody, requestMediaType } from '../http/body.ts';
+import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
+import type { ShapeValidator } from '../shacl/shape-validator.ts';
+import { DC_PARAMS, type DatasetStore, type RowFilter } from './dataset-store.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import { featuresByTitle } from '../feature/feature-record.ts';
+import { arffSource, csvSource, rdfSource, sdfSource, type TableSource } from './table-input.ts';
 
 // What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.
 

@@ -1,6 +1,6 @@
-import type { DatasetRow, DatasetStore } from './dataset-store.js';
-import { escapeHtml, iriHtml, linkOf } from '../rdf/html.js';
-import { formatNumber } from '../report/statistic-labels.js';
+import type { DatasetRow, DatasetStore } from './dataset-store.ts';
+import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
+import { formatNumber } from '../report/statistic-labels.ts';
 
 /**
  * The HTML of a dataset for people: what can be done with it (calculate descriptors, train a

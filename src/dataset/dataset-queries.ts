@@ -1,6 +1,6 @@
-import { dc, df, ot } from '../rdf/namespaces.js';
-import { resourcesOfType } from '../store/query-helpers.js';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
+import { dc, df, ot } from '../rdf/namespaces.ts';
+import { resourcesOfType } from '../store/query-helpers.ts';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /**
  * Every SPARQL query of the dataset component, by name. The rows themselves are read by

@@ -1,22 +1,22 @@
-import { answerNowOrAsTask } from '../task/now-or-as-task.js';
+import { answerNowOrAsTask } from '../task/now-or-as-task.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { parseDatasetRef } from '../core/uri-scheme.js';
-import { dc, ot, literal } from '../rdf/namespaces.js';
-import { notFound } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { requestMediaType } from '../http/body.js';
-import { sendGraphList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetStore } from './dataset-store.js';
-import { mergeAnnotations } from './dataset-codec.js';
-import { collectTable } from './table-input.js';
-import { structureReaderOn } from '../chemistry/structure-reader.js';
-import { datasetRenderers } from './dataset-views.js';
-import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTable, readUpload } from './dataset-input.js';
-import { DatasetEdits } from './dataset-edits.js';
-import { storeRepresentation } from '../http/representation-cache.js';
+import { parseDatasetRef } from '../core/uri-scheme.ts';
+import { dc, ot, literal } from '../rdf/namespaces.ts';
+import { notFound } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { requestMediaType } from '../http/body.ts';
+import { sendGraphList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetStore } from './dataset-store.ts';
+import { mergeAnnotations } from './dataset-codec.ts';
+import { collectTable } from './table-input.ts';
+import { structureReaderOn } from '../chemistry/structure-reader.ts';
+import { datasetRenderers } from './dataset-views.ts';
+import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTable, readUpload } from './dataset-input.ts';
+import { DatasetEdits } from './dataset-edits.ts';
+import { storeRepresentation } from '../http/representation-cache.ts';
 
 /** Dataset component (spec 2.1, 4.12). */
 /** Upload from a browser: a file (CSV, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */

@@ -1,20 +1,20 @@
-import { featureGraph, featuresByTitle } from '../feature/feature-record.js';
-import { parseDatasetRef } from '../core/uri-scheme.js';
+import { featureGraph, featuresByTitle } from '../feature/feature-record.ts';
+import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
-import { df, ot, dc, dcterms } from '../rdf/namespaces.js';
-import { select, selectUris } from '../store/query-helpers.js';
-import { sortById } from '../store/id-minter.js';
-import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta } from './dataset-codec.js';
-import { datasetQueries } from './dataset-queries.js';
-import { badRequest, notFound } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { CompoundRegistry } from '../compound/compound-registry.js';
-import type { PostedStructure } from '../compound/structure-input.js';
-import { ColumnTyper, typeColumns, typedCells, type TypedColumn } from './columns.js';
-import { ROWS_PER_CHUNK, withStructures, type InputRow, type InputTable, type TableSource } from './table-input.js';
-import type { StructureReader } from '../chemistry/structure-reader.js';
+import { df, ot, dc, dcterms } from '../rdf/namespaces.ts';
+import { select, selectUris } from '../store/query-helpers.ts';
+import { sortById } from '../store/id-minter.ts';
+import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta } from './dataset-codec.ts';
+import { datasetQueries } from './dataset-queries.ts';
+import { badRequest, notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { CompoundRegistry } from '../compound/compound-registry.ts';
+import type { PostedStructure } from '../compound/structure-input.ts';
+import { ColumnTyper, typeColumns, typedCells, type TypedColumn } from './columns.ts';
+import { ROWS_PER_CHUNK, withStructures, type InputRow, type InputTable, type TableSource } from './table-input.ts';
+import type { StructureReader } from '../chemistry/structure-reader.ts';
 
-export type { DatasetMeta } from './dataset-codec.js';
+export type { DatasetMeta } from './dataset-codec.ts';
 
 export interface DatasetRow {
   entry: string;
@@ -61,10 +61,11 @@ const lineOf = (warning: string) => Number(/^\w+ (\d+)/.exec(warning)?.[1] ?? 0)
 export class DatasetStore {
   readonly collection: string;
 
-  constructor(
-    private readonly services: Services,
-    private readonly compounds: CompoundRegistry,
-  ) {
+  private readonly services: Services;
+  private readonly compounds: CompoundRegistry;
+  constructor(services: Services, compounds: CompoundRegistry) {
+    this.services = services;
+    this.compounds = compounds;
     this.collection = services.uris.collection('dataset');
   }
 

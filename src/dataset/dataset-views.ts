@@ -1,5 +1,5 @@
-import { structureFrom } from '../compound/compound-codec.js';
-import { featureRecord } from '../feature/feature-record.js';
+import { structureFrom } from '../compound/compound-codec.ts';
+import { featureRecord } from '../feature/feature-record.ts';
 import { Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
@@ -7,15 +7,15 @@ import { Writer as N3Writer } from 'n3';
 import { JsonLdSerializer } from 'jsonld-streaming-serializer';
 import scribe from '@graphy/content.xml.scribe';
 import { stringify as yamlStringify } from 'yaml';
-import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.js';
-import { renderPage } from '../rdf/html.js';
-import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.js';
-import { RDF_OUTPUT_TYPES } from '../rdf/serialize.js';
-import { alternateLinks, type Renderer } from '../http/respond.js';
-import type { TripleStore } from '../store/triple-store.js';
-import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.js';
-import { isNumericDatatype } from './columns.js';
-import { toC3r } from '../rdf/serialize.js';
+import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.ts';
+import { renderPage } from '../rdf/html.ts';
+import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.ts';
+import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
+import { alternateLinks, type Renderer } from '../http/respond.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
+import { isNumericDatatype } from './columns.ts';
+import { toC3r } from '../rdf/serialize.ts';
 
 export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list'];
 

@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import { badGateway, HttpError } from '../core/errors.js';
-import { outboundFetch } from '../outbound/outbound-fetch.js';
+import type { Config } from '../config.ts';
+import { badGateway, HttpError } from '../core/errors.ts';
+import { outboundFetch } from '../outbound/outbound-fetch.ts';
 
 const POLL_MS = 500;
 /** How long a remote dataset service may take to store a result (its task included). */

@@ -1,10 +1,10 @@
-import type { Params } from '../http/params.js';
-import { badRequest } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetStore } from './dataset-store.js';
-import { datasetCsv } from './dataset-views.js';
-import { postToDatasetService } from './remote-dataset-service.js';
-import { checkOutboundTarget } from '../outbound/outbound-fetch.js';
+import type { Params } from '../http/params.ts';
+import { badRequest } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetStore } from './dataset-store.ts';
+import { datasetCsv } from './dataset-views.ts';
+import { postToDatasetService } from './remote-dataset-service.ts';
+import { checkOutboundTarget } from '../outbound/outbound-fetch.ts';
 
 /**
  * Where the results of an algorithm or a model go (spec 4.4, 4.11): a new dataset of this

@@ -2,11 +2,11 @@ import { Readable } from 'node:stream';
 import { parse as parseCsvStream } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type * as RDF from '@rdfjs/types';
-import { badRequest } from '../core/errors.js';
-import { ot, rdf, rdfs, dc } from '../rdf/namespaces.js';
-import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.js';
-import type { StructureInput, StructureReader } from '../chemistry/structure-reader.js';
-import { TimeSlices } from '../task/time-slices.js';
+import { badRequest } from '../core/errors.ts';
+import { ot, rdf, rdfs, dc } from '../rdf/namespaces.ts';
+import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.ts';
+import type { StructureInput, StructureReader } from '../chemistry/structure-reader.ts';
+import { TimeSlices } from '../task/time-slices.ts';
 
 /** Where a row's structure comes from: parsed text, or a compound/conformer URI already known. */
 export type RowStructure = { structure: Structure; name?: string } | { uri: string };

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, literal } from '../rdf/namespaces.js';
-import { renameTerm, skolemize, intoGraph } from '../rdf/graph.js';
-import { badRequest } from '../core/errors.js';
+import { df, ot, rdf, literal } from '../rdf/namespaces.ts';
+import { renameTerm, skolemize, intoGraph } from '../rdf/graph.ts';
+import { badRequest } from '../core/errors.ts';
 
 export const FEATURE_TYPES = ['Feature', 'NumericFeature', 'NominalFeature', 'StringFeature', 'Substructure'].map((t) => ot(t));
 

@@ -1,5 +1,5 @@
-import { dc, df, ot, owl } from '../rdf/namespaces.js';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
+import { dc, df, ot, owl } from '../rdf/namespaces.ts';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /** Every SPARQL query of the feature component, by name (each binds `?f`, a feature URI). */
 export const featureQueries = {

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { dc, df, literal, ot, owl, rdf } from '../rdf/namespaces.js';
-import type { TripleStore } from '../store/triple-store.js';
+import { dc, df, literal, ot, owl, rdf } from '../rdf/namespaces.ts';
+import type { TripleStore } from '../store/triple-store.ts';
 
 /** A feature as the rest of the server sees it: the typed record of its graph (spec 2.1). */
 export interface FeatureRecord {

@@ -1,13 +1,13 @@
-import { featureRecord } from './feature-record.js';
+import { featureRecord } from './feature-record.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { notFound } from '../core/errors.js';
-import { sendList, sendNegotiated, sendUri, sendDone, resourceRenderers } from '../http/respond.js';
-import { readRdfBody } from '../http/rdf-body.js';
-import { Params } from '../http/params.js';
-import type { Services } from '../core/services.js';
-import { FeatureStore } from './feature-store.js';
-import { storeRepresentation } from '../http/representation-cache.js';
+import { notFound } from '../core/errors.ts';
+import { sendList, sendNegotiated, sendUri, sendDone, resourceRenderers } from '../http/respond.ts';
+import { readRdfBody } from '../http/rdf-body.ts';
+import { Params } from '../http/params.ts';
+import type { Services } from '../core/services.ts';
+import { FeatureStore } from './feature-store.ts';
+import { storeRepresentation } from '../http/representation-cache.ts';
 
 /** Feature component (spec 4.7): GET list / one, POST, PUT, DELETE. Each route: parameters, one call, one renderer. */
 export function featureRoutes(router: Router, services: Services): void {

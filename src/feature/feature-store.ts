@@ -1,10 +1,10 @@
 import type * as RDF from '@rdfjs/types';
-import { notFound } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import { select, readGraphs } from '../store/query-helpers.js';
-import { sortById } from '../store/id-minter.js';
-import { featureFromBody } from './feature-description.js';
-import { featureQueries } from './feature-queries.js';
+import { notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { select, readGraphs } from '../store/query-helpers.ts';
+import { sortById } from '../store/id-minter.ts';
+import { featureFromBody } from './feature-description.ts';
+import { featureQueries } from './feature-queries.ts';
 
 /**
  * Features as resources (spec 2.1, 4.7): one graph per feature, named by its URI. Reads are the
@@ -14,7 +14,9 @@ import { featureQueries } from './feature-queries.js';
 export class FeatureStore {
   readonly collection: string;
 
-  constructor(private readonly services: Services) {
+  private readonly services: Services;
+  constructor(services: Services) {
+    this.services = services;
     this.collection = services.uris.collection('feature');
   }
 

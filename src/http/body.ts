@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { badRequest, tooLarge } from '../core/errors.js';
+import { badRequest, tooLarge } from '../core/errors.ts';
 
 /** The media type of the request body, lower-case, without parameters. */
 export function requestMediaType(ctx: Context): string {

@@ -1,13 +1,13 @@
 import type { Context, Next } from 'koa';
-import { df } from '../rdf/namespaces.js';
-import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
-import { escapeHtml, renderPage } from '../rdf/html.js';
-import { HttpError } from '../core/errors.js';
-import { errorReportQuads } from '../rdf/error-report.js';
-import { negotiate } from './negotiate.js';
-import { acceptOf } from './respond.js';
-import { actorOf } from './actor.js';
-import type { Logger } from '../log.js';
+import { df } from '../rdf/namespaces.ts';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
+import { escapeHtml, renderPage } from '../rdf/html.ts';
+import { HttpError } from '../core/errors.ts';
+import { errorReportQuads } from '../rdf/error-report.ts';
+import { negotiate } from './negotiate.ts';
+import { acceptOf } from './respond.ts';
+import { actorOf } from './actor.ts';
+import type { Logger } from '../log.ts';
 
 /** Koa errors (405 from the router, 400 from body parsing) carry a status; keep those. */
 function toHttpError(err: unknown): HttpError | undefined {

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import busboy from 'busboy';
-import { badRequest, tooLarge } from '../core/errors.js';
+import { badRequest, tooLarge } from '../core/errors.ts';
 
 export interface MultipartFile {
   /** The part's field name. */

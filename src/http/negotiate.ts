@@ -1,4 +1,4 @@
-import { notAcceptable } from '../core/errors.js';
+import { notAcceptable } from '../core/errors.ts';
 
 interface MediaRange {
   type: string;

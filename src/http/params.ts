@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { readText, requestMediaType } from './body.js';
-import { badRequest } from '../core/errors.js';
+import { readText, requestMediaType } from './body.ts';
+import { badRequest } from '../core/errors.ts';
 
 /** Shared by every request without a query string; Params never changes its parameters. */
 const EMPTY_QUERY = new URLSearchParams();
@@ -10,7 +10,10 @@ const EMPTY_QUERY = new URLSearchParams();
  * are accepted both as `name[]` and `name` (DESIGN.md).
  */
 export class Params {
-  constructor(private readonly search: URLSearchParams) {}
+  private readonly search: URLSearchParams;
+  constructor(search: URLSearchParams) {
+    this.search = search;
+  }
 
   static fromQuery(ctx: Context): Params {
     return new Params(ctx.querystring ? new URLSearchParams(ctx.querystring) : EMPTY_QUERY);

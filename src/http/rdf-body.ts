@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { readText, requestMediaType } from './body.js';
-import { unsupportedType, badRequest } from '../core/errors.js';
-import { isRdfMediaType, parseRdf, RDF_INPUT_TYPES } from '../rdf/parse.js';
+import { readText, requestMediaType } from './body.ts';
+import { unsupportedType, badRequest } from '../core/errors.ts';
+import { isRdfMediaType, parseRdf, RDF_INPUT_TYPES } from '../rdf/parse.ts';
 
 /** Read and parse an RDF request body (any RDF syntax, named by Content-Type). */
 export async function readRdfBody(ctx: Context, limit: number, baseIri: string): Promise<RDF.Quad[]> {

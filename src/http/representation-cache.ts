@@ -34,13 +34,17 @@ export class RepresentationCache {
   hits = 0;
   stored = 0;
 
-  constructor(
-    private readonly writeCount: (() => number) | undefined,
-    private readonly applies: () => boolean,
-    /** Bytes held in all (0: the cache is off). */
-    private readonly budget: number,
-    private readonly maxEntry = 64 * 1024,
-  ) {}
+  private readonly writeCount: (() => number) | undefined;
+  private readonly applies: () => boolean;
+  /** Bytes held in all (0: the cache is off). */
+  private readonly budget: number;
+  private readonly maxEntry: number;
+  constructor(writeCount: (() => number) | undefined, applies: () => boolean, budget: number, maxEntry = 64 * 1024) {
+    this.writeCount = writeCount;
+    this.applies = applies;
+    this.budget = budget;
+    this.maxEntry = maxEntry;
+  }
 
   /** Bytes of the representations held now. */
   get bytes(): number {

@@ -1,13 +1,13 @@
 import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { negotiate, negotiateOrFail } from './negotiate.js';
-import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
-import { renderPage, escapeHtml, iriHtml, linkOf, type PageOptions } from '../rdf/html.js';
+import { negotiate, negotiateOrFail } from './negotiate.ts';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
+import { renderPage, escapeHtml, iriHtml, linkOf, type PageOptions } from '../rdf/html.ts';
 import YAML from 'yaml';
-import { resourceTree, type Tree } from '../rdf/resource-tree.js';
-import type { TripleStore } from '../store/triple-store.js';
-import { readGraphs } from '../store/query-helpers.js';
+import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import { readGraphs } from '../store/query-helpers.ts';
 
 export type Renderer = () => Promise<string | Buffer | Readable> | string | Buffer | Readable;
 

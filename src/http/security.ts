@@ -1,9 +1,9 @@
 import type { Context, Next } from 'koa';
-import { PAGE_STYLE_HASH } from '../rdf/html.js';
-import { isLoopbackHost } from '../outbound/address-rules.js';
-import { HttpError } from '../core/errors.js';
-import { Params } from './params.js';
-import { requestMediaType } from './body.js';
+import { PAGE_STYLE_HASH } from '../rdf/html.ts';
+import { isLoopbackHost } from '../outbound/address-rules.ts';
+import { HttpError } from '../core/errors.ts';
+import { Params } from './params.ts';
+import { requestMediaType } from './body.ts';
 
 /** Pages: their own inline stylesheet (by hash), scripts of this server only (no inline script), images of their own or data: URIs, requests and forms to this server. */
 const PAGE_POLICY = `default-src 'none'; script-src 'self'; style-src 'self' ${PAGE_STYLE_HASH}; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;

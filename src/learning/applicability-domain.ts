@@ -5,7 +5,7 @@
  * functions of plain data, so the server runs them on the worker pool.
  */
 import { Matrix as MlMatrix, pseudoInverse } from 'ml-matrix';
-import type { Matrix, ParameterSpec, ParamValue } from './learner.js';
+import type { Matrix, ParameterSpec, ParamValue } from './learner.ts';
 
 export interface DomainMethod {
   /** The algorithm id under /algorithm/. */

@@ -4,7 +4,7 @@
  * directly. Binary columns take one linear pass; numeric columns are sorted. All of it runs
  * off the main thread (`binTrainingData`), on a matrix and codes in shared memory.
  */
-import type { LearnerContext, Matrix, TrainingData } from './learner.js';
+import type { LearnerContext, Matrix, TrainingData } from './learner.ts';
 
 /** The most bins a column is quantised into (codes are bytes). */
 export const MAX_BINS = 256;

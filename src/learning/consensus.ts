@@ -1,4 +1,4 @@
-import type { Learner, LearningTask, ParamValue, Prediction } from './learner.js';
+import type { Learner, LearningTask, ParamValue, Prediction } from './learner.ts';
 
 /**
  * A consensus of learners (a supermodel with several `model_learning` steps): each member is

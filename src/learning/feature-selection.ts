@@ -4,7 +4,7 @@
  * absolute Pearson correlation, or by mutual information). `selectColumns` is a pure function of
  * plain data, so the server runs it on the worker pool.
  */
-import type { Matrix, ParameterSpec, ParamValue } from './learner.js';
+import type { Matrix, ParameterSpec, ParamValue } from './learner.ts';
 
 export interface SelectionMethod {
   /** The algorithm id under /algorithm/. */

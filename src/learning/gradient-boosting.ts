@@ -5,10 +5,10 @@
  * gradient by variance reduction; classification leaves then take a Newton step, as in
  * scikit-learn. Rounds are sequential, so training is one `context.run` call.
  */
-import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
-import { Random } from './random.js';
-import { TreeBuilder, binnedLeafOffset, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree, type TreeOptions } from './histogram-tree.js';
-import { binTrainingData, type BinnedMatrix } from './binning.js';
+import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
+import { Random } from './random.ts';
+import { TreeBuilder, binnedLeafOffset, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree, type TreeOptions } from './histogram-tree.ts';
+import { binTrainingData, type BinnedMatrix } from './binning.ts';
 
 type Task = 'classification' | 'regression';
 

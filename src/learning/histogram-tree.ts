@@ -9,13 +9,13 @@
  * from counts of all bits at once (sparse-counts.ts). Trees are flat typed
  * arrays whose thresholds are in the original feature units, so prediction needs no bins.
  */
-import type { Matrix } from './learner.js';
-import type { Random } from './random.js';
-import { MAX_BINS, type BinnedMatrix } from './binning.js';
-import { SparseCounts } from './sparse-counts.js';
-import { fromBase64, toBase64 } from './scaling.js';
+import type { Matrix } from './learner.ts';
+import type { Random } from './random.ts';
+import { MAX_BINS, type BinnedMatrix } from './binning.ts';
+import { SparseCounts } from './sparse-counts.ts';
+import { fromBase64, toBase64 } from './scaling.ts';
 
-export { binMatrix, type BinnedMatrix } from './binning.js';
+export { binMatrix, type BinnedMatrix } from './binning.ts';
 
 /** A grown tree, as flat arrays indexed by node (the root is node 0). */
 export interface Tree {
@@ -104,7 +104,9 @@ export class TreeBuilder {
   private bestFeature = -1;
   private bestEdge = -1;
 
-  constructor(private readonly bins: BinnedMatrix) {
+  private readonly bins: BinnedMatrix;
+  constructor(bins: BinnedMatrix) {
+    this.bins = bins;
     const { rows, cols } = bins;
     this.samples = new Int32Array(rows);
     this.scratch = new Int32Array(rows);

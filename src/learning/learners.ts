@@ -1,14 +1,14 @@
-import type { Learner } from './learner.js';
-import { multipleLinearRegression } from './linear-regression.js';
-import { logisticRegression } from './logistic-regression.js';
-import { naiveBayes } from './naive-bayes.js';
-import { knnClassification, knnRegression } from './nearest-neighbours.js';
-import { plsDiscriminantAnalysis, plsRegression } from './pls.js';
-import { supportVectorClassification, supportVectorRegression } from './svm.js';
-import { randomForestClassification, randomForestRegression } from './random-forest.js';
-import { gradientBoostingClassification, gradientBoostingRegression } from './gradient-boosting.js';
-import { consensusPredictors } from './consensus.js';
-import { selectionPipeline } from './selection-pipeline.js';
+import type { Learner } from './learner.ts';
+import { multipleLinearRegression } from './linear-regression.ts';
+import { logisticRegression } from './logistic-regression.ts';
+import { naiveBayes } from './naive-bayes.ts';
+import { knnClassification, knnRegression } from './nearest-neighbours.ts';
+import { plsDiscriminantAnalysis, plsRegression } from './pls.ts';
+import { supportVectorClassification, supportVectorRegression } from './svm.ts';
+import { randomForestClassification, randomForestRegression } from './random-forest.ts';
+import { gradientBoostingClassification, gradientBoostingRegression } from './gradient-boosting.ts';
+import { consensusPredictors } from './consensus.ts';
+import { selectionPipeline } from './selection-pipeline.ts';
 
 /** Every supervised learner the algorithm catalogue offers, in catalogue order. */
 export const LEARNERS: Learner[] = [

@@ -15,8 +15,8 @@
  * usual zᵀ(ZᵀZ)⁺z), mapped by `spreadConfidence`: 1 - se / sd(y), clamped to [0, 1].
  */
 import { Matrix, SVD } from 'ml-matrix';
-import type { Learner, Matrix as DataMatrix, ParamValue, Prediction, TrainingData } from './learner.js';
-import { applyScaler, decodeF64, decodedCache, encodeF64, fitScaler, mean, sampleSd, spreadConfidence, toRows, unscaledLinearForm, type Scaler } from './scaling.js';
+import type { Learner, Matrix as DataMatrix, ParamValue, Prediction, TrainingData } from './learner.ts';
+import { applyScaler, decodeF64, decodedCache, encodeF64, fitScaler, mean, sampleSd, spreadConfidence, toRows, unscaledLinearForm, type Scaler } from './scaling.ts';
 
 /** Singular values below this fraction of the largest are treated as zero. */
 const RANK_TOLERANCE = 1e-8;

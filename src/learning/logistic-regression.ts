@@ -12,8 +12,8 @@
  * step increase the loss, the momentum is reset and the learning rate halved, so an over-large
  * learning rate cannot diverge. Stops after `iterations` steps or when the gradient is tiny.
  */
-import type { Learner, Matrix, ParamValue, Prediction, TrainingData } from './learner.js';
-import { applyScaler, argmax, classCount, decodeF64, decodedCache, encodeF64, fitScaler, type Scaler } from './scaling.js';
+import type { Learner, Matrix, ParamValue, Prediction, TrainingData } from './learner.ts';
+import { applyScaler, argmax, classCount, decodeF64, decodedCache, encodeF64, fitScaler, type Scaler } from './scaling.ts';
 
 interface LogisticState {
   kind: 'logistic-regression';

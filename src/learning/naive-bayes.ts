@@ -13,8 +13,8 @@
  *    probable one and the confidence its probability.
  * Training is one pass over the data (done in place: there is nothing to hand to a worker).
  */
-import type { Learner, Matrix, ParamValue, Prediction, TrainingData } from './learner.js';
-import { argmax, classCount, columnStats, softmax } from './scaling.js';
+import type { Learner, Matrix, ParamValue, Prediction, TrainingData } from './learner.ts';
+import { argmax, classCount, columnStats, softmax } from './scaling.ts';
 
 interface NaiveBayesState {
   kind: 'naive-bayes';

@@ -18,7 +18,7 @@
  * similarity of the k neighbours. Classification: probabilities = weighted class votes, the class
  * is the most probable one and the confidence its probability.
  */
-import type { Learner, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
+import type { Learner, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
 import {
   applyScaler,
   argmax,
@@ -38,7 +38,7 @@ import {
   selectColumns,
   wordsPerRow,
   type Scaler,
-} from './scaling.js';
+} from './scaling.ts';
 
 type Metric = 'euclidean' | 'tanimoto';
 
@@ -110,7 +110,9 @@ class TopK {
   readonly index: Int32Array;
   readonly sim: Float64Array;
   size = 0;
-  constructor(readonly k: number) {
+  readonly k: number;
+  constructor(k: number) {
+    this.k = k;
     this.index = new Int32Array(k);
     this.sim = new Float64Array(k);
   }

@@ -20,8 +20,8 @@
  */
 import { type Matrix, inverse } from 'ml-matrix';
 import { PLS } from 'ml-pls';
-import type { Learner, Matrix as DataMatrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
-import { applyScaler, argmax, classCount, decodeF64, decodedCache, encodeF64, fitScaler, mean, normalise, sampleSd, spreadConfidence, toRows, unscaledLinearForm, type Scaler } from './scaling.js';
+import type { Learner, Matrix as DataMatrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
+import { applyScaler, argmax, classCount, decodeF64, decodedCache, encodeF64, fitScaler, mean, normalise, sampleSd, spreadConfidence, toRows, unscaledLinearForm, type Scaler } from './scaling.ts';
 
 interface PlsState {
   kind: 'pls' | 'pls-da';

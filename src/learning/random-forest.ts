@@ -4,10 +4,10 @@
  * runs in chunks of trees through `context.run`; every tree is seeded from the context seed and
  * its own index, so a forest depends on the seed only, never on how many chunks grew it.
  */
-import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
-import { Random } from './random.js';
-import { TreeBuilder, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree } from './histogram-tree.js';
-import { binTrainingData, type BinnedMatrix } from './binning.js';
+import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
+import { Random } from './random.ts';
+import { TreeBuilder, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree } from './histogram-tree.ts';
+import { binTrainingData, type BinnedMatrix } from './binning.ts';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
 

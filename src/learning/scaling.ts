@@ -3,7 +3,7 @@
  * constant columns, and compact JSON encodings of numeric arrays (base64 of typed arrays, and
  * bit-packed 0/1 columns) for model states.
  */
-import type { Matrix, TrainingData } from './learner.js';
+import type { Matrix, TrainingData } from './learner.ts';
 
 /** Relative variance below which a column counts as constant. */
 const CONSTANT_EPS = 1e-12;

@@ -1,5 +1,5 @@
-import type { Learner, Matrix, ParamValue, TrainingData } from './learner.js';
-import { selectColumns } from './feature-selection.js';
+import type { Learner, Matrix, ParamValue, TrainingData } from './learner.ts';
+import { selectColumns } from './feature-selection.ts';
 
 /**
  * Feature selection and learning as one learner: `train` selects columns on the rows it is

@@ -7,7 +7,7 @@
  * rows are moved out of the node's buffer, which then holds the larger child's ("histogram
  * subtraction" at the cost of the smaller child only).
  */
-import type { BinnedMatrix } from './binning.js';
+import type { BinnedMatrix } from './binning.ts';
 
 /** The two-bin columns of a binned matrix as per-row lists of their rarer code. */
 export interface SparseColumns {

@@ -1,4 +1,4 @@
-import type { Matrix } from './learner.js';
+import type { Matrix } from './learner.ts';
 
 /**
  * A matrix by its non-zero cells (compressed sparse rows): the cells of row r are
@@ -34,11 +34,14 @@ export function denseMatrix(sparse: SparseRows): Matrix {
 export class SparseBackedMatrix implements Matrix {
   #data?: Float64Array;
 
-  constructor(
-    readonly rows: number,
-    readonly cols: number,
-    readonly sparse: SparseRows,
-  ) {}
+  readonly rows: number;
+  readonly cols: number;
+  readonly sparse: SparseRows;
+  constructor(rows: number, cols: number, sparse: SparseRows) {
+    this.rows = rows;
+    this.cols = cols;
+    this.sparse = sparse;
+  }
 
   get data(): Float64Array {
     this.#data ??= denseMatrix(this.sparse).data;

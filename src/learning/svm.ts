@@ -29,8 +29,8 @@
  * of highest probability and the confidence its probability.
  */
 import { createRequire } from 'node:module';
-import type { Learner, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.js';
-import { applyScaler, argmax, classCount, fitScaler, mean, sampleSd, spreadConfidence, toRows, type Scaler } from './scaling.js';
+import type { Learner, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
+import { applyScaler, argmax, classCount, fitScaler, mean, sampleSd, spreadConfidence, toRows, type Scaler } from './scaling.ts';
 
 const require = createRequire(import.meta.url);
 

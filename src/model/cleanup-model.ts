@@ -1,11 +1,11 @@
 import type * as RDF from '@rdfjs/types';
-import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
-import type { ParamValue } from '../learning/learner.js';
-import { df, dc, ot, literal } from '../rdf/namespaces.js';
-import { applyCleanup, fitCleanup, type CleanupMethod, type CleanupRow, type CleanupState } from '../algorithm/cleanup-methods.js';
-import type { StoredModel } from './model-codec.js';
-import type { ModelStore } from './model-store.js';
-import type { PreparedJob } from '../task/task-runner.js';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
+import type { ParamValue } from '../learning/learner.ts';
+import { df, dc, ot, literal } from '../rdf/namespaces.ts';
+import { applyCleanup, fitCleanup, type CleanupMethod, type CleanupRow, type CleanupState } from '../algorithm/cleanup-methods.ts';
+import type { StoredModel } from './model-codec.ts';
+import type { ModelStore } from './model-store.ts';
+import type { PreparedJob } from '../task/task-runner.ts';
 
 /** What applying a data-cleanup algorithm to a dataset asks for (`POST /algorithm/{id}`). */
 export interface CleanupRequest {

@@ -1,13 +1,13 @@
 import type * as RDF from '@rdfjs/types';
-import { badRequest, HttpError } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
-import type { DomainMethod, DomainState } from '../learning/applicability-domain.js';
-import type { ParamValue } from '../learning/learner.js';
-import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.js';
-import { encodeRows, fitEncodings, isLearnable } from './feature-matrix.js';
-import type { ModelStore } from './model-store.js';
-import type { PreparedJob } from '../task/task-runner.js';
+import { badRequest, HttpError } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
+import type { DomainMethod, DomainState } from '../learning/applicability-domain.ts';
+import type { ParamValue } from '../learning/learner.ts';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
+import { encodeRows, fitEncodings, isLearnable } from './feature-matrix.ts';
+import type { ModelStore } from './model-store.ts';
+import type { PreparedJob } from '../task/task-runner.ts';
 
 /** The module whose functions fit and apply applicability domains on the worker pool. */
 export const DOMAIN_MODULE = new URL('../learning/applicability-domain.ts', import.meta.url).href;

@@ -1,8 +1,8 @@
 import type * as RDF from '@rdfjs/types';
-import { TimeSlices } from '../task/time-slices.js';
-import type { Matrix } from '../learning/learner.js';
-import { SparseBackedMatrix, type SparseRows } from '../learning/sparse-matrix.js';
-import type { FeatureRecord } from '../feature/feature-record.js';
+import { TimeSlices } from '../task/time-slices.ts';
+import type { Matrix } from '../learning/learner.ts';
+import { SparseBackedMatrix, type SparseRows } from '../learning/sparse-matrix.ts';
+import type { FeatureRecord } from '../feature/feature-record.ts';
 
 /**
  * How one independent variable becomes columns of the learning matrix, kept in the model so

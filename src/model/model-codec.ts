@@ -1,10 +1,10 @@
 import type * as RDF from '@rdfjs/types';
-import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.js';
-import { df, ot, rdf, rdfs, dc, owl, literal, xsd } from '../rdf/namespaces.js';
-import { instanceFrom, typedValue } from '../algorithm/catalogue.js';
-import type { ColumnEncoding } from './feature-matrix.js';
-import { featureGraph } from '../feature/feature-record.js';
-import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
+import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.ts';
+import { df, ot, rdf, rdfs, dc, owl, literal, xsd } from '../rdf/namespaces.ts';
+import { instanceFrom, typedValue } from '../algorithm/catalogue.ts';
+import type { ColumnEncoding } from './feature-matrix.ts';
+import { featureGraph } from '../feature/feature-record.ts';
+import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 
 /** Everything prediction needs, read back from the store. */
 export interface StoredModel {

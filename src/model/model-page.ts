@@ -1,14 +1,14 @@
-import type { Services } from '../core/services.js';
-import { featureTitles } from '../feature/feature-record.js';
-import { escapeHtml, iriHtml, linkOf } from '../rdf/html.js';
-import { resourceTree, type Tree } from '../rdf/resource-tree.js';
-import { formatNumber, keyStatistics } from '../report/statistic-labels.js';
-import { selectUris } from '../store/query-helpers.js';
-import { validationQueries } from '../validation/validation-queries.js';
-import { learnerOf, parseAlgorithmParams } from '../validation/validation-runner.js';
-import type { ModelDescription } from './model-codec.js';
-import { datasetSelectHtml } from '../dataset/dataset-page.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
+import type { Services } from '../core/services.ts';
+import { featureTitles } from '../feature/feature-record.ts';
+import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
+import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
+import { formatNumber, keyStatistics } from '../report/statistic-labels.ts';
+import { selectUris } from '../store/query-helpers.ts';
+import { validationQueries } from '../validation/validation-queries.ts';
+import { learnerOf, parseAlgorithmParams } from '../validation/validation-runner.ts';
+import type { ModelDescription } from './model-codec.ts';
+import { datasetSelectHtml } from '../dataset/dataset-page.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
 
 /**
  * A model's page for people: what it was trained on and what it predicts, the statistics of its

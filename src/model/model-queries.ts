@@ -1,6 +1,6 @@
-import { ot, owl } from '../rdf/namespaces.js';
-import { resourcesOfType } from '../store/query-helpers.js';
-import type { SparqlText } from '../store/sparql-template.js';
+import { ot, owl } from '../rdf/namespaces.ts';
+import { resourcesOfType } from '../store/query-helpers.ts';
+import type { SparqlText } from '../store/sparql-template.ts';
 
 /** Every SPARQL query of the model component, by name. */
 export const modelQueries = {

@@ -1,22 +1,22 @@
 import type Router from '@koa/router';
-import type { CompoundRegistry } from '../compound/compound-registry.js';
-import { modelPageHtml } from './model-page.js';
-import { renderPage } from '../rdf/html.js';
-import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
+import type { CompoundRegistry } from '../compound/compound-registry.ts';
+import { modelPageHtml } from './model-page.ts';
+import { renderPage } from '../rdf/html.ts';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { notFound, notAcceptable } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import { learnerById } from '../learning/learners.js';
-import { readFeatureRecords } from '../feature/feature-record.js';
-import { regressionPmml } from './pmml.js';
-import type { ModelStore } from './model-store.js';
-import type { ModelDescription } from './model-codec.js';
-import type { Predictor } from './prediction.js';
-import { predictionRoutes } from './prediction-routes.js';
+import { notFound, notAcceptable } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { learnerById } from '../learning/learners.ts';
+import { readFeatureRecords } from '../feature/feature-record.ts';
+import { regressionPmml } from './pmml.ts';
+import type { ModelStore } from './model-store.ts';
+import type { ModelDescription } from './model-codec.ts';
+import type { Predictor } from './prediction.ts';
+import { predictionRoutes } from './prediction-routes.ts';
 
 /** Model component (spec 2.5, 4.11): list, describe, delete; predictions in prediction-routes.ts. */
 export function modelRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor, compounds: CompoundRegistry): void {

@@ -1,12 +1,12 @@
 import type * as RDF from '@rdfjs/types';
-import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph, selectUris } from '../store/query-helpers.js';
-import type { Services } from '../core/services.js';
-import { readFeatureRecords } from '../feature/feature-record.js';
-import { modelDescription, modelGraphs, storedModel, type ModelDescription, type NewModel, type StoredModel } from './model-codec.js';
-import { modelQueries } from './model-queries.js';
+import { ot } from '../rdf/namespaces.ts';
+import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import type { Services } from '../core/services.ts';
+import { readFeatureRecords } from '../feature/feature-record.ts';
+import { modelDescription, modelGraphs, storedModel, type ModelDescription, type NewModel, type StoredModel } from './model-codec.ts';
+import { modelQueries } from './model-queries.ts';
 
-export type { NewModel, StoredModel } from './model-codec.js';
+export type { NewModel, StoredModel } from './model-codec.ts';
 
 const CACHE_SIZE = 8;
 
@@ -22,7 +22,9 @@ export class ModelStore {
   readonly collection: string;
   private readonly cache = new Map<string, StoredModel>();
 
-  constructor(private readonly services: Services) {
+  private readonly services: Services;
+  constructor(services: Services) {
+    this.services = services;
     this.collection = services.uris.collection('model');
   }
 

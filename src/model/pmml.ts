@@ -1,5 +1,5 @@
-import { escapeHtml } from '../rdf/html.js';
-import type { StoredModel } from './model-codec.js';
+import { escapeHtml } from '../rdf/html.ts';
+import type { StoredModel } from './model-codec.ts';
 
 /**
  * A linear regression model as PMML 4.4 (`RegressionModel`), for tools that score PMML. Only

@@ -1,5 +1,5 @@
-import type { Matrix, Prediction } from '../learning/learner.js';
-import { learnerById } from '../learning/learners.js';
+import type { Matrix, Prediction } from '../learning/learner.ts';
+import { learnerById } from '../learning/learners.ts';
 
 /** Worker-pool entry: apply a trained learner state to rows. */
 export function predictWith(learnerId: string, state: unknown, x: Matrix): Prediction[] {

@@ -1,20 +1,20 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../core/errors.js';
-import { parseDatasetRef } from '../core/uri-scheme.js';
-import type { Services } from '../core/services.js';
-import { Params } from '../http/params.js';
-import { sendNegotiated, sendTask, sendUri } from '../http/respond.js';
-import { callerTokenOf } from '../auth/caller-token.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import { datasetRenderers } from '../dataset/dataset-views.js';
-import { deliver, resultTarget, type ResultTarget } from '../dataset/result-target.js';
-import { FeatureValues } from '../compound/feature-values.js';
-import type { CompoundRegistry } from '../compound/compound-registry.js';
-import type { ModelStore, StoredModel } from './model-store.js';
-import { outputFeatures } from './model-codec.js';
-import { applyCleanupModel } from './cleanup-model.js';
-import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.js';
+import { badRequest, notFound } from '../core/errors.ts';
+import { parseDatasetRef } from '../core/uri-scheme.ts';
+import type { Services } from '../core/services.ts';
+import { Params } from '../http/params.ts';
+import { sendNegotiated, sendTask, sendUri } from '../http/respond.ts';
+import { callerTokenOf } from '../auth/caller-token.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { datasetRenderers } from '../dataset/dataset-views.ts';
+import { deliver, resultTarget, type ResultTarget } from '../dataset/result-target.ts';
+import { FeatureValues } from '../compound/feature-values.ts';
+import type { CompoundRegistry } from '../compound/compound-registry.ts';
+import type { ModelStore, StoredModel } from './model-store.ts';
+import { outputFeatures } from './model-codec.ts';
+import { applyCleanupModel } from './cleanup-model.ts';
+import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.ts';
 
 /** Applying a model (spec 4.11, `POST /model/{id}`): to a dataset (a task when descriptors must be calculated first) or to one compound. */
 export function predictionRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor, compounds: CompoundRegistry): void {

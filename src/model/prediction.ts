@@ -1,17 +1,17 @@
 import type * as RDF from '@rdfjs/types';
-import type { ParamValue, Prediction } from '../learning/learner.js';
-import { badRequest } from '../core/errors.js';
-import { df, ot, dc, literal, xsd } from '../rdf/namespaces.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import type { Services } from '../core/services.js';
-import { algorithmById, instanceFrom } from '../algorithm/catalogue.js';
-import { checkParameters } from '../algorithm/parameters.js';
-import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.js';
-import { encodeRows } from './feature-matrix.js';
-import { readFeatureRecords } from '../feature/feature-record.js';
-import { outputFeatures, type StoredModel } from './model-codec.js';
-import type { DomainEstimate } from '../learning/applicability-domain.js';
-import { DOMAIN_MODULE } from './domain-training.js';
+import type { ParamValue, Prediction } from '../learning/learner.ts';
+import { badRequest } from '../core/errors.ts';
+import { df, ot, dc, literal, xsd } from '../rdf/namespaces.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import type { Services } from '../core/services.ts';
+import { algorithmById, instanceFrom } from '../algorithm/catalogue.ts';
+import { checkParameters } from '../algorithm/parameters.ts';
+import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.ts';
+import { encodeRows } from './feature-matrix.ts';
+import { readFeatureRecords } from '../feature/feature-record.ts';
+import { outputFeatures, type StoredModel } from './model-codec.ts';
+import type { DomainEstimate } from '../learning/applicability-domain.ts';
+import { DOMAIN_MODULE } from './domain-training.ts';
 
 const PREDICT_MODULE = new URL('./predict-in-worker.ts', import.meta.url).href;
 const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
@@ -39,12 +39,15 @@ export type PredictedValues = [string, RDF.Literal][];
  * the algorithm instance that made them); otherwise the request is refused naming them.
  */
 export class Predictor {
-  constructor(
-    private readonly services: Services,
-    private readonly descriptors: DescriptorCalculation,
-    /** Loads a model linked by ot:hasDomain (a separate AD model). */
-    private readonly load: (uri: string) => Promise<StoredModel | undefined>,
-  ) {}
+  private readonly services: Services;
+  private readonly descriptors: DescriptorCalculation;
+  /** Loads a model linked by ot:hasDomain (a separate AD model). */
+  private readonly load: (uri: string) => Promise<StoredModel | undefined>;
+  constructor(services: Services, descriptors: DescriptorCalculation, load: (uri: string) => Promise<StoredModel | undefined>) {
+    this.load = load;
+    this.services = services;
+    this.descriptors = descriptors;
+  }
 
   async planInputs(model: StoredModel, available: string[]): Promise<InputPlan> {
     const have = new Set(available);

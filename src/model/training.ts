@@ -1,14 +1,14 @@
-import { parseDatasetRef } from '../core/uri-scheme.js';
+import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
-import type { Learner, Matrix, ParameterSpec, ParamValue, TrainingData } from '../learning/learner.js';
-import { DOMAIN_MODULE } from './domain-training.js';
-import { badRequest, HttpError } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.js';
-import { encodeRows, fitEncodings, isLearnable, numberOf } from './feature-matrix.js';
-import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.js';
-import type { ModelStore } from './model-store.js';
-import type { PreparedJob } from '../task/task-runner.js';
+import type { Learner, Matrix, ParameterSpec, ParamValue, TrainingData } from '../learning/learner.ts';
+import { DOMAIN_MODULE } from './domain-training.ts';
+import { badRequest, HttpError } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
+import { encodeRows, fitEncodings, isLearnable, numberOf } from './feature-matrix.ts';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
+import type { ModelStore } from './model-store.ts';
+import type { PreparedJob } from '../task/task-runner.ts';
 
 /** At most this many classes: more means the target is not a class label. */
 const MAX_CLASSES = 50;

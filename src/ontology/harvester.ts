@@ -1,10 +1,10 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, literal } from '../rdf/namespaces.js';
-import { skolemize, intoGraph } from '../rdf/graph.js';
-import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
-import { badGateway } from '../core/errors.js';
-import { outboundFetch } from '../outbound/outbound-fetch.js';
-import type { Config } from '../config.js';
+import { df, ot, literal } from '../rdf/namespaces.ts';
+import { skolemize, intoGraph } from '../rdf/graph.ts';
+import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
+import { badGateway } from '../core/errors.ts';
+import { outboundFetch } from '../outbound/outbound-fetch.ts';
+import type { Config } from '../config.ts';
 
 /**
  * Fetch the RDF representation of a remote resource (spec 4.5): Accept RDF/XML or Turtle,

@@ -1,5 +1,5 @@
-import { df, ot, otee, rdfs } from '../rdf/namespaces.js';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.js';
+import { df, ot, otee, rdfs } from '../rdf/namespaces.ts';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /** The predefined queries of the ontology service (spec 4.5), run over the published scope. */
 export const ontologyQueries = {

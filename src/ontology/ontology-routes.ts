@@ -1,18 +1,18 @@
-import { ontologyQueries } from './ontology-queries.js';
+import { ontologyQueries } from './ontology-queries.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { checkIri, type SparqlText } from '../store/sparql-template.js';
-import { construct } from '../store/query-helpers.js';
-import { badRequest, HttpError } from '../core/errors.js';
-import { currentUser } from '../core/request-context.js';
-import { callerToken } from '../auth/caller-token.js';
-import { Params } from '../http/params.js';
-import { sendRdf, sendList, sendDone } from '../http/respond.js';
-import { requestMediaType } from '../http/body.js';
-import type { Services } from '../core/services.js';
-import { answerSparql } from '../sparql/sparql-endpoint.js';
-import { prepareQuery, readSparqlRequest } from '../sparql/sparql-request.js';
-import type { OntologyRegistry } from './registry.js';
+import { checkIri, type SparqlText } from '../store/sparql-template.ts';
+import { construct } from '../store/query-helpers.ts';
+import { badRequest, HttpError } from '../core/errors.ts';
+import { currentUser } from '../core/request-context.ts';
+import { callerToken } from '../auth/caller-token.ts';
+import { Params } from '../http/params.ts';
+import { sendRdf, sendList, sendDone } from '../http/respond.ts';
+import { requestMediaType } from '../http/body.ts';
+import type { Services } from '../core/services.ts';
+import { answerSparql } from '../sparql/sparql-endpoint.ts';
+import { prepareQuery, readSparqlRequest } from '../sparql/sparql-request.ts';
+import type { OntologyRegistry } from './registry.ts';
 
 /** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
 export function ontologyRoutes(router: Router, services: Services, registry: OntologyRegistry): void {

@@ -1,4 +1,4 @@
-import type { GraphRestriction, GraphScope } from '../store/triple-store.js';
+import type { GraphRestriction, GraphScope } from '../store/triple-store.ts';
 
 /**
  * The published scope that `/ontology` queries (DESIGN.md): the bundled vocabularies plus the

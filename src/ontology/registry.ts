@@ -1,13 +1,13 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, literal } from '../rdf/namespaces.js';
-import { notFound } from '../core/errors.js';
-import type { TripleStore } from '../store/triple-store.js';
-import type { Config } from '../config.js';
-import type { UriScheme } from '../core/uri-scheme.js';
-import type { Logger } from '../log.js';
-import type { PublishedScope } from './published-scope.js';
-import { harvest } from './harvester.js';
-import type { Coordination } from '../coordination/coordination.js';
+import { df, ot, literal } from '../rdf/namespaces.ts';
+import { notFound } from '../core/errors.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import type { Config } from '../config.ts';
+import type { UriScheme } from '../core/uri-scheme.ts';
+import type { Logger } from '../log.ts';
+import type { PublishedScope } from './published-scope.ts';
+import { harvest } from './harvester.ts';
+import type { Coordination } from '../coordination/coordination.ts';
 
 /**
  * Registrations of POST /ontology uri[] (spec 4.5). Local resources are published in place;
@@ -19,14 +19,19 @@ export class OntologyRegistry {
   private timer?: NodeJS.Timeout;
   private readonly graph: string;
 
-  constructor(
-    private readonly store: TripleStore,
-    private readonly scope: PublishedScope,
-    private readonly config: Config,
-    private readonly log: Logger,
-    private readonly uris: UriScheme,
-    private readonly coordination?: Coordination,
-  ) {
+  private readonly store: TripleStore;
+  private readonly scope: PublishedScope;
+  private readonly config: Config;
+  private readonly log: Logger;
+  private readonly uris: UriScheme;
+  private readonly coordination?: Coordination;
+  constructor(store: TripleStore, scope: PublishedScope, config: Config, log: Logger, uris: UriScheme, coordination?: Coordination) {
+    this.store = store;
+    this.scope = scope;
+    this.config = config;
+    this.log = log;
+    this.uris = uris;
+    this.coordination = coordination;
     this.graph = uris.endpoint('ontology');
   }
 

@@ -2,8 +2,8 @@ import type * as RDF from '@rdfjs/types';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Parser } from 'n3';
-import { df, owl, rdf, rdfs } from '../rdf/namespaces.js';
-import type { TripleStore } from '../store/triple-store.js';
+import { df, owl, rdf, rdfs } from '../rdf/namespaces.ts';
+import type { TripleStore } from '../store/triple-store.ts';
 
 /**
  * Load every Turtle file of `ontology/` into a graph named by the vocabulary's owl:Ontology

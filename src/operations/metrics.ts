@@ -2,9 +2,9 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context, Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { TaskRunner } from '../task/task-runner.js';
-import type { TripleStore } from '../store/triple-store.js';
-import type { RepresentationCache } from '../http/representation-cache.js';
+import type { TaskRunner } from '../task/task-runner.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import type { RepresentationCache } from '../http/representation-cache.ts';
 
 /**
  * The figures an operator watches (Prometheus text format at /metrics): requests by route and

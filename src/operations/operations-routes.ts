@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Services } from '../core/services.js';
+import type { Services } from '../core/services.ts';
 
 /** How long the store may take to answer the health check. */
 const HEALTH_TIMEOUT_MS = 2_000;

@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, type Response } from 'undici';
-import { badGateway, badRequest, HttpError } from '../core/errors.js';
-import { refusalOf, type Cidr } from './address-rules.js';
+import { badGateway, badRequest, HttpError } from '../core/errors.ts';
+import { refusalOf, type Cidr } from './address-rules.ts';
 
 /**
  * Every request the server makes on a client's behalf (registration and its refresh, remote

@@ -1,4 +1,4 @@
-import { find, type QmrfNode } from './qmrf-xml.js';
+import { find, type QmrfNode } from './qmrf-xml.ts';
 
 /**
  * The OECD (Q)SAR Assessment Framework's model checklist (QAF, 2023; 2nd edition 2024), filled

@@ -1,5 +1,5 @@
-import type { QmrfNode } from './qmrf-xml.js';
-import { spec } from './qmrf-xml.js';
+import type { QmrfNode } from './qmrf-xml.ts';
+import { spec } from './qmrf-xml.ts';
 
 /**
  * Builds a complete QMRF document: every element the DTD requires, in its order, with the fixed

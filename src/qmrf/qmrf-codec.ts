@@ -1,8 +1,8 @@
 import type * as RDF from '@rdfjs/types';
-import { df, dc, dcterms, ot, rdf, rdfs, literal, xsd } from '../rdf/namespaces.js';
-import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
-import { find, type QmrfNode } from './qmrf-xml.js';
-import { evidenceUris, qafModelChecklist, type ChecklistElement } from './qaf-checklist.js';
+import { df, dc, dcterms, ot, rdf, rdfs, literal, xsd } from '../rdf/namespaces.ts';
+import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
+import { find, type QmrfNode } from './qmrf-xml.ts';
+import { evidenceUris, qafModelChecklist, type ChecklistElement } from './qaf-checklist.ts';
 
 /**
  * The RDF of a QMRF report (spec 2.8, draft): an `ot:QMRFReport` (a subclass of `ot:Report`)

@@ -1,6 +1,6 @@
-import type { Block, ReportDocument, Text } from '../report/report-document.js';
-import { spec, find, type QmrfNode } from './qmrf-xml.js';
-import { qafModelChecklist } from './qaf-checklist.js';
+import type { Block, ReportDocument, Text } from '../report/report-document.ts';
+import { spec, find, type QmrfNode } from './qmrf-xml.ts';
+import { qafModelChecklist } from './qaf-checklist.ts';
 
 /**
  * A QMRF as a report document (DocBook at its core, then HTML and PDF): one section per

@@ -1,18 +1,18 @@
-import type { Services } from '../core/services.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.js';
-import type { ModelStore, StoredModel } from '../model/model-store.js';
-import type { ModelDescription } from '../model/model-codec.js';
-import type { Predictor } from '../model/prediction.js';
-import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.js';
-import { resourceTree, type Tree } from '../rdf/resource-tree.js';
-import { ot, rdfs } from '../rdf/namespaces.js';
-import { readTypedGraph, select, selectUris } from '../store/query-helpers.js';
-import { validationQueries } from '../validation/validation-queries.js';
-import { statisticsOf } from '../validation/evaluation.js';
-import type { DomainState } from '../learning/applicability-domain.js';
-import { notFound } from '../core/errors.js';
-import { qmrfQueries } from './qmrf-queries.js';
+import type { Services } from '../core/services.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
+import type { ModelStore, StoredModel } from '../model/model-store.ts';
+import type { ModelDescription } from '../model/model-codec.ts';
+import type { Predictor } from '../model/prediction.ts';
+import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
+import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
+import { ot, rdfs } from '../rdf/namespaces.ts';
+import { readTypedGraph, select, selectUris } from '../store/query-helpers.ts';
+import { validationQueries } from '../validation/validation-queries.ts';
+import { statisticsOf } from '../validation/evaluation.ts';
+import type { DomainState } from '../learning/applicability-domain.ts';
+import { notFound } from '../core/errors.ts';
+import { qmrfQueries } from './qmrf-queries.ts';
 
 /**
  * What the service knows about a model that a QMRF reports (chapters 1–7): the model, its
@@ -66,12 +66,16 @@ const learnerUris = (recorded: unknown): string[] =>
     .filter((u) => u);
 
 export class QmrfFacts {
-  constructor(
-    private readonly services: Services,
-    private readonly datasets: DatasetStore,
-    private readonly models: ModelStore,
-    private readonly predictor: Predictor,
-  ) {}
+  private readonly services: Services;
+  private readonly datasets: DatasetStore;
+  private readonly models: ModelStore;
+  private readonly predictor: Predictor;
+  constructor(services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor) {
+    this.services = services;
+    this.datasets = datasets;
+    this.models = models;
+    this.predictor = predictor;
+  }
 
   async of(modelUri: string, attached: string[] = [], parameter = 'model_uri'): Promise<ModelFacts> {
     const described = await this.models.describe(modelUri);

@@ -1,10 +1,10 @@
-import type { Tree } from '../rdf/resource-tree.js';
-import { learnerById } from '../learning/learners.js';
-import type { DomainState } from '../learning/applicability-domain.js';
-import { formatNumber, keyStatistics } from '../report/statistic-labels.js';
-import { entry, QmrfBuilder } from './qmrf-builder.js';
-import type { DomainFacts, ModelFacts, ValidationSummary } from './qmrf-facts.js';
-import type { QmrfNode } from './qmrf-xml.js';
+import type { Tree } from '../rdf/resource-tree.ts';
+import { learnerById } from '../learning/learners.ts';
+import type { DomainState } from '../learning/applicability-domain.ts';
+import { formatNumber, keyStatistics } from '../report/statistic-labels.ts';
+import { entry, QmrfBuilder } from './qmrf-builder.ts';
+import type { DomainFacts, ModelFacts, ValidationSummary } from './qmrf-facts.ts';
+import type { QmrfNode } from './qmrf-xml.ts';
 
 /** Who and what made the report: written into chapters 1, 2 and 9 and the catalogues. */
 export interface QmrfContext {

@@ -1,6 +1,6 @@
-import { df, ot, rdfs } from '../rdf/namespaces.js';
-import { resourcesOfType } from '../store/query-helpers.js';
-import { sparql, type SparqlText } from '../store/sparql-template.js';
+import { df, ot, rdfs } from '../rdf/namespaces.ts';
+import { resourcesOfType } from '../store/query-helpers.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /** Every SPARQL query of the QMRF component, by name. */
 export const qmrfQueries = {

@@ -1,10 +1,10 @@
 import ExcelJS from 'exceljs';
-import { configurePages, escapeHtml, linkOf } from '../rdf/html.js';
-import { textOf, toDocBook } from '../report/report-document.js';
-import { renderReportHtml } from '../report/report-html.js';
-import { renderPdf } from '../report/report-pdf.js';
-import { labelOf, qmrfDocument } from './qmrf-document.js';
-import { readQmrf, spec, type QmrfNode } from './qmrf-xml.js';
+import { configurePages, escapeHtml, linkOf } from '../rdf/html.ts';
+import { textOf, toDocBook } from '../report/report-document.ts';
+import { renderReportHtml } from '../report/report-html.ts';
+import { renderPdf } from '../report/report-pdf.ts';
+import { labelOf, qmrfDocument } from './qmrf-document.ts';
+import { readQmrf, spec, type QmrfNode } from './qmrf-xml.ts';
 
 /**
  * Worker-pool entry: a stored QMRF in the formats a reader asks for: DocBook, HTML (the report

@@ -1,14 +1,14 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import { readText, requestMediaType } from '../http/body.js';
-import { Params } from '../http/params.js';
-import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.js';
-import { escapeXml } from '../report/report-document.js';
-import { resourceTree } from '../rdf/resource-tree.js';
-import type { Qmrfs } from './qmrfs.js';
-import type { QmrfStore } from './qmrf-store.js';
+import { badRequest, notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { readText, requestMediaType } from '../http/body.ts';
+import { Params } from '../http/params.ts';
+import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.ts';
+import { escapeXml } from '../report/report-document.ts';
+import { resourceTree } from '../rdf/resource-tree.ts';
+import type { Qmrfs } from './qmrfs.ts';
+import type { QmrfStore } from './qmrf-store.ts';
 
 const RENDER_MODULE = new URL('./qmrf-render.ts', import.meta.url).href;
 const QMRF_XML = 'application/qmrf-xml';

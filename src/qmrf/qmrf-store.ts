@@ -1,15 +1,17 @@
 import type * as RDF from '@rdfjs/types';
-import type { Services } from '../core/services.js';
-import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph, selectUris } from '../store/query-helpers.js';
-import { qmrfContentOf, qmrfContentQuads, qmrfQuads, qmrfRecord, type QmrfRecord } from './qmrf-codec.js';
-import { qmrfQueries } from './qmrf-queries.js';
+import type { Services } from '../core/services.ts';
+import { ot } from '../rdf/namespaces.ts';
+import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import { qmrfContentOf, qmrfContentQuads, qmrfQuads, qmrfRecord, type QmrfRecord } from './qmrf-codec.ts';
+import { qmrfQueries } from './qmrf-queries.ts';
 
 /** QMRF reports in the store: the report's RDF in `{uri}`, its QMRF XML in `{uri}/content`, written together. */
 export class QmrfStore {
   readonly collection: string;
 
-  constructor(private readonly services: Services) {
+  private readonly services: Services;
+  constructor(services: Services) {
+    this.services = services;
     this.collection = services.uris.reachReports('qmrf');
   }
 

@@ -1,7 +1,7 @@
 import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
-import { escapeXml } from '../report/report-document.js';
-import type { QmrfElementSpec } from './qmrf-spec.js';
-import { QMRF_ELEMENTS } from './qmrf-structure.js';
+import { escapeXml } from '../report/report-document.ts';
+import type { QmrfElementSpec } from './qmrf-spec.ts';
+import { QMRF_ELEMENTS } from './qmrf-structure.ts';
 
 /**
  * QMRF documents (`application/qmrf-xml`, spec 2.8) as trees: written in DTD order, read from XML,

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { badRequest, HttpError, notFound } from '../core/errors.js';
-import { currentUser } from '../core/request-context.js';
-import type { Services } from '../core/services.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import type { Params } from '../http/params.js';
-import type { ModelStore } from '../model/model-store.js';
-import { describedBy, type QmrfRecord } from './qmrf-codec.js';
-import type { QmrfFacts } from './qmrf-facts.js';
-import { fillQmrf, validationLine } from './qmrf-filler.js';
-import type { QmrfStore } from './qmrf-store.js';
-import { find, readQmrf, spec, toQmrfXml, type QmrfNode } from './qmrf-xml.js';
+import { badRequest, HttpError, notFound } from '../core/errors.ts';
+import { currentUser } from '../core/request-context.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import type { Params } from '../http/params.ts';
+import type { ModelStore } from '../model/model-store.ts';
+import { describedBy, type QmrfRecord } from './qmrf-codec.ts';
+import type { QmrfFacts } from './qmrf-facts.ts';
+import { fillQmrf, validationLine } from './qmrf-filler.ts';
+import type { QmrfStore } from './qmrf-store.ts';
+import { find, readQmrf, spec, toQmrfXml, type QmrfNode } from './qmrf-xml.ts';
 
 /** This server's version (package.json), written into the QMRF's software catalogue. */
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -29,13 +29,17 @@ export interface QmrfSearch {
 
 /** QMRF reports (spec 4.6): made from a model, posted as QMRF XML, replaced, updated by section, searched. */
 export class Qmrfs {
-  constructor(
-    private readonly services: Services,
-    private readonly facts: QmrfFacts,
-    private readonly store: QmrfStore,
-    private readonly models: ModelStore,
-    private readonly datasets: DatasetStore,
-  ) {
+  private readonly services: Services;
+  private readonly facts: QmrfFacts;
+  private readonly store: QmrfStore;
+  private readonly models: ModelStore;
+  private readonly datasets: DatasetStore;
+  constructor(services: Services, facts: QmrfFacts, store: QmrfStore, models: ModelStore, datasets: DatasetStore) {
+    this.services = services;
+    this.facts = facts;
+    this.store = store;
+    this.models = models;
+    this.datasets = datasets;
     this.startQmrf = services.tasks.define('qmrf', async ({ modelUri }: { modelUri: string }) => {
       if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
       return { title: `QMRF report of ${modelUri}`, work: () => this.fromModel(modelUri) };

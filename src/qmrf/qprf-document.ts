@@ -1,7 +1,7 @@
-import type { Block, ReportDocument, Text } from '../report/report-document.js';
-import { formatNumber } from '../report/statistic-labels.js';
-import type { ChecklistElement } from './qaf-checklist.js';
-import type { PredictionFacts } from './qprf-facts.js';
+import type { Block, ReportDocument, Text } from '../report/report-document.ts';
+import { formatNumber } from '../report/statistic-labels.ts';
+import type { ChecklistElement } from './qaf-checklist.ts';
+import type { PredictionFacts } from './qprf-facts.ts';
 
 /**
  * A QPRF ((Q)SAR Prediction Reporting Format) for one prediction, and the OECD QAF prediction

@@ -1,15 +1,15 @@
 import type * as RDF from '@rdfjs/types';
-import { badRequest, notFound } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { CompoundRegistry } from '../compound/compound-registry.js';
-import type { StoredStructure } from '../compound/compound-codec.js';
-import { FeatureValues } from '../compound/feature-values.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.js';
-import type { ModelStore, StoredModel } from '../model/model-store.js';
-import type { Predictor, PredictionRow } from '../model/prediction.js';
-import { numberOf } from '../model/feature-matrix.js';
-import { ot } from '../rdf/namespaces.js';
+import { badRequest, notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { CompoundRegistry } from '../compound/compound-registry.ts';
+import type { StoredStructure } from '../compound/compound-codec.ts';
+import { FeatureValues } from '../compound/feature-values.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
+import type { ModelStore, StoredModel } from '../model/model-store.ts';
+import type { Predictor, PredictionRow } from '../model/prediction.ts';
+import { numberOf } from '../model/feature-matrix.ts';
+import { ot } from '../rdf/namespaces.ts';
 
 const SIMILARITY_MODULE = new URL('../chemistry/similarity.ts', import.meta.url).href;
 /** How many of the most similar training compounds a QPRF shows. */
@@ -41,14 +41,20 @@ export interface PredictionFacts {
 }
 
 export class QprfFacts {
-  constructor(
-    private readonly services: Services,
-    private readonly compounds: CompoundRegistry,
-    private readonly datasets: DatasetStore,
-    private readonly models: ModelStore,
-    private readonly predictor: Predictor,
-    private readonly descriptors: DescriptorCalculation,
-  ) {}
+  private readonly services: Services;
+  private readonly compounds: CompoundRegistry;
+  private readonly datasets: DatasetStore;
+  private readonly models: ModelStore;
+  private readonly predictor: Predictor;
+  private readonly descriptors: DescriptorCalculation;
+  constructor(services: Services, compounds: CompoundRegistry, datasets: DatasetStore, models: ModelStore, predictor: Predictor, descriptors: DescriptorCalculation) {
+    this.services = services;
+    this.compounds = compounds;
+    this.datasets = datasets;
+    this.models = models;
+    this.predictor = predictor;
+    this.descriptors = descriptors;
+  }
 
   /** Check a request at once: the compound, and the model or the prediction dataset (404/400 naming the parameter). */
   async check(request: { modelUri?: string; datasetUri?: string; compoundUri: string }): Promise<{ model: StoredModel; compound: StoredStructure; dataset?: string }> {

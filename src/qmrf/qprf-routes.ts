@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { notFound } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import { Params } from '../http/params.js';
-import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, type Renderer } from '../http/respond.js';
-import { resourceTree } from '../rdf/resource-tree.js';
-import type { Qprfs } from './qprfs.js';
+import { notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { Params } from '../http/params.ts';
+import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, type Renderer } from '../http/respond.ts';
+import { resourceTree } from '../rdf/resource-tree.ts';
+import type { Qprfs } from './qprfs.ts';
 
 const RENDER_MODULE = new URL('../report/report-render.ts', import.meta.url).href;
 

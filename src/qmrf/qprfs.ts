@@ -1,14 +1,14 @@
 import type * as RDF from '@rdfjs/types';
-import type { Services } from '../core/services.js';
-import { df, dc, dcterms, ot, rdf, literal, xsd } from '../rdf/namespaces.js';
-import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
-import { readTypedGraph, resourcesOfType, selectUris } from '../store/query-helpers.js';
-import { toDocBook } from '../report/report-document.js';
-import { checklistQuads } from './qmrf-codec.js';
-import type { QmrfStore } from './qmrf-store.js';
-import type { QprfFacts } from './qprf-facts.js';
-import { qafPredictionChecklist, qprfDocument } from './qprf-document.js';
-import type { PreparedJob } from '../task/task-runner.js';
+import type { Services } from '../core/services.ts';
+import { df, dc, dcterms, ot, rdf, literal, xsd } from '../rdf/namespaces.ts';
+import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
+import { readTypedGraph, resourcesOfType, selectUris } from '../store/query-helpers.ts';
+import { toDocBook } from '../report/report-document.ts';
+import { checklistQuads } from './qmrf-codec.ts';
+import type { QmrfStore } from './qmrf-store.ts';
+import type { QprfFacts } from './qprf-facts.ts';
+import { qafPredictionChecklist, qprfDocument } from './qprf-document.ts';
+import type { PreparedJob } from '../task/task-runner.ts';
 
 /** What a QPRF is made of: a model, and a compound (of a dataset, optionally). */
 type QprfRequest = { modelUri?: string; datasetUri?: string; compoundUri: string };
@@ -23,11 +23,13 @@ type QprfRequest = { modelUri?: string; datasetUri?: string; compoundUri: string
 export class Qprfs {
   readonly collection: string;
 
-  constructor(
-    private readonly services: Services,
-    private readonly facts: QprfFacts,
-    private readonly qmrfs: QmrfStore,
-  ) {
+  private readonly services: Services;
+  private readonly facts: QprfFacts;
+  private readonly qmrfs: QmrfStore;
+  constructor(services: Services, facts: QprfFacts, qmrfs: QmrfStore) {
+    this.services = services;
+    this.facts = facts;
+    this.qmrfs = qmrfs;
     this.collection = services.uris.reachReports('qprf');
     this.startQprf = services.tasks.define('qprf', (request: QprfRequest) => this.prepare(request));
   }

@@ -1,7 +1,7 @@
-import { propertyValue } from './graph-values.js';
+import { propertyValue } from './graph-values.ts';
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, literal, xsd } from './namespaces.js';
-import type { HttpError } from '../core/errors.js';
+import { df, ot, rdf, literal, xsd } from './namespaces.ts';
+import type { HttpError } from '../core/errors.ts';
 
 /** The quads of an ot:ErrorReport (DESIGN.md), rooted at `node`. */
 export function errorReportQuads(node: RDF.NamedNode | RDF.BlankNode, error: Pick<HttpError, 'status' | 'code' | 'message' | 'details'>, actor: string): RDF.Quad[] {

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df } from './namespaces.js';
+import { df } from './namespaces.ts';
 
 /** Put every quad into one named graph. */
 export function intoGraph(quads: Iterable<RDF.Quad>, graph: RDF.Quad_Graph): RDF.Quad[] {

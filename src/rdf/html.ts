@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
-import { PREFIXES, dc, rdf } from './namespaces.js';
+import { PREFIXES, dc, rdf } from './namespaces.ts';
 
 /** The one stylesheet of every page, inline; the Content-Security-Policy allows it by its hash. */
 const PAGE_STYLE = `

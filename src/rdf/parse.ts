@@ -2,8 +2,8 @@ import type * as RDF from '@rdfjs/types';
 import { Parser as N3Parser } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { JsonLdParser } from 'jsonld-streaming-parser';
-import { badRequest, unsupportedType } from '../core/errors.js';
-import { df } from './namespaces.js';
+import { badRequest, unsupportedType } from '../core/errors.ts';
+import { df } from './namespaces.ts';
 
 /** Request body media types that carry RDF, mapped to the parser that reads them. */
 const PARSERS: Record<string, 'n3' | 'rdfxml' | 'jsonld'> = {

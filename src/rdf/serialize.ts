@@ -2,8 +2,8 @@ import type * as RDF from '@rdfjs/types';
 import { Writer as N3Writer } from 'n3';
 import { JsonLdSerializer } from 'jsonld-streaming-serializer';
 import scribe from '@graphy/content.xml.scribe';
-import { HttpError } from '../core/errors.js';
-import { df, PREFIXES } from './namespaces.js';
+import { HttpError } from '../core/errors.ts';
+import { df, PREFIXES } from './namespaces.ts';
 
 /** RDF media types we write, the default first. */
 export const RDF_OUTPUT_TYPES = ['application/rdf+xml', 'text/turtle', 'application/n-triples', 'application/ld+json', 'text/n3'];

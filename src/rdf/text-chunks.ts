@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, literal } from './namespaces.js';
+import { df, literal } from './namespaces.ts';
 
 /**
  * Long text (a model's trained state, a report's DocBook) stored as numbered literals:

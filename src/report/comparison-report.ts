@@ -1,9 +1,9 @@
-import { badRequest } from '../core/errors.js';
-import type { Text } from './report-document.js';
-import type { CrossvalidationFacts } from './report-facts.js';
-import type { DraftSection } from './report-builders.js';
-import { pairedTTest } from './paired-t-test.js';
-import { formatNumber, keyStatistics, LOWER_IS_BETTER, mean, standardDeviation } from './statistic-labels.js';
+import { badRequest } from '../core/errors.ts';
+import type { Text } from './report-document.ts';
+import type { CrossvalidationFacts } from './report-facts.ts';
+import type { DraftSection } from './report-builders.ts';
+import { pairedTTest } from './paired-t-test.ts';
+import { formatNumber, keyStatistics, LOWER_IS_BETTER, mean, standardDeviation } from './statistic-labels.ts';
 
 /** The significance level of the comparison's paired t-tests. */
 const ALPHA = 0.05;

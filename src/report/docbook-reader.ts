@@ -1,5 +1,5 @@
 import { DOMParser, XMLSerializer, type Element, type Node } from '@xmldom/xmldom';
-import { DOCBOOK_NS, type Block, type ReportDocument, type Section, type Text } from './report-document.js';
+import { DOCBOOK_NS, type Block, type ReportDocument, type Section, type Text } from './report-document.ts';
 
 /**
  * Reads the DocBook 5 a report stores back into its document (the subset `toDocBook` writes:

@@ -1,10 +1,10 @@
-import type { Tree } from '../rdf/resource-tree.js';
-import { numberOf } from '../model/feature-matrix.js';
-import { classScore, rocCurve } from '../validation/statistics.js';
-import type { Block, Text } from './report-document.js';
-import type { PlotRequest } from './plots.js';
-import type { CrossvalidationFacts, Named, Task, ValidationFacts } from './report-facts.js';
-import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, formatNumber, keyStatistics, mean, REGRESSION_LABELS, standardDeviation } from './statistic-labels.js';
+import type { Tree } from '../rdf/resource-tree.ts';
+import { numberOf } from '../model/feature-matrix.ts';
+import { classScore, rocCurve } from '../validation/statistics.ts';
+import type { Block, Text } from './report-document.ts';
+import type { PlotRequest } from './plots.ts';
+import type { CrossvalidationFacts, Named, Task, ValidationFacts } from './report-facts.ts';
+import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, formatNumber, keyStatistics, mean, REGRESSION_LABELS, standardDeviation } from './statistic-labels.ts';
 
 /**
  * The sections of validation and cross-validation reports, as drafts: plots are requests that

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, dc, ot, rdf, literal, xsd } from '../rdf/namespaces.js';
-import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.js';
+import { df, dc, ot, rdf, literal, xsd } from '../rdf/namespaces.ts';
+import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 
 /** The report types of spec 4.3. */
 export const REPORT_TYPES = ['validation', 'crossvalidation', 'algorithm_comparison'] as const;

@@ -1,15 +1,15 @@
 import type * as RDF from '@rdfjs/types';
-import type { Services } from '../core/services.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import { featureTitles, readFeatureRecords } from '../feature/feature-record.js';
-import type { ModelStore } from '../model/model-store.js';
-import { algorithmById } from '../algorithm/catalogue.js';
-import { resourceTree, type Tree } from '../rdf/resource-tree.js';
-import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph } from '../store/query-helpers.js';
-import { notFound, badRequest } from '../core/errors.js';
-import { pairValues, type PairedValue } from '../validation/evaluation.js';
-import { crossvalidationFolds, foldNumber } from '../validation/validation-record.js';
+import type { Services } from '../core/services.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { featureTitles, readFeatureRecords } from '../feature/feature-record.ts';
+import type { ModelStore } from '../model/model-store.ts';
+import { algorithmById } from '../algorithm/catalogue.ts';
+import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
+import { ot } from '../rdf/namespaces.ts';
+import { readTypedGraph } from '../store/query-helpers.ts';
+import { notFound, badRequest } from '../core/errors.ts';
+import { pairValues, type PairedValue } from '../validation/evaluation.ts';
+import { crossvalidationFolds, foldNumber } from '../validation/validation-record.ts';
 
 /**
  * What a report says about validations, read from the store: the validation records, the
@@ -54,11 +54,14 @@ export interface CrossvalidationFacts {
 }
 
 export class ReportFacts {
-  constructor(
-    private readonly services: Services,
-    private readonly datasets: DatasetStore,
-    private readonly models: ModelStore,
-  ) {}
+  private readonly services: Services;
+  private readonly datasets: DatasetStore;
+  private readonly models: ModelStore;
+  constructor(services: Services, datasets: DatasetStore, models: ModelStore) {
+    this.services = services;
+    this.datasets = datasets;
+    this.models = models;
+  }
 
   private async named(uri: string | undefined, kind: 'model' | 'algorithm' | 'feature'): Promise<Named | undefined> {
     if (!uri) return undefined;

@@ -1,5 +1,5 @@
-import { escapeHtml, iriHtml, renderPage } from '../rdf/html.js';
-import type { Block, ReportDocument, Text } from './report-document.js';
+import { escapeHtml, iriHtml, renderPage } from '../rdf/html.ts';
+import type { Block, ReportDocument, Text } from './report-document.ts';
 
 /**
  * A report document as an HTML page: the sections, tables and facts as HTML, plots as SVG

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
-import type { Block, ReportDocument, Section, Text } from './report-document.js';
-import { textOf } from './report-document.js';
+import type { Block, ReportDocument, Section, Text } from './report-document.ts';
+import { textOf } from './report-document.ts';
 
 /**
  * A report document as PDF (pdfkit, plots through svg-to-pdfkit as vector graphics), set in

@@ -1,6 +1,6 @@
-import { ot } from '../rdf/namespaces.js';
-import { resourcesOfType } from '../store/query-helpers.js';
-import type { SparqlText } from '../store/sparql-template.js';
+import { ot } from '../rdf/namespaces.ts';
+import { resourcesOfType } from '../store/query-helpers.ts';
+import type { SparqlText } from '../store/sparql-template.ts';
 
 /** Every SPARQL query of the report component, by name (each binds `?r`). */
 export const reportQueries = {

@@ -1,7 +1,7 @@
-import { readDocBook } from './docbook-reader.js';
-import { renderReportHtml } from './report-html.js';
-import { configurePages } from '../rdf/html.js';
-import { renderPdf } from './report-pdf.js';
+import { readDocBook } from './docbook-reader.ts';
+import { renderReportHtml } from './report-html.ts';
+import { configurePages } from '../rdf/html.ts';
+import { renderPdf } from './report-pdf.ts';
 
 /**
  * Worker-pool entry: a stored DocBook report converted to HTML or PDF (spec 2.7: the other

@@ -1,14 +1,14 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { notFound } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import { Params } from '../http/params.js';
-import { resourceRenderers, sendDone, sendGraphList, sendList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.js';
-import { df, dc, literal } from '../rdf/namespaces.js';
-import { resourceTree } from '../rdf/resource-tree.js';
-import { REPORT_TYPES, type ReportType } from './report-codec.js';
-import type { Reports } from './reports.js';
-import type { ReportStore } from './report-store.js';
+import { notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { Params } from '../http/params.ts';
+import { resourceRenderers, sendDone, sendGraphList, sendList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.ts';
+import { df, dc, literal } from '../rdf/namespaces.ts';
+import { resourceTree } from '../rdf/resource-tree.ts';
+import { REPORT_TYPES, type ReportType } from './report-codec.ts';
+import type { Reports } from './reports.ts';
+import type { ReportStore } from './report-store.ts';
 
 const RENDER_MODULE = new URL('./report-render.ts', import.meta.url).href;
 

@@ -1,13 +1,16 @@
 import type * as RDF from '@rdfjs/types';
-import type { Services } from '../core/services.js';
-import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph, selectUris } from '../store/query-helpers.js';
-import { documentOf, documentQuads, reportQuads, reportRecord, type ReportRecord, type ReportType } from './report-codec.js';
-import { reportQueries } from './report-queries.js';
+import type { Services } from '../core/services.ts';
+import { ot } from '../rdf/namespaces.ts';
+import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import { documentOf, documentQuads, reportQuads, reportRecord, type ReportRecord, type ReportType } from './report-codec.ts';
+import { reportQueries } from './report-queries.ts';
 
 /** Validation reports in the store: the report object in `{uri}`, its DocBook in `{uri}/content`. */
 export class ReportStore {
-  constructor(private readonly services: Services) {}
+  private readonly services: Services;
+  constructor(services: Services) {
+    this.services = services;
+  }
 
   private contentGraph(uri: string): string {
     return this.services.uris.subgraph(uri, 'content');

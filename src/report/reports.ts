@@ -1,14 +1,14 @@
-import { badRequest } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import type { Params } from '../http/params.js';
-import type { Block, ReportDocument } from './report-document.js';
-import { toDocBook } from './report-document.js';
-import type { PlotRequest } from './plots.js';
-import type { ReportFacts, ValidationFacts } from './report-facts.js';
-import type { ReportStore } from './report-store.js';
-import type { ReportType } from './report-codec.js';
-import { crossvalidationSections, validationSections, type DraftSection } from './report-builders.js';
-import { comparisonSections } from './comparison-report.js';
+import { badRequest } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { Params } from '../http/params.ts';
+import type { Block, ReportDocument } from './report-document.ts';
+import { toDocBook } from './report-document.ts';
+import type { PlotRequest } from './plots.ts';
+import type { ReportFacts, ValidationFacts } from './report-facts.ts';
+import type { ReportStore } from './report-store.ts';
+import type { ReportType } from './report-codec.ts';
+import { crossvalidationSections, validationSections, type DraftSection } from './report-builders.ts';
+import { comparisonSections } from './comparison-report.ts';
 
 const PLOTS_MODULE = new URL('./plots.ts', import.meta.url).href;
 
@@ -33,11 +33,13 @@ export class Reports {
   /** Making a report is a job kind (input: the checked request), so a worker may run it. */
   private readonly startReport: (request: ReportRequest) => Promise<string>;
 
-  constructor(
-    private readonly services: Services,
-    private readonly facts: ReportFacts,
-    private readonly store: ReportStore,
-  ) {
+  private readonly services: Services;
+  private readonly facts: ReportFacts;
+  private readonly store: ReportStore;
+  constructor(services: Services, facts: ReportFacts, store: ReportStore) {
+    this.services = services;
+    this.facts = facts;
+    this.store = store;
     this.startReport = services.tasks.define('report', async (request: ReportRequest) => {
       await this.requireValidations(request);
       const title =

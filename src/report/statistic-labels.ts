@@ -1,4 +1,4 @@
-import type { Task } from './report-facts.js';
+import type { Task } from './report-facts.ts';
 
 /** How reports name the statistics of DESIGN.md's validation vocabulary, in the order they are shown. */
 export const REGRESSION_LABELS: [string, string][] = [

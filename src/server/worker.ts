@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import { createApp } from './app.js';
-import { closeServices, openServices } from './server.js';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { createApp } from './app.ts';
+import { closeServices, openServices } from './server.ts';
 
 export interface RunningWorker {
   close(): Promise<void>;

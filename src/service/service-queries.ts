@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { sparql, type SparqlText } from '../store/sparql-template.js';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /** Every SPARQL query of the service description, by name. */
 export const serviceQueries = {

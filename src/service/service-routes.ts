@@ -1,14 +1,14 @@
 import type Router from '@koa/router';
-import { df, dc, rdf, rdfs, ot } from '../rdf/namespaces.js';
-import { escapeHtml, iriHtml } from '../rdf/html.js';
-import { sendRdf } from '../http/respond.js';
-import type { Services } from '../core/services.js';
+import { df, dc, rdf, rdfs, ot } from '../rdf/namespaces.ts';
+import { escapeHtml, iriHtml } from '../rdf/html.ts';
+import { sendRdf } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { select } from '../store/query-helpers.js';
-import { serviceQueries } from './service-queries.js';
-import { taskQueries } from '../task/task-queries.js';
-import { taskRecord } from '../task/task-codec.js';
+import { select } from '../store/query-helpers.ts';
+import { serviceQueries } from './service-queries.ts';
+import { taskQueries } from '../task/task-queries.ts';
+import { taskRecord } from '../task/task-codec.ts';
 
 /** Every component and what it is for; `working` says whether this server implements it yet. */
 const COMPONENTS: { path: string; title: string; working: boolean }[] = [

@@ -5,7 +5,7 @@ import { Parser } from 'n3';
 import { Validator } from 'shacl-engine';
 import { DataFactory } from 'rdf-data-factory';
 import rdfDataset from '@rdfjs/dataset';
-import { badRequest } from '../core/errors.js';
+import { badRequest } from '../core/errors.ts';
 
 /** The term factory shacl-engine builds its report with: RDF/JS terms plus datasets. */
 class ReportFactory extends DataFactory {
@@ -17,7 +17,10 @@ const factory = new ReportFactory();
 
 /** Validates every incoming resource against the SHACL shapes in `shapes/`. */
 export class ShapeValidator {
-  private constructor(private readonly validator: Validator) {}
+  private readonly validator: Validator;
+  private constructor(validator: Validator) {
+    this.validator = validator;
+  }
 
   static async load(directory: string): Promise<ShapeValidator> {
     const shapes = rdfDataset.dataset();

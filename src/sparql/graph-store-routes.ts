@@ -2,18 +2,18 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import type * as RDF from '@rdfjs/types';
-import { badRequest, notFound } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import { currentUser } from '../core/request-context.js';
-import { readRdfBody } from '../http/rdf-body.js';
-import { requestMediaType } from '../http/body.js';
-import { readMultipart } from '../http/multipart.js';
-import { isRdfMediaType, parseRdf } from '../rdf/parse.js';
-import { rdfRenderers, sendNegotiated } from '../http/respond.js';
-import { checkIri } from '../store/sparql-template.js';
-import { df } from '../rdf/namespaces.js';
-import { DEFAULT_GRAPH_IRI } from '../store/triple-store.js';
-import { checkUpdateRights, refusedGraphs } from './sparql-update.js';
+import { badRequest, notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { currentUser } from '../core/request-context.ts';
+import { readRdfBody } from '../http/rdf-body.ts';
+import { requestMediaType } from '../http/body.ts';
+import { readMultipart } from '../http/multipart.ts';
+import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
+import { rdfRenderers, sendNegotiated } from '../http/respond.ts';
+import { checkIri } from '../store/sparql-template.ts';
+import { df } from '../rdf/namespaces.ts';
+import { DEFAULT_GRAPH_IRI } from '../store/triple-store.ts';
+import { checkUpdateRights, refusedGraphs } from './sparql-update.ts';
 
 /**
  * The SPARQL 1.1 Graph Store HTTP Protocol at `/graph-store`, with indirect graph identification

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
-import type { Solution } from '../store/triple-store.js';
-import { escapeHtml } from '../rdf/html.js';
-import { writeTerm } from '../store/sparql-template.js';
+import type { Solution } from '../store/triple-store.ts';
+import { escapeHtml } from '../rdf/html.ts';
+import { writeTerm } from '../store/sparql-template.ts';
 
 /** Writers for SPARQL 1.1 query results: XML, JSON, CSV, TSV and an HTML table. */
 export const RESULT_TYPES = ['application/sparql-results+xml', 'application/sparql-results+json', 'text/csv', 'text/tab-separated-values', 'text/html'];

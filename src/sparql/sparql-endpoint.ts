@@ -1,16 +1,16 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { badRequest, HttpError } from '../core/errors.js';
-import { currentUser } from '../core/request-context.js';
-import { runUpdate } from './sparql-update.js';
-import { policyFetch } from '../outbound/outbound-fetch.js';
-import { sendNegotiated, sendRdf, rdfRenderers, type Renderer } from '../http/respond.js';
-import { df, dc, rdf } from '../rdf/namespaces.js';
-import { escapeHtml, renderPage } from '../rdf/html.js';
-import type { GraphScope, Solution } from '../store/triple-store.js';
-import type { Services } from '../core/services.js';
-import { prepareQuery, readSparqlRequest } from './sparql-request.js';
-import { RESULT_TYPES, writeBindings, writeBoolean } from './results-format.js';
+import { badRequest, HttpError } from '../core/errors.ts';
+import { currentUser } from '../core/request-context.ts';
+import { runUpdate } from './sparql-update.ts';
+import { policyFetch } from '../outbound/outbound-fetch.ts';
+import { sendNegotiated, sendRdf, rdfRenderers, type Renderer } from '../http/respond.ts';
+import { df, dc, rdf } from '../rdf/namespaces.ts';
+import { escapeHtml, renderPage } from '../rdf/html.ts';
+import type { GraphScope, Solution } from '../store/triple-store.ts';
+import type { Services } from '../core/services.ts';
+import { prepareQuery, readSparqlRequest } from './sparql-request.ts';
+import { RESULT_TYPES, writeBindings, writeBoolean } from './results-format.ts';
 
 /** The query form shown to a browser that opens an endpoint without a query. */
 function queryForm(endpoint: string, title: string, example: string): string {

@@ -1,4 +1,4 @@
-import { sparql, type SparqlText } from '../store/sparql-template.js';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /** Every SPARQL query of the SPARQL endpoints' own work, by name. */
 export const sparqlQueries = {

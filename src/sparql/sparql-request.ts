@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import sparqljs from 'sparqljs';
-import { readText, requestMediaType } from '../http/body.js';
-import { badRequest, unsupportedType } from '../core/errors.js';
+import { readText, requestMediaType } from '../http/body.ts';
+import { badRequest, unsupportedType } from '../core/errors.ts';
 
 export interface SparqlRequest {
   query?: string;

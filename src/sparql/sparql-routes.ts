@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
-import type { Services } from '../core/services.js';
-import { answerSparql } from './sparql-endpoint.js';
-import { currentUser } from '../core/request-context.js';
+import type { Services } from '../core/services.ts';
+import { answerSparql } from './sparql-endpoint.ts';
+import { currentUser } from '../core/request-context.ts';
 
 /** `/sparql`: the whole store, SPARQL 1.1 protocol: queries, and updates for those allowed (see sparql-update.ts). */
 export function sparqlRoutes(router: Router, services: Services): void {

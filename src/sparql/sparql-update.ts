@@ -1,10 +1,10 @@
 import sparqljs from 'sparqljs';
-import { badRequest, HttpError } from '../core/errors.js';
-import type { Services } from '../core/services.js';
-import { AUTH_GRAPH_PREFIX } from '../auth/access-control.js';
-import type { SparqlRequest } from './sparql-request.js';
-import { select } from '../store/query-helpers.js';
-import { sparqlQueries } from './sparql-queries.js';
+import { badRequest, HttpError } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { AUTH_GRAPH_PREFIX } from '../auth/access-control.ts';
+import type { SparqlRequest } from './sparql-request.ts';
+import { select } from '../store/query-helpers.ts';
+import { sparqlQueries } from './sparql-queries.ts';
 
 /**
  * SPARQL 1.1 Update over the protocol (`POST /sparql` with `update=` or an

@@ -1,9 +1,9 @@
 import type * as RDF from '@rdfjs/types';
 import { Quadstore } from 'quadstore';
 import { wrap, type AsyncIterator } from 'asynciterator';
-import { matchesPattern } from '../rdf/terms.js';
-import type { TermName } from './indexes.js';
-import { SUBGRAPH_SUFFIXES } from '../core/uri-scheme.js';
+import { matchesPattern } from '../rdf/terms.ts';
+import type { TermName } from './indexes.ts';
+import { SUBGRAPH_SUFFIXES } from '../core/uri-scheme.ts';
 
 /**
  * Bulk graphs (a dataset's entries: `{uri}/entries`; a model's trained content: `{uri}/content`) hold most of the quads of a store but are

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import type { QueryEngine } from '@comunica/query-sparql-rdfjs';
-import type { QueryResult, Solution } from './triple-store.js';
+import type { QueryResult, Solution } from './triple-store.ts';
 
 /** Run a query with a Comunica engine and answer it in the store seam's terms; aborting the signal ends its streams. */
 export async function comunicaQuery(engine: QueryEngine, query: string, context: Record<string, unknown>, signal?: AbortSignal): Promise<QueryResult> {

@@ -30,10 +30,12 @@ export class DeferredFileRemoval {
   /** Data files that already have their trash link (LevelDB never reuses a file number). */
   private readonly linked = new Set<string>();
 
-  private constructor(
-    private readonly storeDir: string,
-    private readonly trashDir: string,
-  ) {}
+  private readonly storeDir: string;
+  private readonly trashDir: string;
+  private constructor(storeDir: string, trashDir: string) {
+    this.storeDir = storeDir;
+    this.trashDir = trashDir;
+  }
 
   /** Starts watching `storeDir`; the trash of an earlier run is emptied first. */
   static async start(storeDir: string, trashDir: string): Promise<DeferredFileRemoval> {

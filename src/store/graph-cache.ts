@@ -20,11 +20,13 @@ export class GraphCache {
   /** Counts invalidations; a read remembers it when it starts. */
   epoch = 0;
 
-  constructor(
-    /** Characters of term values held in all, plus a fixed charge per quad. */
-    private readonly budget = 16_000_000,
-    private readonly maxGraphShare = 1 / 64,
-  ) {}
+  /** Characters of term values held in all, plus a fixed charge per quad. */
+  private readonly budget: number;
+  private readonly maxGraphShare: number;
+  constructor(budget = 16_000_000, maxGraphShare = 1 / 64) {
+    this.budget = budget;
+    this.maxGraphShare = maxGraphShare;
+  }
 
   get(iri: string): RDF.Quad[] | undefined {
     const entry = this.graphs.get(iri);

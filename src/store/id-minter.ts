@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { df, ot, literal } from '../rdf/namespaces.js';
-import type { TripleStore } from './triple-store.js';
-import { LocalCoordination, type Coordination } from '../coordination/coordination.js';
-import { idQueries } from './id-queries.js';
+import { df, ot, literal } from '../rdf/namespaces.ts';
+import type { TripleStore } from './triple-store.ts';
+import { LocalCoordination, type Coordination } from '../coordination/coordination.ts';
+import { idQueries } from './id-queries.ts';
 
 const COUNTERS_GRAPH = 'urn:toxgraph:counters';
 /** Ids reserved per write of the counter graph. */
@@ -26,10 +26,12 @@ export class IdMinter {
    */
   onMint?: (uri: string) => Promise<void>;
 
-  constructor(
-    private readonly store: TripleStore,
-    private readonly coordination: Coordination = new LocalCoordination(),
-  ) {}
+  private readonly store: TripleStore;
+  private readonly coordination: Coordination;
+  constructor(store: TripleStore, coordination: Coordination = new LocalCoordination()) {
+    this.store = store;
+    this.coordination = coordination;
+  }
 
   async next(collectionUri: string): Promise<string> {
     const uri = await this.reserve(collectionUri);

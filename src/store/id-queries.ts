@@ -1,5 +1,5 @@
-import { df, literal, ot } from '../rdf/namespaces.js';
-import { sparql, type SparqlText } from './sparql-template.js';
+import { df, literal, ot } from '../rdf/namespaces.ts';
+import { sparql, type SparqlText } from './sparql-template.ts';
 
 /** The update of the id minter when processes share a counter. */
 export const idQueries = {

@@ -3,10 +3,10 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
-import { df } from '../rdf/namespaces.js';
-import { INDEXES } from './indexes.js';
-import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
-import { decodeQuads, type EncodedQuads, type LevelOptions } from './index-writer.js';
+import { df } from '../rdf/namespaces.ts';
+import { INDEXES } from './indexes.ts';
+import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
+import { decodeQuads, type EncodedQuads, type LevelOptions } from './index-writer.ts';
 
 /**
  * The writer thread's side of index-writer.ts: its own handle on the store's LevelDB (opened

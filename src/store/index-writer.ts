@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { Worker } from 'node:worker_threads';
-import { df } from '../rdf/namespaces.js';
+import { df } from '../rdf/namespaces.ts';
 
 /** Options of the store's LevelDB, the same in every thread that opens it. */
 export type LevelOptions = Record<string, unknown>;
@@ -30,10 +30,11 @@ export class IndexWriter {
   private closing?: Promise<void>;
   private failure?: Error;
 
-  private constructor(
-    private readonly directory: string,
-    private readonly options: LevelOptions,
-  ) {
+  private readonly directory: string;
+  private readonly options: LevelOptions;
+  private constructor(directory: string, options: LevelOptions) {
+    this.directory = directory;
+    this.options = options;
     this.spawn();
   }
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Config } from '../config.js';
-import { QuadstoreTripleStore } from './quadstore-triple-store.js';
-import { RemoteSparqlStore } from './remote/remote-sparql-store.js';
-import type { TripleStore } from './triple-store.js';
+import type { Config } from '../config.ts';
+import { QuadstoreTripleStore } from './quadstore-triple-store.ts';
+import { RemoteSparqlStore } from './remote/remote-sparql-store.ts';
+import type { TripleStore } from './triple-store.ts';
 
 /** The store the configuration names: a remote SPARQL 1.1 server (`--store-url`), or the embedded one under the data directory. */
 export function openStore(config: Config): Promise<TripleStore> {

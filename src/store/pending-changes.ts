@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { EventEmitter } from 'node:events';
 import { ArrayIterator, type AsyncIterator, wrap } from 'asynciterator';
 import { Store as N3Store } from 'n3';
-import { quadKey, matchesPattern } from '../rdf/terms.js';
+import { quadKey, matchesPattern } from '../rdf/terms.ts';
 import type { QueryEngine } from '@comunica/query-sparql-rdfjs';
 
 type Matcher = {
@@ -20,7 +20,10 @@ export class PendingChanges {
   private readonly added = new N3Store();
   private readonly deleted = new Map<string, RDF.Quad>();
 
-  constructor(private readonly base: Matcher) {}
+  private readonly base: Matcher;
+  constructor(base: Matcher) {
+    this.base = base;
+  }
 
   get additions(): RDF.Quad[] {
     return this.added.getQuads(null, null, null, null);

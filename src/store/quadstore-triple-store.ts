@@ -2,23 +2,23 @@ import type * as RDF from '@rdfjs/types';
 import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
-import { df } from '../rdf/namespaces.js';
-import { quadKey, termKey } from '../rdf/terms.js';
-import { INDEXES } from './indexes.js';
-import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.js';
-import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.js';
+import { df } from '../rdf/namespaces.ts';
+import { quadKey, termKey } from '../rdf/terms.ts';
+import { INDEXES } from './indexes.ts';
+import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
+import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
 import { wrap, UnionIterator } from 'asynciterator';
-import { evaluateUpdate } from './pending-changes.js';
-import { DeferredFileRemoval } from './deferred-file-removal.js';
-import { quadChars } from './write-size.js';
-import { ScopedSource } from './scoped-source.js';
-import { comunicaQuery } from './comunica-query.js';
-import { closingIterators } from './closing-iterators.js';
-import { IndexWriter } from './index-writer.js';
-import { TimeSlices } from '../task/time-slices.js';
-import { GraphCache } from './graph-cache.js';
-import type { SparqlText } from './sparql-template.js';
-import { DEFAULT_GRAPH_IRI, type QueryOptions, type QueryResult, type Solution, type TripleStore } from './triple-store.js';
+import { evaluateUpdate } from './pending-changes.ts';
+import { DeferredFileRemoval } from './deferred-file-removal.ts';
+import { quadChars } from './write-size.ts';
+import { ScopedSource } from './scoped-source.ts';
+import { comunicaQuery } from './comunica-query.ts';
+import { closingIterators } from './closing-iterators.ts';
+import { IndexWriter } from './index-writer.ts';
+import { TimeSlices } from '../task/time-slices.ts';
+import { GraphCache } from './graph-cache.ts';
+import type { SparqlText } from './sparql-template.ts';
+import { DEFAULT_GRAPH_IRI, type QueryOptions, type QueryResult, type Solution, type TripleStore } from './triple-store.ts';
 
 /** The graph term of a graph name: DEFAULT_GRAPH_IRI names the store's unnamed default graph. */
 function graphTerm(iri: string): RDF.Quad['graph'] {
@@ -64,12 +64,16 @@ export class QuadstoreTripleStore implements TripleStore {
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
 
-  private constructor(
-    readonly quadstore: Quadstore,
-    readonly bulk: BulkQuadstore,
-    private readonly fileRemoval: DeferredFileRemoval,
-    private readonly writer: IndexWriter,
-  ) {}
+  readonly quadstore: Quadstore;
+  readonly bulk: BulkQuadstore;
+  private readonly fileRemoval: DeferredFileRemoval;
+  private readonly writer: IndexWriter;
+  private constructor(quadstore: Quadstore, bulk: BulkQuadstore, fileRemoval: DeferredFileRemoval, writer: IndexWriter) {
+    this.quadstore = quadstore;
+    this.bulk = bulk;
+    this.fileRemoval = fileRemoval;
+    this.writer = writer;
+  }
 
   static async open(directory: string): Promise<QuadstoreTripleStore> {
     // iterators that close themselves: quadstore leaves them open, which pinned memory for good

@@ -1,8 +1,8 @@
 import type * as RDF from '@rdfjs/types';
-import { checkIri, sparql, type SparqlText } from './sparql-template.js';
-import { df, RDF_TYPE } from '../rdf/namespaces.js';
-import { sortById } from './id-minter.js';
-import type { QueryOptions, Solution, TripleStore } from './triple-store.js';
+import { checkIri, sparql, type SparqlText } from './sparql-template.ts';
+import { df, RDF_TYPE } from '../rdf/namespaces.ts';
+import { sortById } from './id-minter.ts';
+import type { QueryOptions, Solution, TripleStore } from './triple-store.ts';
 
 /** Run a SELECT template and collect its solutions. */
 export async function select(store: TripleStore, query: SparqlText, options?: QueryOptions): Promise<Solution[]> {

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { wrap, EmptyIterator, TransformIterator, type AsyncIterator } from 'asynciterator';
-import { df } from '../rdf/namespaces.js';
-import { DEFAULT_GRAPH_IRI, type GraphScope } from './triple-store.js';
+import { df } from '../rdf/namespaces.ts';
+import { DEFAULT_GRAPH_IRI, type GraphScope } from './triple-store.ts';
 
 type T = RDF.Term | null | undefined;
 
@@ -25,11 +25,13 @@ function patternKey(...terms: (RDF.Term | null | undefined)[]): string {
 export class ScopedSource {
   private readonly open = new Set<AsyncIterator<RDF.Quad>>();
 
-  constructor(
-    private readonly source: QuadSource,
-    private readonly scope?: GraphScope,
-    private readonly signal?: AbortSignal,
-  ) {
+  private readonly source: QuadSource;
+  private readonly scope?: GraphScope;
+  private readonly signal?: AbortSignal;
+  constructor(source: QuadSource, scope?: GraphScope, signal?: AbortSignal) {
+    this.source = source;
+    this.scope = scope;
+    this.signal = signal;
     // Aborting a query (time limit) closes every store iterator it opened, so the engine stops
     // reading and no LevelDB iterator is left open.
     signal?.addEventListener(

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { Parser } from 'sparqljs';
-import { df } from '../rdf/namespaces.js';
-import type { Solution } from './triple-store.js';
+import { df } from '../rdf/namespaces.ts';
+import type { Solution } from './triple-store.ts';
 
 type Position = RDF.Term | RDF.Variable;
 

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { badRequest } from '../core/errors.js';
+import { badRequest } from '../core/errors.ts';
 
 /**
  * Safe SPARQL templates. Every value interpolated into a `sparql\`...\`` template must be an
@@ -7,7 +7,10 @@ import { badRequest } from '../core/errors.js';
  * syntax. Plain strings are refused at run time, so request input can never become query text.
  */
 export class SparqlText {
-  constructor(readonly text: string) {}
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
   toString(): string {
     return this.text;
   }

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import type { SparqlText } from './sparql-template.js';
+import type { SparqlText } from './sparql-template.ts';
 
 /** One solution of a SELECT: variable name (without '?') to bound term. */
 export type Solution = Record<string, RDF.Term>;

@@ -28,11 +28,13 @@ export class JobQueue {
   private worker?: Worker;
   private readonly connections: Redis[] = [];
 
-  constructor(
-    private readonly redisUrl: string,
-    private readonly prefix: string,
-    private readonly lockSeconds: number,
-  ) {
+  private readonly redisUrl: string;
+  private readonly prefix: string;
+  private readonly lockSeconds: number;
+  constructor(redisUrl: string, prefix: string, lockSeconds: number) {
+    this.redisUrl = redisUrl;
+    this.prefix = prefix;
+    this.lockSeconds = lockSeconds;
     this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix });
   }
 

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { sendTask, sendUri } from '../http/respond.js';
-import type { TaskRunner } from './task-runner.js';
+import { sendTask, sendUri } from '../http/respond.ts';
+import type { TaskRunner } from './task-runner.ts';
 
 /** What work started by a request is told: how far it got (0–1) and whether to stop. */
 export interface WorkProgress {

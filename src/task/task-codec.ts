@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.js';
-import { errorReportQuads, readErrorReport } from '../rdf/error-report.js';
+import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.ts';
+import { errorReportQuads, readErrorReport } from '../rdf/error-report.ts';
 
 export type TaskStatus = 'Queued' | 'Running' | 'Completed' | 'Cancelled' | 'Error';
 

@@ -1,6 +1,6 @@
-import { dcterms, literal, ot } from '../rdf/namespaces.js';
-import { sparql, type SparqlText } from '../store/sparql-template.js';
-import { TASK_RUNNER } from './task-codec.js';
+import { dcterms, literal, ot } from '../rdf/namespaces.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+import { TASK_RUNNER } from './task-codec.ts';
 
 /** Every SPARQL query of the task component, by name (each binds `?t`). */
 export const taskQueries = {

@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
-import { select } from '../store/query-helpers.js';
-import { notFound } from '../core/errors.js';
-import { sendGraphList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.js';
-import { taskRecord } from './task-codec.js';
-import { taskQueries } from './task-queries.js';
-import { Params } from '../http/params.js';
-import { escapeHtml, iriHtml, linkOf } from '../rdf/html.js';
-import type { Services } from '../core/services.js';
+import { select } from '../store/query-helpers.ts';
+import { notFound } from '../core/errors.ts';
+import { sendGraphList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.ts';
+import { taskRecord } from './task-codec.ts';
+import { taskQueries } from './task-queries.ts';
+import { Params } from '../http/params.ts';
+import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
+import type { Services } from '../core/services.ts';
 
 /** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels. */
 export function taskRoutes(router: Router, services: Services): void {

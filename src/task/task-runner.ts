@@ -1,17 +1,17 @@
-import type { UriScheme } from '../core/uri-scheme.js';
-import type { IdMinter } from '../store/id-minter.js';
+import type { UriScheme } from '../core/uri-scheme.ts';
+import type { IdMinter } from '../store/id-minter.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { HttpError } from '../core/errors.js';
-import { select } from '../store/query-helpers.js';
-import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord } from './task-codec.js';
-import { taskQueries } from './task-queries.js';
-import type { TripleStore } from '../store/triple-store.js';
-import type { Logger } from '../log.js';
-import { currentUser } from '../core/request-context.js';
-import { LocalCoordination, type Coordination } from '../coordination/coordination.js';
-import type { JobInput, JobQueue, QueuedJob } from './job-queue.js';
+import { HttpError } from '../core/errors.ts';
+import { select } from '../store/query-helpers.ts';
+import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord } from './task-codec.ts';
+import { taskQueries } from './task-queries.ts';
+import type { TripleStore } from '../store/triple-store.ts';
+import type { Logger } from '../log.ts';
+import { currentUser } from '../core/request-context.ts';
+import { LocalCoordination, type Coordination } from '../coordination/coordination.ts';
+import type { JobInput, JobQueue, QueuedJob } from './job-queue.ts';
 
-export type { TaskStatus } from './task-codec.js';
+export type { TaskStatus } from './task-codec.ts';
 
 export interface Job {
   readonly taskUri: string;
@@ -91,16 +91,23 @@ export class TaskRunner {
   readonly ended = { Completed: 0, Error: 0, Cancelled: 0 };
   private readonly kinds = new Map<string, PrepareJob<JobInput>>();
 
-  constructor(
-    private readonly store: TripleStore,
-    private readonly uris: UriScheme,
-    private readonly ids: IdMinter,
-    private readonly concurrency: number,
-    private readonly log: Logger,
-    private readonly coordination: Coordination = new LocalCoordination(),
-    /** The shared queue, when worker processes run the jobs. */
-    private readonly jobQueue?: JobQueue,
-  ) {}
+  private readonly store: TripleStore;
+  private readonly uris: UriScheme;
+  private readonly ids: IdMinter;
+  private readonly concurrency: number;
+  private readonly log: Logger;
+  private readonly coordination: Coordination;
+  /** The shared queue, when worker processes run the jobs. */
+  private readonly jobQueue?: JobQueue;
+  constructor(store: TripleStore, uris: UriScheme, ids: IdMinter, concurrency: number, log: Logger, coordination: Coordination = new LocalCoordination(), jobQueue?: JobQueue) {
+    this.store = store;
+    this.jobQueue = jobQueue;
+    this.uris = uris;
+    this.ids = ids;
+    this.concurrency = concurrency;
+    this.log = log;
+    this.coordination = coordination;
+  }
 
   /** Listen for cancellations sent by other processes (a DELETE answered elsewhere). */
   async listen(): Promise<void> {

@@ -7,7 +7,10 @@
 export class TimeSlices {
   private started = performance.now();
 
-  constructor(private readonly sliceMs = 10) {}
+  private readonly sliceMs: number;
+  constructor(sliceMs = 10) {
+    this.sliceMs = sliceMs;
+  }
 
   /** Yield when the slice is used up (cheap otherwise). */
   async pause(): Promise<void> {

@@ -1,7 +1,6 @@
-// Worker thread entry (see worker-pool.ts). Plain JavaScript so that it starts without a
-// loader; it then registers tsx so that the TypeScript modules it is asked to run can load.
+// Worker thread entry (see worker-pool.ts). The TypeScript modules it is asked to run load as
+// they are: Node strips their types itself.
 import { parentPort } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
 import { setPriority } from 'node:os';
 
 // Jobs are background work: on Linux the nice value is per thread, so this thread yields the
@@ -12,7 +11,6 @@ try {
   // not allowed here: run at normal priority
 }
 
-register();
 // matrices that travel as sparse rows get their dense data here (src/learning/sparse-matrix.ts)
 const { withDenseMatrices } = await import('../learning/sparse-matrix.ts');
 

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { RunFunction } from '../learning/learner.js';
+import type { RunFunction } from '../learning/learner.ts';
 
 function newWorker(): Worker {
   return new Worker(new URL('./worker-entry.mjs', import.meta.url));
@@ -39,10 +39,12 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(
-    private readonly size: number,
-    private readonly idleMs = 5_000,
-  ) {}
+  private readonly size: number;
+  private readonly idleMs: number;
+  constructor(size: number, idleMs = 5_000) {
+    this.size = size;
+    this.idleMs = idleMs;
+  }
 
   /** `run` for one job: every call stops when the job's signal aborts. */
   runner(signal?: AbortSignal): RunFunction {

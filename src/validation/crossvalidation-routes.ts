@@ -1,18 +1,18 @@
 import type Router from '@koa/router';
-import { escapeHtml, iriHtml } from '../rdf/html.js';
+import { escapeHtml, iriHtml } from '../rdf/html.ts';
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import type { ValidationRunner } from './validation-runner.js';
-import type { Crossvalidations, Stratification } from './crossvalidation.js';
-import { learningSetup } from './validation-service-routes.js';
-import { VALIDATION_PARAMETERS as V } from './validation-params.js';
-import { VALIDATION_SCHEMA } from './validation-schema.js';
-import { readParameters } from '../algorithm/parameters.js';
-import { sendValidation, toXml } from './validation-views.js';
-import { resourceTree } from '../rdf/resource-tree.js';
+import { badRequest, notFound } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import type { ValidationRunner } from './validation-runner.ts';
+import type { Crossvalidations, Stratification } from './crossvalidation.ts';
+import { learningSetup } from './validation-service-routes.ts';
+import { VALIDATION_PARAMETERS as V } from './validation-params.ts';
+import { VALIDATION_SCHEMA } from './validation-schema.ts';
+import { readParameters } from '../algorithm/parameters.ts';
+import { sendValidation, toXml } from './validation-views.ts';
+import { resourceTree } from '../rdf/resource-tree.ts';
 
 /**
  * Cross-validation component (spec 4.2) at /crossvalidation, also answered under the Ruby

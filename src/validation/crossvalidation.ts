@@ -1,15 +1,15 @@
 import type * as RDF from '@rdfjs/types';
-import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph, selectUris } from '../store/query-helpers.js';
-import { validationQueries } from './validation-queries.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.js';
-import { numberOf } from '../model/feature-matrix.js';
-import { statisticsOf, type PairedValue } from './evaluation.js';
-import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, stratifiedFolds, structureGroups } from './splits.js';
-import { crossvalidationFolds, crossvalidationQuads, foldNumber, validationQuads } from './validation-record.js';
-import type { Job, LearningSetup, ValidationRunner } from './validation-runner.js';
-import type { CrossValidate } from '../model/superalgorithm.js';
+import { ot } from '../rdf/namespaces.ts';
+import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import { validationQueries } from './validation-queries.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.ts';
+import { numberOf } from '../model/feature-matrix.ts';
+import { statisticsOf, type PairedValue } from './evaluation.ts';
+import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, stratifiedFolds, structureGroups } from './splits.ts';
+import { crossvalidationFolds, crossvalidationQuads, foldNumber, validationQuads } from './validation-record.ts';
+import type { Job, LearningSetup, ValidationRunner } from './validation-runner.ts';
+import type { CrossValidate } from '../model/superalgorithm.ts';
 
 export type Stratification = 'true' | 'false' | 'super';
 
@@ -61,10 +61,11 @@ export function assignFolds(request: CrossvalidationRequest, groups: number[]): 
 export class Crossvalidations {
   readonly collection: string;
 
-  constructor(
-    private readonly services: Services,
-    private readonly runner: ValidationRunner,
-  ) {
+  private readonly services: Services;
+  private readonly runner: ValidationRunner;
+  constructor(services: Services, runner: ValidationRunner) {
+    this.services = services;
+    this.runner = runner;
     this.collection = services.uris.collection('crossvalidation');
   }
 

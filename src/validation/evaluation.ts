@@ -1,11 +1,11 @@
-import { featureQueries } from '../feature/feature-queries.js';
+import { featureQueries } from '../feature/feature-queries.ts';
 import type * as RDF from '@rdfjs/types';
-import { select } from '../store/query-helpers.js';
-import type { Services } from '../core/services.js';
-import type { DatasetStore } from '../dataset/dataset-store.js';
-import { numberOf } from '../model/feature-matrix.js';
-import { classificationStatistics, regressionStatistics } from './statistics.js';
-import type { ValidationRecord } from './validation-record.js';
+import { select } from '../store/query-helpers.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { numberOf } from '../model/feature-matrix.ts';
+import { classificationStatistics, regressionStatistics } from './statistics.ts';
+import type { ValidationRecord } from './validation-record.ts';
 
 export interface Comparison {
   /** The dataset with the actual values, and the feature holding them. */

@@ -1,7 +1,7 @@
-import { badRequest } from '../core/errors.js';
-import type { DatasetMeta } from '../dataset/dataset-store.js';
-import { bootstrapSample, sideCounts, structureGroups, trainingTestSplit } from './splits.js';
-import type { Job, LearningSetup, ValidationRunner } from './validation-runner.js';
+import { badRequest } from '../core/errors.ts';
+import type { DatasetMeta } from '../dataset/dataset-store.ts';
+import { bootstrapSample, sideCounts, structureGroups, trainingTestSplit } from './splits.ts';
+import type { Job, LearningSetup, ValidationRunner } from './validation-runner.ts';
 
 export interface SplitRequest {
   setup: LearningSetup;

@@ -1,5 +1,5 @@
-import { compoundOf } from '../core/uri-scheme.js';
-import { Random } from '../learning/random.js';
+import { compoundOf } from '../core/uri-scheme.ts';
+import { Random } from '../learning/random.ts';
 
 /**
  * Deterministic ways to divide the rows of a dataset (indices 0..n-1) for validation. The same
@@ -73,10 +73,9 @@ class FoldDealer {
   private readonly sizes: number[];
   private cursor = 0;
 
-  constructor(
-    n: number,
-    private readonly k: number,
-  ) {
+  private readonly k: number;
+  constructor(n: number, k: number) {
+    this.k = k;
     this.fold = new Array<number>(n);
     this.sizes = new Array<number>(k).fill(0);
   }

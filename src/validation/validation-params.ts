@@ -1,4 +1,4 @@
-import type { ParameterSpec } from '../learning/learner.js';
+import type { ParameterSpec } from '../learning/learner.ts';
 
 /**
  * The validation parameters of spec 4.1 and 4.2 with their defaults and bounds, read with the

@@ -1,6 +1,6 @@
-import { ot } from '../rdf/namespaces.js';
-import { resourcesOfType } from '../store/query-helpers.js';
-import type { SparqlText } from '../store/sparql-template.js';
+import { ot } from '../rdf/namespaces.ts';
+import { resourcesOfType } from '../store/query-helpers.ts';
+import type { SparqlText } from '../store/sparql-template.ts';
 
 /** Filters of the validation list: property (local name in ot:) → resource URI. */
 export type ValidationFilter = Partial<Record<'model' | 'algorithm' | 'trainingDataset' | 'testDataset', string>>;

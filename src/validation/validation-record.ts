@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.js';
-import type { ClassificationStatistics, RegressionStatistics, ValidationCounts } from './statistics.js';
+import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.ts';
+import type { ClassificationStatistics, RegressionStatistics, ValidationCounts } from './statistics.ts';
 
 /** What a validation (spec 2.6, DESIGN.md "Validation vocabulary") records. */
 export interface ValidationRecord {

@@ -1,13 +1,13 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { notFound } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { sendGraphList, sendDone } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import type { Predictor } from '../model/prediction.js';
-import type { ValidationRunner } from './validation-runner.js';
-import { sendValidation } from './validation-views.js';
-import { validationServiceRoutes } from './validation-service-routes.js';
+import { notFound } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { sendGraphList, sendDone } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import type { Predictor } from '../model/prediction.ts';
+import type { ValidationRunner } from './validation-runner.ts';
+import { sendValidation } from './validation-views.ts';
+import { validationServiceRoutes } from './validation-service-routes.ts';
 
 /** Validation component (spec 2.6, 4.1), mounted at /validation: the validations as resources here, the services that make them in validation-service-routes.ts. */
 export function validationRoutes(router: Router, services: Services, runner: ValidationRunner, predictor: Predictor): void {

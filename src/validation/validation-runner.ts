@@ -1,19 +1,19 @@
 import type * as RDF from '@rdfjs/types';
-import { df, dc, ot, literal } from '../rdf/namespaces.js';
-import { badRequest, notFound } from '../core/errors.js';
-import type { ParamValue } from '../learning/learner.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.js';
-import type { ModelStore, StoredModel } from '../model/model-store.js';
-import { isPredictive, type PredictiveModel } from '../model/model-codec.js';
-import { createPredictionDataset, type Predictor } from '../model/prediction.js';
-import { planTraining, trainModel } from '../model/training.js';
-import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.js';
-import { checkParameters } from '../algorithm/parameters.js';
-import { pairValues, statisticsOf, type PairedValue } from './evaluation.js';
-import { permutation } from './splits.js';
-import type { ValidationRecord } from './validation-record.js';
-import type { ValidationStore } from './validation-store.js';
+import { df, dc, ot, literal } from '../rdf/namespaces.ts';
+import { badRequest, notFound } from '../core/errors.ts';
+import type { ParamValue } from '../learning/learner.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.ts';
+import type { ModelStore, StoredModel } from '../model/model-store.ts';
+import { isPredictive, type PredictiveModel } from '../model/model-codec.ts';
+import { createPredictionDataset, type Predictor } from '../model/prediction.ts';
+import { planTraining, trainModel } from '../model/training.ts';
+import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
+import { checkParameters } from '../algorithm/parameters.ts';
+import { pairValues, statisticsOf, type PairedValue } from './evaluation.ts';
+import { permutation } from './splits.ts';
+import type { ValidationRecord } from './validation-record.ts';
+import type { ValidationStore } from './validation-store.ts';
 
 export type LearnerDefinition = Extract<AlgorithmDefinition, { kind: 'learner' }>;
 
@@ -73,13 +73,18 @@ export function parseAlgorithmParams(def: LearnerDefinition, text: string): Reco
  * sets made by splitting are real datasets, so every step can be inspected.
  */
 export class ValidationRunner {
-  constructor(
-    private readonly services: Services,
-    readonly datasets: DatasetStore,
-    private readonly models: ModelStore,
-    private readonly predictor: Predictor,
-    readonly validations: ValidationStore,
-  ) {}
+  private readonly services: Services;
+  readonly datasets: DatasetStore;
+  private readonly models: ModelStore;
+  private readonly predictor: Predictor;
+  readonly validations: ValidationStore;
+  constructor(services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor, validations: ValidationStore) {
+    this.services = services;
+    this.datasets = datasets;
+    this.models = models;
+    this.predictor = predictor;
+    this.validations = validations;
+  }
 
   requireDataset(uri: string, parameter: string): Promise<DatasetMeta> {
     return this.datasets.requireMeta(uri, parameter);

@@ -1,4 +1,4 @@
-import { VALIDATION_XML_NS } from './validation-views.js';
+import { VALIDATION_XML_NS } from './validation-views.ts';
 
 const el = (name: string, type: string) => `      <xs:element name="${name}" type="${type}"/>`;
 const doubles = (names: string[]) => names.map((n) => el(n, 'xs:double'));

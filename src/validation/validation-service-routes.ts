@@ -1,17 +1,17 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest } from '../core/errors.js';
-import { Params } from '../http/params.js';
-import { sendTask } from '../http/respond.js';
-import type { Services } from '../core/services.js';
-import type { DatasetMeta } from '../dataset/dataset-store.js';
-import { readFeatureRecords } from '../feature/feature-record.js';
-import type { Predictor } from '../model/prediction.js';
-import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.js';
-import { splitValidation } from './split-validation.js';
-import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.js';
-import { VALIDATION_PARAMETERS as V } from './validation-params.js';
-import { readParameters } from '../algorithm/parameters.js';
+import { badRequest } from '../core/errors.ts';
+import { Params } from '../http/params.ts';
+import { sendTask } from '../http/respond.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetMeta } from '../dataset/dataset-store.ts';
+import { readFeatureRecords } from '../feature/feature-record.ts';
+import type { Predictor } from '../model/prediction.ts';
+import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.ts';
+import { splitValidation } from './split-validation.ts';
+import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.ts';
+import { VALIDATION_PARAMETERS as V } from './validation-params.ts';
+import { readParameters } from '../algorithm/parameters.ts';
 
 /** The learning setup of a request: algorithm_uri, algorithm_params, prediction_feature, y_scramble. */
 export function learningSetup(services: Services, params: Params): LearningSetup {

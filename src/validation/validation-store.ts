@@ -1,15 +1,17 @@
 import type * as RDF from '@rdfjs/types';
-import { ot } from '../rdf/namespaces.js';
-import { readTypedGraph, selectUris } from '../store/query-helpers.js';
-import { validationQueries, type ValidationFilter } from './validation-queries.js';
-import type { Services } from '../core/services.js';
-import { validationQuads, type ValidationRecord } from './validation-record.js';
+import { ot } from '../rdf/namespaces.ts';
+import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import { validationQueries, type ValidationFilter } from './validation-queries.ts';
+import type { Services } from '../core/services.ts';
+import { validationQuads, type ValidationRecord } from './validation-record.ts';
 
 /** Validations in the store: one graph per validation, named by its URI. */
 export class ValidationStore {
   readonly collection: string;
 
-  constructor(private readonly services: Services) {
+  private readonly services: Services;
+  constructor(services: Services) {
+    this.services = services;
     this.collection = services.uris.collection('validation');
   }
 

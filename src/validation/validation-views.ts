@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.js';
-import { escapeHtml, renderPage } from '../rdf/html.js';
-import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.js';
-import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.js';
-import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, REGRESSION_LABELS } from '../report/statistic-labels.js';
+import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.ts';
+import { escapeHtml, renderPage } from '../rdf/html.ts';
+import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.ts';
+import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
+import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, REGRESSION_LABELS } from '../report/statistic-labels.ts';
 
 /** Statistics named as the reports name them (the key stays as the row's title), in the reports' order first. */
 const LABELS = new Map([...COUNT_LABELS, ...REGRESSION_LABELS, ...CLASSIFICATION_LABELS, ...CLASS_VALUE_COLUMNS]);

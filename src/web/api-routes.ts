@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
-import type { Services } from '../core/services.js';
-import type { Route } from '../server/app.js';
-import { renderPage } from '../rdf/html.js';
-import { openapiDocument } from './openapi.js';
+import type { Services } from '../core/services.ts';
+import type { Route } from '../server/app.ts';
+import { renderPage } from '../rdf/html.ts';
+import { openapiDocument } from './openapi.ts';
 
 /** `GET /openapi.json` (the interface described) and `GET /api` (Swagger UI over it). */
 export function apiRoutes(router: Router, services: Services, routes: () => Route[]): void {

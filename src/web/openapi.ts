@@ -1,4 +1,4 @@
-import type { Route } from '../server/app.js';
+import type { Route } from '../server/app.ts';
 
 /**
  * The OpenAPI 3.1 description of the whole interface (`GET /openapi.json`): one entry per route

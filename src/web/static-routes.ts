@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { notFound } from '../core/errors.js';
+import { notFound } from '../core/errors.ts';
 
 /** Files the pages load, by name: this server's own scripts (in `static/`), YASGUI's build (the SPARQL editor), Swagger UI's (the API page) and OpenChemLib (the structure editor). */
 const STATIC_DIR = fileURLToPath(new URL('../../static/', import.meta.url));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { sharedCsv, startTestServer, type TestServer } from '../helpers.js';
+import { sharedCsv, startTestServer, type TestServer } from '../helpers.ts';
 
 /**
  * The web workbench in a real browser (Debian's Chromium, headless, driven by playwright-core):

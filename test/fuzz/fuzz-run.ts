@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import type { TestServer } from '../helpers.js';
-import { http, form, errorReport, waitForTask } from '../helpers.js';
-import type { TripleStore } from '../../src/store/triple-store.js';
-import { fuzzTargets, type FuzzContext, type FuzzRequest, type FuzzTarget } from './fuzz-targets.js';
+import type { TestServer } from '../helpers.ts';
+import { http, form, errorReport, waitForTask } from '../helpers.ts';
+import type { TripleStore } from '../../src/store/triple-store.ts';
+import { fuzzTargets, type FuzzContext, type FuzzRequest, type FuzzTarget } from './fuzz-targets.ts';
 
 /** Graphs that any request may write without creating a resource: the id counters. */
 const BOOKKEEPING = new Set(['urn:toxgraph:counters']);

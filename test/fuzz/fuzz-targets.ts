@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { catalogue } from '../../src/algorithm/catalogue.js';
-import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.js';
-import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.js';
-import { toQmrfXml } from '../../src/qmrf/qmrf-xml.js';
+import { catalogue } from '../../src/algorithm/catalogue.ts';
+import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.ts';
+import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
+import { toQmrfXml } from '../../src/qmrf/qmrf-xml.ts';
 
 /** A small valid QMRF: every required element, one author. */
 const QMRF = toQmrfXml(
@@ -13,7 +13,7 @@ const QMRF = toQmrfXml(
     .children('Catalogs', [{ name: 'authors_catalog', attributes: {}, children: [entry('author', { id: 'a1', name: 'Fuzz', number: '1' })] }])
     .build(),
 );
-import { ETHANOL_3D } from '../fixtures.js';
+import { ETHANOL_3D } from '../fixtures.ts';
 
 /** One HTTP request a fuzz target sends. */
 export interface FuzzRequest {

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../helpers.js';
-import type { RunningVirtuoso } from './virtuoso.js';
+import { freePort } from '../helpers.ts';
+import type { RunningVirtuoso } from './virtuoso.ts';
 
 const SERVER = fileURLToPath(new URL('./oxigraph-server.mjs', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { freePort } from '../helpers.js';
+import { freePort } from '../helpers.ts';
 
 /** redis-server from Debian (`redis-server`), for the tests of processes sharing a queue. */
 export const REDIS_SERVER = '/usr/bin/redis-server';

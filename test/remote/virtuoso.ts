@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../helpers.js';
+import { freePort } from '../helpers.ts';
 
 /**
  * Virtuoso Open Source (Debian's `virtuoso-opensource`) on loopback with its database in a

@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import type * as RDF from '@rdfjs/types';
 import { Parser as N3Parser } from 'n3';
 import sparqljs from 'sparqljs';
-import type { TripleStore } from '../../src/store/triple-store.js';
-import { DEFAULT_GRAPH_IRI } from '../../src/store/triple-store.js';
+import type { TripleStore } from '../../src/store/triple-store.ts';
+import { DEFAULT_GRAPH_IRI } from '../../src/store/triple-store.ts';
 import { DataFactory } from 'rdf-data-factory';
-import { QueryResultQuads, TestCaseQueryEvaluationHandler, type IQueryResult } from './suite.js';
+import { QueryResultQuads, TestCaseQueryEvaluationHandler, type IQueryResult } from './suite.ts';
 
 /**
  * An rdf-test-suite IQueryEngine that runs every test against a real ToxGraph server:
@@ -18,12 +18,15 @@ export class HttpSparqlEngine {
   /** Tests run one at a time; a test that the runner timed out must not overlap the next one. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    private readonly endpoint: string,
-    private readonly store: TripleStore,
-    /** Syntax tests of the update suite send their text as an update. */
-    private readonly syntaxAs: 'query' | 'update' = 'query',
-  ) {}
+  private readonly endpoint: string;
+  private readonly store: TripleStore;
+  /** Syntax tests of the update suite send their text as an update. */
+  private readonly syntaxAs: 'query' | 'update';
+  constructor(endpoint: string, store: TripleStore, syntaxAs: 'query' | 'update' = 'query') {
+    this.syntaxAs = syntaxAs;
+    this.endpoint = endpoint;
+    this.store = store;
+  }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);

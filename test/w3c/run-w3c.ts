@@ -10,11 +10,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/server/server.js';
-import { HttpSparqlEngine } from './http-engine.js';
-import { stopTestStores, testStoreFlags } from '../helpers.js';
-import { TestSuiteRunner, type ITestResult } from './suite.js';
+import { loadConfig } from '../../src/config.ts';
+import { startServer } from '../../src/server/server.ts';
+import { HttpSparqlEngine } from './http-engine.ts';
+import { stopTestStores, testStoreFlags } from '../helpers.ts';
+import { TestSuiteRunner, type ITestResult } from './suite.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const suiteDir = path.resolve(repoRoot, '../shared/w3c/sparql/sparql11');

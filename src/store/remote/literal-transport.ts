@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df } from '../../rdf/namespaces.js';
+import { df } from '../../rdf/namespaces.ts';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 

@@ -3,16 +3,16 @@ import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { EmptyIterator, wrap, type AsyncIterator } from 'asynciterator';
 import { Readable } from 'node:stream';
 import sparqljs from 'sparqljs';
-import { df } from '../../rdf/namespaces.js';
-import { quadKey } from '../../rdf/terms.js';
-import { comunicaQuery } from '../comunica-query.js';
-import { evaluateUpdate } from '../pending-changes.js';
-import { ScopedSource } from '../scoped-source.js';
-import { checkIri, dataTriples, sparql, SparqlText } from '../sparql-template.js';
-import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.js';
-import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.js';
-import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.js';
-import { fromServer, quadFromServer, toServer } from './literal-transport.js';
+import { df } from '../../rdf/namespaces.ts';
+import { quadKey } from '../../rdf/terms.ts';
+import { comunicaQuery } from '../comunica-query.ts';
+import { evaluateUpdate } from '../pending-changes.ts';
+import { ScopedSource } from '../scoped-source.ts';
+import { checkIri, dataTriples, sparql, SparqlText } from '../sparql-template.ts';
+import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.ts';
+import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.ts';
+import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.ts';
+import { fromServer, quadFromServer, toServer } from './literal-transport.ts';
 
 /** Quads per INSERT DATA operation (servers limit the size of one operation; Virtuoso's SQL text grows with it). */
 const QUADS_PER_OPERATION = 2000;
@@ -38,7 +38,10 @@ export class RemoteSparqlStore implements TripleStore {
   private federated?: Promise<QueryEngine>;
   private writeQueue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly client: SparqlProtocolClient) {}
+  private readonly client: SparqlProtocolClient;
+  constructor(client: SparqlProtocolClient) {
+    this.client = client;
+  }
 
   static async open(config: RemoteStoreConfig): Promise<RemoteSparqlStore> {
     const client = new SparqlProtocolClient(config);

@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { StreamParser } from 'n3';
 import { SparqlJsonParser } from 'sparqljson-parse';
 import { Agent } from 'undici';
-import type { Solution } from '../triple-store.js';
-import type { SparqlText } from '../sparql-template.js';
+import type { Solution } from '../triple-store.ts';
+import type { SparqlText } from '../sparql-template.ts';
 
 /** Where the remote store is and how to sign in (`--store-url`, `--store-update-url`, `--store-user`, `--store-password`). */
 export interface RemoteStoreConfig {
@@ -24,7 +24,9 @@ export class SparqlProtocolClient {
   private readonly agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 16 });
   private readonly headers: Record<string, string> = {};
 
-  constructor(private readonly config: RemoteStoreConfig) {
+  private readonly config: RemoteStoreConfig;
+  constructor(config: RemoteStoreConfig) {
+    this.config = config;
     if (config.user !== undefined) this.headers.Authorization = `Basic ${Buffer.from(`${config.user}:${config.password ?? ''}`).toString('base64')}`;
   }
 

@@ -1,8 +1,8 @@
 import type * as RDF from '@rdfjs/types';
 import type sparqljs from 'sparqljs';
-import { df } from '../../rdf/namespaces.js';
-import { DEFAULT_GRAPH_IRI, type GraphRestriction } from '../triple-store.js';
-import { exactDatatypes, toServer } from './literal-transport.js';
+import { df } from '../../rdf/namespaces.ts';
+import { DEFAULT_GRAPH_IRI, type GraphRestriction } from '../triple-store.ts';
+import { exactDatatypes, toServer } from './literal-transport.ts';
 
 /** Names of the variables the rewrite adds (never seen by callers). */
 export const HIDDEN_VARIABLE_PREFIX = 'tg_hidden_';
