@@ -15,6 +15,7 @@ import { benchSupermodel } from './supermodel.ts';
 import { benchReport } from './report.ts';
 import { benchRemoteStore } from './remote-store.ts';
 import { benchScaleOut } from './scale-out.ts';
+import { benchRuntime } from './runtime.ts';
 import { now, type Row } from './util.ts';
 
 /**
@@ -44,6 +45,7 @@ const benches = [
   ['report', benchReport],
   ['remote-store', benchRemoteStore],
   ['scale-out', benchScaleOut],
+  ['runtime', benchRuntime],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
