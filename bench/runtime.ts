@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '../test/helpers.ts';
 import { loadMix, mixTargets } from './load.ts';
-import { fmt, metric, now, postAndFollow, tempDir, type Row } from './util.ts';
+import { fmt, metric, now, postAndFollow, tempDir, withPolling, type Row } from './util.ts';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 const HERE = resolve(dirname(new URL(import.meta.url).pathname), '..');
@@ -28,6 +28,7 @@ interface Figures {
   fingerprintSeconds: number;
   cvSeconds: number;
   cvWorstGetMs: number;
+  cvLoopMaxMs: number;
   afterCvRss: number;
   restRss: number;
 }
@@ -126,29 +127,16 @@ async function measure(runtime: Runtime, loadSeconds: number, kaziusRows: number
     const fingerprints = await postAndFollow(`${url}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, nBits: '2048' });
     const fingerprintSeconds = (now() - t) / 1000;
     // a small GET polled while the cross-validation runs: the worst answer time a client sees
-    let worst = 0;
-    let done = false;
-    const poller = (async () => {
-      while (!done) {
-        const p = now();
-        await (await fetch(`${url}/health`)).arrayBuffer();
-        worst = Math.max(worst, now() - p);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
     t = now();
-    try {
-      await postAndFollow(`${url}/crossvalidation`, {
+    const cv = await withPolling(url, () =>
+      postAndFollow(`${url}/crossvalidation`, {
         dataset_uri: fingerprints,
         algorithm_uri: `${url}/algorithm/random-forest-classification`,
         prediction_feature: target,
         num_folds: '10',
         random_seed: '1',
-      });
-    } finally {
-      done = true;
-      await poller;
-    }
+      }),
+    );
     const cvSeconds = (now() - t) / 1000;
     const afterCvRss = await metric(url, 'process_resident_memory_bytes');
     await new Promise((r) => setTimeout(r, REST_MS));
@@ -163,7 +151,8 @@ async function measure(runtime: Runtime, loadSeconds: number, kaziusRows: number
       uploadSeconds,
       fingerprintSeconds,
       cvSeconds,
-      cvWorstGetMs: worst,
+      cvWorstGetMs: cv.worstMs,
+      cvLoopMaxMs: cv.loopMaxMs,
       afterCvRss,
       restRss,
     };
@@ -211,6 +200,7 @@ export async function benchRuntime(): Promise<Row[]> {
   row('Morgan fingerprints (2048 bits)', a.fingerprintSeconds, b.fingerprintSeconds, (v) => `${fmt(v)} s`);
   row('10-fold cross-validation, random forest', a.cvSeconds, b.cvSeconds, (v) => `${fmt(v)} s`);
   row('  worst GET /health during it', a.cvWorstGetMs, b.cvWorstGetMs, (v) => `${fmt(v, 0)} ms`);
+  row('  worst event-loop delay during it', a.cvLoopMaxMs, b.cvLoopMaxMs, (v) => `${fmt(v, 0)} ms`);
   row('resident memory right after the cross-validation', a.afterCvRss, b.afterCvRss, mib);
   row(`resident memory at rest (${REST_MS / 1000} s after)`, a.restRss, b.restRss, mib);
   return rows;
