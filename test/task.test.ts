@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.ts';
 import { HttpError } from '../src/core/errors.ts';
+import { df, ot, rdf } from '../src/rdf/namespaces.ts';
+import type { TripleStore } from '../src/store/triple-store.ts';
 
 let s: TestServer;
 before(async () => {
@@ -104,6 +106,70 @@ test('a task left running by a stopped server is ended as Error "interrupted" at
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** From `failAfter(n)` on, the store accepts n more writes and refuses the rest (a store closed under running work). */
+function closingStore(store: TripleStore): { failAfter(n: number): void; restore(): void } {
+  const methods = ['replaceGraphs', 'createGraphs', 'deleteGraphs', 'update', 'bulkLoad'] as const;
+  const originals = methods.map((m) => [m, store[m]] as const);
+  let left = Number.POSITIVE_INFINITY;
+  for (const [m, original] of originals) {
+    (store as unknown as Record<string, unknown>)[m] = (...args: unknown[]) => {
+      if (left-- <= 0) return Promise.reject(new Error('the store is closed'));
+      return (original as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+    };
+  }
+  return {
+    failAfter: (n) => (left = n),
+    restore: () => {
+      for (const [m, original] of originals) (store as unknown as Record<string, unknown>)[m] = original;
+    },
+  };
+}
+
+test('a task whose work wrote its result but whose end the store refused: after a restart it is Completed with its result, or Error with nothing it created left', async () => {
+  // every cut-off point: the store refuses every write after the work's last (0), or all but one (1)
+  for (const allowed of [0, 1]) {
+    const dir = await mkdtemp(join(tmpdir(), 'toxgraph-task-end-'));
+    try {
+      const first = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);
+      const store = closingStore(first.services.store);
+      let dataset = '';
+      const uri = await first.services.tasks.submit('upload', async () => {
+        dataset = await first.services.ids.next(first.services.uris.collection('dataset'));
+        const d = df.namedNode(dataset);
+        await first.services.store.replaceGraphs({
+          [`${dataset}/entries`]: [df.quad(d, ot('dataEntry'), df.namedNode(`${dataset}#1`))],
+          [dataset]: [df.quad(d, rdf('type'), ot('Dataset'))],
+        });
+        store.failAfter(allowed);
+        return dataset;
+      });
+      await first.services.tasks.settled(uri);
+      store.restore();
+      await first.stop();
+      const second = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);
+      try {
+        const task = await http(uri.replace(second.base, second.url), { accept: 'text/turtle' });
+        const ended = status(task.text, uri);
+        const listed = (await http(`${second.url}/dataset`, { accept: 'text/uri-list' })).text.trim();
+        if (ended === 'Completed') {
+          assert.equal(listed, dataset, `allowed ${allowed}: a completed task's result is listed`);
+          assert.equal((await second.services.store.readGraph(`${dataset}/entries`)).length, 1);
+        } else {
+          assert.equal(ended, 'Error', `allowed ${allowed}: ${task.text}`);
+          assert.match(task.text, /Interrupted/);
+          assert.equal(listed, '', `allowed ${allowed}: a task that ended as Error left its dataset`);
+          assert.equal((await second.services.store.readGraph(`${dataset}/entries`)).length, 0, `allowed ${allowed}: rows left`);
+        }
+        assert.equal((await second.services.store.readGraph(`${uri}/minted`)).length, 0, 'the record of what it created is gone');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 });
 

@@ -57,12 +57,13 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const associated = await associatedFeatures(params, datasets, store);
     const annotations = annotationsOf(params);
     // a large upload is stored as a task
-    await answerNowOrAsTask(ctx, tasks, { slow: upload.body.length > config.datasetTaskBytes, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress }) => {
+    // as a task it stops when the task is cancelled or the server stops (then nothing is kept)
+    await answerNowOrAsTask(ctx, tasks, { slow: upload.body.length > config.datasetTaskBytes, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
       const source = await openTable(upload, `${base}/`, services.shapes);
       const defaults: [RDF.NamedNode, RDF.Term][] = [];
       if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
       if (source.title) defaults.push([dc('title'), literal(source.title)]);
-      return datasets.create(source, structureReaderOn(services.workers), mergeAnnotations(dedupe(defaults), annotations), { associated, progress });
+      return datasets.create(source, structureReaderOn(services.workers, signal), mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
     });
   });
 

@@ -225,16 +225,20 @@ export class DatasetStore {
    * time, so memory holds one chunk whatever the size of the upload. Rows without a usable
    * structure are left out with a warning; a table with no usable row at all is refused and
    * nothing is stored. The metadata is written last: until then the dataset does not exist.
+   * Aborting `signal` stops it between chunks (and its structure reading at once), with nothing
+   * stored.
    */
   async create(
     source: TableSource,
     read: StructureReader,
     annotations: [RDF.NamedNode, RDF.Term][],
-    options: { associated?: Map<string, string>; progress?: (fraction: number) => void } = {},
+    options: { associated?: Map<string, string>; progress?: (fraction: number) => void; signal?: AbortSignal } = {},
   ): Promise<string> {
+    const { signal } = options;
     const typer = new ColumnTyper(source.columns);
     let total = 0;
     for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
+      signal?.throwIfAborted();
       for (const r of chunk) typer.observe(r.cells);
       total += chunk.length;
     }
@@ -248,6 +252,7 @@ export class DatasetStore {
     let done = 0;
     try {
       for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
+        signal?.throwIfAborted();
         const found: string[] = [];
         const rows = await withStructures(chunk, read, found, source.unit);
         const compounds = await this.compoundsFor(rows, source.unit, found, firstLine);
@@ -266,6 +271,7 @@ export class DatasetStore {
       const sorted = warnings.sort((a, b) => a.line - b.line).map((w) => w.text);
       if (!stored) throw badRequest(`no ${source.unit} has a usable structure${sorted.length ? `: ${sorted.slice(0, 5).join('; ')}` : ''}`);
       graphs[uri] = metadataQuads(uri, { annotations, features, warnings: sorted });
+      signal?.throwIfAborted();
       await this.services.store.replaceGraphs(graphs);
     } catch (e) {
       if (stored) await this.services.store.deleteGraphs([this.entriesGraph(uri)]);

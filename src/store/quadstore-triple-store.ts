@@ -175,8 +175,14 @@ export class QuadstoreTripleStore implements TripleStore {
 
   replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
     return this.exclusive(async () => {
-      const entries = Object.entries(graphs);
       const slices = new TimeSlices();
+      // graphs given no quads lose all they hold, with no difference to compute (what a task that
+      // did not complete created, removed in the same write as the task's end)
+      const removed = await this.readGraphs(
+        Object.keys(graphs).filter((iri) => graphs[iri].length === 0),
+        slices,
+      );
+      const entries = Object.entries(graphs).filter(([, quads]) => quads.length > 0);
       const oldQuads = await this.readGraphs(
         entries.map(([iri]) => iri),
         slices,
@@ -188,7 +194,7 @@ export class QuadstoreTripleStore implements TripleStore {
         // new graphs: everything is added, no difference to compute
         const added: RDF.Quad[] = [];
         for (const [iri, quads] of entries) for (const q of quads) added.push(inGraph(iri, q));
-        return this.patch([], added);
+        return this.patch(removed, added);
       }
       const before = new Set<string>();
       for (const q of oldQuads) {
@@ -206,7 +212,6 @@ export class QuadstoreTripleStore implements TripleStore {
           await slices.pause();
         }
       }
-      const removed: RDF.Quad[] = [];
       for (const q of oldQuads) {
         if (!after.has(quadKey(q))) removed.push(q);
         await slices.pause();

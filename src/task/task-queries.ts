@@ -12,4 +12,8 @@ export const taskQueries = {
   unfinished(): SparqlText {
     return sparql`SELECT ?t ?runner WHERE { GRAPH ?t { ?t a ${ot('Task')} ; ${ot('hasStatus')} ?status OPTIONAL { ?t ${TASK_RUNNER} ?runner } } FILTER(?status IN (${literal('Running')}, ${literal('Queued')})) }`;
   },
+  /** Tasks with a record of what they created (`{task}/minted`, which only unfinished work keeps). */
+  withMintedRecord(): SparqlText {
+    return sparql`SELECT DISTINCT ?t WHERE { GRAPH ?g { ?t ${ot('minted')} ?m } }`;
+  },
 };

@@ -1,3 +1,4 @@
+import type * as RDF from '@rdfjs/types';
 import type { UriScheme } from '../core/uri-scheme.ts';
 import type { IdMinter } from '../store/id-minter.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -187,9 +188,21 @@ export class TaskRunner {
     return this.store.replaceGraphs({ [this.uris.subgraph(taskUri, 'minted')]: mintedQuads(taskUri, minted) });
   }
 
-  /** Remove what a task that did not complete created, and its record of it. */
+  /**
+   * The graphs that removing what a task created empties: every graph of each resource it
+   * minted, and its record of them. Written in the same replaceGraphs call as the task's end, so
+   * that the store never holds an ended task beside half of what it created, nor a task still
+   * Running without the record that lets the next start remove what it created.
+   */
+  private rollbackGraphs(taskUri: string, minted: string[]): Record<string, RDF.Quad[]> {
+    const graphs: Record<string, RDF.Quad[]> = {};
+    for (const g of [...minted.flatMap((m) => this.uris.graphsOf(m)), this.uris.subgraph(taskUri, 'minted')]) graphs[g] = [];
+    return graphs;
+  }
+
+  /** Remove what a task that did not complete created, and its record of it (no change to the task itself). */
   private async rollback(taskUri: string, minted: string[]): Promise<void> {
-    await this.store.deleteGraphs([...minted.flatMap((m) => this.uris.graphsOf(m)), this.uris.subgraph(taskUri, 'minted')]);
+    await this.store.deleteGraphs(Object.keys(this.rollbackGraphs(taskUri, minted)));
     if (minted.length) this.log.warn('removed what an unfinished task had created', { task: taskUri, count: minted.length });
   }
 
@@ -197,26 +210,42 @@ export class TaskRunner {
    * End tasks that a process which is gone left Queued or Running, and remove what they had
    * created: on one process alone, every such task at start-up; with a shared queue, the tasks
    * of processes without a heartbeat (jobs in the queue are the workers' to retry or end).
+   * Records of what was created that an ended task left behind (a Cancelled task whose work was
+   * cut off before it ended) are acted on too: what they name is removed, unless the task
+   * completed (then only the record goes).
    */
   async recoverInterrupted(): Promise<number> {
-    const rows = await select(this.store, taskQueries.unfinished());
+    const gone = async (uri: string, runner: string | undefined) =>
+      !(this.coordination.shared && (runner === QUEUE_RUNNER || this.active.has(uri) || (runner && (await this.coordination.isAlive(runner)))));
     let ended = 0;
-    for (const row of rows) {
+    for (const row of await select(this.store, taskQueries.unfinished())) {
       const uri = row.t.value;
-      const runner = row.runner?.value;
-      if (this.coordination.shared && (runner === QUEUE_RUNNER || this.active.has(uri) || (runner && (await this.coordination.isAlive(runner))))) continue;
-      await this.rollback(uri, mintedOf(await this.store.readGraph(this.uris.subgraph(uri, 'minted'))));
-      await this.endAs(uri, 'Error', new HttpError(500, 'Interrupted', 'interrupted: the server stopped while this task was running'));
-      ended++;
+      if (!(await gone(uri, row.runner?.value))) continue;
+      const minted = mintedOf(await this.store.readGraph(this.uris.subgraph(uri, 'minted')));
+      if (await this.endAs(uri, 'Error', new HttpError(500, 'Interrupted', 'interrupted: the server stopped while this task was running'), minted)) ended++;
+    }
+    for (const row of await select(this.store, taskQueries.withMintedRecord())) {
+      const uri = row.t.value;
+      const task = taskRecord(await this.store.readGraph(uri), uri);
+      if (task && (isUnfinished(task.status) || !(await gone(uri, task.runner)))) continue;
+      const record = this.uris.subgraph(uri, 'minted');
+      // what a task that completed (or whose record is gone) created is kept: only the record goes
+      if (task?.status === 'Error' || task?.status === 'Cancelled') await this.rollback(uri, mintedOf(await this.store.readGraph(record)));
+      else await this.store.replaceGraphs({ [record]: [] });
     }
     return ended;
   }
 
-  /** Write a task's end (from its stored record) unless it ended meanwhile. */
-  private async endAs(uri: string, status: 'Error' | 'Cancelled', error?: HttpError): Promise<void> {
+  /**
+   * Write a task's end (from its stored record) unless it ended meanwhile, removing what it had
+   * created (`minted`) in the same write. Answers whether it was ended here.
+   */
+  private async endAs(uri: string, status: 'Error' | 'Cancelled', error?: HttpError, minted?: string[]): Promise<boolean> {
     const task = taskRecord(await this.store.readGraph(uri), uri);
-    if (!task || !isUnfinished(task.status)) return;
-    await this.store.replaceGraphs({ [uri]: taskQuads({ ...task, status, modified: new Date(), error }) });
+    if (!task || !isUnfinished(task.status)) return false;
+    await this.store.replaceGraphs({ ...(minted ? this.rollbackGraphs(uri, minted) : {}), [uri]: taskQuads({ ...task, status, modified: new Date(), error }) });
+    if (minted?.length) this.log.warn('removed what an unfinished task had created', { task: uri, count: minted.length });
+    return true;
   }
 
   private async newTask(title: string, creator: string | undefined, runner: string): Promise<TaskRecord> {
@@ -257,13 +286,17 @@ export class TaskRunner {
   async runQueued(job: QueuedJob, stalls: number): Promise<void> {
     const record = taskRecord(await this.store.readGraph(job.task), job.task);
     if (!record || !isUnfinished(record.status)) return;
-    if (await this.coordination.isMarked(`cancel:${job.task}`)) return await this.endAs(job.task, 'Cancelled', undefined);
     const left = mintedOf(await this.store.readGraph(this.uris.subgraph(job.task, 'minted')));
-    if (left.length) await this.rollback(job.task, left);
+    if (await this.coordination.isMarked(`cancel:${job.task}`)) {
+      await this.endAs(job.task, 'Cancelled', undefined, left);
+      return;
+    }
     if (stalls >= 2) {
       this.ended.Error++;
-      return await this.endAs(job.task, 'Error', new HttpError(500, 'Interrupted', `interrupted: the worker running this task stopped ${stalls} times`));
+      await this.endAs(job.task, 'Error', new HttpError(500, 'Interrupted', `interrupted: the worker running this task stopped ${stalls} times`), left);
+      return;
     }
+    if (left.length) await this.rollback(job.task, left);
     const prepare = this.kinds.get(job.kind);
     const work: Work = async (running) => {
       if (!prepare) throw new HttpError(500, 'UnknownJob', `this worker does not know jobs of kind ${job.kind}`);
@@ -376,12 +409,12 @@ export class TaskRunner {
     try {
       // the work acts for the task's creator: what it creates belongs to them
       const result = await runningTask.run(state, () => currentUser.run(state.creator, () => work(job)));
-      if (state.status !== 'Running') return await this.rollback(state.uri, state.minted); // cancelled meanwhile: keep Cancelled
+      if (state.status !== 'Running') return await this.finish(state); // cancelled meanwhile: keep Cancelled
       state.status = 'Completed';
       state.percent = 100;
       state.resultUri = result;
     } catch (e) {
-      if (state.status !== 'Running') return await this.rollback(state.uri, state.minted);
+      if (state.status !== 'Running') return await this.finish(state);
       state.status = 'Error';
       if (state.controller.signal.aborted && state.controller.signal.reason instanceof HttpError) state.error = state.controller.signal.reason;
       else if (e instanceof HttpError) state.error = e;
@@ -390,22 +423,35 @@ export class TaskRunner {
         state.error = new HttpError(500, 'TaskFailed', (e as Error)?.message ?? String(e));
       }
     }
-    clearTimeout(state.progressTimer);
     state.modified = new Date();
     if (state.status === 'Completed' || state.status === 'Error') this.ended[state.status]++;
-    if (state.status === 'Completed') {
-      if (state.minted.length) await this.store.deleteGraphs([this.uris.subgraph(state.uri, 'minted')]).catch(() => undefined);
-    } else {
-      await this.rollback(state.uri, state.minted).catch((e) => this.log.error('could not remove what a failed task created', { task: state.uri, error: String(e) }));
-    }
-    await this.persist(state);
+    await this.finish(state);
   }
 
-  private persist(state: TaskState): Promise<void> {
+  /**
+   * A task's end, in one write (atomic on every store: one LevelDB batch, one update request):
+   * Completed with its record of what it created dropped, or Error/Cancelled with what it
+   * created removed. A write that fails (the store closing under work that outlived the
+   * shutdown's wait) leaves the task as it was, Running with its record, as after a crash: the
+   * next start removes what it created and ends it as Error.
+   */
+  private async finish(state: TaskState): Promise<void> {
+    clearTimeout(state.progressTimer);
+    const removed = !state.minted.length ? {} : state.status === 'Completed' ? { [this.uris.subgraph(state.uri, 'minted')]: [] } : this.rollbackGraphs(state.uri, state.minted);
+    await this.persist(state, removed).then(
+      () => {
+        if (state.status !== 'Completed' && state.minted.length) this.log.warn('removed what an unfinished task had created', { task: state.uri, count: state.minted.length });
+      },
+      () => undefined, // logged by persist
+    );
+  }
+
+  /** Write the task's record (after the writes of it before), with `also` in the same write. */
+  private persist(state: TaskState, also: Record<string, RDF.Quad[]> = {}): Promise<void> {
     state.lastWrite = Date.now();
     state.writtenPercent = state.percent;
     const quads = taskQuads(state);
-    const write = this.writes.then(() => this.store.replaceGraphs({ [state.uri]: quads }));
+    const write = this.writes.then(() => this.store.replaceGraphs({ ...also, [state.uri]: quads }));
     this.writes = write.catch((e) => this.log.error('could not write task', { task: state.uri, error: String(e) }));
     return write;
   }
