@@ -16,6 +16,7 @@ import { benchReport } from './report.ts';
 import { benchRemoteStore } from './remote-store.ts';
 import { benchScaleOut } from './scale-out.ts';
 import { benchRuntime } from './runtime.ts';
+import { benchSparqlCore } from './sparql-core.ts';
 import { now, type Row } from './util.ts';
 
 /**
@@ -31,6 +32,7 @@ const only = process.argv.slice(2);
 const benches = [
   ['features', benchFeatures],
   ['sparql', benchSparql],
+  ['sparql-core', benchSparqlCore],
   ['compounds', benchCompounds],
   ['dataset', benchDataset],
   ['learners', benchLearners],

@@ -1,0 +1,125 @@
+import type * as RDF from '@rdfjs/types';
+import oxigraph from 'oxigraph';
+import { df, ot, rdf } from '../src/rdf/namespaces.ts';
+import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
+import { fmt, median, now, tempDir, type Row } from './util.ts';
+
+const RESOURCES = 5000;
+const RUNS = 1000;
+const WARMUP = 100;
+const BASE = 'http://bench.test/compound/';
+const OT = 'http://www.opentox.org/api/1.1#';
+const DC = 'http://purl.org/dc/elements/1.1/';
+
+/** Resource i: 9 triples in its own named graph (the graph IRI is the resource URI). */
+function resourceQuads(i: number): RDF.Quad[] {
+  const s = df.namedNode(`${BASE}${i}`);
+  const g = s;
+  const lit = (v: string) => df.literal(v);
+  return [
+    df.quad(s, rdf('type'), ot('Compound'), g),
+    df.quad(s, df.namedNode(`${DC}title`), lit(`compound ${i}`), g),
+    df.quad(s, df.namedNode(`${DC}identifier`), lit(`CID${i}`), g),
+    df.quad(s, ot('smiles'), lit(`${'C'.repeat((i % 20) + 1)}O`), g),
+    df.quad(s, ot('inchi'), lit(`InChI=1S/C${i}`), g),
+    df.quad(s, ot('inchikey'), lit(`KEY${String(i).padStart(10, '0')}`), g),
+    df.quad(s, df.namedNode('http://www.w3.org/2002/07/owl#sameAs'), df.namedNode(`http://example.org/chem/${i}`), g),
+    df.quad(s, df.namedNode(`${DC}creator`), lit('bench'), g),
+    df.quad(s, df.namedNode('http://purl.org/dc/terms/created'), df.literal('2026-11-25T00:00:00Z', df.namedNode('http://www.w3.org/2001/XMLSchema#dateTime')), g),
+  ];
+}
+
+/** Median microseconds of `run` over RUNS calls after WARMUP; `run` answers the number of results, checked against `expected`. */
+async function time(run: () => Promise<number> | number, expected: number): Promise<number> {
+  for (let i = 0; i < WARMUP; i++) {
+    const n = await run();
+    if (n !== expected) throw new Error(`expected ${expected} results, got ${n}`);
+  }
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = now();
+    await run();
+    samples.push((now() - t) * 1000);
+  }
+  return median(samples);
+}
+
+async function countAsync(it: AsyncIterable<unknown>): Promise<number> {
+  let n = 0;
+  for await (const _ of it) n++;
+  return n;
+}
+
+/**
+ * The cost of the design's core, per query (issue 33): the same two small queries through the
+ * store seam (`TripleStore.query`: Comunica over quadstore), as quadstore's own `get` of the same
+ * quads (the baseline), and on Oxigraph in memory, in one process on the same 45,000 quads
+ * (5,000 resources of 9 triples, one named graph each). Medians of 1,000 runs after 100.
+ */
+export async function benchSparqlCore(): Promise<Row[]> {
+  const tmp = await tempDir('toxgraph-bench-sparql-core-');
+  const store = await QuadstoreTripleStore.open(tmp.dir);
+  const oxi = new oxigraph.Store();
+  const bench = `sparql core: ${RESOURCES} resources of 9 triples in their own graphs; median µs per query of ${RUNS}`;
+  const rows: Row[] = [];
+  try {
+    const graphs: Record<string, RDF.Quad[]> = {};
+    for (let i = 1; i <= RESOURCES; i++) {
+      const quads = resourceQuads(i);
+      graphs[`${BASE}${i}`] = quads;
+      for (const q of quads) oxi.add(q as never);
+    }
+    await store.createGraphs(graphs);
+    const one = `${BASE}1234`;
+
+    const select = `SELECT ?s WHERE { GRAPH ?g { ?s a <${OT}Compound> } } LIMIT 10`;
+    const selectSeam = await time(async () => {
+      const r = await store.query(select);
+      if (r.type !== 'bindings') throw new Error('bindings expected');
+      return countAsync(r.solutions);
+    }, 10);
+    const selectGet = await time(async () => (await store.quadstore.get({ predicate: rdf('type') as never, object: ot('Compound') as never }, { limit: 10 })).items.length, 10);
+    const selectOxi = await time(() => (oxi.query(select) as unknown[]).length, 10);
+    rows.push({ bench, measure: `quadstore get: ?s a ot:Compound, limit 10 (baseline)`, value: `${fmt(selectGet, 0)} µs`, ratio: '1.00x' });
+    rows.push({ bench, measure: `Oxigraph in memory: ${select.replace(`<${OT}Compound>`, 'ot:Compound')}`, value: `${fmt(selectOxi, 0)} µs`, ratio: `${fmt(selectOxi / selectGet, 2)}x` });
+    rows.push({
+      bench,
+      measure: '  the same through the store seam (store.query)',
+      value: `${fmt(selectSeam, 0)} µs`,
+      ratio: `${fmt(selectSeam / selectGet, 2)}x (${fmt(selectSeam / selectOxi, 1)}x Oxigraph)`,
+    });
+
+    const construct = `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <${one}> { ?s ?p ?o } }`;
+    const constructSeam = await time(async () => {
+      const r = await store.query(construct);
+      if (r.type !== 'quads') throw new Error('quads expected');
+      return countAsync(r.quads);
+    }, 9);
+    const constructGet = await time(async () => (await store.quadstore.get({ graph: df.namedNode(one) as never })).items.length, 9);
+    const constructOxi = await time(() => (oxi.query(construct) as unknown[]).length, 9);
+    const readGraph = await time(async () => (await store.readGraph(one)).length, 9);
+    rows.push({ bench, measure: 'quadstore get: the quads of one graph (baseline)', value: `${fmt(constructGet, 0)} µs`, ratio: '1.00x' });
+    rows.push({
+      bench,
+      measure: 'Oxigraph in memory: CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <one resource> { ?s ?p ?o } }',
+      value: `${fmt(constructOxi, 0)} µs`,
+      ratio: `${fmt(constructOxi / constructGet, 2)}x`,
+    });
+    rows.push({
+      bench,
+      measure: '  the same through the store seam (store.query)',
+      value: `${fmt(constructSeam, 0)} µs`,
+      ratio: `${fmt(constructSeam / constructGet, 2)}x (${fmt(constructSeam / constructOxi, 1)}x Oxigraph)`,
+    });
+    rows.push({
+      bench,
+      measure: '  store.readGraph of that graph (what components use instead; from its graph cache)',
+      value: `${fmt(readGraph, 1)} µs`,
+      ratio: `${fmt(readGraph / constructGet, 2)}x`,
+    });
+  } finally {
+    await store.close();
+    await tmp.remove();
+  }
+  return rows;
+}
