@@ -1,13 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from '../test/helpers.ts';
 import { loadMix, mixTargets } from './load.ts';
 import { fmt, metric, now, postAndFollow, tempDir, withPolling, type Row } from './util.ts';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
-const HERE = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const HERE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** How long a server is left idle before its memory is read "at rest" (as bench/memory.ts). */
 const REST_MS = 20_000;
 

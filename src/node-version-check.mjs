@@ -11,7 +11,13 @@ import { readFileSync } from 'node:fs';
  * @returns {boolean}
  */
 export function nodeVersionSatisfies(version, range) {
-  const parse = (v) => v.trim().replace(/^[v^]/, '').split('.').map(Number);
+  // a pre-release (26.10.0-pre) counts as its release
+  const parse = (v) =>
+    v
+      .trim()
+      .replace(/^[v^]/, '')
+      .split('.')
+      .map((part) => Number.parseInt(part, 10));
   const [major, minor, patch] = parse(version);
   return range.split('||').some((caret) => {
     const [wantMajor, wantMinor = 0, wantPatch = 0] = parse(caret);

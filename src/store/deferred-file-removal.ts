@@ -29,6 +29,8 @@ export class DeferredFileRemoval {
   private stopped = false;
   /** Data files that already have their trash link (LevelDB never reuses a file number). */
   private readonly linked = new Set<string>();
+  /** Links being made (from inotify events): a sweep waits for them, so that it sees them made. */
+  private readonly linking = new Set<Promise<void>>();
 
   private readonly storeDir: string;
   private readonly trashDir: string;
@@ -71,16 +73,20 @@ export class DeferredFileRemoval {
   private async keep(name: string): Promise<void> {
     if (this.stopped) return;
     this.linked.add(name);
-    await link(join(this.storeDir, name), join(this.trashDir, name)).catch((e: NodeJS.ErrnoException) => {
+    const made = link(join(this.storeDir, name), join(this.trashDir, name)).catch((e: NodeJS.ErrnoException) => {
       // gone before it could be linked (a short-lived log): nothing to keep
       if (e.code !== 'EEXIST') this.linked.delete(name);
     });
+    this.linking.add(made);
+    await made;
+    this.linking.delete(made);
   }
 
   /** Link new data files; free the ones LevelDB has deleted. One sweep at a time. */
   sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
+        await Promise.all(this.linking);
         const [live, kept] = await Promise.all([readdir(this.storeDir), readdir(this.trashDir)]);
         const liveNames = new Set(live);
         const keptNames = new Set(kept);

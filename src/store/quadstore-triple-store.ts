@@ -7,6 +7,7 @@ import { quadKey, termKey } from '../rdf/terms.ts';
 import { INDEXES } from './indexes.ts';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
+import { constructGraphPattern, graphPatternQuery, selectGraphPattern, type QuadFinder } from './graph-pattern-query.ts';
 import { wrap, UnionIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
@@ -102,6 +103,9 @@ export class QuadstoreTripleStore implements TripleStore {
     if (g && g.termType === 'DefaultGraph') return main;
     return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g)], { autoStart: false });
   }
+
+  /** The quads of both partitions that match a pattern, as a stream (the evaluator of graph patterns). */
+  private readonly find: QuadFinder = (s, p, o, g) => this.match(s, p, o, g) as unknown as ReturnType<QuadFinder>;
 
   private async count(s?: Term, p?: Term, o?: Term, g?: Term): Promise<number> {
     [s, p, o, g] = [s, p, o, g].map(unbound);
@@ -239,6 +243,10 @@ export class QuadstoreTripleStore implements TripleStore {
     // one triple pattern (most named templates): one index match, no query plan
     const single = options.scope ? undefined : singlePattern(String(query), options.baseIri);
     if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, options.signal) };
+    // a basic graph pattern inside one GRAPH (most other templates): index lookups, no query plan
+    const shaped = options.scope || options.serviceFetch ? undefined : graphPatternQuery(String(query), options.baseIri);
+    if (shaped?.form === 'construct') return { type: 'quads', quads: constructGraphPattern(shaped, this.find, options.signal) };
+    if (shaped) return { type: 'bindings', variables: shaped.variables, solutions: selectGraphPattern(shaped, this.find, options.signal) };
     const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;

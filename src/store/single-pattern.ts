@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { Parser } from 'sparqljs';
+import { parsedQuery } from './parsed-query.ts';
 import { df } from '../rdf/namespaces.ts';
 import type { Solution } from './triple-store.ts';
 
@@ -22,13 +22,8 @@ export interface SinglePattern {
 }
 
 export function singlePattern(text: string, baseIri?: string): SinglePattern | undefined {
-  let parsed: any;
-  try {
-    parsed = new Parser({ baseIRI: baseIri }).parse(text);
-  } catch {
-    return undefined; // Comunica reports the error in its own words
-  }
-  if (parsed.type !== 'query' || parsed.queryType !== 'SELECT' || parsed.where?.length !== 1) return undefined;
+  const parsed = parsedQuery(text, baseIri);
+  if (!parsed || parsed.type !== 'query' || parsed.queryType !== 'SELECT' || parsed.where?.length !== 1) return undefined;
   if (parsed.from || parsed.values || parsed.group || parsed.having || parsed.order || parsed.limit !== undefined || parsed.offset !== undefined || parsed.reduced) return undefined;
   let block = parsed.where[0];
   const graphName = block.type === 'graph' ? block.name : undefined;

@@ -211,8 +211,9 @@ export class TaskRunner {
    * created: on one process alone, every such task at start-up; with a shared queue, the tasks
    * of processes without a heartbeat (jobs in the queue are the workers' to retry or end).
    * Records of what was created that an ended task left behind (a Cancelled task whose work was
-   * cut off before it ended) are acted on too: what they name is removed, unless the task
-   * completed (then only the record goes).
+   * cut off before it ended, or a task deleted while it ran) are acted on too: what they name is
+   * removed, unless the task completed (then only the record goes). A queue's job of a task
+   * cancelled meanwhile does the same when a worker takes it again (runQueued).
    */
   async recoverInterrupted(): Promise<number> {
     const gone = async (uri: string, runner: string | undefined) =>
@@ -229,8 +230,9 @@ export class TaskRunner {
       const task = taskRecord(await this.store.readGraph(uri), uri);
       if (task && (isUnfinished(task.status) || !(await gone(uri, task.runner)))) continue;
       const record = this.uris.subgraph(uri, 'minted');
-      // what a task that completed (or whose record is gone) created is kept: only the record goes
-      if (task?.status === 'Error' || task?.status === 'Cancelled') await this.rollback(uri, mintedOf(await this.store.readGraph(record)));
+      // what a task that completed created is kept: only the record goes (a completed task's end
+      // drops its record in the same write, so a record without its task is of a deleted one)
+      if (!task || task.status === 'Error' || task.status === 'Cancelled') await this.rollback(uri, mintedOf(await this.store.readGraph(record)));
       else await this.store.replaceGraphs({ [record]: [] });
     }
     return ended;
@@ -285,7 +287,12 @@ export class TaskRunner {
    */
   async runQueued(job: QueuedJob, stalls: number): Promise<void> {
     const record = taskRecord(await this.store.readGraph(job.task), job.task);
-    if (!record || !isUnfinished(record.status)) return;
+    if (!record) return;
+    if (!isUnfinished(record.status)) {
+      // cancelled (or ended as Error) while the worker that ran it was gone: what it created goes
+      if (record.status !== 'Completed') await this.rollback(job.task, mintedOf(await this.store.readGraph(this.uris.subgraph(job.task, 'minted'))));
+      return;
+    }
     const left = mintedOf(await this.store.readGraph(this.uris.subgraph(job.task, 'minted')));
     if (await this.coordination.isMarked(`cancel:${job.task}`)) {
       await this.endAs(job.task, 'Cancelled', undefined, left);
@@ -429,9 +436,10 @@ export class TaskRunner {
   }
 
   /**
-   * A task's end, in one write (atomic on every store: one LevelDB batch, one update request):
-   * Completed with its record of what it created dropped, or Error/Cancelled with what it
-   * created removed. A write that fails (the store closing under work that outlived the
+   * A task's end, in one write: Completed with its record of what it created dropped, or
+   * Error/Cancelled with what it created removed. On the embedded store it is one LevelDB batch,
+   * all or nothing; on a remote store one update request (Oxigraph applies it whole; Virtuoso
+   * keeps the operations before one that fails). A write that fails (the store closing under work that outlived the
    * shutdown's wait) leaves the task as it was, Running with its record, as after a crash: the
    * next start removes what it created and ends it as Error.
    */

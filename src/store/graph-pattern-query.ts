@@ -1,0 +1,203 @@
+import type * as RDF from '@rdfjs/types';
+import { parsedQuery } from './parsed-query.ts';
+import { df } from '../rdf/namespaces.ts';
+import { termKey } from '../rdf/terms.ts';
+import type { Solution } from './triple-store.ts';
+
+type Position = RDF.Term | RDF.Variable;
+type TriplePattern = [Position, Position, Position];
+
+/** The quads that match a pattern (undefined: any term), from every graph of the store, as a stream that `destroy` ends early. */
+export type QuadFinder = (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term) => AsyncIterable<RDF.Quad> & { destroy(): void };
+
+/**
+ * The shape most named templates have: a basic graph pattern inside one `GRAPH` (a named graph,
+ * or `?g` over every named graph), answered as a SELECT (variables or `*`, DISTINCT, or one
+ * COUNT) or a CONSTRUCT, with LIMIT and OFFSET. The store evaluates it on its indexes (nested
+ * index lookups, the most bound pattern first) instead of through a query engine, whose plan
+ * costs more than the lookups. Anything else (FILTER, OPTIONAL, VALUES, ORDER BY, paths, blank
+ * nodes in the query, patterns outside GRAPH) is not this shape.
+ */
+export interface GraphPatternQuery {
+  form: 'select' | 'construct';
+  /** Projected variables (SELECT). */
+  variables: string[];
+  distinct: boolean;
+  /** `SELECT (COUNT([DISTINCT] *|?of) AS ?as)`. */
+  count?: { as: string; of?: string; distinct: boolean };
+  graph: Position;
+  patterns: TriplePattern[];
+  /** CONSTRUCT's template. */
+  template: TriplePattern[];
+  limit?: number;
+  offset: number;
+}
+
+const XSD_INTEGER = df.namedNode('http://www.w3.org/2001/XMLSchema#integer');
+
+/** The query as a GraphPatternQuery, or undefined when it has another shape (or does not parse). */
+export function graphPatternQuery(text: string, baseIri?: string): GraphPatternQuery | undefined {
+  const parsed = parsedQuery(text, baseIri);
+  if (!parsed || parsed.type !== 'query' || (parsed.queryType !== 'SELECT' && parsed.queryType !== 'CONSTRUCT')) return undefined;
+  if (parsed.from || parsed.values || parsed.group || parsed.having || parsed.order || parsed.reduced || parsed.where?.length !== 1) return undefined;
+  const block = parsed.where[0];
+  if (block.type !== 'graph' || block.patterns.length !== 1 || block.patterns[0].type !== 'bgp') return undefined;
+  const patterns: TriplePattern[] = [];
+  for (const t of block.patterns[0].triples) {
+    const p = triple(t);
+    if (!p) return undefined;
+    patterns.push(p);
+  }
+  const graph = position(block.name);
+  if (!graph || patterns.length === 0) return undefined;
+  const inWhere = new Set<string>();
+  for (const p of [...patterns.flat(), graph]) if (p.termType === 'Variable') inWhere.add(p.value);
+  const query: GraphPatternQuery = { form: 'select', variables: [], distinct: !!parsed.distinct, graph, patterns, template: [], limit: parsed.limit, offset: parsed.offset ?? 0 };
+  if (parsed.queryType === 'CONSTRUCT') {
+    query.form = 'construct';
+    for (const t of parsed.template ?? []) {
+      const p = triple(t);
+      if (!p) return undefined;
+      query.template.push(p);
+    }
+    return query;
+  }
+  const projected = parsed.variables as any[];
+  if (projected.length === 1 && projected[0].termType === 'Wildcard') {
+    query.variables = [...inWhere];
+    return query;
+  }
+  if (projected.length === 1 && projected[0].expression?.type === 'aggregate') {
+    const { expression, variable } = projected[0];
+    if (expression.aggregation !== 'count' || parsed.distinct) return undefined;
+    const of = expression.expression;
+    if (of.termType !== 'Wildcard' && !(of.termType === 'Variable' && inWhere.has(of.value))) return undefined;
+    query.count = { as: variable.value, of: of.termType === 'Variable' ? of.value : undefined, distinct: !!expression.distinct };
+    query.variables = [variable.value];
+    return query;
+  }
+  if (!projected.every((v) => v.termType === 'Variable' && inWhere.has(v.value))) return undefined;
+  query.variables = projected.map((v) => v.value);
+  return query;
+}
+
+function triple(t: any): TriplePattern | undefined {
+  if (t.predicate.type === 'path') return undefined;
+  const s = position(t.subject);
+  const p = position(t.predicate);
+  const o = position(t.object);
+  return s && p && o ? [s, p, o] : undefined;
+}
+
+function position(t: any): Position | undefined {
+  if (t.termType === 'Variable') return df.variable(t.value);
+  if (t.termType === 'NamedNode' || t.termType === 'Literal') return df.fromTerm(t) as RDF.Term;
+  return undefined; // blank nodes (non-distinguished variables) and quoted triples: not this shape
+}
+
+/** The solutions of the WHERE clause, before projection and modifiers. */
+async function* solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  const value = (p: Position, binding: Solution) => (p.termType === 'Variable' ? binding[p.value] : p);
+  async function* extend(left: TriplePattern[], binding: Solution): AsyncGenerator<Solution> {
+    if (left.length === 0) {
+      yield binding;
+      return;
+    }
+    // the pattern with the most terms bound by now: the fewest quads to look at
+    let best = 0;
+    let bestBound = -1;
+    for (const [i, pattern] of left.entries()) {
+      const bound = pattern.filter((p) => value(p, binding) !== undefined).length;
+      if (bound > bestBound) [best, bestBound] = [i, bound];
+    }
+    const pattern = left[best];
+    const rest = left.filter((_, i) => i !== best);
+    const [s, p, o, g] = [...pattern, query.graph].map((x) => value(x, binding));
+    // a literal (or a blank node for a predicate) where the data can have none matches nothing
+    if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || (g && g.termType !== 'NamedNode')) return;
+    signal?.throwIfAborted();
+    // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
+    const quads = find(s, p, o, g);
+    try {
+      for await (const quad of quads) {
+        if (quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
+        const next = bind(binding, [...pattern, query.graph], [quad.subject, quad.predicate, quad.object, quad.graph]);
+        if (next) yield* extend(rest, next);
+      }
+    } finally {
+      quads.destroy();
+    }
+  }
+  yield* extend(query.patterns, {});
+}
+
+/** `binding` extended by the terms a quad gives the pattern's variables, or undefined when a variable would take two values. */
+function bind(binding: Solution, positions: Position[], terms: RDF.Term[]): Solution | undefined {
+  let out = binding;
+  for (const [i, p] of positions.entries()) {
+    if (p.termType !== 'Variable') continue;
+    const seen = out[p.value];
+    if (seen) {
+      if (!seen.equals(terms[i])) return undefined;
+      continue;
+    }
+    if (out === binding) out = { ...binding };
+    out[p.value] = terms[i];
+  }
+  return out;
+}
+
+/** A SELECT's solutions: projected, DISTINCT or counted, then OFFSET and LIMIT. */
+export async function* selectGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  const key = (s: Solution, vars: string[]) => vars.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
+  if (query.count) {
+    const { of, distinct, as } = query.count;
+    const seen = new Set<string>();
+    let n = 0;
+    for await (const s of solutionsOf(query, find, signal)) {
+      if (!distinct) n++;
+      else seen.add(of ? termKey(s[of]) : key(s, Object.keys(s).sort()));
+    }
+    if (query.offset === 0 && query.limit !== 0) yield { [as]: df.literal(String(distinct ? seen.size : n), XSD_INTEGER) };
+    return;
+  }
+  const seen = query.distinct ? new Set<string>() : undefined;
+  let skipped = 0;
+  let given = 0;
+  if (query.limit === 0) return;
+  for await (const s of solutionsOf(query, find, signal)) {
+    const projected: Solution = {};
+    for (const v of query.variables) if (s[v]) projected[v] = s[v];
+    if (seen) {
+      const k = key(projected, query.variables);
+      if (seen.has(k)) continue;
+      seen.add(k);
+    }
+    if (skipped < query.offset) {
+      skipped++;
+      continue;
+    }
+    yield projected;
+    if (query.limit !== undefined && ++given >= query.limit) return;
+  }
+}
+
+/** A CONSTRUCT's triples (in the default graph): the template filled by each solution, leaving out triples it cannot make. */
+export async function* constructGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<RDF.Quad> {
+  let skipped = 0;
+  let given = 0;
+  if (query.limit === 0) return;
+  for await (const s of solutionsOf(query, find, signal)) {
+    // OFFSET and LIMIT apply to the solutions, not to the triples made from them
+    if (skipped < query.offset) {
+      skipped++;
+      continue;
+    }
+    for (const t of query.template) {
+      const [subject, predicate, object] = t.map((p) => (p.termType === 'Variable' ? s[p.value] : p));
+      if (!subject || !predicate || !object || subject.termType === 'Literal' || predicate.termType !== 'NamedNode') continue;
+      yield df.quad(subject as RDF.Quad_Subject, predicate, object as RDF.Quad_Object);
+    }
+    if (query.limit !== undefined && ++given >= query.limit) return;
+  }
+}
