@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort } from '../test/helpers.ts';
+import { freePort, spawnServer } from '../test/helpers.ts';
 import { loadMix, mixTargets } from './load.ts';
-import { fmt, metric, now, postAndFollow, tempDir, withPolling, type Row } from './util.ts';
+import { fmt, median, metric, now, postAndFollow, tempDir, withPolling, type Row } from './util.ts';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 const HERE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,19 +42,17 @@ const cannon = (options: autocannon.Options) => new Promise<autocannon.Result>((
  */
 async function startServer(runtime: Runtime, dataDir: string, port: number, flags: string[] = []) {
   const t = now();
-  const child = spawn('sh', ['bin/toxgraph-server', '--port', String(port), '--data', dataDir, '--host', '127.0.0.1', '--base-url', `http://127.0.0.1:${port}`, '--quiet', ...flags], {
+  const server = await spawnServer(['--data', dataDir, '--host', '127.0.0.1', '--base-url', `http://127.0.0.1:${port}`, '--quiet', ...flags], {
+    port,
+    waitForListening: false,
     cwd: runtime.checkout,
-    stdio: ['ignore', 'ignore', 'pipe'],
     // TOXGRAPH_NODE for a checkout that pins its Node.js; PATH for one that runs `node` from PATH
-    env: { ...process.env, TOXGRAPH_NODE: runtime.node, PATH: `${dirname(runtime.node)}:${process.env.PATH}`, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '' },
+    env: { TOXGRAPH_NODE: runtime.node, PATH: `${dirname(runtime.node)}:${process.env.PATH}` },
   });
-  let stderr = '';
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let ended = false;
+  void server.exited.then(() => (ended = true));
   for (const deadline = Date.now() + 120_000; ; ) {
-    if (child.exitCode !== null) throw new Error(`${runtime.checkout} on ${runtime.version} exited: ${stderr.slice(-2000)}`);
+    if (ended) throw new Error(`${runtime.checkout} on ${runtime.version} exited: ${server.stderr().slice(-2000)}`);
     if (Date.now() > deadline) throw new Error(`${runtime.checkout} on ${runtime.version}: no 200 on /health in 120 s`);
     try {
       const r = await fetch(`http://127.0.0.1:${port}/health`);
@@ -69,8 +67,8 @@ async function startServer(runtime: Runtime, dataDir: string, port: number, flag
   return {
     startupMs,
     stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
+      server.kill('SIGTERM');
+      await server.exited;
     },
   };
 }
@@ -162,8 +160,6 @@ async function measure(runtime: Runtime, loadSeconds: number, kaziusRows: number
     await tmp.remove();
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /**
  * Runtimes side by side: the same measures of this checkout on its own Node.js (the `node`

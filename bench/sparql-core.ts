@@ -2,6 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { df, ot, rdf } from '../src/rdf/namespaces.ts';
 import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
+import { construct, select } from '../src/store/query-helpers.ts';
 import type { GraphScope } from '../src/store/triple-store.ts';
 import { fmt, median, now, tempDir, type Row } from './util.ts';
 
@@ -47,12 +48,6 @@ async function time(run: () => Promise<number> | number, expected: number): Prom
   return median(samples);
 }
 
-async function countAsync(it: AsyncIterable<unknown>): Promise<number> {
-  let n = 0;
-  for await (const _ of it) n++;
-  return n;
-}
-
 /**
  * The cost of the design's core, per query (issue 33): the same two small queries through the
  * store seam (`TripleStore.query`: Comunica over quadstore), as quadstore's own `get` of the same
@@ -75,26 +70,24 @@ export async function benchSparqlCore(): Promise<Row[]> {
     await store.createGraphs(graphs);
     const one = `${BASE}1234`;
 
-    const select = `SELECT ?s WHERE { GRAPH ?g { ?s a <${OT}Compound> } } LIMIT 10`;
-    const construct = `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <${one}> { ?s ?p ?o } }`;
+    const selectText = `SELECT ?s WHERE { GRAPH ?g { ?s a <${OT}Compound> } } LIMIT 10`;
+    const constructText = `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <${one}> { ?s ?p ?o } }`;
     /** Answers of store.query, counted; with `comunica` the store is made to leave the query to Comunica. */
     const seam = (text: string, comunica: boolean) => async () => {
-      const r = await store.query(text, comunica ? { scope: EVERY_NAMED_GRAPH } : {});
-      if (r.type === 'bindings') return countAsync(r.solutions);
-      if (r.type === 'quads') return countAsync(r.quads);
-      throw new Error('bindings or quads expected');
+      const options = comunica ? { scope: EVERY_NAMED_GRAPH } : {};
+      return (text.startsWith('CONSTRUCT') ? await construct(store, text as never, options) : await select(store, text as never, options)).length;
     };
     const cases = [
       {
         baseline: 'quadstore get: ?s a ot:Compound, limit 10',
         get: async () => (await store.quadstore.get({ predicate: rdf('type') as never, object: ot('Compound') as never }, { limit: 10 })).items.length,
-        query: select,
+        query: selectText,
         expected: 10,
       },
       {
         baseline: 'quadstore get: the quads of one graph',
         get: async () => (await store.quadstore.get({ graph: df.namedNode(one) as never })).items.length,
-        query: construct,
+        query: constructText,
         expected: 9,
       },
     ];

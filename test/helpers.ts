@@ -192,7 +192,10 @@ export interface ServerProcess {
  * The real server as its own process (`src/main.ts`), as an operator starts it. With
  * `waitForListening` false it answers as soon as the process is spawned (port must be given).
  */
-export async function spawnServer(args: string[], options: { waitForListening?: boolean; port?: number; worker?: boolean } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  args: string[],
+  options: { waitForListening?: boolean; port?: number; worker?: boolean /** another checkout of the project */; cwd?: string; env?: Record<string, string> } = {},
+): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
   // started as `npm start` starts it (bin/toxgraph-server: allocator, node flags, and
   // TOXGRAPH_NODE_FLAGS for diagnosis, e.g. --heapsnapshot-signal=SIGUSR2)
@@ -200,7 +203,8 @@ export async function spawnServer(args: string[], options: { waitForListening?: 
   const ready = options.worker ? '"msg":"working"' : '"msg":"listening"';
   const child = spawn('sh', ['bin/toxgraph-server', ...(options.worker ? ['worker'] : []), '--port', String(options.port ?? 0), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '' },
+    cwd: options.cwd,
+    env: { ...process.env, TOXGRAPH_HOST: '', TOXGRAPH_AUTH: '', PORT: '', ...options.env },
   });
   let stderr = '';
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));

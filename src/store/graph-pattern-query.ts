@@ -1,6 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { parsedQuery } from './parsed-query.ts';
-import { df } from '../rdf/namespaces.ts';
+import { df, literal } from '../rdf/namespaces.ts';
 import { termKey } from '../rdf/terms.ts';
 import type { Solution } from './triple-store.ts';
 
@@ -33,12 +32,9 @@ export interface GraphPatternQuery {
   offset: number;
 }
 
-const XSD_INTEGER = df.namedNode('http://www.w3.org/2001/XMLSchema#integer');
-
-/** The query as a GraphPatternQuery, or undefined when it has another shape (or does not parse). */
-export function graphPatternQuery(text: string, baseIri?: string): GraphPatternQuery | undefined {
-  const parsed = parsedQuery(text, baseIri);
-  if (!parsed || parsed.type !== 'query' || (parsed.queryType !== 'SELECT' && parsed.queryType !== 'CONSTRUCT')) return undefined;
+/** The query (as sparqljs parses it, parsed-query.ts) as a GraphPatternQuery, or undefined when it has another shape or did not parse. */
+export function graphPatternQuery(parsed: any): GraphPatternQuery | undefined {
+  if (parsed?.type !== 'query' || (parsed.queryType !== 'SELECT' && parsed.queryType !== 'CONSTRUCT')) return undefined;
   if (parsed.from || parsed.values || parsed.group || parsed.having || parsed.order || parsed.reduced || parsed.where?.length !== 1) return undefined;
   const block = parsed.where[0];
   if (block.type !== 'graph' || block.patterns.length !== 1 || block.patterns[0].type !== 'bgp') return undefined;
@@ -158,7 +154,7 @@ export async function* selectGraphPattern(query: GraphPatternQuery, find: QuadFi
       if (!distinct) n++;
       else seen.add(of ? termKey(s[of]) : key(s, Object.keys(s).sort()));
     }
-    if (query.offset === 0 && query.limit !== 0) yield { [as]: df.literal(String(distinct ? seen.size : n), XSD_INTEGER) };
+    if (query.offset === 0 && query.limit !== 0) yield { [as]: literal(distinct ? seen.size : n) };
     return;
   }
   const seen = query.distinct ? new Set<string>() : undefined;

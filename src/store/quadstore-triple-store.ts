@@ -7,6 +7,7 @@ import { quadKey, termKey } from '../rdf/terms.ts';
 import { INDEXES } from './indexes.ts';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
+import { parsedQuery } from './parsed-query.ts';
 import { constructGraphPattern, graphPatternQuery, selectGraphPattern, type QuadFinder } from './graph-pattern-query.ts';
 import { wrap, UnionIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
@@ -241,10 +242,11 @@ export class QuadstoreTripleStore implements TripleStore {
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
     // one triple pattern (most named templates): one index match, no query plan
-    const single = options.scope ? undefined : singlePattern(String(query), options.baseIri);
+    const parsed = options.scope || options.serviceFetch ? null : parsedQuery(String(query), options.baseIri);
+    const single = singlePattern(parsed);
     if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, options.signal) };
     // a basic graph pattern inside one GRAPH (most other templates): index lookups, no query plan
-    const shaped = options.scope || options.serviceFetch ? undefined : graphPatternQuery(String(query), options.baseIri);
+    const shaped = graphPatternQuery(parsed);
     if (shaped?.form === 'construct') return { type: 'quads', quads: constructGraphPattern(shaped, this.find, options.signal) };
     if (shaped) return { type: 'bindings', variables: shaped.variables, solutions: selectGraphPattern(shaped, this.find, options.signal) };
     const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);

@@ -1,5 +1,4 @@
 import type * as RDF from '@rdfjs/types';
-import { parsedQuery } from './parsed-query.ts';
 import { df } from '../rdf/namespaces.ts';
 import type { Solution } from './triple-store.ts';
 
@@ -21,9 +20,9 @@ export interface SinglePattern {
   graph?: Position;
 }
 
-export function singlePattern(text: string, baseIri?: string): SinglePattern | undefined {
-  const parsed = parsedQuery(text, baseIri);
-  if (!parsed || parsed.type !== 'query' || parsed.queryType !== 'SELECT' || parsed.where?.length !== 1) return undefined;
+/** `parsed`: the query as sparqljs parses it (parsed-query.ts; null when it does not parse). */
+export function singlePattern(parsed: any): SinglePattern | undefined {
+  if (parsed?.type !== 'query' || parsed.queryType !== 'SELECT' || parsed.where?.length !== 1) return undefined;
   if (parsed.from || parsed.values || parsed.group || parsed.having || parsed.order || parsed.limit !== undefined || parsed.offset !== undefined || parsed.reduced) return undefined;
   let block = parsed.where[0];
   const graphName = block.type === 'graph' ? block.name : undefined;

@@ -200,10 +200,14 @@ export class TaskRunner {
     return graphs;
   }
 
+  private logRemoved(taskUri: string, minted: string[]): void {
+    if (minted.length) this.log.warn('removed what an unfinished task had created', { task: taskUri, count: minted.length });
+  }
+
   /** Remove what a task that did not complete created, and its record of it (no change to the task itself). */
   private async rollback(taskUri: string, minted: string[]): Promise<void> {
     await this.store.deleteGraphs(Object.keys(this.rollbackGraphs(taskUri, minted)));
-    if (minted.length) this.log.warn('removed what an unfinished task had created', { task: taskUri, count: minted.length });
+    this.logRemoved(taskUri, minted);
   }
 
   /**
@@ -246,7 +250,7 @@ export class TaskRunner {
     const task = taskRecord(await this.store.readGraph(uri), uri);
     if (!task || !isUnfinished(task.status)) return false;
     await this.store.replaceGraphs({ ...(minted ? this.rollbackGraphs(uri, minted) : {}), [uri]: taskQuads({ ...task, status, modified: new Date(), error }) });
-    if (minted?.length) this.log.warn('removed what an unfinished task had created', { task: uri, count: minted.length });
+    if (minted) this.logRemoved(uri, minted);
     return true;
   }
 
@@ -448,7 +452,7 @@ export class TaskRunner {
     const removed = !state.minted.length ? {} : state.status === 'Completed' ? { [this.uris.subgraph(state.uri, 'minted')]: [] } : this.rollbackGraphs(state.uri, state.minted);
     await this.persist(state, removed).then(
       () => {
-        if (state.status !== 'Completed' && state.minted.length) this.log.warn('removed what an unfinished task had created', { task: state.uri, count: state.minted.length });
+        if (state.status !== 'Completed') this.logRemoved(state.uri, state.minted);
       },
       () => undefined, // logged by persist
     );
