@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import sparqljs from 'sparqljs';
 import { readText, requestMediaType } from '../http/body.ts';
 import { badRequest, unsupportedType } from '../core/errors.ts';
+import { parsedQuery } from '../store/parsed-query.ts';
 
 export interface SparqlRequest {
   query?: string;
@@ -57,11 +58,15 @@ export async function readSparqlRequest(ctx: Context, bodyLimit: number): Promis
 export function prepareQuery(request: SparqlRequest, options: { allowService: boolean; baseIri: string }): PreparedQuery {
   const text = request.query;
   if (!text?.trim()) throw badRequest('missing the query parameter (a SPARQL query)');
-  let parsed: any;
-  try {
-    parsed = new sparqljs.Parser({ baseIRI: options.baseIri }).parse(text);
-  } catch (e) {
-    throw badRequest(`malformed SPARQL query: ${(e as Error).message.split('\n').slice(0, 4).join(' ')}`);
+  // a query asked again is not parsed again (the parses the store keeps for its own evaluators)
+  let parsed = parsedQuery(text, options.baseIri);
+  if (!parsed) {
+    try {
+      new sparqljs.Parser({ baseIRI: options.baseIri }).parse(text);
+    } catch (e) {
+      throw badRequest(`malformed SPARQL query: ${(e as Error).message.split('\n').slice(0, 4).join(' ')}`);
+    }
+    throw badRequest('malformed SPARQL query');
   }
   if (parsed.type !== 'query') throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
   const federated = containsService(parsed);
@@ -70,6 +75,8 @@ export function prepareQuery(request: SparqlRequest, options: { allowService: bo
   }
   let out = text;
   if (request.defaultGraphs.length || request.namedGraphs.length) {
+    // a parse of its own: the kept one is shared and must not change
+    parsed = new sparqljs.Parser({ baseIRI: options.baseIri }).parse(text);
     parsed.from = {
       default: request.defaultGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),
       named: request.namedGraphs.map((iri) => ({ termType: 'NamedNode', value: iri })),

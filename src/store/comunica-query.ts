@@ -2,9 +2,9 @@ import type * as RDF from '@rdfjs/types';
 import type { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import type { QueryResult, Solution } from './triple-store.ts';
 
-/** Run a query with a Comunica engine and answer it in the store seam's terms; aborting the signal ends its streams. */
-export async function comunicaQuery(engine: QueryEngine, query: string, context: Record<string, unknown>, signal?: AbortSignal): Promise<QueryResult> {
-  const result = await engine.query(query, context as any);
+/** Run a query (a text, or its algebra) with a Comunica engine and answer it in the store seam's terms; aborting the signal ends its streams. */
+export async function comunicaQuery(engine: QueryEngine, query: string | object, context: Record<string, unknown>, signal?: AbortSignal): Promise<QueryResult> {
+  const result = await engine.query(query as any, context as any);
   switch (result.resultType) {
     case 'bindings': {
       const stream = await result.execute();

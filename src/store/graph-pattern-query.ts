@@ -2,12 +2,20 @@ import type * as RDF from '@rdfjs/types';
 import { df, literal } from '../rdf/namespaces.ts';
 import { termKey } from '../rdf/terms.ts';
 import type { Solution } from './triple-store.ts';
+import { sortSolutions, type OrderKey } from './solution-order.ts';
 
 type Position = RDF.Term | RDF.Variable;
 type TriplePattern = [Position, Position, Position];
 
-/** The quads that match a pattern (undefined: any term), from every graph of the store, as a stream that `destroy` ends early. */
-export type QuadFinder = (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term) => AsyncIterable<RDF.Quad> & { destroy(): void };
+/** A stream of quads that `destroy` ends early. */
+export type QuadStream = AsyncIterable<RDF.Quad> & { destroy(): void };
+
+/**
+ * The quads that match a pattern (undefined: any term), from every graph of the store: a stream
+ * (read as far as needed), or all of them at once (a pattern in one resource's graph, which is
+ * small: one read instead of a stream's step per quad).
+ */
+export type QuadFinder = (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term) => QuadStream | Promise<RDF.Quad[]>;
 
 /**
  * The shape most named templates have: a basic graph pattern inside one `GRAPH` (a named graph,
@@ -30,12 +38,14 @@ export interface GraphPatternQuery {
   template: TriplePattern[];
   limit?: number;
   offset: number;
+  /** ORDER BY variables (SELECT only): the solutions are sorted before they are projected. */
+  order?: OrderKey[];
 }
 
 /** The query (as sparqljs parses it, parsed-query.ts) as a GraphPatternQuery, or undefined when it has another shape or did not parse. */
 export function graphPatternQuery(parsed: any): GraphPatternQuery | undefined {
   if (parsed?.type !== 'query' || (parsed.queryType !== 'SELECT' && parsed.queryType !== 'CONSTRUCT')) return undefined;
-  if (parsed.from || parsed.values || parsed.group || parsed.having || parsed.order || parsed.reduced || parsed.where?.length !== 1) return undefined;
+  if (parsed.from || parsed.values || parsed.group || parsed.having || parsed.reduced || parsed.where?.length !== 1) return undefined;
   const block = parsed.where[0];
   if (block.type !== 'graph' || block.patterns.length !== 1 || block.patterns[0].type !== 'bgp') return undefined;
   const patterns: TriplePattern[] = [];
@@ -49,6 +59,14 @@ export function graphPatternQuery(parsed: any): GraphPatternQuery | undefined {
   const inWhere = new Set<string>();
   for (const p of [...patterns.flat(), graph]) if (p.termType === 'Variable') inWhere.add(p.value);
   const query: GraphPatternQuery = { form: 'select', variables: [], distinct: !!parsed.distinct, graph, patterns, template: [], limit: parsed.limit, offset: parsed.offset ?? 0 };
+  if (parsed.order) {
+    if (parsed.queryType !== 'SELECT') return undefined;
+    query.order = [];
+    for (const o of parsed.order) {
+      if (o.expression?.termType !== 'Variable' || !inWhere.has(o.expression.value)) return undefined;
+      query.order.push({ variable: o.expression.value, descending: !!o.descending });
+    }
+  }
   if (parsed.queryType === 'CONSTRUCT') {
     query.form = 'construct';
     for (const t of parsed.template ?? []) {
@@ -65,7 +83,7 @@ export function graphPatternQuery(parsed: any): GraphPatternQuery | undefined {
   }
   if (projected.length === 1 && projected[0].expression?.type === 'aggregate') {
     const { expression, variable } = projected[0];
-    if (expression.aggregation !== 'count' || parsed.distinct) return undefined;
+    if (expression.aggregation !== 'count' || parsed.distinct || query.order) return undefined;
     const of = expression.expression;
     if (of.termType !== 'Wildcard' && !(of.termType === 'Variable' && inWhere.has(of.value))) return undefined;
     query.count = { as: variable.value, of: of.termType === 'Variable' ? of.value : undefined, distinct: !!expression.distinct };
@@ -112,19 +130,79 @@ async function* solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?:
     // a literal (or a blank node for a predicate) where the data can have none matches nothing
     if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || (g && g.termType !== 'NamedNode')) return;
     signal?.throwIfAborted();
-    // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
-    const quads = find(s, p, o, g);
-    try {
-      for await (const quad of quads) {
+    const positions = [...pattern, query.graph];
+    const found = find(s, p, o, g);
+    if (found instanceof Promise) {
+      for (const quad of await found) {
         if (quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
-        const next = bind(binding, [...pattern, query.graph], [quad.subject, quad.predicate, quad.object, quad.graph]);
+        const next = bind(binding, positions, [quad.subject, quad.predicate, quad.object, quad.graph]);
         if (next) yield* extend(rest, next);
       }
+      return;
+    }
+    // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
+    try {
+      for await (const batch of batchesOf(found)) {
+        for (const quad of batch) {
+          if (quad.graph.termType !== 'NamedNode') continue;
+          const next = bind(binding, positions, [quad.subject, quad.predicate, quad.object, quad.graph]);
+          if (next) yield* extend(rest, next);
+        }
+      }
     } finally {
-      quads.destroy();
+      found.destroy();
     }
   }
   yield* extend(query.patterns, {});
+}
+
+/** The read side of an `asynciterator` stream (what the store's matches are). */
+interface Readable {
+  read(): RDF.Quad | null;
+  readonly done: boolean;
+  readonly readable: boolean;
+  once(event: 'readable' | 'end' | 'error', listener: (e?: Error) => void): void;
+  off(event: 'readable' | 'end' | 'error', listener: (e?: Error) => void): void;
+}
+
+/**
+ * A stream's quads in the batches it has ready: read synchronously while it has some, waited for
+ * only when it has none (a promise per batch, not per quad).
+ */
+export async function* batchesOf(stream: AsyncIterable<RDF.Quad>): AsyncGenerator<RDF.Quad[]> {
+  const it = stream as unknown as Partial<Readable>;
+  if (typeof it.read !== 'function' || typeof it.once !== 'function') {
+    for await (const quad of stream) yield [quad];
+    return;
+  }
+  const readable = it as Readable;
+  for (;;) {
+    const batch: RDF.Quad[] = [];
+    for (let quad = readable.read(); quad !== null; quad = readable.read()) batch.push(quad);
+    if (batch.length) {
+      // more may have come while the batch was used (its `readable` event then already passed)
+      yield batch;
+      continue;
+    }
+    if (readable.done) return;
+    // nothing now, yet not waiting for an event either: look again on the next turn
+    if (readable.readable) {
+      await new Promise((resolve) => setImmediate(resolve));
+      continue;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const settle = (e?: Error) => {
+        readable.off('readable', settle);
+        readable.off('end', settle);
+        readable.off('error', settle);
+        if (e instanceof Error) reject(e);
+        else resolve();
+      };
+      readable.once('readable', settle);
+      readable.once('end', settle);
+      readable.once('error', settle);
+    });
+  }
 }
 
 /** `binding` extended by the terms a quad gives the pattern's variables, or undefined when a variable would take two values. */
@@ -143,14 +221,32 @@ function bind(binding: Solution, positions: Position[], terms: RDF.Term[]): Solu
   return out;
 }
 
+/**
+ * A SELECT with ORDER BY: every solution, sorted, then projected, DISTINCT, OFFSET and LIMIT.
+ * Undefined when the keys hold terms whose order is the query engine's to decide (solution-order.ts).
+ */
+export async function orderedSelectGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): Promise<Solution[] | undefined> {
+  const all: Solution[] = [];
+  for await (const s of solutionsOf(query, find, signal)) all.push(s);
+  const sorted = sortSolutions(all, query.order ?? []);
+  if (!sorted) return undefined;
+  const out: Solution[] = [];
+  for await (const s of project(query, sorted)) out.push(s);
+  return out;
+}
+
 /** A SELECT's solutions: projected, DISTINCT or counted, then OFFSET and LIMIT. */
-export async function* selectGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+export function selectGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  return project(query, solutionsOf(query, find, signal));
+}
+
+async function* project(query: GraphPatternQuery, solutions: AsyncIterable<Solution> | Iterable<Solution>): AsyncGenerator<Solution> {
   const key = (s: Solution, vars: string[]) => vars.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
   if (query.count) {
     const { of, distinct, as } = query.count;
     const seen = new Set<string>();
     let n = 0;
-    for await (const s of solutionsOf(query, find, signal)) {
+    for await (const s of solutions) {
       if (!distinct) n++;
       else seen.add(of ? termKey(s[of]) : key(s, Object.keys(s).sort()));
     }
@@ -161,7 +257,7 @@ export async function* selectGraphPattern(query: GraphPatternQuery, find: QuadFi
   let skipped = 0;
   let given = 0;
   if (query.limit === 0) return;
-  for await (const s of solutionsOf(query, find, signal)) {
+  for await (const s of solutions) {
     const projected: Solution = {};
     for (const v of query.variables) if (s[v]) projected[v] = s[v];
     if (seen) {

@@ -8,19 +8,21 @@ import { INDEXES } from './indexes.ts';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
 import { parsedQuery } from './parsed-query.ts';
-import { constructGraphPattern, graphPatternQuery, selectGraphPattern, type QuadFinder } from './graph-pattern-query.ts';
+import { templateParse } from './compiled-template.ts';
+import { constructGraphPattern, graphPatternQuery, orderedSelectGraphPattern, selectGraphPattern, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, UnionIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
 import { quadChars } from './write-size.ts';
 import { ScopedSource } from './scoped-source.ts';
 import { comunicaQuery } from './comunica-query.ts';
+import { comunicaAlgebra } from './comunica-plans.ts';
 import { closingIterators } from './closing-iterators.ts';
 import { IndexWriter } from './index-writer.ts';
 import { TimeSlices } from '../task/time-slices.ts';
 import { GraphCache } from './graph-cache.ts';
 import type { SparqlText } from './sparql-template.ts';
-import { DEFAULT_GRAPH_IRI, type QueryOptions, type QueryResult, type Solution, type TripleStore } from './triple-store.ts';
+import { DEFAULT_GRAPH_IRI, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from './triple-store.ts';
 
 /** The graph term of a graph name: DEFAULT_GRAPH_IRI names the store's unnamed default graph. */
 function graphTerm(iri: string): RDF.Quad['graph'] {
@@ -102,11 +104,26 @@ export class QuadstoreTripleStore implements TripleStore {
     }
     const main = wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any) as any);
     if (g && g.termType === 'DefaultGraph') return main;
-    return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g)], { autoStart: false });
+    return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g)], { autoStart: false, maxBufferSize: 64 });
   }
 
-  /** The quads of both partitions that match a pattern, as a stream (the evaluator of graph patterns). */
-  private readonly find: QuadFinder = (s, p, o, g) => this.match(s, p, o, g) as unknown as ReturnType<QuadFinder>;
+  /**
+   * The quads of both partitions that match a pattern (the evaluators of graph patterns): of one
+   * resource's graph at once (from the graph cache when it holds the graph), else as a stream.
+   */
+  private readonly find: QuadFinder = (s, p, o, g) => {
+    if (g?.termType === 'NamedNode' && !isBulkGraph(g.value)) return this.graphPattern(g.value, s, p, o);
+    return this.match(s, p, o, g) as unknown as QuadStream;
+  };
+
+  /** The quads of a pattern in one graph of the main partition. */
+  private async graphPattern(iri: string, s?: RDF.Term, p?: RDF.Term, o?: RDF.Term): Promise<RDF.Quad[]> {
+    // from the graph cache when it holds the graph; a miss does not fill it (copying the terms to
+    // keep costs more than the read)
+    const cached = this.cache.get(iri);
+    if (!cached) return (await this.quadstore.get({ subject: s, predicate: p, object: o, graph: df.namedNode(iri) } as never)).items as RDF.Quad[];
+    return cached.filter((q) => (!s || s.equals(q.subject)) && (!p || p.equals(q.predicate)) && (!o || o.equals(q.object)));
+  }
 
   private async count(s?: Term, p?: Term, o?: Term, g?: Term): Promise<number> {
     [s, p, o, g] = [s, p, o, g].map(unbound);
@@ -241,28 +258,49 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
+    const parsed = this.parsed(query, options);
+    const find = options.scope ? scopedFinder(this.find, options.scope) : this.find;
     // one triple pattern (most named templates): one index match, no query plan
-    const parsed = options.scope || options.serviceFetch ? null : parsedQuery(String(query), options.baseIri);
     const single = singlePattern(parsed);
-    if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, options.signal) };
+    if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, find, options.signal) };
     // a basic graph pattern inside one GRAPH (most other templates): index lookups, no query plan
     const shaped = graphPatternQuery(parsed);
-    if (shaped?.form === 'construct') return { type: 'quads', quads: constructGraphPattern(shaped, this.find, options.signal) };
-    if (shaped) return { type: 'bindings', variables: shaped.variables, solutions: selectGraphPattern(shaped, this.find, options.signal) };
+    if (shaped?.form === 'construct') return { type: 'quads', quads: constructGraphPattern(shaped, find, options.signal) };
+    if (shaped?.order) {
+      // sorted here unless the keys hold terms only the engine orders
+      const sorted = await orderedSelectGraphPattern(shaped, find, options.signal);
+      if (sorted) return { type: 'bindings', variables: shaped.variables, solutions: fromArray(sorted) };
+    } else if (shaped) return { type: 'bindings', variables: shaped.variables, solutions: selectGraphPattern(shaped, find, options.signal) };
     const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
     if (options.serviceFetch) context.fetch = options.serviceFetch;
     // SERVICE needs the engine build with HTTP and SPARQL-endpoint actors (loaded when first needed)
     const engine = options.serviceFetch ? await this.federatedEngine() : this.engine;
-    return comunicaQuery(engine, String(query), context, options.signal);
+    // a query asked before goes to the engine as the algebra made of it then (comunica-plans.ts)
+    const text = String(query);
+    const algebra = options.serviceFetch ? undefined : comunicaAlgebra(text, options.baseIri);
+    return comunicaQuery(engine, algebra ?? text, context, options.signal);
   }
 
-  private async *solutions(pattern: SinglePattern, signal?: AbortSignal): AsyncIterable<Solution> {
+  /**
+   * The query parsed for the store's own evaluators: a template bound into its compiled parse, a
+   * text from the parses kept. None for a federated query, nor for one that names the default
+   * graph by its IRI (which only the Comunica source maps to the unnamed graph).
+   */
+  private parsed(query: SparqlText | string, options: QueryOptions): any {
+    if (options.serviceFetch || options.engine === 'comunica') return null;
+    const text = String(query);
+    if (text.includes(DEFAULT_GRAPH_IRI)) return null;
+    return (options.baseIri ? undefined : templateParse(query)) ?? parsedQuery(text, options.baseIri);
+  }
+
+  private async *solutions(pattern: SinglePattern, find: QuadFinder, signal?: AbortSignal): AsyncIterable<Solution> {
     const seen = pattern.distinct ? new Set<string>() : undefined;
-    const quads = this.match(...boundTerms(pattern));
+    const found = find(...boundTerms(pattern));
+    const quads = found instanceof Promise ? { items: await found, destroy: () => undefined } : { items: found, destroy: () => found.destroy() };
     try {
-      for await (const q of quads as AsyncIterable<RDF.Quad>) {
+      for await (const q of quads.items) {
         signal?.throwIfAborted();
         const solution = solutionOf(pattern, q);
         if (!solution) continue;
@@ -334,6 +372,39 @@ export class QuadstoreTripleStore implements TripleStore {
     await this.quadstore.close();
     await this.fileRemoval.stop();
   }
+}
+
+/** The quads a finder gives that a scope allows (the unnamed default graph when the scope includes it). */
+function scopedFinder(find: QuadFinder, scope: GraphScope): QuadFinder {
+  return (s, p, o, g) => {
+    if (g?.termType === 'NamedNode' && !scope.allows(g.value)) return emptyQuads();
+    const quads = find(s, p, o, g);
+    // one graph, allowed
+    if (quads instanceof Promise) return quads;
+    const allowed = new Map<string, boolean>();
+    const allows = (q: RDF.Quad) => {
+      if (q.graph.termType !== 'NamedNode') return scope.includesDefaultGraph;
+      let yes = allowed.get(q.graph.value);
+      if (yes === undefined) allowed.set(q.graph.value, (yes = scope.allows(q.graph.value)));
+      return yes;
+    };
+    return Object.assign(filtered(quads, allows), { destroy: () => quads.destroy() });
+  };
+}
+
+async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+async function* filtered(quads: AsyncIterable<RDF.Quad>, keep: (q: RDF.Quad) => boolean): AsyncGenerator<RDF.Quad> {
+  for await (const q of quads) if (keep(q)) yield q;
+}
+
+function emptyQuads(): QuadStream {
+  return Object.assign(
+    filtered([] as never, () => false),
+    { destroy: () => undefined },
+  );
 }
 
 /** Variables and nulls mean "any". */

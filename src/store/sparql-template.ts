@@ -8,8 +8,15 @@ import { badRequest } from '../core/errors.ts';
  */
 export class SparqlText {
   readonly text: string;
-  constructor(text: string) {
+  /**
+   * The template's call site and the terms in its slots, when every slot holds one IRI, literal or
+   * variable: the store then binds the terms into the call site's compiled parse
+   * (compiled-template.ts) instead of parsing the text.
+   */
+  readonly slots?: { strings: TemplateStringsArray; terms: readonly RDF.Term[] };
+  constructor(text: string, slots?: SparqlText['slots']) {
     this.text = text;
+    this.slots = slots;
   }
   toString(): string {
     return this.text;
@@ -20,10 +27,17 @@ export type SparqlValue = RDF.Term | SparqlText | readonly (RDF.Term | SparqlTex
 
 export function sparql(strings: TemplateStringsArray, ...values: SparqlValue[]): SparqlText {
   let out = strings[0];
+  let bindable = true;
   values.forEach((value, i) => {
     out += writeValue(value) + strings[i + 1];
+    bindable &&= isSlotTerm(value);
   });
-  return new SparqlText(out);
+  return new SparqlText(out, bindable ? { strings, terms: values as RDF.Term[] } : undefined);
+}
+
+function isSlotTerm(value: SparqlValue): boolean {
+  const type = (value as RDF.Term).termType;
+  return type === 'NamedNode' || type === 'Literal' || type === 'Variable';
 }
 
 function writeValue(value: SparqlValue): string {

@@ -32,6 +32,11 @@ export interface QueryOptions {
   baseIri?: string;
   /** Federated query: SERVICE clauses call other endpoints with this fetch (which applies the outbound policy). */
   serviceFetch?: typeof fetch;
+  /**
+   * `comunica`: leave the query to the query engine even when the embedded store's own evaluators
+   * answer its shape (the reference of the differential tests and of the benchmarks).
+   */
+  engine?: 'comunica';
 }
 
 /**
