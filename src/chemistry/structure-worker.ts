@@ -17,6 +17,11 @@ export type StructureResult = { structure: Structure; name?: string; fields: Rec
 export async function parseStructures(inputs: StructureInput[]): Promise<StructureResult[]> {
   // Indigo (about 200 MB per thread) only for InChI; SMILES and SD records need RDKit alone
   const chemistry = await Chemistry.load({ indigo: inputs.some((i) => i.kind === 'inchi') });
+  return parseWith(chemistry, inputs);
+}
+
+/** The same with a toolkit already loaded (the main thread's, for a few structures). */
+export function parseWith(chemistry: Chemistry, inputs: StructureInput[]): StructureResult[] {
   return inputs.map((input): StructureResult => {
     try {
       if (input.kind === 'smiles') return { structure: chemistry.fromSmiles(input.text, input.what), fields: {} };

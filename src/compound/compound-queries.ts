@@ -15,6 +15,10 @@ export const compoundQueries = {
   smiles(): SparqlText {
     return sparql`SELECT ?c ?s WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
   },
+  /** The compounds (and `{uri}/key` records) of one InChIKey, binding `?c`: one index lookup, no query engine. */
+  byInchiKey(key: string): SparqlText {
+    return sparql`SELECT ?c WHERE { GRAPH ?g { ?c ${ot('inchiKey')} ${literal(key)} } }`;
+  },
   /** The resources holding these InChIKeys, binding `?c` and `?k` (deleted compounds' `{uri}/key` records included). */
   byInchiKeys(keys: string[]): SparqlText {
     return sparql`SELECT ?c ?k WHERE { VALUES ?k { ${keys.map((k) => literal(k))} } GRAPH ?g { ?c ${ot('inchiKey')} ?k } }`;

@@ -17,6 +17,8 @@ import { graphGroups } from '../store/write-size.ts';
 const COMPOUND_WRITE_CHARS = 500_000;
 /** How long a claim on an InChIKey outlives it (the claiming process has written the compound long before). */
 const CLAIM_SECONDS = 3600;
+/** Up to this many InChIKeys are looked up one by one (see urisForKeys). */
+const FEW_KEYS = 16;
 const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
 
 /**
@@ -66,6 +68,15 @@ export class CompoundRegistry {
   async urisForKeys(keys: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     const distinct = [...new Set(keys)];
+    if (distinct.length <= FEW_KEYS) {
+      // a few keys (a compound, a small upload): index lookups side by side, where the query with
+      // VALUES is planned and run by Comunica (several ms of the main thread's time each)
+      const rows = await Promise.all(distinct.map((k) => select(this.services.store, compoundQueries.byInchiKey(k))));
+      distinct.forEach((k, i) => {
+        for (const r of rows[i]) if (this.isCompoundUri(r.c.value)) found.set(k, r.c.value);
+      });
+      return found;
+    }
     for (let i = 0; i < distinct.length; i += 500) {
       const rows = await select(this.services.store, compoundQueries.byInchiKeys(distinct.slice(i, i + 500)));
       for (const r of rows) if (this.isCompoundUri(r.c.value)) found.set(r.k.value, r.c.value);
@@ -74,7 +85,11 @@ export class CompoundRegistry {
   }
 
   /** Register structures (deduplicated on InChIKey); answers one URI per record, in order. */
-  register(posted: PostedStructure[]): Promise<string[]> {
+  async register(posted: PostedStructure[]): Promise<string[]> {
+    // every structure already stored as it is posted (no new name or sameAs): nothing to write,
+    // nothing to serialize with other registrations
+    const same = await this.alreadyStored(posted);
+    if (same) return same;
     return this.exclusive(async () => {
       const graphs: Record<string, RDF.Quad[]> = {};
       const minted = new Set<string>();
@@ -113,6 +128,29 @@ export class CompoundRegistry {
       }
       return uris;
     });
+  }
+
+  /**
+   * The URIs of the posted structures when each is a stored compound that already has every
+   * posted name and sameAs (what a new upload of known structures mostly is); undefined when
+   * any would be minted or changed, which `register` then does under its lock.
+   */
+  private async alreadyStored(posted: PostedStructure[]): Promise<string[] | undefined> {
+    if (!posted.length) return [];
+    const known = await this.urisForKeys(posted.map((p) => p.structure.inchiKey));
+    const read = new Map<string, StoredStructure | undefined>();
+    const uris: string[] = [];
+    for (const p of posted) {
+      const uri = known.get(p.structure.inchiKey);
+      if (!uri) return undefined;
+      if (!read.has(uri)) read.set(uri, await this.read(uri));
+      const existing = read.get(uri);
+      // a deleted compound (its key kept) is written again
+      if (!existing) return undefined;
+      if (p.names.some((n) => !existing.names.includes(n)) || p.sameAs.some((x) => !existing.sameAs.includes(x))) return undefined;
+      uris.push(uri);
+    }
+    return uris;
   }
 
   /** PUT: new names, sameAs or coordinates for the same structure; another structure is refused. */

@@ -63,7 +63,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
       const defaults: [RDF.NamedNode, RDF.Term][] = [];
       if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
       if (source.title) defaults.push([dc('title'), literal(source.title)]);
-      return datasets.create(source, structureReaderOn(services.workers, signal), mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
+      return datasets.create(source, structureReaderOn(services.workers, signal, services.chemistry), mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
     });
   });
 

@@ -250,6 +250,9 @@ export class DatasetStore {
     const firstLine = new Map<string, number>();
     let stored = 0;
     let done = 0;
+    // the rows of the last chunk, written with the metadata (a small upload: one write in all)
+    let last: RDF.Quad[] = [];
+    let written = false;
     try {
       for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
         signal?.throwIfAborted();
@@ -263,7 +266,11 @@ export class DatasetStore {
           const values = features.map((f, j) => [f, cells[j]] as [string, RDF.Literal | undefined]).filter((p): p is [string, RDF.Literal] => !!p[1]);
           quads.push(...entryQuads(uri, this.entriesGraph(uri), ++stored, compounds[i]!, values));
         });
-        if (quads.length) await this.services.store.bulkLoad(quads);
+        if (last.length) {
+          await this.services.store.bulkLoad(last);
+          written = true;
+        }
+        last = quads;
         for (const text of found) warnings.push({ line: lineOf(text), text });
         done += chunk.length;
         options.progress?.(0.05 + (0.9 * done) / Math.max(1, total));
@@ -271,10 +278,15 @@ export class DatasetStore {
       const sorted = warnings.sort((a, b) => a.line - b.line).map((w) => w.text);
       if (!stored) throw badRequest(`no ${source.unit} has a usable structure${sorted.length ? `: ${sorted.slice(0, 5).join('; ')}` : ''}`);
       graphs[uri] = metadataQuads(uri, { annotations, features, warnings: sorted });
+      // rows of one chunk only (a small upload) are written with it; the rows graph of a larger
+      // one already holds rows, so its last chunk is loaded first (createGraphs is for new graphs)
+      if (last.length && written) await this.services.store.bulkLoad(last);
+      else if (last.length) graphs[this.entriesGraph(uri)] = last;
       signal?.throwIfAborted();
-      await this.services.store.replaceGraphs(graphs);
+      // the dataset and its new features were just minted: no graph to read and compare
+      await this.services.store.createGraphs(graphs);
     } catch (e) {
-      if (stored) await this.services.store.deleteGraphs([this.entriesGraph(uri)]);
+      if (written) await this.services.store.deleteGraphs([this.entriesGraph(uri)]);
       throw e;
     }
     return uri;

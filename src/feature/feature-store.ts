@@ -42,7 +42,8 @@ export class FeatureStore {
   async create(body: RDF.Quad[]): Promise<string> {
     await this.services.shapes.check(featureFromBody(body, `${this.collection}/new`));
     const uri = await this.services.ids.next(this.collection);
-    await this.services.store.replaceGraphs({ [uri]: featureFromBody(body, uri) });
+    // a URI just minted names no graph yet: nothing to read and compare
+    await this.services.store.createGraphs({ [uri]: featureFromBody(body, uri) });
     return uri;
   }
 

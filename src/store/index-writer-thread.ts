@@ -111,6 +111,19 @@ export async function writeBatch(id: number): Promise<void> {
   }
 }
 
+/** A whole small write in one message: the index keys of `deletions` removed, those of `additions` added, as one batch. */
+export async function writeAll(deletions: EncodedQuads, additions: EncodedQuads): Promise<void> {
+  const id = beginBatch();
+  try {
+    addToBatch(id, false, deletions);
+    addToBatch(id, true, additions);
+  } catch (e) {
+    await dropBatch(id);
+    throw e;
+  }
+  await writeBatch(id);
+}
+
 /** Give a batch up (nothing of it is written). */
 export async function dropBatch(id: number): Promise<void> {
   const entry = batches.get(id);

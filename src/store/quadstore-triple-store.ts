@@ -146,6 +146,8 @@ export class QuadstoreTripleStore implements TripleStore {
    * readers never see half of it.
    */
   private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
+    // nothing changes (a resource written again as it is): no batch, no invalidation
+    if (oldQuads.length === 0 && newQuads.length === 0) return;
     await this.writer.write(oldQuads, newQuads);
     const touched = new Set<string>();
     // the unnamed default graph is cached under the name that reads it
