@@ -5,14 +5,14 @@ import { fmt, tempDir, type Row } from './util.ts';
 
 type Result = autocannon.Result;
 
-function cannon(options: autocannon.Options): Promise<Result> {
+export function cannon(options: autocannon.Options): Promise<Result> {
   return new Promise((resolve, reject) => {
     autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
   });
 }
 
 /** The bare Koa baseline in its own process; answers its port and a stop function. */
-async function startBareKoa(): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startBareKoa(): Promise<{ port: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['bench/bare-koa.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)));
   return {
@@ -104,7 +104,7 @@ export async function loadMix(base: string, targets: MixTargets, connections: nu
 }
 
 /** Runs `work` against a server of its own (on a store of its own) started with `flags`. */
-async function withServer<T>(flags: string[], work: (base: string) => Promise<T>): Promise<T> {
+export async function withServer<T>(flags: string[], work: (base: string) => Promise<T>): Promise<T> {
   const tmp = await tempDir('toxgraph-bench-load-');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

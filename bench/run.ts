@@ -17,6 +17,7 @@ import { benchRemoteStore } from './remote-store.ts';
 import { benchScaleOut } from './scale-out.ts';
 import { benchRuntime } from './runtime.ts';
 import { benchSparqlCore } from './sparql-core.ts';
+import { benchSparqlHttp } from './sparql-http.ts';
 import { now, type Row } from './util.ts';
 
 /**
@@ -33,6 +34,7 @@ const benches = [
   ['features', benchFeatures],
   ['sparql', benchSparql],
   ['sparql-core', benchSparqlCore],
+  ['sparql-http', benchSparqlHttp],
   ['compounds', benchCompounds],
   ['dataset', benchDataset],
   ['learners', benchLearners],

@@ -72,7 +72,9 @@ export class StructureResources {
           related: [{ label: 'Conformers', uris: conformers }, { label: 'Datasets that hold it', uris: datasets }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
         };
       })());
-    await sendNegotiated(ctx, structureRenderers(ctx, this.compounds.chemistry, s, details));
+    // RDF shows the graph, and feature values only when asked for: no query for what it never shows
+    const rdf = () => (requested.length ? details().then((d) => d.rdf) : quads);
+    await sendNegotiated(ctx, structureRenderers(ctx, this.compounds.chemistry, s, details, rdf));
     storeRepresentation(ctx);
   }
 

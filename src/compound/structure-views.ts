@@ -42,7 +42,14 @@ export interface StructureDetails {
   related: { label: string; uris: string[] }[];
 }
 
-export function structureRenderers(ctx: Context, chemistry: Chemistry, s: StoredStructure, details: () => Promise<StructureDetails>): Record<string, Renderer> {
+/** `rdf`: the quads of the RDF representations (the structure's graph, with the values asked for). */
+export function structureRenderers(
+  ctx: Context,
+  chemistry: Chemistry,
+  s: StoredStructure,
+  details: () => Promise<StructureDetails>,
+  rdf: () => Promise<RDF.Quad[]> | RDF.Quad[],
+): Record<string, Renderer> {
   const { w, h } = size(ctx);
   const v3000 = !!ctx.querystring && new URLSearchParams(ctx.querystring).get('molfile') === 'v3000';
   const title = s.names[0] ?? s.smiles;
@@ -59,7 +66,7 @@ export function structureRenderers(ctx: Context, chemistry: Chemistry, s: Stored
     'image/png': () => chemistry.png(s.molfile, w, h),
     'image/svg+xml': () => chemistry.svg(s.molfile, w, h),
     'text/plain': () => s.names.map((n) => `${n}\n`).join(''),
-    ...rdfRenderers(ctx, async () => (await details()).rdf, title),
+    ...rdfRenderers(ctx, rdf, title),
     'text/uri-list': () => `${s.uri}\r\n`,
   };
   renderers['text/html'] = async () => {

@@ -55,9 +55,9 @@ export async function answerSparql(ctx: Context, services: Services, scope: Grap
   const baseIri = services.uris.ofPath(ctx.path);
   const prepared = prepareQuery(request, { allowService: config.sparqlService, baseIri });
   const controller = new AbortController();
-  const timeout = new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`);
-  const timer = setTimeout(() => controller.abort(timeout), config.queryTimeoutMs);
-  const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(timeout), { once: true }));
+  // the error is made when the time is up (an Error's stack costs each request otherwise)
+  const timer = setTimeout(() => controller.abort(new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`)), config.queryTimeoutMs);
+  const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
   let renderers: Record<string, Renderer>;
   try {
     const run = async (): Promise<Record<string, Renderer>> => {

@@ -56,17 +56,23 @@ function closing(it: LevelIterator): LevelIterator {
       throw e;
     }
   };
+  // a reader may ask again after the end (quadstore does): answered "no more" here, where the
+  // closed iterator would throw, with a stack trace built each time (about 9 µs per read)
   const wrapper: LevelIterator = {
     nextv: (size, options) =>
-      settle(
-        () => it.nextv(size, options),
-        (items) => items.length === 0,
-      ),
+      closed
+        ? Promise.resolve([])
+        : settle(
+            () => it.nextv(size, options),
+            (items) => items.length === 0,
+          ),
     next: () =>
-      settle(
-        () => it.next(),
-        (item) => item === undefined,
-      ),
+      closed
+        ? Promise.resolve(undefined)
+        : settle(
+            () => it.next(),
+            (item) => item === undefined,
+          ),
     all: (options) =>
       settle(
         () => it.all(options),
