@@ -271,3 +271,20 @@ test('compiled templates: bound into the call site parse, the same parse and ans
   // lists and nested templates are written as text
   assert.equal(sparql`SELECT ?s WHERE { VALUES ?s { ${iris} } }`.slots, undefined);
 });
+
+test('differential: CONSTRUCT of a graph (its template its pattern) answers its quads as triples, paged as solutions', async () => {
+  let answered = 0;
+  for (const g of graphs) {
+    for (const pattern of ['?s ?p ?o', `?s <${predicates[1].value}> ?o`, `<${iris[2].value}> ?p ?o`, `?s ?p <${iris[3].value}>`]) {
+      for (const page of ['', ' LIMIT 3', ' LIMIT 2 OFFSET 4']) {
+        const text = `CONSTRUCT { ${pattern} } WHERE { GRAPH <${g.value}> { ${pattern} } }${page}`;
+        const ours = await rows(await store.query(text));
+        const theirs = await rows(await store.query(text, COMUNICA));
+        if (page) assert.equal(ours.length, theirs.length, text);
+        else assert.deepEqual(ours, theirs, text);
+        if (ours.length) answered++;
+      }
+    }
+  }
+  assert.ok(answered > 30, `only ${answered} had answers`);
+});

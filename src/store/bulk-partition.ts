@@ -33,7 +33,7 @@ export class BulkQuadstore extends Quadstore {
   }
 
   /** Match any pattern: the best index for its bound terms, the rest filtered. */
-  matchAny(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): AsyncIterator<RDF.Quad> {
+  matchAny(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null, options?: { limit?: number }): AsyncIterator<RDF.Quad> {
     const pattern: Partial<Record<TermName, RDF.Term>> = {};
     const bound = (t?: RDF.Term | null) => (t && t.termType !== 'Variable' ? t : undefined);
     const given: Record<TermName, RDF.Term | undefined> = { subject: bound(s), predicate: bound(p), object: bound(o), graph: bound(g) };
@@ -49,8 +49,9 @@ export class BulkQuadstore extends Quadstore {
       if (used.length > best.length) best = used;
     }
     for (const term of best) pattern[term] = given[term];
-    const all = wrap<RDF.Quad>(this.match(pattern.subject as any, pattern.predicate as any, pattern.object as any, pattern.graph as any) as any);
     const rest = (Object.keys(given) as TermName[]).filter((t) => given[t] && !best.includes(t));
+    // a limit holds for the quads of the pattern, so only where the index serves all of it
+    const all = wrap<RDF.Quad>(this.match(pattern.subject as any, pattern.predicate as any, pattern.object as any, pattern.graph as any, rest.length ? undefined : options) as any);
     if (!rest.length) return all;
     return all.filter((q) => rest.every((t) => matchesPattern(given[t], q[t])));
   }

@@ -13,9 +13,9 @@ export type QuadStream = AsyncIterable<RDF.Quad> & { destroy(): void };
 /**
  * The quads that match a pattern (undefined: any term), from every graph of the store: a stream
  * (read as far as needed), or all of them at once (a pattern in one resource's graph, which is
- * small: one read instead of a stream's step per quad).
+ * small: one read instead of a stream's step per quad). `limit`: a stream may end after that many.
  */
-export type QuadFinder = (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term) => QuadStream | Promise<RDF.Quad[]>;
+export type QuadFinder = (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term, limit?: number) => QuadStream | Promise<RDF.Quad[]>;
 
 /**
  * The shape most named templates have: a basic graph pattern inside one `GRAPH` (a named graph,

@@ -9,7 +9,7 @@ import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
 import { parsedQuery } from './parsed-query.ts';
 import { templateParse } from './compiled-template.ts';
-import { constructGraphPattern, graphPatternQuery, orderedSelectGraphPattern, selectGraphPattern, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
+import { constructGraphPattern, graphPatternQuery, orderedSelectGraphPattern, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, UnionIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
@@ -96,24 +96,28 @@ export class QuadstoreTripleStore implements TripleStore {
     return new QuadstoreTripleStore(quadstore, bulk, fileRemoval, writer);
   }
 
-  /** Both partitions as one RDF/JS source. */
-  private match(s?: Term, p?: Term, o?: Term, g?: Term) {
+  /**
+   * Both partitions as one RDF/JS source. `limit`: at most that many quads from each partition
+   * (the index reads no more; an unlimited match reads in batches of hundreds).
+   */
+  private match(s?: Term, p?: Term, o?: Term, g?: Term, limit?: number) {
     [s, p, o, g] = [s, p, o, g].map(unbound);
+    const options = limit === undefined ? undefined : { limit };
     if (g && g.termType === 'NamedNode') {
-      return isBulkGraph(g.value) ? this.bulk.matchAny(s, p, o, g) : wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any) as any);
+      return isBulkGraph(g.value) ? this.bulk.matchAny(s, p, o, g, options) : wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any, options) as any);
     }
-    const main = wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any) as any);
+    const main = wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any, options) as any);
     if (g && g.termType === 'DefaultGraph') return main;
-    return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g)], { autoStart: false, maxBufferSize: 64 });
+    return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g, options)], { autoStart: false, maxBufferSize: 64 });
   }
 
   /**
    * The quads of both partitions that match a pattern (the evaluators of graph patterns): of one
    * resource's graph at once (from the graph cache when it holds the graph), else as a stream.
    */
-  private readonly find: QuadFinder = (s, p, o, g) => {
+  private readonly find: QuadFinder = (s, p, o, g, limit) => {
     if (g?.termType === 'NamedNode' && !isBulkGraph(g.value)) return this.graphPattern(g.value, s, p, o);
-    return this.match(s, p, o, g) as unknown as QuadStream;
+    return this.match(s, p, o, g, limit) as unknown as QuadStream;
   };
 
   /** The quads of a pattern in one graph of the main partition. */
@@ -267,7 +271,20 @@ export class QuadstoreTripleStore implements TripleStore {
     if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, find, options.signal) };
     // a basic graph pattern inside one GRAPH (most other templates): index lookups, no query plan
     const shaped = graphPatternQuery(parsed);
+    if (shaped && isGraphCopy(shaped) && shaped.graph.termType === 'NamedNode' && !isBulkGraph(shaped.graph.value) && (!options.scope || options.scope.allows(shaped.graph.value))) {
+      // CONSTRUCT of a resource's graph (or of a pattern in it): its quads, read at once
+      const [s, p, o] = shaped.patterns[0].map((t) => (t.termType === 'Variable' ? undefined : t));
+      const quads = await this.graphPattern(shaped.graph.value, s, p, o);
+      const page = quads.slice(shaped.offset, shaped.limit === undefined ? undefined : shaped.offset + shaped.limit);
+      return { type: 'quads', quads: fromArray(page.map((q) => df.quad(q.subject, q.predicate, q.object))) };
+    }
     if (shaped?.form === 'construct') return { type: 'quads', quads: constructGraphPattern(shaped, find, options.signal) };
+    // a few solutions of one pattern: the index asked for no more quads than they need
+    const hinted = shaped && limitHint(shaped);
+    if (shaped && hinted) {
+      const rows = await this.hintedSelect(shaped, hinted, options);
+      if (rows) return { type: 'bindings', variables: shaped.variables, solutions: fromArray(rows) };
+    }
     if (shaped?.order) {
       // sorted here unless the keys hold terms only the engine orders
       const sorted = await orderedSelectGraphPattern(shaped, find, options.signal);
@@ -283,6 +300,33 @@ export class QuadstoreTripleStore implements TripleStore {
     const text = String(query);
     const algebra = options.serviceFetch ? undefined : comunicaAlgebra(text, options.baseIri);
     return comunicaQuery(engine, algebra ?? text, context, options.signal);
+  }
+
+  /**
+   * A SELECT of one pattern with a small LIMIT, its match limited to the quads the solutions need.
+   * Quads a solution cannot use (the default graph's, a scope's hidden graphs, a repeated variable
+   * that disagrees) may leave it short: undefined then, when the match was cut, and the query
+   * runs unlimited.
+   */
+  private async hintedSelect(query: GraphPatternQuery, limit: number, options: QueryOptions): Promise<Solution[] | undefined> {
+    let read = 0;
+    const counted: QuadFinder = (s, p, o, g) => {
+      const found = this.find(s, p, o, g, limit);
+      if (found instanceof Promise) return found;
+      return Object.assign(
+        (async function* () {
+          for await (const q of found) {
+            read++;
+            yield q;
+          }
+        })(),
+        { destroy: () => found.destroy() },
+      );
+    };
+    const find = options.scope ? scopedFinder(counted, options.scope) : counted;
+    const rows: Solution[] = [];
+    for await (const row of selectGraphPattern(query, find, options.signal)) rows.push(row);
+    return rows.length < limit - query.offset && read >= limit ? undefined : rows;
   }
 
   /**
@@ -374,6 +418,27 @@ export class QuadstoreTripleStore implements TripleStore {
     await this.quadstore.close();
     await this.fileRemoval.stop();
   }
+}
+
+/** A CONSTRUCT whose template is its one pattern, with three different variables or terms: the matching quads, as triples. */
+function isGraphCopy(query: GraphPatternQuery): boolean {
+  if (query.form !== 'construct' || query.patterns.length !== 1 || query.template.length !== 1) return false;
+  const [pattern] = query.patterns;
+  const [template] = query.template;
+  const variables = pattern.filter((t) => t.termType === 'Variable').map((t) => t.value);
+  if (new Set(variables).size !== variables.length || (query.graph.termType === 'Variable' && variables.includes(query.graph.value))) return false;
+  // a literal cannot be a subject: such a pattern matches nothing, as the evaluator has it
+  return pattern[0].termType !== 'Literal' && pattern.every((t, i) => t.equals(template[i]));
+}
+
+/** Solutions at most (OFFSET and LIMIT) for which a one-pattern SELECT limits its index read. */
+const HINTED_LIMIT = 1000;
+
+/** The quads a one-pattern SELECT with a LIMIT needs at most, when it may limit its read. */
+function limitHint(query: GraphPatternQuery): number | undefined {
+  if (query.form !== 'select' || query.patterns.length !== 1 || query.limit === undefined || query.count || query.order || query.distinct) return undefined;
+  const needed = query.offset + query.limit;
+  return needed > 0 && needed <= HINTED_LIMIT ? needed : undefined;
 }
 
 /** The quads a finder gives that a scope allows (the unnamed default graph when the scope includes it). */
