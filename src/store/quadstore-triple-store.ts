@@ -65,6 +65,8 @@ export class QuadstoreTripleStore implements TripleStore {
   }
   /** Recently read small graphs; every write invalidates what it touches. */
   private readonly cache = new GraphCache();
+  /** Graphs a pattern was recently read from without the cache holding them (see graphPattern). */
+  private readonly missedOnce = new Set<string>();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
 
@@ -122,9 +124,15 @@ export class QuadstoreTripleStore implements TripleStore {
 
   /** The quads of a pattern in one graph of the main partition. */
   private async graphPattern(iri: string, s?: RDF.Term, p?: RDF.Term, o?: RDF.Term): Promise<RDF.Quad[]> {
-    // from the graph cache when it holds the graph; a miss does not fill it (copying the terms to
-    // keep costs more than the read)
-    const cached = this.cache.get(iri);
+    // from the graph cache when it holds the graph. A first miss reads only the pattern (copying
+    // a graph's terms to keep costs more than the read); a graph missed again soon (a query asked
+    // again, a resource looked at again) is read whole and kept
+    let cached = this.cache.get(iri);
+    if (!cached && this.missedOnce.delete(iri)) cached = await this.readGraph(iri);
+    else if (!cached) {
+      this.missedOnce.add(iri);
+      if (this.missedOnce.size > MISSES_KEPT) this.missedOnce.delete(this.missedOnce.values().next().value as string);
+    }
     if (!cached) return (await this.quadstore.get({ subject: s, predicate: p, object: o, graph: df.namedNode(iri) } as never)).items as RDF.Quad[];
     return cached.filter((q) => (!s || s.equals(q.subject)) && (!p || p.equals(q.predicate)) && (!o || o.equals(q.object)));
   }
@@ -430,6 +438,9 @@ function isGraphCopy(query: GraphPatternQuery): boolean {
   // a literal cannot be a subject: such a pattern matches nothing, as the evaluator has it
   return pattern[0].termType !== 'Literal' && pattern.every((t, i) => t.equals(template[i]));
 }
+
+/** Graph names remembered as missed once by the graph cache. */
+const MISSES_KEPT = 4096;
 
 /** Solutions at most (OFFSET and LIMIT) for which a one-pattern SELECT limits its index read. */
 const HINTED_LIMIT = 1000;
