@@ -7,6 +7,7 @@ import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
 import { sparql } from '../src/store/sparql-template.ts';
 import { select, ask } from '../src/store/query-helpers.ts';
 import { df } from '../src/rdf/namespaces.ts';
+import { IdMinter } from '../src/store/id-minter.ts';
 
 let dir: string;
 let store: QuadstoreTripleStore;
@@ -398,5 +399,29 @@ test('a store closed twice closes once; its writer thread then refuses work inst
     assert.equal(await s.writerHeapUsage(), undefined);
   } finally {
     await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('ids: minted without waiting for the next block (written ahead), never given twice, past a restart', async () => {
+  const idDir = await mkdtemp(join(tmpdir(), 'toxgraph-ids-'));
+  const collection = 'http://ids.test/feature';
+  const counter = async (s: QuadstoreTripleStore) => Number((await s.readGraph('urn:toxgraph:counters'))[0].object.value);
+  let idStore = await QuadstoreTripleStore.open(idDir);
+  try {
+    const minter = new IdMinter(idStore);
+    const first = await Promise.all(Array.from({ length: 170 }, () => minter.next(collection)));
+    const ids = first.map((u) => Number(u.slice(collection.length + 1)));
+    assert.deepEqual(ids, Array.from({ length: 170 }, (_, i) => i + 1), 'one after another, none twice');
+    // blocks of 64: id 170 is past half of the third (129-192), so the fourth block's end is
+    // written ahead, while ids of the third are still given
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(await counter(idStore), 256);
+    await idStore.close();
+    idStore = await QuadstoreTripleStore.open(idDir);
+    const after = Number((await new IdMinter(idStore).next(collection)).slice(collection.length + 1));
+    assert.equal(after, 257, 'after a restart, ids go on after what was written');
+  } finally {
+    await idStore.close();
+    await rm(idDir, { recursive: true, force: true });
   }
 });

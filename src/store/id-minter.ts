@@ -16,7 +16,12 @@ const BLOCK = 64;
  * reserved from a counter they share (Redis), lifted first to what the store remembers.
  */
 export class IdMinter {
+  /** Each collection's end of ids written to the store: ids up to it may be given out. */
   private reserved?: Map<string, number>;
+  /** Each collection's end as last asked to be written (at least `reserved`). */
+  private readonly target = new Map<string, number>();
+  /** The write of a collection's next end, while it is in flight. */
+  private readonly extending = new Map<string, Promise<void>>();
   private readonly last = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -51,7 +56,10 @@ export class IdMinter {
       if (!this.reserved) {
         this.reserved = new Map();
         for (const q of await this.store.readGraph(COUNTERS_GRAPH)) this.reserved.set(q.subject.value, Number(q.object.value));
-        for (const [c, n] of this.reserved) this.last.set(c, n);
+        for (const [c, n] of this.reserved) {
+          this.last.set(c, n);
+          this.target.set(c, n);
+        }
       }
       let id = (this.last.get(collectionUri) ?? 0) + 1;
       if (id > (this.reserved.get(collectionUri) ?? 0)) {
@@ -62,17 +70,40 @@ export class IdMinter {
           this.reserved.set(collectionUri, end);
           await this.store.update(idQueries.raiseCounter(COUNTERS_GRAPH, collectionUri, end));
         } else {
-          this.reserved.set(collectionUri, id + BLOCK - 1);
-          await this.store.replaceGraphs({
-            [COUNTERS_GRAPH]: [...this.reserved].map(([c, n]) => df.quad(df.namedNode(c), ot('lastId'), literal(n))),
-          });
+          await this.extending.get(collectionUri);
+          if (id > (this.reserved.get(collectionUri) ?? 0)) await this.extend(collectionUri, id + BLOCK - 1);
         }
+      }
+      // half of the block given out: the next block's end is written meanwhile, so that minting
+      // does not wait for that write (behind other writes) when this block runs out
+      if (!this.coordination.shared && id > (this.reserved.get(collectionUri) ?? 0) - BLOCK / 2 && !this.extending.has(collectionUri)) {
+        this.extend(collectionUri, (this.target.get(collectionUri) ?? 0) + BLOCK).catch(() => undefined);
       }
       this.last.set(collectionUri, id);
       return `${collectionUri}/${id}`;
     });
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Write `end` as the collection's reserved end; ids up to it are given out once it is written.
+   * Every write holds every collection's latest target, so writes of two collections in flight
+   * never take one another's back (the store writes them in the order they were asked for).
+   */
+  private extend(collectionUri: string, end: number): Promise<void> {
+    this.target.set(collectionUri, Math.max(end, this.target.get(collectionUri) ?? 0));
+    const counters = [...this.target].map(([c, n]) => df.quad(df.namedNode(c), ot('lastId'), literal(n)));
+    const written = this.store
+      .replaceGraphs({ [COUNTERS_GRAPH]: counters })
+      .then(() => {
+        this.reserved?.set(collectionUri, Math.max(end, this.reserved.get(collectionUri) ?? 0));
+      })
+      .finally(() => {
+        if (this.extending.get(collectionUri) === written) this.extending.delete(collectionUri);
+      });
+    this.extending.set(collectionUri, written);
+    return written;
   }
 }
 
