@@ -35,6 +35,14 @@ export const compoundQueries = {
   sameAs(iri: string): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${owl('sameAs')} ${df.namedNode(checkIri(iri))} } }`;
   },
+  /**
+   * The SMILES and molfile of one structure (a compound or conformer, in its graph), binding `?s`
+   * and `?m`; no row when it lacks either (as `structureFrom` answers undefined then).
+   */
+  smilesAndMolfile(structure: string): SparqlText {
+    const c = df.namedNode(checkIri(structure));
+    return sparql`SELECT ?s ?m WHERE { GRAPH ${c} { ${c} ${ot('smiles')} ?s ; ${ot('molfile')} ?m } }`;
+  },
   /** The conformers of a compound, binding `?k`. */
   conformers(compound: string): SparqlText {
     return sparql`SELECT ?k WHERE { GRAPH ?k { ?k ${ot('parentCompound')} ${df.namedNode(checkIri(compound))} } }`;

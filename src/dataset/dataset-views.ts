@@ -1,4 +1,4 @@
-import { structureFrom } from '../compound/compound-codec.ts';
+import { compoundQueries } from '../compound/compound-queries.ts';
 import { featureRecord } from '../feature/feature-record.ts';
 import { Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';
@@ -13,6 +13,7 @@ import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-pa
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { alternateLinks, type Renderer } from '../http/respond.ts';
 import type { TripleStore } from '../store/triple-store.ts';
+import { select } from '../store/query-helpers.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
 import { isNumericDatatype } from './columns.ts';
 import { toC3r } from '../rdf/serialize.ts';
@@ -55,11 +56,8 @@ async function* chunks(
   const flush = async () => {
     const structure = new Map<string, { smiles: string; molfile: string }>();
     const compounds = [...new Set(rows.map((r) => r.compound))];
-    const graphs = await Promise.all(compounds.map((c) => store.readGraph(c)));
-    compounds.forEach((c, i) => {
-      const stored = structureFrom(graphs[i], c);
-      structure.set(c, { smiles: stored?.smiles ?? '', molfile: stored?.molfile ?? '' });
-    });
+    const found = await Promise.all(compounds.map(async (c) => (await select(store, compoundQueries.smilesAndMolfile(c)))[0]));
+    compounds.forEach((c, i) => structure.set(c, { smiles: found[i]?.s.value ?? '', molfile: found[i]?.m.value ?? '' }));
     const out = { rows, structure };
     rows = [];
     return out;

@@ -1,7 +1,7 @@
 import { dc, df, ot, owl } from '../rdf/namespaces.ts';
 import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
 
-/** Every SPARQL query of the feature component, by name (each binds `?f`, a feature URI). */
+/** Every SPARQL query of the feature component, by name (the lists bind `?f`, a feature URI). */
 export const featureQueries = {
   /** All features (each in its own graph). */
   all(): SparqlText {
@@ -18,5 +18,22 @@ export const featureQueries = {
   /** The features a source (an algorithm instance, a dataset, a model) made, with their titles, binding `?t` too. */
   madeBy(source: string): SparqlText {
     return sparql`SELECT ?f ?t WHERE { GRAPH ?f { ?f ${ot('hasSource')} ${df.namedNode(checkIri(source))} ; ${dc('title')} ?t } }`;
+  },
+  /**
+   * Whether there is a feature `uri` here (`exists` of its record: its graph says anything of it):
+   * binds `?p`, one row when there is, none otherwise (SELECT … LIMIT 1, which the store answers
+   * on its indexes; an ASK goes through the query engine).
+   */
+  exists(uri: string): SparqlText {
+    const f = df.namedNode(checkIri(uri));
+    return sparql`SELECT ?p WHERE { GRAPH ${f} { ${f} ?p ?o } } LIMIT 1`;
+  },
+  /**
+   * Whether the feature `uri` is numeric (`numeric` of its record: `<uri> a ot:NumericFeature` in
+   * its graph): binds `?n`, the number of such statements (0 or 1).
+   */
+  numeric(uri: string): SparqlText {
+    const f = df.namedNode(checkIri(uri));
+    return sparql`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ${f} { ${f} a ${ot('NumericFeature')} } }`;
   },
 };

@@ -16,6 +16,10 @@ export const ontologyQueries = {
       { ${t} ?p ?o } UNION { ?s ?q ${t} . OPTIONAL { ?s ${rdfs('label')} ?label } FILTER(?q IN (${rdfs('subClassOf')}, ${rdfs('subPropertyOf')}, ${rdfs('domain')}, ${rdfs('range')})) }
     }`;
   },
+  /** The resources registered with the ontology service (`?r ot:registered …` in its graph `graph`), binding `?r`: the registry's own query, not one of the service's. */
+  registered(graph: string): SparqlText {
+    return sparql`SELECT DISTINCT ?r WHERE { GRAPH ${df.namedNode(checkIri(graph))} { ?r ${ot('registered')} ?o } }`;
+  },
   /** The ECHA endpoints (every subclass of otee:Endpoints). */
   endpoints(): SparqlText {
     return sparql`CONSTRUCT { ?e ?p ?o } WHERE { ?e ${rdfs('subClassOf')}+ ${otee('Endpoints')} ; ?p ?o }`;

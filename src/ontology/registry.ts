@@ -7,6 +7,8 @@ import type { UriScheme } from '../core/uri-scheme.ts';
 import type { Logger } from '../log.ts';
 import type { PublishedScope } from './published-scope.ts';
 import { harvest } from './harvester.ts';
+import { ontologyQueries } from './ontology-queries.ts';
+import { select } from '../store/query-helpers.ts';
 import type { Coordination } from '../coordination/coordination.ts';
 
 /**
@@ -45,7 +47,7 @@ export class OntologyRegistry {
 
   /** Read the registrations (at start, before a change, and when another process changed them). */
   async load(): Promise<void> {
-    const stored = new Set((await this.store.readGraph(this.graph)).filter((q) => q.predicate.equals(ot('registered'))).map((q) => q.subject.value));
+    const stored = new Set((await select(this.store, ontologyQueries.registered(this.graph))).map((row) => row.r.value));
     for (const uri of this.scope.registeredUris()) if (!stored.has(uri)) this.scope.deregister(uri);
     for (const uri of stored) this.scope.register(uri, !this.isLocal(uri));
   }

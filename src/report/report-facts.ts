@@ -6,7 +6,8 @@ import type { ModelStore } from '../model/model-store.ts';
 import { algorithmById } from '../algorithm/catalogue.ts';
 import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
 import { ot } from '../rdf/namespaces.ts';
-import { readTypedGraph } from '../store/query-helpers.ts';
+import { readTypedGraph, select } from '../store/query-helpers.ts';
+import { validationQueries } from '../validation/validation-queries.ts';
 import { notFound, badRequest } from '../core/errors.ts';
 import { pairValues, type PairedValue } from '../validation/evaluation.ts';
 import { crossvalidationFolds, foldNumber } from '../validation/validation-record.ts';
@@ -93,8 +94,11 @@ export class ReportFacts {
         );
       throw notFound(`${parameter}: ${kind === 'Validation' ? 'validation' : 'cross-validation'} ${uri} not found`);
     }
-    const scored = kind === 'Validation' ? quads : await this.services.store.readGraph(this.services.uris.subgraph(uri, 'statistics'));
-    return { quads, task: scored.some((q) => q.predicate.equals(ot('classificationStatistics'))) ? 'classification' : 'regression' };
+    const classification =
+      kind === 'Validation'
+        ? quads.some((q) => q.predicate.equals(ot('classificationStatistics')))
+        : (await select(this.services.store, validationQueries.classificationStatistics(this.services.uris.subgraph(uri, 'statistics')))).length > 0;
+    return { quads, task: classification ? 'classification' : 'regression' };
   }
 
   /** A validation (spec 2.6); 404 when it is not one, 400 when it is a cross-validation. */

@@ -4,7 +4,7 @@ import type { IdMinter } from '../store/id-minter.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { HttpError } from '../core/errors.ts';
 import { select } from '../store/query-helpers.ts';
-import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord } from './task-codec.ts';
+import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord, type TaskStatus } from './task-codec.ts';
 import { taskQueries } from './task-queries.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { Logger } from '../log.ts';
@@ -231,15 +231,27 @@ export class TaskRunner {
     }
     for (const row of await select(this.store, taskQueries.withMintedRecord())) {
       const uri = row.t.value;
-      const task = taskRecord(await this.store.readGraph(uri), uri);
-      if (task && (isUnfinished(task.status) || !(await gone(uri, task.runner)))) continue;
+      const status = await this.statusOf(uri);
+      if (status && (isUnfinished(status) || !(await gone(uri, await this.runnerOf(uri))))) continue;
       const record = this.uris.subgraph(uri, 'minted');
       // what a task that completed created is kept: only the record goes (a completed task's end
       // drops its record in the same write, so a record without its task is of a deleted one)
-      if (!task || task.status === 'Error' || task.status === 'Cancelled') await this.rollback(uri, mintedOf(await this.store.readGraph(record)));
+      if (!status || status === 'Error' || status === 'Cancelled') await this.rollback(uri, mintedOf(await this.store.readGraph(record)));
       else await this.store.replaceGraphs({ [record]: [] });
     }
     return ended;
+  }
+
+  /** A task's stored status (as `taskRecord` reads it); undefined when there is no such task. */
+  private async statusOf(uri: string): Promise<TaskStatus | undefined> {
+    const [row] = await select(this.store, taskQueries.status(uri));
+    return (row?.status.value || undefined) as TaskStatus | undefined;
+  }
+
+  /** The process a task's record names as its runner; undefined when none is recorded. */
+  private async runnerOf(uri: string): Promise<string | undefined> {
+    const [row] = await select(this.store, taskQueries.runner(uri));
+    return row?.runner.value;
   }
 
   /**
@@ -321,8 +333,7 @@ export class TaskRunner {
   async cancel(uri: string): Promise<boolean> {
     if (await this.cancelHere(uri)) return true;
     if (!this.coordination.shared) return false;
-    const task = taskRecord(await this.store.readGraph(uri), uri);
-    if (!task || !isUnfinished(task.status)) return false;
+    if (!isUnfinished(await this.statusOf(uri))) return false;
     // a job not taken yet is never run; a running one is stopped by its process
     await this.coordination.mark(`cancel:${uri}`, CANCEL_MARK_SECONDS);
     await this.jobQueue?.remove(uri).catch(() => false);
@@ -349,7 +360,7 @@ export class TaskRunner {
   /** Wait for a task to leave Queued/Running (used by tests and by callers that chain work); a task another process runs is watched in the store. */
   async settled(uri: string): Promise<void> {
     if (!this.active.has(uri) && this.coordination.shared) {
-      while (isUnfinished(taskRecord(await this.store.readGraph(uri), uri)?.status)) await new Promise((r) => setTimeout(r, 100));
+      while (isUnfinished(await this.statusOf(uri))) await new Promise((r) => setTimeout(r, 100));
       return;
     }
     const done = () => !isUnfinished(this.active.get(uri)?.status);

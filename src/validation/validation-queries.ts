@@ -1,11 +1,11 @@
-import { ot } from '../rdf/namespaces.ts';
+import { df, ot } from '../rdf/namespaces.ts';
 import { resourcesOfType } from '../store/query-helpers.ts';
-import type { SparqlText } from '../store/sparql-template.ts';
+import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /** Filters of the validation list: property (local name in ot:) → resource URI. */
 export type ValidationFilter = Partial<Record<'model' | 'algorithm' | 'trainingDataset' | 'testDataset', string>>;
 
-/** Every SPARQL query of the validation component, by name (each binds `?r`). */
+/** Every SPARQL query of the validation component, by name (the lists bind `?r`). */
 export const validationQueries = {
   /** Validations (fold validations and pooled cross-validation statistics among them). */
   validations(filter: ValidationFilter = {}): SparqlText {
@@ -19,5 +19,14 @@ export const validationQueries = {
       [ot('algorithm'), filter.algorithm],
       [ot('dataset'), filter.dataset],
     ]);
+  },
+  /**
+   * Whether a graph of statistics (a validation, or a cross-validation's pooled `{uri}/statistics`)
+   * holds classification statistics: binds `?s`, the subject of an `ot:classificationStatistics`;
+   * one row when it does, none otherwise (a SELECT with LIMIT 1, which the store answers on its
+   * indexes; an ASK goes through the query engine).
+   */
+  classificationStatistics(graph: string): SparqlText {
+    return sparql`SELECT ?s WHERE { GRAPH ${df.namedNode(checkIri(graph))} { ?s ${ot('classificationStatistics')} ?o } } LIMIT 1`;
   },
 };
