@@ -411,7 +411,11 @@ test('ids: minted without waiting for the next block (written ahead), never give
     const minter = new IdMinter(idStore);
     const first = await Promise.all(Array.from({ length: 170 }, () => minter.next(collection)));
     const ids = first.map((u) => Number(u.slice(collection.length + 1)));
-    assert.deepEqual(ids, Array.from({ length: 170 }, (_, i) => i + 1), 'one after another, none twice');
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 170 }, (_, i) => i + 1),
+      'one after another, none twice',
+    );
     // blocks of 64: id 170 is past half of the third (129-192), so the fourth block's end is
     // written ahead, while ids of the third are still given
     await new Promise((r) => setTimeout(r, 200));

@@ -20,13 +20,13 @@ export type QuadFinder = (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term
 /**
  * The shape most named templates have: a basic graph pattern inside one `GRAPH` (a named graph,
  * or `?g` over every named graph), answered as a SELECT (variables or `*`, DISTINCT, or one
- * COUNT) or a CONSTRUCT, with LIMIT and OFFSET. The store evaluates it on its indexes (nested
+ * COUNT; ORDER BY variables), a CONSTRUCT or an ASK, with LIMIT and OFFSET. The store evaluates it on its indexes (nested
  * index lookups, the most bound pattern first) instead of through a query engine, whose plan
  * costs more than the lookups. Anything else (FILTER, OPTIONAL, VALUES, ORDER BY, paths, blank
  * nodes in the query, patterns outside GRAPH) is not this shape.
  */
 export interface GraphPatternQuery {
-  form: 'select' | 'construct';
+  form: 'select' | 'construct' | 'ask';
   /** Projected variables (SELECT). */
   variables: string[];
   distinct: boolean;
@@ -44,7 +44,7 @@ export interface GraphPatternQuery {
 
 /** The query (as sparqljs parses it, parsed-query.ts) as a GraphPatternQuery, or undefined when it has another shape or did not parse. */
 export function graphPatternQuery(parsed: any): GraphPatternQuery | undefined {
-  if (parsed?.type !== 'query' || (parsed.queryType !== 'SELECT' && parsed.queryType !== 'CONSTRUCT')) return undefined;
+  if (parsed?.type !== 'query' || !['SELECT', 'CONSTRUCT', 'ASK'].includes(parsed.queryType)) return undefined;
   if (parsed.from || parsed.values || parsed.group || parsed.having || parsed.reduced || parsed.where?.length !== 1) return undefined;
   const block = parsed.where[0];
   if (block.type !== 'graph' || block.patterns.length !== 1 || block.patterns[0].type !== 'bgp') return undefined;
@@ -66,6 +66,10 @@ export function graphPatternQuery(parsed: any): GraphPatternQuery | undefined {
       if (o.expression?.termType !== 'Variable' || !inWhere.has(o.expression.value)) return undefined;
       query.order.push({ variable: o.expression.value, descending: !!o.descending });
     }
+  }
+  if (parsed.queryType === 'ASK') {
+    query.form = 'ask';
+    return query;
   }
   if (parsed.queryType === 'CONSTRUCT') {
     query.form = 'construct';
@@ -272,6 +276,14 @@ async function* project(query: GraphPatternQuery, solutions: AsyncIterable<Solut
     yield projected;
     if (query.limit !== undefined && ++given >= query.limit) return;
   }
+}
+
+/** An ASK's answer: whether the pattern has a solution (the lookups stop at the first). */
+export async function askGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): Promise<boolean> {
+  if (query.limit === 0) return false;
+  let seen = 0;
+  for await (const _ of solutionsOf(query, find, signal)) if (++seen > query.offset) return true;
+  return false;
 }
 
 /** A CONSTRUCT's triples (in the default graph): the template filled by each solution, leaving out triples it cannot make. */

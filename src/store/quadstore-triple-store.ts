@@ -9,7 +9,16 @@ import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
 import { parsedQuery } from './parsed-query.ts';
 import { templateParse } from './compiled-template.ts';
-import { constructGraphPattern, graphPatternQuery, orderedSelectGraphPattern, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
+import {
+  askGraphPattern,
+  constructGraphPattern,
+  graphPatternQuery,
+  orderedSelectGraphPattern,
+  selectGraphPattern,
+  type GraphPatternQuery,
+  type QuadFinder,
+  type QuadStream,
+} from './graph-pattern-query.ts';
 import { wrap, UnionIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
@@ -287,6 +296,7 @@ export class QuadstoreTripleStore implements TripleStore {
       return { type: 'quads', quads: fromArray(page.map((q) => df.quad(q.subject, q.predicate, q.object))) };
     }
     if (shaped?.form === 'construct') return { type: 'quads', quads: constructGraphPattern(shaped, find, options.signal) };
+    if (shaped?.form === 'ask') return { type: 'boolean', value: await askGraphPattern(shaped, find, options.signal) };
     // a few solutions of one pattern: the index asked for no more quads than they need
     const hinted = shaped && limitHint(shaped);
     if (shaped && hinted) {
