@@ -429,3 +429,19 @@ test('ids: minted without waiting for the next block (written ahead), never give
     await rm(idDir, { recursive: true, force: true });
   }
 });
+
+test('new graphs that wait for the write queue together are written in one batch, each whole', async () => {
+  const before = store.writeCount();
+  const g = (i: number) => `http://group.test/r/${i}`;
+  // a write ahead of them holds the queue while they arrive
+  const ahead = store.replaceGraphs({ 'http://group.test/ahead': [df.quad(df.namedNode('http://group.test/a'), df.namedNode('http://group.test/p'), df.literal('x'))] });
+  const creations = Array.from({ length: 40 }, (_, i) =>
+    store.createGraphs({
+      [g(i)]: [df.quad(df.namedNode(g(i)), df.namedNode('http://group.test/p'), df.literal(String(i))), df.quad(df.namedNode(g(i)), df.namedNode('http://group.test/q'), df.literal('y'))],
+    }),
+  );
+  await Promise.all([ahead, ...creations]);
+  for (let i = 0; i < 40; i++) assert.equal((await store.readGraph(g(i))).length, 2, g(i));
+  const writes = store.writeCount() - before;
+  assert.ok(writes <= 3, `${writes} writes for one replacement and 40 creations`);
+});

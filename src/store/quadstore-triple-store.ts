@@ -78,6 +78,8 @@ export class QuadstoreTripleStore implements TripleStore {
   private readonly missedOnce = new Set<string>();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
+  /** Creations of new graphs waiting for the write queue, written as one group (createGraphs). */
+  private creations: { added: RDF.Quad[]; resolve: () => void; reject: (e: unknown) => void }[] = [];
 
   readonly quadstore: Quadstore;
   readonly bulk: BulkQuadstore;
@@ -265,11 +267,26 @@ export class QuadstoreTripleStore implements TripleStore {
     });
   }
 
+  /**
+   * New graphs are written in groups (group commit): creations that wait for the write queue
+   * together are written in one batch when their turn comes, instead of one batch and one
+   * round trip to the writer thread each. Each creation is still all or nothing (the group is).
+   */
   createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
-    return this.exclusive(async () => {
-      const added: RDF.Quad[] = [];
-      for (const [iri, quads] of Object.entries(graphs)) for (const q of quads) added.push(inGraph(iri, q));
-      await this.patch([], added);
+    const added: RDF.Quad[] = [];
+    for (const [iri, quads] of Object.entries(graphs)) for (const q of quads) added.push(inGraph(iri, q));
+    return new Promise<void>((resolve, reject) => {
+      this.creations.push({ added, resolve, reject });
+      if (this.creations.length > 1) return; // joins the group already waiting for its turn
+      this.exclusive(async () => {
+        const group = this.creations.splice(0);
+        try {
+          await this.patch([], group.length === 1 ? group[0].added : group.flatMap((c) => c.added));
+          for (const c of group) c.resolve();
+        } catch (e) {
+          for (const c of group) c.reject(e);
+        }
+      });
     });
   }
 
