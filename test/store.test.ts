@@ -445,3 +445,25 @@ test('new graphs that wait for the write queue together are written in one batch
   const writes = store.writeCount() - before;
   assert.ok(writes <= 3, `${writes} writes for one replacement and 40 creations`);
 });
+
+test('the bulk partition knows its predicates, after a restart too: patterns over every graph find its quads', async () => {
+  const bulkDir = await mkdtemp(join(tmpdir(), 'toxgraph-bulk-predicates-'));
+  const entries = 'http://bulk.test/dataset/1/entries';
+  const predicates = ['http://bulk.test/feature/1', 'http://bulk.test/feature/1x', 'http://bulk.test/f/é—µ', 'http://bulk.test/feature/2'];
+  const find = async (s: QuadstoreTripleStore, p: string) => (await select(s, sparql`SELECT ?e ?v WHERE { GRAPH ?g { ?e ${df.namedNode(p)} ?v } }`)).length;
+  let bulkStore = await QuadstoreTripleStore.open(bulkDir);
+  try {
+    await bulkStore.createGraphs({ [entries]: predicates.slice(0, 3).map((p, i) => df.quad(df.namedNode(`http://bulk.test/e/${i}`), df.namedNode(p), df.literal(String(i)))) });
+    for (const p of predicates.slice(0, 3)) assert.equal(await find(bulkStore, p), 1, p);
+    assert.equal(await find(bulkStore, predicates[3]), 0);
+    await bulkStore.close();
+    bulkStore = await QuadstoreTripleStore.open(bulkDir);
+    for (const p of predicates.slice(0, 3)) assert.equal(await find(bulkStore, p), 1, `after a restart: ${p}`);
+    // a predicate new to the partition, written by a bulk load
+    await bulkStore.bulkLoad([df.quad(df.namedNode('http://bulk.test/e/9'), df.namedNode(predicates[3]), df.literal('9'), df.namedNode(entries))]);
+    assert.equal(await find(bulkStore, predicates[3]), 1);
+  } finally {
+    await bulkStore.close();
+    await rm(bulkDir, { recursive: true, force: true });
+  }
+});

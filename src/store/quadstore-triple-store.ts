@@ -19,7 +19,7 @@ import {
   type QuadFinder,
   type QuadStream,
 } from './graph-pattern-query.ts';
-import { wrap, UnionIterator } from 'asynciterator';
+import { wrap, EmptyIterator, UnionIterator, type AsyncIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
 import { quadChars } from './write-size.ts';
@@ -100,6 +100,7 @@ export class QuadstoreTripleStore implements TripleStore {
     const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
     const bulk = new BulkQuadstore({ backend: backend as any, dataFactory: df as any, indexes: BULK_INDEXES as any });
     await quadstore.open();
+    await bulk.loadPredicates();
     const writer = await IndexWriter.start(directory, options).catch(async (e) => {
       await quadstore.close();
       throw e;
@@ -120,7 +121,7 @@ export class QuadstoreTripleStore implements TripleStore {
       return isBulkGraph(g.value) ? this.bulk.matchAny(s, p, o, g, options) : wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any, options) as any);
     }
     const main = wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any, options) as any);
-    if (g && g.termType === 'DefaultGraph') return main;
+    if ((g && g.termType === 'DefaultGraph') || !this.bulk.mayHold(p)) return main;
     return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g, options)], { autoStart: false, maxBufferSize: 64 });
   }
 
@@ -152,7 +153,7 @@ export class QuadstoreTripleStore implements TripleStore {
     [s, p, o, g] = [s, p, o, g].map(unbound);
     if (g && g.termType === 'NamedNode' && isBulkGraph(g.value)) return this.bulk.countAny(s, p, o, g);
     const main = this.quadstore.countQuads((s ?? undefined) as any, (p ?? undefined) as any, (o ?? undefined) as any, (g ?? undefined) as any);
-    if (g) return main;
+    if (g || !this.bulk.mayHold(p)) return main;
     // Both estimates at once: Comunica must get the count before the match stream has ended
     // (it waits for the metadata of a stream that already ended otherwise).
     const [a, b] = await Promise.all([main, this.bulk.countAny(s, p, o, g)]);
@@ -171,6 +172,8 @@ export class QuadstoreTripleStore implements TripleStore {
   private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
     // nothing changes (a resource written again as it is): no batch, no invalidation
     if (oldQuads.length === 0 && newQuads.length === 0) return;
+    // before the write: a read while it is written may then look in the bulk partition too
+    this.bulk.notePredicates(newQuads.filter((q) => q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value)));
     await this.writer.write(oldQuads, newQuads);
     const touched = new Set<string>();
     // the unnamed default graph is cached under the name that reads it
@@ -348,15 +351,11 @@ export class QuadstoreTripleStore implements TripleStore {
     const counted: QuadFinder = (s, p, o, g) => {
       const found = this.find(s, p, o, g, limit);
       if (found instanceof Promise) return found;
-      return Object.assign(
-        (async function* () {
-          for await (const q of found) {
-            read++;
-            yield q;
-          }
-        })(),
-        { destroy: () => found.destroy() },
-      );
+      // still a stream read in batches (graph-pattern-query.ts's batchesOf)
+      return (found as unknown as AsyncIterator<RDF.Quad>).map((q) => {
+        read++;
+        return q;
+      }) as unknown as QuadStream;
     };
     const find = options.scope ? scopedFinder(counted, options.scope) : counted;
     const rows: Solution[] = [];
@@ -493,7 +492,7 @@ function scopedFinder(find: QuadFinder, scope: GraphScope): QuadFinder {
       if (yes === undefined) allowed.set(q.graph.value, (yes = scope.allows(q.graph.value)));
       return yes;
     };
-    return Object.assign(filtered(quads, allows), { destroy: () => quads.destroy() });
+    return (quads as unknown as AsyncIterator<RDF.Quad>).filter(allows) as unknown as QuadStream;
   };
 }
 
@@ -501,15 +500,8 @@ async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
   yield* items;
 }
 
-async function* filtered(quads: AsyncIterable<RDF.Quad>, keep: (q: RDF.Quad) => boolean): AsyncGenerator<RDF.Quad> {
-  for await (const q of quads) if (keep(q)) yield q;
-}
-
 function emptyQuads(): QuadStream {
-  return Object.assign(
-    filtered([] as never, () => false),
-    { destroy: () => undefined },
-  );
+  return new EmptyIterator<RDF.Quad>() as unknown as QuadStream;
 }
 
 /** Variables and nulls mean "any". */
