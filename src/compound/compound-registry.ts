@@ -86,9 +86,10 @@ export class CompoundRegistry {
 
   /** Register structures (deduplicated on InChIKey); answers one URI per record, in order. */
   async register(posted: PostedStructure[]): Promise<string[]> {
-    // every structure already stored as it is posted (no new name or sameAs): nothing to write,
-    // nothing to serialize with other registrations
-    const same = await this.alreadyStored(posted);
+    // a few structures (a compound, a small upload), every one already stored as it is posted (no
+    // new name or sameAs): nothing to write, nothing to serialize with other registrations; a
+    // larger batch goes straight to the lock (its look-ups would otherwise be made twice)
+    const same = posted.length <= FEW_KEYS ? await this.alreadyStored(posted) : undefined;
     if (same) return same;
     return this.exclusive(async () => {
       const graphs: Record<string, RDF.Quad[]> = {};

@@ -7,7 +7,7 @@ import { badRequest } from '../core/errors.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import { compoundQueries } from './compound-queries.ts';
 import { featureQueries } from '../feature/feature-queries.ts';
-import { select } from '../store/query-helpers.ts';
+import { ask, select } from '../store/query-helpers.ts';
 
 export interface FeatureValue {
   feature: string;
@@ -62,9 +62,8 @@ export class FeatureValues {
   async typedValue(featureUri: string, raw: string): Promise<RDF.Literal> {
     checkIri(featureUri);
     if (this.uris.isLocal(featureUri)) {
-      if (!(await select(this.store, featureQueries.exists(featureUri))).length) throw badRequest(`unknown feature_uri ${featureUri}`);
-      const [numeric] = await select(this.store, featureQueries.numeric(featureUri));
-      if (Number(numeric?.n.value ?? 0) > 0) {
+      if (!(await ask(this.store, featureQueries.exists(featureUri)))) throw badRequest(`unknown feature_uri ${featureUri}`);
+      if (await ask(this.store, featureQueries.numeric(featureUri))) {
         const n = Number(raw.trim());
         if (raw.trim() === '' || !Number.isFinite(n)) throw badRequest(`the feature ${featureUri} is numeric; ${JSON.stringify(raw)} is not a number`);
         return literal(String(n), xsd('double'));

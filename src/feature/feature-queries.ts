@@ -19,21 +19,14 @@ export const featureQueries = {
   madeBy(source: string): SparqlText {
     return sparql`SELECT ?f ?t WHERE { GRAPH ?f { ?f ${ot('hasSource')} ${df.namedNode(checkIri(source))} ; ${dc('title')} ?t } }`;
   },
-  /**
-   * Whether there is a feature `uri` here (`exists` of its record: its graph says anything of it):
-   * binds `?p`, one row when there is, none otherwise (SELECT … LIMIT 1, which the store answers
-   * on its indexes; an ASK goes through the query engine).
-   */
+  /** Whether there is a feature `uri` here (`exists` of its record: its graph says anything of it). */
   exists(uri: string): SparqlText {
     const f = df.namedNode(checkIri(uri));
-    return sparql`SELECT ?p WHERE { GRAPH ${f} { ${f} ?p ?o } } LIMIT 1`;
+    return sparql`ASK { GRAPH ${f} { ${f} ?p ?o } }`;
   },
-  /**
-   * Whether the feature `uri` is numeric (`numeric` of its record: `<uri> a ot:NumericFeature` in
-   * its graph): binds `?n`, the number of such statements (0 or 1).
-   */
+  /** Whether the feature `uri` is numeric (`numeric` of its record: `<uri> a ot:NumericFeature` in its graph). */
   numeric(uri: string): SparqlText {
     const f = df.namedNode(checkIri(uri));
-    return sparql`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ${f} { ${f} a ${ot('NumericFeature')} } }`;
+    return sparql`ASK { GRAPH ${f} { ${f} a ${ot('NumericFeature')} } }`;
   },
 };

@@ -6,7 +6,7 @@ import type { ModelStore } from '../model/model-store.ts';
 import { algorithmById } from '../algorithm/catalogue.ts';
 import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
 import { ot } from '../rdf/namespaces.ts';
-import { readTypedGraph, select } from '../store/query-helpers.ts';
+import { ask, readTypedGraph } from '../store/query-helpers.ts';
 import { validationQueries } from '../validation/validation-queries.ts';
 import { notFound, badRequest } from '../core/errors.ts';
 import { pairValues, type PairedValue } from '../validation/evaluation.ts';
@@ -97,7 +97,7 @@ export class ReportFacts {
     const classification =
       kind === 'Validation'
         ? quads.some((q) => q.predicate.equals(ot('classificationStatistics')))
-        : (await select(this.services.store, validationQueries.classificationStatistics(this.services.uris.subgraph(uri, 'statistics')))).length > 0;
+        : await ask(this.services.store, validationQueries.classificationStatistics(this.services.uris.subgraph(uri, 'statistics')));
     return { quads, task: classification ? 'classification' : 'regression' };
   }
 

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, literal } from '../rdf/namespaces.ts';
 import { termKey } from '../rdf/terms.ts';
-import type { Solution } from './triple-store.ts';
+import type { QueryResult, Solution } from './triple-store.ts';
 import { sortSolutions, type OrderKey } from './solution-order.ts';
 
 type Position = RDF.Term | RDF.Variable;
@@ -288,6 +288,10 @@ export async function askGraphPattern(query: GraphPatternQuery, find: QuadFinder
 
 /** A CONSTRUCT's triples (in the default graph): the template filled by each solution, leaving out triples it cannot make. */
 export async function* constructGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<RDF.Quad> {
+  if (isGraphCopy(query)) {
+    yield* copyGraph(query, find, signal);
+    return;
+  }
   let skipped = 0;
   let given = 0;
   if (query.limit === 0) return;
@@ -304,4 +308,53 @@ export async function* constructGraphPattern(query: GraphPatternQuery, find: Qua
     }
     if (query.limit !== undefined && ++given >= query.limit) return;
   }
+}
+
+/**
+ * A CONSTRUCT of a named graph's quads (its template its one pattern, with different variables):
+ * every matching quad is a solution, so the quads are answered as triples, with no bindings made.
+ */
+function isGraphCopy(query: GraphPatternQuery): boolean {
+  if (query.form !== 'construct' || query.graph.termType !== 'NamedNode' || query.patterns.length !== 1 || query.template.length !== 1) return false;
+  const [pattern] = query.patterns;
+  const variables = pattern.filter((t) => t.termType === 'Variable').map((t) => t.value);
+  return new Set(variables).size === variables.length && pattern.every((t, i) => t.equals(query.template[0][i]));
+}
+
+async function* copyGraph(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<RDF.Quad> {
+  const [s, p, o] = query.patterns[0].map((t) => (t.termType === 'Variable' ? undefined : t));
+  // a literal subject or a predicate that is no IRI matches nothing, as in solutionsOf
+  if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || query.limit === 0) return;
+  const end = query.limit === undefined ? Number.POSITIVE_INFINITY : query.offset + query.limit;
+  const found = find(s, p, o, query.graph);
+  let n = 0;
+  const quads = found instanceof Promise ? [await found] : batchesOf(found);
+  try {
+    for await (const batch of quads) {
+      signal?.throwIfAborted();
+      for (const q of batch) {
+        if (n++ < query.offset) continue;
+        yield df.quad(q.subject, q.predicate, q.object);
+        if (n >= end) return;
+      }
+    }
+  } finally {
+    if (!(found instanceof Promise)) found.destroy();
+  }
+}
+
+/**
+ * The answer of a query of this shape; undefined when its ORDER BY keys hold terms the query
+ * engine must order (solution-order.ts).
+ */
+export async function answerGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): Promise<QueryResult | undefined> {
+  if (query.form === 'construct') return { type: 'quads', quads: constructGraphPattern(query, find, signal) };
+  if (query.form === 'ask') return { type: 'boolean', value: await askGraphPattern(query, find, signal) };
+  if (!query.order) return { type: 'bindings', variables: query.variables, solutions: selectGraphPattern(query, find, signal) };
+  const sorted = await orderedSelectGraphPattern(query, find, signal);
+  return sorted && { type: 'bindings', variables: query.variables, solutions: fromArray(sorted) };
+}
+
+export async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
+  yield* items;
 }

@@ -9,16 +9,7 @@ import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
 import { parsedQuery } from './parsed-query.ts';
 import { templateParse } from './compiled-template.ts';
-import {
-  askGraphPattern,
-  constructGraphPattern,
-  graphPatternQuery,
-  orderedSelectGraphPattern,
-  selectGraphPattern,
-  type GraphPatternQuery,
-  type QuadFinder,
-  type QuadStream,
-} from './graph-pattern-query.ts';
+import { answerGraphPattern, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, EmptyIterator, UnionIterator, type AsyncIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
@@ -308,26 +299,14 @@ export class QuadstoreTripleStore implements TripleStore {
     if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, find, options.signal) };
     // a basic graph pattern inside one GRAPH (most other templates): index lookups, no query plan
     const shaped = graphPatternQuery(parsed);
-    if (shaped && isGraphCopy(shaped) && shaped.graph.termType === 'NamedNode' && !isBulkGraph(shaped.graph.value) && (!options.scope || options.scope.allows(shaped.graph.value))) {
-      // CONSTRUCT of a resource's graph (or of a pattern in it): its quads, read at once
-      const [s, p, o] = shaped.patterns[0].map((t) => (t.termType === 'Variable' ? undefined : t));
-      const quads = await this.graphPattern(shaped.graph.value, s, p, o);
-      const page = quads.slice(shaped.offset, shaped.limit === undefined ? undefined : shaped.offset + shaped.limit);
-      return { type: 'quads', quads: fromArray(page.map((q) => df.quad(q.subject, q.predicate, q.object))) };
-    }
-    if (shaped?.form === 'construct') return { type: 'quads', quads: constructGraphPattern(shaped, find, options.signal) };
-    if (shaped?.form === 'ask') return { type: 'boolean', value: await askGraphPattern(shaped, find, options.signal) };
-    // a few solutions of one pattern: the index asked for no more quads than they need
-    const hinted = shaped && limitHint(shaped);
-    if (shaped && hinted) {
-      const rows = await this.hintedSelect(shaped, hinted, options);
+    if (shaped) {
+      // a few solutions of one pattern: the index asked for no more quads than they need
+      const hinted = limitHint(shaped);
+      const rows = hinted ? await this.hintedSelect(shaped, hinted, options) : undefined;
       if (rows) return { type: 'bindings', variables: shaped.variables, solutions: fromArray(rows) };
+      const answer = await answerGraphPattern(shaped, find, options.signal);
+      if (answer) return answer;
     }
-    if (shaped?.order) {
-      // sorted here unless the keys hold terms only the engine orders
-      const sorted = await orderedSelectGraphPattern(shaped, find, options.signal);
-      if (sorted) return { type: 'bindings', variables: shaped.variables, solutions: fromArray(sorted) };
-    } else if (shaped) return { type: 'bindings', variables: shaped.variables, solutions: selectGraphPattern(shaped, find, options.signal) };
     const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
@@ -454,17 +433,6 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 }
 
-/** A CONSTRUCT whose template is its one pattern, with three different variables or terms: the matching quads, as triples. */
-function isGraphCopy(query: GraphPatternQuery): boolean {
-  if (query.form !== 'construct' || query.patterns.length !== 1 || query.template.length !== 1) return false;
-  const [pattern] = query.patterns;
-  const [template] = query.template;
-  const variables = pattern.filter((t) => t.termType === 'Variable').map((t) => t.value);
-  if (new Set(variables).size !== variables.length || (query.graph.termType === 'Variable' && variables.includes(query.graph.value))) return false;
-  // a literal cannot be a subject: such a pattern matches nothing, as the evaluator has it
-  return pattern[0].termType !== 'Literal' && pattern.every((t, i) => t.equals(template[i]));
-}
-
 /** Graph names remembered as missed once by the graph cache. */
 const MISSES_KEPT = 4096;
 
@@ -494,10 +462,6 @@ function scopedFinder(find: QuadFinder, scope: GraphScope): QuadFinder {
     };
     return (quads as unknown as AsyncIterator<RDF.Quad>).filter(allows) as unknown as QuadStream;
   };
-}
-
-async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
 }
 
 function emptyQuads(): QuadStream {

@@ -20,13 +20,8 @@ export const validationQueries = {
       [ot('dataset'), filter.dataset],
     ]);
   },
-  /**
-   * Whether a graph of statistics (a validation, or a cross-validation's pooled `{uri}/statistics`)
-   * holds classification statistics: binds `?s`, the subject of an `ot:classificationStatistics`;
-   * one row when it does, none otherwise (a SELECT with LIMIT 1, which the store answers on its
-   * indexes; an ASK goes through the query engine).
-   */
+  /** Whether a graph of statistics (a validation, or a cross-validation's pooled `{uri}/statistics`) holds classification statistics. */
   classificationStatistics(graph: string): SparqlText {
-    return sparql`SELECT ?s WHERE { GRAPH ${df.namedNode(checkIri(graph))} { ?s ${ot('classificationStatistics')} ?o } } LIMIT 1`;
+    return sparql`ASK { GRAPH ${df.namedNode(checkIri(graph))} { ?s ${ot('classificationStatistics')} ?o } }`;
   },
 };
