@@ -19,7 +19,7 @@ const SLOT_NAME = new RegExp(`^${SLOT}(\\d+)$`);
 const parses = new WeakMap<TemplateStringsArray, object | null>();
 
 /** The parse of a template's call site with a placeholder in each slot (null when it has none). */
-export function compiledTemplate(strings: TemplateStringsArray): object | null {
+function compiledTemplate(strings: TemplateStringsArray): object | null {
   let parsed = parses.get(strings);
   if (parsed === undefined) {
     let text = strings[0];
@@ -38,10 +38,6 @@ export function compiledTemplate(strings: TemplateStringsArray): object | null {
  * A copy of a compiled parse with the terms in its slots. Only what holds a slot is copied; the
  * rest is shared with the compiled parse, which nobody changes (parsed-query.ts's rule).
  */
-export function bindTemplate(compiled: object, terms: readonly RDF.Term[]): any {
-  return substitute(compiled, terms);
-}
-
 function substitute(node: any, terms: readonly RDF.Term[]): any {
   if (node === null || typeof node !== 'object') return node;
   if (node.termType === 'Variable') {
@@ -100,7 +96,7 @@ export function templateParse(query: SparqlText | string): any {
   if (typeof query === 'string' || !query.slots) return undefined;
   const compiled = compiledTemplate(query.slots.strings);
   if (!compiled) return undefined;
-  const bound = bindTemplate(compiled, query.slots.terms);
+  const bound = substitute(compiled, query.slots.terms);
   if (CHECK && !sameParse(bound, new Parser().parse(query.text))) throw new Error(`compiled template differs from its text: ${query.text}`);
   return bound;
 }
