@@ -5,7 +5,7 @@ import { startTestServer, testStoreFlags, http, form, errorReport, featureTurtle
 let s: TestServer;
 let admin: string;
 before(async () => {
-  s = await startTestServer(['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1', '--query-timeout', '8000']);
+  s = await startTestServer(['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1']);
   admin = await login('admin', 'admin-secret-1');
   for (const name of ['alice', 'bob']) {
     const r = await http(`${s.url}/auth/user`, { method: 'POST', body: form({ username: name, password: `${name}-password` }), headers: { subjectid: admin } });
