@@ -13,6 +13,8 @@ export interface Config {
   bodyLimit: number;
   /** SPARQL query time limit in milliseconds. */
   queryTimeoutMs: number;
+  /** Hits a structure search answers at most per page (and by default). */
+  searchResultLimit: number;
   /** Allow SPARQL SERVICE clauses (federated queries to other endpoints). */
   sparqlService: boolean;
   /** With access control off: may anyone run SPARQL updates (and write through the Graph Store Protocol)? */
@@ -84,6 +86,7 @@ const SPECS: Spec[] = [
   { flag: 'base-url', env: 'TOXGRAPH_BASE_URL', parse: (v) => v.replace(/\/+$/, ''), key: 'baseUrl' },
   { flag: 'body-limit', env: 'TOXGRAPH_BODY_LIMIT', parse: int, key: 'bodyLimit' },
   { flag: 'query-timeout', env: 'TOXGRAPH_QUERY_TIMEOUT_MS', parse: int, key: 'queryTimeoutMs' },
+  { flag: 'search-result-limit', env: 'TOXGRAPH_SEARCH_RESULT_LIMIT', parse: int, key: 'searchResultLimit' },
   { flag: 'sparql-service', env: 'TOXGRAPH_SPARQL_SERVICE', parse: bool, key: 'sparqlService' },
   { flag: 'sparql-update', env: 'TOXGRAPH_SPARQL_UPDATE', parse: bool, key: 'sparqlUpdate', bare: 'true' },
   { flag: 'task-concurrency', env: 'TOXGRAPH_TASK_CONCURRENCY', parse: int, key: 'taskConcurrency' },
@@ -131,6 +134,7 @@ export function defaultConfig(): Config {
     baseUrl: '',
     bodyLimit: 50 * 1024 * 1024,
     queryTimeoutMs: 30_000,
+    searchResultLimit: 10_000,
     sparqlService: false,
     sparqlUpdate: false,
     taskConcurrency: cores,

@@ -15,6 +15,14 @@ export const compoundQueries = {
   smiles(): SparqlText {
     return sparql`SELECT ?c ?s WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
   },
+  /** Every compound with its SMILES and InChIKey, binding `?c`, `?s` and `?k` (the structure index built over a store that had none). */
+  indexable(): SparqlText {
+    return sparql`SELECT ?c ?s ?k WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s ; ${ot('inchiKey')} ?k } }`;
+  },
+  /** The names and synonyms of every compound, binding `?c` and `?n`. */
+  names(): SparqlText {
+    return sparql`SELECT ?c ?n WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${rdfs('label')} ?n } }`;
+  },
   /** The compounds (and `{uri}/key` records) of one InChIKey, binding `?c`: one index lookup, no query engine. */
   byInchiKey(key: string): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?g { ?c ${ot('inchiKey')} ${literal(key)} } }`;

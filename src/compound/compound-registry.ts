@@ -1,5 +1,4 @@
 import type * as RDF from '@rdfjs/types';
-import { ot } from '../rdf/namespaces.ts';
 import { select, selectUris } from '../store/query-helpers.ts';
 import { compoundQueries } from './compound-queries.ts';
 import { compoundQuads, keyQuads, readNames, structureFrom, type StoredStructure } from './compound-codec.ts';
@@ -7,9 +6,13 @@ import { compoundQuads, keyQuads, readNames, structureFrom, type StoredStructure
 export type { StoredStructure } from './compound-codec.ts';
 import { badRequest } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
-import type { Chemistry, Structure } from '../chemistry/chemistry.ts';
-import { tanimoto } from '../chemistry/tanimoto.ts';
+import type { Chemistry, Searchable } from '../chemistry/chemistry.ts';
 import type { PostedStructure } from './structure-input.ts';
+import type { StructureIndex } from '../structure-index/structure-index.ts';
+import { StructureSearch, type SearchPage, type SimilarityHit } from '../structure-index/structure-search.ts';
+import { entryRecords, indexChanged, openStructureIndex } from '../structure-index/index-store.ts';
+import type { IndexEntry } from '../structure-index/index-entry.ts';
+import type { RecordWrites } from '../store/triple-store.ts';
 import { sortById } from '../store/id-minter.ts';
 import { graphGroups } from '../store/write-size.ts';
 
@@ -20,6 +23,8 @@ const CLAIM_SECONDS = 3600;
 /** Up to this many InChIKeys are looked up one by one (see urisForKeys). */
 const FEW_KEYS = 16;
 const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
+/** Names a prefix search (`search=benz*`) answers at most. */
+const PREFIX_HITS = 1000;
 
 /**
  * Compounds in the store. The graph `{uri}` holds a compound's identity and structure; when a
@@ -27,12 +32,15 @@ const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
  * the same URI, even after the compound was deleted and posted again. Registration is
  * serialized (look-up then write) and each request is written in one batch; processes sharing
  * the store claim a new InChIKey in Redis first, so that two of them name it the same.
+ *
+ * Every compound has an entry in the structure index (structure-index/), written in the same
+ * batch as its graph: exact, substructure and similarity searches read the index.
  */
 export class CompoundRegistry {
   readonly collection: string;
   private chain: Promise<unknown> = Promise.resolve();
-  /** Canonical SMILES and Morgan fingerprints of every compound, for structure searches. */
-  private index?: Map<string, { smiles: string; fp: Uint8Array }>;
+  private index?: StructureIndex;
+  private structureSearch?: StructureSearch;
 
   private readonly services: Services;
   readonly chemistry: Chemistry;
@@ -40,13 +48,33 @@ export class CompoundRegistry {
     this.services = services;
     this.chemistry = chemistry;
     this.collection = services.uris.collection('compound');
-    // compounds registered or deleted by other processes sharing the store reach this one's structure search
-    void services.coordination.subscribe('compounds', (message) => {
-      const { added, removed } = message as { added?: [string, string][]; removed?: string };
-      if (!this.index) return;
-      for (const [uri, smiles] of added ?? []) this.indexAdd(uri, { smiles });
-      if (removed) this.index.delete(removed);
-    });
+  }
+
+  /** Read the structure index (at start; built once over a store that has none). */
+  async open(): Promise<void> {
+    this.index = await openStructureIndex(this.services);
+    this.structureSearch = new StructureSearch(this.index, this.services.workers, this.chemistry, { timeoutMs: this.services.config.queryTimeoutMs, parallel: this.services.config.workerThreads });
+  }
+
+  private idOf(uri: string): number {
+    return Number(uri.slice(this.collection.length + 1));
+  }
+
+  private uriOf(id: number): string {
+    return `${this.collection}/${id}`;
+  }
+
+  /** A compound's index entry: what the index holds already for the same structure, else the posted structure's. */
+  private entryFor(uri: string, inchiKey: string, names: string[], posted: Searchable): IndexEntry {
+    const id = this.idOf(uri);
+    const held = this.index?.searchable(id);
+    return { id, inchiKey, names, ...(held && held.inchiKey === inchiKey ? held : posted) };
+  }
+
+  /** Write records in the batch of their graphs, then apply them to the index here and elsewhere. */
+  private async indexed(records: RecordWrites, write: (records: RecordWrites) => Promise<void>): Promise<void> {
+    await write(records);
+    if (this.index) await indexChanged(this.services, this.index, records);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -97,6 +125,7 @@ export class CompoundRegistry {
       const byKey = new Map<string, string>();
       const known = await this.urisForKeys(posted.map((p) => p.structure.inchiKey));
       const uris: string[] = [];
+      const entries = new Map<string, IndexEntry>();
       for (const p of posted) {
         const key = p.structure.inchiKey;
         let uri = byKey.get(key) ?? known.get(key);
@@ -112,20 +141,19 @@ export class CompoundRegistry {
         // an existing compound keeps its structure record; a new or deleted one gets this one
         const structure = existing ?? p.structure;
         graphs[uri] = compoundQuads(uri, structure, names, sameAs);
+        entries.set(uri, this.entryFor(uri, structure.inchiKey, names, p.structure.searchable));
         byKey.set(key, uri);
         uris.push(uri);
       }
       // each compound is its own resource: written in groups, not one batch of thousands of molfiles
-      const indexed = new Map(posted.map((p) => [byKey.get(p.structure.inchiKey)!, p.structure]));
+      const recordsOf = (group: [string, RDF.Quad[]][]) => entryRecords(group.map(([uri]) => entries.get(uri)!));
       for (const group of graphGroups(graphs, COMPOUND_WRITE_CHARS)) {
         // new compounds (most of a large upload) are written without reading their empty graphs
-        const entries = Object.entries(group);
-        const fresh = entries.filter(([uri]) => minted.has(uri));
-        const known = entries.filter(([uri]) => !minted.has(uri));
-        if (fresh.length) await this.services.store.createGraphs(Object.fromEntries(fresh));
-        if (known.length) await this.services.store.replaceGraphs(Object.fromEntries(known));
-        for (const uri of Object.keys(group)) this.indexAdd(uri, indexed.get(uri)!);
-        await this.services.coordination.publish('compounds', { added: Object.keys(group).map((uri) => [uri, indexed.get(uri)!.smiles]) });
+        const all = Object.entries(group);
+        const fresh = all.filter(([uri]) => minted.has(uri));
+        const known = all.filter(([uri]) => !minted.has(uri));
+        if (fresh.length) await this.indexed(recordsOf(fresh), (records) => this.services.store.createGraphs(Object.fromEntries(fresh), records));
+        if (known.length) await this.indexed(recordsOf(known), (records) => this.services.store.replaceGraphs(Object.fromEntries(known), records));
       }
       return uris;
     });
@@ -160,9 +188,9 @@ export class CompoundRegistry {
       if (posted.structure.inchiKey !== current.inchiKey) {
         throw badRequest(`PUT cannot change the structure of ${uri} (InChIKey ${current.inchiKey}, posted ${posted.structure.inchiKey}); POST the new structure to /compound instead`);
       }
-      await this.services.store.replaceGraphs({
-        [uri]: compoundQuads(uri, posted.structure, posted.names.length ? posted.names : current.names, posted.sameAs.length ? posted.sameAs : current.sameAs),
-      });
+      const names = posted.names.length ? posted.names : current.names;
+      const records = entryRecords([this.entryFor(uri, current.inchiKey, names, posted.structure.searchable)]);
+      await this.indexed(records, (r) => this.services.store.replaceGraphs({ [uri]: compoundQuads(uri, posted.structure, names, posted.sameAs.length ? posted.sameAs : current.sameAs) }, r));
     });
   }
 
@@ -181,9 +209,7 @@ export class CompoundRegistry {
       const { uris } = this.services;
       const graphs: Record<string, RDF.Quad[]> = { [uris.subgraph(uri, 'key')]: keyQuads(uri, inchiKey) };
       for (const g of [uri, uris.subgraph(uri, 'values'), ...conformers.flatMap((c) => [c, uris.subgraph(c, 'values')])]) graphs[g] = [];
-      await this.services.store.replaceGraphs(graphs);
-      this.index?.delete(uri);
-      await this.services.coordination.publish('compounds', { removed: uri });
+      await this.indexed(entryRecords([], [this.idOf(uri)]), (records) => this.services.store.replaceGraphs(graphs, records));
     });
   }
 
@@ -218,82 +244,58 @@ export class CompoundRegistry {
     return selectUris(this.services.store, compoundQueries.all(), 'c');
   }
 
-  // --- searches ------------------------------------------------------------------------
+  // --- searches (the structure index) -------------------------------------------------
 
-  /** `search=`: SMILES, InChI, InChIKey, name or synonym (names case-insensitively). */
+  private opened(): { index: StructureIndex; search: StructureSearch } {
+    if (!this.index || !this.structureSearch) throw new Error('the structure index is not open');
+    return { index: this.index, search: this.structureSearch };
+  }
+
+  /**
+   * `search=`: SMILES, InChI, InChIKey, name, synonym or CAS number (names case-insensitively;
+   * a trailing `*` finds names that start with the rest). Index look-ups only.
+   */
   async search(term: string): Promise<string[]> {
+    const { index } = this.opened();
     const t = term.trim();
-    const found = new Set<string>();
-    const byProperty = async (p: RDF.NamedNode, value: string) => {
-      for (const r of await select(this.services.store, compoundQueries.byValue(p, value))) found.add(r.c.value);
+    const found = new Set<number>();
+    const byKey = (key: string) => {
+      const id = index.idForKey(key);
+      if (id !== undefined) found.add(id);
     };
-    if (INCHIKEY.test(t)) await byProperty(ot('inchiKey'), t);
+    if (t.length > 1 && t.endsWith('*')) for (const id of index.idsWithNamePrefix(t.slice(0, -1), PREFIX_HITS)) found.add(id);
+    else if (INCHIKEY.test(t)) byKey(t);
     else if (t.startsWith('InChI=')) {
-      await byProperty(ot('inchi'), t);
       try {
-        await byProperty(ot('inchiKey'), this.chemistry.fromInchi(t).inchiKey);
+        byKey(this.chemistry.fromInchi(t).inchiKey);
       } catch {
-        /* not a readable InChI: exact text match only */
+        /* not a readable InChI: no structure to find */
       }
     } else {
       try {
-        await byProperty(ot('inchiKey'), this.chemistry.fromSmiles(t).inchiKey);
+        byKey(this.chemistry.fromSmiles(t).inchiKey);
       } catch {
         /* not SMILES: names only */
       }
-      for (const r of await select(this.services.store, compoundQueries.byName(t))) found.add(r.c.value);
+      for (const id of index.idsForName(t)) found.add(id);
     }
-    return sortById([...found]);
+    return sortById([...found].map((id) => this.uriOf(id)));
   }
 
   sameAs(iri: string): Promise<string[]> {
     return selectUris(this.services.store, compoundQueries.sameAs(iri), 'c');
   }
 
-  async substructure(smarts: string): Promise<string[]> {
-    const query = this.chemistry.substructureQuery(smarts);
-    try {
-      const index = await this.loadIndex();
-      return sortById([...index].filter(([, v]) => query.matches(v.smiles)).map(([uri]) => uri));
-    } finally {
-      query.close();
-    }
+  /** Compounds containing a SMARTS pattern: one page of them, in index order. */
+  async substructure(smarts: string, offset: number, limit: number): Promise<{ uris: string[]; more: boolean }> {
+    const page: SearchPage = await this.opened().search.substructure(smarts, offset, limit);
+    return { uris: page.ids.map((id) => this.uriOf(id)), more: page.more };
   }
 
-  /** Tanimoto similarity on Morgan fingerprints (radius 2, 2048 bits), best first. */
-  async similar(smiles: string, threshold: number): Promise<{ uri: string; similarity: number }[]> {
-    const probe = this.chemistry.morgan(this.chemistry.fromSmiles(smiles, 'similarity SMILES').smiles);
-    const index = await this.loadIndex();
-    const hits: { uri: string; similarity: number }[] = [];
-    for (const [uri, v] of index) {
-      const similarity = tanimoto(probe, v.fp);
-      if (similarity >= threshold) hits.push({ uri, similarity });
-    }
-    return hits.sort((a, b) => b.similarity - a.similarity || a.uri.localeCompare(b.uri));
-  }
-
-  private async loadIndex(): Promise<Map<string, { smiles: string; fp: Uint8Array }>> {
-    if (this.index) return this.index;
-    const index = new Map<string, { smiles: string; fp: Uint8Array }>();
-    const rows = await select(this.services.store, compoundQueries.smiles());
-    for (const r of rows) {
-      try {
-        index.set(r.c.value, { smiles: r.s.value, fp: this.chemistry.morgan(r.s.value) });
-      } catch {
-        /* a stored SMILES RDKit cannot read again is left out of structure search */
-      }
-    }
-    this.index ??= index;
-    return this.index;
-  }
-
-  private indexAdd(uri: string, structure: Pick<Structure, 'smiles'>): void {
-    if (!this.index) return;
-    try {
-      this.index.set(uri, { smiles: structure.smiles, fp: this.chemistry.morgan(structure.smiles) });
-    } catch {
-      /* a SMILES RDKit cannot read again is left out of structure search (as when the index is loaded) */
-    }
+  /** Tanimoto similarity on Morgan fingerprints (radius 2, 2048 bits), best first, at most `top`. */
+  async similar(query: string, threshold: number, top: number): Promise<{ uri: string; similarity: number }[]> {
+    const hits: SimilarityHit[] = await this.opened().search.similar(query, threshold, top);
+    return hits.map((h) => ({ uri: this.uriOf(h.id), similarity: h.similarity }));
   }
 }
 

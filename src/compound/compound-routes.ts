@@ -1,5 +1,6 @@
 import { readGraphs } from '../store/query-helpers.ts';
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { df, ot, literal, xsd } from '../rdf/namespaces.ts';
 import { badRequest, notFound } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
@@ -29,15 +30,22 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     // the search form of the compound page: kind and q stand for one of the search parameters
     const kind = p.get('kind');
     if (kind && ['search', 'smarts', 'similarity'].includes(kind) && p.get('q')) p = new Params(new URLSearchParams([...p.entries().filter(([k]) => k !== 'kind' && k !== 'q'), [kind, p.get('q')!]]));
+    const limit = config.searchResultLimit;
     if (p.has('similarity')) {
       const threshold = p.get('threshold') === undefined ? 0.7 : Number(p.get('threshold'));
       if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw badRequest('threshold must be a number between 0 and 1');
-      const hits = await compounds.similar(p.required('similarity'), threshold);
+      const top = count(p, 'top', limit, limit);
+      const hits = await compounds.similar(p.required('similarity'), threshold, top);
       uris = hits.map((h) => h.uri);
       similarity = new Map(hits.map((h) => [h.uri, h.similarity]));
       title = `Compounds similar to ${p.get('similarity')} (Tanimoto ≥ ${threshold})`;
     } else if (p.has('smarts')) {
-      uris = await compounds.substructure(p.required('smarts'));
+      const pagesize = count(p, 'pagesize', limit, limit);
+      const page = count(p, 'page', 0, Number.MAX_SAFE_INTEGER, 0);
+      const found = await compounds.substructure(p.required('smarts'), page * pagesize, pagesize);
+      uris = found.uris;
+      if (found.more) ctx.append('Link', `<${pageLink(ctx, page + 1, pagesize)}>; rel="next"`);
+      if (page > 0) ctx.append('Link', `<${pageLink(ctx, page - 1, pagesize)}>; rel="prev"`);
       title = `Compounds containing ${p.get('smarts')}`;
     } else if (p.has('search')) {
       uris = await compounds.search(p.required('search'));
@@ -47,7 +55,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     } else {
       uris = await compounds.list();
     }
-    if (uris.length === 0 && title !== 'Compounds') throw notFound('no compound matches');
+    if (uris.length === 0 && title !== 'Compounds' && !p.has('page')) throw notFound('no compound matches');
     const canRead: (uri: string) => boolean = ctx.state.canRead ?? (() => true);
     const visible = uris.filter(canRead);
     const rdf = async () => {
@@ -97,4 +105,21 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
 
   conformerRoutes(router, structures);
   structureFeatureRoutes(router, structures);
+}
+
+/** A whole-number parameter from `min` to `max` (`fallback` when absent), or 400 naming it. */
+function count(p: Params, name: string, fallback: number, max: number, min = 1): number {
+  const text = p.get(name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max) throw badRequest(`${name} must be a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** This request on another page (relative to the service, as a dataset's page links are). */
+function pageLink(ctx: Context, page: number, pagesize: number): string {
+  const q = new URLSearchParams(ctx.querystring);
+  q.set('page', String(page));
+  q.set('pagesize', String(pagesize));
+  return `${ctx.path}?${q}`;
 }

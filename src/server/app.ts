@@ -112,6 +112,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   // task created is removed by the task runner at start)
   // (not when processes share the store: rows without metadata may be another process's upload in progress)
   const ready = (async () => {
+    await compounds.open();
     const rows = services.coordination.shared ? 0 : await datasets.removeOrphans();
     if (rows) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
     await publishCatalogue(services);

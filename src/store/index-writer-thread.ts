@@ -6,7 +6,7 @@ import { Quadstore } from 'quadstore';
 import { df } from '../rdf/namespaces.ts';
 import { INDEXES } from './indexes.ts';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
-import { decodeQuads, type EncodedQuads, type LevelOptions } from './index-writer.ts';
+import { decodeQuads, type EncodedQuads, type LevelOptions, type RecordList } from './index-writer.ts';
 
 /**
  * The writer thread's side of index-writer.ts: its own handle on the store's LevelDB (opened
@@ -100,6 +100,18 @@ export function addToBatch(id: number, add: boolean, quads: EncodedQuads): void 
   }
 }
 
+/** Add records to a batch (see RecordList). */
+export function addRecords(id: number, [keys, values]: RecordList): void {
+  const entry = batches.get(id);
+  if (!entry) throw new Error(`no batch ${id}`);
+  keys.forEach((key, i) => {
+    const value = values[i];
+    if (value) entry.batch.put(key, value);
+    else entry.batch.del(key);
+    entry.keyBytes += key.length + (value?.length ?? 0);
+  });
+}
+
 export async function writeBatch(id: number): Promise<void> {
   const entry = batches.get(id);
   if (!entry) throw new Error(`no batch ${id}`);
@@ -112,11 +124,12 @@ export async function writeBatch(id: number): Promise<void> {
 }
 
 /** A whole small write in one message: the index keys of `deletions` removed, those of `additions` added, as one batch. */
-export async function writeAll(deletions: EncodedQuads, additions: EncodedQuads): Promise<void> {
+export async function writeAll(deletions: EncodedQuads, additions: EncodedQuads, records: RecordList): Promise<void> {
   const id = beginBatch();
   try {
     addToBatch(id, false, deletions);
     addToBatch(id, true, additions);
+    addRecords(id, records);
   } catch (e) {
     await dropBatch(id);
     throw e;

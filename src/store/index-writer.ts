@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { Worker } from 'node:worker_threads';
 import { df } from '../rdf/namespaces.ts';
+import type { RecordWrites } from './triple-store.ts';
 
 /** Options of the store's LevelDB, the same in every thread that opens it. */
 export type LevelOptions = Record<string, unknown>;
@@ -85,15 +86,19 @@ export class IndexWriter {
     this.ready.catch(() => undefined);
   }
 
-  /** One LevelDB batch: the index keys of `deletions` removed, those of `additions` added. */
-  async write(deletions: RDF.Quad[], additions: RDF.Quad[]): Promise<void> {
+  /**
+   * One LevelDB batch: the index keys of `deletions` removed, those of `additions` added, and
+   * the records (triple-store.ts's RecordWrites) written or removed.
+   */
+  async write(deletions: RDF.Quad[], additions: RDF.Quad[], records?: RecordWrites): Promise<void> {
+    const recordList: RecordList = records ? [[...records.keys()].map(recordKey), [...records.values()]] : [[], []];
     // a small write (most resource writes: a few to a few hundred quads) in one message, one
     // round trip to the thread instead of three; under load each round trip waits for both
     // threads to be scheduled, and writes wait for one another in the store's write queue
     if (deletions.length + additions.length <= CHUNK_QUADS) {
       const del = encodeQuads(deletions, 0, deletions.length);
       const add = encodeQuads(additions, 0, additions.length);
-      await this.call('writeAll', [del, add], [del.kinds.buffer, del.lengths.buffer, del.bytes.buffer, add.kinds.buffer, add.lengths.buffer, add.bytes.buffer]);
+      await this.call('writeAll', [del, add, recordList], [del.kinds.buffer, del.lengths.buffer, del.bytes.buffer, add.kinds.buffer, add.lengths.buffer, add.bytes.buffer]);
       return;
     }
     const batch = await this.call<number>('beginBatch', []);
@@ -107,6 +112,7 @@ export class IndexWriter {
           await this.call('addToBatch', [batch, add, chunk], [chunk.kinds.buffer, chunk.lengths.buffer, chunk.bytes.buffer]);
         }
       }
+      if (recordList[0].length) await this.call('addRecords', [batch, recordList]);
     } catch (e) {
       await this.call('dropBatch', [batch]).catch(() => undefined);
       throw e;
@@ -143,6 +149,19 @@ export class IndexWriter {
     });
   }
 }
+
+/**
+ * Records live in the same LevelDB as the quadstores' index keys, under a prefix no index key
+ * has (those start with an upper-case index name).
+ */
+export const RECORD_KEY_PREFIX = 'r\u0000\u0000';
+
+export function recordKey(key: string): string {
+  return RECORD_KEY_PREFIX + key;
+}
+
+/** Records as the thread gets them: their LevelDB keys, and their bytes (null: removed). */
+export type RecordList = [string[], (Uint8Array | null)[]];
 
 /**
  * Quads as bytes, without a JavaScript object or string per term: per quad, three term kinds

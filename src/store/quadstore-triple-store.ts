@@ -18,11 +18,11 @@ import { ScopedSource } from './scoped-source.ts';
 import { comunicaQuery } from './comunica-query.ts';
 import { comunicaAlgebra } from './comunica-plans.ts';
 import { closingIterators } from './closing-iterators.ts';
-import { IndexWriter } from './index-writer.ts';
+import { IndexWriter, RECORD_KEY_PREFIX, recordKey } from './index-writer.ts';
 import { TimeSlices } from '../task/time-slices.ts';
 import { GraphCache } from './graph-cache.ts';
 import type { SparqlText } from './sparql-template.ts';
-import { DEFAULT_GRAPH_IRI, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from './triple-store.ts';
+import { DEFAULT_GRAPH_IRI, type GraphScope, type QueryOptions, type QueryResult, type RecordWrites, type Solution, type TripleStore } from './triple-store.ts';
 
 /** The graph term of a graph name: DEFAULT_GRAPH_IRI names the store's unnamed default graph. */
 function graphTerm(iri: string): RDF.Quad['graph'] {
@@ -70,7 +70,7 @@ export class QuadstoreTripleStore implements TripleStore {
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
   private writeQueue: Promise<unknown> = Promise.resolve();
   /** Creations of new graphs waiting for the write queue, written as one group (createGraphs). */
-  private creations: { added: RDF.Quad[]; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private creations: { added: RDF.Quad[]; records?: RecordWrites; resolve: () => void; reject: (e: unknown) => void }[] = [];
 
   readonly quadstore: Quadstore;
   readonly bulk: BulkQuadstore;
@@ -160,12 +160,12 @@ export class QuadstoreTripleStore implements TripleStore {
    * (index-writer.ts): other requests are answered while a large resource is written, and
    * readers never see half of it.
    */
-  private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[]): Promise<void> {
+  private async patch(oldQuads: RDF.Quad[], newQuads: RDF.Quad[], records?: RecordWrites): Promise<void> {
     // nothing changes (a resource written again as it is): no batch, no invalidation
-    if (oldQuads.length === 0 && newQuads.length === 0) return;
+    if (oldQuads.length === 0 && newQuads.length === 0 && !records?.size) return;
     // before the write: a read while it is written may then look in the bulk partition too
     this.bulk.notePredicates(newQuads.filter((q) => q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value)));
-    await this.writer.write(oldQuads, newQuads);
+    await this.writer.write(oldQuads, newQuads, records?.size ? records : undefined);
     const touched = new Set<string>();
     // the unnamed default graph is cached under the name that reads it
     const nameOf = (q: RDF.Quad) => (q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value);
@@ -214,7 +214,7 @@ export class QuadstoreTripleStore implements TripleStore {
     return items.length > 0;
   }
 
-  replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
+  replaceGraphs(graphs: Record<string, RDF.Quad[]>, records?: RecordWrites): Promise<void> {
     return this.exclusive(async () => {
       const slices = new TimeSlices();
       // graphs given no quads lose all they hold, with no difference to compute (what a task that
@@ -235,7 +235,7 @@ export class QuadstoreTripleStore implements TripleStore {
         // new graphs: everything is added, no difference to compute
         const added: RDF.Quad[] = [];
         for (const [iri, quads] of entries) for (const q of quads) added.push(inGraph(iri, q));
-        return this.patch(removed, added);
+        return this.patch(removed, added, records);
       }
       const before = new Set<string>();
       for (const q of oldQuads) {
@@ -257,7 +257,7 @@ export class QuadstoreTripleStore implements TripleStore {
         if (!after.has(quadKey(q))) removed.push(q);
         await slices.pause();
       }
-      await this.patch(removed, added);
+      await this.patch(removed, added, records);
     });
   }
 
@@ -266,16 +266,17 @@ export class QuadstoreTripleStore implements TripleStore {
    * together are written in one batch when their turn comes, instead of one batch and one
    * round trip to the writer thread each. Each creation is still all or nothing (the group is).
    */
-  createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
+  createGraphs(graphs: Record<string, RDF.Quad[]>, records?: RecordWrites): Promise<void> {
     const added: RDF.Quad[] = [];
     for (const [iri, quads] of Object.entries(graphs)) for (const q of quads) added.push(inGraph(iri, q));
     return new Promise<void>((resolve, reject) => {
-      this.creations.push({ added, resolve, reject });
+      this.creations.push({ added, records, resolve, reject });
       if (this.creations.length > 1) return; // joins the group already waiting for its turn
       this.exclusive(async () => {
         const group = this.creations.splice(0);
         try {
-          await this.patch([], group.length === 1 ? group[0].added : group.flatMap((c) => c.added));
+          if (group.length === 1) await this.patch([], group[0].added, group[0].records);
+          else await this.patch([], group.flatMap((c) => c.added), new Map(group.flatMap((c) => [...(c.records ?? [])])));
           for (const c of group) c.resolve();
         } catch (e) {
           for (const c of group) c.reject(e);
@@ -284,11 +285,26 @@ export class QuadstoreTripleStore implements TripleStore {
     });
   }
 
-  deleteGraphs(graphIris: string[]): Promise<void> {
+  deleteGraphs(graphIris: string[], records?: RecordWrites): Promise<void> {
     return this.exclusive(async () => {
       const oldQuads = await this.readGraphs(graphIris, new TimeSlices());
-      await this.patch(oldQuads, []);
+      await this.patch(oldQuads, [], records);
     });
+  }
+
+  async *readRecords(prefix: string): AsyncIterable<[string, Uint8Array]> {
+    const from = recordKey(prefix);
+    const db = this.quadstore.db as unknown as { iterator(options: object): { nextv(n: number): Promise<[string, Uint8Array][]>; close(): Promise<void> } };
+    const it = db.iterator({ gte: from, lt: from + KEY_BOUNDARY, keyEncoding: 'utf8', valueEncoding: 'view' });
+    try {
+      for (;;) {
+        const entries = await it.nextv(RECORDS_PER_READ);
+        if (!entries.length) return;
+        for (const [key, value] of entries) yield [key.slice(RECORD_KEY_PREFIX.length), value];
+      }
+    } finally {
+      await it.close();
+    }
   }
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
@@ -432,6 +448,11 @@ export class QuadstoreTripleStore implements TripleStore {
     await this.fileRemoval.stop();
   }
 }
+
+/** Records read from LevelDB at a time. */
+const RECORDS_PER_READ = 1000;
+/** A string above every record key's text (quadstore's boundary). */
+const KEY_BOUNDARY = '\uDBFF\uDFFF';
 
 /** Graph names remembered as missed once by the graph cache. */
 const MISSES_KEPT = 4096;

@@ -51,15 +51,20 @@ export interface TripleStore {
   /** Read a graph as a stream, subject by subject (memory stays flat for large graphs). */
   streamGraph(graphIri: string): AsyncIterable<RDF.Quad>;
   hasGraph(graphIri: string): Promise<boolean>;
-  /** Atomically make each named graph hold exactly the given quads (their graph term is ignored). */
-  replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void>;
+  /**
+   * Atomically make each named graph hold exactly the given quads (their graph term is ignored),
+   * and write `records` in the same write.
+   */
+  replaceGraphs(graphs: Record<string, RDF.Quad[]>, records?: RecordWrites): Promise<void>;
   /**
    * Atomically write graphs of freshly minted resources, which hold nothing yet: like
    * replaceGraphs without reading what the graphs held (one read per graph saved).
    */
-  createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void>;
-  /** Atomically remove the named graphs. */
-  deleteGraphs(graphIris: string[]): Promise<void>;
+  createGraphs(graphs: Record<string, RDF.Quad[]>, records?: RecordWrites): Promise<void>;
+  /** Atomically remove the named graphs (and write `records` in the same write). */
+  deleteGraphs(graphIris: string[], records?: RecordWrites): Promise<void>;
+  /** Every record whose key starts with `prefix`, in key order (see RecordWrites). */
+  readRecords(prefix: string): AsyncIterable<[string, Uint8Array]>;
   query(query: SparqlText | string, options?: QueryOptions): Promise<QueryResult>;
   /**
    * Run a SPARQL 1.1 update as one atomic write. `beforeWrite` sees the graphs the update would
@@ -81,6 +86,13 @@ export interface TripleStore {
   writerHeapUsage?(): Promise<number | undefined>;
   close(): Promise<void>;
 }
+
+/**
+ * Records beside the graphs: bytes by key, written in the same atomic write as the graphs they
+ * go with (a compound's entry in the structure index with the compound's graph), so they are
+ * never out of step with them. `null` removes a record. They are not RDF: no query sees them.
+ */
+export type RecordWrites = Map<string, Uint8Array | null>;
 
 /** The special graph IRI that names the store's unnamed default graph in FROM / default-graph-uri. */
 export const DEFAULT_GRAPH_IRI = 'urn:toxgraph:default-graph';

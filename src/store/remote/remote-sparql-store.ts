@@ -3,13 +3,13 @@ import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { EmptyIterator, wrap, type AsyncIterator } from 'asynciterator';
 import { Readable } from 'node:stream';
 import sparqljs from 'sparqljs';
-import { df } from '../../rdf/namespaces.ts';
+import { df, literal, xsd } from '../../rdf/namespaces.ts';
 import { quadKey } from '../../rdf/terms.ts';
 import { comunicaQuery } from '../comunica-query.ts';
 import { evaluateUpdate } from '../pending-changes.ts';
 import { ScopedSource } from '../scoped-source.ts';
 import { checkIri, dataTriples, sparql, SparqlText } from '../sparql-template.ts';
-import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type TripleStore } from '../triple-store.ts';
+import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type RecordWrites, type TripleStore } from '../triple-store.ts';
 import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.ts';
 import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.ts';
 import { fromServer, quadFromServer, toServer } from './literal-transport.ts';
@@ -97,16 +97,25 @@ export class RemoteSparqlStore implements TripleStore {
     }
   }
 
-  replaceGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
-    return this.write(Object.keys(graphs), graphs);
+  replaceGraphs(graphs: Record<string, RDF.Quad[]>, records?: RecordWrites): Promise<void> {
+    const withRecords = { ...graphs, ...recordGraphs(records) };
+    return this.write(Object.keys(withRecords), withRecords);
   }
 
-  createGraphs(graphs: Record<string, RDF.Quad[]>): Promise<void> {
-    return this.write([], graphs);
+  createGraphs(graphs: Record<string, RDF.Quad[]>, records?: RecordWrites): Promise<void> {
+    return this.write([], { ...graphs, ...recordGraphs(records) });
   }
 
-  deleteGraphs(graphIris: string[]): Promise<void> {
-    return this.write(graphIris, {});
+  deleteGraphs(graphIris: string[], records?: RecordWrites): Promise<void> {
+    const kept = recordGraphs(records);
+    return this.write([...graphIris, ...Object.keys(kept)], kept);
+  }
+
+  /** Records are graphs here (see recordGraphs), read in one query. */
+  async *readRecords(prefix: string): AsyncIterable<[string, Uint8Array]> {
+    const start = literal(recordGraph(prefix));
+    const rows = this.client.selectStream(sparql`SELECT ?g ?v WHERE { GRAPH ?g { ?g ${RECORD_BYTES} ?v } FILTER(STRSTARTS(STR(?g), ${start})) } ORDER BY ?g`);
+    for await (const row of rows) yield [row.g.value.slice(RECORD_GRAPH.length), Buffer.from(row.v.value, 'base64')];
   }
 
   /** One update request: drop `dropped`, then insert every graph's quads. */
@@ -279,6 +288,28 @@ function writable(iri: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A record (triple-store.ts's RecordWrites) on a remote store is a graph of its own,
+ * `urn:toxgraph:record:{key}`, holding its bytes as one base64 literal: written and removed in
+ * the same update request as the graphs it goes with.
+ */
+const RECORD_GRAPH = 'urn:toxgraph:record:';
+const RECORD_BYTES = df.namedNode('urn:toxgraph:recordBytes');
+
+function recordGraph(key: string): string {
+  return checkIri(RECORD_GRAPH + key);
+}
+
+/** The graphs of records: one quad each, none for a removed record. */
+function recordGraphs(records: RecordWrites | undefined): Record<string, RDF.Quad[]> {
+  const graphs: Record<string, RDF.Quad[]> = {};
+  for (const [key, bytes] of records ?? []) {
+    const g = recordGraph(key);
+    graphs[g] = bytes ? [df.quad(df.namedNode(g), RECORD_BYTES, literal(Buffer.from(bytes).toString('base64'), xsd('base64Binary')))] : [];
+  }
+  return graphs;
 }
 
 /** The graph term a stored graph name stands for here. */

@@ -1,0 +1,136 @@
+import { HttpError } from '../core/errors.ts';
+import type { Chemistry } from '../chemistry/chemistry.ts';
+import type { WorkerPool } from '../task/worker-pool.ts';
+import { SEGMENT_SLOTS, words } from './index-segments.ts';
+import type { ChunkHits } from './search-worker.ts';
+import type { StructureIndex } from './structure-index.ts';
+
+const WORKER_MODULE = new URL('./search-worker.ts', import.meta.url).href;
+/** Slots one worker call screens for a substructure: a few ms of screening, more where many match. */
+const SUBSTRUCTURE_CHUNK = 4096;
+/** Searches whose cursors are kept, for the next page (structure-search.ts). */
+const CURSORS_KEPT = 16;
+/** A worker not back this long after the search's time limit is ended (a match that hangs). */
+const GRACE_MS = 5_000;
+
+export interface SearchPage {
+  ids: number[];
+  /** Are there hits after this page? */
+  more: boolean;
+}
+
+export interface SimilarityHit {
+  id: number;
+  similarity: number;
+}
+
+/** Where a substructure search stands: the hits so far, in slot order, and the slot to read next. */
+interface Cursor {
+  generation: number;
+  hits: number[];
+  position: number;
+  done: boolean;
+  /** Requests for the same pattern read on one after the other. */
+  turn: Promise<unknown>;
+}
+
+/**
+ * Substructure and similarity search over the structure index, on the worker pool: the index is
+ * cut into chunks that the pool's threads screen and match side by side, so the main thread only
+ * hands out chunks and merges. A substructure search reads only as far as the requested page
+ * needs; its cursor is kept for the next page (while the index is unchanged). Past its time limit
+ * a search answers 503 QueryTimeout, as SPARQL does, and its workers are free again.
+ */
+export class StructureSearch {
+  private readonly cursors = new Map<string, Cursor>();
+  private readonly index: StructureIndex;
+  private readonly workers: WorkerPool;
+  private readonly chemistry: Chemistry;
+  private readonly limits: { timeoutMs: number; parallel: number };
+  constructor(index: StructureIndex, workers: WorkerPool, chemistry: Chemistry, limits: { timeoutMs: number; parallel: number }) {
+    this.index = index;
+    this.workers = workers;
+    this.chemistry = chemistry;
+    this.limits = limits;
+  }
+
+  /** The compounds that contain a SMARTS pattern, hits `offset` to `offset + limit` in index order. */
+  async substructure(smarts: string, offset: number, limit: number): Promise<SearchPage> {
+    const pattern = smarts.trim();
+    // a pattern that every structure matches is answered from the index (400 for a bad pattern)
+    if (this.chemistry.matchesEveryAtom(pattern)) return pageOf([...this.index.allIds()], offset, limit, false);
+    const cursor = this.cursorFor(pattern);
+    const run = cursor.turn.then(() => this.readOn(cursor, pattern, offset, limit));
+    cursor.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  private async readOn(cursor: Cursor, pattern: string, offset: number, limit: number): Promise<SearchPage> {
+    const needed = offset + limit + 1;
+    const deadline = Date.now() + this.limits.timeoutMs;
+    const signal = AbortSignal.timeout(this.limits.timeoutMs + GRACE_MS);
+    while (cursor.hits.length < needed && !cursor.done) {
+      const chunks = this.index.chunksFrom(cursor.position, SUBSTRUCTURE_CHUNK).slice(0, this.limits.parallel);
+      if (!chunks.length) {
+        cursor.done = true;
+        break;
+      }
+      const results = await Promise.all(
+        chunks.map((c) => this.workers.run<ChunkHits>(WORKER_MODULE, 'substructureHits', [c, pattern, needed - cursor.hits.length, deadline], signal).catch((e) => {
+          throw signal.aborted ? timeout(this.limits.timeoutMs) : e;
+        })),
+      );
+      for (let i = 0; i < chunks.length; i++) {
+        const r = results[i];
+        cursor.hits.push(...r.ids);
+        cursor.position = chunks[i].index * SEGMENT_SLOTS + r.next;
+        if (r.timedOut) {
+          // what was read stays with the cursor: the same search asked again goes on from there
+          throw timeout(this.limits.timeoutMs);
+        }
+        // a chunk that stopped at its hit limit: the chunks after it are read again next time
+        if (r.next < chunks[i].to) break;
+      }
+    }
+    return pageOf(cursor.hits, offset, limit, !cursor.done);
+  }
+
+  /**
+   * Compounds whose Morgan fingerprint (radius 2, 2048 bits) has a Tanimoto similarity of at
+   * least `threshold` to the query's (SMILES or a molfile), best first, at most `top`.
+   */
+  async similar(query: string, threshold: number, top: number): Promise<SimilarityHit[]> {
+    const probe = words(this.chemistry.morgan(query.trim()));
+    const signal = AbortSignal.timeout(this.limits.timeoutMs);
+    const parts = await Promise.all(
+      this.index.chunksFrom(0, SEGMENT_SLOTS).map((c) =>
+        this.workers.run<[number, number][]>(WORKER_MODULE, 'similarityHits', [c, probe, threshold, top], signal).catch((e) => {
+          throw signal.aborted ? timeout(this.limits.timeoutMs) : e;
+        }),
+      ),
+    );
+    return parts
+      .flat()
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, top)
+      .map(([id, similarity]) => ({ id, similarity }));
+  }
+
+  private cursorFor(pattern: string): Cursor {
+    const kept = this.cursors.get(pattern);
+    this.cursors.delete(pattern);
+    const cursor = kept && kept.generation === this.index.generation ? kept : { generation: this.index.generation, hits: [], position: 0, done: false, turn: Promise.resolve() };
+    // most recently used last; the oldest goes
+    this.cursors.set(pattern, cursor);
+    if (this.cursors.size > CURSORS_KEPT) this.cursors.delete(this.cursors.keys().next().value!);
+    return cursor;
+  }
+}
+
+function pageOf(hits: number[], offset: number, limit: number, unread: boolean): SearchPage {
+  return { ids: hits.slice(offset, offset + limit), more: hits.length > offset + limit || (unread && hits.length >= offset + limit) };
+}
+
+function timeout(ms: number): HttpError {
+  return new HttpError(503, 'QueryTimeout', `the structure search did not finish within ${ms} ms; ask for a smaller page or a more specific pattern`);
+}
