@@ -1,24 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server/server.ts';
 import { Chemistry } from '../src/chemistry/chemistry.ts';
 import { fmt, median, now, ratio, tempDir, type Row } from './util.ts';
 
-const DATA = resolve('../shared/data');
-
-/** The structure column of the shared QSAR data sets, in file order. */
-export function sharedSmiles(): string[] {
-  const out: string[] = [];
-  for (const file of ['kazius.csv', 'blood-brain-barrier.csv', 'EPAFHM_log10.csv', 'hamster_carcinogenicity.csv']) {
-    const lines = readFileSync(`${DATA}/${file}`, 'utf8').split(/\r?\n/).slice(1);
-    for (const line of lines) {
-      const first = line.split(',')[0]?.replace(/^"|"$/g, '').trim();
-      if (first) out.push(first);
-    }
-  }
-  return out;
-}
+export { sharedSmiles } from '../test/analogues.ts';
+import { sharedSmiles } from '../test/analogues.ts';
 
 /**
  * Compound registration from a 1,000-record SDF over HTTP against RDKit.js parsing + InChI of

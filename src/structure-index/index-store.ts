@@ -81,7 +81,8 @@ export async function openStructureIndex(services: Services): Promise<StructureI
 
 /** Entries for the compounds that have none (a store written before the index existed). */
 async function buildMissing(services: Services, index: StructureIndex): Promise<void> {
-  const rows = (await select(services.store, compoundQueries.indexable())).filter((r) => !index.has(idOf(services, r.c.value)));
+  // in id order, as the entries are read at every later start
+  const rows = (await select(services.store, compoundQueries.indexable())).filter((r) => !index.has(idOf(services, r.c.value))).sort((a, b) => idOf(services, a.c.value) - idOf(services, b.c.value));
   if (rows.length) services.log.warn('building the structure index over the stored compounds (once)', { compounds: rows.length });
   const names = new Map<string, string[]>();
   for (const r of rows.length ? await select(services.store, compoundQueries.names()) : []) names.set(r.c.value, [...(names.get(r.c.value) ?? []), r.n.value]);

@@ -49,7 +49,8 @@ export async function substructureHits(chunk: IndexChunk, smarts: string, maxHit
     const base = slot * FINGERPRINT_WORDS;
     let passes = true;
     for (const w of needed) {
-      if ((pattern[base + w] & screen[w]) !== screen[w]) {
+      // a bit of the query's that the entry lacks (bitwise results are signed: compare with 0)
+      if ((screen[w] & ~pattern[base + w]) !== 0) {
         passes = false;
         break;
       }

@@ -100,7 +100,8 @@ export class StructureSearch {
    * least `threshold` to the query's (SMILES or a molfile), best first, at most `top`.
    */
   async similar(query: string, threshold: number, top: number): Promise<SimilarityHit[]> {
-    const probe = words(this.chemistry.morgan(query.trim()));
+    // a molfile's first lines are significant, white space included
+    const probe = words(this.chemistry.morgan(query.includes('\n') ? query : query.trim()));
     const signal = AbortSignal.timeout(this.limits.timeoutMs);
     const parts = await Promise.all(
       this.index.chunksFrom(0, SEGMENT_SLOTS).map((c) =>
