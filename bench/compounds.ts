@@ -3,7 +3,6 @@ import { startServer } from '../src/server/server.ts';
 import { Chemistry } from '../src/chemistry/chemistry.ts';
 import { fmt, median, now, ratio, tempDir, type Row } from './util.ts';
 
-export { sharedSmiles } from '../test/analogues.ts';
 import { sharedSmiles } from '../test/analogues.ts';
 
 /**

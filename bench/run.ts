@@ -18,6 +18,7 @@ import { benchScaleOut } from './scale-out.ts';
 import { benchRuntime } from './runtime.ts';
 import { benchSparqlCore } from './sparql-core.ts';
 import { benchSparqlHttp } from './sparql-http.ts';
+import { benchStructureSearch } from './structure-search.ts';
 import { now, type Row } from './util.ts';
 
 /**
@@ -36,6 +37,7 @@ const benches = [
   ['sparql-core', benchSparqlCore],
   ['sparql-http', benchSparqlHttp],
   ['compounds', benchCompounds],
+  ['structure-search', benchStructureSearch],
   ['dataset', benchDataset],
   ['learners', benchLearners],
   ['every-learner', benchEveryLearner],

@@ -1,5 +1,7 @@
 import type { WorkerPool } from '../task/worker-pool.ts';
 import { parseWith, type StructureInput, type StructureResult } from './structure-worker.ts';
+
+export { parseWith };
 import type { Chemistry } from './chemistry.ts';
 
 export type { StructureInput, StructureResult };

@@ -11,6 +11,7 @@ import { compoundGridHtml, searchFormHtml } from './compound-page.ts';
 import type { Services } from '../core/services.ts';
 import type { CompoundRegistry } from './compound-registry.ts';
 import { readStructures } from './structure-input.ts';
+import { structureReaderOn } from '../chemistry/structure-reader.ts';
 import { StructureResources } from './structure-resources.ts';
 import { conformerRoutes } from './conformer-routes.ts';
 import { structureFeatureRoutes } from './structure-feature-routes.ts';
@@ -80,7 +81,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
   });
 
   router.post('/compound', async (ctx) => {
-    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`);
+    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`, structureReaderOn(services.workers, undefined, chemistry));
     const uris = await compounds.register(posted);
     await sendUris(ctx, uris);
   });

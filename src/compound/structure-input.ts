@@ -7,6 +7,7 @@ import { badRequest, unsupportedType } from '../core/errors.ts';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
 import { ot, rdf, rdfs, dc, owl } from '../rdf/namespaces.ts';
 import type { Chemistry, StructureRecord } from '../chemistry/chemistry.ts';
+import { parseWith, type StructureReader } from '../chemistry/structure-reader.ts';
 
 export const STRUCTURE_INPUT_TYPES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml'];
 
@@ -22,7 +23,7 @@ export interface PostedStructure {
  * Read the structures of a request body, in any type of spec 4.10 or RDF. Every record is
  * parsed before anything is stored; an error names the record (line or SDF record number).
  */
-export async function readStructures(ctx: Context, chemistry: Chemistry, shapes: ShapeValidator, bodyLimit: number, baseIri: string): Promise<PostedStructure[]> {
+export async function readStructures(ctx: Context, chemistry: Chemistry, shapes: ShapeValidator, bodyLimit: number, baseIri: string, read?: StructureReader): Promise<PostedStructure[]> {
   const type = requestMediaType(ctx);
   const isChemical = STRUCTURE_INPUT_TYPES.includes(type) || type === 'chemical/x-mdl-molfile' || type === 'text/plain';
   if (!isChemical && !isRdfMediaType(type)) {
@@ -33,11 +34,18 @@ export async function readStructures(ctx: Context, chemistry: Chemistry, shapes:
   const plain = (r: StructureRecord): PostedStructure => ({ structure: r.structure, names: r.name ? [r.name] : [], fields: r.fields, sameAs: [] });
   switch (type) {
     case 'chemical/x-daylight-smiles':
-    case 'text/plain':
-      return lines(text).map(({ line, n }) => {
+    case 'text/plain': {
+      // many lines are parsed on the worker pool (`read`), a few here
+      const named = lines(text).map(({ line, n }) => {
         const [smiles, ...name] = line.split(/\s+/);
-        return plain({ structure: chemistry.fromSmiles(smiles, `SMILES on line ${n}`), name: name.join(' ') || undefined, fields: {} });
+        return { input: { kind: 'smiles' as const, text: smiles, what: `SMILES on line ${n}` }, name: name.join(' ') || undefined };
       });
+      const parsed = read ? await read(named.map((x) => x.input)) : parseWith(chemistry, named.map((x) => x.input));
+      return parsed.map((r, i) => {
+        if ('error' in r) throw badRequest(r.error);
+        return plain({ structure: r.structure, name: named[i].name, fields: {} });
+      });
+    }
     case 'chemical/x-inchi':
       return lines(text).map(({ line, n }) => plain({ structure: chemistry.fromInchi(line, `InChI on line ${n}`), fields: {} }));
     case 'chemical/x-mdl-molfile': {

@@ -46,6 +46,8 @@ export interface FuzzContext {
   validation: string;
 }
 
+const SMARTS = ['c1ccccc1', '[N+](=O)[O-]', '[#6]~[#7;R]', '[Cl,Br,I]', 'C(=O)[OX2H1]', '[$(C=O)]N', '*~*', '[!#1]'];
+
 const SMILES = [
   'CCO',
   'c1ccccc1O',
@@ -342,6 +344,18 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
       input: fc
         .tuple(fc.constantFrom('search', 'smarts', 'similarity', 'sameas', 'threshold'), fc.oneof(mutated(SMILES), values(c)))
         .map(([k, v]): FuzzRequest => ({ method: 'GET', path: `/compound?${new URLSearchParams({ [k]: v })}` })),
+    },
+    {
+      // a structure search with its paging and limits: SMARTS, a molfile or a name prefix, with hostile numbers
+      name: 'structure search with pages and limits',
+      input: fc
+        .tuple(
+          fc.constantFrom('smarts', 'similarity', 'search'),
+          fc.oneof(mutated(SMILES), mutated(SMARTS), mutated([ETHANOL]), values(c), fc.constantFrom('*', '[*]', 'C', 'benz*', '*a', '**')),
+          fc.array(fc.tuple(fc.constantFrom('page', 'pagesize', 'threshold', 'top'), fc.oneof(fc.constantFrom('0', '1', '-1', '10000', '10001', '1e3', '0.5', 'NaN', '', '99999999999999999999'), fc.nat().map(String))), { maxLength: 3 }),
+        )
+        .map(([k, v, extra]): FuzzRequest => ({ method: 'GET', path: `/compound?${new URLSearchParams([[k, v], ...extra])}` })),
+      alsoAllowed: [503],
     },
     {
       name: 'form parameters of every POST',
