@@ -147,6 +147,25 @@ export class Chemistry {
     return this.withMol(molfile, (mol) => this.describe(mol, what), what);
   }
 
+  /**
+   * The standard InChIKey of a SMILES or molfile, or of an InChI (computed from its text): what
+   * an exact search looks up, without the rest of a structure's record.
+   */
+  inchiKeyOf(input: string, what = 'structure'): string {
+    const s = input.includes('\n') ? input : input.trim();
+    if (s.startsWith('InChI=')) {
+      const key: string = this.rdkit.get_inchikey_for_inchi(s);
+      if (!key) throw badRequest(`the ${what} is not a readable InChI`);
+      return key;
+    }
+    if (/\s/.test(s) && !s.includes('\n')) throw badRequest(`the ${what} contains white space: ${JSON.stringify(s.slice(0, 80))}`);
+    return this.withMol(s, (mol) => {
+      const inchi: string = mol.get_inchi();
+      if (!inchi?.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
+      return this.rdkit.get_inchikey_for_inchi(inchi);
+    }, what);
+  }
+
   /** RDKit.js cannot read InChI: Indigo turns it into a molfile first. */
   fromInchi(inchi: string, what = 'InChI'): Structure {
     const s = inchi.trim();

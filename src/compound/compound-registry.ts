@@ -265,17 +265,11 @@ export class CompoundRegistry {
     };
     if (t.length > 1 && t.endsWith('*')) for (const id of index.idsWithNamePrefix(t.slice(0, -1), PREFIX_HITS)) found.add(id);
     else if (INCHIKEY.test(t)) byKey(t);
-    else if (t.startsWith('InChI=')) {
+    else {
       try {
-        byKey(this.chemistry.fromInchi(t).inchiKey);
+        byKey(this.chemistry.inchiKeyOf(t));
       } catch {
-        /* not a readable InChI: no structure to find */
-      }
-    } else {
-      try {
-        byKey(this.chemistry.fromSmiles(t).inchiKey);
-      } catch {
-        /* not SMILES: names only */
+        /* not a structure (SMILES or InChI): names only */
       }
       for (const id of index.idsForName(t)) found.add(id);
     }
