@@ -25,7 +25,7 @@ export async function benchCompounds(): Promise<Row[]> {
       const st = chemistry.fromSmiles(s);
       if (seen.has(st.inchiKey)) continue;
       seen.add(st.inchiKey);
-      records.push(`${st.molfile.trimEnd()}\n$$$$\n`);
+      records.push(`${chemistry.molfileOf(st).trimEnd()}\n$$$$\n`);
     } catch {
       /* skip what RDKit cannot read */
     }

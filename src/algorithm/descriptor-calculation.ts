@@ -5,7 +5,7 @@ import { literal, xsd } from '../rdf/namespaces.ts';
 import { featureGraph } from '../feature/feature-record.ts';
 import { featureQueries } from '../feature/feature-queries.ts';
 import { select } from '../store/query-helpers.ts';
-import { compoundQueries } from '../compound/compound-queries.ts';
+import { structureFrom } from '../compound/compound-codec.ts';
 import { currentUser } from '../core/request-context.ts';
 import type { Services } from '../core/services.ts';
 import { algorithmQuads, type AlgorithmDefinition } from './catalogue.ts';
@@ -134,8 +134,7 @@ export class DescriptorCalculation {
     for (let i = 0; i < compounds.length; i += READ_CONCURRENCY) {
       await Promise.all(
         compounds.slice(i, i + READ_CONCURRENCY).map(async (c, k) => {
-          const [row] = await select(this.services.store, compoundQueries.smilesAndMolfile(c));
-          out[i + k] = row?.s.value;
+          out[i + k] = structureFrom(await this.services.store.readGraph(c), c)?.smiles;
         }),
       );
     }

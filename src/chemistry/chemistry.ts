@@ -11,8 +11,12 @@ export interface Structure {
   /** Standard InChI and InChIKey: the identity of a compound. */
   inchi: string;
   inchiKey: string;
-  /** V2000 molfile (coordinates as given, or computed 2D ones). */
-  molfile: string;
+  /**
+   * V2000 molfile with the coordinates given; none for input without coordinates (SMILES,
+   * InChI), which is laid out in 2D when a molfile or a picture is asked for (`molfileOf`): the
+   * layout is a third of a registration's chemistry, and most structures are never drawn.
+   */
+  molfile?: string;
   atoms: number;
   /** Does the molfile carry real 3D coordinates? */
   has3d: boolean;
@@ -110,19 +114,18 @@ export class Chemistry {
     if (!inchi?.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
     // before any 2D layout below: the pickle then holds no coordinates
     const searchable = this.searchableOf(mol);
-    let molfile: string = mol.get_molblock();
-    if (!molfileHasCoordinates(molfile)) {
-      // InChI and SMILES carry no coordinates: lay the molecule out in 2D for molfiles and pictures
-      mol.set_new_coords();
-      molfile = mol.get_molblock();
-    }
+    // SMILES carry no coordinates, nor does a molfile with all atoms at the origin (InChI read by
+    // Indigo): no molfile is kept then (a molfile written without coordinates would lay the
+    // molecule out in 2D, see molfileOf)
+    const given = mol.has_coords() ? (mol.get_molblock() as string) : undefined;
+    const molfile = given !== undefined && molfileHasCoordinates(given) ? given : undefined;
     return {
       smiles: mol.get_smiles(),
       inchi,
       inchiKey: this.rdkit.get_inchikey_for_inchi(inchi),
       molfile,
       atoms,
-      has3d: molfileHas3d(molfile),
+      has3d: molfile !== undefined && molfileHas3d(molfile),
       searchable,
     };
   }
@@ -164,6 +167,15 @@ export class Chemistry {
       if (!inchi?.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
       return this.rdkit.get_inchikey_for_inchi(inchi);
     }, what);
+  }
+
+  /** A structure's molfile: the one it was given with, or its SMILES laid out in 2D (the same layout every time). */
+  molfileOf(s: { molfile?: string; smiles: string }): string {
+    if (s.molfile) return s.molfile;
+    return this.withMol(s.smiles, (mol) => {
+      mol.set_new_coords();
+      return mol.get_molblock() as string;
+    });
   }
 
   /** RDKit.js cannot read InChI: Indigo turns it into a molfile first. */
@@ -276,21 +288,6 @@ export class Chemistry {
       throw badRequest(`not a valid SMARTS pattern: ${JSON.stringify(smarts.slice(0, 80))}`);
     }
     return q;
-  }
-
-  /** Parse a SMARTS query once; `close` frees it. */
-  substructureQuery(smarts: string): { matches(smiles: string): boolean; close(): void } {
-    const q = this.queryMol(smarts);
-    return {
-      matches: (smiles: string) => {
-        try {
-          return this.withMol(smiles, (mol) => mol.get_substruct_match(q) !== '{}');
-        } catch {
-          return false;
-        }
-      },
-      close: () => q.delete(),
-    };
   }
 }
 

@@ -8,7 +8,8 @@ export interface StoredStructure {
   smiles: string;
   inchi: string;
   inchiKey: string;
-  molfile: string;
+  /** As given (with coordinates); none for a structure given without (see Chemistry.molfileOf). */
+  molfile?: string;
   names: string[];
   sameAs: string[];
   parent?: string;
@@ -22,7 +23,7 @@ export function compoundQuads(uri: string, s: Pick<Structure, 'smiles' | 'inchi'
     df.quad(c, ot('smiles'), literal(s.smiles)),
     df.quad(c, ot('inchi'), literal(s.inchi)),
     df.quad(c, ot('inchiKey'), literal(s.inchiKey)),
-    df.quad(c, ot('molfile'), literal(s.molfile)),
+    ...(s.molfile ? [df.quad(c, ot('molfile'), literal(s.molfile))] : []),
     ...names.map((n) => df.quad(c, rdfs('label'), literal(n))),
     ...sameAs.map((iri) => df.quad(c, owl('sameAs'), df.namedNode(iri))),
   ];
@@ -44,7 +45,7 @@ export function structureFrom(quads: RDF.Quad[], uri: string): StoredStructure |
   const value = (p: RDF.NamedNode) => own.find((q) => q.predicate.value === p.value)?.object.value;
   const smiles = value(SMILES);
   const molfile = value(MOLFILE);
-  if (smiles === undefined || molfile === undefined) return undefined;
+  if (smiles === undefined) return undefined;
   return {
     uri,
     smiles,

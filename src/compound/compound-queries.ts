@@ -11,10 +11,6 @@ export const compoundQueries = {
   all(): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
   },
-  /** Every compound with its canonical SMILES, binding `?c` and `?s` (the structure-search index). */
-  smiles(): SparqlText {
-    return sparql`SELECT ?c ?s WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
-  },
   /** Every compound with its SMILES and InChIKey, binding `?c`, `?s` and `?k` (the structure index built over a store that had none). */
   indexable(): SparqlText {
     return sparql`SELECT ?c ?s ?k WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s ; ${ot('inchiKey')} ?k } }`;
@@ -31,25 +27,9 @@ export const compoundQueries = {
   byInchiKeys(keys: string[]): SparqlText {
     return sparql`SELECT ?c ?k WHERE { VALUES ?k { ${keys.map((k) => literal(k))} } GRAPH ?g { ?c ${ot('inchiKey')} ?k } }`;
   },
-  /** Compounds with an exact property value (SMILES, InChI, InChIKey), binding `?c`. */
-  byValue(property: RDF.NamedNode, value: string): SparqlText {
-    return sparql`SELECT ?c WHERE { GRAPH ?c { ?c ${property} ${literal(value)} ; a ${ot('Compound')} } }`;
-  },
-  /** Compounds with a name or synonym (`rdfs:label`), compared case-insensitively, binding `?c`. */
-  byName(name: string): SparqlText {
-    return sparql`SELECT DISTINCT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${rdfs('label')} ?n } FILTER(LCASE(STR(?n)) = ${literal(name.toLowerCase())}) }`;
-  },
   /** Compounds `owl:sameAs` an IRI, binding `?c`. */
   sameAs(iri: string): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${owl('sameAs')} ${df.namedNode(checkIri(iri))} } }`;
-  },
-  /**
-   * The SMILES and molfile of one structure (a compound or conformer, in its graph), binding `?s`
-   * and `?m`; no row when it lacks either (as `structureFrom` answers undefined then).
-   */
-  smilesAndMolfile(structure: string): SparqlText {
-    const c = df.namedNode(checkIri(structure));
-    return sparql`SELECT ?s ?m WHERE { GRAPH ${c} { ${c} ${ot('smiles')} ?s ; ${ot('molfile')} ?m } }`;
   },
   /** The conformers of a compound, binding `?k`. */
   conformers(compound: string): SparqlText {

@@ -28,9 +28,9 @@ function size(ctx: Context): { w: number; h: number } {
 }
 
 /** An SD record: the molfile, then names and the requested feature values as SD fields. */
-export function sdRecord(s: StoredStructure, values: FeatureValue[], titles: Map<string, string>): string {
+export function sdRecord(s: StoredStructure, molfileText: string, values: FeatureValue[], titles: Map<string, string>): string {
   const fields = [...(s.names.length ? [['Names', s.names.join('; ')]] : []), ['InChIKey', s.inchiKey], ...values.map((v) => [titles.get(v.feature) ?? v.feature, v.value.value])];
-  const molfile = s.molfile.endsWith('\n') ? s.molfile : `${s.molfile}\n`;
+  const molfile = molfileText.endsWith('\n') ? molfileText : `${molfileText}\n`;
   return `${molfile}${fields.map(([k, v]) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`).join('')}$$$$\n`;
 }
 
@@ -53,18 +53,20 @@ export function structureRenderers(
   const { w, h } = size(ctx);
   const v3000 = !!ctx.querystring && new URLSearchParams(ctx.querystring).get('molfile') === 'v3000';
   const title = s.names[0] ?? s.smiles;
+  // laid out when a representation needs it (see Chemistry.molfileOf)
+  const molfile = () => chemistry.molfileOf(s);
   const renderers: Record<string, Renderer> = {
     'chemical/x-daylight-smiles': () => `${s.smiles}\n`,
     'chemical/x-inchi': () => `${s.inchi}\n`,
     'chemical/x-inchi-key': () => `${s.inchiKey}\n`,
     'chemical/x-mdl-sdfile': async () => {
       const { values, titles } = await details();
-      return sdRecord(s, values, titles);
+      return sdRecord(s, molfile(), values, titles);
     },
-    'chemical/x-mdl-molfile': () => (v3000 ? chemistry.v3000(s.molfile) : s.molfile),
-    'chemical/x-cml': () => chemistry.cml(s.molfile),
-    'image/png': () => chemistry.png(s.molfile, w, h),
-    'image/svg+xml': () => chemistry.svg(s.molfile, w, h),
+    'chemical/x-mdl-molfile': () => (v3000 ? chemistry.v3000(molfile()) : molfile()),
+    'chemical/x-cml': () => chemistry.cml(molfile()),
+    'image/png': () => chemistry.png(molfile(), w, h),
+    'image/svg+xml': () => chemistry.svg(molfile(), w, h),
     'text/plain': () => s.names.map((n) => `${n}\n`).join(''),
     ...rdfRenderers(ctx, rdf, title),
     'text/uri-list': () => `${s.uri}\r\n`,
@@ -72,7 +74,7 @@ export function structureRenderers(
   renderers['text/html'] = async () => {
     const { values, titles, related } = await details();
     const ids = [['SMILES', s.smiles], ['InChI', s.inchi], ['InChIKey', s.inchiKey], ...(s.names.length ? [['Names', s.names.join('; ')]] : []), ...(s.parent ? [['Parent compound', s.parent]] : [])];
-    const depiction = `data:image/svg+xml;base64,${Buffer.from(chemistry.svg(s.molfile, 360, 280)).toString('base64')}`;
+    const depiction = `data:image/svg+xml;base64,${Buffer.from(chemistry.svg(molfile(), 360, 280)).toString('base64')}`;
     // an image, not inline SVG: the page's Content-Security-Policy allows no inline styles
     const intro = `<figure><img src="${depiction}" width="360" height="280" alt="${escapeHtml(`structure of ${s.smiles}`)}"></figure>
 <table><tbody>${ids.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${/^https?:/.test(v) ? iriHtml(v, v) : escapeHtml(v)}</td></tr>`).join('')}</tbody></table>

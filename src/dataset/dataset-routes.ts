@@ -58,7 +58,9 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     const annotations = annotationsOf(params);
     // a large upload is stored as a task
     // as a task it stops when the task is cancelled or the server stops (then nothing is kept)
-    await answerNowOrAsTask(ctx, tasks, { slow: upload.body.length > config.datasetTaskBytes, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
+    // a few thousand structures take seconds to register (about 1 ms each): a task, however small the file
+    const slow = upload.body.length > config.datasetTaskBytes || roughRows(upload.body) > config.datasetTaskRows;
+    await answerNowOrAsTask(ctx, tasks, { slow, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
       const source = await openTable(upload, `${base}/`, services.shapes);
       const defaults: [RDF.NamedNode, RDF.Term][] = [];
       if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
@@ -69,7 +71,7 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
 
   router.get('/dataset/:id', async (ctx) => {
     const meta = await requireDataset(datasetUri(ctx));
-    await sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, filterOf(Params.fromQuery(ctx))));
+    await sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, services.chemistry, meta, filterOf(Params.fromQuery(ctx))));
     storeRepresentation(ctx);
   });
 
@@ -132,4 +134,15 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     await edits.remove(meta, params.all('compound_uris'), params.all('feature_uris'));
     sendDone(ctx);
   });
+}
+
+/** Records of an upload, roughly: its SD records (`$$$$` lines) when it has any, else its lines. */
+function roughRows(body: string | Uint8Array): number {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const count = (what: string | number) => {
+    let n = 0;
+    for (let at = bytes.indexOf(what); at >= 0; at = bytes.indexOf(what, at + 1)) n++;
+    return n;
+  };
+  return count('$$$$') || count(0x0a);
 }

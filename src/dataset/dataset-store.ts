@@ -253,11 +253,26 @@ export class DatasetStore {
     // the rows of the last chunk, written with the metadata (a small upload: one write in all)
     let last: RDF.Quad[] = [];
     let written = false;
+    // the structures of the next chunk are read (on the worker pool) while this chunk's compounds
+    // are registered and its rows written: the pool never waits for the store
+    const chunks = source.chunks(ROWS_PER_CHUNK)[Symbol.asyncIterator]();
+    const readAhead = async () => {
+      const next = await chunks.next();
+      if (next.done) return undefined;
+      const found: string[] = [];
+      const rows = withStructures(next.value, read, found, source.unit);
+      rows.catch(() => undefined); // awaited below; an error must not go unhandled meanwhile
+      return { chunk: next.value, found, rows };
+    };
+    let ahead = readAhead();
+    ahead.catch(() => undefined);
     try {
-      for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
+      for (let current = await ahead; current; current = await ahead) {
         signal?.throwIfAborted();
-        const found: string[] = [];
-        const rows = await withStructures(chunk, read, found, source.unit);
+        const { chunk, found } = current;
+        const rows = await current.rows;
+        ahead = readAhead();
+        ahead.catch(() => undefined);
         const compounds = await this.compoundsFor(rows, source.unit, found, firstLine);
         const quads: RDF.Quad[] = [];
         rows.forEach((row, i) => {

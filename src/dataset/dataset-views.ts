@@ -1,4 +1,5 @@
-import { compoundQueries } from '../compound/compound-queries.ts';
+import { structureFrom } from '../compound/compound-codec.ts';
+import type { Chemistry } from '../chemistry/chemistry.ts';
 import { featureRecord } from '../feature/feature-record.ts';
 import { Readable, type Transform } from 'node:stream';
 import type { Context } from 'koa';
@@ -13,7 +14,6 @@ import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-pa
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { alternateLinks, type Renderer } from '../http/respond.ts';
 import type { TripleStore } from '../store/triple-store.ts';
-import { select } from '../store/query-helpers.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
 import { isNumericDatatype } from './columns.ts';
 import { toC3r } from '../rdf/serialize.ts';
@@ -51,13 +51,13 @@ async function* chunks(
   uri: string,
   filter: RowFilter,
   size = 500,
-): AsyncGenerator<{ rows: DatasetRow[]; structure: Map<string, { smiles: string; molfile: string }> }> {
+): AsyncGenerator<{ rows: DatasetRow[]; structure: Map<string, { smiles: string; molfile?: string }> }> {
   let rows: DatasetRow[] = [];
   const flush = async () => {
-    const structure = new Map<string, { smiles: string; molfile: string }>();
+    const structure = new Map<string, { smiles: string; molfile?: string }>();
     const compounds = [...new Set(rows.map((r) => r.compound))];
-    const found = await Promise.all(compounds.map(async (c) => (await select(store, compoundQueries.smilesAndMolfile(c)))[0]));
-    compounds.forEach((c, i) => structure.set(c, { smiles: found[i]?.s.value ?? '', molfile: found[i]?.m.value ?? '' }));
+    const found = await Promise.all(compounds.map(async (c) => structureFrom(await store.readGraph(c), c)));
+    compounds.forEach((c, i) => structure.set(c, { smiles: found[i]?.smiles ?? '', molfile: found[i]?.molfile }));
     const out = { rows, structure };
     rows = [];
     return out;
@@ -140,7 +140,7 @@ export async function datasetCsv(datasets: DatasetStore, store: TripleStore, met
   return out;
 }
 
-export async function datasetRenderers(ctx: Context, datasets: DatasetStore, store: TripleStore, meta: DatasetMeta, filter: RowFilter): Promise<Record<string, Renderer>> {
+export async function datasetRenderers(ctx: Context, datasets: DatasetStore, store: TripleStore, chemistry: Chemistry, meta: DatasetMeta, filter: RowFilter): Promise<Record<string, Renderer>> {
   const uri = meta.uri;
   const featureUris = filter.features?.length ? meta.features.filter((f) => filter.features!.includes(f)) : meta.features;
   const features = await featureInfo(store, featureUris);
@@ -169,7 +169,9 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
         for await (const { rows, structure } of rowsOf()) {
           yield rows
             .map((r) => {
-              const molfile = structure.get(r.compound)?.molfile ?? '';
+              const s = structure.get(r.compound);
+              // a structure given without coordinates is laid out in 2D here
+              const molfile = s?.smiles ? chemistry.molfileOf(s) : '';
               const fields = [['Compound', r.compound], ...features.filter((f) => r.values.has(f.uri)).map((f) => [f.title, r.values.get(f.uri)!.value])];
               return `${molfile.endsWith('\n') ? molfile : `${molfile}\n`}${fields.map(([k, v]) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`).join('')}$$$$\n`;
             })

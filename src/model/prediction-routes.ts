@@ -95,7 +95,7 @@ export function predictionRoutes(router: Router, services: Services, datasets: D
     if (target.kind === 'remote') return sendUri(ctx, uri);
     const meta = (await datasets.readMeta(uri))!;
     ctx.set('Location', uri);
-    return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, meta, { compounds: [compound], features: outputFeatures(model) }));
+    return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, services.chemistry, meta, { compounds: [compound], features: outputFeatures(model) }));
   });
 }
 

@@ -74,7 +74,7 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
   ];
 }
 
-export function qprfDocument(f: PredictionFacts, extra: { uri: string; date: string; qmrfs: string[]; depiction: (molfile: string) => string; checklist: ChecklistElement[] }): ReportDocument {
+export function qprfDocument(f: PredictionFacts, extra: { uri: string; date: string; qmrfs: string[]; depiction: (structure: { molfile?: string; smiles: string }) => string; checklist: ChecklistElement[] }): ReportDocument {
   const c = f.compound;
   const link = (uri: string, text = uri): Text => ({ text, href: uri });
   const value = f.prediction.value && shown(f.prediction.value.value);
@@ -90,7 +90,7 @@ export function qprfDocument(f: PredictionFacts, extra: { uri: string; date: str
         ...(c.sameAs.length ? [{ label: 'Same as', value: c.sameAs.flatMap((s, i): Text[] => [...(i ? ['; '] : []), link(s)]) }] : []),
       ],
     },
-    { kind: 'figure', title: `Structure of ${c.smiles}`, svg: extra.depiction(c.molfile) },
+    { kind: 'figure', title: `Structure of ${c.smiles}`, svg: extra.depiction(c) },
   ];
   const model: Block[] = [
     {
@@ -127,7 +127,7 @@ export function qprfDocument(f: PredictionFacts, extra: { uri: string; date: str
         },
         ...f.neighbours
           .slice(0, 3)
-          .map((n, i): Block => ({ kind: 'figure', title: `Training compound ${i + 1}: ${n.compound.smiles} (similarity ${formatNumber(n.similarity)})`, svg: extra.depiction(n.compound.molfile) })),
+          .map((n, i): Block => ({ kind: 'figure', title: `Training compound ${i + 1}: ${n.compound.smiles} (similarity ${formatNumber(n.similarity)})`, svg: extra.depiction(n.compound) })),
       ]
     : [{ kind: 'para', text: ['No training compound could be compared.'] }];
   return {

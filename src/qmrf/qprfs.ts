@@ -55,7 +55,7 @@ export class Qprfs {
         const checklist = qafPredictionChecklist(facts, qmrfs);
         const uri = await this.services.ids.next(this.collection);
         const date = new Date();
-        const doc = qprfDocument(facts, { uri, date: date.toISOString(), qmrfs, depiction: (molfile) => this.services.chemistry.svg(molfile, 300, 220), checklist });
+        const doc = qprfDocument(facts, { uri, date: date.toISOString(), qmrfs, depiction: (s) => this.services.chemistry.svg(this.services.chemistry.molfileOf(s), 300, 220), checklist });
         const s = df.namedNode(uri);
         const domain = checklist[1];
         const reliability = checklist[2];

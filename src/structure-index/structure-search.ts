@@ -3,7 +3,7 @@ import type { Chemistry } from '../chemistry/chemistry.ts';
 import type { WorkerPool } from '../task/worker-pool.ts';
 import { SEGMENT_SLOTS, words } from './index-segments.ts';
 import type { ChunkHits } from './search-worker.ts';
-import type { StructureIndex } from './structure-index.ts';
+import type { IndexChunk, StructureIndex } from './structure-index.ts';
 
 const WORKER_MODULE = new URL('./search-worker.ts', import.meta.url).href;
 /** Slots one worker call screens for a substructure: a few ms of screening, more where many match. */
@@ -65,33 +65,47 @@ export class StructureSearch {
     return run;
   }
 
+  /**
+   * Read on from the cursor until the page is full or the index is read: chunks go to the pool
+   * a few ahead of the one whose result is taken next (results are taken in index order), so a
+   * thread that finishes its chunk starts another at once.
+   */
   private async readOn(cursor: Cursor, pattern: string, offset: number, limit: number): Promise<SearchPage> {
     const needed = offset + limit + 1;
     const deadline = Date.now() + this.limits.timeoutMs;
     const signal = AbortSignal.timeout(this.limits.timeoutMs + GRACE_MS);
-    while (cursor.hits.length < needed && !cursor.done) {
-      const chunks = this.index.chunksFrom(cursor.position, SUBSTRUCTURE_CHUNK).slice(0, this.limits.parallel);
-      if (!chunks.length) {
-        cursor.done = true;
+    const chunks = cursor.done ? [] : this.index.chunksFrom(cursor.position, SUBSTRUCTURE_CHUNK);
+    const ahead = 2 * this.limits.parallel;
+    const inFlight: { chunk: IndexChunk; result: Promise<ChunkHits> }[] = [];
+    let launched = 0;
+    const launch = () => {
+      while (inFlight.length < ahead && launched < chunks.length && cursor.hits.length < needed) {
+        const chunk = chunks[launched++];
+        // at most the hits still needed: a chunk that finds them stops there
+        const result = this.workers.run<ChunkHits>(WORKER_MODULE, 'substructureHits', [chunk, pattern, needed - cursor.hits.length, deadline], signal);
+        result.catch(() => undefined); // taken in order below; one not taken must not go unhandled
+        inFlight.push({ chunk, result });
+      }
+    };
+    launch();
+    let stoppedEarly = false;
+    while (inFlight.length && cursor.hits.length < needed) {
+      const { chunk, result } = inFlight.shift()!;
+      const r = await result.catch((e) => {
+        throw signal.aborted ? timeout(this.limits.timeoutMs) : e;
+      });
+      cursor.hits.push(...r.ids);
+      cursor.position = chunk.index * SEGMENT_SLOTS + r.next;
+      // what was read stays with the cursor: the same search asked again goes on from there
+      if (r.timedOut) throw timeout(this.limits.timeoutMs);
+      // stopped at its hit limit: the chunks after it are read again next time
+      if (r.next < chunk.to) {
+        stoppedEarly = true;
         break;
       }
-      const results = await Promise.all(
-        chunks.map((c) => this.workers.run<ChunkHits>(WORKER_MODULE, 'substructureHits', [c, pattern, needed - cursor.hits.length, deadline], signal).catch((e) => {
-          throw signal.aborted ? timeout(this.limits.timeoutMs) : e;
-        })),
-      );
-      for (let i = 0; i < chunks.length; i++) {
-        const r = results[i];
-        cursor.hits.push(...r.ids);
-        cursor.position = chunks[i].index * SEGMENT_SLOTS + r.next;
-        if (r.timedOut) {
-          // what was read stays with the cursor: the same search asked again goes on from there
-          throw timeout(this.limits.timeoutMs);
-        }
-        // a chunk that stopped at its hit limit: the chunks after it are read again next time
-        if (r.next < chunks[i].to) break;
-      }
+      launch();
     }
+    if (!stoppedEarly && launched === chunks.length && inFlight.length === 0) cursor.done = true;
     return pageOf(cursor.hits, offset, limit, !cursor.done);
   }
 

@@ -1,0 +1,13 @@
+import { spawnServer, freePort } from './test/helpers.ts';
+import { analogueSmiles } from './test/analogues.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+const sm = await analogueSmiles(10000, 5);
+const dir = await mkdtemp('/tmp/profreg-');
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const server = await spawnServer(['--data', dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+const csv = `SMILES,y\n${sm.map((s, i) => `${s},${i}`).join('\n')}\n`;
+const t = performance.now();
+const res = await fetch(`${base}/dataset`, { method: 'POST', body: csv, headers: { 'Content-Type': 'text/csv', Accept: 'text/uri-list' } });
+console.log(res.status, (await res.text()).slice(0, 100), ((performance.now() - t) / 1000).toFixed(1), 's');
+server.kill('SIGTERM'); await server.exited; await rm(dir, { recursive: true });
