@@ -168,6 +168,31 @@ describe('several processes on one store and one queue', { skip }, () => {
     const ofThisRecipe = await Promise.all(all.map(async (u) => JSON.parse((await http(at(0, u), { accept: 'application/json' })).text).numFolds === 5));
     assert.equal(ofThisRecipe.filter(Boolean).length, 1);
   });
+
+  test('structures registered on one serve process are found by structure search on the other, and by a process started later', async () => {
+    const body = 'Cc1nc2ccc(OCC)cc2s1 Ethoxymethylbenzothiazole\nCCCCOc1ccc2ncsc2c1\nCCOC(C)=O';
+    const posted = await http(`${url(0)}/compound`, { method: 'POST', body, contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' });
+    assert.equal(posted.status, 200, posted.text);
+    const [a, b, c] = posted.text.trim().split(/\r?\n/);
+    const find = async (where: string, query: string) => (await http(`${where}/compound?${query}`, { accept: 'text/uri-list' })).text.trim().split(/\r?\n/);
+    const thiazole = `smarts=${encodeURIComponent('c1ccc2scnc2c1')}`;
+    // the other process hears of them over Redis
+    for (let i = 0; i < 100 && !(await find(url(1), thiazole)).includes(b); i++) await new Promise((r) => setTimeout(r, 100));
+    const found = await find(url(1), thiazole);
+    assert.ok(found.includes(a) && found.includes(b) && !found.includes(c), found.join(' '));
+    assert.deepEqual(await find(url(1), 'search=ethoxymethylbenzothiazole'), [a]);
+    assert.deepEqual(await find(url(1), `similarity=${encodeURIComponent('CCOC(C)=O')}&threshold=1`), [c]);
+    // a process started now reads the index from the store
+    const port = await freePort();
+    const third = await spawnServer([...shared, '--data', await mkdtemp(join(dir, 'serve-'))], { port });
+    try {
+      const later = await find(`http://127.0.0.1:${port}`, thiazole);
+      assert.ok(later.includes(a) && later.includes(b) && !later.includes(c));
+    } finally {
+      third.kill('SIGTERM');
+      await third.exited;
+    }
+  });
 });
 
 describe('access control across serve processes', { skip }, () => {

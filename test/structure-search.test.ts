@@ -124,13 +124,24 @@ test('similarity: the top hits and the hits above a threshold are those of a Tan
     // one per compound (structures with one InChIKey are one compound)
     const scored = [...new Map(uris.map((u, i) => [u, { u, t: tanimoto(p, prints[i]) }])).values()].sort((a, b) => b.t - a.t);
     const r = await http(`${s.url}/compound?similarity=${encodeURIComponent(probe)}&threshold=0.4`, { accept: 'text/csv' });
-    const rows = r.text.trim().split('\r\n').slice(1).map((l) => l.split(','));
+    const rows = r.text
+      .trim()
+      .split('\r\n')
+      .slice(1)
+      .map((l) => l.split(','));
     const expected = scored.filter((x) => x.t >= 0.4);
     assert.deepEqual(new Set(rows.map(([u]) => u)), new Set(expected.map((x) => x.u)), probe);
     for (const [u, t] of rows) assert.ok(Math.abs(Number(t) - scored.find((x) => x.u === u)!.t) < 1e-9);
     const top = await http(`${s.url}/compound?similarity=${encodeURIComponent(probe)}&threshold=0&top=5`, { accept: 'text/csv' });
-    const topScores = top.text.trim().split('\r\n').slice(1).map((l) => Number(l.split(',')[1]));
-    assert.deepEqual(topScores, scored.slice(0, 5).map((x) => x.t));
+    const topScores = top.text
+      .trim()
+      .split('\r\n')
+      .slice(1)
+      .map((l) => Number(l.split(',')[1]));
+    assert.deepEqual(
+      topScores,
+      scored.slice(0, 5).map((x) => x.t),
+    );
   }
   const mol = rdkit.get_mol(smiles[42]);
   const molfile = mol.get_molblock();
@@ -157,7 +168,15 @@ test('exact search: SMILES in another form, InChIKey, InChI, a name in any case,
 });
 
 test('bad input answers 400 naming the problem', async () => {
-  for (const q of ['smarts=%5B%5B%5B', 'smarts=c1ccccc1&pagesize=0', 'smarts=c1ccccc1&pagesize=10001', 'smarts=c1ccccc1&page=-1', 'smarts=C&pagesize=1e3', 'similarity=C1CC&threshold=0.5', 'similarity=CCO&top=0']) {
+  for (const q of [
+    'smarts=%5B%5B%5B',
+    'smarts=c1ccccc1&pagesize=0',
+    'smarts=c1ccccc1&pagesize=10001',
+    'smarts=c1ccccc1&page=-1',
+    'smarts=C&pagesize=1e3',
+    'similarity=C1CC&threshold=0.5',
+    'similarity=CCO&top=0',
+  ]) {
     const r = await http(`${s.url}/compound?${q}`, { accept: 'text/turtle' });
     assert.equal(r.status, 400, q);
     const report = await errorReport(r);

@@ -162,11 +162,15 @@ export class Chemistry {
       return key;
     }
     if (/\s/.test(s) && !s.includes('\n')) throw badRequest(`the ${what} contains white space: ${JSON.stringify(s.slice(0, 80))}`);
-    return this.withMol(s, (mol) => {
-      const inchi: string = mol.get_inchi();
-      if (!inchi?.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
-      return this.rdkit.get_inchikey_for_inchi(inchi);
-    }, what);
+    return this.withMol(
+      s,
+      (mol) => {
+        const inchi: string = mol.get_inchi();
+        if (!inchi?.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
+        return this.rdkit.get_inchikey_for_inchi(inchi);
+      },
+      what,
+    );
   }
 
   /** A structure's molfile: the one it was given with, or its SMILES laid out in 2D (the same layout every time). */

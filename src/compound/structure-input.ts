@@ -40,7 +40,12 @@ export async function readStructures(ctx: Context, chemistry: Chemistry, shapes:
         const [smiles, ...name] = line.split(/\s+/);
         return { input: { kind: 'smiles' as const, text: smiles, what: `SMILES on line ${n}` }, name: name.join(' ') || undefined };
       });
-      const parsed = read ? await read(named.map((x) => x.input)) : parseWith(chemistry, named.map((x) => x.input));
+      const parsed = read
+        ? await read(named.map((x) => x.input))
+        : parseWith(
+            chemistry,
+            named.map((x) => x.input),
+          );
       return parsed.map((r, i) => {
         if ('error' in r) throw badRequest(r.error);
         return plain({ structure: r.structure, name: named[i].name, fields: {} });

@@ -74,7 +74,10 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
   ];
 }
 
-export function qprfDocument(f: PredictionFacts, extra: { uri: string; date: string; qmrfs: string[]; depiction: (structure: { molfile?: string; smiles: string }) => string; checklist: ChecklistElement[] }): ReportDocument {
+export function qprfDocument(
+  f: PredictionFacts,
+  extra: { uri: string; date: string; qmrfs: string[]; depiction: (structure: { molfile?: string; smiles: string }) => string; checklist: ChecklistElement[] },
+): ReportDocument {
   const c = f.compound;
   const link = (uri: string, text = uri): Text => ({ text, href: uri });
   const value = f.prediction.value && shown(f.prediction.value.value);

@@ -276,7 +276,12 @@ export class QuadstoreTripleStore implements TripleStore {
         const group = this.creations.splice(0);
         try {
           if (group.length === 1) await this.patch([], group[0].added, group[0].records);
-          else await this.patch([], group.flatMap((c) => c.added), new Map(group.flatMap((c) => [...(c.records ?? [])])));
+          else
+            await this.patch(
+              [],
+              group.flatMap((c) => c.added),
+              new Map(group.flatMap((c) => [...(c.records ?? [])])),
+            );
           for (const c of group) c.resolve();
         } catch (e) {
           for (const c of group) c.reject(e);

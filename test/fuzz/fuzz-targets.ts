@@ -352,7 +352,13 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
         .tuple(
           fc.constantFrom('smarts', 'similarity', 'search'),
           fc.oneof(mutated(SMILES), mutated(SMARTS), mutated([ETHANOL]), values(c), fc.constantFrom('*', '[*]', 'C', 'benz*', '*a', '**')),
-          fc.array(fc.tuple(fc.constantFrom('page', 'pagesize', 'threshold', 'top'), fc.oneof(fc.constantFrom('0', '1', '-1', '10000', '10001', '1e3', '0.5', 'NaN', '', '99999999999999999999'), fc.nat().map(String))), { maxLength: 3 }),
+          fc.array(
+            fc.tuple(
+              fc.constantFrom('page', 'pagesize', 'threshold', 'top'),
+              fc.oneof(fc.constantFrom('0', '1', '-1', '10000', '10001', '1e3', '0.5', 'NaN', '', '99999999999999999999'), fc.nat().map(String)),
+            ),
+            { maxLength: 3 },
+          ),
         )
         .map(([k, v, extra]): FuzzRequest => ({ method: 'GET', path: `/compound?${new URLSearchParams([[k, v], ...extra])}` })),
       alsoAllowed: [503],
