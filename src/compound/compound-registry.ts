@@ -18,6 +18,8 @@ import { graphGroups } from '../store/write-size.ts';
 
 /** Characters of compound graphs written in one batch (about 200 compounds with their molfiles). */
 const COMPOUND_WRITE_CHARS = 500_000;
+/** Compounds written in one batch at most (each with its index record: two graphs on a remote store). */
+const COMPOUND_WRITE_GRAPHS = 250;
 /** How long a claim on an InChIKey outlives it (the claiming process has written the compound long before). */
 const CLAIM_SECONDS = 3600;
 /** Up to this many InChIKeys are looked up one by one (see urisForKeys). */
@@ -147,7 +149,7 @@ export class CompoundRegistry {
       }
       // each compound is its own resource: written in groups, not one batch of thousands of molfiles
       const recordsOf = (group: [string, RDF.Quad[]][]) => entryRecords(group.map(([uri]) => entries.get(uri)!));
-      for (const group of graphGroups(graphs, COMPOUND_WRITE_CHARS)) {
+      for (const group of graphGroups(graphs, COMPOUND_WRITE_CHARS, COMPOUND_WRITE_GRAPHS)) {
         // new compounds (most of a large upload) are written without reading their empty graphs
         const all = Object.entries(group);
         const fresh = all.filter(([uri]) => minted.has(uri));

@@ -13,16 +13,18 @@ export function quadChars(q: RDF.Quad): number {
 
 /**
  * A write of many independent graphs (each one a whole resource, such as the compounds of an
- * upload) in groups of at most about `maxChars`: every graph stays whole in one group, so each
- * resource is still written atomically, while no single batch grows without bound.
+ * upload) in groups of at most about `maxChars` and `maxGraphs`: every graph stays whole in one
+ * group, so each resource is still written atomically, while no single batch grows without
+ * bound (a remote store refuses an update request of too many operations: Virtuoso's "Query
+ * too large" came at about 1,600 graphs in one request).
  */
-export function* graphGroups(graphs: Record<string, RDF.Quad[]>, maxChars: number): Generator<Record<string, RDF.Quad[]>> {
+export function* graphGroups(graphs: Record<string, RDF.Quad[]>, maxChars: number, maxGraphs = Infinity): Generator<Record<string, RDF.Quad[]>> {
   let group: Record<string, RDF.Quad[]> = {};
   let chars = 0;
   let size = 0;
   for (const [iri, quads] of Object.entries(graphs)) {
     const cost = quads.reduce((n, q) => n + quadChars(q), 0);
-    if (size > 0 && chars + cost > maxChars) {
+    if (size > 0 && (chars + cost > maxChars || size >= maxGraphs)) {
       yield group;
       group = {};
       chars = 0;

@@ -8,8 +8,8 @@ import { StructureIndex } from './structure-index.ts';
 
 /** The coordination channel on which processes sharing a store tell each other of index changes. */
 const CHANNEL = 'structure-index';
-/** Entries written per batch when the index is first built over an existing store. */
-const BUILD_BATCH = 2000;
+/** Entries written per batch when the index is first built over an existing store (each a graph on a remote store: see write-size.ts). */
+const BUILD_BATCH = 250;
 
 interface IndexChange {
   /** Entries written, as `[id, base64 record]`. */
