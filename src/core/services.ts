@@ -24,6 +24,12 @@ export interface Services {
   /** What processes sharing the store agree on (one process alone: in memory). */
   coordination: Coordination;
   workers: WorkerPool;
+  /**
+   * Threads for structure searches (structure-index/): kept for minutes when idle, where the
+   * task pool's end after seconds (a search thread holds little, and a new one takes a third
+   * of a second to load RDKit, which a search would wait for).
+   */
+  searchWorkers: WorkerPool;
   shapes: ShapeValidator;
   published: PublishedScope;
   chemistry: Chemistry;

@@ -86,6 +86,9 @@ function unavailable(why: string, config: Config, log: Logger): Handler {
   return app.callback();
 }
 
+/** How long an idle structure-search thread is kept (see Services.searchWorkers). */
+const SEARCH_THREADS_IDLE_MS = 10 * 60_000;
+
 /** Everything a ToxGraph process runs on: the store, the vocabularies, the shared machinery. */
 export interface OpenedServices {
   services: Services;
@@ -117,6 +120,7 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
     tasks,
     coordination,
     workers: new WorkerPool(config.workerThreads),
+    searchWorkers: new WorkerPool(config.workerThreads, SEARCH_THREADS_IDLE_MS),
     shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
     published,
     chemistry: await Chemistry.load(),
@@ -140,6 +144,7 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
 export async function closeServices({ services, coordination }: OpenedServices): Promise<void> {
   await services.tasks.close();
   await services.workers.close();
+  await services.searchWorkers.close();
   await coordination.close();
   await services.store.close();
 }

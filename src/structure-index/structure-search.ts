@@ -6,8 +6,8 @@ import type { ChunkHits } from './search-worker.ts';
 import type { IndexChunk, StructureIndex } from './structure-index.ts';
 
 const WORKER_MODULE = new URL('./search-worker.ts', import.meta.url).href;
-/** Slots one worker call screens for a substructure: a few ms of screening, more where many match. */
-const SUBSTRUCTURE_CHUNK = 4096;
+/** Slots one worker call screens for a substructure: small enough that the threads share a search evenly (a chunk is a few ms to screen, more where many entries match). */
+const SUBSTRUCTURE_CHUNK = 1024;
 /** Searches whose cursors are kept, for the next page (structure-search.ts). */
 const CURSORS_KEPT = 16;
 /** A worker not back this long after the search's time limit is ended (a match that hangs). */
