@@ -19,6 +19,7 @@ import { benchRuntime } from './runtime.ts';
 import { benchSparqlCore } from './sparql-core.ts';
 import { benchSparqlHttp } from './sparql-http.ts';
 import { benchStructureSearch } from './structure-search.ts';
+import { benchStructureIndex } from './structure-index.ts';
 import { now, type Row } from './util.ts';
 
 /**
@@ -38,6 +39,7 @@ const benches = [
   ['sparql-http', benchSparqlHttp],
   ['compounds', benchCompounds],
   ['structure-search', benchStructureSearch],
+  ['structure-index', benchStructureIndex],
   ['dataset', benchDataset],
   ['learners', benchLearners],
   ['every-learner', benchEveryLearner],

@@ -175,6 +175,10 @@ export async function benchStructureSearch(): Promise<Row[]> {
     searching = false;
     await searches;
     row('GET /health p99 during 4 concurrent substructure searches', `${fmt(p99(busy), 1)} ms`, `idle p99 ${fmt(p99(idle), 1)} ms`);
+  } catch (e) {
+    // what the server said before it failed
+    console.error(server?.stderr().split('\n').filter((l) => !l.includes('"level":"info"')).slice(-20).join('\n'));
+    throw e;
   } finally {
     server?.kill('SIGTERM');
     await server?.exited;
@@ -191,7 +195,8 @@ async function upload(base: string, smiles: string[]): Promise<number> {
   let uri = (await res.text()).trim();
   if (res.status === 202) {
     for (;;) {
-      const r = await fetch(uri.replace(/^https?:\/\/[^/]+/, base), { headers: { Accept: 'text/uri-list' } });
+      // a new connection each time: a kept-alive one may be closed by the server as it is reused
+      const r = await fetch(uri.replace(/^https?:\/\/[^/]+/, base), { headers: { Accept: 'text/uri-list', Connection: 'close' } });
       if (r.status === 200) {
         uri = (await r.text()).trim();
         break;
