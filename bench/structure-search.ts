@@ -2,7 +2,9 @@ import initRDKitModule from '@rdkit/rdkit';
 import { freePort, spawnServer, type ServerProcess } from '../test/helpers.ts';
 import { analogueSmiles } from '../test/analogues.ts';
 import { WorkerPool } from '../src/task/worker-pool.ts';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fmt, median, now, ratio, tempDir, type Row } from './util.ts';
 
 /**
@@ -26,7 +28,10 @@ export async function benchStructureSearch(): Promise<Row[]> {
   const row = (measure: string, value: string, r?: string) => rows.push({ bench, measure, value, ratio: r });
 
   const tGen = now();
-  const all = await analogueSmiles(2 * n, 34);
+  // generated once per size (a few minutes at 100,000) and kept in the temporary directory
+  const cached = join(tmpdir(), `toxgraph-analogues-${2 * n}-34.json`);
+  const all: string[] = existsSync(cached) ? JSON.parse(readFileSync(cached, 'utf8')) : await analogueSmiles(2 * n, 34);
+  if (!existsSync(cached)) writeFileSync(cached, JSON.stringify(all));
   if (all.length < 2 * n) throw new Error(`only ${all.length} structures could be generated`);
   const first = all.slice(0, n);
   const second = all.slice(n, 2 * n);
@@ -57,10 +62,14 @@ export async function benchStructureSearch(): Promise<Row[]> {
     // restart: the index is read, not rebuilt
     server.kill('SIGTERM');
     await server.exited;
+    // on another port (the same base URL): a connection kept alive to the old process would
+    // be reused by the first request and fail
+    const port2 = await freePort();
     const tStart = now();
-    server = await spawnServer(args, { port });
+    server = await spawnServer(args, { port: port2 });
+    const url = `http://127.0.0.1:${port2}`;
     row(`server start over ${2 * n} compounds (structure index read from the store)`, `${fmt((now() - tStart) / 1000, 2)} s`);
-    const rss = async () => Number(/process_resident_memory_bytes (\d+)/.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? 0) / 2 ** 20;
+    const rss = async () => Number(/process_resident_memory_bytes (\d+)/.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0) / 2 ** 20;
     row(`resident memory after that start (index of ${2 * n}: ${Math.ceil((2 * n) / 16_384)} segments of 16.2 MiB reserved)`, `${fmt(await rss(), 0)} MiB`);
     const stored = [...first, ...second];
 
@@ -75,10 +84,10 @@ export async function benchStructureSearch(): Promise<Row[]> {
     const mapMs = (now() - tMap) / (1000 * probes.length);
     const exact: number[] = [];
     // the first look-ups of a freshly started server warm it up
-    for (const p of probes.slice(0, 20)) await (await fetch(`${base}/compound?search=${encodeURIComponent(p)}`, { headers: { Accept: 'text/uri-list' } })).text();
+    for (const p of probes.slice(0, 20)) await (await fetch(`${url}/compound?search=${encodeURIComponent(p)}`, { headers: { Accept: 'text/uri-list' } })).text();
     for (const p of probes) {
       const t = now();
-      const res = await fetch(`${base}/compound?search=${encodeURIComponent(p)}`, { headers: { Accept: 'text/uri-list' } });
+      const res = await fetch(`${url}/compound?search=${encodeURIComponent(p)}`, { headers: { Accept: 'text/uri-list' } });
       if (res.status !== 200) throw new Error(`exact search for ${p}: ${res.status}`);
       await res.text();
       exact.push(now() - t);
@@ -103,7 +112,7 @@ export async function benchStructureSearch(): Promise<Row[]> {
       return { ms, hits };
     };
     // the search workers started and their toolkits loaded, by a pattern measured nowhere
-    await everyHit(base, 'C#N');
+    await everyHit(url, 'C#N');
     for (const [name, smarts] of [
       ['rare (benzothiazole)', 'c1ccc2scnc2c1'],
       ['medium (nitro)', '[N+](=O)[O-]'],
@@ -119,10 +128,10 @@ export async function benchStructureSearch(): Promise<Row[]> {
       // once: the same pattern again would be answered from its kept cursor (structure-search.ts);
       // the first page first, then every hit (the first page's cursor read on from)
       const tPage = now();
-      await (await fetch(`${base}/compound?smarts=${encodeURIComponent(smarts)}&page=0&pagesize=100`, { headers: { Accept: 'text/uri-list' } })).text();
+      await (await fetch(`${url}/compound?smarts=${encodeURIComponent(smarts)}&page=0&pagesize=100`, { headers: { Accept: 'text/uri-list' } })).text();
       const firstPage = now() - tPage;
       const tAll = now();
-      const hits = await everyHit(base, smarts);
+      const hits = await everyHit(url, smarts);
       const ours = firstPage + now() - tAll;
       if (hits !== libHits || hits !== loop.hits) throw new Error(`${smarts}: ${hits} hits, SubstructLibrary ${libHits}, loop ${loop.hits}`);
       row(
@@ -155,7 +164,7 @@ export async function benchStructureSearch(): Promise<Row[]> {
       for (const fp of prints) if (tanimoto(prints[i], fp) >= 0.7) above++;
       scanMs.push(now() - t);
       const t2 = now();
-      const res = await fetch(`${base}/compound?similarity=${encodeURIComponent(p)}&threshold=0.7`, { headers: { Accept: 'text/uri-list' } });
+      const res = await fetch(`${url}/compound?similarity=${encodeURIComponent(p)}&threshold=0.7`, { headers: { Accept: 'text/uri-list' } });
       const got = (await res.text()).split(/\r?\n/).filter(Boolean).length;
       simMs.push(now() - t2);
       if (got !== above) throw new Error(`similarity to ${p}: ${got}, the scan ${above}`);
@@ -163,15 +172,15 @@ export async function benchStructureSearch(): Promise<Row[]> {
     row('similarity, Tanimoto ≥ 0.7 (median of 10, over HTTP)', `${fmt(median(simMs), 1)} ms`, `${ratio(median(simMs) / median(scanMs))} (packed scan here ${fmt(median(scanMs), 1)} ms, one thread)`);
 
     // the event loop while four substructure searches run
-    const idle = await healthTimes(base, 300);
+    const idle = await healthTimes(url, 300);
     let searching = true;
     // more patterns than cursors are kept: every search reads the index
     const searches = Promise.all(
       Array.from({ length: 4 }, async (_, k) => {
-        for (let r = k * 5; searching; r++) await everyHit(base, LOAD_PATTERNS[r % LOAD_PATTERNS.length]);
+        for (let r = k * 5; searching; r++) await everyHit(url, LOAD_PATTERNS[r % LOAD_PATTERNS.length]);
       }),
     );
-    const busy = await healthTimes(base, 300);
+    const busy = await healthTimes(url, 300);
     searching = false;
     await searches;
     row('GET /health p99 during 4 concurrent substructure searches', `${fmt(p99(busy), 1)} ms`, `idle p99 ${fmt(p99(idle), 1)} ms`);

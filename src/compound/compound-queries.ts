@@ -23,10 +23,6 @@ export const compoundQueries = {
   byInchiKey(key: string): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?g { ?c ${ot('inchiKey')} ${literal(key)} } }`;
   },
-  /** The resources holding these InChIKeys, binding `?c` and `?k` (deleted compounds' `{uri}/key` records included). */
-  byInchiKeys(keys: string[]): SparqlText {
-    return sparql`SELECT ?c ?k WHERE { VALUES ?k { ${keys.map((k) => literal(k))} } GRAPH ?g { ?c ${ot('inchiKey')} ?k } }`;
-  },
   /** Compounds `owl:sameAs` an IRI, binding `?c`. */
   sameAs(iri: string): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${owl('sameAs')} ${df.namedNode(checkIri(iri))} } }`;

@@ -22,7 +22,7 @@ const COMPOUND_WRITE_CHARS = 500_000;
 const COMPOUND_WRITE_GRAPHS = 250;
 /** How long a claim on an InChIKey outlives it (the claiming process has written the compound long before). */
 const CLAIM_SECONDS = 3600;
-/** Up to this many InChIKeys are looked up one by one (see urisForKeys). */
+/** InChIKeys looked up in the store at once (see urisForKeys). */
 const FEW_KEYS = 16;
 const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
 /** Names a prefix search (`search=benz*`) answers at most. */
@@ -94,22 +94,27 @@ export class CompoundRegistry {
     return (await this.urisForKeys([inchiKey])).get(inchiKey);
   }
 
-  /** One query for a whole request's InChIKeys (the `{uri}/key` records, deleted compounds included). */
+  /**
+   * The compounds of a request's InChIKeys (the `{uri}/key` records of deleted compounds
+   * included): the structure index knows every stored compound; a key it does not know (a new
+   * structure, or a deleted compound's) is looked up in the store, one index read per key, a
+   * few at a time. (One query with VALUES over thousands of keys was a join that Comunica ran
+   * on the main thread over every InChIKey of the store: seconds at 100,000 compounds.)
+   */
   async urisForKeys(keys: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
-    const distinct = [...new Set(keys)];
-    if (distinct.length <= FEW_KEYS) {
-      // a few keys (a compound, a small upload): index lookups side by side, where the query with
-      // VALUES is planned and run by Comunica (several ms of the main thread's time each)
-      const rows = await Promise.all(distinct.map((k) => select(this.services.store, compoundQueries.byInchiKey(k))));
-      distinct.forEach((k, i) => {
-        for (const r of rows[i]) if (this.isCompoundUri(r.c.value)) found.set(k, r.c.value);
-      });
-      return found;
+    const unknown: string[] = [];
+    for (const k of new Set(keys)) {
+      const id = this.index?.idForKey(k);
+      if (id !== undefined) found.set(k, this.uriOf(id));
+      else unknown.push(k);
     }
-    for (let i = 0; i < distinct.length; i += 500) {
-      const rows = await select(this.services.store, compoundQueries.byInchiKeys(distinct.slice(i, i + 500)));
-      for (const r of rows) if (this.isCompoundUri(r.c.value)) found.set(r.k.value, r.c.value);
+    for (let i = 0; i < unknown.length; i += FEW_KEYS) {
+      const part = unknown.slice(i, i + FEW_KEYS);
+      const rows = await Promise.all(part.map((k) => select(this.services.store, compoundQueries.byInchiKey(k))));
+      part.forEach((k, j) => {
+        for (const r of rows[j]) if (this.isCompoundUri(r.c.value)) found.set(k, r.c.value);
+      });
     }
     return found;
   }
