@@ -33,7 +33,13 @@ export async function benchStructureIndex(): Promise<Row[]> {
   }
   const entryOf = (id: number): IndexEntry => {
     const e = distinct[(id - 1) % distinct.length];
-    return { ...e, id, inchiKey: `${e.inchiKey.slice(0, 14)}-${String(id).padStart(10, '0').replace(/\d/g, (d) => 'ABCDEFGHIJ'[Number(d)])}-N` };
+    return {
+      ...e,
+      id,
+      inchiKey: `${e.inchiKey.slice(0, 14)}-${String(id)
+        .padStart(10, '0')
+        .replace(/\d/g, (d) => 'ABCDEFGHIJ'[Number(d)])}-N`,
+    };
   };
 
   const tmp = await tempDir('toxgraph-bench-index-');

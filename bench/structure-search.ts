@@ -186,7 +186,14 @@ export async function benchStructureSearch(): Promise<Row[]> {
     row('GET /health p99 during 4 concurrent substructure searches', `${fmt(p99(busy), 1)} ms`, `idle p99 ${fmt(p99(idle), 1)} ms`);
   } catch (e) {
     // what the server said before it failed
-    console.error(server?.stderr().split('\n').filter((l) => !l.includes('"level":"info"')).slice(-20).join('\n'));
+    console.error(
+      server
+        ?.stderr()
+        .split('\n')
+        .filter((l) => !l.includes('"level":"info"'))
+        .slice(-20)
+        .join('\n'),
+    );
     throw e;
   } finally {
     server?.kill('SIGTERM');
@@ -203,9 +210,18 @@ async function upload(base: string, smiles: string[]): Promise<number> {
   const res = await fetch(`${base}/dataset`, { method: 'POST', body: csv, headers: { 'Content-Type': 'text/csv', Accept: 'text/uri-list' } });
   let uri = (await res.text()).trim();
   if (res.status === 202) {
-    for (;;) {
-      // a new connection each time: a kept-alive one may be closed by the server as it is reused
-      const r = await fetch(uri.replace(/^https?:\/\/[^/]+/, base), { headers: { Accept: 'text/uri-list', Connection: 'close' } });
+    for (let failures = 0; ; ) {
+      const r = await fetch(uri.replace(/^https?:\/\/[^/]+/, base), { headers: { Accept: 'text/uri-list' } }).catch((e: Error) => {
+        // a kept-alive connection closed under the request: asked again (at most ten times in a row)
+        if (++failures > 10) throw e;
+        console.error(`task poll failed (${failures}): ${e.message}, ${(e as Error & { cause?: Error }).cause?.message ?? ''}`);
+        return undefined;
+      });
+      if (!r) {
+        await new Promise((res2) => setTimeout(res2, 1000));
+        continue;
+      }
+      failures = 0;
       if (r.status === 200) {
         uri = (await r.text()).trim();
         break;

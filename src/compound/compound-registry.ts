@@ -55,7 +55,10 @@ export class CompoundRegistry {
   /** Read the structure index (at start; built once over a store that has none). */
   async open(): Promise<void> {
     this.index = await openStructureIndex(this.services);
-    this.structureSearch = new StructureSearch(this.index, this.services.searchWorkers, this.chemistry, { timeoutMs: this.services.config.queryTimeoutMs, parallel: this.services.config.workerThreads });
+    this.structureSearch = new StructureSearch(this.index, this.services.searchWorkers, this.chemistry, {
+      timeoutMs: this.services.config.queryTimeoutMs,
+      parallel: this.services.config.workerThreads,
+    });
   }
 
   private idOf(uri: string): number {
