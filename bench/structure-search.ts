@@ -113,6 +113,7 @@ export async function benchStructureSearch(): Promise<Row[]> {
     };
     // the search workers started and their toolkits loaded, by a pattern measured nowhere
     await everyHit(url, 'C#N');
+    const duplicates = stored.length - (await everyHit(url, '*'));
     for (const [name, smarts] of [
       ['rare (benzothiazole)', 'c1ccc2scnc2c1'],
       ['medium (nitro)', '[N+](=O)[O-]'],
@@ -133,7 +134,8 @@ export async function benchStructureSearch(): Promise<Row[]> {
       const tAll = now();
       const hits = await everyHit(url, smarts);
       const ours = firstPage + now() - tAll;
-      if (hits !== libHits || hits !== loop.hits) throw new Error(`${smarts}: ${hits} hits, SubstructLibrary ${libHits}, loop ${loop.hits}`);
+      // structures with one InChIKey are one compound: the server may count fewer hits than RDKit over the SMILES, never more
+      if (hits > libHits || libHits - hits > duplicates || libHits !== loop.hits) throw new Error(`${smarts}: ${hits} hits, SubstructLibrary ${libHits}, loop ${loop.hits} (${duplicates} structures share a compound)`);
       row(
         `substructure, ${name}: every hit (${hits}), pages of 10,000`,
         `${fmt(ours, 0)} ms`,
