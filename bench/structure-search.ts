@@ -135,7 +135,8 @@ export async function benchStructureSearch(): Promise<Row[]> {
       const hits = await everyHit(url, smarts);
       const ours = firstPage + now() - tAll;
       // structures with one InChIKey are one compound: the server may count fewer hits than RDKit over the SMILES, never more
-      if (hits > libHits || libHits - hits > duplicates || libHits !== loop.hits) throw new Error(`${smarts}: ${hits} hits, SubstructLibrary ${libHits}, loop ${loop.hits} (${duplicates} structures share a compound)`);
+      if (hits > libHits || libHits - hits > duplicates || libHits !== loop.hits)
+        throw new Error(`${smarts}: ${hits} hits, SubstructLibrary ${libHits}, loop ${loop.hits} (${duplicates} structures share a compound)`);
       row(
         `substructure, ${name}: every hit (${hits}), pages of 10,000`,
         `${fmt(ours, 0)} ms`,
