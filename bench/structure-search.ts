@@ -29,7 +29,7 @@ export async function benchStructureSearch(): Promise<Row[]> {
 
   const tGen = now();
   // generated once per size (a few minutes at 100,000) and kept in the temporary directory
-  const cached = join(tmpdir(), `toxgraph-analogues-${2 * n}-34.json`);
+  const cached = join(tmpdir(), `toxgraph-analogues-v2-${2 * n}-34.json`);
   const all: string[] = existsSync(cached) ? JSON.parse(readFileSync(cached, 'utf8')) : await analogueSmiles(2 * n, 34);
   if (!existsSync(cached)) writeFileSync(cached, JSON.stringify(all));
   if (all.length < 2 * n) throw new Error(`only ${all.length} structures could be generated`);

@@ -1,6 +1,7 @@
 import initRDKitModule from '@rdkit/rdkit';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Random } from '../src/learning/random.ts';
 
 const DATA = resolve(import.meta.dirname, '../../shared/data');
 
@@ -71,10 +72,10 @@ export async function analogueSmiles(n: number, seed = 1): Promise<string[]> {
     mol.delete();
   }
   const list = [...pieces].sort();
-  const random = mulberry32(seed);
+  const random = new Random(seed);
   for (let tries = 0; out.length < n && tries < n * 20; tries++) {
-    const a = list[Math.floor(random() * list.length)];
-    const b = list[Math.floor(random() * list.length)];
+    const a = list[random.int(list.length)];
+    const b = list[random.int(list.length)];
     keep(`${a}.${b}`, 6, 60);
   }
   return out;
@@ -99,15 +100,4 @@ function attachable(rdkit: any, piece: string): string | undefined {
   } finally {
     mol?.delete();
   }
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

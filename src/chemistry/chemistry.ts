@@ -240,7 +240,6 @@ export class Chemistry {
     return Buffer.from(new Resvg(svg, { background: 'white', fitTo: { mode: 'width', value: width } }).render().asPng());
   }
 
-  /** Morgan (ECFP-like) fingerprint as packed bits. */
   /** Is the SMARTS pattern one atom that any atom matches (`*`): every compound matches it. */
   matchesEveryAtom(smarts: string): boolean {
     const q = this.queryMol(smarts);
@@ -251,6 +250,7 @@ export class Chemistry {
     }
   }
 
+  /** Morgan (ECFP-like) fingerprint as packed bits. */
   morgan(smilesOrMolfile: string, radius = 2, nBits = 2048): Uint8Array {
     return this.withMol(smilesOrMolfile, (mol) => mol.get_morgan_fp_as_uint8array(JSON.stringify({ radius, nBits })));
   }

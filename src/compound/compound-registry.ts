@@ -62,11 +62,11 @@ export class CompoundRegistry {
   }
 
   private idOf(uri: string): number {
-    return Number(uri.slice(this.collection.length + 1));
+    return Number(this.services.uris.idIn('compound', uri));
   }
 
   private uriOf(id: number): string {
-    return `${this.collection}/${id}`;
+    return this.services.uris.item('compound', id);
   }
 
   /** A compound's index entry: what the index holds already for the same structure, else the posted structure's. */
@@ -76,9 +76,8 @@ export class CompoundRegistry {
     return { id, inchiKey, names, ...(held && held.inchiKey === inchiKey ? held : posted) };
   }
 
-  /** Write records in the batch of their graphs, then apply them to the index here and elsewhere. */
-  private async indexed(records: RecordWrites, write: (records: RecordWrites) => Promise<void>): Promise<void> {
-    await write(records);
+  /** After the write that carried them: index records applied here and sent to the other processes. */
+  private async indexed(records: RecordWrites): Promise<void> {
     if (this.index) await indexChanged(this.services, this.index, records);
   }
 
@@ -162,8 +161,16 @@ export class CompoundRegistry {
         const all = Object.entries(group);
         const fresh = all.filter(([uri]) => minted.has(uri));
         const known = all.filter(([uri]) => !minted.has(uri));
-        if (fresh.length) await this.indexed(recordsOf(fresh), (records) => this.services.store.createGraphs(Object.fromEntries(fresh), records));
-        if (known.length) await this.indexed(recordsOf(known), (records) => this.services.store.replaceGraphs(Object.fromEntries(known), records));
+        if (fresh.length) {
+          const records = recordsOf(fresh);
+          await this.services.store.createGraphs(Object.fromEntries(fresh), records);
+          await this.indexed(records);
+        }
+        if (known.length) {
+          const records = recordsOf(known);
+          await this.services.store.replaceGraphs(Object.fromEntries(known), records);
+          await this.indexed(records);
+        }
       }
       return uris;
     });
@@ -200,7 +207,8 @@ export class CompoundRegistry {
       }
       const names = posted.names.length ? posted.names : current.names;
       const records = entryRecords([this.entryFor(uri, current.inchiKey, names, posted.structure.searchable)]);
-      await this.indexed(records, (r) => this.services.store.replaceGraphs({ [uri]: compoundQuads(uri, posted.structure, names, posted.sameAs.length ? posted.sameAs : current.sameAs) }, r));
+      await this.services.store.replaceGraphs({ [uri]: compoundQuads(uri, posted.structure, names, posted.sameAs.length ? posted.sameAs : current.sameAs) }, records);
+      await this.indexed(records);
     });
   }
 
@@ -219,7 +227,9 @@ export class CompoundRegistry {
       const { uris } = this.services;
       const graphs: Record<string, RDF.Quad[]> = { [uris.subgraph(uri, 'key')]: keyQuads(uri, inchiKey) };
       for (const g of [uri, uris.subgraph(uri, 'values'), ...conformers.flatMap((c) => [c, uris.subgraph(c, 'values')])]) graphs[g] = [];
-      await this.indexed(entryRecords([], [this.idOf(uri)]), (records) => this.services.store.replaceGraphs(graphs, records));
+      const records = entryRecords([], [this.idOf(uri)]);
+      await this.services.store.replaceGraphs(graphs, records);
+      await this.indexed(records);
     });
   }
 

@@ -1,4 +1,3 @@
-import { TimeSlices } from '../task/time-slices.ts';
 import { featureGraph, featuresByTitle } from '../feature/feature-record.ts';
 import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
@@ -238,13 +237,9 @@ export class DatasetStore {
     const { signal } = options;
     const typer = new ColumnTyper(source.columns);
     let total = 0;
-    const slices = new TimeSlices();
     for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
       signal?.throwIfAborted();
-      for (const r of chunk) {
-        typer.observe(r.cells);
-        await slices.pause();
-      }
+      for (const r of chunk) typer.observe(r.cells);
       total += chunk.length;
     }
     options.progress?.(0.05);

@@ -275,13 +275,8 @@ export class QuadstoreTripleStore implements TripleStore {
       this.exclusive(async () => {
         const group = this.creations.splice(0);
         try {
-          if (group.length === 1) await this.patch([], group[0].added, group[0].records);
-          else
-            await this.patch(
-              [],
-              group.flatMap((c) => c.added),
-              new Map(group.flatMap((c) => [...(c.records ?? [])])),
-            );
+          const records = new Map(group.flatMap((c) => [...(c.records ?? [])]));
+          await this.patch([], group.length === 1 ? group[0].added : group.flatMap((c) => c.added), records);
           for (const c of group) c.resolve();
         } catch (e) {
           for (const c of group) c.reject(e);

@@ -104,5 +104,5 @@ async function buildMissing(services: Services, index: StructureIndex): Promise<
 }
 
 function idOf(services: Services, uri: string): number {
-  return Number(uri.slice(services.uris.collection('compound').length + 1));
+  return Number(services.uris.idIn('compound', uri));
 }

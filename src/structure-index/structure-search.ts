@@ -58,7 +58,7 @@ export class StructureSearch {
   async substructure(smarts: string, offset: number, limit: number): Promise<SearchPage> {
     const pattern = smarts.trim();
     // a pattern that every structure matches is answered from the index (400 for a bad pattern)
-    if (this.chemistry.matchesEveryAtom(pattern)) return pageOf([...this.index.allIds()], offset, limit, false);
+    if (this.chemistry.matchesEveryAtom(pattern)) return pageOf(this.everyId(offset + limit + 1), offset, limit);
     const cursor = this.cursorFor(pattern);
     const run = cursor.turn.then(() => this.readOn(cursor, pattern, offset, limit));
     cursor.turn = run.catch(() => undefined);
@@ -106,7 +106,7 @@ export class StructureSearch {
       launch();
     }
     if (!stoppedEarly && launched === chunks.length && inFlight.length === 0) cursor.done = true;
-    return pageOf(cursor.hits, offset, limit, !cursor.done);
+    return pageOf(cursor.hits, offset, limit);
   }
 
   /**
@@ -131,6 +131,16 @@ export class StructureSearch {
       .map(([id, similarity]) => ({ id, similarity }));
   }
 
+  /** The first `count` compounds of the index, in its order. */
+  private everyId(count: number): number[] {
+    const ids: number[] = [];
+    for (const id of this.index.allIds()) {
+      if (ids.length >= count) break;
+      ids.push(id);
+    }
+    return ids;
+  }
+
   private cursorFor(pattern: string): Cursor {
     const kept = this.cursors.get(pattern);
     this.cursors.delete(pattern);
@@ -142,8 +152,9 @@ export class StructureSearch {
   }
 }
 
-function pageOf(hits: number[], offset: number, limit: number, unread: boolean): SearchPage {
-  return { ids: hits.slice(offset, offset + limit), more: hits.length > offset + limit || (unread && hits.length >= offset + limit) };
+/** A page of the hits read (a search reads one hit past the page, or to the end: `more` is certain). */
+function pageOf(hits: number[], offset: number, limit: number): SearchPage {
+  return { ids: hits.slice(offset, offset + limit), more: hits.length > offset + limit };
 }
 
 function timeout(ms: number): HttpError {
