@@ -1,9 +1,9 @@
 import type * as RDF from '@rdfjs/types';
-import { Quadstore } from 'quadstore';
 import { wrap, type AsyncIterator } from 'asynciterator';
 import { matchesPattern } from '../rdf/terms.ts';
 import type { TermName } from './indexes.ts';
 import { SUBGRAPH_SUFFIXES } from '../core/uri-scheme.ts';
+import { ReadableQuadstore } from './readable-quadstore.ts';
 
 /**
  * Bulk graphs (a dataset's entries: `{uri}/entries`; a model's trained content: `{uri}/content`) hold most of the quads of a store but are
@@ -35,7 +35,7 @@ interface KeyIterator {
 }
 
 /** A quadstore whose index keys carry a 'B' prefix, so it can share a LevelDB with the main one. */
-export class BulkQuadstore extends Quadstore {
+export class BulkQuadstore extends ReadableQuadstore {
   /**
    * Every predicate of the partition (a superset: one whose quads were all removed stays): a
    * pattern with any other predicate has nothing here, and a match over all graphs then opens no

@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { ClassicLevel } from 'classic-level';
-import { Quadstore } from 'quadstore';
+import type { Quadstore } from 'quadstore';
+import { ReadableQuadstore } from './readable-quadstore.ts';
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { df } from '../rdf/namespaces.ts';
 import { quadKey, termKey } from '../rdf/terms.ts';
@@ -88,7 +89,7 @@ export class QuadstoreTripleStore implements TripleStore {
     // shared with the writer thread (index-writer.ts)
     const options = { keyEncoding: 'utf8', valueEncoding: 'view', compression: false, maxOpenFiles: OPEN_TABLE_FILES, multithreading: true };
     const backend = closingIterators(new ClassicLevel<string, Uint8Array>(directory, options as any) as any);
-    const quadstore = new Quadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
+    const quadstore = new ReadableQuadstore({ backend: backend as any, dataFactory: df as any, indexes: INDEXES as any });
     const bulk = new BulkQuadstore({ backend: backend as any, dataFactory: df as any, indexes: BULK_INDEXES as any });
     await quadstore.open();
     await bulk.loadPredicates();

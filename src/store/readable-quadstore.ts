@@ -1,0 +1,68 @@
+import type * as RDF from '@rdfjs/types';
+import { Quadstore } from 'quadstore';
+import { AsyncIterator, EmptyIterator } from 'asynciterator';
+
+/**
+ * An iterator over a source that arrives later (a promise of it), which is readable exactly when
+ * that source is.
+ *
+ * quadstore's `match` wraps its promised LevelDB stream in asynciterator's WrappingIterator,
+ * whose `read` leaves `readable` true when it finds its source not readable. The source's next
+ * `readable` event then changes nothing, so no event reaches the reader: a reader that waits
+ * for one (a UnionIterator, every Comunica join) waits for good. It happened when a reader
+ * drained the source's buffer between the source's `readable` and its event, about one full
+ * store scan in ten; the query then ended at its time limit (503).
+ */
+export class PromisedIterator<T> extends AsyncIterator<T> {
+  private source?: AsyncIterator<T>;
+
+  constructor(source: Promise<AsyncIterator<T>>) {
+    super();
+    this.readable = false;
+    source.then(
+      (s) => this.attach(s),
+      (e) => this.destroy(e instanceof Error ? e : new Error(String(e))),
+    );
+  }
+
+  private attach(source: AsyncIterator<T>): void {
+    if (this.done) {
+      source.destroy();
+      return;
+    }
+    this.source = source;
+    source.on('readable', () => {
+      this.readable = true;
+    });
+    source.on('end', () => this.close());
+    source.on('error', (e: Error) => this.destroy(e));
+    if (source.done) this.close();
+    else this.readable = source.readable;
+  }
+
+  override read(): T | null {
+    const source = this.source;
+    if (!source || this.done) return null;
+    const item = source.read();
+    // a source that has nothing now says so; the next item comes with its `readable` event
+    if (item === null) this.readable = source.readable;
+    return item;
+  }
+
+  protected override _destroy(cause: Error | undefined, callback: (error?: Error) => void): void {
+    this.source?.destroy(cause);
+    callback();
+  }
+}
+
+type Term = RDF.Term | null | undefined;
+
+/** quadstore with `match` streams that keep asynciterator's `readable` contract (see PromisedIterator). */
+export class ReadableQuadstore extends Quadstore {
+  override match(subject?: Term, predicate?: Term, object?: Term, graph?: Term, opts: Parameters<Quadstore['getStream']>[1] = {}): AsyncIterator<RDF.Quad> {
+    // a literal is never a subject
+    if (subject?.termType === 'Literal') return new EmptyIterator();
+    const pattern = { subject, predicate, object, graph } as Parameters<Quadstore['getStream']>[0];
+    return new PromisedIterator<RDF.Quad>(this.getStream(pattern, opts).then((result) => result.iterator as unknown as AsyncIterator<RDF.Quad>));
+  }
+}
