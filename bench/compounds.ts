@@ -1,4 +1,4 @@
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { startServer } from '../src/server/server.ts';
 import { Chemistry } from '../src/chemistry/chemistry.ts';
 import { fmt, median, now, ratio, tempDir, type Row } from './util.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ClassicLevel } from 'classic-level';
 import { Quadstore } from 'quadstore';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { startServer } from '../src/server/server.ts';
 import { df, xsd } from '../src/rdf/namespaces.ts';
 import { fmt, now, ratio, tempDir, type Row } from './util.ts';

@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '../src/server/server.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { df } from '../src/rdf/namespaces.ts';
 import { featureTurtle, fmt, median, now, openRawQuadstore, pool, postFeature, ratio, tempDir, type Row } from './util.ts';
 

@@ -1,4 +1,4 @@
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { startServer } from '../src/server/server.ts';
 import type { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
 import { df } from '../src/rdf/namespaces.ts';

@@ -1,7 +1,7 @@
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { startServer, type RunningServer } from '../src/server/server.ts';
 import { QuadstoreTripleStore } from '../src/store/quadstore-triple-store.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { fmt, median, now, pool, postFeature, ratio, SAME_AS, tempDir, type Row } from './util.ts';
 
 const FEATURES = 3000;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { startServer } from '../src/server/server.ts';
 import type { RunFunction } from '../src/learning/learner.ts';
 import { randomForestClassification, randomForestRegression } from '../src/learning/random-forest.ts';

@@ -1,7 +1,7 @@
-import { loadConfig } from './config.ts';
+import { loadConfig } from './core/config.ts';
 import { startServer } from './server/server.ts';
 import { startWorker } from './server/worker.ts';
-import { jsonLogger } from './log.ts';
+import { jsonLogger } from './core/log.ts';
 
 // `toxgraph [serve] [flags]` answers HTTP; `toxgraph worker [flags]` runs the shared queue's jobs
 const args = process.argv.slice(2);

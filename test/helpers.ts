@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type * as RDF from '@rdfjs/types';
 import { Parser } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { startServer, type RunningServer } from '../src/server/server.ts';
 import type { RunningVirtuoso } from './remote/virtuoso.ts';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { startServer } from '../src/server/server.ts';
-import type { Logger } from '../src/log.ts';
+import type { Logger } from '../src/core/log.ts';
 import { http } from './helpers.ts';
 
 test('one structured log line per request, with tokens and passwords redacted', async () => {

@@ -4,7 +4,7 @@ import { createServer, request, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { startTestServer, spawnServer, http, form, errorReport, featureTurtle, resourceLists, type TestServer } from './helpers.ts';
 
 /** An HTTP server that counts every connection made to it (it must see none). */

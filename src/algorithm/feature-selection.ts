@@ -5,7 +5,8 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
 import type { ParamValue } from '../learning/learner.ts';
 import type { SelectionMethod } from '../learning/feature-selection.ts';
-import { encodeRows, fitEncodings, isLearnable, numberOf } from '../model/feature-matrix.ts';
+import { encodeRows, fitEncodings, isLearnable } from '../learning/feature-matrix.ts';
+import { numberOf } from '../rdf/terms.ts';
 
 const SELECTION_MODULE = new URL('../learning/feature-selection.ts', import.meta.url).href;
 

@@ -1,12 +1,12 @@
 import { AUTH_GRAPH_PREFIX, POLICIES_GRAPH, TOKENS_GRAPH, USERS_GRAPH, policiesFrom, tokensFrom, usersFrom, usersQuads, type Policy, type User } from './auth-codec.ts';
 import { authQueries } from './auth-queries.ts';
 import type { GraphScope, TripleStore } from '../store/triple-store.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import { UriScheme } from '../core/uri-scheme.ts';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.ts';
 import { select } from '../store/query-helpers.ts';
-import { LocalCoordination, type Coordination } from '../coordination/coordination.ts';
+import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 
 /** What one process tells the others when access control changes (processes sharing the store). */
 type AccessChange = { policy: Policy } | { users: true } | { loggedOut: string };

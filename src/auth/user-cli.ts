@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig, type Config } from '../core/config.ts';
 import { openStore } from '../store/open-store.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import { AccessControl } from './access-control.ts';

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdfs, owl, literal } from '../rdf/namespaces.ts';
+import { df, ot, owl, literal } from '../rdf/namespaces.ts';
 import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
 
 /**
@@ -10,14 +10,6 @@ export const compoundQueries = {
   /** Every compound (not conformers), binding `?c`. */
   all(): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
-  },
-  /** Every compound with its SMILES and InChIKey, binding `?c`, `?s` and `?k` (the structure index built over a store that had none). */
-  indexable(): SparqlText {
-    return sparql`SELECT ?c ?s ?k WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s ; ${ot('inchiKey')} ?k } }`;
-  },
-  /** The names and synonyms of every compound, binding `?c` and `?n`. */
-  names(): SparqlText {
-    return sparql`SELECT ?c ?n WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${rdfs('label')} ?n } }`;
   },
   /** The compounds (and `{uri}/key` records) of one InChIKey, binding `?c`: one index lookup, no query engine. */
   byInchiKey(key: string): SparqlText {
@@ -30,6 +22,10 @@ export const compoundQueries = {
   /** The conformers of a compound, binding `?k`. */
   conformers(compound: string): SparqlText {
     return sparql`SELECT ?k WHERE { GRAPH ?k { ?k ${ot('parentCompound')} ${df.namedNode(checkIri(compound))} } }`;
+  },
+  /** The datasets with a row of a structure (through the index of entries by compound), binding `?d`. */
+  datasetsHolding(structure: string): SparqlText {
+    return sparql`SELECT DISTINCT ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e . ?e ${ot('compound')} ${df.namedNode(checkIri(structure))} } }`;
   },
   /** The values datasets hold for a structure, of the given features, binding `?f`, `?v` and `?g` (the entries graph), in dataset order. */
   valuesInDatasets(structure: string, features: string[]): SparqlText {

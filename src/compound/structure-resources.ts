@@ -3,7 +3,7 @@ import type * as RDF from '@rdfjs/types';
 import { badRequest, notFound } from '../core/errors.ts';
 import { isConformer } from '../core/uri-scheme.ts';
 import { select } from '../store/query-helpers.ts';
-import { datasetQueries } from '../dataset/dataset-queries.ts';
+import { compoundQueries } from './compound-queries.ts';
 import type { Services } from '../core/services.ts';
 import { Params } from '../http/params.ts';
 import { sendNegotiated } from '../http/respond.ts';
@@ -61,7 +61,7 @@ export class StructureResources {
         const shown = requested.length ? all.filter((v) => requested.includes(v.feature)) : [];
         const conformers = s.parent ? [] : await this.compounds.conformerUris(uri);
         // the datasets that hold it
-        const datasets = (await select(store, datasetQueries.holding(uri))).map((r) => r.d.value).filter(ctx.state.canRead ?? (() => true));
+        const datasets = (await select(store, compoundQueries.datasetsHolding(uri))).map((r) => r.d.value).filter(ctx.state.canRead ?? (() => true));
         return {
           rdf: [...quads, ...values.quads(uri, shown)],
           values: requested.length ? shown : all,

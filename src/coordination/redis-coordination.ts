@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Coordination } from './coordination.ts';
+import type { Coordination } from '../core/coordination.ts';
 
 /** A process that stops renewing its heartbeat for this long counts as gone. */
 const HEARTBEAT_TTL_MS = 15_000;

@@ -1,6 +1,6 @@
-import type { Config } from '../config.ts';
+import type { Config } from './config.ts';
 import type { UriScheme } from './uri-scheme.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from './log.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { IdMinter } from '../store/id-minter.ts';
 import type { TaskRunner } from '../task/task-runner.ts';
@@ -10,7 +10,7 @@ import type { PublishedScope } from '../ontology/published-scope.ts';
 import type { Chemistry } from '../chemistry/chemistry.ts';
 import type { AccessControl } from '../auth/access-control.ts';
 import type { ServiceMetrics } from '../operations/metrics.ts';
-import type { Coordination } from '../coordination/coordination.ts';
+import type { Coordination } from './coordination.ts';
 
 /** The shared machinery every component gets: one of each, never copied per component. */
 export interface Services {

@@ -1,6 +1,5 @@
 import type { DatasetRow, DatasetStore } from './dataset-store.ts';
-import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
-import { formatNumber } from '../report/statistic-labels.ts';
+import { escapeHtml, iriHtml, linkOf, formatNumber } from '../rdf/html.ts';
 
 /**
  * The HTML of a dataset for people: what can be done with it (calculate descriptors, train a

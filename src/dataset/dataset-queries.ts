@@ -20,10 +20,6 @@ export const datasetQueries = {
   rowCount(uri: string, entriesGraph: string): SparqlText {
     return sparql`SELECT (COUNT(?e) AS ?n) WHERE { GRAPH ${df.namedNode(checkIri(entriesGraph))} { ${df.namedNode(checkIri(uri))} ${ot('dataEntry')} ?e } }`;
   },
-  /** The datasets with a row of a structure (through the index of entries by compound), binding `?d`. */
-  holding(structure: string): SparqlText {
-    return sparql`SELECT DISTINCT ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e . ?e ${ot('compound')} ${df.namedNode(checkIri(structure))} } }`;
-  },
   /** Every graph holding rows, with its dataset, binding `?g` and `?d` (to find the rows of uploads that never finished). */
   entryGraphs(): SparqlText {
     return sparql`SELECT DISTINCT ?g ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e } }`;

@@ -6,6 +6,7 @@ import { select, selectUris } from '../store/query-helpers.ts';
 import { sortById } from '../store/id-minter.ts';
 import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta } from './dataset-codec.ts';
 import { datasetQueries } from './dataset-queries.ts';
+import { compoundQueries } from '../compound/compound-queries.ts';
 import { badRequest, notFound } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
@@ -116,7 +117,7 @@ export class DatasetStore {
 
   /** The datasets with a row of a structure (found through the index of rows by compound). */
   async holding(structure: string): Promise<string[]> {
-    return (await select(this.services.store, datasetQueries.holding(structure))).map((r) => r.d.value);
+    return (await select(this.services.store, compoundQueries.datasetsHolding(structure))).map((r) => r.d.value);
   }
 
   /** The number of rows, counted in the store (no row is read). */

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import { badGateway, HttpError } from '../core/errors.ts';
 import { outboundFetch } from '../outbound/outbound-fetch.ts';
 

@@ -6,7 +6,7 @@ import { badRequest } from '../core/errors.ts';
 import { ot, rdf, rdfs, dc } from '../rdf/namespaces.ts';
 import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.ts';
 import type { StructureInput, StructureReader } from '../chemistry/structure-reader.ts';
-import { TimeSlices } from '../task/time-slices.ts';
+import { TimeSlices } from '../core/time-slices.ts';
 
 /** Where a row's structure comes from: parsed text, or a compound/conformer URI already known. */
 export type RowStructure = { structure: Structure; name?: string } | { uri: string };

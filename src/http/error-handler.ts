@@ -7,7 +7,7 @@ import { errorReportQuads } from '../rdf/error-report.ts';
 import { negotiate } from './negotiate.ts';
 import { acceptOf } from './respond.ts';
 import { actorOf } from './actor.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 
 /** Koa errors (405 from the router, 400 from body parsing) carry a status; keep those. */
 function toHttpError(err: unknown): HttpError | undefined {

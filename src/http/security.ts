@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { PAGE_STYLE_HASH } from '../rdf/html.ts';
-import { isLoopbackHost } from '../outbound/address-rules.ts';
+import { isLoopbackHost } from '../core/address-rules.ts';
 import { HttpError } from '../core/errors.ts';
 import { Params } from './params.ts';
 import { requestMediaType } from './body.ts';

@@ -5,7 +5,7 @@ import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
 import type { DomainMethod, DomainState } from '../learning/applicability-domain.ts';
 import type { ParamValue } from '../learning/learner.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
-import { encodeRows, fitEncodings, isLearnable } from './feature-matrix.ts';
+import { encodeRows, fitEncodings, isLearnable } from '../learning/feature-matrix.ts';
 import type { ModelStore } from './model-store.ts';
 import type { PreparedJob } from '../task/task-runner.ts';
 

@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import type { LearningTask, ParameterSpec, ParamValue } from '../learning/learner.ts';
 import { df, ot, rdf, rdfs, dc, owl, literal, xsd } from '../rdf/namespaces.ts';
 import { instanceFrom, typedValue } from '../algorithm/catalogue.ts';
-import type { ColumnEncoding } from './feature-matrix.ts';
+import type { ColumnEncoding } from '../learning/feature-matrix.ts';
 import { featureGraph } from '../feature/feature-record.ts';
 import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 

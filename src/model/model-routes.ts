@@ -18,8 +18,19 @@ import type { ModelDescription } from './model-codec.ts';
 import type { Predictor } from './prediction.ts';
 import { predictionRoutes } from './prediction-routes.ts';
 
+/** The validations section of a model's page, made by the validation component (which this one cannot import: it validates models). */
+export type ModelValidationsHtml = (model: ModelDescription, canRead: (uri: string) => boolean) => Promise<string>;
+
 /** Model component (spec 2.5, 4.11): list, describe, delete; predictions in prediction-routes.ts. */
-export function modelRoutes(router: Router, services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor, compounds: CompoundRegistry): void {
+export function modelRoutes(
+  router: Router,
+  services: Services,
+  datasets: DatasetStore,
+  models: ModelStore,
+  predictor: Predictor,
+  compounds: CompoundRegistry,
+  validationsHtml: ModelValidationsHtml,
+): void {
   const { store } = services;
   const modelUri = (ctx: Context) => services.uris.item('model', ctx.params.id);
 
@@ -45,7 +56,7 @@ export function modelRoutes(router: Router, services: Services, datasets: Datase
     renderers['text/html'] = async () =>
       renderPage({
         title: `Model: ${description.title ?? uri}`,
-        intro: await modelPageHtml(services, datasets, description, ctx.state.canRead ?? (() => true)),
+        intro: await modelPageHtml(services, description, await validationsHtml(description, ctx.state.canRead ?? (() => true))),
         quads,
         alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
         jsonld: await serializeRdf(quads, 'application/ld+json'),

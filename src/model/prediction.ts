@@ -7,7 +7,7 @@ import type { Services } from '../core/services.ts';
 import { algorithmById, instanceFrom } from '../algorithm/catalogue.ts';
 import { checkParameters } from '../algorithm/parameters.ts';
 import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.ts';
-import { encodeRows } from './feature-matrix.ts';
+import { encodeRows } from '../learning/feature-matrix.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
 import { outputFeatures, type StoredModel } from './model-codec.ts';
 import type { DomainEstimate } from '../learning/applicability-domain.ts';

@@ -4,7 +4,7 @@ import { skolemize, intoGraph } from '../rdf/graph.ts';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
 import { badGateway } from '../core/errors.ts';
 import { outboundFetch } from '../outbound/outbound-fetch.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 
 /**
  * Fetch the RDF representation of a remote resource (spec 4.5): Accept RDF/XML or Turtle,

@@ -2,14 +2,14 @@ import type * as RDF from '@rdfjs/types';
 import { df, ot, literal } from '../rdf/namespaces.ts';
 import { notFound } from '../core/errors.ts';
 import type { TripleStore } from '../store/triple-store.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import type { UriScheme } from '../core/uri-scheme.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import type { PublishedScope } from './published-scope.ts';
 import { harvest } from './harvester.ts';
 import { ontologyQueries } from './ontology-queries.ts';
 import { select } from '../store/query-helpers.ts';
-import type { Coordination } from '../coordination/coordination.ts';
+import type { Coordination } from '../core/coordination.ts';
 
 /**
  * Registrations of POST /ontology uri[] (spec 4.5). Local resources are published in place;

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, type Response } from 'undici';
 import { badGateway, badRequest, HttpError } from '../core/errors.ts';
-import { refusalOf, type Cidr } from './address-rules.ts';
+import { refusalOf, type Cidr } from '../core/address-rules.ts';
 
 /**
  * Every request the server makes on a client's behalf (registration and its refresh, remote

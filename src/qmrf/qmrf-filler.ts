@@ -1,7 +1,8 @@
+import { formatNumber } from '../rdf/html.ts';
 import type { Tree } from '../rdf/resource-tree.ts';
 import { learnerById } from '../learning/learners.ts';
 import type { DomainState } from '../learning/applicability-domain.ts';
-import { formatNumber, keyStatistics } from '../report/statistic-labels.ts';
+import { keyStatistics } from '../validation/statistic-labels.ts';
 import { entry, QmrfBuilder } from './qmrf-builder.ts';
 import type { DomainFacts, ModelFacts, ValidationSummary } from './qmrf-facts.ts';
 import type { QmrfNode } from './qmrf-xml.ts';

@@ -1,5 +1,5 @@
+import { formatNumber } from '../rdf/html.ts';
 import type { Block, ReportDocument, Text } from '../report/report-document.ts';
-import { formatNumber } from '../report/statistic-labels.ts';
 import type { ChecklistElement } from './qaf-checklist.ts';
 import type { PredictionFacts } from './qprf-facts.ts';
 

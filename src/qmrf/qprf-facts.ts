@@ -8,7 +8,7 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
 import type { ModelStore, StoredModel } from '../model/model-store.ts';
 import type { Predictor, PredictionRow } from '../model/prediction.ts';
-import { numberOf } from '../model/feature-matrix.ts';
+import { numberOf } from '../rdf/terms.ts';
 import { ot } from '../rdf/namespaces.ts';
 
 const SIMILARITY_MODULE = new URL('../chemistry/similarity.ts', import.meta.url).href;

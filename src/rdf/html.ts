@@ -37,6 +37,13 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
+/** A number as pages show it (statistics, values): integers as they are, other numbers with four significant digits. */
+export function formatNumber(v: number | undefined): string {
+  if (v === undefined || Number.isNaN(v)) return '–';
+  if (Number.isInteger(v)) return String(v);
+  return Number(v.toPrecision(4)).toString();
+}
+
 function compact(iri: string): string {
   for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns) && iri.length > ns.length) return `${prefix}:${iri.slice(ns.length)}`;
   return iri;

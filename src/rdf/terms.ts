@@ -24,3 +24,12 @@ export function quadKey(q: RDF.Quad): string {
 export function matchesPattern(pattern: RDF.Term | null | undefined, term: RDF.Term): boolean {
   return !pattern || pattern.termType === 'Variable' || pattern.equals(term);
 }
+
+/** A literal's value as a number, or NaN (no literal, empty, not a finite number). */
+export function numberOf(v: RDF.Literal | undefined): number {
+  if (!v) return NaN;
+  const s = v.value.trim();
+  if (s === '') return NaN;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : NaN;
+}

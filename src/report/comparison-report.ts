@@ -1,9 +1,10 @@
+import { formatNumber } from '../rdf/html.ts';
 import { badRequest } from '../core/errors.ts';
 import type { Text } from './report-document.ts';
 import type { CrossvalidationFacts } from './report-facts.ts';
 import type { DraftSection } from './report-builders.ts';
 import { pairedTTest } from './paired-t-test.ts';
-import { formatNumber, keyStatistics, LOWER_IS_BETTER, mean, standardDeviation } from './statistic-labels.ts';
+import { keyStatistics, LOWER_IS_BETTER, mean, standardDeviation } from '../validation/statistic-labels.ts';
 
 /** The significance level of the comparison's paired t-tests. */
 const ALPHA = 0.05;

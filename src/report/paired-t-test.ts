@@ -1,5 +1,5 @@
 import jstat from 'jstat';
-import { mean, standardDeviation } from './statistic-labels.ts';
+import { mean, standardDeviation } from '../validation/statistic-labels.ts';
 
 export interface PairedTest {
   /** Mean of the differences a − b. */

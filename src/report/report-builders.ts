@@ -1,10 +1,11 @@
+import { formatNumber } from '../rdf/html.ts';
 import type { Tree } from '../rdf/resource-tree.ts';
-import { numberOf } from '../model/feature-matrix.ts';
+import { numberOf } from '../rdf/terms.ts';
 import { classScore, rocCurve } from '../validation/statistics.ts';
 import type { Block, Text } from './report-document.ts';
 import type { PlotRequest } from './plots.ts';
 import type { CrossvalidationFacts, Named, Task, ValidationFacts } from './report-facts.ts';
-import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, formatNumber, keyStatistics, mean, REGRESSION_LABELS, standardDeviation } from './statistic-labels.ts';
+import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, keyStatistics, mean, REGRESSION_LABELS, standardDeviation } from '../validation/statistic-labels.ts';
 
 /**
  * The sections of validation and cross-validation reports, as drafts: plots are requests that

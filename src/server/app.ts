@@ -1,3 +1,4 @@
+import { modelValidationsHtml } from '../validation/model-validations-html.ts';
 import Koa from 'koa';
 import { RepresentationCache } from '../http/representation-cache.ts';
 import Router from '@koa/router';
@@ -106,7 +107,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
     fitDomain: domainJob(services, datasets, models),
     cleanup: cleanupJob(datasets, models),
   });
-  modelRoutes(router, services, datasets, models, predictor, compounds);
+  modelRoutes(router, services, datasets, models, predictor, compounds, (model, canRead) => modelValidationsHtml(services, datasets, model, canRead));
   crossvalidationRoutes(router, services, runner, crossvalidations);
   // rows of an upload that a crash cut off before its metadata was written (what an interrupted
   // task created is removed by the task runner at start)

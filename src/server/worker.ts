@@ -1,5 +1,5 @@
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Config } from '../core/config.ts';
+import type { Logger } from '../core/log.ts';
 import { createApp } from './app.ts';
 import { closeServices, openServices } from './server.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { df, ot, literal } from '../rdf/namespaces.ts';
 import type { TripleStore } from './triple-store.ts';
-import { LocalCoordination, type Coordination } from '../coordination/coordination.ts';
+import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 import { idQueries } from './id-queries.ts';
 
 const COUNTERS_GRAPH = 'urn:toxgraph:counters';

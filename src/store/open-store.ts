@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import { QuadstoreTripleStore } from './quadstore-triple-store.ts';
 import { RemoteSparqlStore } from './remote/remote-sparql-store.ts';
 import type { TripleStore } from './triple-store.ts';

@@ -20,7 +20,7 @@ import { comunicaQuery } from './comunica-query.ts';
 import { comunicaAlgebra } from './comunica-plans.ts';
 import { closingIterators } from './closing-iterators.ts';
 import { IndexWriter, RECORD_KEY_PREFIX, recordKey } from './index-writer.ts';
-import { TimeSlices } from '../task/time-slices.ts';
+import { TimeSlices } from '../core/time-slices.ts';
 import { GraphCache } from './graph-cache.ts';
 import type { SparqlText } from './sparql-template.ts';
 import { DEFAULT_GRAPH_IRI, type GraphScope, type QueryOptions, type QueryResult, type RecordWrites, type Solution, type TripleStore } from './triple-store.ts';

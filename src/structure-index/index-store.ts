@@ -2,7 +2,7 @@ import type { Services } from '../core/services.ts';
 import type { RecordWrites } from '../store/triple-store.ts';
 import { select } from '../store/query-helpers.ts';
 import { structureReaderOn } from '../chemistry/structure-reader.ts';
-import { compoundQueries } from '../compound/compound-queries.ts';
+import { indexQueries } from './index-queries.ts';
 import { COMPLETE_KEY, decodeEntry, encodeEntry, entryKey, ENTRY_PREFIX, idOfKey, type IndexEntry } from './index-entry.ts';
 import { StructureIndex } from './structure-index.ts';
 
@@ -82,10 +82,10 @@ export async function openStructureIndex(services: Services): Promise<StructureI
 /** Entries for the compounds that have none (a store written before the index existed). */
 async function buildMissing(services: Services, index: StructureIndex): Promise<void> {
   // in id order, as the entries are read at every later start
-  const rows = (await select(services.store, compoundQueries.indexable())).filter((r) => !index.has(idOf(services, r.c.value))).sort((a, b) => idOf(services, a.c.value) - idOf(services, b.c.value));
+  const rows = (await select(services.store, indexQueries.indexable())).filter((r) => !index.has(idOf(services, r.c.value))).sort((a, b) => idOf(services, a.c.value) - idOf(services, b.c.value));
   if (rows.length) services.log.warn('building the structure index over the stored compounds (once)', { compounds: rows.length });
   const names = new Map<string, string[]>();
-  for (const r of rows.length ? await select(services.store, compoundQueries.names()) : []) names.set(r.c.value, [...(names.get(r.c.value) ?? []), r.n.value]);
+  for (const r of rows.length ? await select(services.store, indexQueries.names()) : []) names.set(r.c.value, [...(names.get(r.c.value) ?? []), r.n.value]);
   const read = structureReaderOn(services.workers);
   for (let i = 0; i < rows.length; i += BUILD_BATCH) {
     const part = rows.slice(i, i + BUILD_BATCH);

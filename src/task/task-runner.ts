@@ -7,9 +7,9 @@ import { select } from '../store/query-helpers.ts';
 import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord, type TaskStatus } from './task-codec.ts';
 import { taskQueries } from './task-queries.ts';
 import type { TripleStore } from '../store/triple-store.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import { currentUser } from '../core/request-context.ts';
-import { LocalCoordination, type Coordination } from '../coordination/coordination.ts';
+import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 import type { JobInput, JobQueue, QueuedJob } from './job-queue.ts';
 
 export type { TaskStatus } from './task-codec.ts';

@@ -4,7 +4,7 @@ import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
 import { validationQueries } from './validation-queries.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.ts';
-import { numberOf } from '../model/feature-matrix.ts';
+import { numberOf } from '../rdf/terms.ts';
 import { statisticsOf, type PairedValue } from './evaluation.ts';
 import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, stratifiedFolds, structureGroups } from './splits.ts';
 import { crossvalidationFolds, crossvalidationQuads, foldNumber, validationQuads } from './validation-record.ts';

@@ -3,7 +3,7 @@ import type * as RDF from '@rdfjs/types';
 import { select } from '../store/query-helpers.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
-import { numberOf } from '../model/feature-matrix.ts';
+import { numberOf } from '../rdf/terms.ts';
 import { classificationStatistics, regressionStatistics } from './statistics.ts';
 import type { ValidationRecord } from './validation-record.ts';
 

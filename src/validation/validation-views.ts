@@ -4,7 +4,7 @@ import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.ts
 import { escapeHtml, renderPage } from '../rdf/html.ts';
 import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
-import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, REGRESSION_LABELS } from '../report/statistic-labels.ts';
+import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, REGRESSION_LABELS } from './statistic-labels.ts';
 
 /** Statistics named as the reports name them (the key stays as the row's title), in the reports' order first. */
 const LABELS = new Map([...COUNT_LABELS, ...REGRESSION_LABELS, ...CLASSIFICATION_LABELS, ...CLASS_VALUE_COLUMNS]);

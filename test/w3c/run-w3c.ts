@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/core/config.ts';
 import { startServer } from '../../src/server/server.ts';
 import { HttpSparqlEngine } from './http-engine.ts';
 import { stopTestStores, testStoreFlags } from '../helpers.ts';

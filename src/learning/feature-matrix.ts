@@ -1,7 +1,8 @@
 import type * as RDF from '@rdfjs/types';
-import { TimeSlices } from '../task/time-slices.ts';
-import type { Matrix } from '../learning/learner.ts';
-import { SparseBackedMatrix, type SparseRows } from '../learning/sparse-matrix.ts';
+import { numberOf } from '../rdf/terms.ts';
+import { TimeSlices } from '../core/time-slices.ts';
+import type { Matrix } from './learner.ts';
+import { SparseBackedMatrix, type SparseRows } from './sparse-matrix.ts';
 import type { FeatureRecord } from '../feature/feature-record.ts';
 
 /**
@@ -10,15 +11,6 @@ import type { FeatureRecord } from '../feature/feature-record.ts';
  * value becomes the training mean); a fingerprint feature is one 0/1 column per bit.
  */
 export type ColumnEncoding = { feature: string; kind: 'numeric'; mean: number; binary: boolean } | { feature: string; kind: 'fingerprint'; bits: number };
-
-/** A value as a number, or NaN. */
-export function numberOf(v: RDF.Literal | undefined): number {
-  if (!v) return NaN;
-  const s = v.value.trim();
-  if (s === '') return NaN;
-  const n = Number(s);
-  return Number.isFinite(n) ? n : NaN;
-}
 
 /** Can this feature be an independent variable? */
 export function isLearnable(f: FeatureRecord): boolean {

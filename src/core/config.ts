@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { parseAllowedRanges, type Cidr } from './outbound/address-rules.ts';
+import { parseAllowedRanges, type Cidr } from './address-rules.ts';
 
 export interface Config {
   port: number;

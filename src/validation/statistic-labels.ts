@@ -1,4 +1,4 @@
-import type { Task } from './report-facts.ts';
+import type { Task } from '../report/report-facts.ts';
 
 /** How reports name the statistics of DESIGN.md's validation vocabulary, in the order they are shown. */
 export const REGRESSION_LABELS: [string, string][] = [
@@ -66,13 +66,6 @@ export function keyStatistics(task: Task): [string, string][] {
 
 /** Statistics where smaller is better. */
 export const LOWER_IS_BETTER = new Set(['rootMeanSquaredError', 'meanAbsoluteError', 'sumSquaredError', 'weightedRootMeanSquaredError', 'weightedMeanAbsoluteError']);
-
-/** A statistic as shown: integers as they are, other numbers with four significant digits. */
-export function formatNumber(v: number | undefined): string {
-  if (v === undefined || Number.isNaN(v)) return '–';
-  if (Number.isInteger(v)) return String(v);
-  return Number(v.toPrecision(4)).toString();
-}
 
 export function mean(values: number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
