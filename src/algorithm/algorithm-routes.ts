@@ -1,40 +1,20 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { badRequest, notFound } from '../core/errors.ts';
+import { notFound } from '../core/errors.ts';
+import { resultRequestOf } from '../dataset/result-target.ts';
+import { algorithmUri, type AlgorithmStarters } from './algorithm-jobs.ts';
 import { Params } from '../http/params.ts';
 import { alternateLinks, sendList, sendNegotiated, resourceRenderers, sendTask, sendUris } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
-import { deliver, resultTarget } from '../dataset/result-target.ts';
-import type { PrepareTraining } from '../model/training.ts';
-import type { PrepareDomainFitting } from '../model/domain-training.ts';
-import type { PrepareCleanup } from '../model/cleanup-model.ts';
-import type { PrepareSuper } from '../model/superalgorithm.ts';
-import type { PreparedJob } from '../task/task-runner.ts';
 import { callerTokenOf } from '../auth/caller-token.ts';
 import { algorithmById, algorithmQuads, catalogue, type AlgorithmDefinition } from './catalogue.ts';
 import { readParameters } from './parameters.ts';
 import { selectFeatures } from './feature-selection.ts';
-import { describeDataset } from './descriptor-datasets.ts';
 import { catalogueHtml, runFormHtml } from './algorithm-page.ts';
 import { escapeHtml, renderPage } from '../rdf/html.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
-import { mineDataset } from './pattern-mining.ts';
-import type { DescriptorCalculation } from './descriptor-calculation.ts';
-
-export interface AlgorithmComponents {
-  datasets: DatasetStore;
-  /** Applying a learner trains a model: the model component's work. */
-  train: PrepareTraining;
-  /** Applying an applicability-domain algorithm fits an AD model: the model component's work too. */
-  fitDomain: PrepareDomainFitting;
-  /** Applying a data-cleanup algorithm makes a filtering model. */
-  cleanup: PrepareCleanup;
-  /** A superalgorithm chains the others into a supermodel. */
-  startSuper: PrepareSuper;
-  descriptors: DescriptorCalculation;
-}
 
 /** Write every catalogue entry into the store (graph = algorithm URI), so SPARQL sees them. */
 export async function publishCatalogue(services: Services): Promise<void> {
@@ -43,14 +23,9 @@ export async function publishCatalogue(services: Services): Promise<void> {
   await services.store.replaceGraphs(graphs);
 }
 
-function algorithmUri(services: Services, def: AlgorithmDefinition): string {
-  return services.uris.item('algorithm', def.id);
-}
-
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
-export function algorithmRoutes(router: Router, services: Services, components: AlgorithmComponents): void {
-  const { config, tasks, store } = services;
-  const { datasets, train, fitDomain, cleanup, startSuper, descriptors } = components;
+export function algorithmRoutes(router: Router, services: Services, datasets: DatasetStore, startAlgorithm: AlgorithmStarters['algorithm']): void {
+  const { config, store } = services;
   const collection = services.uris.collection('algorithm');
 
   function requireAlgorithm(ctx: Context): AlgorithmDefinition {
@@ -97,55 +72,6 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     await sendNegotiated(ctx, resourceRenderers(ctx, uri, quads, `Algorithm: ${def.title} (parameter values used)`));
   });
 
-  /**
-   * Applying an algorithm to a dataset is a job kind (its input: the algorithm's id, the request's
-   * parameters and, when results go to another dataset service, the caller's token for it).
-   */
-  const startAlgorithm = tasks.define('algorithm', async (input: { id: string; params: [string, string][]; subjectid?: string }): Promise<PreparedJob> => {
-    const def = algorithmById(input.id);
-    if (!def) throw notFound(`algorithm ${collection}/${input.id} not found`);
-    const params = Params.fromEntries(input.params);
-    const datasetParam = params.required('dataset_uri');
-    const values = readParameters(def.parameters, params);
-    const uri = algorithmUri(services, def);
-    switch (def.kind) {
-      case 'learner':
-        return train({ algorithmUri: uri, title: def.title, learner: def.learner, parameters: values, datasetUri: datasetParam, predictionFeature: params.required('prediction_feature') });
-      case 'super':
-        return startSuper(uri, params);
-      case 'domain':
-        return fitDomain({ algorithmUri: uri, method: def.method, parameters: values, datasetUri: datasetParam });
-      case 'cleanup':
-        return cleanup({ algorithmUri: uri, method: def.method, parameters: values, datasetUri: datasetParam });
-      case 'mining': {
-        const { meta: source, selected } = await datasets.requireRef(datasetParam);
-        const classes = String(values.prediction_feature ?? '');
-        if (classes && !source.features.includes(classes)) throw badRequest(`prediction_feature ${classes} is not a feature of dataset ${source.uri}`);
-        return { title: `${def.title} of ${source.uri}`, work: (job) => mineDataset(services, datasets, descriptors, { algorithmUri: uri, source, selected, values }, job.signal) };
-      }
-      case 'descriptors': {
-        try {
-          def.descriptors.columns(values);
-        } catch (e) {
-          if (e instanceof RangeError) throw badRequest(e.message);
-          throw e;
-        }
-        const { meta: source, selected } = await datasets.requireRef(datasetParam);
-        const target = await resultTarget(services, datasets, params, input.subjectid);
-        return {
-          title: `${def.title} for ${source.uri}`,
-          work: async (job) => {
-            const run = { signal: job.signal, progress: (f: number) => job.progress(5 + f * 85) };
-            if (target.kind === 'existing') return describeDataset(descriptors, datasets, { def, values, source, selected, into: target.meta }, run);
-            return deliver(services, datasets, await describeDataset(descriptors, datasets, { def, values, source, selected }, run), target);
-          },
-        };
-      }
-      default:
-        throw badRequest(`${uri} does not run as a task`);
-    }
-  });
-
   router.post('/algorithm/:id', async (ctx) => {
     const def = requireAlgorithm(ctx);
     const params = await Params.fromRequest(ctx, config.bodyLimit);
@@ -156,6 +82,8 @@ export function algorithmRoutes(router: Router, services: Services, components: 
     }
     // the caller's token goes with the job only when results go to another dataset service
     const subjectid = params.get('dataset_service') ? await callerTokenOf(ctx, config.bodyLimit) : undefined;
-    await sendTask(ctx, await startAlgorithm({ id: def.id, params: params.entries(), subjectid }));
+    const parameters: Record<string, string[]> = {};
+    for (const [name, value] of params.entries()) (parameters[name] ??= []).push(value);
+    await sendTask(ctx, await startAlgorithm({ id: def.id, datasetUri: params.required('dataset_uri'), parameters, result: { ...resultRequestOf(params), subjectid } }));
   });
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Params } from '../http/params.ts';
 import { badRequest } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
@@ -15,13 +16,23 @@ import { checkOutboundTarget } from '../outbound/outbound-fetch.ts';
  */
 export type ResultTarget = { kind: 'new' } | { kind: 'existing'; meta: DatasetMeta } | { kind: 'remote'; service: string; subjectid?: string };
 
-export async function resultTarget(services: Services, datasets: DatasetStore, params: Params, callerToken: string | undefined, defaultService?: string): Promise<ResultTarget> {
-  const result = params.get('result_dataset');
-  const service = (params.get('dataset_service') ?? (result ? undefined : defaultService))?.trim().replace(/\/+$/, '');
+export type ResultRequest = z.infer<typeof resultRequest>;
+
+/** Where a request asks results to go: `result_dataset`, `dataset_service`, and the caller's token for that service. */
+export const resultRequest = z.object({ resultDataset: z.string().optional(), datasetService: z.string().optional(), subjectid: z.string().optional() });
+
+/** The request's result parameters (the caller's token is added when results go to another service). */
+export function resultRequestOf(params: Params): ResultRequest {
+  return { resultDataset: params.get('result_dataset'), datasetService: params.get('dataset_service') };
+}
+
+export async function resultTarget(services: Services, datasets: DatasetStore, request: ResultRequest, defaultService?: string): Promise<ResultTarget> {
+  const result = request.resultDataset;
+  const service = (request.datasetService ?? (result ? undefined : defaultService))?.trim().replace(/\/+$/, '');
   if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
   if (service && service !== datasets.collection) {
     await checkOutboundTarget(service, services.config);
-    return { kind: 'remote', service, subjectid: callerToken };
+    return { kind: 'remote', service, subjectid: request.subjectid };
   }
   if (!result) return { kind: 'new' };
   return { kind: 'existing', meta: await datasets.requireMeta(result, 'result_dataset') };

@@ -17,6 +17,7 @@ import type { ModelStore } from './model-store.ts';
 import type { ModelDescription } from './model-codec.ts';
 import type { Predictor } from './prediction.ts';
 import { predictionRoutes } from './prediction-routes.ts';
+import type { ModelStarters } from './model-jobs.ts';
 
 /** The validations section of a model's page, made by the validation component (which this one cannot import: it validates models). */
 export type ModelValidationsHtml = (model: ModelDescription, canRead: (uri: string) => boolean) => Promise<string>;
@@ -30,6 +31,7 @@ export function modelRoutes(
   predictor: Predictor,
   compounds: CompoundRegistry,
   validationsHtml: ModelValidationsHtml,
+  start: ModelStarters,
 ): void {
   const { store } = services;
   const modelUri = (ctx: Context) => services.uris.item('model', ctx.params.id);
@@ -97,5 +99,5 @@ export function modelRoutes(
     sendDone(ctx);
   });
 
-  predictionRoutes(router, services, datasets, models, predictor, compounds);
+  predictionRoutes(router, services, datasets, models, predictor, compounds, start.predictions);
 }

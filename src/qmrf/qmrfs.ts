@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { defineJob } from '../task/job-definition.ts';
 import { readFileSync } from 'node:fs';
 import { badRequest, HttpError, notFound } from '../core/errors.ts';
 import { currentUser } from '../core/request-context.ts';
@@ -40,10 +42,16 @@ export class Qmrfs {
     this.store = store;
     this.models = models;
     this.datasets = datasets;
-    this.startQmrf = services.tasks.define('qmrf', async ({ modelUri }: { modelUri: string }) => {
-      if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
-      return { title: `QMRF report of ${modelUri}`, work: () => this.fromModel(modelUri) };
-    });
+    this.startQmrf = services.tasks.register(
+      defineJob({
+        kind: 'qmrf',
+        input: z.object({ modelUri: z.string() }),
+        prepare: async ({ modelUri }) => {
+          if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
+          return { title: `QMRF report of ${modelUri}`, work: () => this.fromModel(modelUri) };
+        },
+      }),
+    );
   }
 
   private readonly startQmrf: (input: { modelUri: string }) => Promise<string>;

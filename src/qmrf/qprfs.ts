@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { defineJob } from '../task/job-definition.ts';
 import type * as RDF from '@rdfjs/types';
 import type { Services } from '../core/services.ts';
 import { df, dc, dcterms, ot, rdf, literal, xsd } from '../rdf/namespaces.ts';
@@ -11,7 +13,8 @@ import { qafPredictionChecklist, qprfDocument } from './qprf-document.ts';
 import type { PreparedJob } from '../task/task-runner.ts';
 
 /** What a QPRF is made of: a model, and a compound (of a dataset, optionally). */
-type QprfRequest = { modelUri?: string; datasetUri?: string; compoundUri: string };
+const qprfRequest = z.object({ modelUri: z.string().optional(), datasetUri: z.string().optional(), compoundUri: z.string() });
+type QprfRequest = z.infer<typeof qprfRequest>;
 
 /**
  * QPRF reports: one prediction of one model for one substance (`POST /reach_report/qprf` with
@@ -31,7 +34,7 @@ export class Qprfs {
     this.facts = facts;
     this.qmrfs = qmrfs;
     this.collection = services.uris.reachReports('qprf');
-    this.startQprf = services.tasks.define('qprf', (request: QprfRequest) => this.prepare(request));
+    this.startQprf = services.tasks.register(defineJob({ kind: 'qprf', input: qprfRequest, prepare: (request) => this.prepare(request) }));
   }
 
   private readonly startQprf: (request: QprfRequest) => Promise<string>;

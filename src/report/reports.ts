@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { defineJob } from '../task/job-definition.ts';
 import { badRequest } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { Params } from '../http/params.ts';
@@ -6,18 +8,15 @@ import { toDocBook } from './report-document.ts';
 import type { PlotRequest } from './plots.ts';
 import type { ReportFacts, ValidationFacts } from './report-facts.ts';
 import type { ReportStore } from './report-store.ts';
-import type { ReportType } from './report-codec.ts';
+import { REPORT_TYPES, type ReportType } from './report-codec.ts';
 import { crossvalidationSections, validationSections, type DraftSection } from './report-builders.ts';
 import { comparisonSections } from './comparison-report.ts';
 
 const PLOTS_MODULE = new URL('./plots.ts', import.meta.url).href;
 
 /** A checked report request: its type, validations (in order) and identifiers. */
-interface ReportRequest {
-  type: ReportType;
-  validations: string[];
-  identifiers: string[];
-}
+const reportRequest = z.object({ type: z.enum(REPORT_TYPES), validations: z.array(z.string()), identifiers: z.array(z.string()) });
+type ReportRequest = z.infer<typeof reportRequest>;
 
 /** `validation_uris` and `identifier` as comma-separated lists (or repeated parameters). */
 function listParameter(params: Params, name: string): string[] {
@@ -40,14 +39,20 @@ export class Reports {
     this.services = services;
     this.facts = facts;
     this.store = store;
-    this.startReport = services.tasks.define('report', async (request: ReportRequest) => {
-      await this.requireValidations(request);
-      const title =
-        request.type === 'algorithm_comparison'
-          ? `Algorithm comparison report of ${request.identifiers.join(', ')}`
-          : `${request.type === 'validation' ? 'Validation' : 'Cross-validation'} report of ${request.validations[0]}`;
-      return { title, work: (job) => this.make(request, job.signal) };
-    });
+    this.startReport = services.tasks.register(
+      defineJob({
+        kind: 'report',
+        input: reportRequest,
+        prepare: async (request) => {
+          await this.requireValidations(request);
+          const title =
+            request.type === 'algorithm_comparison'
+              ? `Algorithm comparison report of ${request.identifiers.join(', ')}`
+              : `${request.type === 'validation' ? 'Validation' : 'Cross-validation'} report of ${request.validations[0]}`;
+          return { title, work: (job) => this.make(request, job.signal) };
+        },
+      }),
+    );
   }
 
   /**

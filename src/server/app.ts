@@ -17,34 +17,15 @@ import { ontologyRoutes } from '../ontology/ontology-routes.ts';
 import { accessControl } from '../auth/auth-middleware.ts';
 import { authRoutes } from '../auth/auth-routes.ts';
 import { compoundRoutes } from '../compound/compound-routes.ts';
-import { CompoundRegistry } from '../compound/compound-registry.ts';
-import { DatasetStore } from '../dataset/dataset-store.ts';
 import { datasetRoutes } from '../dataset/dataset-routes.ts';
-import { algorithmRoutes, publishCatalogue } from '../algorithm/algorithm-routes.ts';
-import { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
-import { ModelStore } from '../model/model-store.ts';
-import { Predictor } from '../model/prediction.ts';
+import { algorithmRoutes } from '../algorithm/algorithm-routes.ts';
+import { createComponents } from './components.ts';
 import { modelRoutes } from '../model/model-routes.ts';
-import { trainingJob } from '../model/training.ts';
-import { domainJob } from '../model/domain-training.ts';
-import { cleanupJob } from '../model/cleanup-model.ts';
-import { superJob } from '../model/superalgorithm.ts';
-import { ValidationStore } from '../validation/validation-store.ts';
-import { ValidationRunner } from '../validation/validation-runner.ts';
-import { Crossvalidations } from '../validation/crossvalidation.ts';
-import { ReportStore } from '../report/report-store.ts';
-import { Reports } from '../report/reports.ts';
-import { ReportFacts } from '../report/report-facts.ts';
 import { reportRoutes } from '../report/report-routes.ts';
 import { staticRoutes } from '../web/static-routes.ts';
 import { apiRoutes } from '../web/api-routes.ts';
 import { graphStoreRoutes } from '../sparql/graph-store-routes.ts';
-import { QmrfStore } from '../qmrf/qmrf-store.ts';
-import { Qmrfs } from '../qmrf/qmrfs.ts';
-import { QmrfFacts } from '../qmrf/qmrf-facts.ts';
 import { qmrfRoutes } from '../qmrf/qmrf-routes.ts';
-import { Qprfs } from '../qmrf/qprfs.ts';
-import { QprfFacts } from '../qmrf/qprf-facts.ts';
 import { qprfRoutes } from '../qmrf/qprf-routes.ts';
 import { crossvalidationRoutes } from '../validation/crossvalidation-routes.ts';
 import { validationRoutes } from '../validation/validation-routes.ts';
@@ -90,41 +71,17 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   apiRoutes(router, services, () => routes);
   operationsRoutes(router, services);
   authRoutes(router, services);
-  const compounds = new CompoundRegistry(services, services.chemistry);
-  compoundRoutes(router, services, compounds);
-  const datasets = new DatasetStore(services, compounds);
-  datasetRoutes(router, services, datasets);
-  const models = new ModelStore(services);
-  const descriptors = new DescriptorCalculation(services);
-  const predictor = new Predictor(services, descriptors, (uri) => models.load(uri));
-  const runner = new ValidationRunner(services, datasets, models, predictor, new ValidationStore(services));
-  const crossvalidations = new Crossvalidations(services, runner);
-  algorithmRoutes(router, services, {
-    datasets,
-    descriptors,
-    train: trainingJob(services, datasets, models),
-    startSuper: superJob(services, datasets, models, descriptors, crossvalidations.ofRecipe),
-    fitDomain: domainJob(services, datasets, models),
-    cleanup: cleanupJob(datasets, models),
-  });
-  modelRoutes(router, services, datasets, models, predictor, compounds, (model, canRead) => modelValidationsHtml(services, datasets, model, canRead));
-  crossvalidationRoutes(router, services, runner, crossvalidations);
-  // rows of an upload that a crash cut off before its metadata was written (what an interrupted
-  // task created is removed by the task runner at start)
-  // (not when processes share the store: rows without metadata may be another process's upload in progress)
-  const ready = (async () => {
-    await compounds.open();
-    const rows = services.coordination.shared ? 0 : await datasets.removeOrphans();
-    if (rows) log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
-    await publishCatalogue(services);
-  })();
+  const c = createComponents(services);
+  compoundRoutes(router, services, c.compounds);
+  datasetRoutes(router, services, c.datasets);
+  algorithmRoutes(router, services, c.datasets, c.start.algorithm.algorithm);
+  modelRoutes(router, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);
+  crossvalidationRoutes(router, services, c.crossvalidations, c.start.validation.crossvalidation);
   // registered before /validation/{id}, which would take /validation/report otherwise
-  const reportStore = new ReportStore(services);
-  reportRoutes(router, services, new Reports(services, new ReportFacts(services, datasets, models), reportStore), reportStore);
-  const qmrfStore = new QmrfStore(services);
-  qmrfRoutes(router, services, new Qmrfs(services, new QmrfFacts(services, datasets, models, predictor), qmrfStore, models, datasets), qmrfStore);
-  qprfRoutes(router, services, new Qprfs(services, new QprfFacts(services, compounds, datasets, models, predictor, descriptors), qmrfStore));
-  validationRoutes(router, services, runner, predictor);
+  reportRoutes(router, services, c.reports, c.reportStore);
+  qmrfRoutes(router, services, c.qmrfs, c.qmrfStore);
+  qprfRoutes(router, services, c.qprfs);
+  validationRoutes(router, services, c.runner, c.start.validation);
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);
@@ -139,5 +96,5 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
     await next();
   });
   routes = router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })));
-  return { app, ready, routes };
+  return { app, ready: c.ready, routes };
 }

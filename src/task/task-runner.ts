@@ -11,6 +11,7 @@ import type { Logger } from '../core/log.ts';
 import { currentUser } from '../core/request-context.ts';
 import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 import type { JobInput, JobQueue, QueuedJob } from './job-queue.ts';
+import type { JobDefinition, JobStarter, JobStarters, QuickOrTaskStarter } from './job-definition.ts';
 
 export type { TaskStatus } from './task-codec.ts';
 
@@ -29,12 +30,9 @@ export type Work = (job: Job) => Promise<string>;
 export interface PreparedJob {
   title: string;
   work: Work;
-  /** Work quick enough to do at once, in the request (see defineQuickOrTask). */
+  /** Work quick enough to do at once, in the request (see registerQuickOrTask). */
   quick?: boolean;
 }
-
-/** Check a job's input against the store and say what running it does. */
-export type PrepareJob<I extends JobInput> = (input: I) => Promise<PreparedJob>;
 
 /** The runner of tasks queued in Redis: the task records it. */
 const QUEUE_RUNNER = 'queue';
@@ -75,7 +73,7 @@ const CLOSE_WAIT_MS = 10_000;
  * it survives restarts, and a task found Running or Queued at start-up is ended as Error
  * "interrupted".
  *
- * Work is either a closure run here (`submit`) or a named job kind with JSON input (`define`):
+ * Work is either a closure run here (`submit`) or a named job kind with JSON input (`register`, job-definition.ts):
  * with a shared queue (`--redis-url`) such jobs are run by worker processes, which use this same
  * runner (`runQueued`); each task records the process that runs it, so that a process ends only
  * the tasks of processes that are gone.
@@ -90,7 +88,7 @@ export class TaskRunner {
   private writes: Promise<unknown> = Promise.resolve();
   /** Tasks that ended, by how they ended, since the server started (metrics). */
   readonly ended = { Completed: 0, Error: 0, Cancelled: 0 };
-  private readonly kinds = new Map<string, PrepareJob<JobInput>>();
+  private readonly kinds = new Map<string, JobDefinition<JobInput>>();
 
   private readonly store: TripleStore;
   private readonly uris: UriScheme;
@@ -119,29 +117,34 @@ export class TaskRunner {
   }
 
   /**
-   * A job kind: `prepare` checks the input and says what to run. Answers the function that
-   * starts such a job: the input is checked at once (a mistake is the caller's 400/404), then
-   * run here or queued for a worker; it answers the task URI.
+   * Register a kind of job (job-definition.ts; server/components.ts registers every component's).
+   * Answers the function that starts such a job: the input is checked at once (a mistake is the
+   * caller's 400/404), then the job runs here or is queued for a worker; it answers the task URI.
    */
-  define<I extends JobInput>(kind: string, prepare: PrepareJob<I>): (input: I) => Promise<string> {
-    this.kinds.set(kind, prepare as unknown as PrepareJob<JobInput>);
+  register<I extends JobInput>(definition: JobDefinition<I>): JobStarter<I> {
+    this.kinds.set(definition.kind, definition as unknown as JobDefinition<JobInput>);
     return async (input) => {
-      const json = asJson(input);
-      return this.launch(kind, json, await prepare(json));
+      const json = asJson(definition.input.parse(input));
+      return this.launch(definition.kind, json, await definition.prepare(json));
     };
   }
 
-  /**
-   * As define, for work that is sometimes quick (predictions without descriptors to calculate):
-   * quick work is done at once and answers its result; other work answers its task.
-   */
-  defineQuickOrTask<I extends JobInput>(kind: string, prepare: PrepareJob<I>): (input: I) => Promise<{ result: string } | { task: string }> {
-    this.kinds.set(kind, prepare as unknown as PrepareJob<JobInput>);
+  /** Register each of a component's job definitions; answers their starters by the same names. */
+  registerAll<T extends Record<string, JobDefinition<any>>>(definitions: T): JobStarters<T> {
+    const starters: Record<string, unknown> = {};
+    for (const [name, definition] of Object.entries(definitions))
+      starters[name] = definition.mayBeQuick ? this.registerQuickOrTask(definition as JobDefinition<JobInput> & { mayBeQuick: true }) : this.register(definition);
+    return starters as JobStarters<T>;
+  }
+
+  /** As register, for a job that may be quick (`mayBeQuick`): quick work is done at once and answers its result; other work answers its task. */
+  registerQuickOrTask<I extends JobInput>(definition: JobDefinition<I> & { mayBeQuick: true }): QuickOrTaskStarter<I> {
+    this.kinds.set(definition.kind, definition as unknown as JobDefinition<JobInput>);
     return async (input) => {
-      const json = asJson(input);
-      const prepared = await prepare(json);
+      const json = asJson(definition.input.parse(input));
+      const prepared = await definition.prepare(json);
       if (prepared.quick) return { result: await prepared.work({ taskUri: '', signal: new AbortController().signal, progress: () => undefined }) };
-      return { task: await this.launch(kind, json, prepared) };
+      return { task: await this.launch(definition.kind, json, prepared) };
     };
   }
 
@@ -320,10 +323,12 @@ export class TaskRunner {
       return;
     }
     if (left.length) await this.rollback(job.task, left);
-    const prepare = this.kinds.get(job.kind);
+    const definition = this.kinds.get(job.kind);
     const work: Work = async (running) => {
-      if (!prepare) throw new HttpError(500, 'UnknownJob', `this worker does not know jobs of kind ${job.kind}`);
-      return (await prepare(job.input)).work(running);
+      if (!definition) throw new HttpError(500, 'UnknownJob', `this worker does not know jobs of kind ${job.kind}`);
+      const input = definition.input.safeParse(job.input);
+      if (!input.success) throw new HttpError(500, 'BadJobInput', `a queued ${job.kind} job's input is not what this worker expects: ${input.error.message}`);
+      return (await definition.prepare(input.data)).work(running);
     };
     const state = this.enqueue({ ...record, status: 'Queued', percent: 0, runner: QUEUE_RUNNER }, work);
     await this.settled(state.uri);

@@ -5,9 +5,8 @@ import { badRequest, notFound } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
-import type { ValidationRunner } from './validation-runner.ts';
-import type { Crossvalidations, Stratification } from './crossvalidation.ts';
-import { learningSetup } from './validation-service-routes.ts';
+import type { Crossvalidations } from './crossvalidation.ts';
+import { learningInput, type ValidationStarters } from './validation-service-routes.ts';
 import { VALIDATION_PARAMETERS as V } from './validation-params.ts';
 import { VALIDATION_SCHEMA } from './validation-schema.ts';
 import { readParameters } from '../algorithm/parameters.ts';
@@ -18,8 +17,8 @@ import { resourceTree } from '../rdf/resource-tree.ts';
  * Cross-validation component (spec 4.2) at /crossvalidation, also answered under the Ruby
  * service layout /validation/crossvalidation (DESIGN.md).
  */
-export function crossvalidationRoutes(router: Router, services: Services, runner: ValidationRunner, crossvalidations: Crossvalidations): void {
-  const { config, tasks } = services;
+export function crossvalidationRoutes(router: Router, services: Services, crossvalidations: Crossvalidations, startCrossvalidation: ValidationStarters['crossvalidation']): void {
+  const { config } = services;
   const uriOf = (ctx: Context) => services.uris.item('crossvalidation', ctx.params.id);
 
   async function requireCrossvalidation(ctx: Context) {
@@ -29,46 +28,16 @@ export function crossvalidationRoutes(router: Router, services: Services, runner
     return { uri, quads };
   }
 
-  /** A cross-validation (k-fold or leave-one-out) of a recipe on a dataset: a job kind, so a worker may run it. */
-  const startCrossvalidation = tasks.define('crossvalidation', async (input: { params: [string, string][]; leaveOneOut: boolean }) => {
-    const { leaveOneOut } = input;
-    const params = Params.fromEntries(input.params);
-    const setup = learningSetup(services, params);
-    const dataset = await runner.requireDataset(params.required('dataset_uri'), 'dataset_uri');
-    const given = params.get('stratified')?.trim().toLowerCase();
-    let stratified = (given || 'true') as Stratification;
-    if (!['true', 'false', 'super'].includes(stratified)) throw badRequest(`stratified must be true, false or super (got ${JSON.stringify(stratified.slice(0, 40))})`);
-    const randomSeed = Number(readParameters([V.randomSeed], params).random_seed);
-    await runner.checkTraining(setup, dataset.uri);
-    let note: string | undefined;
-    if (!leaveOneOut && stratified === 'true' && setup.def.learner.task === 'regression') {
-      if (given)
-        throw badRequest(
-          `stratified=true stratifies by class, but prediction_feature ${setup.predictionFeature} is a regression target; leave stratified out, or use false, or super (stratified on the sorted target values)`,
-        );
-      // the spec's default (stratified=true) on a regression target: stratify on the sorted target
-      stratified = 'super';
-      note =
-        'stratified was left at its default (true) on a regression target: the folds are stratified on the sorted target values (rows sorted by the target and dealt to the folds in blocks of k), as stratified=super does';
-    }
-    const size = await runner.datasets.count(dataset.uri);
-    const numFolds = leaveOneOut ? size : Number(readParameters([V.numFolds], params).num_folds);
-    if (numFolds > size) throw badRequest(`num_folds ${numFolds} is larger than the ${size} rows of dataset ${dataset.uri}`);
-    return {
-      title: `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`,
-      work: async (job) => {
-        const rows = await runner.datasets.allRows(dataset.uri);
-        return crossvalidations.run(
-          { setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed, stratified, leaveOneOut, note },
-          { signal: job.signal, progress: (f) => job.progress(f * 100) },
-        );
-      },
-    };
-  });
-
+  /** A cross-validation (k-fold, or leave-one-out) of a recipe on a dataset, run as a task (validation-jobs.ts). */
   async function start(ctx: Context, leaveOneOut: boolean) {
     const params = await Params.fromRequest(ctx, config.bodyLimit);
-    await sendTask(ctx, await startCrossvalidation({ params: params.entries(), leaveOneOut }));
+    const learning = learningInput(params);
+    const stratified = params.get('stratified')?.trim().toLowerCase() || undefined;
+    if (stratified !== undefined && stratified !== 'true' && stratified !== 'false' && stratified !== 'super')
+      throw badRequest(`stratified must be true, false or super (got ${JSON.stringify(stratified.slice(0, 40))})`);
+    const randomSeed = Number(readParameters([V.randomSeed], params).random_seed);
+    const numFolds = leaveOneOut ? undefined : Number(readParameters([V.numFolds], params).num_folds);
+    await sendTask(ctx, await startCrossvalidation({ ...learning, datasetUri: params.required('dataset_uri'), stratified, randomSeed, numFolds }));
   }
 
   // registered before /validation/{id}, which would take these paths otherwise

@@ -4,14 +4,13 @@ import { notFound } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { sendGraphList, sendDone } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
-import type { Predictor } from '../model/prediction.ts';
 import type { ValidationRunner } from './validation-runner.ts';
 import { sendValidation } from './validation-views.ts';
-import { validationServiceRoutes } from './validation-service-routes.ts';
+import { validationServiceRoutes, type ValidationStarters } from './validation-service-routes.ts';
 
 /** Validation component (spec 2.6, 4.1), mounted at /validation: the validations as resources here, the services that make them in validation-service-routes.ts. */
-export function validationRoutes(router: Router, services: Services, runner: ValidationRunner, predictor: Predictor): void {
-  validationServiceRoutes(router, services, runner, predictor);
+export function validationRoutes(router: Router, services: Services, runner: ValidationRunner, start: ValidationStarters): void {
+  validationServiceRoutes(router, services, start);
   const { validations } = runner;
   const validationUri = (ctx: Context) => services.uris.item('validation', ctx.params.id);
 
