@@ -4,7 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, http, parseTurtle, OT, type TestServer } from './helpers.ts';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { HttpError } from '../src/core/errors.ts';
+import { defineJob } from '../src/task/job-definition.ts';
+import { taskQuads } from '../src/task/task-codec.ts';
 import { df, ot, rdf } from '../src/rdf/namespaces.ts';
 import type { TripleStore } from '../src/store/triple-store.ts';
 
@@ -187,4 +191,32 @@ test('task work can run on the worker-thread pool, in parallel with the request 
   let expected = 0;
   for (let i = 0; i < 2_000_000; i++) expected += i * i;
   assert.equal(done.text.trim(), `${s.base}/result/${expected}`);
+});
+
+test('a job kind is a typed definition: its starter checks the input against the schema; a queued job whose input does not fit ends as Error BadJobInput', async () => {
+  const tasks = s.services.tasks;
+  const start = tasks.register(
+    defineJob({
+      kind: 'test-sum',
+      input: z.object({ numbers: z.array(z.number()) }),
+      prepare: async ({ numbers }) => {
+        if (!numbers.length) throw new HttpError(400, 'InvalidInput', 'numbers: none given');
+        return { title: 'a sum', work: async () => `${s.base}/feature/${numbers.reduce((a, b) => a + b, 0)}` };
+      },
+    }),
+  );
+  const done = await start({ numbers: [1, 2, 3] });
+  await tasks.settled(done);
+  assert.equal((await http(local(done), { accept: 'text/uri-list' })).text.trim(), `${s.base}/feature/6`);
+  await assert.rejects(start({ numbers: [] }), (e: HttpError) => e.status === 400);
+  await assert.rejects(start({ numbers: ['1'] } as never), /expected number/);
+  // as a worker takes it from the shared queue: a task record waiting, and an input of another shape
+  const uri = `${s.base}/task/${randomUUID()}`;
+  const now = new Date();
+  await s.services.store.createGraphs({ [uri]: taskQuads({ uri, title: 'queued', status: 'Queued', percent: 0, created: now, modified: now, runner: 'queue' }) });
+  await tasks.runQueued({ task: uri, kind: 'test-sum', input: { numbers: 'one, two' } }, 0);
+  const r = await http(local(uri), { accept: 'text/turtle' });
+  assert.equal(r.status, 500);
+  assert.equal(status(r.text, uri), 'Error');
+  assert.match(r.text, /BadJobInput/);
 });
