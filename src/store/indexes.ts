@@ -7,7 +7,7 @@
  * Each index has one position for the object, so it serves exactly one bound-set that contains
  * a literal object; there are eight such sets ({o}, {s,o}, {p,o}, {g,o}, {s,p,o}, {s,g,o},
  * {p,g,o}, {s,p,g,o}), hence eight indexes is the minimum that answers every pattern. The set
- * below also covers every pattern without an object. test/store.test.ts checks all 16 patterns.
+ * below also covers every pattern without an object. test/unit/store.test.ts checks all 16 patterns.
  */
 export type TermName = 'subject' | 'predicate' | 'object' | 'graph';
 

@@ -1,0 +1,129 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { df } from '../../src/rdf/namespaces.ts';
+import { select } from '../../src/store/query-helpers.ts';
+import { sparql } from '../../src/store/sparql-template.ts';
+import { startTestServer, testStore, type TestServer } from '../helpers.ts';
+
+/**
+ * What the remote store must do beyond the component suites (`npm run test:remote`, with
+ * TOXGRAPH_TEST_STORE=virtuoso or oxigraph; skipped on the embedded store).
+ */
+const remote = !!testStore;
+const skip = !remote && 'the remote store only (npm run test:remote)';
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+
+let s: TestServer;
+before(async () => {
+  if (remote) s = await startTestServer();
+});
+after(() => s?.stop());
+
+test('values travel unchanged: doubles to the last digit, booleans, and expressions still see numbers', { skip }, async () => {
+  const g = 'http://example.org/remote/values';
+  const p = df.namedNode('http://example.org/p');
+  const values = ['-2.7182818284590451', '0.30000000000000004', '10', '9', '-1', '1.5e-7'];
+  await s.services.store.replaceGraphs({
+    [g]: [
+      ...values.map((v, i) => df.quad(df.namedNode(`${g}#v${i}`), p, df.literal(v, df.namedNode(`${XSD}double`)))),
+      df.quad(df.namedNode(`${g}#flag`), df.namedNode('http://example.org/flag'), df.literal('true', df.namedNode(`${XSD}boolean`))),
+    ],
+  });
+  const read = await s.services.store.readGraph(g);
+  assert.deepEqual(
+    read
+      .filter((q) => q.predicate.equals(p))
+      .map((q) => q.object.value)
+      .sort(),
+    [...values].sort(),
+  );
+  assert.ok(
+    read.every((q) => q.object.termType !== 'Literal' || q.object.datatype.value.startsWith(XSD)),
+    'original datatypes',
+  );
+  assert.equal(read.find((q) => q.predicate.value === 'http://example.org/flag')?.object.value, 'true');
+  // FILTER and ORDER BY compare numbers, not the stored text
+  const rows = await select(s.services.store, sparql`SELECT ?v WHERE { GRAPH ${df.namedNode(g)} { ?x ${p} ?v } FILTER(?v > 0.5) } ORDER BY ?v`);
+  assert.deepEqual(
+    rows.map((r) => r.v.value),
+    ['9', '10'],
+  );
+  // a pattern constant finds the value it names
+  const exact = await select(s.services.store, sparql`SELECT ?x WHERE { GRAPH ?g { ?x ${p} ${df.literal('-2.7182818284590451', df.namedNode(`${XSD}double`))} } }`);
+  assert.deepEqual(
+    exact.map((r) => r.x.value),
+    [`${g}#v0`],
+  );
+});
+
+test('a reader that stops early gives its connection back: many partial reads, then a whole one', { skip, timeout: 120_000 }, async () => {
+  const g = 'http://example.org/remote/big';
+  await s.services.store.replaceGraphs({ [g]: Array.from({ length: 5000 }, (_, i) => df.quad(df.namedNode(`${g}#r${i}`), df.namedNode('http://example.org/n'), df.literal(String(i)))) });
+  for (let i = 0; i < 40; i++) {
+    for await (const _ of s.services.store.streamGraph(g)) break;
+  }
+  assert.equal((await s.services.store.readGraph(g)).length, 5000);
+});
+
+for (const writer of ['this process', 'another process'] as const) {
+  test(`reads of a graph while ${writer} replaces it again and again all succeed and see one whole version`, { skip, timeout: 180_000 }, async () => {
+    const { RemoteSparqlStore } = await import('../../src/store/remote/remote-sparql-store.ts');
+    const url = s.services.config.storeUrl ?? '';
+    // another process: a second store on the same server, which this process's reads know nothing of
+    const writes = writer === 'this process' ? s.services.store : await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url });
+    const g = `http://example.org/remote/replaced/${writer.replace(' ', '-')}`;
+    const size = 8;
+    const version = (n: number) => Array.from({ length: size }, (_, i) => df.quad(df.namedNode(`${g}#r${i}`), df.namedNode('http://example.org/version'), df.literal(String(n))));
+    try {
+      await writes.replaceGraphs({ [g]: version(0) });
+      let writing = true;
+      const seen: string[] = [];
+      const reader = async () => {
+        while (writing) {
+          const quads = await s.services.store.readGraph(g);
+          seen.push(`${quads.length} quads of ${new Set(quads.map((q) => q.object.value)).size} version(s)`);
+        }
+      };
+      const readers = [reader(), reader(), reader()];
+      for (let n = 1; n <= 400; n++) await writes.replaceGraphs({ [g]: version(n) });
+      writing = false;
+      await Promise.all(readers);
+      assert.ok(seen.length > 3, `${seen.length} reads`);
+      assert.deepEqual([...new Set(seen)], [`${size} quads of 1 version(s)`]);
+    } finally {
+      if (writes !== s.services.store) await writes.close();
+    }
+  });
+}
+
+test('a request whose connection is closed under it is sent again', { skip, timeout: 60_000 }, async () => {
+  const { createServer, connect } = await import('node:net');
+  const { RemoteSparqlStore } = await import('../../src/store/remote/remote-sparql-store.ts');
+  const target = new URL(s.services.config.storeUrl ?? '');
+  // a loopback proxy to the test's Virtuoso that drops the first connection once the request has arrived
+  let dropped = 0;
+  const proxy = createServer((client) => {
+    if (dropped === 0) {
+      dropped++;
+      client.once('data', () => client.destroy());
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}${target.pathname}`;
+  try {
+    const store = await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url });
+    try {
+      assert.equal(dropped, 1, 'the first connection was dropped');
+      assert.equal(await store.hasGraph('http://example.org/remote/values'), true);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    proxy.close();
+  }
+});

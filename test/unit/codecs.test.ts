@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Parser, Writer } from 'n3';
+import type * as RDF from '@rdfjs/types';
+import { taskQuads, taskRecord, type TaskRecord } from '../../src/task/task-codec.ts';
+import { reportQuads, reportRecord, type ReportRecord } from '../../src/report/report-codec.ts';
+import { policiesFrom, policyQuads, usersFrom, usersQuads, type User } from '../../src/auth/auth-codec.ts';
+
+/** Through N-Triples text and back, as the store keeps and answers them (terms compared by value, not identity). */
+async function throughText(quads: RDF.Quad[]): Promise<RDF.Quad[]> {
+  const text = await new Promise<string>((resolve, reject) => {
+    const writer = new Writer({ format: 'N-Quads' });
+    writer.addQuads(quads as never);
+    writer.end((e, out) => (e ? reject(e) : resolve(out)));
+  });
+  return new Parser({ format: 'N-Quads' }).parse(text) as unknown as RDF.Quad[];
+}
+
+const BASE = 'http://toxgraph.test';
+
+test('task codec: a record round-trips through its quads, with and without the optional parts', async () => {
+  const created = new Date('2026-11-26T03:00:00.000Z');
+  const full: TaskRecord = {
+    uri: `${BASE}/task/1`,
+    title: 'Cross-validation of "kNN" <on> a dataset',
+    creator: 'alice',
+    status: 'Error',
+    percent: 37.5,
+    created,
+    modified: new Date(created.getTime() + 1234),
+    resultUri: `${BASE}/validation/9`,
+    runner: 'queue',
+    error: { status: 400, code: 'InvalidInput', message: 'missing prediction_feature', details: 'a line\nand another' } as never,
+  };
+  assert.deepEqual(taskRecord(await throughText(taskQuads(full)), full.uri), full);
+  const bare: TaskRecord = { uri: `${BASE}/task/2`, title: '', status: 'Running', percent: 0, created, modified: created };
+  assert.deepEqual(taskRecord(await throughText(taskQuads(bare)), bare.uri), { ...bare, creator: undefined, resultUri: undefined, runner: undefined, error: undefined });
+  assert.equal(taskRecord(await throughText(taskQuads(bare)), `${BASE}/task/3`), undefined, 'no record for another subject');
+});
+
+test('report codec: validations keep their order, an algorithm comparison its identifiers', async () => {
+  const comparison: ReportRecord = {
+    uri: `${BASE}/report/algorithm_comparison/4`,
+    type: 'algorithm_comparison',
+    title: 'kNN against a forest',
+    date: new Date('2026-01-02T03:04:05.000Z'),
+    validations: [`${BASE}/crossvalidation/12`, `${BASE}/crossvalidation/3`, `${BASE}/crossvalidation/7`],
+    identifiers: ['kNN', 'forest', 'kNN, k=3'],
+    models: [],
+    algorithms: [`${BASE}/algorithm/knn`, `${BASE}/algorithm/random-forest`],
+  };
+  const back = reportRecord(await throughText(reportQuads(comparison)), comparison.uri);
+  assert.deepEqual(back.validations, comparison.validations);
+  assert.deepEqual(back.identifiers, comparison.identifiers);
+  assert.deepEqual({ ...back, algorithms: [...back.algorithms].sort() }, comparison);
+  const single: ReportRecord = {
+    ...comparison,
+    uri: `${BASE}/report/validation/5`,
+    type: 'validation',
+    validations: [`${BASE}/validation/1`],
+    identifiers: [],
+    models: [`${BASE}/model/2`],
+    algorithms: [],
+  };
+  assert.deepEqual(reportRecord(await throughText(reportQuads(single)), single.uri), single);
+});
+
+test('access-control codec: users with their groups, and policies, round-trip', async () => {
+  const users: User[] = [
+    { name: 'alice', hash: 'scrypt$16384$8$1$c2FsdA$aGFzaA', admin: false },
+    { name: 'admin', hash: 'scrypt$16384$8$1$c2FsdDI$aGFzaDI', admin: true },
+  ];
+  const groups = new Map([['reviewers', new Set(['alice', 'admin'])]]);
+  const read = usersFrom(await throughText(usersQuads(users, groups)));
+  assert.deepEqual(
+    [...read.users.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    [...users].sort((a, b) => a.name.localeCompare(b.name)),
+  );
+  assert.deepEqual(read.groups, groups);
+  const policies = [
+    { resource: `${BASE}/dataset/1`, owner: 'alice', publicRead: false, readers: ['reviewers'] },
+    { resource: `${BASE}/model/2`, owner: 'admin', publicRead: true, readers: [] },
+  ];
+  const back = policiesFrom(await throughText(policies.flatMap(policyQuads)));
+  assert.deepEqual([...back.values()], policies);
+});
