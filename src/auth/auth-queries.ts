@@ -1,5 +1,6 @@
 import { df, literal, ot } from '../rdf/namespaces.ts';
-import { checkIri, dataTriples, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { dataTriples, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 import { POLICIES_GRAPH, TOKENS_GRAPH, policyQuads, tokenNode, tokensQuads, type Policy } from './auth-codec.ts';
 
 /**

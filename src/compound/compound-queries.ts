@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, owl, literal } from '../rdf/namespaces.ts';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 
 /**
  * Every SPARQL query and update of the compound component, by name. Compounds and conformers

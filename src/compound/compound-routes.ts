@@ -1,4 +1,3 @@
-import { readGraphs } from '../store/query-helpers.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { df, ot, literal, xsd } from '../rdf/namespaces.ts';
@@ -18,7 +17,7 @@ import { structureFeatureRoutes } from './structure-feature-routes.ts';
 
 /** Compound component (spec 2.3, 4.8, 4.10), with its conformers and feature values. */
 export function compoundRoutes(router: Router, services: Services, compounds: CompoundRegistry): void {
-  const { store, config } = services;
+  const { config } = services;
   const chemistry = compounds.chemistry;
   const base = compounds.collection;
   const structures = new StructureResources(services, compounds);
@@ -60,7 +59,7 @@ export function compoundRoutes(router: Router, services: Services, compounds: Co
     const canRead: (uri: string) => boolean = ctx.state.canRead ?? (() => true);
     const visible = uris.filter(canRead);
     const rdf = async () => {
-      const quads = await readGraphs(store, visible);
+      const quads = await structures.graphsOf(visible);
       if (similarity) for (const [u, v] of similarity) if (canRead(u)) quads.push(df.quad(df.namedNode(u), ot('similarity'), literal(String(v), xsd('double'))));
       return quads;
     };

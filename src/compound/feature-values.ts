@@ -2,7 +2,7 @@ import type { UriScheme } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
 import { df, ot, rdf, xsd, literal } from '../rdf/namespaces.ts';
-import { checkIri } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 import { badRequest } from '../core/errors.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import { compoundQueries } from './compound-queries.ts';

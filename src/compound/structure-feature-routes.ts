@@ -1,5 +1,4 @@
 import { featureRef } from '../core/uri-scheme.ts';
-import { readGraphs } from '../store/query-helpers.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest } from '../core/errors.ts';
@@ -9,7 +8,7 @@ import type { StructureResources } from './structure-resources.ts';
 
 /** Feature values set on a compound or conformer itself (spec 4.8): GET, POST/PUT, DELETE. */
 export function structureFeatureRoutes(router: Router, structures: StructureResources): void {
-  const { store, config, uris } = structures.services;
+  const { config, uris } = structures.services;
   const { values } = structures;
 
   const featureRoutes = (path: string, uriOf: (ctx: Context) => string) => {
@@ -19,18 +18,7 @@ export function structureFeatureRoutes(router: Router, structures: StructureReso
       const requested = Params.fromQuery(ctx).all('feature_uris');
       const found = await values.read(uri, requested.length ? requested : undefined);
       const features = [...new Set(found.map((v) => v.feature))];
-      await sendList(
-        ctx,
-        features,
-        async (members) => [
-          ...(await readGraphs(
-            store,
-            members.filter((f) => uris.isLocal(f)),
-          )),
-          ...values.quads(uri, found),
-        ],
-        `Features of ${uri}`,
-      );
+      await sendList(ctx, features, async (members) => [...(await structures.graphsOf(members.filter((f) => uris.isLocal(f)))), ...values.quads(uri, found)], `Features of ${uri}`);
     });
     const setValue = async (ctx: Context) => {
       const uri = uriOf(ctx);

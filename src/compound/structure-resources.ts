@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { badRequest, notFound } from '../core/errors.ts';
 import { isConformer } from '../core/uri-scheme.ts';
-import { select } from '../store/query-helpers.ts';
+import { readGraphs, select } from '../store/query-helpers.ts';
 import { compoundQueries } from './compound-queries.ts';
 import type { Services } from '../core/services.ts';
 import { Params } from '../http/params.ts';
@@ -25,6 +25,11 @@ export class StructureResources {
     this.services = services;
     this.compounds = compounds;
     this.values = new FeatureValues(services.store, services.uris);
+  }
+
+  /** The graphs of the given resources (compounds, conformers, features), in that order. */
+  graphsOf(uris: string[]): Promise<RDF.Quad[]> {
+    return readGraphs(this.services.store, uris);
   }
 
   compoundUri(ctx: Context): string {

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { readMultipart } from '../http/multipart.ts';
 import { df, ot, rdf, literal } from '../rdf/namespaces.ts';
-import { checkIri } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 import { badRequest, notFound, unsupportedType } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { readBody, requestMediaType } from '../http/body.ts';

@@ -1,6 +1,7 @@
 import { dc, df, ot } from '../rdf/namespaces.ts';
 import { resourcesOfType } from '../store/query-helpers.ts';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 
 /**
  * Every SPARQL query of the dataset component, by name. The rows themselves are read by

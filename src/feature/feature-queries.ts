@@ -1,5 +1,6 @@
 import { dc, df, ot, owl } from '../rdf/namespaces.ts';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 
 /** Every SPARQL query of the feature component, by name (the lists bind `?f`, a feature URI). */
 export const featureQueries = {

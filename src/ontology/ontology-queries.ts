@@ -1,5 +1,6 @@
 import { df, ot, otee, rdfs } from '../rdf/namespaces.ts';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 
 /** The predefined queries of the ontology service (spec 4.5), run over the published scope. */
 export const ontologyQueries = {

@@ -1,8 +1,6 @@
-import { ontologyQueries } from './ontology-queries.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { checkIri, type SparqlText } from '../store/sparql-template.ts';
-import { construct } from '../store/query-helpers.ts';
+import { checkIri } from '../rdf/terms.ts';
 import { badRequest, HttpError } from '../core/errors.ts';
 import { currentUser } from '../core/request-context.ts';
 import { callerToken } from '../auth/caller-token.ts';
@@ -16,27 +14,22 @@ import type { OntologyRegistry } from './registry.ts';
 
 /** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
 export function ontologyRoutes(router: Router, services: Services, registry: OntologyRegistry): void {
-  const { store, config, access } = services;
+  const { config, access } = services;
   // the published scope, narrowed to what the caller may read
   const scope = () => access.scopeFor(currentUser.getStore(), services.published);
 
-  const predefined = (path: string, title: string, query: SparqlText) => {
-    router.get(path, async (ctx) => {
-      const quads = await construct(store, query, { scope: scope() });
-      await sendRdf(ctx, quads, title);
-    });
+  const predefined = (path: string, title: string, what: 'models' | 'algorithms' | 'endpoints') => {
+    router.get(path, async (ctx) => sendRdf(ctx, await registry.published(what, scope()), title));
   };
-  predefined('/ontology/models', 'Models', ontologyQueries.models());
-  predefined('/ontology/algorithms', 'Algorithms', ontologyQueries.algorithms());
-  predefined('/ontology/endpoints', 'Endpoints', ontologyQueries.endpoints());
-  predefined('/onotlogy/endpoints', 'Endpoints', ontologyQueries.endpoints()); // the reference's spelling
+  predefined('/ontology/models', 'Models', 'models');
+  predefined('/ontology/algorithms', 'Algorithms', 'algorithms');
+  predefined('/ontology/endpoints', 'Endpoints', 'endpoints');
+  predefined('/onotlogy/endpoints', 'Endpoints', 'endpoints'); // the reference's spelling
 
   // a page of its own for every term of the bundled vocabularies (ot:, ota:, otee:): pages link their terms here
   router.get('/ontology/term', async (ctx) => {
     const iri = Params.fromQuery(ctx).required('iri');
-    const quads = await construct(store, ontologyQueries.term(iri), {
-      scope: { includesDefaultGraph: false, allows: (g) => services.published.vocabularyGraphs().includes(g), restriction: () => ({ allow: services.published.vocabularyGraphs() }) },
-    });
+    const quads = await registry.term(iri);
     if (!quads.some((q) => q.subject.value === iri)) throw new HttpError(404, 'NotFound', `${iri} is not a term of this service's vocabularies`);
     await sendRdf(ctx, quads, `Term ${iri}`);
   });

@@ -1,14 +1,14 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, literal } from '../rdf/namespaces.ts';
 import { notFound } from '../core/errors.ts';
-import type { TripleStore } from '../store/triple-store.ts';
+import type { GraphScope, TripleStore } from '../store/triple-store.ts';
 import type { Config } from '../core/config.ts';
 import type { UriScheme } from '../core/uri-scheme.ts';
 import type { Logger } from '../core/log.ts';
 import type { PublishedScope } from './published-scope.ts';
 import { harvest } from './harvester.ts';
 import { ontologyQueries } from './ontology-queries.ts';
-import { select } from '../store/query-helpers.ts';
+import { construct, select } from '../store/query-helpers.ts';
 import type { Coordination } from '../core/coordination.ts';
 
 /**
@@ -39,6 +39,17 @@ export class OntologyRegistry {
 
   isLocal(uri: string): boolean {
     return this.uris.isLocal(uri);
+  }
+
+  /** The published models, algorithms or endpoints (GET /ontology/models, …), within what `scope` lets the caller read. */
+  published(what: 'models' | 'algorithms' | 'endpoints', scope: GraphScope): Promise<RDF.Quad[]> {
+    return construct(this.store, ontologyQueries[what](), { scope });
+  }
+
+  /** What the bundled vocabularies (ot:, ota:, otee:) say of a term: its page (GET /ontology/term). */
+  term(iri: string): Promise<RDF.Quad[]> {
+    const vocabularies = this.scope.vocabularyGraphs();
+    return construct(this.store, ontologyQueries.term(iri), { scope: { includesDefaultGraph: false, allows: (g) => vocabularies.includes(g), restriction: () => ({ allow: vocabularies }) } });
   }
 
   isRegistered(uri: string): boolean {

@@ -1,4 +1,5 @@
 import type * as RDF from '@rdfjs/types';
+import { badRequest } from '../core/errors.ts';
 
 /** A string that identifies a term exactly (type, value, language, datatype). */
 export function termKey(t: RDF.Term): string {
@@ -32,4 +33,14 @@ export function numberOf(v: RDF.Literal | undefined): number {
   if (s === '') return NaN;
   const n = Number(s);
   return Number.isFinite(n) ? n : NaN;
+}
+
+const IRI_FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\]/;
+
+/** Throws a 400 when the string cannot be an IRI in SPARQL (and hence in our store). */
+export function checkIri(iri: string): string {
+  if (iri.length === 0 || IRI_FORBIDDEN.test(iri) || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(iri)) {
+    throw badRequest(`not a valid absolute IRI: ${JSON.stringify(iri.slice(0, 200))}`);
+  }
+  return iri;
 }

@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { checkIri, sparql, type SparqlText } from './sparql-template.ts';
+import { sparql, type SparqlText } from './sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 import { df, RDF_TYPE } from '../rdf/namespaces.ts';
 import { sortById } from './id-minter.ts';
 import type { QueryOptions, Solution, TripleStore } from './triple-store.ts';

@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.ts';
+import { checkIri } from '../rdf/terms.ts';
 
 /**
  * Safe SPARQL templates. Every value interpolated into a `sparql\`...\`` template must be an
@@ -48,17 +49,8 @@ function writeValue(value: SparqlValue): string {
 }
 
 // IRIREF of the SPARQL grammar: no control characters, spaces or <>"{}|^`\
-const IRI_FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\]/;
 const LANGTAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
 const VARNAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** Throws a 400 when the string cannot be an IRI in SPARQL (and hence in our store). */
-export function checkIri(iri: string): string {
-  if (iri.length === 0 || IRI_FORBIDDEN.test(iri) || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(iri)) {
-    throw badRequest(`not a valid absolute IRI: ${JSON.stringify(iri.slice(0, 200))}`);
-  }
-  return iri;
-}
 
 export function writeIri(iri: string): string {
   return `<${checkIri(iri)}>`;

@@ -1,5 +1,6 @@
 import { dcterms, df, literal, ot } from '../rdf/namespaces.ts';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 import { TASK_RUNNER } from './task-codec.ts';
 
 /** Every SPARQL query of the task component, by name (the lists bind `?t`). */

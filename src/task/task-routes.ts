@@ -1,9 +1,6 @@
 import type Router from '@koa/router';
-import { select } from '../store/query-helpers.ts';
 import { notFound } from '../core/errors.ts';
 import { sendGraphList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.ts';
-import { taskRecord } from './task-codec.ts';
-import { taskQueries } from './task-queries.ts';
 import { Params } from '../http/params.ts';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import type { Services } from '../core/services.ts';
@@ -13,15 +10,14 @@ export function taskRoutes(router: Router, services: Services): void {
   const { store, tasks } = services;
 
   router.get('/task', async (ctx) => {
-    const uris = (await select(store, taskQueries.all())).map((r) => r.t.value);
-    await sendGraphList(ctx, store, uris, 'Tasks');
+    await sendGraphList(ctx, store, await tasks.list(), 'Tasks');
   });
 
   router.get('/task/:id', async (ctx) => {
     const uri = services.uris.item('task', ctx.params.id);
-    const quads = await store.readGraph(uri);
-    const task = taskRecord(quads, uri);
-    if (!task) throw notFound(`task ${uri} not found`);
+    const found = await tasks.read(uri);
+    if (!found) throw notFound(`task ${uri} not found`);
+    const { quads, record: task } = found;
     const { status, resultUri: result } = task;
     let code = 200;
     if (status === 'Queued' || status === 'Running') code = 202;
@@ -49,9 +45,7 @@ export function taskRoutes(router: Router, services: Services): void {
 
   router.delete('/task/:id', async (ctx) => {
     const uri = services.uris.item('task', ctx.params.id);
-    if (!(await store.hasGraph(uri))) throw notFound(`task ${uri} not found`);
-    // Cancel a live task; a finished one is removed.
-    if (!(await tasks.cancel(uri))) await store.deleteGraphs([uri]);
+    if (!(await tasks.remove(uri))) throw notFound(`task ${uri} not found`);
     sendDone(ctx);
   });
 }

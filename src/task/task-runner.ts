@@ -334,6 +334,25 @@ export class TaskRunner {
     await this.settled(state.uri);
   }
 
+  /** Every task, by URI (GET /task). */
+  async list(): Promise<string[]> {
+    return (await select(this.store, taskQueries.all())).map((r) => r.t.value);
+  }
+
+  /** A task's graph and its record; undefined when there is no such task. */
+  async read(uri: string): Promise<{ quads: RDF.Quad[]; record: TaskRecord } | undefined> {
+    const quads = await this.store.readGraph(uri);
+    const record = taskRecord(quads, uri);
+    return record && { quads, record };
+  }
+
+  /** DELETE /task/{id}: a live task is cancelled, a finished one removed. Answers false when there is no such task. */
+  async remove(uri: string): Promise<boolean> {
+    if (!(await this.store.hasGraph(uri))) return false;
+    if (!(await this.cancel(uri))) await this.store.deleteGraphs([uri]);
+    return true;
+  }
+
   /** Cancel a queued or running task, here or in the process that runs it. Answers false when it is no longer active. */
   async cancel(uri: string): Promise<boolean> {
     if (await this.cancelHere(uri)) return true;

@@ -1,6 +1,7 @@
 import { df, ot } from '../rdf/namespaces.ts';
 import { resourcesOfType } from '../store/query-helpers.ts';
-import { checkIri, sparql, type SparqlText } from '../store/sparql-template.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+import { checkIri } from '../rdf/terms.ts';
 
 /** Filters of the validation list: property (local name in ot:) → resource URI. */
 export type ValidationFilter = Partial<Record<'model' | 'algorithm' | 'trainingDataset' | 'testDataset', string>>;
