@@ -1,5 +1,6 @@
 import type { ParameterSpec, ParamValue } from '../learning/learner.ts';
 import type { Params } from '../http/params.ts';
+import { z } from 'zod';
 import { badRequest } from '../core/errors.ts';
 
 /**
@@ -13,6 +14,23 @@ export function readParameters(specs: ParameterSpec[], params: Params): Record<s
     out[spec.name] = raw === undefined || raw.trim() === '' ? spec.default : parseValue(spec, raw.trim());
   }
   return out;
+}
+
+/** A parameter of a route description (http/route-description.ts) read as its spec says: the default when absent or blank, 400 naming what it accepts otherwise. */
+export function specParam(spec: ParameterSpec) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): ParamValue => {
+      if (raw === undefined || raw.trim() === '') return spec.default;
+      try {
+        return parseValue(spec, raw.trim());
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    })
+    .describe(spec.description);
 }
 
 /** Check already-typed values (stored ones, or `name=value;...` strings parsed by the caller). */

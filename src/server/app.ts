@@ -20,6 +20,7 @@ import { compoundRoutes } from '../compound/compound-routes.ts';
 import { datasetRoutes } from '../dataset/dataset-routes.ts';
 import { algorithmRoutes } from '../algorithm/algorithm-routes.ts';
 import { createComponents } from './components.ts';
+import { DescribedRoutes } from '../http/route-description.ts';
 import { modelRoutes } from '../model/model-routes.ts';
 import { reportRoutes } from '../report/report-routes.ts';
 import { staticRoutes } from '../web/static-routes.ts';
@@ -68,7 +69,13 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   serviceRoutes(router, services);
   staticRoutes(router);
   // the API described: every route registered below is in the document
-  apiRoutes(router, services, () => routes);
+  const described = new DescribedRoutes(router, config.bodyLimit);
+  apiRoutes(
+    router,
+    services,
+    () => routes,
+    () => described.descriptions,
+  );
   operationsRoutes(router, services);
   authRoutes(router, services);
   const c = createComponents(services);
@@ -76,12 +83,12 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   datasetRoutes(router, services, c.datasets);
   algorithmRoutes(router, services, c.datasets, c.start.algorithm.algorithm);
   modelRoutes(router, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);
-  crossvalidationRoutes(router, services, c.crossvalidations, c.start.validation.crossvalidation);
+  crossvalidationRoutes(router, described, services, c.crossvalidations, c.start.validation.crossvalidation);
   // registered before /validation/{id}, which would take /validation/report otherwise
   reportRoutes(router, services, c.reports, c.reportStore);
   qmrfRoutes(router, services, c.qmrfs, c.qmrfStore);
   qprfRoutes(router, services, c.qprfs);
-  validationRoutes(router, services, c.runner, c.start.validation);
+  validationRoutes(router, described, services, c.runner, c.start.validation);
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);

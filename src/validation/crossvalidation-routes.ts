@@ -1,15 +1,17 @@
 import type Router from '@koa/router';
 import { escapeHtml, iriHtml } from '../rdf/html.ts';
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../core/errors.ts';
+import { notFound } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { Crossvalidations } from './crossvalidation.ts';
-import { learningInput, type ValidationStarters } from './validation-service-routes.ts';
+import { learningInput, learningParams, type ValidationStarters } from './validation-service-routes.ts';
+import { z } from 'zod';
+import { param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
+import { specParam } from '../algorithm/parameters.ts';
 import { VALIDATION_PARAMETERS as V } from './validation-params.ts';
 import { VALIDATION_SCHEMA } from './validation-schema.ts';
-import { readParameters } from '../algorithm/parameters.ts';
 import { sendValidation, toXml } from './validation-views.ts';
 import { resourceTree } from '../rdf/resource-tree.ts';
 
@@ -17,8 +19,13 @@ import { resourceTree } from '../rdf/resource-tree.ts';
  * Cross-validation component (spec 4.2) at /crossvalidation, also answered under the Ruby
  * service layout /validation/crossvalidation (DESIGN.md).
  */
-export function crossvalidationRoutes(router: Router, services: Services, crossvalidations: Crossvalidations, startCrossvalidation: ValidationStarters['crossvalidation']): void {
-  const { config } = services;
+export function crossvalidationRoutes(
+  router: Router,
+  routes: DescribedRoutes,
+  services: Services,
+  crossvalidations: Crossvalidations,
+  startCrossvalidation: ValidationStarters['crossvalidation'],
+): void {
   const uriOf = (ctx: Context) => services.uris.item('crossvalidation', ctx.params.id);
 
   async function requireCrossvalidation(ctx: Context) {
@@ -29,16 +36,47 @@ export function crossvalidationRoutes(router: Router, services: Services, crossv
   }
 
   /** A cross-validation (k-fold, or leave-one-out) of a recipe on a dataset, run as a task (validation-jobs.ts). */
-  async function start(ctx: Context, leaveOneOut: boolean) {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
-    const learning = learningInput(params);
-    const stratified = params.get('stratified')?.trim().toLowerCase() || undefined;
-    if (stratified !== undefined && stratified !== 'true' && stratified !== 'false' && stratified !== 'super')
-      throw badRequest(`stratified must be true, false or super (got ${JSON.stringify(stratified.slice(0, 40))})`);
-    const randomSeed = Number(readParameters([V.randomSeed], params).random_seed);
-    const numFolds = leaveOneOut ? undefined : Number(readParameters([V.numFolds], params).num_folds);
-    await sendTask(ctx, await startCrossvalidation({ ...learning, datasetUri: params.required('dataset_uri'), stratified, randomSeed, numFolds }));
-  }
+  const recipe = z.object({
+    ...learningParams,
+    dataset_uri: param.required('The dataset'),
+    random_seed: specParam(V.randomSeed),
+    stratified: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const given = v?.trim().toLowerCase() || undefined;
+        if (given === undefined || given === 'true' || given === 'false' || given === 'super') return given;
+        ctx.addIssue({ code: 'custom', message: `stratified must be true, false or super (got ${JSON.stringify(given.slice(0, 40))})` });
+        return z.NEVER;
+      })
+      .describe('Folds with the class shares of the dataset (true, the default), or not (false), or on the sorted target values (super)'),
+  });
+  const start = (ctx: Context, p: z.infer<typeof recipe>, numFolds: number | undefined) =>
+    startCrossvalidation({ ...learningInput(p), datasetUri: p.dataset_uri, stratified: p.stratified, randomSeed: Number(p.random_seed), numFolds }).then((task) => sendTask(ctx, task));
+  routes.add(
+    {
+      method: 'POST',
+      path: '/crossvalidation',
+      aliases: ['/validation/crossvalidation'],
+      summary: 'k-fold cross-validation (folds drawn over structures)',
+      tag: 'validation',
+      params: recipe.extend({ num_folds: specParam(V.numFolds) }),
+      responses: taskResponses(400, 404),
+    },
+    (ctx, p) => start(ctx, p, Number(p.num_folds)),
+  );
+  routes.add(
+    {
+      method: 'POST',
+      path: '/crossvalidation/loo',
+      aliases: ['/validation/crossvalidation/loo'],
+      summary: 'Leave-one-out cross-validation',
+      tag: 'validation',
+      params: recipe,
+      responses: taskResponses(400, 404),
+    },
+    (ctx, p) => start(ctx, p, undefined),
+  );
 
   // registered before /validation/{id}, which would take these paths otherwise
   router.get('/validation/schema.xsd', (ctx) => {
@@ -52,8 +90,6 @@ export function crossvalidationRoutes(router: Router, services: Services, crossv
       const uris = await crossvalidations.list({ algorithm: q.get('algorithm'), dataset: q.get('dataset') });
       await sendGraphList(ctx, services.store, uris, 'Cross-validations');
     });
-    router.post(base, (ctx) => start(ctx, false));
-    router.post(`${base}/loo`, (ctx) => start(ctx, true));
 
     router.get(`${base}/:id`, async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);

@@ -7,10 +7,11 @@ import type { Services } from '../core/services.ts';
 import type { ValidationRunner } from './validation-runner.ts';
 import { sendValidation } from './validation-views.ts';
 import { validationServiceRoutes, type ValidationStarters } from './validation-service-routes.ts';
+import type { DescribedRoutes } from '../http/route-description.ts';
 
 /** Validation component (spec 2.6, 4.1), mounted at /validation: the validations as resources here, the services that make them in validation-service-routes.ts. */
-export function validationRoutes(router: Router, services: Services, runner: ValidationRunner, start: ValidationStarters): void {
-  validationServiceRoutes(router, services, start);
+export function validationRoutes(router: Router, routes: DescribedRoutes, services: Services, runner: ValidationRunner, start: ValidationStarters): void {
+  validationServiceRoutes(routes, start);
   const { validations } = runner;
   const validationUri = (ctx: Context) => services.uris.item('validation', ctx.params.id);
 

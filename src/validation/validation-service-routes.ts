@@ -1,76 +1,115 @@
-import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { Params } from '../http/params.ts';
+import { z } from 'zod';
 import { sendTask } from '../http/respond.ts';
-import type { Services } from '../core/services.ts';
+import { param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import type { JobStarters } from '../task/job-definition.ts';
 import type { LearningInput, validationJobs } from './validation-jobs.ts';
 import { VALIDATION_PARAMETERS as V } from './validation-params.ts';
-import { readParameters } from '../algorithm/parameters.ts';
+import { specParam } from '../algorithm/parameters.ts';
 
 export type ValidationStarters = JobStarters<ReturnType<typeof validationJobs>>;
 
-/** The learning a request names: algorithm_uri, algorithm_params, prediction_feature, y_scramble and its seed. */
-export function learningInput(params: Params): LearningInput {
-  const { y_scramble: scramble, y_scramble_seed: seed } = readParameters([V.yScramble, V.yScrambleSeed], params);
-  return {
-    algorithmUri: params.required('algorithm_uri'),
-    algorithmParams: params.get('algorithm_params') ?? '',
-    predictionFeature: params.required('prediction_feature'),
-    yScrambleSeed: scramble ? Number(seed) : undefined,
-  };
+/** The parameters of the learning a request validates. */
+export const learningParams = {
+  algorithm_uri: param.required('The learning algorithm (a URI of /algorithm)'),
+  algorithm_params: param.optional("The algorithm's parameters: name=value;name=value"),
+  prediction_feature: param.required('The feature to predict'),
+  y_scramble: specParam(V.yScramble),
+  y_scramble_seed: specParam(V.yScrambleSeed),
+};
+const learning = z.object(learningParams);
+
+/** The learning a request names, as the jobs take it. */
+export function learningInput(p: z.infer<typeof learning>): LearningInput {
+  return { algorithmUri: p.algorithm_uri, algorithmParams: p.algorithm_params ?? '', predictionFeature: p.prediction_feature, yScrambleSeed: p.y_scramble ? Number(p.y_scramble_seed) : undefined };
 }
 
+const testTarget = param.optional('The dataset with the actual values (the test dataset when not given)');
+
 /** The validation services (spec 4.1): test set, training/test, split, bootstrapping and dataset-against-dataset validations, each run as a task (validation-jobs.ts). */
-export function validationServiceRoutes(router: Router, services: Services, start: ValidationStarters): void {
-  const paramsOf = (ctx: Context) => Params.fromRequest(ctx, services.config.bodyLimit);
+export function validationServiceRoutes(routes: DescribedRoutes, start: ValidationStarters): void {
+  const answer = async (ctx: Context, task: Promise<string>) => sendTask(ctx, await task);
 
-  router.post('/validation/test_set_validation', async (ctx) => {
-    const p = await paramsOf(ctx);
-    const input = {
-      modelUri: p.required('model_uri'),
-      testDatasetUri: p.required('test_dataset_uri'),
-      testTargetDatasetUri: p.get('test_target_dataset_uri'),
-      predictionFeature: p.get('prediction_feature'),
-    };
-    await sendTask(ctx, await start.testSet(input));
-  });
+  routes.add(
+    {
+      method: 'POST',
+      path: '/validation/test_set_validation',
+      summary: 'Validate a model on a test set',
+      tag: 'validation',
+      params: z.object({
+        model_uri: param.required('The model'),
+        test_dataset_uri: param.required('The dataset to predict'),
+        test_target_dataset_uri: testTarget,
+        prediction_feature: param.optional("The feature with the actual values (the model's dependent variable when not given)"),
+      }),
+      responses: taskResponses(400, 404),
+    },
+    (ctx, p) => answer(ctx, start.testSet({ modelUri: p.model_uri, testDatasetUri: p.test_dataset_uri, testTargetDatasetUri: p.test_target_dataset_uri, predictionFeature: p.prediction_feature })),
+  );
 
-  // the spec spells the path "valdiation"; both spellings work
-  for (const path of ['/validation/training_test_valdiation', '/validation/training_test_validation']) {
-    router.post(path, async (ctx) => {
-      const p = await paramsOf(ctx);
-      const input = {
-        ...learningInput(p),
-        trainingDatasetUri: p.required('training_dataset_uri'),
-        testDatasetUri: p.required('test_dataset_uri'),
-        testTargetDatasetUri: p.get('test_target_dataset_uri'),
-      };
-      await sendTask(ctx, await start.trainingTest(input));
-    });
-  }
+  routes.add(
+    {
+      method: 'POST',
+      path: '/validation/training_test_validation',
+      aliases: ['/validation/training_test_valdiation'], // the spec's spelling
+      summary: 'Train on one dataset, validate on another',
+      tag: 'validation',
+      params: learning.extend({ training_dataset_uri: param.required('The training dataset'), test_dataset_uri: param.required('The test dataset'), test_target_dataset_uri: testTarget }),
+      responses: taskResponses(400, 404),
+    },
+    (ctx, p) =>
+      answer(ctx, start.trainingTest({ ...learningInput(p), trainingDatasetUri: p.training_dataset_uri, testDatasetUri: p.test_dataset_uri, testTargetDatasetUri: p.test_target_dataset_uri })),
+  );
 
-  // training_test_split and bootstrapping: divide one dataset, then train and test
-  for (const kind of ['training_test_split', 'bootstrapping'] as const) {
-    router.post(`/validation/${kind}`, async (ctx) => {
-      const p = await paramsOf(ctx);
-      const learning = learningInput(p);
-      const fractionSpec = kind === 'training_test_split' ? V.splitRatio : V.bootstrapPercentage;
-      const read = readParameters([fractionSpec, V.randomSeed], p);
-      const input = { ...learning, kind, datasetUri: p.required('dataset_uri'), fraction: Number(read[fractionSpec.name]), seed: Number(read.random_seed) };
-      await sendTask(ctx, await start.split(input));
-    });
-  }
+  routes.add(
+    {
+      method: 'POST',
+      path: '/validation/training_test_split',
+      summary: 'Split a dataset (by structure), train and validate',
+      tag: 'validation',
+      params: learning.extend({ dataset_uri: param.required('The dataset to split'), split_ratio: specParam(V.splitRatio), random_seed: specParam(V.randomSeed) }),
+      responses: taskResponses(400, 404),
+    },
+    (ctx, p) => answer(ctx, start.split({ ...learningInput(p), kind: 'training_test_split', datasetUri: p.dataset_uri, fraction: Number(p.split_ratio), seed: Number(p.random_seed) })),
+  );
 
-  router.post('/validation/validate_datasets', async (ctx) => {
-    const p = await paramsOf(ctx);
-    const input = {
-      predictionFeature: p.required('prediction_feature'),
-      testDatasetUri: p.required('test_dataset_uri'),
-      testTargetDatasetUri: p.get('test_target_dataset_uri'),
-      predictionDatasetUri: p.required('prediction_dataset_uri'),
-      predictedFeature: p.required('predicted_feature'),
-    };
-    await sendTask(ctx, await start.datasets(input));
-  });
+  routes.add(
+    {
+      method: 'POST',
+      path: '/validation/bootstrapping',
+      summary: 'Bootstrap validation: train on a draw with replacement, validate on the rows not drawn',
+      tag: 'validation',
+      params: learning.extend({ dataset_uri: param.required('The dataset to draw from'), bootstrap_percentage: specParam(V.bootstrapPercentage), random_seed: specParam(V.randomSeed) }),
+      responses: taskResponses(400, 404),
+    },
+    (ctx, p) => answer(ctx, start.split({ ...learningInput(p), kind: 'bootstrapping', datasetUri: p.dataset_uri, fraction: Number(p.bootstrap_percentage), seed: Number(p.random_seed) })),
+  );
+
+  routes.add(
+    {
+      method: 'POST',
+      path: '/validation/validate_datasets',
+      summary: 'Score a prediction dataset against a test dataset',
+      tag: 'validation',
+      params: z.object({
+        test_dataset_uri: param.required('The dataset that was predicted'),
+        test_target_dataset_uri: testTarget,
+        prediction_dataset_uri: param.required('The dataset with the predictions'),
+        prediction_feature: param.required('The feature with the actual values'),
+        predicted_feature: param.required('The feature with the predictions'),
+      }),
+      responses: taskResponses(400, 404),
+    },
+    (ctx, p) =>
+      answer(
+        ctx,
+        start.datasets({
+          testDatasetUri: p.test_dataset_uri,
+          testTargetDatasetUri: p.test_target_dataset_uri,
+          predictionDatasetUri: p.prediction_dataset_uri,
+          predictionFeature: p.prediction_feature,
+          predictedFeature: p.predicted_feature,
+        }),
+      ),
+  );
 }

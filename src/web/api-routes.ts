@@ -3,12 +3,13 @@ import type { Services } from '../core/services.ts';
 import type { Route } from '../server/app.ts';
 import { renderPage } from '../rdf/html.ts';
 import { openapiDocument } from './openapi.ts';
+import type { RouteDescription } from '../http/route-description.ts';
 
 /** `GET /openapi.json` (the interface described) and `GET /api` (Swagger UI over it). */
-export function apiRoutes(router: Router, services: Services, routes: () => Route[]): void {
+export function apiRoutes(router: Router, services: Services, routes: () => Route[], descriptions: () => RouteDescription[]): void {
   let document: string | undefined;
   router.get('/openapi.json', (ctx) => {
-    document ??= JSON.stringify(openapiDocument(routes(), services.config.baseUrl), null, 2);
+    document ??= JSON.stringify(openapiDocument(routes(), services.config.baseUrl, descriptions()), null, 2);
     ctx.set('Content-Type', 'application/json');
     ctx.body = document;
   });

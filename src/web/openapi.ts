@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Route } from '../server/app.ts';
+import type { RouteDescription } from '../http/route-description.ts';
 
 /**
  * The OpenAPI 3.1 description of the whole interface (`GET /openapi.json`): one entry per route
@@ -47,7 +49,7 @@ const OPERATIONS: Record<string, Operation> = {
   'GET /metrics': { summary: 'Prometheus metrics', tag: 'service', responses: ok(['text/plain']) },
 
   'POST /auth/authenticate': { summary: 'Log in: a token for a user name and password', tag: 'auth', params: ['username!', 'password!'], responses: { 200: ['text/plain'], ...errors(400, 401, 429) } },
-  'POST /auth/isTokenValid': { summary: 'Is a token valid?', tag: 'auth', params: ['tokenid!'], responses: { 200: ['text/plain'], ...errors(400, 401) } },
+  'POST /auth/isTokenValid': { summary: 'Is a token valid? (none given: false)', tag: 'auth', params: ['tokenid'], responses: { 200: ['text/plain'], ...errors(400, 401) } },
   'POST /auth/authorize': { summary: 'May the token’s user do an action on a URI?', tag: 'auth', params: ['uri!', 'action!', 'subjectid'], responses: { 200: ['text/plain'], ...errors(400, 401) } },
   'POST /auth/logout': { summary: 'Invalidate a token', tag: 'auth', params: ['subjectid'], responses: { 200: ['text/plain'], ...errors(401) } },
   'POST /auth/user': { summary: 'Create a user or set a password (administrators)', tag: 'auth', params: ['username!', 'password!'], responses: { 200: ['text/plain'], ...errors(400, 401, 403) } },
@@ -162,49 +164,7 @@ const OPERATIONS: Record<string, Operation> = {
   'GET /validation/:id': { summary: 'A validation with its statistics', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
   'DELETE /validation/:id': { summary: 'Delete a validation', tag: 'validation', responses: { ...DONE, ...errors(404) } },
   'GET /validation/schema.xsd': { summary: 'The XML schema of validations as application/xml', tag: 'validation', responses: ok(['application/xml']) },
-  'POST /validation/test_set_validation': {
-    summary: 'Validate a model on a test set',
-    tag: 'validation',
-    params: ['model_uri!', 'test_dataset_uri!', 'test_target_dataset_uri', 'prediction_feature'],
-    responses: { ...task(), ...errors(400, 404) },
-  },
-  'POST /validation/training_test_validation': {
-    summary: 'Train on one dataset, validate on another',
-    tag: 'validation',
-    params: ['algorithm_uri!', 'training_dataset_uri!', 'test_dataset_uri!', 'test_target_dataset_uri', 'prediction_feature!', 'algorithm_params'],
-    responses: { ...task(), ...errors(400, 404) },
-  },
-  'POST /validation/training_test_split': {
-    summary: 'Split a dataset (by structure), train and validate',
-    tag: 'validation',
-    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'split_ratio', 'random_seed', 'stratified', 'algorithm_params'],
-    responses: { ...task(), ...errors(400, 404) },
-  },
-  'POST /validation/bootstrapping': {
-    summary: 'Bootstrap validation',
-    tag: 'validation',
-    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'random_seed', 'bootstrap_percentage', 'algorithm_params'],
-    responses: { ...task(), ...errors(400, 404) },
-  },
-  'POST /validation/validate_datasets': {
-    summary: 'Score a prediction dataset against a test dataset',
-    tag: 'validation',
-    params: ['test_dataset_uri!', 'prediction_dataset_uri!', 'prediction_feature!', 'predicted_feature!', 'model_uri'],
-    responses: { ...task(), ...errors(400, 404) },
-  },
   'GET /crossvalidation': { summary: 'Cross-validations', tag: 'validation', params: ['algorithm', 'dataset'], responses: ok(LIST) },
-  'POST /crossvalidation': {
-    summary: 'k-fold cross-validation (folds drawn over structures)',
-    tag: 'validation',
-    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'num_folds', 'random_seed', 'stratified', 'algorithm_params', 'y_scramble', 'y_scramble_seed'],
-    responses: { ...task(), ...errors(400, 404) },
-  },
-  'POST /crossvalidation/loo': {
-    summary: 'Leave-one-out cross-validation',
-    tag: 'validation',
-    params: ['algorithm_uri!', 'dataset_uri!', 'prediction_feature!', 'algorithm_params'],
-    responses: { ...task(), ...errors(400, 404) },
-  },
   'GET /crossvalidation/:id': { summary: 'A cross-validation', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
   'GET /crossvalidation/:id/validations': { summary: 'Its fold validations', tag: 'validation', responses: { ...ok(LIST), ...errors(404) } },
   'GET /crossvalidation/:id/statistics': { summary: 'Its pooled statistics', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
@@ -349,17 +309,39 @@ function parameterSchema(name: string): { name: string; required: boolean; schem
   return { name: bare, required, schema: bare.endsWith('[]') ? { type: 'array', items: { type: 'string' } } : { type: 'string' } };
 }
 
-/** The document, for the routes the server answers (every one of them described). */
-export function openapiDocument(routes: Route[], base: string): Record<string, unknown> {
+/** A parameter schema as JSON Schema says what a request may send (strings, before they are read). */
+function inputSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return json;
+}
+
+/** The operation of a route described with its route (http/route-description.ts): its parameters from their schema. */
+function describedOperation(d: RouteDescription): { op: Operation; params: ReturnType<typeof parameterSchema>[] } {
+  const json = d.params ? inputSchema(d.params) : { properties: {}, required: [] };
+  const properties = (json.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set((json.required ?? []) as string[]);
+  const params = Object.entries(properties).map(([name, schema]) => ({
+    name,
+    required: required.has(name),
+    schema: schema as never,
+    ...(schema.description ? { description: schema.description as string } : {}),
+  }));
+  return { op: { summary: d.summary, tag: d.tag, body: d.body, responses: d.responses }, params };
+}
+
+/** The document, for the routes the server answers (every one of them described): from the routes' own descriptions, else from the table above. */
+export function openapiDocument(routes: Route[], base: string, descriptions: RouteDescription[] = []): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const op = operationOf(route);
+    const described = descriptions.find((d) => d.method === route.method && (d.path === route.path || d.aliases?.includes(route.path)));
+    const fromDescription = described && describedOperation(described);
+    const op = fromDescription?.op ?? operationOf(route);
     if (!op) continue;
     const path = openapiPath(route.path);
     const pathParams = [...route.path.matchAll(/[:*]([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const method = route.method.toLowerCase();
     const formish = method === 'post' || method === 'put';
-    const params = (op.params ?? []).map(parameterSchema);
+    const params: { name: string; required: boolean; schema: unknown; description?: string }[] = fromDescription?.params ?? (op.params ?? []).map(parameterSchema);
     const body: Record<string, unknown> = {};
     if (formish && params.length)
       body[FORM] = { schema: { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])), required: params.filter((p) => p.required).map((p) => p.name) } };
@@ -377,7 +359,8 @@ export function openapiDocument(routes: Route[], base: string): Record<string, u
       ),
     };
     if (Object.keys(body).length) operation.requestBody = { content: body };
-    if (canonical(route.method, route.path) !== `${route.method} ${route.path}`) operation.description = 'An alias (the Ruby service layout or a spelling of the reference) of the same operation.';
+    if (described ? described.path !== route.path : canonical(route.method, route.path) !== `${route.method} ${route.path}`)
+      operation.description = 'An alias (the Ruby service layout or a spelling of the reference) of the same operation.';
     paths[path] = { ...paths[path], [method]: operation };
   }
   return {

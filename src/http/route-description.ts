@@ -1,0 +1,101 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { badRequest } from '../core/errors.ts';
+import { Params } from './params.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * A route described once: the HTTP layer parses and checks its parameters from this description,
+ * and the OpenAPI document (`/openapi.json`, web/openapi.ts) is made from the same description.
+ */
+export interface RouteDescription<S extends z.ZodObject = z.ZodObject> {
+  method: HttpMethod;
+  /** As the router writes it (`/model/:id`). */
+  path: string;
+  /** Other paths answered the same way (the Ruby service layout, the reference's spellings). */
+  aliases?: string[];
+  summary: string;
+  /** The component, as the document groups its operations. */
+  tag: string;
+  /** The parameters: the query of GET and DELETE; the query and the form of POST and PUT. An array field takes every value of `name` and `name[]`. */
+  params?: S;
+  /** Request body media types besides a form. */
+  body?: string[];
+  /** Status → the media types answered. */
+  responses: Record<number, string[]>;
+}
+
+/** The parameters a handler gets: parsed and checked against the description. */
+export type ParamsOf<S extends z.ZodObject> = z.infer<S>;
+
+/** Builders of parameter schemas with the interface's messages ("missing required parameter …"). */
+export const param = {
+  /** A required text: absent or blank is 400. */
+  required: (description: string) =>
+    z
+      .string()
+      .refine((v) => v.trim() !== '', { message: 'blank' })
+      .describe(description),
+  optional: (description: string) => z.string().optional().describe(description),
+  list: (description: string) => z.array(z.string()).optional().describe(description),
+};
+
+function isArrayField(field: z.ZodType): boolean {
+  const schema = field as z.ZodType & { unwrap?: () => z.ZodType };
+  if (field instanceof z.ZodArray) return true;
+  return typeof schema.unwrap === 'function' && isArrayField(schema.unwrap());
+}
+
+/** A request's parameters as its description names them; 400 naming the first parameter that does not fit. */
+export async function readParams<S extends z.ZodObject>(ctx: Context, description: RouteDescription<S>, bodyLimit: number): Promise<z.infer<S>> {
+  const schema = description.params ?? (z.object({}) as unknown as S);
+  const formish = description.method === 'POST' || description.method === 'PUT';
+  const given = formish ? await Params.fromRequest(ctx, bodyLimit) : Params.fromQuery(ctx);
+  const raw: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(schema.shape)) {
+    const values = given.all(name);
+    if (values.length) raw[name] = isArrayField(field as z.ZodType) ? values : values[0];
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const name = String(issue.path[0] ?? '');
+  const value = raw[name];
+  if (value === undefined || issue.message === 'blank') throw badRequest(`missing required parameter ${name}`);
+  // a parameter read by its own rules says what it accepts itself
+  if (issue.code === 'custom') throw badRequest(issue.message);
+  throw badRequest(`${name}: ${issue.message} (got ${JSON.stringify(String(value).slice(0, 100))})`);
+}
+
+/** Routes registered from their descriptions; the descriptions are kept for the OpenAPI document. */
+export class DescribedRoutes {
+  readonly descriptions: RouteDescription[] = [];
+
+  private readonly router: Router;
+  private readonly bodyLimit: number;
+  constructor(router: Router, bodyLimit: number) {
+    this.router = router;
+    this.bodyLimit = bodyLimit;
+  }
+
+  add<S extends z.ZodObject>(description: RouteDescription<S>, handler: (ctx: Context, params: z.infer<S>) => Promise<unknown> | unknown): void {
+    this.descriptions.push(description as unknown as RouteDescription);
+    const method = description.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    for (const path of [description.path, ...(description.aliases ?? [])]) {
+      this.router[method](path, async (ctx) => {
+        await handler(ctx, await readParams(ctx, description, this.bodyLimit));
+      });
+    }
+  }
+}
+
+/** What an answer's media types are, by kind (the OpenAPI document's responses). */
+const URI_ANSWER = ['text/uri-list', 'text/plain', 'text/html'];
+const ERROR_ANSWER = ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'];
+
+/** The responses of a route that starts a task (202 and its URI), with the errors it may answer. */
+export function taskResponses(...errors: number[]): Record<number, string[]> {
+  return { 202: URI_ANSWER, ...Object.fromEntries(errors.map((status) => [status, ERROR_ANSWER])) };
+}
