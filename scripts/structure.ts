@@ -28,7 +28,7 @@ interface SourceFile {
   folder: string; // src/'s top folder, or '(root)'
   lines: number;
   imports: string[]; // relative to src/, value imports of other src files
-  routes: { method: string; path: string; line: number; lines: number }[];
+  routes: { method: string; path: string; line: number; lines: number; described?: true }[];
 }
 
 function filesUnder(dir: string): string[] {
@@ -58,8 +58,17 @@ function read(file: string): SourceFile {
     ExportAllDeclaration: (n: any) => dependOn(n.source.value),
     ImportExpression: (n: any) => dependOn(n.source.type === 'Literal' ? n.source.value : undefined),
     CallExpression: (n: any) => {
-      // router.get('/path', handler): a route registration
       const callee = n.callee;
+      // routes.add({ method, path, … }, handler): a described route (http/route-description.ts); its handler's lines
+      const [description, handler] = n.arguments;
+      if (callee.type === 'MemberExpression' && callee.property.name === 'add' && description?.type === 'ObjectExpression' && handler) {
+        const field = (name: string) => description.properties.find((p: any) => p.key?.name === name)?.value;
+        const method = field('method');
+        const path = field('path');
+        if (method?.type === 'Literal' && path?.type === 'Literal') routes.push({ method: String(method.value), path: String(path.value), line: handler.loc.start.line, lines: handler.loc.end.line - handler.loc.start.line + 1, described: true });
+        return;
+      }
+      // router.get('/path', handler): a route registration
       if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier' || !HTTP_METHODS.has(callee.property.name)) return;
       const first = n.arguments[0];
       const path = first?.type === 'Literal' && typeof first.value === 'string' ? first.value : first?.type === 'ArrayExpression' ? first.elements.map((e: any) => e.value).join(' | ') : undefined;
@@ -144,7 +153,7 @@ if (routesOnStore.length) broken.push(`route files import store/: ${routesOnStor
 
 const routes = files.flatMap((f) => f.routes.map((r) => ({ ...r, file: f.path }))).sort((a, b) => b.lines - a.lines);
 const long = routes.filter((r) => r.lines > MAX_ROUTE_LINES);
-console.log(`route handlers: ${routes.length}; the longest ${routes[0]?.lines ?? 0} lines; over ${MAX_ROUTE_LINES} lines: ${long.length}`);
+console.log(`route handlers: ${routes.length}, ${routes.filter((r) => r.described).length} described with their parameters (http/route-description.ts); the longest ${routes[0]?.lines ?? 0} lines; over ${MAX_ROUTE_LINES} lines: ${long.length}`);
 for (const r of routes.slice(0, Math.max(5, long.length))) console.log(`  ${r.lines} lines: ${r.method} ${r.path} (src/${r.file}:${r.line})`);
 if (long.length) broken.push(`${long.length} route handler(s) over ${MAX_ROUTE_LINES} lines`);
 

@@ -1,4 +1,10 @@
-import { escapeHtml, linkOf } from '../rdf/html.ts';
+import type * as RDF from '@rdfjs/types';
+import type { Context } from 'koa';
+import { alternateLinks, rdfRenderers, sendNegotiated, uriList } from '../http/respond.ts';
+import { escapeHtml, linkOf, renderPage } from '../rdf/html.ts';
+import { df, literal, ot, xsd } from '../rdf/namespaces.ts';
+import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
+import type { CompoundHits } from './compound-search.ts';
 
 /**
  * Compound pages for people: a structure search (exact name or identifier, substructure by
@@ -26,4 +32,47 @@ export function compoundGridHtml(uris: string[], similarity?: Map<string, number
     })
     .join('\n');
   return `<p>${uris.length} compound(s)${uris.length > shown.length ? `, the first ${shown.length} shown` : ''}.</p><div class="grid">${cells}</div>`;
+}
+
+/** This request on another page (relative to the service, as a dataset's page links are). */
+function pageLink(ctx: Context, page: number, pagesize: number): string {
+  const q = new URLSearchParams(ctx.querystring);
+  q.set('page', String(page));
+  q.set('pagesize', String(pagesize));
+  return `${ctx.path}?${q}`;
+}
+
+/**
+ * Answer what a compound query found, as far as the caller may read it: a URI list, RDF (the
+ * compounds' graphs, with `ot:similarity` for a similarity search), CSV of the similarities, or
+ * the page with the search form and a grid of depictions. Substructure pages link the next and
+ * previous page (`Link: rel=next/prev`).
+ */
+export async function sendCompoundHits(ctx: Context, hits: CompoundHits, graphsOf: (uris: string[]) => Promise<RDF.Quad[]>): Promise<void> {
+  const { query, similarity, title } = hits;
+  if (query.kind === 'smarts') {
+    if (hits.more) ctx.append('Link', `<${pageLink(ctx, query.page + 1, query.pagesize)}>; rel="next"`);
+    if (query.page > 0) ctx.append('Link', `<${pageLink(ctx, query.page - 1, query.pagesize)}>; rel="prev"`);
+  }
+  const canRead: (uri: string) => boolean = ctx.state.canRead ?? (() => true);
+  const visible = hits.uris.filter(canRead);
+  const rdf = async () => {
+    const quads = await graphsOf(visible);
+    for (const u of visible) if (similarity?.has(u)) quads.push(df.quad(df.namedNode(u), ot('similarity'), literal(String(similarity.get(u)), xsd('double'))));
+    return quads;
+  };
+  const form =
+    query.kind === 'search'
+      ? { kind: query.kind, text: query.text }
+      : query.kind === 'smarts'
+        ? { kind: query.kind, text: query.pattern }
+        : query.kind === 'similarity'
+          ? { kind: query.kind, text: query.query, threshold: String(query.threshold) }
+          : {};
+  await sendNegotiated(ctx, {
+    'text/uri-list': () => uriList(visible),
+    ...rdfRenderers(ctx, rdf, title),
+    ...(similarity ? { 'text/csv': () => `compound,similarity\r\n${visible.map((u) => `${u},${similarity.get(u)}\r\n`).join('')}` } : {}),
+    'text/html': () => renderPage({ title, intro: `${searchFormHtml(form)}${compoundGridHtml(visible, similarity)}`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) }),
+  });
 }

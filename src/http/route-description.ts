@@ -93,9 +93,10 @@ export class DescribedRoutes {
 
 /** What an answer's media types are, by kind (the OpenAPI document's responses). */
 const URI_ANSWER = ['text/uri-list', 'text/plain', 'text/html'];
-const ERROR_ANSWER = ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'];
+/** The media types of an error (an ot:ErrorReport). */
+export const ERROR_TYPES = ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'];
 
 /** The responses of a route that starts a task (202 and its URI), with the errors it may answer. */
 export function taskResponses(...errors: number[]): Record<number, string[]> {
-  return { 202: URI_ANSWER, ...Object.fromEntries(errors.map((status) => [status, ERROR_ANSWER])) };
+  return { 202: URI_ANSWER, ...Object.fromEntries(errors.map((status) => [status, ERROR_TYPES])) };
 }

@@ -79,7 +79,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   operationsRoutes(router, services);
   authRoutes(router, services);
   const c = createComponents(services);
-  compoundRoutes(router, services, c.compounds);
+  compoundRoutes(router, described, services, c.compounds);
   datasetRoutes(router, services, c.datasets);
   algorithmRoutes(router, services, c.datasets, c.start.algorithm.algorithm);
   modelRoutes(router, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);

@@ -65,12 +65,6 @@ const OPERATIONS: Record<string, Operation> = {
   },
   'DELETE /auth/policy': { summary: 'Remove a resource’s sharing (owner)', tag: 'auth', params: ['uri!'], responses: { ...DONE, ...errors(401, 403, 404) } },
 
-  'GET /compound': {
-    summary: 'Compounds, or a search: exact (search, sameas), substructure (smarts), similarity',
-    tag: 'compound',
-    params: ['search', 'sameas', 'smarts', 'similarity', 'threshold'],
-    responses: { ...ok(LIST), ...errors(400) },
-  },
   'POST /compound': { summary: 'Register structures (the same structure always gets the same URI)', tag: 'compound', body: STRUCTURES, responses: { ...ok(URI), ...errors(400) } },
   'GET /compound/:id': {
     summary: 'A compound in any chemical format, as an image or RDF',
