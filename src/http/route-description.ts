@@ -91,12 +91,31 @@ export class DescribedRoutes {
   }
 }
 
-/** What an answer's media types are, by kind (the OpenAPI document's responses). */
-const URI_ANSWER = ['text/uri-list', 'text/plain', 'text/html'];
+/** The media types answers come in, by kind (the OpenAPI document's responses). */
+export const MEDIA = (() => {
+  const rdf = ['application/rdf+xml', 'text/turtle', 'application/ld+json', 'application/n-triples', 'text/n3', 'text/html'];
+  return {
+    /** RDF in every syntax, and the page. */
+    rdf,
+    /** One resource: RDF, JSON, YAML, its URI. */
+    resource: [...rdf, 'application/json', 'text/x-yaml', 'text/uri-list'],
+    /** A list of resources: their URIs, or their RDF. */
+    list: ['text/uri-list', ...rdf],
+    /** A URI (a created resource, a task). */
+    uri: ['text/uri-list', 'text/plain', 'text/html'],
+    /** An error (an ot:ErrorReport). */
+    error: ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'],
+  };
+})();
 /** The media types of an error (an ot:ErrorReport). */
-export const ERROR_TYPES = ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'];
+export const ERROR_TYPES = MEDIA.error;
+
+/** Responses: 200 with these types, and the errors (`answers(MEDIA.list, 404)`); `[]` for a 200 without a body. */
+export function answers(types: string[], ...errors: number[]): Record<number, string[]> {
+  return { 200: types, ...Object.fromEntries(errors.map((status) => [status, MEDIA.error])) };
+}
 
 /** The responses of a route that starts a task (202 and its URI), with the errors it may answer. */
 export function taskResponses(...errors: number[]): Record<number, string[]> {
-  return { 202: URI_ANSWER, ...Object.fromEntries(errors.map((status) => [status, ERROR_TYPES])) };
+  return { 202: MEDIA.uri, ...Object.fromEntries(errors.map((status) => [status, MEDIA.error])) };
 }

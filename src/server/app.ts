@@ -83,12 +83,12 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   datasetRoutes(router, services, c.datasets);
   algorithmRoutes(router, services, c.datasets, c.start.algorithm.algorithm);
   modelRoutes(router, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);
-  crossvalidationRoutes(router, described, services, c.crossvalidations, c.start.validation.crossvalidation);
+  crossvalidationRoutes(described, services, c.crossvalidations, c.start.validation.crossvalidation);
   // registered before /validation/{id}, which would take /validation/report otherwise
   reportRoutes(router, services, c.reports, c.reportStore);
   qmrfRoutes(router, services, c.qmrfs, c.qmrfStore);
   qprfRoutes(router, services, c.qprfs);
-  validationRoutes(router, described, services, c.runner, c.start.validation);
+  validationRoutes(described, services, c.runner, c.start.validation);
   featureRoutes(router, services);
   taskRoutes(router, services);
   sparqlRoutes(router, services);

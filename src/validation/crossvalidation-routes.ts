@@ -1,14 +1,12 @@
-import type Router from '@koa/router';
 import { escapeHtml, iriHtml } from '../rdf/html.ts';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.ts';
-import { Params } from '../http/params.ts';
 import { sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { Crossvalidations } from './crossvalidation.ts';
 import { learningInput, learningParams, type ValidationStarters } from './validation-service-routes.ts';
 import { z } from 'zod';
-import { param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
+import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import { specParam } from '../algorithm/parameters.ts';
 import { VALIDATION_PARAMETERS as V } from './validation-params.ts';
 import { VALIDATION_SCHEMA } from './validation-schema.ts';
@@ -19,13 +17,7 @@ import { resourceTree } from '../rdf/resource-tree.ts';
  * Cross-validation component (spec 4.2) at /crossvalidation, also answered under the Ruby
  * service layout /validation/crossvalidation (DESIGN.md).
  */
-export function crossvalidationRoutes(
-  router: Router,
-  routes: DescribedRoutes,
-  services: Services,
-  crossvalidations: Crossvalidations,
-  startCrossvalidation: ValidationStarters['crossvalidation'],
-): void {
+export function crossvalidationRoutes(routes: DescribedRoutes, services: Services, crossvalidations: Crossvalidations, startCrossvalidation: ValidationStarters['crossvalidation']): void {
   const uriOf = (ctx: Context) => services.uris.item('crossvalidation', ctx.params.id);
 
   async function requireCrossvalidation(ctx: Context) {
@@ -79,19 +71,30 @@ export function crossvalidationRoutes(
   );
 
   // registered before /validation/{id}, which would take these paths otherwise
-  router.get('/validation/schema.xsd', (ctx) => {
+  routes.add({ method: 'GET', path: '/validation/schema.xsd', summary: 'The XML schema of validations as application/xml', tag: 'validation', responses: answers(['application/xml']) }, (ctx) => {
     ctx.set('Content-Type', 'application/xml');
     ctx.body = VALIDATION_SCHEMA;
   });
 
-  for (const base of ['/crossvalidation', '/validation/crossvalidation']) {
-    router.get(base, async (ctx) => {
-      const q = Params.fromQuery(ctx);
-      const uris = await crossvalidations.list({ algorithm: q.get('algorithm'), dataset: q.get('dataset') });
-      await sendGraphList(ctx, services.store, uris, 'Cross-validations');
-    });
+  const xml = ['application/xml', 'text/xml'];
+  // each also under the Ruby service layout, /validation/crossvalidation
+  const also = (path: string) => [`/validation${path}`];
+  routes.add(
+    {
+      method: 'GET',
+      path: '/crossvalidation',
+      aliases: also('/crossvalidation'),
+      summary: 'Cross-validations (those of an algorithm, of a dataset)',
+      tag: 'validation',
+      params: z.object({ algorithm: param.optional('Of this algorithm'), dataset: param.optional('On this dataset') }),
+      responses: answers(MEDIA.list),
+    },
+    async (ctx, filter) => sendGraphList(ctx, services.store, await crossvalidations.list(filter), 'Cross-validations'),
+  );
 
-    router.get(`${base}/:id`, async (ctx) => {
+  routes.add(
+    { method: 'GET', path: '/crossvalidation/:id', aliases: also('/crossvalidation/:id'), summary: 'A cross-validation', tag: 'validation', responses: answers([...MEDIA.resource, ...xml], 404) },
+    async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);
       const tree = resourceTree(quads, uri, false);
       const renderers: Record<string, Renderer> = {
@@ -104,9 +107,19 @@ export function crossvalidationRoutes(
         'text/xml': () => toXml('crossvalidation', tree),
       };
       await sendNegotiated(ctx, renderers);
-    });
+    },
+  );
 
-    router.get(`${base}/:id/validations`, async (ctx) => {
+  routes.add(
+    {
+      method: 'GET',
+      path: '/crossvalidation/:id/validations',
+      aliases: also('/crossvalidation/:id/validations'),
+      summary: 'Its fold validations',
+      tag: 'validation',
+      responses: answers(MEDIA.list, 404),
+    },
+    async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);
       const folds = await crossvalidations.folds(uri, quads);
       await sendList(
@@ -115,17 +128,30 @@ export function crossvalidationRoutes(
         () => folds.flatMap((f) => f.quads),
         `Validations of ${uri}`,
       );
-    });
+    },
+  );
 
-    router.get(`${base}/:id/statistics`, async (ctx) => {
+  routes.add(
+    {
+      method: 'GET',
+      path: '/crossvalidation/:id/statistics',
+      aliases: also('/crossvalidation/:id/statistics'),
+      summary: 'Its pooled statistics',
+      tag: 'validation',
+      responses: answers([...MEDIA.resource, ...xml], 404),
+    },
+    async (ctx) => {
       const { uri } = await requireCrossvalidation(ctx);
       await sendValidation(ctx, crossvalidations.statisticsUri(uri), await crossvalidations.statistics(uri));
-    });
+    },
+  );
 
-    router.delete(`${base}/:id`, async (ctx) => {
+  routes.add(
+    { method: 'DELETE', path: '/crossvalidation/:id', aliases: also('/crossvalidation/:id'), summary: 'Delete a cross-validation and its folds', tag: 'validation', responses: answers([], 404) },
+    async (ctx) => {
       const { uri, quads } = await requireCrossvalidation(ctx);
       await crossvalidations.delete(uri, quads);
       sendDone(ctx);
-    });
-  }
+    },
+  );
 }

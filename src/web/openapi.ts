@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Route } from '../server/app.ts';
-import type { RouteDescription } from '../http/route-description.ts';
+import { MEDIA, type RouteDescription } from '../http/route-description.ts';
 
 /**
  * The OpenAPI 3.1 description of the whole interface (`GET /openapi.json`): one entry per route
@@ -10,11 +10,11 @@ import type { RouteDescription } from '../http/route-description.ts';
  * from the entries they stand for. A test checks that the routes and this document agree.
  */
 
-const RDF = ['application/rdf+xml', 'text/turtle', 'application/ld+json', 'application/n-triples', 'text/n3', 'text/html'];
-const RESOURCE = [...RDF, 'application/json', 'text/x-yaml', 'text/uri-list'];
-const LIST = ['text/uri-list', ...RDF];
-const URI = ['text/uri-list', 'text/plain', 'text/html'];
-const ERROR = ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'];
+const RDF = MEDIA.rdf;
+const RESOURCE = MEDIA.resource;
+const LIST = MEDIA.list;
+const URI = MEDIA.uri;
+const ERROR = MEDIA.error;
 const FORM = 'application/x-www-form-urlencoded';
 const STRUCTURES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml', ...RDF.filter((t) => t !== 'text/html')];
 const DATASET_IN = ['text/csv', 'chemical/x-mdl-sdfile', 'text/x-arff', 'multipart/form-data', FORM, ...RDF.filter((t) => t !== 'text/html')];
@@ -153,16 +153,6 @@ const OPERATIONS: Record<string, Operation> = {
   'GET /model/:id/independent': { summary: 'The independent variables', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
   'GET /model/:id/dependent': { summary: 'The dependent variable', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
   'GET /model/:id/predicted': { summary: 'The predicted variables', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
-
-  'GET /validation': { summary: 'Validations', tag: 'validation', params: ['model', 'algorithm', 'trainingDataset', 'testDataset'], responses: ok(LIST) },
-  'GET /validation/:id': { summary: 'A validation with its statistics', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
-  'DELETE /validation/:id': { summary: 'Delete a validation', tag: 'validation', responses: { ...DONE, ...errors(404) } },
-  'GET /validation/schema.xsd': { summary: 'The XML schema of validations as application/xml', tag: 'validation', responses: ok(['application/xml']) },
-  'GET /crossvalidation': { summary: 'Cross-validations', tag: 'validation', params: ['algorithm', 'dataset'], responses: ok(LIST) },
-  'GET /crossvalidation/:id': { summary: 'A cross-validation', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
-  'GET /crossvalidation/:id/validations': { summary: 'Its fold validations', tag: 'validation', responses: { ...ok(LIST), ...errors(404) } },
-  'GET /crossvalidation/:id/statistics': { summary: 'Its pooled statistics', tag: 'validation', responses: { ...ok([...RESOURCE, 'application/xml', 'text/xml']), ...errors(404) } },
-  'DELETE /crossvalidation/:id': { summary: 'Delete a cross-validation and its folds', tag: 'validation', responses: { ...DONE, ...errors(404) } },
 
   'GET /report': { summary: 'Validation report types', tag: 'report', responses: ok(LIST) },
   'GET /report/:type': { summary: 'Reports of a type', tag: 'report', params: ['validation'], responses: { ...ok(LIST), ...errors(404) } },
