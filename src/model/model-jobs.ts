@@ -3,38 +3,14 @@ import { notFound } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
-import { deliver, resultRequest, resultTarget, type ResultTarget } from '../dataset/result-target.ts';
+import { resultRequest, resultTarget } from '../dataset/result-target.ts';
 import { defineJob, type JobStarters } from '../task/job-definition.ts';
 import { applyCleanupModel } from './cleanup-model.ts';
-import { outputFeatures } from './model-codec.ts';
-import type { ModelStore, StoredModel } from './model-store.ts';
-import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.ts';
+import type { ModelStore } from './model-store.ts';
+import type { Predictor, PredictionRow } from './prediction.ts';
+import { defaultServiceOf, storePredictions } from './prediction-operations.ts';
 
 export type ModelStarters = JobStarters<ReturnType<typeof modelJobs>>;
-
-/** Where a supermodel made with `dataset_service` stores its predictions unless told otherwise. */
-export function defaultServiceOf(model: StoredModel): string | undefined {
-  return String(model.parameters.dataset_service ?? '') || undefined;
-}
-
-/** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one; answers its URI. */
-export async function storePredictions(
-  services: Services,
-  datasets: DatasetStore,
-  model: StoredModel,
-  rows: PredictionRow[],
-  predictions: PredictedValues[],
-  target: ResultTarget,
-  source: string,
-  sourceTitle?: string,
-): Promise<string> {
-  if (target.kind === 'existing') {
-    await datasets.addColumns(target.meta, outputFeatures(model), new Map(rows.map((r, i) => [r.compound, predictions[i]])));
-    return target.meta.uri;
-  }
-  const local = await createPredictionDataset(datasets, model, rows, predictions, { uri: source, title: sourceTitle });
-  return deliver(services, datasets, local, target);
-}
 
 /** The model component's job: applying a model to a dataset (spec 4.11). */
 export function modelJobs(services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor) {

@@ -1,4 +1,5 @@
-import type Router from '@koa/router';
+import { z } from 'zod';
+import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import { modelPageHtml } from './model-page.ts';
 import { renderPage } from '../rdf/html.ts';
@@ -6,7 +7,6 @@ import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { notFound, notAcceptable } from '../core/errors.ts';
-import { Params } from '../http/params.ts';
 import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
@@ -24,7 +24,7 @@ export type ModelValidationsHtml = (model: ModelDescription, canRead: (uri: stri
 
 /** Model component (spec 2.5, 4.11): list, describe, delete; predictions in prediction-routes.ts. */
 export function modelRoutes(
-  router: Router,
+  routes: DescribedRoutes,
   services: Services,
   datasets: DatasetStore,
   models: ModelStore,
@@ -43,61 +43,72 @@ export function modelRoutes(
     return { uri, ...found };
   }
 
-  router.get('/model', async (ctx) => {
-    const query = Params.fromQuery(ctx);
-    const sameAs = query.get('query') ?? query.get('sameas');
-    const uris = await models.list(sameAs);
-    if (sameAs && !uris.length) throw notFound(`no model has owl:sameAs <${sameAs}>`);
-    await sendGraphList(ctx, store, uris, sameAs ? `Models with owl:sameAs ${sameAs}` : 'Models');
-  });
+  routes.add(
+    {
+      method: 'GET',
+      path: '/model',
+      summary: 'Models (with query or sameas: those of an endpoint)',
+      tag: 'model',
+      params: z.object({ query: param.optional('Models owl:sameAs this IRI (an endpoint)'), sameas: param.optional('The same as query') }),
+      responses: answers(MEDIA.list, 404),
+    },
+    async (ctx, p) => {
+      const sameAs = p.query ?? p.sameas;
+      const uris = await models.list(sameAs);
+      if (sameAs && !uris.length) throw notFound(`no model has owl:sameAs <${sameAs}>`);
+      await sendGraphList(ctx, store, uris, sameAs ? `Models with owl:sameAs ${sameAs}` : 'Models');
+    },
+  );
 
-  router.get('/model/:id', async (ctx) => {
-    const { uri, quads, description } = await requireModel(ctx);
-    const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${description.title ?? uri}`);
-    // for people: what it was trained on, its validations, and forms that use it
-    renderers['text/html'] = async () =>
-      renderPage({
-        title: `Model: ${description.title ?? uri}`,
-        intro: await modelPageHtml(services, description, await validationsHtml(description, ctx.state.canRead ?? (() => true))),
-        quads,
-        alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
-        jsonld: await serializeRdf(quads, 'application/ld+json'),
-      });
-    const { algorithm } = description;
-    if (learnerById(algorithm.slice(algorithm.lastIndexOf('/') + 1))?.linearForm) {
-      // PMML for linear models (spec 4.11: text/xml)
-      const pmml = async () => {
-        const model = (await models.load(uri))!;
-        const form = learnerById(model.learnerId)!.linearForm!(model.state);
-        const titles = await readFeatureRecords(store, [...model.independent, model.dependent]);
-        const xml = form && regressionPmml(model, form, new Map([...titles].map(([f, d]) => [f, d.title ?? f])));
-        if (!xml) throw notAcceptable(`model ${uri} has no PMML form (only linear models of numeric variables have one); ask for RDF`);
-        return xml;
-      };
-      renderers['text/xml'] = pmml;
-      renderers['application/xml'] = pmml;
-    }
-    await sendNegotiated(ctx, renderers);
-  });
+  routes.add(
+    { method: 'GET', path: '/model/:id', summary: 'A model (and PMML for linear ones)', tag: 'model', responses: answers([...MEDIA.resource, 'text/xml', 'application/xml'], 404, 406) },
+    async (ctx) => {
+      const { uri, quads, description } = await requireModel(ctx);
+      const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${description.title ?? uri}`);
+      // for people: what it was trained on, its validations, and forms that use it
+      renderers['text/html'] = async () =>
+        renderPage({
+          title: `Model: ${description.title ?? uri}`,
+          intro: await modelPageHtml(services, description, await validationsHtml(description, ctx.state.canRead ?? (() => true))),
+          quads,
+          alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
+          jsonld: await serializeRdf(quads, 'application/ld+json'),
+        });
+      const learner = learnerById(services.uris.idIn('algorithm', description.algorithm) ?? '');
+      if (learner?.linearForm) {
+        // PMML for linear models (spec 4.11: text/xml)
+        const pmml = async () => {
+          const model = (await models.load(uri))!;
+          const form = learnerById(model.learnerId)!.linearForm!(model.state);
+          const titles = await readFeatureRecords(store, [...model.independent, model.dependent]);
+          const xml = form && regressionPmml(model, form, new Map([...titles].map(([f, d]) => [f, d.title ?? f])));
+          if (!xml) throw notAcceptable(`model ${uri} has no PMML form (only linear models of numeric variables have one); ask for RDF`);
+          return xml;
+        };
+        renderers['text/xml'] = pmml;
+        renderers['application/xml'] = pmml;
+      }
+      await sendNegotiated(ctx, renderers);
+    },
+  );
 
   const variables = {
-    independent: (d: ModelDescription) => d.independent,
-    dependent: (d: ModelDescription) => (d.dependent ? [d.dependent] : []),
-    predicted: (d: ModelDescription) => d.predictedVariables,
+    independent: { of: (d: ModelDescription) => d.independent, summary: 'The independent variables' },
+    dependent: { of: (d: ModelDescription) => (d.dependent ? [d.dependent] : []), summary: 'The dependent variable' },
+    predicted: { of: (d: ModelDescription) => d.predictedVariables, summary: 'The predicted variables' },
   };
-  for (const [path, of] of Object.entries(variables)) {
-    router.get(`/model/:id/${path}`, async (ctx) => {
+  for (const [path, { of, summary }] of Object.entries(variables)) {
+    routes.add({ method: 'GET', path: `/model/:id/${path}`, summary, tag: 'model', responses: answers(MEDIA.list, 404) }, async (ctx) => {
       const { uri, description } = await requireModel(ctx);
-      const features = of(description);
-      await sendGraphList(ctx, store, features, `${path[0].toUpperCase()}${path.slice(1)} variables of ${uri}`);
+      await sendGraphList(ctx, store, of(description), `${path[0].toUpperCase()}${path.slice(1)} variables of ${uri}`);
     });
   }
 
-  router.delete('/model/:id', async (ctx) => {
+  routes.add({ method: 'DELETE', path: '/model/:id', summary: 'Delete a model', tag: 'model', responses: answers([], 404) }, async (ctx) => {
     const { uri } = await requireModel(ctx);
     await models.delete(uri);
     sendDone(ctx);
   });
 
-  predictionRoutes(router, services, datasets, models, predictor, compounds, start.predictions);
+  predictionRoutes(routes, services, datasets, models, predictor, compounds, start.predictions);
 }

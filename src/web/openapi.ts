@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Route } from '../server/app.ts';
 import { MEDIA, type RouteDescription } from '../http/route-description.ts';
+import { DATASET_OUTPUT_TYPES } from '../dataset/dataset-views.ts';
 
 /**
  * The OpenAPI 3.1 description of the whole interface (`GET /openapi.json`): one entry per route
@@ -18,7 +19,8 @@ const ERROR = MEDIA.error;
 const FORM = 'application/x-www-form-urlencoded';
 const STRUCTURES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml', ...RDF.filter((t) => t !== 'text/html')];
 const DATASET_IN = ['text/csv', 'chemical/x-mdl-sdfile', 'text/x-arff', 'multipart/form-data', FORM, ...RDF.filter((t) => t !== 'text/html')];
-const DATASET_OUT = [...RDF, 'text/csv', 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/uri-list'];
+/** What a dataset is answered as: the dataset views' own list. */
+const DATASET_OUT = DATASET_OUTPUT_TYPES;
 const SPARQL_OUT = ['application/sparql-results+xml', 'application/sparql-results+json', 'text/csv', 'text/tab-separated-values', ...RDF];
 
 interface Operation {
@@ -140,19 +142,6 @@ const OPERATIONS: Record<string, Operation> = {
     ],
     responses: { ...ok(URI), ...task(), ...errors(400, 404, 502) },
   },
-
-  'GET /model': { summary: 'Models (with query/sameas: those of an endpoint)', tag: 'model', params: ['query', 'sameas'], responses: { ...ok(LIST), ...errors(404) } },
-  'GET /model/:id': { summary: 'A model (and PMML for linear ones)', tag: 'model', responses: { ...ok([...RESOURCE, 'text/xml', 'application/xml']), ...errors(404, 406) } },
-  'POST /model/:id': {
-    summary: 'Predict a dataset, a compound or a SMILES (with applicability-domain estimates); a filtering model cleans a dataset',
-    tag: 'model',
-    params: ['dataset_uri', 'compound_uri', 'smiles', 'result_dataset', 'dataset_service'],
-    responses: { ...ok([...URI, ...DATASET_OUT]), ...task(), ...errors(400, 404, 502) },
-  },
-  'DELETE /model/:id': { summary: 'Delete a model', tag: 'model', responses: { ...DONE, ...errors(404) } },
-  'GET /model/:id/independent': { summary: 'The independent variables', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
-  'GET /model/:id/dependent': { summary: 'The dependent variable', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
-  'GET /model/:id/predicted': { summary: 'The predicted variables', tag: 'model', responses: { ...ok(LIST), ...errors(404) } },
 
   'GET /report': { summary: 'Validation report types', tag: 'report', responses: ok(LIST) },
   'GET /report/:type': { summary: 'Reports of a type', tag: 'report', params: ['validation'], responses: { ...ok(LIST), ...errors(404) } },

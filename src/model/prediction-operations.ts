@@ -1,0 +1,55 @@
+import { notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { deliver, resultTarget, type ResultRequest, type ResultTarget } from '../dataset/result-target.ts';
+import { FeatureValues } from '../compound/feature-values.ts';
+import { outputFeatures } from './model-codec.ts';
+import type { StoredModel } from './model-store.ts';
+import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.ts';
+
+/** Where a supermodel made with `dataset_service` stores its predictions unless told otherwise. */
+export function defaultServiceOf(model: StoredModel): string | undefined {
+  return String(model.parameters.dataset_service ?? '') || undefined;
+}
+
+/** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one; answers its URI. */
+export async function storePredictions(
+  services: Services,
+  datasets: DatasetStore,
+  model: StoredModel,
+  rows: PredictionRow[],
+  predictions: PredictedValues[],
+  target: ResultTarget,
+  source: string,
+  sourceTitle?: string,
+): Promise<string> {
+  if (target.kind === 'existing') {
+    await datasets.addColumns(target.meta, outputFeatures(model), new Map(rows.map((r, i) => [r.compound, predictions[i]])));
+    return target.meta.uri;
+  }
+  const local = await createPredictionDataset(datasets, model, rows, predictions, { uri: source, title: sourceTitle });
+  return deliver(services, datasets, local, target);
+}
+
+/**
+ * Predict one compound (spec 4.11 with `compound_uri`) at once: its own feature values, descriptors
+ * calculated as the model needs, the applicability domain estimated. Answers the dataset the
+ * predictions went to, and whether it is at another dataset service.
+ */
+export async function predictCompound(
+  services: Services,
+  datasets: DatasetStore,
+  predictor: Predictor,
+  model: StoredModel,
+  compound: string,
+  result: ResultRequest,
+): Promise<{ uri: string; remote: boolean }> {
+  const target = await resultTarget(services, datasets, result, defaultServiceOf(model));
+  if (!services.uris.isIn('compound', compound) || !(await services.store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
+  const own = await new FeatureValues(services.store, services.uris).read(compound, model.independent);
+  const row: PredictionRow = { compound, values: new Map(own.map((v) => [v.feature, v.value])) };
+  const plan = await predictor.planInputs(model, [...row.values.keys()]);
+  const predictions = await predictor.predict(model, [row], plan);
+  const uri = await storePredictions(services, datasets, model, [row], predictions, target, compound);
+  return { uri, remote: target.kind === 'remote' };
+}
