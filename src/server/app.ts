@@ -89,8 +89,8 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   qmrfRoutes(router, services, c.qmrfs, c.qmrfStore);
   qprfRoutes(router, services, c.qprfs);
   validationRoutes(described, services, c.runner, c.start.validation);
-  featureRoutes(router, services);
-  taskRoutes(router, services);
+  featureRoutes(described, services);
+  taskRoutes(described, services);
   sparqlRoutes(router, services);
   graphStoreRoutes(router, services);
   ontologyRoutes(router, services, registry);

@@ -87,12 +87,6 @@ const OPERATIONS: Record<string, Operation> = {
   'PUT /compound/:id/feature': { summary: 'Replace feature values of a compound', tag: 'compound', body: RDF.filter((t) => t !== 'text/html'), responses: { ...DONE, ...errors(400, 404) } },
   'DELETE /compound/:id/feature': { summary: 'Delete feature values of a compound', tag: 'compound', params: ['feature_uris[]'], responses: { ...DONE, ...errors(404) } },
 
-  'GET /feature': { summary: 'Features (with sameAs/query: those that stand for an ontology entry)', tag: 'feature', params: ['query', 'sameas'], responses: { ...ok(LIST), ...errors(404) } },
-  'POST /feature': { summary: 'Create a feature (checked against its SHACL shape)', tag: 'feature', body: RDF.filter((t) => t !== 'text/html'), responses: { ...ok(URI), ...errors(400) } },
-  'GET /feature/:id': { summary: 'A feature', tag: 'feature', responses: { ...ok(RESOURCE), ...errors(404) } },
-  'PUT /feature/:id': { summary: 'Replace a feature', tag: 'feature', body: RDF.filter((t) => t !== 'text/html'), responses: { ...ok(URI), ...errors(400, 404) } },
-  'DELETE /feature/:id': { summary: 'Delete a feature', tag: 'feature', responses: { ...DONE, ...errors(404) } },
-
   'GET /dataset': { summary: 'Datasets', tag: 'dataset', responses: ok(LIST) },
   'POST /dataset': {
     summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), or make one from a subset of another (form)',
@@ -191,14 +185,6 @@ const OPERATIONS: Record<string, Operation> = {
     responses: { ...ok([...RESOURCE, 'text/xml', 'application/docbook+xml', 'application/pdf']), ...errors(404) },
   },
   'DELETE /reach_report/qprf/:id': { summary: 'Delete a QPRF', tag: 'qmrf', responses: { ...DONE, ...errors(404) } },
-
-  'GET /task': { summary: 'Tasks', tag: 'task', responses: ok(LIST) },
-  'GET /task/:id': {
-    summary: 'A task: 202 while it runs, 200 with the result, its error’s status when it failed',
-    tag: 'task',
-    responses: { ...ok([...RDF, 'text/uri-list']), 202: [...RDF, 'text/uri-list'], ...errors(400, 404, 500, 503) },
-  },
-  'DELETE /task/:id': { summary: 'Cancel a task (or remove a finished one)', tag: 'task', responses: { ...DONE, ...errors(404) } },
 
   'GET /sparql': {
     summary: 'SPARQL 1.1 query over the whole store the caller may read',
