@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { defineJob } from '../task/job-definition.ts';
 import { badRequest } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
-import type { Params } from '../http/params.ts';
 import type { Block, ReportDocument } from './report-document.ts';
 import { toDocBook } from './report-document.ts';
 import type { PlotRequest } from './plots.ts';
@@ -18,10 +17,14 @@ const PLOTS_MODULE = new URL('./plots.ts', import.meta.url).href;
 const reportRequest = z.object({ type: z.enum(REPORT_TYPES), validations: z.array(z.string()), identifiers: z.array(z.string()) });
 type ReportRequest = z.infer<typeof reportRequest>;
 
-/** `validation_uris` and `identifier` as comma-separated lists (or repeated parameters). */
-function listParameter(params: Params, name: string): string[] {
-  return params
-    .all(name)
+/** What a report request gives: `validation_uris` and `identifier`, each value a comma-separated list (or the parameter repeated). */
+export interface ReportAsked {
+  validationUris: string[];
+  identifiers: string[];
+}
+
+function split(values: string[]): string[] {
+  return values
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v);
@@ -60,8 +63,8 @@ export class Reports {
    * validations that the caller may read (`canRead`, with access control on), or the task that
    * makes the report.
    */
-  async start(type: ReportType, params: Params, canRead: (uri: string) => boolean = () => true): Promise<{ existing: string } | { task: string }> {
-    const request = this.check(type, params);
+  async start(type: ReportType, asked: ReportAsked, canRead: (uri: string) => boolean = () => true): Promise<{ existing: string } | { task: string }> {
+    const request = this.check(type, asked);
     await this.requireValidations(request);
     const existing = await this.store.existing(type, request.validations, request.identifiers, canRead);
     if (existing) return { existing };
@@ -76,13 +79,13 @@ export class Reports {
     if (tasks.size > 1) throw badRequest('validation_uris: an algorithm comparison compares cross-validations of one kind (all regression or all classification)');
   }
 
-  private check(type: ReportType, params: Params): ReportRequest {
-    const validations = listParameter(params, 'validation_uris');
+  private check(type: ReportType, asked: ReportAsked): ReportRequest {
+    const validations = split(asked.validationUris);
     if (!validations.length) throw badRequest('missing required parameter validation_uris (comma-separated validation URIs)');
     if (new Set(validations).size !== validations.length) throw badRequest('validation_uris: a validation is given twice');
     const notUri = validations.find((v) => !/^https?:\/\/[^\s<>"{}|\\^`]+$/.test(v));
     if (notUri) throw badRequest(`validation_uris: ${JSON.stringify(notUri.slice(0, 200))} is not a validation URI`);
-    const identifiers = listParameter(params, 'identifier');
+    const identifiers = split(asked.identifiers);
     if (type === 'algorithm_comparison') {
       if (validations.length < 2) throw badRequest('validation_uris: an algorithm comparison needs at least two cross-validations');
       if (identifiers.length !== validations.length) throw badRequest(`identifier: give one identifier per cross-validation (${validations.length}, comma-separated), not ${identifiers.length}`);

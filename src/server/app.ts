@@ -85,7 +85,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   modelRoutes(described, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);
   crossvalidationRoutes(described, services, c.crossvalidations, c.start.validation.crossvalidation);
   // registered before /validation/{id}, which would take /validation/report otherwise
-  reportRoutes(router, services, c.reports, c.reportStore);
+  reportRoutes(described, services, c.reports, c.reportStore);
   qmrfRoutes(router, services, c.qmrfs, c.qmrfStore);
   qprfRoutes(router, services, c.qprfs);
   validationRoutes(described, services, c.runner, c.start.validation);

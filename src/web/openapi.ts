@@ -137,21 +137,6 @@ const OPERATIONS: Record<string, Operation> = {
     responses: { ...ok(URI), ...task(), ...errors(400, 404, 502) },
   },
 
-  'GET /report': { summary: 'Validation report types', tag: 'report', responses: ok(LIST) },
-  'GET /report/:type': { summary: 'Reports of a type', tag: 'report', params: ['validation'], responses: { ...ok(LIST), ...errors(404) } },
-  'POST /report/:type': {
-    summary: 'Make a report of validations (validation, crossvalidation, algorithm_comparison)',
-    tag: 'report',
-    params: ['validation_uris!', 'identifier'],
-    responses: { ...ok(URI), ...task(), ...errors(400, 404) },
-  },
-  'GET /report/:type/:id': {
-    summary: 'A report: its object (RDF, YAML), its DocBook document, HTML or PDF',
-    tag: 'report',
-    responses: { ...ok([...RESOURCE, 'text/xml', 'application/docbook+xml', 'application/pdf']), ...errors(404) },
-  },
-  'DELETE /report/:type/:id': { summary: 'Delete a report', tag: 'report', responses: { ...DONE, ...errors(404) } },
-
   'GET /reach_report/qmrf': { summary: 'QMRF reports, searched', tag: 'qmrf', params: ['model_uri', 'dataset_uri', 'compound_uri', 'algorithm_uri', 'endpoint_uri', 'search'], responses: ok(LIST) },
   'POST /reach_report/qmrf': {
     summary: 'Make a QMRF of a model (task), or store QMRF XML',
