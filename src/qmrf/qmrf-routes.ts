@@ -1,4 +1,5 @@
-import type Router from '@koa/router';
+import { z } from 'zod';
+import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
@@ -17,31 +18,60 @@ const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 const XML_TYPES = [QMRF_XML, 'application/xml', 'text/xml'];
 
 /** REACH (QMRF) reports (spec 4.6), also under the Ruby service layout `/validation/reach_report/qmrf`. */
-export function qmrfRoutes(router: Router, services: Services, qmrfs: Qmrfs, store: QmrfStore): void {
+export function qmrfRoutes(routes: DescribedRoutes, services: Services, qmrfs: Qmrfs, store: QmrfStore): void {
   const { uris, config } = services;
   const uriOf = (ctx: Context) => uris.reachReport('qmrf', ctx.params.id);
 
-  for (const base of ['/reach_report/qmrf', '/validation/reach_report/qmrf']) {
-    router.get(base, async (ctx) => {
-      const q = Params.fromQuery(ctx);
-      const found = await qmrfs.search({
-        model_uri: q.get('model_uri'),
-        dataset_uri: q.get('dataset_uri'),
-        compound_uri: q.get('compound_uri'),
-        algorithm_uri: q.get('algorithm_uri'),
-        endpoint_uri: q.get('endpoint_uri'),
-        search: q.get('search'),
-      });
-      await sendGraphList(ctx, services.store, found, 'QMRF reports');
-    });
+  const also = (path: string) => [`/validation${path}`];
+  const xmlBody = [QMRF_XML, 'application/xml', 'text/xml'];
+  routes.add(
+    {
+      method: 'GET',
+      path: '/reach_report/qmrf',
+      aliases: also('/reach_report/qmrf'),
+      summary: 'QMRF reports, searched',
+      tag: 'qmrf',
+      params: z.object({
+        model_uri: param.optional('About this model'),
+        dataset_uri: param.optional('Naming this dataset'),
+        compound_uri: param.optional('Whose training set holds this compound'),
+        algorithm_uri: param.optional('Of this algorithm'),
+        endpoint_uri: param.optional('Of this endpoint'),
+        search: param.optional('Words in the report'),
+      }),
+      responses: answers(MEDIA.list),
+    },
+    async (ctx, q) => sendGraphList(ctx, services.store, await qmrfs.search(q), 'QMRF reports'),
+  );
 
-    router.post(base, async (ctx) => {
+  routes.add(
+    {
+      method: 'POST',
+      path: '/reach_report/qmrf',
+      aliases: also('/reach_report/qmrf'),
+      summary: 'Make a QMRF: filled from a model (model_uri, a task), or posted as QMRF XML',
+      tag: 'qmrf',
+      params: z.object({ model_uri: param.optional('The model the report is filled from (required unless the body is QMRF XML)') }),
+      body: xmlBody,
+      responses: { ...taskResponses(400, 404), 200: MEDIA.uri },
+    },
+    async (ctx, p) => {
       if (XML_TYPES.includes(requestMediaType(ctx))) return sendUri(ctx, await qmrfs.createFromXml(await readText(ctx, config.bodyLimit)));
-      const params = await Params.fromRequest(ctx, config.bodyLimit);
-      await sendTask(ctx, await qmrfs.startFromModel(params.required('model_uri')));
-    });
+      if (!p.model_uri?.trim()) throw badRequest('missing required parameter model_uri');
+      await sendTask(ctx, await qmrfs.startFromModel(p.model_uri));
+    },
+  );
 
-    router.get(`${base}/:id`, async (ctx) => {
+  routes.add(
+    {
+      method: 'GET',
+      path: '/reach_report/qmrf/:id',
+      aliases: also('/reach_report/qmrf/:id'),
+      summary: 'A QMRF: RDF, QMRF XML, DocBook, HTML, PDF, XLSX',
+      tag: 'qmrf',
+      responses: answers([...MEDIA.resource, QMRF_XML, 'application/xml', 'text/xml', 'application/docbook+xml', 'application/pdf', XLSX], 404),
+    },
+    async (ctx) => {
       const uri = uriOf(ctx);
       const found = await store.read(uri);
       if (!found) throw notFound(`QMRF report ${uri} not found`);
@@ -65,9 +95,21 @@ export function qmrfRoutes(router: Router, services: Services, qmrfs: Qmrfs, sto
         [XLSX]: async () => Buffer.from((await convert('xlsx')) as Uint8Array),
       };
       await sendNegotiated(ctx, renderers);
-    });
+    },
+  );
 
-    router.post(`${base}/:id`, async (ctx) => {
+  routes.add(
+    {
+      method: 'POST',
+      path: '/reach_report/qmrf/:id',
+      aliases: also('/reach_report/qmrf/:id'),
+      summary: 'Replace a QMRF (XML), or update sections (form parameters named after QMRF elements) and attach validations',
+      tag: 'qmrf',
+      params: z.object({ validation_uri: param.list('Validations to attach') }),
+      body: xmlBody,
+      responses: { ...answers(MEDIA.uri, 400, 404), 303: [] },
+    },
+    async (ctx) => {
       const uri = uriOf(ctx);
       if (XML_TYPES.includes(requestMediaType(ctx))) await qmrfs.replaceXml(uri, await readText(ctx, config.bodyLimit));
       else {
@@ -77,17 +119,27 @@ export function qmrfRoutes(router: Router, services: Services, qmrfs: Qmrfs, sto
       }
       // a browser (the editing form) goes back to the report, other clients get its URI
       await sendUri(ctx, uri);
-    });
+    },
+  );
 
-    router.delete(`${base}/:id`, async (ctx) => {
-      const uri = uriOf(ctx);
-      await qmrfs.require(uri);
-      await store.delete(uri);
-      sendDone(ctx);
-    });
+  routes.add({ method: 'DELETE', path: '/reach_report/qmrf/:id', aliases: also('/reach_report/qmrf/:id'), summary: 'Delete a QMRF', tag: 'qmrf', responses: answers([], 404) }, async (ctx) => {
+    const uri = uriOf(ctx);
+    await qmrfs.require(uri);
+    await store.delete(uri);
+    sendDone(ctx);
+  });
 
-    // the desktop QMRF editor (Java Web Start), opening this report
-    router.get(`${base}/:id/editor`, async (ctx) => {
+  // the desktop QMRF editor (Java Web Start), opening this report
+  routes.add(
+    {
+      method: 'GET',
+      path: '/reach_report/qmrf/:id/editor',
+      aliases: also('/reach_report/qmrf/:id/editor'),
+      summary: 'A Java Web Start descriptor for the desktop QMRF editor',
+      tag: 'qmrf',
+      responses: answers(['application/x-java-jnlp-file'], 404),
+    },
+    async (ctx) => {
       const uri = uriOf(ctx);
       await qmrfs.require(uri);
       const codebase = config.qmrfEditorCodebase;
@@ -111,6 +163,6 @@ export function qmrfRoutes(router: Router, services: Services, qmrfs: Qmrfs, sto
   </application-desc>
 </jnlp>
 `;
-    });
-  }
+    },
+  );
 }

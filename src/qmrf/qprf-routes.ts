@@ -1,8 +1,8 @@
-import type Router from '@koa/router';
+import { z } from 'zod';
+import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
-import { Params } from '../http/params.ts';
 import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, type Renderer } from '../http/respond.ts';
 import { resourceTree } from '../rdf/resource-tree.ts';
 import type { Qprfs } from './qprfs.ts';
@@ -10,22 +10,52 @@ import type { Qprfs } from './qprfs.ts';
 const RENDER_MODULE = new URL('../report/report-render.ts', import.meta.url).href;
 
 /** QPRF reports (beyond the interface: ECHA's (Q)SAR Prediction Reporting Format), also under `/validation/reach_report/qprf`. */
-export function qprfRoutes(router: Router, services: Services, qprfs: Qprfs): void {
+export function qprfRoutes(routes: DescribedRoutes, services: Services, qprfs: Qprfs): void {
   const { uris, config } = services;
   const uriOf = (ctx: Context) => uris.reachReport('qprf', ctx.params.id);
 
-  for (const base of ['/reach_report/qprf', '/validation/reach_report/qprf']) {
-    router.get(base, async (ctx) => {
-      const q = Params.fromQuery(ctx);
-      await sendGraphList(ctx, services.store, await qprfs.list({ model: q.get('model_uri'), compound: q.get('compound_uri') }), 'QPRF reports');
-    });
+  const also = (path: string) => [`/validation${path}`];
 
-    router.post(base, async (ctx) => {
-      const params = await Params.fromRequest(ctx, config.bodyLimit);
-      await sendTask(ctx, await qprfs.start({ modelUri: params.get('model_uri'), datasetUri: params.get('dataset_uri'), compoundUri: params.required('compound_uri') }));
-    });
+  routes.add(
+    {
+      method: 'GET',
+      path: '/reach_report/qprf',
+      aliases: also('/reach_report/qprf'),
+      summary: 'QPRF reports',
+      tag: 'qmrf',
+      params: z.object({ model_uri: param.optional('Of this model'), compound_uri: param.optional('Of this compound') }),
+      responses: answers(MEDIA.list),
+    },
+    async (ctx, p) => sendGraphList(ctx, services.store, await qprfs.list({ model: p.model_uri, compound: p.compound_uri }), 'QPRF reports'),
+  );
 
-    router.get(`${base}/:id`, async (ctx) => {
+  routes.add(
+    {
+      method: 'POST',
+      path: '/reach_report/qprf',
+      aliases: also('/reach_report/qprf'),
+      summary: 'Make a QPRF of one prediction',
+      tag: 'qmrf',
+      params: z.object({
+        compound_uri: param.required('The compound predicted'),
+        model_uri: param.optional('The model that predicted it'),
+        dataset_uri: param.optional('Or the prediction dataset that holds the prediction'),
+      }),
+      responses: taskResponses(400, 404),
+    },
+    async (ctx, p) => sendTask(ctx, await qprfs.start({ modelUri: p.model_uri, datasetUri: p.dataset_uri, compoundUri: p.compound_uri })),
+  );
+
+  routes.add(
+    {
+      method: 'GET',
+      path: '/reach_report/qprf/:id',
+      aliases: also('/reach_report/qprf/:id'),
+      summary: 'A QPRF: RDF, DocBook, HTML, PDF',
+      tag: 'qmrf',
+      responses: answers([...MEDIA.resource, 'text/xml', 'application/docbook+xml', 'application/pdf'], 404),
+    },
+    async (ctx) => {
       const uri = uriOf(ctx);
       const quads = await qprfs.read(uri);
       if (!quads) throw notFound(`QPRF report ${uri} not found`);
@@ -39,13 +69,13 @@ export function qprfRoutes(router: Router, services: Services, qprfs: Qprfs): vo
         'application/pdf': async () => Buffer.from((await convert('pdf')) as Uint8Array),
       };
       await sendNegotiated(ctx, renderers);
-    });
+    },
+  );
 
-    router.delete(`${base}/:id`, async (ctx) => {
-      const uri = uriOf(ctx);
-      if (!(await qprfs.read(uri))) throw notFound(`QPRF report ${uri} not found`);
-      await qprfs.delete(uri);
-      sendDone(ctx);
-    });
-  }
+  routes.add({ method: 'DELETE', path: '/reach_report/qprf/:id', aliases: also('/reach_report/qprf/:id'), summary: 'Delete a QPRF', tag: 'qmrf', responses: answers([], 404) }, async (ctx) => {
+    const uri = uriOf(ctx);
+    if (!(await qprfs.read(uri))) throw notFound(`QPRF report ${uri} not found`);
+    await qprfs.delete(uri);
+    sendDone(ctx);
+  });
 }

@@ -86,8 +86,8 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   crossvalidationRoutes(described, services, c.crossvalidations, c.start.validation.crossvalidation);
   // registered before /validation/{id}, which would take /validation/report otherwise
   reportRoutes(described, services, c.reports, c.reportStore);
-  qmrfRoutes(router, services, c.qmrfs, c.qmrfStore);
-  qprfRoutes(router, services, c.qprfs);
+  qmrfRoutes(described, services, c.qmrfs, c.qmrfStore);
+  qprfRoutes(described, services, c.qprfs);
   validationRoutes(described, services, c.runner, c.start.validation);
   featureRoutes(described, services);
   taskRoutes(described, services);

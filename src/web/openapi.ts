@@ -137,40 +137,6 @@ const OPERATIONS: Record<string, Operation> = {
     responses: { ...ok(URI), ...task(), ...errors(400, 404, 502) },
   },
 
-  'GET /reach_report/qmrf': { summary: 'QMRF reports, searched', tag: 'qmrf', params: ['model_uri', 'dataset_uri', 'compound_uri', 'algorithm_uri', 'endpoint_uri', 'search'], responses: ok(LIST) },
-  'POST /reach_report/qmrf': {
-    summary: 'Make a QMRF of a model (task), or store QMRF XML',
-    tag: 'qmrf',
-    params: ['model_uri'],
-    body: ['application/qmrf-xml', 'application/xml', 'text/xml'],
-    responses: { ...ok(URI), ...task(), ...errors(400, 404) },
-  },
-  'GET /reach_report/qmrf/:id': {
-    summary: 'A QMRF: QMRF XML, RDF, HTML (with an editing form), PDF, XLSX, DocBook',
-    tag: 'qmrf',
-    responses: {
-      ...ok([...RESOURCE, 'application/qmrf-xml', 'application/xml', 'text/xml', 'application/docbook+xml', 'application/pdf', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']),
-      ...errors(404),
-    },
-  },
-  'POST /reach_report/qmrf/:id': {
-    summary: 'Replace a QMRF (XML) or update sections and attach validations (form)',
-    tag: 'qmrf',
-    params: ['validation_uri'],
-    body: ['application/qmrf-xml', 'application/xml', 'text/xml'],
-    responses: { ...ok(URI), 303: [], ...errors(400, 404) },
-  },
-  'DELETE /reach_report/qmrf/:id': { summary: 'Delete a QMRF', tag: 'qmrf', responses: { ...DONE, ...errors(404) } },
-  'GET /reach_report/qmrf/:id/editor': { summary: 'A Java Web Start descriptor for the desktop QMRF editor', tag: 'qmrf', responses: { 200: ['application/x-java-jnlp-file'], ...errors(404) } },
-  'GET /reach_report/qprf': { summary: 'QPRF reports', tag: 'qmrf', params: ['model_uri', 'compound_uri'], responses: ok(LIST) },
-  'POST /reach_report/qprf': { summary: 'Make a QPRF of one prediction', tag: 'qmrf', params: ['compound_uri!', 'model_uri', 'dataset_uri'], responses: { ...task(), ...errors(400, 404) } },
-  'GET /reach_report/qprf/:id': {
-    summary: 'A QPRF: RDF, DocBook, HTML, PDF',
-    tag: 'qmrf',
-    responses: { ...ok([...RESOURCE, 'text/xml', 'application/docbook+xml', 'application/pdf']), ...errors(404) },
-  },
-  'DELETE /reach_report/qprf/:id': { summary: 'Delete a QPRF', tag: 'qmrf', responses: { ...DONE, ...errors(404) } },
-
   'GET /sparql': {
     summary: 'SPARQL 1.1 query over the whole store the caller may read',
     tag: 'sparql',
