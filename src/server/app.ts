@@ -81,7 +81,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   const c = createComponents(services);
   compoundRoutes(router, described, services, c.compounds);
   datasetRoutes(router, services, c.datasets);
-  algorithmRoutes(router, services, c.datasets, c.start.algorithm.algorithm);
+  algorithmRoutes(described, services, c.datasets, c.start.algorithm.algorithm);
   modelRoutes(described, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);
   crossvalidationRoutes(described, services, c.crossvalidations, c.start.validation.crossvalidation);
   // registered before /validation/{id}, which would take /validation/report otherwise

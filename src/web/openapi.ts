@@ -12,7 +12,6 @@ import { DATASET_OUTPUT_TYPES } from '../dataset/dataset-views.ts';
  */
 
 const RDF = MEDIA.rdf;
-const RESOURCE = MEDIA.resource;
 const LIST = MEDIA.list;
 const URI = MEDIA.uri;
 const ERROR = MEDIA.error;
@@ -114,28 +113,6 @@ const OPERATIONS: Record<string, Operation> = {
   'POST /dataset/:id/metadata': { summary: 'The same from a page’s form', tag: 'dataset', params: ['title', 'description', 'license'], responses: { ...ok(URI), 303: [], ...errors(400, 404) } },
   'GET /dataset/:id/compounds': { summary: 'The compounds of a dataset', tag: 'dataset', responses: { ...ok(LIST), ...errors(404) } },
   'GET /dataset/:id/features': { summary: 'The features of a dataset', tag: 'dataset', responses: { ...ok(LIST), ...errors(404) } },
-
-  'GET /algorithm': { summary: 'The algorithm catalogue', tag: 'algorithm', params: ['sameas', 'query', 'dataset_uri'], responses: { ...ok(LIST), ...errors(404) } },
-  'GET /algorithm/:id': { summary: 'An algorithm, its types and parameters', tag: 'algorithm', params: ['dataset_uri'], responses: { ...ok(RESOURCE), ...errors(404) } },
-  'GET /algorithm/:id/:instance': { summary: 'An algorithm instance (the parameter values a calculation used)', tag: 'algorithm', responses: { ...ok(RESOURCE), ...errors(404) } },
-  'POST /algorithm/:id': {
-    summary: 'Apply an algorithm: train a model, calculate descriptors, select features, fit a domain, clean, mine, or build a supermodel',
-    tag: 'algorithm',
-    params: [
-      'dataset_uri!',
-      'prediction_feature',
-      'feature_uris[]',
-      'dataset_service',
-      'result_dataset',
-      'feature_calculation',
-      'feature_selection',
-      'model_learning',
-      'applicability_domain',
-      'validation_service',
-      'parameter',
-    ],
-    responses: { ...ok(URI), ...task(), ...errors(400, 404, 502) },
-  },
 
   'GET /sparql': {
     summary: 'SPARQL 1.1 query over the whole store the caller may read',
