@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { badRequest, notFound } from '../core/errors.ts';
 import { sendDone, sendUris } from '../http/respond.ts';
 import { z } from 'zod';
-import { ERROR_TYPES, param, type DescribedRoutes } from '../http/route-description.ts';
+import { answers, ERROR_TYPES, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import { findCompounds, type CompoundQuery } from './compound-search.ts';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { sendCompoundHits } from './compound-page.ts';
@@ -10,7 +10,7 @@ import type { Services } from '../core/services.ts';
 import type { CompoundRegistry } from './compound-registry.ts';
 import { readStructures } from './structure-input.ts';
 import { structureReaderOn } from '../chemistry/structure-reader.ts';
-import { StructureResources } from './structure-resources.ts';
+import { STRUCTURE_ANSWERS, STRUCTURE_TYPES, StructureResources } from './structure-resources.ts';
 import { conformerRoutes } from './conformer-routes.ts';
 import { structureFeatureRoutes } from './structure-feature-routes.ts';
 
@@ -76,15 +76,31 @@ export function compoundRoutes(router: Router, routes: DescribedRoutes, services
     },
   );
 
-  router.post('/compound', async (ctx) => {
-    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`, structureReaderOn(services.workers, undefined, chemistry));
-    const uris = await compounds.register(posted);
-    await sendUris(ctx, uris);
-  });
+  routes.add(
+    { method: 'POST', path: '/compound', summary: 'Register structures (the same structure always gets the same URI)', tag: 'compound', body: STRUCTURE_TYPES, responses: answers(MEDIA.uri, 400) },
+    async (ctx) => {
+      const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`, structureReaderOn(services.workers, undefined, chemistry));
+      await sendUris(ctx, await compounds.register(posted));
+    },
+  );
 
-  router.get('/compound/:id', (ctx) => structures.send(ctx, structures.compoundUri(ctx)));
+  routes.add(
+    {
+      method: 'GET',
+      path: '/compound/:id',
+      summary: 'A compound in any chemical format, as an image or RDF',
+      tag: 'compound',
+      params: z.object({
+        media: param.optional('The media type wanted, where a link cannot set Accept'),
+        w: param.optional('A picture: its width in pixels (50–2000, default 300)'),
+        h: param.optional('A picture: its height in pixels (50–2000, default 240)'),
+      }),
+      responses: answers(STRUCTURE_ANSWERS, 404),
+    },
+    (ctx) => structures.send(ctx, structures.compoundUri(ctx)),
+  );
 
-  router.put('/compound/:id', async (ctx) => {
+  routes.add({ method: 'PUT', path: '/compound/:id', summary: 'Replace a compound’s names and links', tag: 'compound', body: STRUCTURE_TYPES, responses: answers([], 400, 404) }, async (ctx) => {
     const uri = structures.compoundUri(ctx);
     const { s } = await structures.require(uri);
     const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, uri);
@@ -93,13 +109,13 @@ export function compoundRoutes(router: Router, routes: DescribedRoutes, services
     sendDone(ctx);
   });
 
-  router.delete('/compound/:id', async (ctx) => {
+  routes.add({ method: 'DELETE', path: '/compound/:id', summary: 'Delete a compound', tag: 'compound', responses: answers([], 404) }, async (ctx) => {
     const uri = structures.compoundUri(ctx);
     const { s } = await structures.require(uri);
     await compounds.delete(uri, s.inchiKey);
     sendDone(ctx);
   });
 
-  conformerRoutes(router, structures);
+  conformerRoutes(routes, structures);
   structureFeatureRoutes(router, structures);
 }

@@ -1,36 +1,42 @@
-import type Router from '@koa/router';
 import { badRequest } from '../core/errors.ts';
 import { sendDone, sendGraphList, sendUri, sendUris } from '../http/respond.ts';
-import type { StructureResources } from './structure-resources.ts';
+import { answers, MEDIA, type DescribedRoutes } from '../http/route-description.ts';
+import { STRUCTURE_ANSWERS, STRUCTURE_TYPES, type StructureResources } from './structure-resources.ts';
 
 /** Conformers of a compound (spec 4.9): list, POST, GET, PUT, DELETE. */
-export function conformerRoutes(router: Router, structures: StructureResources): void {
+export function conformerRoutes(routes: DescribedRoutes, structures: StructureResources): void {
   const { store } = structures.services;
   const { compounds } = structures;
+  const tag = 'compound';
 
-  router.get('/compound/:id/conformer', async (ctx) => {
+  routes.add({ method: 'GET', path: '/compound/:id/conformer', summary: 'Conformers of a compound', tag, responses: answers(MEDIA.list, 404) }, async (ctx) => {
     const uri = structures.compoundUri(ctx);
     await structures.require(uri);
     const uris = await compounds.conformerUris(uri);
     await sendGraphList(ctx, store, uris, `Conformers of ${uri}`);
   });
 
-  router.post('/compound/:id/conformer', async (ctx) => {
-    const { s: parent } = await structures.require(structures.compoundUri(ctx));
-    const posted = await structures.readConformers(ctx, parent);
-    await sendUris(ctx, await compounds.addConformers(parent.uri, posted));
-  });
+  routes.add(
+    { method: 'POST', path: '/compound/:id/conformer', summary: 'Add conformers (3D structures of the same compound)', tag, body: STRUCTURE_TYPES, responses: answers(MEDIA.uri, 400, 404) },
+    async (ctx) => {
+      const { s: parent } = await structures.require(structures.compoundUri(ctx));
+      const posted = await structures.readConformers(ctx, parent);
+      await sendUris(ctx, await compounds.addConformers(parent.uri, posted));
+    },
+  );
 
-  router.delete('/compound/:id/conformer', async (ctx) => {
+  routes.add({ method: 'DELETE', path: '/compound/:id/conformer', summary: 'Delete every conformer', tag, responses: answers([], 404) }, async (ctx) => {
     const uri = structures.compoundUri(ctx);
     await structures.require(uri);
     await compounds.deleteConformers(await compounds.conformerUris(uri));
     sendDone(ctx);
   });
 
-  router.get('/compound/:id/conformer/:cid', (ctx) => structures.send(ctx, structures.conformerUri(ctx)));
+  routes.add({ method: 'GET', path: '/compound/:id/conformer/:cid', summary: 'A conformer', tag, responses: answers(STRUCTURE_ANSWERS, 404) }, (ctx) =>
+    structures.send(ctx, structures.conformerUri(ctx)),
+  );
 
-  router.put('/compound/:id/conformer/:cid', async (ctx) => {
+  routes.add({ method: 'PUT', path: '/compound/:id/conformer/:cid', summary: 'Replace a conformer', tag, body: STRUCTURE_TYPES, responses: { ...answers(MEDIA.uri, 400, 404) } }, async (ctx) => {
     const uri = structures.conformerUri(ctx);
     await structures.require(uri);
     const { s: parent } = await structures.require(structures.compoundUri(ctx));
@@ -40,7 +46,7 @@ export function conformerRoutes(router: Router, structures: StructureResources):
     await sendUri(ctx, uri);
   });
 
-  router.delete('/compound/:id/conformer/:cid', async (ctx) => {
+  routes.add({ method: 'DELETE', path: '/compound/:id/conformer/:cid', summary: 'Delete a conformer', tag, responses: answers([], 404) }, async (ctx) => {
     const uri = structures.conformerUri(ctx);
     await structures.require(uri);
     await compounds.deleteConformers([uri]);

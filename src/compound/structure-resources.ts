@@ -13,7 +13,14 @@ import type { CompoundRegistry } from './compound-registry.ts';
 import { structureFrom, type StoredStructure } from './compound-codec.ts';
 import { FeatureValues } from './feature-values.ts';
 import { readStructures } from './structure-input.ts';
-import { structureRenderers, type StructureDetails } from './structure-views.ts';
+import { STRUCTURE_OUTPUT_TYPES, structureRenderers, type StructureDetails } from './structure-views.ts';
+import { STRUCTURE_INPUT_TYPES } from './structure-input.ts';
+import { MEDIA } from '../http/route-description.ts';
+
+/** What a structure is posted as: a chemical format, or RDF. */
+export const STRUCTURE_TYPES = [...STRUCTURE_INPUT_TYPES, ...MEDIA.rdf.filter((t) => t !== 'text/html')];
+/** What a structure is answered as: chemical formats, pictures, RDF and its page. */
+export const STRUCTURE_ANSWERS = [...new Set([...STRUCTURE_OUTPUT_TYPES, ...MEDIA.rdf])];
 
 /** What the compound, conformer and structure-feature routes share: finding, reading and answering a structure. */
 export class StructureResources {

@@ -16,7 +16,6 @@ const LIST = MEDIA.list;
 const URI = MEDIA.uri;
 const ERROR = MEDIA.error;
 const FORM = 'application/x-www-form-urlencoded';
-const STRUCTURES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml', ...RDF.filter((t) => t !== 'text/html')];
 const DATASET_IN = ['text/csv', 'chemical/x-mdl-sdfile', 'text/x-arff', 'multipart/form-data', FORM, ...RDF.filter((t) => t !== 'text/html')];
 /** What a dataset is answered as: the dataset views' own list. */
 const DATASET_OUT = DATASET_OUTPUT_TYPES;
@@ -66,21 +65,6 @@ const OPERATIONS: Record<string, Operation> = {
   },
   'DELETE /auth/policy': { summary: 'Remove a resource’s sharing (owner)', tag: 'auth', params: ['uri!'], responses: { ...DONE, ...errors(401, 403, 404) } },
 
-  'POST /compound': { summary: 'Register structures (the same structure always gets the same URI)', tag: 'compound', body: STRUCTURES, responses: { ...ok(URI), ...errors(400) } },
-  'GET /compound/:id': {
-    summary: 'A compound in any chemical format, as an image or RDF',
-    tag: 'compound',
-    params: ['media', 'w', 'h'],
-    responses: { 200: [...STRUCTURES, 'image/png', 'image/svg+xml', 'text/plain', 'text/html'], ...errors(404) },
-  },
-  'PUT /compound/:id': { summary: 'Replace a compound’s names and links', tag: 'compound', body: STRUCTURES, responses: { ...DONE, ...ok(URI), ...errors(400, 404) } },
-  'DELETE /compound/:id': { summary: 'Delete a compound', tag: 'compound', responses: { ...DONE, ...errors(404) } },
-  'GET /compound/:id/conformer': { summary: 'Conformers of a compound', tag: 'compound', responses: { ...ok(LIST), ...errors(404) } },
-  'POST /compound/:id/conformer': { summary: 'Add conformers (3D structures of the same compound)', tag: 'compound', body: STRUCTURES, responses: { ...ok(URI), ...errors(400, 404) } },
-  'DELETE /compound/:id/conformer': { summary: 'Delete every conformer', tag: 'compound', responses: { ...DONE, ...errors(404) } },
-  'GET /compound/:id/conformer/:cid': { summary: 'A conformer', tag: 'compound', responses: { 200: [...STRUCTURES, 'image/png', 'image/svg+xml', 'text/html'], ...errors(404) } },
-  'PUT /compound/:id/conformer/:cid': { summary: 'Replace a conformer', tag: 'compound', body: STRUCTURES, responses: { ...DONE, ...ok(URI), ...errors(400, 404) } },
-  'DELETE /compound/:id/conformer/:cid': { summary: 'Delete a conformer', tag: 'compound', responses: { ...DONE, ...errors(404) } },
   'GET /compound/:id/feature': { summary: 'Feature values of a compound', tag: 'compound', params: ['feature_uris[]'], responses: { ...ok(RDF), ...errors(404) } },
   'POST /compound/:id/feature': { summary: 'Add feature values to a compound', tag: 'compound', body: RDF.filter((t) => t !== 'text/html'), responses: { ...DONE, ...errors(400, 404) } },
   'PUT /compound/:id/feature': { summary: 'Replace feature values of a compound', tag: 'compound', body: RDF.filter((t) => t !== 'text/html'), responses: { ...DONE, ...errors(400, 404) } },
