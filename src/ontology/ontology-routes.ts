@@ -1,4 +1,6 @@
 import type Router from '@koa/router';
+import { z } from 'zod';
+import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import type { Context } from 'koa';
 import { checkIri } from '../rdf/terms.ts';
 import { badRequest, HttpError } from '../core/errors.ts';
@@ -13,26 +15,34 @@ import { prepareQuery, readSparqlRequest } from '../sparql/sparql-request.ts';
 import type { OntologyRegistry } from './registry.ts';
 
 /** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
-export function ontologyRoutes(router: Router, services: Services, registry: OntologyRegistry): void {
+export function ontologyRoutes(router: Router, routes: DescribedRoutes, services: Services, registry: OntologyRegistry): void {
   const { config, access } = services;
   // the published scope, narrowed to what the caller may read
   const scope = () => access.scopeFor(currentUser.getStore(), services.published);
 
-  const predefined = (path: string, title: string, what: 'models' | 'algorithms' | 'endpoints') => {
-    router.get(path, async (ctx) => sendRdf(ctx, await registry.published(what, scope()), title));
+  const predefined = (path: string, title: string, what: 'models' | 'algorithms' | 'endpoints', summary: string, aliases?: string[]) => {
+    routes.add({ method: 'GET', path, aliases, summary, tag: 'ontology', responses: answers(MEDIA.rdf) }, async (ctx) => sendRdf(ctx, await registry.published(what, scope()), title));
   };
-  predefined('/ontology/models', 'Models', 'models');
-  predefined('/ontology/algorithms', 'Algorithms', 'algorithms');
-  predefined('/ontology/endpoints', 'Endpoints', 'endpoints');
-  predefined('/onotlogy/endpoints', 'Endpoints', 'endpoints'); // the reference's spelling
+  predefined('/ontology/models', 'Models', 'models', 'Every published model');
+  predefined('/ontology/algorithms', 'Algorithms', 'algorithms', 'Every published algorithm');
+  predefined('/ontology/endpoints', 'Endpoints', 'endpoints', 'The endpoint ontology', ['/onotlogy/endpoints']); // the reference's spelling
 
   // a page of its own for every term of the bundled vocabularies (ot:, ota:, otee:): pages link their terms here
-  router.get('/ontology/term', async (ctx) => {
-    const iri = Params.fromQuery(ctx).required('iri');
-    const quads = await registry.term(iri);
-    if (!quads.some((q) => q.subject.value === iri)) throw new HttpError(404, 'NotFound', `${iri} is not a term of this service's vocabularies`);
-    await sendRdf(ctx, quads, `Term ${iri}`);
-  });
+  routes.add(
+    {
+      method: 'GET',
+      path: '/ontology/term',
+      summary: 'A term of the service’s vocabularies (ot:, ota:, otee:)',
+      tag: 'ontology',
+      params: z.object({ iri: param.required('The term') }),
+      responses: answers(MEDIA.rdf, 400, 404),
+    },
+    async (ctx, { iri }) => {
+      const quads = await registry.term(iri);
+      if (!quads.some((q) => q.subject.value === iri)) throw new HttpError(404, 'NotFound', `${iri} is not a term of this service's vocabularies`);
+      await sendRdf(ctx, quads, `Term ${iri}`);
+    },
+  );
 
   router.get('/ontology', (ctx) => answerSparql(ctx, services, scope(), 'Ontology service'));
 

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { DescribedRoutes } from '../http/route-description.ts';
 import type { Services } from '../core/services.ts';
 
 /** How long the store may take to answer the health check. */
@@ -10,8 +10,8 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * starts or stops), `/metrics` the
  * Prometheus figures. Neither needs a token; neither shows any resource.
  */
-export function operationsRoutes(router: Router, services: Services): void {
-  router.get('/health', async (ctx) => {
+export function operationsRoutes(routes: DescribedRoutes, services: Services): void {
+  routes.add({ method: 'GET', path: '/health', summary: 'Liveness and readiness', tag: 'service', responses: { 200: ['application/json'], 503: ['application/json'] } }, async (ctx) => {
     const started = performance.now();
     const [store, redis] = await Promise.all([answers(services.store.hasGraph('urn:toxgraph:counters')), services.coordination.shared ? answers(services.coordination.check()) : undefined]);
     const ok = store === 'ok' && (redis === undefined || redis === 'ok');
@@ -38,7 +38,7 @@ export function operationsRoutes(router: Router, services: Services): void {
     }
   }
 
-  router.get('/metrics', async (ctx) => {
+  routes.add({ method: 'GET', path: '/metrics', summary: 'Prometheus metrics', tag: 'service', responses: { 200: ['text/plain'] } }, async (ctx) => {
     ctx.set('Content-Type', services.metrics.registry.contentType);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await services.metrics.registry.metrics();

@@ -66,17 +66,13 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   app.use(crossOrigin(config.baseUrl, config.bodyLimit));
   app.use(accessControl(services));
 
-  serviceRoutes(router, services);
-  staticRoutes(router);
-  // the API described: every route registered below is in the document
+  // routes registered with their descriptions (the OpenAPI document is made from them)
   const described = new DescribedRoutes(router, config.bodyLimit);
-  apiRoutes(
-    router,
-    services,
-    () => routes,
-    () => described.descriptions,
-  );
-  operationsRoutes(router, services);
+  serviceRoutes(described, services);
+  staticRoutes(described);
+  // the API described: every route registered below is in the document
+  apiRoutes(described, services, () => routes);
+  operationsRoutes(described, services);
   authRoutes(router, services);
   const c = createComponents(services);
   compoundRoutes(router, described, services, c.compounds);
@@ -93,7 +89,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   taskRoutes(described, services);
   sparqlRoutes(router, services);
   graphStoreRoutes(router, services);
-  ontologyRoutes(router, services, registry);
+  ontologyRoutes(router, described, services, registry);
   app.use(segmentDispatch(router));
   app.use(async (ctx, next) => {
     // A known path with an unsupported method is 405 with Allow; anything else falls to 404.

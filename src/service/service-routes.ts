@@ -1,14 +1,14 @@
-import type Router from '@koa/router';
+import { answers, MEDIA, type DescribedRoutes } from '../http/route-description.ts';
 import { df, dc, rdf, rdfs, ot } from '../rdf/namespaces.ts';
 import { sendRdf } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import { COMPONENTS, homeHtml } from './home-page.ts';
 
 /** `GET /`: a service description linking every component (HTML for browsers, RDF otherwise). */
-export function serviceRoutes(router: Router, services: Services): void {
+export function serviceRoutes(routes: DescribedRoutes, services: Services): void {
   const { uris } = services;
   const base = services.config.baseUrl;
-  router.get('/', async (ctx) => {
+  routes.add({ method: 'GET', path: '/', summary: 'Service description: what the service holds, its components, how to use the API', tag: 'service', responses: answers(MEDIA.rdf) }, async (ctx) => {
     const self = df.namedNode(uris.service());
     const quads = [
       df.quad(self, rdf('type'), df.namedNode('http://www.w3.org/ns/sparql-service-description#Service')),

@@ -1,19 +1,18 @@
-import type Router from '@koa/router';
 import type { Services } from '../core/services.ts';
 import type { Route } from '../server/app.ts';
 import { renderPage } from '../rdf/html.ts';
 import { openapiDocument } from './openapi.ts';
-import type { RouteDescription } from '../http/route-description.ts';
+import type { DescribedRoutes } from '../http/route-description.ts';
 
 /** `GET /openapi.json` (the interface described) and `GET /api` (Swagger UI over it). */
-export function apiRoutes(router: Router, services: Services, routes: () => Route[], descriptions: () => RouteDescription[]): void {
+export function apiRoutes(described: DescribedRoutes, services: Services, routes: () => Route[]): void {
   let document: string | undefined;
-  router.get('/openapi.json', (ctx) => {
-    document ??= JSON.stringify(openapiDocument(routes(), services.config.baseUrl, descriptions()), null, 2);
+  described.add({ method: 'GET', path: '/openapi.json', summary: 'This OpenAPI document', tag: 'service', responses: { 200: ['application/json'] } }, (ctx) => {
+    document ??= JSON.stringify(openapiDocument(routes(), services.config.baseUrl, described.descriptions), null, 2);
     ctx.set('Content-Type', 'application/json');
     ctx.body = document;
   });
-  router.get('/api', (ctx) => {
+  described.add({ method: 'GET', path: '/api', summary: 'The API documentation page (Swagger UI over this document)', tag: 'service', responses: { 200: ['text/html'] } }, (ctx) => {
     ctx.set('Content-Type', 'text/html');
     ctx.body = renderPage({
       title: 'The API',

@@ -41,13 +41,6 @@ const DONE = { 200: [] as string[] };
 
 /** Every canonical route, `METHOD /path` as the router writes it. */
 const OPERATIONS: Record<string, Operation> = {
-  'GET /': { summary: 'Service description: what the service holds, its components, how to use the API', tag: 'service', responses: ok(RDF) },
-  'GET /openapi.json': { summary: 'This OpenAPI document', tag: 'service', responses: ok(['application/json']) },
-  'GET /api': { summary: 'The API documentation page (Swagger UI over this document)', tag: 'service', responses: ok(['text/html']) },
-  'GET /static/:name': { summary: 'A script or stylesheet of the web pages', tag: 'service', responses: { 200: ['text/javascript', 'text/css'], ...errors(404) } },
-  'GET /health': { summary: 'Liveness and readiness', tag: 'service', responses: { 200: ['application/json'], 503: ['application/json'] } },
-  'GET /metrics': { summary: 'Prometheus metrics', tag: 'service', responses: ok(['text/plain']) },
-
   'POST /auth/authenticate': { summary: 'Log in: a token for a user name and password', tag: 'auth', params: ['username!', 'password!'], responses: { 200: ['text/plain'], ...errors(400, 401, 429) } },
   'POST /auth/isTokenValid': { summary: 'Is a token valid? (none given: false)', tag: 'auth', params: ['tokenid'], responses: { 200: ['text/plain'], ...errors(400, 401) } },
   'POST /auth/authorize': { summary: 'May the token’s user do an action on a URI?', tag: 'auth', params: ['uri!', 'action!', 'subjectid'], responses: { 200: ['text/plain'], ...errors(400, 401) } },
@@ -150,10 +143,6 @@ const OPERATIONS: Record<string, Operation> = {
     responses: { ...ok([...SPARQL_OUT, ...URI]), ...errors(400, 403, 404, 502) },
   },
   'DELETE /ontology': { summary: 'Deregister a resource', tag: 'ontology', params: ['uri!'], responses: { ...DONE, ...errors(400, 403, 404) } },
-  'GET /ontology/models': { summary: 'Every published model', tag: 'ontology', responses: ok(RDF) },
-  'GET /ontology/algorithms': { summary: 'Every published algorithm', tag: 'ontology', responses: ok(RDF) },
-  'GET /ontology/endpoints': { summary: 'The endpoint ontology', tag: 'ontology', responses: ok(RDF) },
-  'GET /ontology/term': { summary: 'A term of the service’s vocabularies (ot:, ota:, otee:)', tag: 'ontology', params: ['iri!'], responses: { ...ok(RDF), ...errors(400, 404) } },
 };
 
 /** Routes that stand for another (the Ruby layout, the reference's misspellings). */

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import { answers, type DescribedRoutes } from '../http/route-description.ts';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -26,9 +26,10 @@ const FILES: Record<string, { path: string; type: string }> = {
 };
 
 /** `GET /static/{name}`: the few files the pages use, cached by browsers for an hour. */
-export function staticRoutes(router: Router): void {
+export function staticRoutes(routes: DescribedRoutes): void {
   const cache = new Map<string, Buffer>();
-  router.get('/static/:name', async (ctx) => {
+  const types = [...new Set(Object.values(FILES).map((f) => f.type))];
+  routes.add({ method: 'GET', path: '/static/:name', summary: 'A script, stylesheet or picture of the web pages', tag: 'service', responses: answers(types, 404) }, async (ctx) => {
     const file = FILES[ctx.params.name];
     if (!file) throw notFound(`no static file ${ctx.params.name}`);
     let body = cache.get(file.path);
