@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import { badRequest, notFound } from '../core/errors.ts';
 import { sendDone, sendUris } from '../http/respond.ts';
 import { z } from 'zod';
@@ -15,7 +14,7 @@ import { conformerRoutes } from './conformer-routes.ts';
 import { structureFeatureRoutes } from './structure-feature-routes.ts';
 
 /** Compound component (spec 2.3, 4.8, 4.10), with its conformers and feature values. */
-export function compoundRoutes(router: Router, routes: DescribedRoutes, services: Services, compounds: CompoundRegistry): void {
+export function compoundRoutes(routes: DescribedRoutes, services: Services, compounds: CompoundRegistry): void {
   const { config } = services;
   const chemistry = compounds.chemistry;
   const base = compounds.collection;
@@ -117,5 +116,5 @@ export function compoundRoutes(router: Router, routes: DescribedRoutes, services
   });
 
   conformerRoutes(routes, structures);
-  structureFeatureRoutes(router, structures);
+  structureFeatureRoutes(routes, structures);
 }

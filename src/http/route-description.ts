@@ -19,7 +19,7 @@ export interface RouteDescription<S extends z.ZodObject = z.ZodObject> {
   summary: string;
   /** The component, as the document groups its operations. */
   tag: string;
-  /** The parameters: the query of GET and DELETE; the query and the form of POST and PUT. An array field takes every value of `name` and `name[]`. */
+  /** The parameters: the query of GET; the query and a form body of the others (documented as the query of DELETE, the form of POST and PUT). An array field takes every value of `name` and `name[]`. */
   params?: S;
   /** Request body media types besides a form. */
   body?: string[];
@@ -51,8 +51,8 @@ function isArrayField(field: z.ZodType): boolean {
 /** A request's parameters as its description names them; 400 naming the first parameter that does not fit. */
 export async function readParams<S extends z.ZodObject>(ctx: Context, description: RouteDescription<S>, bodyLimit: number): Promise<z.infer<S>> {
   const schema = description.params ?? (z.object({}) as unknown as S);
-  const formish = description.method === 'POST' || description.method === 'PUT';
-  const given = formish ? await Params.fromRequest(ctx, bodyLimit) : Params.fromQuery(ctx);
+  // a GET reads its query; the others their query and a form body, when they have one
+  const given = description.method === 'GET' ? Params.fromQuery(ctx) : await Params.fromRequest(ctx, bodyLimit);
   const raw: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(schema.shape)) {
     const values = given.all(name);

@@ -75,7 +75,7 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   operationsRoutes(described, services);
   authRoutes(router, services);
   const c = createComponents(services);
-  compoundRoutes(router, described, services, c.compounds);
+  compoundRoutes(described, services, c.compounds);
   datasetRoutes(router, services, c.datasets);
   algorithmRoutes(described, services, c.datasets, c.start.algorithm.algorithm);
   modelRoutes(described, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);

@@ -58,11 +58,6 @@ const OPERATIONS: Record<string, Operation> = {
   },
   'DELETE /auth/policy': { summary: 'Remove a resource’s sharing (owner)', tag: 'auth', params: ['uri!'], responses: { ...DONE, ...errors(401, 403, 404) } },
 
-  'GET /compound/:id/feature': { summary: 'Feature values of a compound', tag: 'compound', params: ['feature_uris[]'], responses: { ...ok(RDF), ...errors(404) } },
-  'POST /compound/:id/feature': { summary: 'Add feature values to a compound', tag: 'compound', body: RDF.filter((t) => t !== 'text/html'), responses: { ...DONE, ...errors(400, 404) } },
-  'PUT /compound/:id/feature': { summary: 'Replace feature values of a compound', tag: 'compound', body: RDF.filter((t) => t !== 'text/html'), responses: { ...DONE, ...errors(400, 404) } },
-  'DELETE /compound/:id/feature': { summary: 'Delete feature values of a compound', tag: 'compound', params: ['feature_uris[]'], responses: { ...DONE, ...errors(404) } },
-
   'GET /dataset': { summary: 'Datasets', tag: 'dataset', responses: ok(LIST) },
   'POST /dataset': {
     summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), or make one from a subset of another (form)',
