@@ -65,7 +65,8 @@ function read(file: string): SourceFile {
         const field = (name: string) => description.properties.find((p: any) => p.key?.name === name)?.value;
         const method = field('method');
         const path = field('path');
-        if (method?.type === 'Literal' && path?.type === 'Literal') routes.push({ method: String(method.value), path: String(path.value), line: handler.loc.start.line, lines: handler.loc.end.line - handler.loc.start.line + 1, described: true });
+        const pathText = path?.type === 'Literal' ? String(path.value) : path?.type === 'TemplateLiteral' ? path.quasis.map((q: any) => q.value.cooked).join('…') : `(${path?.name ?? 'computed'})`;
+        if (method?.type === 'Literal') routes.push({ method: String(method.value), path: pathText, line: handler.loc.start.line, lines: handler.loc.end.line - handler.loc.start.line + 1, described: true });
         return;
       }
       // router.get('/path', handler): a route registration
