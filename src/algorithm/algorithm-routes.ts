@@ -129,7 +129,8 @@ export function algorithmRoutes(routes: DescribedRoutes, services: Services, dat
       }
       // the caller's token goes with the job only when results go to another dataset service
       const subjectid = params.get('dataset_service') ? await callerTokenOf(ctx, config.bodyLimit) : undefined;
-      const parameters: Record<string, string[]> = {};
+      // (no prototype: a parameter may be named constructor or __proto__)
+      const parameters: Record<string, string[]> = Object.create(null);
       for (const [name, value] of params.entries()) (parameters[name] ??= []).push(value);
       await sendTask(ctx, await startAlgorithm({ id: def.id, datasetUri: params.required('dataset_uri'), parameters, result: { ...resultRequestOf(params), subjectid } }));
     },

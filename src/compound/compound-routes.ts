@@ -49,14 +49,15 @@ export function compoundRoutes(routes: DescribedRoutes, services: Services, comp
           .transform((v) => (v === undefined ? 0.7 : Number(v)))
           .describe('Similarity: the least Tanimoto similarity (Morgan, radius 2, 2048 bits; default 0.7)'),
         top: whole('top', 1, limit, `Similarity: at most this many, the most similar first (at most ${limit})`),
-        kind: z.enum(['search', 'smarts', 'similarity']).optional().describe("The compound page's search form: which search q is"),
+        kind: param.optional("The compound page's search form: which search q is (search, smarts or similarity; anything else is ignored)"),
         q: param.optional("The compound page's search form: what to search for"),
       }),
       responses: { 200: ['text/uri-list', ...RDF_OUTPUT_TYPES, 'text/html', 'text/csv'], 400: ERROR_TYPES, 404: ERROR_TYPES },
     },
     async (ctx, p) => {
       // the search form of the compound page: kind and q stand for one of the search parameters
-      const given = p.kind && p.q ? { ...p, [p.kind]: p.q } : p;
+      const kind = (['search', 'smarts', 'similarity'] as const).find((k) => k === p.kind);
+      const given = kind && p.q ? { ...p, [kind]: p.q } : p;
       const blank = (['similarity', 'smarts', 'search', 'sameas'] as const).find((name) => given[name] !== undefined && given[name].trim() === '');
       if (blank) throw badRequest(`missing required parameter ${blank}`);
       const query: CompoundQuery =

@@ -25,19 +25,34 @@ export class PromisedIterator<T> extends AsyncIterator<T> {
     );
   }
 
+  private readonly onReadable = () => {
+    this.readable = true;
+  };
+  private readonly onEnd = () => this.close();
+  private readonly onError = (e: Error) => this.destroy(e);
+
   private attach(source: AsyncIterator<T>): void {
     if (this.done) {
       source.destroy();
       return;
     }
     this.source = source;
-    source.on('readable', () => {
-      this.readable = true;
-    });
-    source.on('end', () => this.close());
-    source.on('error', (e: Error) => this.destroy(e));
+    source.on('readable', this.onReadable);
+    source.on('end', this.onEnd);
+    source.on('error', this.onError);
     if (source.done) this.close();
     else this.readable = source.readable;
+  }
+
+  /** Let go of the source: its events are no longer ours, and an unfinished one is destroyed (without a cause: its error would come back here). */
+  private detach(): void {
+    const source = this.source;
+    if (!source) return;
+    this.source = undefined;
+    source.removeListener('readable', this.onReadable);
+    source.removeListener('end', this.onEnd);
+    source.removeListener('error', this.onError);
+    if (!source.done) source.destroy();
   }
 
   override read(): T | null {
@@ -49,9 +64,14 @@ export class PromisedIterator<T> extends AsyncIterator<T> {
     return item;
   }
 
-  protected override _destroy(cause: Error | undefined, callback: (error?: Error) => void): void {
-    this.source?.destroy(cause);
+  protected override _destroy(_cause: Error | undefined, callback: (error?: Error) => void): void {
+    this.detach();
     callback();
+  }
+
+  protected override _end(destroy = false): void {
+    super._end(destroy);
+    this.detach();
   }
 }
 

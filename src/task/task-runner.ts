@@ -49,6 +49,14 @@ interface TaskState extends TaskRecord {
   minted: string[];
 }
 
+/** A job's input checked against its schema: what does not fit (a seed beyond the safe integers) is the request's mistake, 400. */
+function checkedInput<I extends JobInput>(definition: JobDefinition<I>, input: I): I {
+  const checked = definition.input.safeParse(input);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0];
+  throw new HttpError(400, 'InvalidInput', `${issue.path.join('.') || 'input'}: ${issue.message}`);
+}
+
 /** What a worker on another machine receives: the same JSON round trip here, so that what runs here runs there. */
 function asJson<I extends JobInput>(input: I): I {
   return JSON.parse(JSON.stringify(input)) as I;
@@ -124,7 +132,7 @@ export class TaskRunner {
   register<I extends JobInput>(definition: JobDefinition<I>): JobStarter<I> {
     this.kinds.set(definition.kind, definition as unknown as JobDefinition<JobInput>);
     return async (input) => {
-      const json = asJson(definition.input.parse(input));
+      const json = asJson(checkedInput(definition, input));
       return this.launch(definition.kind, json, await definition.prepare(json));
     };
   }
@@ -141,7 +149,7 @@ export class TaskRunner {
   registerQuickOrTask<I extends JobInput>(definition: JobDefinition<I> & { mayBeQuick: true }): QuickOrTaskStarter<I> {
     this.kinds.set(definition.kind, definition as unknown as JobDefinition<JobInput>);
     return async (input) => {
-      const json = asJson(definition.input.parse(input));
+      const json = asJson(checkedInput(definition, input));
       const prepared = await definition.prepare(json);
       if (prepared.quick) return { result: await prepared.work({ taskUri: '', signal: new AbortController().signal, progress: () => undefined }) };
       return { task: await this.launch(definition.kind, json, prepared) };

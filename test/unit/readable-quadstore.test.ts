@@ -98,3 +98,31 @@ test('PromisedIterator: a failed promise is an error; destroying it destroys the
   ended.finish();
   assert.deepEqual(await all, [5]);
 });
+
+test('PromisedIterator: destroyed with a cause, or failing with its source, it reports the error once and lets the source go', async () => {
+  const source = new Batches();
+  const it = new PromisedIterator(Promise.resolve(source));
+  await tick();
+  const errors: Error[] = [];
+  it.on('error', (e: Error) => errors.push(e));
+  it.destroy(new Error('time limit'));
+  await tick();
+  assert.deepEqual(
+    errors.map((e) => e.message),
+    ['time limit'],
+  );
+  assert.ok(source.done, 'the source is destroyed');
+  assert.equal(source.listenerCount('readable'), 0, 'and no longer listened to');
+  const failing = new Batches();
+  const other = new PromisedIterator(Promise.resolve(failing));
+  await tick();
+  const seen: Error[] = [];
+  other.on('error', (e: Error) => seen.push(e));
+  failing.emit('error', new Error('disk gone'));
+  await tick();
+  assert.deepEqual(
+    seen.map((e) => e.message),
+    ['disk gone'],
+  );
+  assert.ok(other.done);
+});
