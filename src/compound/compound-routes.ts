@@ -1,9 +1,8 @@
 import { badRequest, notFound } from '../core/errors.ts';
 import { sendDone, sendUris } from '../http/respond.ts';
 import { z } from 'zod';
-import { answers, ERROR_TYPES, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
+import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import { findCompounds, type CompoundQuery } from './compound-search.ts';
-import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { sendCompoundHits } from './compound-page.ts';
 import type { Services } from '../core/services.ts';
 import type { CompoundRegistry } from './compound-registry.ts';
@@ -52,7 +51,7 @@ export function compoundRoutes(routes: DescribedRoutes, services: Services, comp
         kind: param.optional("The compound page's search form: which search q is (search, smarts or similarity; anything else is ignored)"),
         q: param.optional("The compound page's search form: what to search for"),
       }),
-      responses: { 200: ['text/uri-list', ...RDF_OUTPUT_TYPES, 'text/html', 'text/csv'], 400: ERROR_TYPES, 404: ERROR_TYPES },
+      responses: answers([...MEDIA.list, 'text/csv'], 400, 404),
     },
     async (ctx, p) => {
       // the search form of the compound page: kind and q stand for one of the search parameters

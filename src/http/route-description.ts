@@ -92,23 +92,19 @@ export class DescribedRoutes {
 }
 
 /** The media types answers come in, by kind (the OpenAPI document's responses). */
-export const MEDIA = (() => {
-  const rdf = ['application/rdf+xml', 'text/turtle', 'application/ld+json', 'application/n-triples', 'text/n3', 'text/html'];
-  return {
-    /** RDF in every syntax, and the page. */
-    rdf,
-    /** One resource: RDF, JSON, YAML, its URI. */
-    resource: [...rdf, 'application/json', 'text/x-yaml', 'text/uri-list'],
-    /** A list of resources: their URIs, or their RDF. */
-    list: ['text/uri-list', ...rdf],
-    /** A URI (a created resource, a task). */
-    uri: ['text/uri-list', 'text/plain', 'text/html'],
-    /** An error (an ot:ErrorReport). */
-    error: ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'],
-  };
-})();
-/** The media types of an error (an ot:ErrorReport). */
-export const ERROR_TYPES = MEDIA.error;
+const RDF_ANSWERS = ['application/rdf+xml', 'text/turtle', 'application/ld+json', 'application/n-triples', 'text/n3', 'text/html'];
+export const MEDIA = {
+  /** RDF in every syntax, and the page. */
+  rdf: RDF_ANSWERS,
+  /** One resource: RDF, JSON, YAML, its URI. */
+  resource: [...RDF_ANSWERS, 'application/json', 'text/x-yaml', 'text/uri-list'],
+  /** A list of resources: their URIs, or their RDF. */
+  list: ['text/uri-list', ...RDF_ANSWERS],
+  /** A URI (a created resource, a task). */
+  uri: ['text/uri-list', 'text/plain', 'text/html'],
+  /** An error (an ot:ErrorReport). */
+  error: ['application/rdf+xml', 'text/turtle', 'application/json', 'text/html', 'text/plain'],
+};
 
 /** Responses: 200 with these types, and the errors (`answers(MEDIA.list, 404)`); `[]` for a 200 without a body. */
 export function answers(types: string[], ...errors: number[]): Record<number, string[]> {

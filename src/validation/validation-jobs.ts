@@ -63,14 +63,18 @@ function requireFeatureIn(dataset: DatasetMeta, feature: string, parameter: stri
 export function validationJobs(services: Services, runner: ValidationRunner, predictor: Predictor, crossvalidations: Crossvalidations) {
   const { validations } = runner;
   const progressOf = (job: { signal: AbortSignal; progress(percent: number): void }) => ({ signal: job.signal, progress: (f: number) => job.progress(f * 100) });
+  /** The test dataset and the one with the actual values (the test dataset itself unless another is named). */
+  const testDatasets = async (input: { testDatasetUri: string; testTargetDatasetUri?: string }) => {
+    const test = await runner.requireDataset(input.testDatasetUri, 'test_dataset_uri');
+    return { test, target: await runner.requireDataset(input.testTargetDatasetUri ?? test.uri, 'test_target_dataset_uri') };
+  };
   return {
     testSet: defineJob({
       kind: 'test-set-validation',
       input: validationInputs.testSet,
       async prepare(input) {
         const model = await runner.requireModel(input.modelUri);
-        const test = await runner.requireDataset(input.testDatasetUri, 'test_dataset_uri');
-        const target = await runner.requireDataset(input.testTargetDatasetUri ?? test.uri, 'test_target_dataset_uri');
+        const { test, target } = await testDatasets(input);
         const predictionFeature = input.predictionFeature ?? model.dependent;
         requireFeatureIn(target, predictionFeature, 'prediction_feature');
         await predictor.planInputs(model, test.features);
@@ -91,8 +95,7 @@ export function validationJobs(services: Services, runner: ValidationRunner, pre
       async prepare(input) {
         const setup = learningSetupOf(services, input);
         const training = await runner.requireDataset(input.trainingDatasetUri, 'training_dataset_uri');
-        const test = await runner.requireDataset(input.testDatasetUri, 'test_dataset_uri');
-        const target = await runner.requireDataset(input.testTargetDatasetUri ?? test.uri, 'test_target_dataset_uri');
+        const { test, target } = await testDatasets(input);
         requireFeatureIn(target, setup.predictionFeature, 'prediction_feature');
         await runner.checkTraining(setup, training.uri);
         return {
@@ -126,8 +129,7 @@ export function validationJobs(services: Services, runner: ValidationRunner, pre
       input: validationInputs.datasets,
       async prepare(input) {
         const { predictionFeature, predictedFeature } = input;
-        const test = await runner.requireDataset(input.testDatasetUri, 'test_dataset_uri');
-        const target = await runner.requireDataset(input.testTargetDatasetUri ?? test.uri, 'test_target_dataset_uri');
+        const { test, target } = await testDatasets(input);
         const predictions = await runner.requireDataset(input.predictionDatasetUri, 'prediction_dataset_uri');
         requireFeatureIn(target, predictionFeature, 'prediction_feature');
         requireFeatureIn(predictions, predictedFeature, 'predicted_feature');

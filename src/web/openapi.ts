@@ -6,9 +6,9 @@ import { DATASET_OUTPUT_TYPES } from '../dataset/dataset-views.ts';
 /**
  * The OpenAPI 3.1 description of the whole interface (`GET /openapi.json`): one entry per route
  * the server really answers, with its parameters, the media types it reads and answers and its
- * status codes. The aliases of the Ruby service layout (`/validation/crossvalidation`,
- * `/validation/report`, `/validation/reach_report`) and the reference's misspellings are derived
- * from the entries they stand for. A test checks that the routes and this document agree.
+ * status codes: from a route's own description (http/route-description.ts, aliases included),
+ * else from the table below for the routes not described yet. A test checks that the routes and
+ * this document agree.
  */
 
 const RDF = MEDIA.rdf;
@@ -140,15 +140,9 @@ const OPERATIONS: Record<string, Operation> = {
   'DELETE /ontology': { summary: 'Deregister a resource', tag: 'ontology', params: ['uri!'], responses: { ...DONE, ...errors(400, 403, 404) } },
 };
 
-/** Routes that stand for another (the Ruby layout, the reference's misspellings). */
+/** A table route that stands for another (described routes name their aliases themselves). */
 function canonical(method: string, path: string): string {
-  const p = path
-    .replace(/^\/validation\/(crossvalidation|report|reach_report)/, '/$1')
-    .replace('/validation/training_test_valdiation', '/validation/training_test_validation')
-    .replace('/onotlogy/', '/ontology/')
-    .replace(/^\/dataset\/:id\/feature$/, '/dataset/:id/features')
-    .replace(/^\/compound\/:id\/conformer\/:cid\/feature$/, '/compound/:id/feature');
-  return `${method} ${p}`;
+  return `${method} ${path.replace(/^\/dataset\/:id\/feature$/, '/dataset/:id/features')}`;
 }
 
 /** The operation a route stands for, or undefined when it is not described. */
