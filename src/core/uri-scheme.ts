@@ -119,6 +119,15 @@ export class UriScheme {
     return false;
   }
 
+  /**
+   * A resource that the task creating it owns until the task completes (a dataset, model,
+   * validation, cross-validation or report): removed again when the task fails. Shared
+   * resources (compounds, features) are never.
+   */
+  isOwnedByTask(uri: string): boolean {
+    return (['dataset', 'model', 'validation', 'crossvalidation'] as const).some((c) => this.isIn(c, uri)) || this.isReport(uri);
+  }
+
   /** A conformer of a compound: `{compound}/conformer/{id}`. */
   conformers(compound: string): string {
     return `${compound}/conformer`;

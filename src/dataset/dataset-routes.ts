@@ -1,6 +1,6 @@
 import { answerNowOrAsTask } from '../task/now-or-as-task.ts';
-import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import type * as RDF from '@rdfjs/types';
 import { parseDatasetRef } from '../core/uri-scheme.ts';
 import { dc, ot, literal } from '../rdf/namespaces.ts';
@@ -9,14 +9,16 @@ import { Params } from '../http/params.ts';
 import { requestMediaType } from '../http/body.ts';
 import { sendGraphList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
-import type { DatasetMeta, DatasetStore } from './dataset-store.ts';
+import { DC_PARAMS, type DatasetMeta, type DatasetStore } from './dataset-store.ts';
 import { mergeAnnotations } from './dataset-codec.ts';
 import { collectTable } from './table-input.ts';
 import { structureReaderOn } from '../chemistry/structure-reader.ts';
-import { datasetRenderers } from './dataset-views.ts';
+import { DATASET_OUTPUT_TYPES, datasetRenderers } from './dataset-views.ts';
 import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTable, readUpload } from './dataset-input.ts';
 import { DatasetEdits } from './dataset-edits.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
+import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
+import { RDF_INPUT_TYPES } from '../rdf/parse.ts';
 
 /** Dataset component (spec 2.1, 4.12). */
 /** Upload from a browser: a file (CSV, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */
@@ -26,7 +28,24 @@ const UPLOAD_FORM = `<form class="upload" method="post" action="/dataset" enctyp
 <p><label>Title <input name="title" size="40"></label> <button type="submit">Upload</button></p>
 </form>`;
 
-export function datasetRoutes(router: Router, services: Services, datasets: DatasetStore): void {
+/** What a dataset is made from (dataset-input.ts opens it): a table or RDF, raw or as the `file` of multipart/form-data. */
+const DATASET_INPUT_TYPES = ['text/csv', 'chemical/x-mdl-sdfile', 'text/arff', ...RDF_INPUT_TYPES, 'multipart/form-data'];
+
+/** The rows a request selects (filterOf in dataset-input.ts reads them). */
+const SELECTION = {
+  compound_uris: param.list('Only these compounds'),
+  feature_uris: param.list('Only these features'),
+  page: param.optional('The page of rows (from 0)'),
+  pagesize: param.optional('Rows per page'),
+};
+
+/** The Dublin Core parameters a dataset is annotated with (annotationsOf in dataset-input.ts reads them). */
+const ANNOTATIONS = Object.fromEntries(Object.entries(DC_PARAMS).map(([name, property]) => [name, param.list(`The dataset's ${property.value}`)]));
+
+/** A dataset to take rows from (a subset or a merge), with a selection of its own in its query (`?feature_uris[]=…`). */
+const SOURCE = param.optional('A dataset to take rows from; its URI may carry a selection of its own (?compound_uris[]=…)');
+
+export function datasetRoutes(routes: DescribedRoutes, services: Services, datasets: DatasetStore): void {
   const { store, config, tasks } = services;
   const base = datasets.collection;
   const datasetUri = (ctx: Context) => services.uris.item('dataset', ctx.params.id);
@@ -38,44 +57,75 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     return meta;
   }
 
-  router.get('/dataset', async (ctx) => {
+  routes.add({ method: 'GET', path: '/dataset', summary: 'Datasets', tag: 'dataset', responses: answers(MEDIA.list) }, async (ctx) => {
     const uris = await datasets.list();
     await sendGraphList(ctx, store, uris, 'Datasets', UPLOAD_FORM);
   });
 
-  router.post('/dataset', async (ctx) => {
-    const type = requestMediaType(ctx);
-    if (type === 'application/x-www-form-urlencoded' || type === 'application/www-form-urlencoded') {
-      // a new dataset from a subset of another
-      const params = await Params.fromRequest(ctx, config.bodyLimit);
-      const ref = parseDatasetRef(params.required('dataset_uri'));
-      const source = await requireDataset(ref.uri);
-      return sendUri(ctx, await edits.subset(source, filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()]))), annotationsOf(params)));
-    }
-    const upload = await readUpload(ctx, config.bodyLimit);
-    const params = new Params(new URLSearchParams([...new URLSearchParams(ctx.querystring), ...upload.params.entries()]));
-    const associated = await associatedFeatures(params, datasets, store);
-    const annotations = annotationsOf(params);
-    // a large upload is stored as a task
-    // as a task it stops when the task is cancelled or the server stops (then nothing is kept)
-    // a few thousand structures take seconds to register (about 1 ms each): a task, however small the file
-    const slow = upload.body.length > config.datasetTaskBytes || roughRows(upload.body) > config.datasetTaskRows;
-    await answerNowOrAsTask(ctx, tasks, { slow, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
-      const source = await openTable(upload, `${base}/`, services.shapes);
-      const defaults: [RDF.NamedNode, RDF.Term][] = [];
-      if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
-      if (source.title) defaults.push([dc('title'), literal(source.title)]);
-      return datasets.create(source, structureReaderOn(services.workers, signal, services.chemistry), mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
-    });
-  });
+  // an upload (raw, or a multipart/form-data file with fields) or a form: the handler reads which it is
+  routes.add(
+    {
+      method: 'POST',
+      path: '/dataset',
+      summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), or make one from a subset of another (form)',
+      tag: 'dataset',
+      params: z.object({
+        dataset_uri: SOURCE,
+        ...SELECTION,
+        ...ANNOTATIONS,
+        associated_features: param.optional("An upload: another dataset whose features its columns of the same titles become (its URI, or its features' URI)"),
+        matcher: param.optional('An upload: how columns match associated_features (title, the default)'),
+      }),
+      ownInput: true,
+      body: DATASET_INPUT_TYPES,
+      responses: { ...answers(MEDIA.uri, 400, 404, 413), ...taskResponses(), 303: [] },
+    },
+    async (ctx) => {
+      const type = requestMediaType(ctx);
+      if (type === 'application/x-www-form-urlencoded' || type === 'application/www-form-urlencoded') {
+        // a new dataset from a subset of another
+        const params = await Params.fromRequest(ctx, config.bodyLimit);
+        const ref = parseDatasetRef(params.required('dataset_uri'));
+        const source = await requireDataset(ref.uri);
+        return sendUri(ctx, await edits.subset(source, filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()]))), annotationsOf(params)));
+      }
+      const upload = await readUpload(ctx, config.bodyLimit);
+      const params = new Params(new URLSearchParams([...new URLSearchParams(ctx.querystring), ...upload.params.entries()]));
+      const associated = await associatedFeatures(params, datasets, store);
+      const annotations = annotationsOf(params);
+      // a large upload is stored as a task
+      // as a task it stops when the task is cancelled or the server stops (then nothing is kept)
+      // a few thousand structures take seconds to register (about 1 ms each): a task, however small the file
+      const slow = upload.body.length > config.datasetTaskBytes || roughRows(upload.body) > config.datasetTaskRows;
+      await answerNowOrAsTask(ctx, tasks, { slow, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
+        const source = await openTable(upload, `${base}/`, services.shapes);
+        const defaults: [RDF.NamedNode, RDF.Term][] = [];
+        if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
+        if (source.title) defaults.push([dc('title'), literal(source.title)]);
+        return datasets.create(source, structureReaderOn(services.workers, signal, services.chemistry), mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
+      });
+    },
+  );
 
-  router.get('/dataset/:id', async (ctx) => {
-    const meta = await requireDataset(datasetUri(ctx));
-    await sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, services.chemistry, meta, filterOf(Params.fromQuery(ctx))));
-    storeRepresentation(ctx);
-  });
+  // the selection is read as a dataset reference's own is (filterOf)
+  routes.add(
+    {
+      method: 'GET',
+      path: '/dataset/:id',
+      summary: 'A dataset, whole or a subset (compounds, features, page)',
+      tag: 'dataset',
+      params: z.object({ ...SELECTION, media: param.optional('The media type wanted, where a link cannot set Accept') }),
+      ownInput: true,
+      responses: answers(DATASET_OUTPUT_TYPES, 400, 404),
+    },
+    async (ctx) => {
+      const meta = await requireDataset(datasetUri(ctx));
+      await sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, services.chemistry, meta, filterOf(Params.fromQuery(ctx))));
+      storeRepresentation(ctx);
+    },
+  );
 
-  router.get('/dataset/:id/metadata', async (ctx) => {
+  routes.add({ method: 'GET', path: '/dataset/:id/metadata', summary: 'A dataset’s metadata', tag: 'dataset', responses: answers(MEDIA.rdf, 404) }, async (ctx) => {
     const meta = await requireDataset(datasetUri(ctx));
     await sendNegotiated(
       ctx,
@@ -83,57 +133,105 @@ export function datasetRoutes(router: Router, services: Services, datasets: Data
     );
   });
 
-  router.put('/dataset/:id/metadata', async (ctx) => {
-    const meta = await requireDataset(datasetUri(ctx));
-    const fresh = await metadataOf(ctx, meta.uri, services.shapes, config.bodyLimit);
-    await edits.setMetadata(meta, fresh);
-    sendDone(ctx);
-  });
+  // the metadata is RDF about the dataset or Dublin Core parameters (metadataOf reads which)
+  routes.add(
+    {
+      method: 'PUT',
+      path: '/dataset/:id/metadata',
+      summary: 'Set a dataset’s metadata (Dublin Core parameters or RDF)',
+      tag: 'dataset',
+      params: z.object(ANNOTATIONS),
+      ownInput: true,
+      body: RDF_INPUT_TYPES,
+      responses: answers([], 400, 404),
+    },
+    async (ctx) => {
+      const meta = await requireDataset(datasetUri(ctx));
+      const fresh = await metadataOf(ctx, meta.uri, services.shapes, config.bodyLimit);
+      await edits.setMetadata(meta, fresh);
+      sendDone(ctx);
+    },
+  );
 
   // the same from a page's form (browsers post forms): answers the dataset (a browser goes back to it)
-  router.post('/dataset/:id/metadata', async (ctx) => {
-    const meta = await requireDataset(datasetUri(ctx));
-    await edits.setMetadata(meta, await metadataOf(ctx, meta.uri, services.shapes, config.bodyLimit));
-    await sendUri(ctx, meta.uri);
-  });
+  routes.add(
+    {
+      method: 'POST',
+      path: '/dataset/:id/metadata',
+      summary: 'The same from a page’s form',
+      tag: 'dataset',
+      params: z.object(ANNOTATIONS),
+      ownInput: true,
+      body: RDF_INPUT_TYPES,
+      responses: { ...answers(MEDIA.uri, 400, 404), 303: [] },
+    },
+    async (ctx) => {
+      const meta = await requireDataset(datasetUri(ctx));
+      await edits.setMetadata(meta, await metadataOf(ctx, meta.uri, services.shapes, config.bodyLimit));
+      await sendUri(ctx, meta.uri);
+    },
+  );
 
-  router.get('/dataset/:id/compounds', async (ctx) => {
+  routes.add({ method: 'GET', path: '/dataset/:id/compounds', summary: 'The compounds of a dataset', tag: 'dataset', responses: answers(MEDIA.list, 404) }, async (ctx) => {
     const meta = await requireDataset(datasetUri(ctx));
     const uris: string[] = [];
     for await (const r of datasets.rows(meta.uri)) if (!uris.includes(r.compound)) uris.push(r.compound);
     await sendGraphList(ctx, store, uris, `Compounds of ${meta.title ?? meta.uri}`);
   });
 
-  for (const path of ['/dataset/:id/features', '/dataset/:id/feature']) {
-    router.get(path, async (ctx) => {
+  routes.add(
+    { method: 'GET', path: '/dataset/:id/features', aliases: ['/dataset/:id/feature'], summary: 'The features of a dataset', tag: 'dataset', responses: answers(MEDIA.list, 404) },
+    async (ctx) => {
       const meta = await requireDataset(datasetUri(ctx));
       await sendGraphList(ctx, store, meta.features, `Features of ${meta.title ?? meta.uri}`);
-    });
-  }
+    },
+  );
 
-  router.put('/dataset/:id', async (ctx) => {
-    const meta = await requireDataset(datasetUri(ctx));
-    const type = requestMediaType(ctx);
-    if (type === 'application/x-www-form-urlencoded') {
-      // merge another dataset (or a subset of it) into this one
-      const params = await Params.fromRequest(ctx, config.bodyLimit);
-      const ref = parseDatasetRef(params.required('dataset_uri'));
-      const source = await requireDataset(ref.uri);
-      await edits.mergeFrom(meta, source, filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()]))), annotationsOf(params));
-    } else {
-      const upload = await readUpload(ctx, config.bodyLimit);
-      const table = await collectTable(await openTable(upload, meta.uri, services.shapes), structureReaderOn(services.workers));
-      await datasets.merge(meta.uri, meta, table, annotationsOf(upload.params));
-    }
-    await sendUri(ctx, meta.uri);
-  });
+  // rows from another dataset (a form) or from an upload: the handler reads which it is
+  routes.add(
+    {
+      method: 'PUT',
+      path: '/dataset/:id',
+      summary: 'Merge rows and columns into a dataset: from another dataset (a form) or an upload',
+      tag: 'dataset',
+      params: z.object({ dataset_uri: SOURCE, ...SELECTION, ...ANNOTATIONS }),
+      ownInput: true,
+      body: DATASET_INPUT_TYPES,
+      responses: { ...answers(MEDIA.uri, 400, 404, 413), 303: [] },
+    },
+    async (ctx) => {
+      const meta = await requireDataset(datasetUri(ctx));
+      const type = requestMediaType(ctx);
+      if (type === 'application/x-www-form-urlencoded') {
+        // merge another dataset (or a subset of it) into this one
+        const params = await Params.fromRequest(ctx, config.bodyLimit);
+        const ref = parseDatasetRef(params.required('dataset_uri'));
+        const source = await requireDataset(ref.uri);
+        await edits.mergeFrom(meta, source, filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()]))), annotationsOf(params));
+      } else {
+        const upload = await readUpload(ctx, config.bodyLimit);
+        const table = await collectTable(await openTable(upload, meta.uri, services.shapes), structureReaderOn(services.workers));
+        await datasets.merge(meta.uri, meta, table, annotationsOf(upload.params));
+      }
+      await sendUri(ctx, meta.uri);
+    },
+  );
 
-  router.delete('/dataset/:id', async (ctx) => {
-    const meta = await requireDataset(datasetUri(ctx));
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
-    await edits.remove(meta, params.all('compound_uris'), params.all('feature_uris'));
-    sendDone(ctx);
-  });
+  routes.add(
+    {
+      method: 'DELETE',
+      path: '/dataset/:id',
+      summary: 'Delete a dataset, or some of its compounds or features',
+      tag: 'dataset',
+      params: z.object({ compound_uris: SELECTION.compound_uris, feature_uris: SELECTION.feature_uris }),
+      responses: answers([], 404),
+    },
+    async (ctx, p) => {
+      const meta = await requireDataset(datasetUri(ctx));
+      await edits.remove(meta, p.compound_uris ?? [], p.feature_uris ?? []);
+      sendDone(ctx);
+    },
+  );
 }
 
 /** Records of an upload, roughly: its SD records (`$$$$` lines) when it has any, else its lines. */

@@ -10,7 +10,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
  * A route described once: the HTTP layer parses and checks its parameters from this description,
  * and the OpenAPI document (`/openapi.json`, web/openapi.ts) is made from the same description.
  */
-export interface RouteDescription<S extends z.ZodObject = z.ZodObject> {
+export interface RouteDescription<S extends z.ZodObject = z.ZodObject, G = unknown> {
   method: HttpMethod;
   /** As the router writes it (`/model/:id`). */
   path: string;
@@ -19,8 +19,18 @@ export interface RouteDescription<S extends z.ZodObject = z.ZodObject> {
   summary: string;
   /** The component, as the document groups its operations. */
   tag: string;
-  /** The parameters: the query of GET; the query and a form body of the others (documented as the query of DELETE, the form of POST and PUT). An array field takes every value of `name` and `name[]`. */
+  /** The parameters: the query of GET; the query and a form body of the others (documented as the query of DELETE, the form of POST and PUT; see `paramsIn`). An array field takes every value of `name` and `name[]`. */
   params?: S;
+  /** `query`: a POST, PUT or DELETE whose parameters are in its query string only (its body is something else: RDF); they are read and documented there. */
+  paramsIn?: 'query';
+  /**
+   * The handler reads the request itself (a SPARQL protocol request, an upload that may be a
+   * form, a raw body, a row selection read with a dataset reference's own): `params` documents
+   * what it reads and is not read here; the handler gets no parameters.
+   */
+  ownInput?: boolean;
+  /** Who may call, checked before the parameters are read (so 401 or 403 comes before 400); what it answers (the caller) is the handler's third argument. */
+  guard?: (ctx: Context) => Promise<G> | G;
   /** Request body media types besides a form. */
   body?: string[];
   /** Status → the media types answered. */
@@ -50,9 +60,11 @@ function isArrayField(field: z.ZodType): boolean {
 
 /** A request's parameters as its description names them; 400 naming the first parameter that does not fit. */
 export async function readParams<S extends z.ZodObject>(ctx: Context, description: RouteDescription<S>, bodyLimit: number): Promise<z.infer<S>> {
-  const schema = description.params ?? (z.object({}) as unknown as S);
-  // a GET reads its query; the others their query and a form body, when they have one
-  const given = description.method === 'GET' ? Params.fromQuery(ctx) : await Params.fromRequest(ctx, bodyLimit);
+  // a route without parameters reads nothing (a body is its handler's)
+  if (!description.params) return {} as z.infer<S>;
+  const schema = description.params;
+  // a GET reads its query (and so does a route whose parameters are there only); the others their query and a form body, when they have one
+  const given = description.method === 'GET' || description.paramsIn === 'query' ? Params.fromQuery(ctx) : await Params.fromRequest(ctx, bodyLimit);
   const raw: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(schema.shape)) {
     const values = given.all(name);
@@ -80,12 +92,17 @@ export class DescribedRoutes {
     this.bodyLimit = bodyLimit;
   }
 
-  add<S extends z.ZodObject>(description: RouteDescription<S>, handler: (ctx: Context, params: z.infer<S>) => Promise<unknown> | unknown): void {
-    this.descriptions.push(description as unknown as RouteDescription);
+  /** A route whose parameters are read here (from `params`); `guard` first, when it has one. */
+  add<S extends z.ZodObject, G = undefined>(description: RouteDescription<S, G> & { ownInput?: false }, handler: (ctx: Context, params: z.infer<S>, caller: G) => Promise<unknown> | unknown): void;
+  /** A route that reads its own input (`ownInput`): the handler gets no parameters. */
+  add<S extends z.ZodObject, G = undefined>(description: RouteDescription<S, G> & { ownInput: true }, handler: (ctx: Context, params: undefined, caller: G) => Promise<unknown> | unknown): void;
+  add(description: RouteDescription, handler: (ctx: Context, params: any, caller: any) => Promise<unknown> | unknown): void {
+    this.descriptions.push(description);
     const method = description.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     for (const path of [description.path, ...(description.aliases ?? [])]) {
       this.router[method](path, async (ctx) => {
-        await handler(ctx, await readParams(ctx, description, this.bodyLimit));
+        const caller = await description.guard?.(ctx);
+        await handler(ctx, description.ownInput ? undefined : await readParams(ctx, description, this.bodyLimit), caller);
       });
     }
   }
@@ -108,10 +125,15 @@ export const MEDIA = {
 
 /** Responses: 200 with these types, and the errors (`answers(MEDIA.list, 404)`); `[]` for a 200 without a body. */
 export function answers(types: string[], ...errors: number[]): Record<number, string[]> {
-  return { 200: types, ...Object.fromEntries(errors.map((status) => [status, MEDIA.error])) };
+  return { 200: types, ...errorAnswers(...errors) };
 }
 
 /** The responses of a route that starts a task (202 and its URI), with the errors it may answer. */
 export function taskResponses(...errors: number[]): Record<number, string[]> {
-  return { 202: MEDIA.uri, ...Object.fromEntries(errors.map((status) => [status, MEDIA.error])) };
+  return { 202: MEDIA.uri, ...errorAnswers(...errors) };
+}
+
+/** Error responses alone (an ot:ErrorReport each), beside answers of other statuses (`{ 204: [], ...errorAnswers(404) }`). */
+export function errorAnswers(...errors: number[]): Record<number, string[]> {
+  return Object.fromEntries(errors.map((status) => [status, MEDIA.error]));
 }

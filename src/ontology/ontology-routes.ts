@@ -1,21 +1,19 @@
-import type Router from '@koa/router';
 import { z } from 'zod';
 import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
-import type { Context } from 'koa';
 import { checkIri } from '../rdf/terms.ts';
 import { badRequest, HttpError } from '../core/errors.ts';
 import { currentUser } from '../core/request-context.ts';
-import { callerToken } from '../auth/caller-token.ts';
-import { Params } from '../http/params.ts';
+import { callerTokenOf } from '../auth/caller-token.ts';
 import { sendRdf, sendList, sendDone } from '../http/respond.ts';
 import { requestMediaType } from '../http/body.ts';
 import type { Services } from '../core/services.ts';
 import { answerSparql } from '../sparql/sparql-endpoint.ts';
+import { SPARQL_ANSWERS, SPARQL_QUERY_PARAMS } from '../sparql/sparql-routes.ts';
 import { prepareQuery, readSparqlRequest } from '../sparql/sparql-request.ts';
 import type { OntologyRegistry } from './registry.ts';
 
 /** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
-export function ontologyRoutes(router: Router, routes: DescribedRoutes, services: Services, registry: OntologyRegistry): void {
+export function ontologyRoutes(routes: DescribedRoutes, services: Services, registry: OntologyRegistry): void {
   const { config, access } = services;
   // the published scope, narrowed to what the caller may read
   const scope = () => access.scopeFor(currentUser.getStore(), services.published);
@@ -44,45 +42,77 @@ export function ontologyRoutes(router: Router, routes: DescribedRoutes, services
     },
   );
 
-  router.get('/ontology', (ctx) => answerSparql(ctx, services, scope(), 'Ontology service'));
+  // the protocol's request is read as the protocol says (sparql-request.ts)
+  routes.add(
+    {
+      method: 'GET',
+      path: '/ontology',
+      summary: 'SPARQL over the published scope (the ontology service)',
+      tag: 'ontology',
+      params: z.object(SPARQL_QUERY_PARAMS),
+      ownInput: true,
+      responses: answers(SPARQL_ANSWERS, 400, 503),
+    },
+    (ctx) => answerSparql(ctx, services, scope(), 'Ontology service'),
+  );
 
-  router.post('/ontology', async (ctx: Context) => {
-    const type = requestMediaType(ctx);
-    if (type !== 'application/x-www-form-urlencoded') {
-      // A bare SPARQL query body is the protocol's POST application/sparql-query.
-      return answerSparql(ctx, services, scope(), 'Ontology service');
-    }
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
-    const uris = params.all('uri').map((u) => checkIri(u.trim()));
-    const query = params.get('query');
-    if (!uris.length && !query) throw badRequest('give uri[] (resources to register) and/or query (a SPARQL query)');
-    // a protected local resource is published only by its owner
-    const user = currentUser.getStore();
-    for (const uri of uris) {
-      if (access.enabled && access.resourceOf(uri) && !access.allowed(user, uri, 'DELETE')) throw new HttpError(403, 'Forbidden', `only the owner of ${uri} may publish it`);
-    }
-    if (!uris.length) return answerSparql(ctx, services, scope(), 'Ontology service');
-    // register + query is one request: a query that does not parse registers nothing, and one
-    // that fails while it runs takes the new registrations back
-    if (query) prepareQuery(await readSparqlRequest(ctx, config.bodyLimit), { allowService: config.sparqlService, baseIri: services.uris.endpoint('ontology') });
-    const fresh = uris.filter((u) => !registry.isRegistered(u));
-    await registry.register(uris, callerToken(ctx, params));
-    if (query) {
-      try {
-        return await answerSparql(ctx, services, scope(), 'Ontology service');
-      } catch (e) {
-        for (const uri of fresh) await registry.deregister(uri);
-        throw e;
+  routes.add(
+    {
+      method: 'POST',
+      path: '/ontology',
+      summary: 'Register resources (uri[]) and/or query (a form; or a query as application/sparql-query)',
+      tag: 'ontology',
+      params: z.object({
+        uri: param.list('Resources to register (local ones by their owner), harvested from their servers'),
+        query: param.optional('A SPARQL query over the published scope (with uri[]: after registering them; a query that fails registers nothing)'),
+        'default-graph-uri': SPARQL_QUERY_PARAMS['default-graph-uri'],
+        'named-graph-uri': SPARQL_QUERY_PARAMS['named-graph-uri'],
+      }),
+      body: ['application/sparql-query'],
+      responses: answers([...new Set([...SPARQL_ANSWERS, ...MEDIA.uri])], 400, 403, 404, 502, 503),
+    },
+    async (ctx, params) => {
+      // A bare SPARQL query body is the protocol's POST application/sparql-query (the query string's uri is not read then).
+      if (requestMediaType(ctx) !== 'application/x-www-form-urlencoded') return answerSparql(ctx, services, scope(), 'Ontology service');
+      const uris = (params.uri ?? []).map((u) => checkIri(u.trim()));
+      const query = params.query;
+      if (!uris.length && !query) throw badRequest('give uri[] (resources to register) and/or query (a SPARQL query)');
+      // a protected local resource is published only by its owner
+      const user = currentUser.getStore();
+      for (const uri of uris) {
+        if (access.enabled && access.resourceOf(uri) && !access.allowed(user, uri, 'DELETE')) throw new HttpError(403, 'Forbidden', `only the owner of ${uri} may publish it`);
       }
-    }
-    await sendList(ctx, uris, () => [], 'Registered');
-  });
+      if (!uris.length) return answerSparql(ctx, services, scope(), 'Ontology service');
+      // register + query is one request: a query that does not parse registers nothing, and one
+      // that fails while it runs takes the new registrations back
+      if (query) prepareQuery(await readSparqlRequest(ctx, config.bodyLimit), { allowService: config.sparqlService, baseIri: services.uris.endpoint('ontology') });
+      const fresh = uris.filter((u) => !registry.isRegistered(u));
+      await registry.register(uris, await callerTokenOf(ctx, config.bodyLimit));
+      if (query) {
+        try {
+          return await answerSparql(ctx, services, scope(), 'Ontology service');
+        } catch (e) {
+          for (const uri of fresh) await registry.deregister(uri);
+          throw e;
+        }
+      }
+      await sendList(ctx, uris, () => [], 'Registered');
+    },
+  );
 
-  router.delete('/ontology', async (ctx) => {
-    const params = await Params.fromRequest(ctx, config.bodyLimit);
-    const uris = params.all('uri');
-    if (!uris.length) throw badRequest('give uri (the registered resource to remove)');
-    for (const uri of uris) await registry.deregister(uri);
-    sendDone(ctx);
-  });
+  routes.add(
+    {
+      method: 'DELETE',
+      path: '/ontology',
+      summary: 'Deregister resources',
+      tag: 'ontology',
+      params: z.object({ uri: param.list('The registered resources to remove') }),
+      responses: answers([], 400, 403, 404),
+    },
+    async (ctx, { uri }) => {
+      if (!uri?.length) throw badRequest('give uri (the registered resource to remove)');
+      for (const u of uri) await registry.deregister(u);
+      sendDone(ctx);
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import { configurePages, escapeHtml, linkOf } from '../rdf/html.ts';
+import { escapeHtml, linkOf, withPageSettings } from '../rdf/html.ts';
 import { textOf, toDocBook } from '../report/report-document.ts';
 import { renderReportHtml } from '../report/report-html.ts';
 import { renderPdf } from '../report/report-pdf.ts';
@@ -10,13 +10,20 @@ import { readQmrf, spec, type QmrfNode } from './qmrf-xml.ts';
  * Worker-pool entry: a stored QMRF in the formats a reader asks for: DocBook, HTML (the report
  * and a form that edits it), PDF and a spreadsheet. The document is the same in each.
  */
-export async function convertQmrf(
-  xml: string,
-  format: 'docbook' | 'html' | 'pdf' | 'xlsx',
-  meta: { uri: string; date: string; alternates: Record<string, string>; base: string },
-): Promise<string | Uint8Array> {
+export function convertQmrf(xml: string, format: QmrfFormat, meta: QmrfMeta): Promise<string | Uint8Array> {
   // pages link local resources by their paths: this thread must know the base URL too
-  configurePages({ base: meta.base });
+  return withPageSettings({ base: meta.base, labels: new Map() }, () => convert(xml, format, meta));
+}
+
+type QmrfFormat = 'docbook' | 'html' | 'pdf' | 'xlsx';
+interface QmrfMeta {
+  uri: string;
+  date: string;
+  alternates: Record<string, string>;
+  base: string;
+}
+
+async function convert(xml: string, format: QmrfFormat, meta: QmrfMeta): Promise<string | Uint8Array> {
   const read = readQmrf(xml);
   if ('errors' in read) throw new Error(`the stored QMRF is not valid: ${read.errors[0]}`);
   const doc = qmrfDocument(read.tree, meta);

@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PREFIXES, dc, rdf } from './namespaces.ts';
 
 /** The one stylesheet of every page, inline; the Content-Security-Policy allows it by its hash. */
@@ -50,15 +51,20 @@ function compact(iri: string): string {
 }
 
 /** What every page needs to know of the server: its base URL (local IRIs browse in place) and the ontologies' labels. */
-interface PageSettings {
+export interface PageSettings {
   base: string;
-  labels: Map<string, string>;
+  labels: ReadonlyMap<string, string>;
 }
-let settings: PageSettings = { base: '', labels: new Map() };
+const NO_SETTINGS: PageSettings = { base: '', labels: new Map() };
+const pageSettings = new AsyncLocalStorage<PageSettings>();
 
-/** Set once at start: the base URL and the labels of the vocabularies' terms. */
-export function configurePages(s: Partial<PageSettings>): void {
-  settings = { ...settings, ...s };
+/** Render within these settings: the app runs each request in them, a rendering thread each conversion. */
+export function withPageSettings<T>(settings: PageSettings, render: () => T): T {
+  return pageSettings.run(settings, render);
+}
+
+function settings(): PageSettings {
+  return pageSettings.getStore() ?? NO_SETTINGS;
 }
 
 /** Namespaces whose terms have pages here (`/ontology/term?iri=`). */
@@ -66,7 +72,8 @@ const OWN_VOCABULARIES = [PREFIXES.ot, PREFIXES.ota, PREFIXES.otee];
 
 /** Where a link to an IRI goes: a local resource by its path (it browses in place on whatever host serves the page), a vocabulary term to its page here, anything else as it is. */
 export function linkOf(iri: string): { href: string; remote: boolean } {
-  if (settings.base && iri.startsWith(`${settings.base}/`)) return { href: iri.slice(settings.base.length), remote: false };
+  const { base } = settings();
+  if (base && iri.startsWith(`${base}/`)) return { href: iri.slice(base.length), remote: false };
   if (OWN_VOCABULARIES.some((ns) => iri.startsWith(ns) && iri.length > ns.length)) return { href: `/ontology/term?iri=${encodeURIComponent(iri)}`, remote: false };
   return { href: iri, remote: true };
 }
@@ -90,7 +97,7 @@ function termHtml(t: RDF.Term): string {
 
 /** A property named by its label in the ontologies (its compact IRI as the tooltip). */
 function propertyHtml(p: RDF.Term): string {
-  const label = settings.labels.get(p.value);
+  const label = settings().labels.get(p.value);
   return label ? `<span title="${escapeHtml(compact(p.value))}">${iriHtml(p.value, label)}</span>` : termHtml(p);
 }
 

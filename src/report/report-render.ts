@@ -1,6 +1,6 @@
 import { readDocBook } from './docbook-reader.ts';
 import { renderReportHtml } from './report-html.ts';
-import { configurePages } from '../rdf/html.ts';
+import { withPageSettings } from '../rdf/html.ts';
 import { renderPdf } from './report-pdf.ts';
 
 /**
@@ -10,8 +10,7 @@ import { renderPdf } from './report-pdf.ts';
  */
 export async function convertReport(docbook: string, format: 'html' | 'pdf', alternates: Record<string, string> = {}, base = ''): Promise<string | Uint8Array> {
   // pages link local resources by their paths: this thread must know the base URL too
-  configurePages({ base });
   const doc = readDocBook(docbook);
-  if (format === 'html') return renderReportHtml(doc, alternates);
+  if (format === 'html') return withPageSettings({ base, labels: new Map() }, () => renderReportHtml(doc, alternates));
   return new Uint8Array(await renderPdf(doc));
 }

@@ -6,6 +6,7 @@ import { segmentDispatch } from '../http/segment-dispatch.ts';
 import { errorHandler } from '../http/error-handler.ts';
 import { crossOrigin, hostCheck, securityHeaders } from '../http/security.ts';
 import { methodNotAllowed } from '../core/errors.ts';
+import { type PageSettings, withPageSettings } from '../rdf/html.ts';
 import { actorOf } from '../http/actor.ts';
 import type { Services } from '../core/services.ts';
 import type { OntologyRegistry } from '../ontology/registry.ts';
@@ -39,12 +40,14 @@ export interface Route {
 }
 
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
-export function createApp(services: Services, registry: OntologyRegistry): { app: Koa; ready: Promise<void>; routes: Route[] } {
+export function createApp(services: Services, registry: OntologyRegistry, pages: PageSettings): { app: Koa; ready: Promise<void>; routes: Route[] } {
   const app = new Koa();
   app.proxy = true;
   const { log, config } = services;
 
   const router = new Router();
+  // every page of a request links and labels by the server's settings
+  app.use((_ctx, next) => withPageSettings(pages, next));
   let routes: Route[] = [];
   app.use(services.metrics.middleware((path, method) => String(router.match(path, method).pathAndMethod.at(-1)?.path ?? '') || undefined));
   if (log.logsRequests !== false)
@@ -73,10 +76,10 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   // the API described: every route registered below is in the document
   apiRoutes(described, services, () => routes);
   operationsRoutes(described, services);
-  authRoutes(router, services);
+  authRoutes(described, services);
   const c = createComponents(services);
   compoundRoutes(described, services, c.compounds);
-  datasetRoutes(router, services, c.datasets);
+  datasetRoutes(described, services, c.datasets);
   algorithmRoutes(described, services, c.datasets, c.start.algorithm.algorithm);
   modelRoutes(described, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);
   crossvalidationRoutes(described, services, c.crossvalidations, c.start.validation.crossvalidation);
@@ -87,9 +90,9 @@ export function createApp(services: Services, registry: OntologyRegistry): { app
   validationRoutes(described, services, c.runner, c.start.validation);
   featureRoutes(described, services);
   taskRoutes(described, services);
-  sparqlRoutes(router, services);
-  graphStoreRoutes(router, services);
-  ontologyRoutes(router, described, services, registry);
+  sparqlRoutes(described, services);
+  graphStoreRoutes(described, services);
+  ontologyRoutes(described, services, registry);
   app.use(segmentDispatch(router));
   app.use(async (ctx, next) => {
     // A known path with an unsupported method is 405 with Allow; anything else falls to 404.

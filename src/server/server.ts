@@ -16,7 +16,7 @@ import { ShapeValidator } from '../shacl/shape-validator.ts';
 import { PublishedScope } from '../ontology/published-scope.ts';
 import { OntologyRegistry } from '../ontology/registry.ts';
 import { loadVocabularies } from '../ontology/vocabularies.ts';
-import { configurePages } from '../rdf/html.ts';
+import type { PageSettings } from '../rdf/html.ts';
 import { createApp, type Route } from './app.ts';
 import { Chemistry } from '../chemistry/chemistry.ts';
 import { AccessControl } from '../auth/access-control.ts';
@@ -94,6 +94,8 @@ export interface OpenedServices {
   services: Services;
   registry: OntologyRegistry;
   coordination: Coordination;
+  /** What every page is rendered with (the base URL, the vocabularies' labels). */
+  pages: PageSettings;
 }
 
 /** Open the store and assemble the shared machinery (a serve process and a worker alike). */
@@ -105,9 +107,11 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
   const published = new PublishedScope();
   const vocabularies = await loadVocabularies(store, join(ROOT, 'ontology'));
   for (const graph of vocabularies.graphs) published.addVocabulary(graph);
-  configurePages({ base: config.baseUrl, labels: vocabularies.labels });
+  const pages: PageSettings = { base: config.baseUrl, labels: vocabularies.labels };
   const uris = new UriScheme(config.baseUrl);
-  const ids = new IdMinter(store, coordination);
+  const access = await AccessControl.load(store, config, coordination);
+  // the one ownership rule: a resource belongs to the caller whose request or task minted its URI
+  const ids = new IdMinter(store, coordination, [(uri) => access.grant(uri, currentUser.getStore())]);
   const jobQueue = config.redisUrl ? new JobQueue(config.redisUrl, config.redisPrefix, config.jobLockSeconds) : undefined;
   const tasks = new TaskRunner(store, uris, ids, config.taskConcurrency, log, coordination, jobQueue);
   await tasks.listen();
@@ -124,20 +128,13 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
     shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
     published,
     chemistry: await Chemistry.load(),
-    access: await AccessControl.load(store, config, coordination),
+    access,
     metrics: new ServiceMetrics(tasks, store, config.storeUrl ? undefined : join(config.dataDir, 'store')),
   };
-  // the one ownership rule: a resource belongs to the caller whose request or task minted its URI
-  services.ids.onMint = async (uri) => {
-    await services.access.grant(uri, currentUser.getStore());
-    await tasks.recordMinted(uri);
-  };
-  // what a task that does not complete created is removed again (shared compounds and features stay)
-  tasks.rollbackScope = (uri) => (['dataset', 'model', 'validation', 'crossvalidation'] as const).some((c) => uris.isIn(c, uri)) || uris.isReport(uri);
   const interrupted = await tasks.recoverInterrupted();
   if (interrupted) log.warn('tasks interrupted by the last shutdown were ended as Error', { count: interrupted });
   const registry = new OntologyRegistry(store, published, config, log, uris, coordination);
-  return { services, registry, coordination };
+  return { services, registry, coordination, pages };
 }
 
 /** Close what openServices opened, in order: running work first, the store last. */
@@ -158,7 +155,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   // with processes sharing a queue, the tasks of a process that is gone are ended by the others
   const sweep = opened.coordination.shared ? setInterval(() => void services.tasks.recoverInterrupted().catch(() => undefined), SWEEP_EVERY_MS) : undefined;
   sweep?.unref();
-  const { app, ready, routes } = createApp(services, registry);
+  const { app, ready, routes } = createApp(services, registry, opened.pages);
   await ready;
   attach(app.callback());
   log.info('listening', { host: config.host, port, baseUrl: config.baseUrl, dataDir: config.dataDir });

@@ -1,13 +1,14 @@
-import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import { readRdfBody } from '../http/rdf-body.ts';
 import { requestMediaType } from '../http/body.ts';
 import { readMultipart } from '../http/multipart.ts';
-import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
+import { isRdfMediaType, parseRdf, RDF_INPUT_TYPES } from '../rdf/parse.ts';
 import { rdfRenderers, sendNegotiated } from '../http/respond.ts';
+import { answers, errorAnswers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import { GraphStore } from './graph-store.ts';
 
 /**
@@ -17,17 +18,15 @@ import { GraphStore } from './graph-store.ts';
  * replaces it, POST adds to it (RDF, or every RDF file of a multipart/form-data body; POST to the
  * store itself makes a new graph and answers its URL), DELETE removes it.
  */
-export function graphStoreRoutes(router: Router, services: Services): void {
+export function graphStoreRoutes(routes: DescribedRoutes, services: Services): void {
   const { config } = services;
   const graphs = new GraphStore(services);
 
   /** The graph a request names: its IRI, the default graph for ?default, undefined for the store itself. */
-  function target(ctx: Context): string | undefined {
-    const q = new URLSearchParams(ctx.querystring);
-    const graph = q.get('graph');
-    if (graph !== null && q.has('default')) throw badRequest('give graph= or default, not both');
-    if (q.has('default')) return graphs.defaultGraph;
-    return graph === null ? undefined : graphs.checkGraph(graph);
+  function target({ graph, default: isDefault }: GraphParams): string | undefined {
+    if (graph !== undefined && isDefault !== undefined) throw badRequest('give graph= or default, not both');
+    if (isDefault !== undefined) return graphs.defaultGraph;
+    return graph === undefined ? undefined : graphs.checkGraph(graph);
   }
 
   /** The graph of a direct identification: the request's own URL (under /graph-store/). */
@@ -81,14 +80,42 @@ export function graphStoreRoutes(router: Router, services: Services): void {
     ctx.status = 204;
   };
 
-  // indirect identification (?graph=, ?default) and direct identification (the URL is the graph);
-  // HEAD is answered by GET without a body
-  router.get('/graph-store', (ctx) => read(ctx, target(ctx)));
-  router.put('/graph-store', (ctx) => replace(ctx, target(ctx)));
-  router.post('/graph-store', (ctx) => merge(ctx, target(ctx)));
-  router.delete('/graph-store', (ctx) => remove(ctx, target(ctx)));
-  router.get('/graph-store/*path', (ctx) => read(ctx, direct(ctx)));
-  router.put('/graph-store/*path', (ctx) => replace(ctx, direct(ctx)));
-  router.post('/graph-store/*path', (ctx) => merge(ctx, direct(ctx)));
-  router.delete('/graph-store/*path', (ctx) => remove(ctx, direct(ctx)));
+  // indirect identification (?graph=, ?default: in the query of every method, the body is RDF) and
+  // direct identification (the URL is the graph); HEAD is answered by GET without a body
+  const indirect = { tag: 'sparql', params: GRAPH_PARAMS, paramsIn: 'query' } as const;
+  const directly = { tag: 'sparql', paramsIn: 'query' } as const;
+  routes.add({ method: 'GET', path: '/graph-store', ...indirect, summary: 'Graph Store Protocol: read a graph (graph=IRI or default)', responses: answers(MEDIA.rdf, 400, 404) }, (ctx, p) =>
+    read(ctx, target(p)),
+  );
+  routes.add({ method: 'PUT', path: '/graph-store', ...indirect, summary: 'Graph Store Protocol: replace a graph', body: RDF_BODY, responses: WRITTEN }, (ctx, p) => replace(ctx, target(p)));
+  routes.add({ method: 'POST', path: '/graph-store', ...indirect, summary: 'Graph Store Protocol: add to a graph (to the store itself: a new graph)', body: RDF_BODY, responses: WRITTEN }, (ctx, p) =>
+    merge(ctx, target(p)),
+  );
+  routes.add({ method: 'DELETE', path: '/graph-store', ...indirect, summary: 'Graph Store Protocol: delete a graph', responses: DELETED }, (ctx, p) => remove(ctx, target(p)));
+  routes.add(
+    { method: 'GET', path: '/graph-store/*path', ...directly, summary: 'Graph Store Protocol, direct identification: read the graph named by this URL', responses: answers(MEDIA.rdf, 404) },
+    (ctx) => read(ctx, direct(ctx)),
+  );
+  routes.add({ method: 'PUT', path: '/graph-store/*path', ...directly, summary: 'Graph Store Protocol, direct identification: replace the graph', body: RDF_BODY, responses: WRITTEN }, (ctx) =>
+    replace(ctx, direct(ctx)),
+  );
+  routes.add({ method: 'POST', path: '/graph-store/*path', ...directly, summary: 'Graph Store Protocol, direct identification: add to the graph', body: RDF_BODY, responses: WRITTEN }, (ctx) =>
+    merge(ctx, direct(ctx)),
+  );
+  routes.add({ method: 'DELETE', path: '/graph-store/*path', ...directly, summary: 'Graph Store Protocol, direct identification: delete the graph', responses: DELETED }, (ctx) =>
+    remove(ctx, direct(ctx)),
+  );
 }
+
+/** Indirect identification: the graph an operation is on. */
+const GRAPH_PARAMS = z.object({
+  graph: param.optional('The graph, by its IRI'),
+  default: param.optional('The default graph (given without a value: ?default)'),
+});
+type GraphParams = z.infer<typeof GRAPH_PARAMS>;
+
+/** What a write takes: one RDF document, or RDF files in a multipart/form-data body. */
+const RDF_BODY = [...RDF_INPUT_TYPES, 'multipart/form-data'];
+/** A write: 201 made, 204 changed. */
+const WRITTEN = { 201: [], 204: [], ...errorAnswers(400, 401, 403, 413) };
+const DELETED = { 204: [], ...errorAnswers(400, 401, 403, 404) };

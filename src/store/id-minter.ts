@@ -4,6 +4,9 @@ import type { TripleStore } from './triple-store.ts';
 import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 import { idQueries } from './id-queries.ts';
 
+/** Told of each URI minted. */
+export type MintListener = (uri: string) => Promise<void>;
+
 const COUNTERS_GRAPH = 'urn:toxgraph:counters';
 /** Ids reserved per write of the counter graph. */
 const BLOCK = 64;
@@ -25,29 +28,38 @@ export class IdMinter {
   private readonly last = new Map<string, number>();
   private chain: Promise<unknown> = Promise.resolve();
 
-  /**
-   * Called with every URI minted, in the context of the request or task that minted it: the
-   * one ownership rule (access control gives the resource to that caller).
-   */
-  onMint?: (uri: string) => Promise<void>;
-
   private readonly store: TripleStore;
   private readonly coordination: Coordination;
-  constructor(store: TripleStore, coordination: Coordination = new LocalCoordination()) {
+  private readonly listeners: MintListener[];
+  /**
+   * `listeners` are told of every URI minted, in the context of the request or task that
+   * minted it (the ownership rule: access control gives the resource to that caller).
+   */
+  constructor(store: TripleStore, coordination: Coordination = new LocalCoordination(), listeners: MintListener[] = []) {
     this.store = store;
     this.coordination = coordination;
+    this.listeners = [...listeners];
+  }
+
+  /** One more listener (the task runner's, as it is made: a task records what it created). */
+  addListener(listener: MintListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async minted(uri: string): Promise<void> {
+    for (const listener of this.listeners) await listener(uri);
   }
 
   async next(collectionUri: string): Promise<string> {
     const uri = await this.reserve(collectionUri);
-    await this.onMint?.(uri);
+    await this.minted(uri);
     return uri;
   }
 
   /** A URI that nobody can guess (`{collection}/{uuid}`), for resources such as tasks. */
   async nextUnique(collectionUri: string): Promise<string> {
     const uri = `${collectionUri}/${randomUUID()}`;
-    await this.onMint?.(uri);
+    await this.minted(uri);
     return uri;
   }
 

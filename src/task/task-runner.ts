@@ -111,6 +111,7 @@ export class TaskRunner {
     this.jobQueue = jobQueue;
     this.uris = uris;
     this.ids = ids;
+    ids.addListener((uri) => this.recordMinted(uri));
     this.concurrency = concurrency;
     this.log = log;
     this.coordination = coordination;
@@ -184,13 +185,11 @@ export class TaskRunner {
    * ones such as compounds and features) are recorded as they are minted, in the graph
    * `{task}/minted`, so that work that fails, is cancelled or is cut off by a crash leaves
    * nothing half-done behind: its resources are removed when it ends without completing, or at
-   * the next start.
+   * the next start. Called for every URI minted (IdMinter's listener).
    */
-  rollbackScope?: (uri: string) => boolean;
-
   async recordMinted(uri: string): Promise<void> {
     const state = runningTask.getStore();
-    if (!state || !this.rollbackScope?.(uri)) return;
+    if (!state || !this.uris.isOwnedByTask(uri)) return;
     state.minted.push(uri);
     await this.writeMinted(state.uri, state.minted);
   }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { sharedCsv, startTestServer, http, parseTurtle, form, waitForTask, OT, type TestServer } from '../helpers.ts';
 import { JsonLdParser } from 'jsonld-streaming-parser';
 import type * as RDF from '@rdfjs/types';
+import { DATASET_OUTPUT_TYPES } from '../../src/dataset/dataset-views.ts';
 
 let s: TestServer;
 before(async () => {
@@ -107,6 +108,27 @@ test("the OpenAPI document's parameters are the ones the server reads: a form wi
   }
   assert.deepEqual(wrong, []);
   assert.ok(checked >= 8, `${checked} operations checked`);
+});
+
+test('the OpenAPI document lists the parameters of routes that read their own input (uploads, the SPARQL protocol, the graph store), and the media types their renderers answer', async () => {
+  const doc = JSON.parse((await http(`${s.url}/openapi.json`, {})).text);
+  const query = (op: any) => op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
+  const form = (op: any) => Object.keys(op.requestBody.content['application/x-www-form-urlencoded'].schema.properties);
+  const upload = doc.paths['/dataset'].post;
+  for (const name of ['dataset_uri', 'compound_uris', 'feature_uris', 'title', 'license', 'associated_features', 'matcher']) assert.ok(form(upload).includes(name), `POST /dataset: ${name}`);
+  for (const type of ['text/csv', 'chemical/x-mdl-sdfile', 'multipart/form-data', 'text/turtle']) assert.ok(type in upload.requestBody.content, `POST /dataset takes ${type}`);
+  assert.deepEqual(Object.keys(doc.paths['/dataset/{id}'].get.responses['200'].content).sort(), [...DATASET_OUTPUT_TYPES].sort());
+  assert.deepEqual(query(doc.paths['/dataset/{id}'].get), ['compound_uris', 'feature_uris', 'page', 'pagesize', 'media']);
+  assert.deepEqual(query(doc.paths['/sparql'].get), ['query', 'default-graph-uri', 'named-graph-uri']);
+  const post = doc.paths['/sparql'].post;
+  for (const name of ['query', 'update', 'default-graph-uri', 'using-graph-uri']) assert.ok(form(post).includes(name), `POST /sparql: ${name}`);
+  assert.ok('application/sparql-query' in post.requestBody.content && 'application/sparql-update' in post.requestBody.content);
+  assert.ok('application/sparql-results+json' in doc.paths['/sparql'].get.responses['200'].content);
+  // the graph store's parameters are in the query of every method (its body is RDF)
+  const put = doc.paths['/graph-store'].put;
+  assert.deepEqual(query(put), ['graph', 'default']);
+  assert.ok(!('application/x-www-form-urlencoded' in put.requestBody.content));
+  assert.deepEqual(doc.paths['/auth/authorize'].post.requestBody.content['application/x-www-form-urlencoded'].schema.required, ['action', 'uri']);
 });
 
 /** The hidden and visible fields of the form that posts to `action`, as a browser would send them. */
