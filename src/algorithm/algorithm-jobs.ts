@@ -17,7 +17,7 @@ import { readParameters } from './parameters.ts';
 import { mineDataset } from './pattern-mining.ts';
 
 /** An algorithm's URI (its catalogue entry's, written to the store at start). */
-export function algorithmUri(services: Services, def: AlgorithmDefinition): string {
+export function algorithmUri(services: Pick<Services, 'uris'>, def: AlgorithmDefinition): string {
   return services.uris.item('algorithm', def.id);
 }
 
@@ -38,7 +38,7 @@ export interface AlgorithmWork {
 }
 
 /** The algorithm component's job: applying an algorithm of the catalogue to a dataset (spec 4.4). */
-export function algorithmJobs(services: Services, work: AlgorithmWork) {
+export function algorithmJobs(services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'workers'>, work: AlgorithmWork) {
   const { datasets, descriptors, train, fitDomain, cleanup, startSuper } = work;
   return {
     algorithm: defineJob({

@@ -18,14 +18,19 @@ import { escapeHtml, renderPage } from '../rdf/html.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 
 /** Write every catalogue entry into the store (graph = algorithm URI), so SPARQL sees them. */
-export async function publishCatalogue(services: Services): Promise<void> {
+export async function publishCatalogue(services: Pick<Services, 'uris' | 'store'>): Promise<void> {
   const graphs: Record<string, RDF.Quad[]> = {};
   for (const def of catalogue()) graphs[algorithmUri(services, def)] = algorithmQuads(def, algorithmUri(services, def));
   await services.store.replaceGraphs(graphs);
 }
 
 /** Algorithm component (spec 2.4, 4.4): the catalogue, and invoking its entries. */
-export function algorithmRoutes(routes: DescribedRoutes, services: Services, datasets: DatasetStore, startAlgorithm: AlgorithmStarters['algorithm']): void {
+export function algorithmRoutes(
+  routes: DescribedRoutes,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>,
+  datasets: DatasetStore,
+  startAlgorithm: AlgorithmStarters['algorithm'],
+): void {
   const { config, store } = services;
   const collection = services.uris.collection('algorithm');
 

@@ -35,8 +35,8 @@ const READ_CONCURRENCY = 64;
 export class DescriptorCalculation {
   private readonly creating = new Map<string, Promise<DescriptorInstance>>();
 
-  private readonly services: Services;
-  constructor(services: Services) {
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids' | 'workers'>;
+  constructor(services: DescriptorCalculation['services']) {
     this.services = services;
   }
 

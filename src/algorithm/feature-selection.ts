@@ -23,7 +23,7 @@ export interface SelectionRequest {
  * features (fingerprints are one feature of many bits and are not candidates) become a matrix,
  * the method runs on the worker pool, and the answer is the selected features' URIs.
  */
-export async function selectFeatures(services: Services, datasets: DatasetStore, request: SelectionRequest, signal?: AbortSignal): Promise<string[]> {
+export async function selectFeatures(services: Pick<Services, 'uris' | 'store' | 'workers'>, datasets: DatasetStore, request: SelectionRequest, signal?: AbortSignal): Promise<string[]> {
   const { meta: dataset, selected: chosen } = await datasets.requireRef(request.datasetUri);
   const uri = dataset.uri;
   const target = request.predictionFeature;

@@ -28,7 +28,7 @@ export const FREQUENT_SUBSTRUCTURES = {
 
 /** Mine a dataset's structures into a new dataset of fragment features; answers its URI. */
 export async function mineDataset(
-  services: Services,
+  services: Pick<Services, 'uris' | 'ids' | 'workers'>,
   datasets: DatasetStore,
   descriptors: DescriptorCalculation,
   request: { algorithmUri: string; source: DatasetMeta; selected: string[]; values: Record<string, ParamValue> },

@@ -14,7 +14,7 @@ const name = (key: string, description: string) =>
     .describe(`${description} (1 to 64 letters, digits, . _ @ -)`);
 
 /** Users and groups, managed by administrators (`/auth/user`, `/auth/group`): who calls is checked before what is given. */
-export function adminRoutes(routes: DescribedRoutes, services: Services): void {
+export function adminRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'access'>): void {
   const { access } = services;
   const guard = (ctx: Context) => requireAdmin(ctx, services);
 

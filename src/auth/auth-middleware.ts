@@ -35,7 +35,7 @@ const READ_PARAMS = [
  * would read → 403. The caller's name is kept for the work it starts (policies of created
  * resources, tasks).
  */
-export function accessControl(services: Services) {
+export function accessControl(services: Pick<Services, 'config' | 'uris' | 'access'>) {
   const { access, config } = services;
   return async (ctx: Context, next: Next) => {
     if (!access.enabled) return next();

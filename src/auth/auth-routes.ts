@@ -16,7 +16,7 @@ const SUBJECTID = param.optional('The caller’s token (else the subjectid heade
 const ACTIONS = ['GET', 'POST', 'PUT', 'DELETE'];
 
 /** The embedded authentication and policy service (spec 5), in the shape OpenTox clients call: tokens here, users and groups in admin-routes.ts, policies in policy-routes.ts. */
-export function authRoutes(routes: DescribedRoutes, services: Services): void {
+export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'access'>): void {
   const { access, config } = services;
   const throttle = new LoginThrottle();
   /** The caller's token: the subjectid header, a subjectid parameter, Authorization: Bearer. */

@@ -22,19 +22,19 @@ export async function callerTokenOf(ctx: Context, bodyLimit: number): Promise<st
 }
 
 /** The user whose token the request carries (undefined without one, or with a bad one). */
-export async function callerUser(ctx: Context, services: Services): Promise<string | undefined> {
+export async function callerUser(ctx: Context, services: Pick<Services, 'config' | 'access'>): Promise<string | undefined> {
   return services.access.userOfToken(await callerTokenOf(ctx, services.config.bodyLimit));
 }
 
 /** The caller, who must be known: 401 otherwise. */
-export async function requireCaller(ctx: Context, services: Services): Promise<string> {
+export async function requireCaller(ctx: Context, services: Pick<Services, 'config' | 'access'>): Promise<string> {
   const user = await callerUser(ctx, services);
   if (!user) throw new HttpError(401, 'Unauthorized', 'send a token');
   return user;
 }
 
 /** The caller, who must be an administrator: 401 without a valid token, 403 for other users. */
-export async function requireAdmin(ctx: Context, services: Services): Promise<string> {
+export async function requireAdmin(ctx: Context, services: Pick<Services, 'config' | 'access'>): Promise<string> {
   const user = await callerUser(ctx, services);
   if (!user) throw new HttpError(401, 'Unauthorized', 'send an administrator token in the subjectid header');
   if (!services.access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only an administrator may manage users');

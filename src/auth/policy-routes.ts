@@ -8,7 +8,7 @@ import type { Services } from '../core/services.ts';
 import { requireCaller } from './caller-token.ts';
 
 /** Policies (`/auth/policy`): the owner reads them and changes who may read; who calls is checked before what is given. */
-export function policyRoutes(routes: DescribedRoutes, services: Services): void {
+export function policyRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'access'>): void {
   const { access } = services;
   const guard = (ctx: Context) => requireCaller(ctx, services);
 

@@ -44,9 +44,9 @@ export class CompoundRegistry {
   private index?: StructureIndex;
   private structureSearch?: StructureSearch;
 
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'config' | 'uris' | 'log' | 'store' | 'ids' | 'coordination' | 'workers' | 'searchWorkers'>;
   readonly chemistry: Chemistry;
-  constructor(services: Services, chemistry: Chemistry) {
+  constructor(services: CompoundRegistry['services'], chemistry: Chemistry) {
     this.services = services;
     this.chemistry = chemistry;
     this.collection = services.uris.collection('compound');
@@ -260,8 +260,9 @@ export class CompoundRegistry {
     return rows.map((r) => r.k.value).sort((a, b) => Number(a.split('/').pop()) - Number(b.split('/').pop()));
   }
 
-  list(): Promise<string[]> {
-    return selectUris(this.services.store, compoundQueries.all(), 'c');
+  /** This server's compounds (not harvested copies of others'). */
+  async list(): Promise<string[]> {
+    return (await selectUris(this.services.store, compoundQueries.all(), 'c')).filter((c) => this.services.uris.isIn('compound', c));
   }
 
   // --- searches (the structure index) -------------------------------------------------

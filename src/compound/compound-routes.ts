@@ -13,7 +13,7 @@ import { conformerRoutes } from './conformer-routes.ts';
 import { structureFeatureRoutes } from './structure-feature-routes.ts';
 
 /** Compound component (spec 2.3, 4.8, 4.10), with its conformers and feature values. */
-export function compoundRoutes(routes: DescribedRoutes, services: Services, compounds: CompoundRegistry): void {
+export function compoundRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'workers' | 'shapes'>, compounds: CompoundRegistry): void {
   const { config } = services;
   const chemistry = compounds.chemistry;
   const base = compounds.collection;

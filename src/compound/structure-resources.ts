@@ -26,9 +26,9 @@ export const STRUCTURE_ANSWERS = [...new Set([...STRUCTURE_OUTPUT_TYPES, ...MEDI
 export class StructureResources {
   readonly values: FeatureValues;
 
-  readonly services: Services;
+  readonly services: Pick<Services, 'config' | 'uris' | 'store' | 'shapes'>;
   readonly compounds: CompoundRegistry;
-  constructor(services: Services, compounds: CompoundRegistry) {
+  constructor(services: StructureResources['services'], compounds: CompoundRegistry) {
     this.services = services;
     this.compounds = compounds;
     this.values = new FeatureValues(services.store, services.uris);

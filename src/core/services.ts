@@ -12,7 +12,7 @@ import type { AccessControl } from '../auth/access-control.ts';
 import type { ServiceMetrics } from '../operations/metrics.ts';
 import type { Coordination } from './coordination.ts';
 
-/** The shared machinery every component gets: one of each, never copied per component. */
+/** The shared machinery: one of each, never copied per component; a component's deps pick the members it uses. */
 export interface Services {
   config: Config;
   /** Every resource URI is built and taken apart by it. */

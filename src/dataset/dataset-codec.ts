@@ -1,5 +1,7 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, dc, dcterms, literal, xsd } from '../rdf/namespaces.ts';
+import { df, ot, rdf, dc, dcterms, literal } from '../rdf/namespaces.ts';
+import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
+import { propertyValue } from '../rdf/graph-values.ts';
 
 /** A dataset's metadata graph as a typed record (spec 2.4). */
 export interface DatasetMeta extends DatasetMetadata {
@@ -17,50 +19,59 @@ export interface DatasetMetadata {
   features: string[];
   warnings: string[];
   /** dcterms:created, kept when a dataset is rewritten. */
-  created?: string;
+  created?: Date;
 }
 
 export type Annotation = [RDF.NamedNode, RDF.Term];
 
+/**
+ * A dataset's metadata graph described once (spec 2.4): what the server writes itself. Its
+ * annotations (Dublin Core and any other property, `dc:title` among them) are written as given.
+ */
+export const datasetDescription = describeResource([ot('Dataset')], {
+  identifier: required('text', dc('identifier')),
+  created: required('date', dcterms('created')),
+  /** Read only: written as an annotation. */
+  title: optional('text', dc('title')),
+  /** The column nodes (`{uri}#column-{n}`: ot:feature, ot:index). */
+  columns: many('iri', ot('hasColumn')),
+  warnings: many('text', ot('warning')),
+  /** The rows, in the entries graph (`{uri}/entries`). */
+  entries: many('iri', ot('dataEntry')),
+});
+
 /** The properties the server writes itself: not annotations. */
-const OWN = new Set([rdf('type'), dc('identifier'), dcterms('created'), ot('hasColumn'), ot('warning')].map((t) => t.value));
+const OWN = new Set([rdf('type'), ...Object.entries(datasetDescription.fields).flatMap(([name, f]) => (name === 'title' ? [] : [f.path]))].map((t) => t.value));
 
 /** The record of a dataset's metadata graph; undefined when the graph is not a dataset's. */
 export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undefined {
-  const own = quads.filter((q) => q.subject.value === uri);
-  if (!own.some((q) => q.predicate.equals(rdf('type')) && q.object.equals(ot('Dataset')))) return undefined;
-  const values = (p: RDF.NamedNode) => own.filter((q) => q.predicate.equals(p)).map((q) => q.object.value);
-  const columnValue = (node: RDF.Term, p: RDF.NamedNode) => quads.find((q) => q.subject.equals(node) && q.predicate.equals(p))?.object.value;
-  const features = own
-    .filter((q) => q.predicate.equals(ot('hasColumn')))
-    .map((q) => ({ feature: columnValue(q.object, ot('feature')), index: Number(columnValue(q.object, ot('index'))) }))
+  if (!datasetDescription.isOne(quads, uri)) return undefined;
+  const { title, columns, warnings, created } = datasetDescription.decode(quads, uri);
+  const columnValue = (node: string, p: RDF.NamedNode) => propertyValue(quads, node, p);
+  const features = columns
+    .map((c) => ({ feature: columnValue(c, ot('feature')), index: Number(columnValue(c, ot('index'))) }))
     .filter((c): c is { feature: string; index: number } => !!c.feature)
     .sort((a, b) => a.index - b.index)
     .map((c) => c.feature);
   return {
     uri,
     quads,
-    title: values(dc('title'))[0],
+    title,
     features,
-    warnings: values(ot('warning')),
-    annotations: own.filter((q) => !OWN.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]),
-    created: values(dcterms('created'))[0],
+    warnings,
+    annotations: quads.filter((q) => q.subject.value === uri && !OWN.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]),
+    created,
   };
 }
 
 /** The metadata graph of a dataset: its annotations, one ot:hasColumn per feature, its warnings. */
 export function metadataQuads(uri: string, info: DatasetMetadata): RDF.Quad[] {
   const d = df.namedNode(uri);
+  const column = (i: number) => `${uri}#column-${i + 1}`;
   return [
-    df.quad(d, rdf('type'), ot('Dataset')),
-    df.quad(d, dc('identifier'), literal(uri)),
-    df.quad(d, dcterms('created'), info.created ? literal(info.created, xsd('dateTime')) : literal(new Date())),
+    ...datasetDescription.encode({ uri, identifier: uri, created: info.created ?? new Date(), columns: info.features.map((_, i) => column(i)), warnings: info.warnings }),
     ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
-    ...info.features.flatMap((f, i) => {
-      const col = df.namedNode(`${uri}#column-${i + 1}`);
-      return [df.quad(d, ot('hasColumn'), col), df.quad(col, ot('feature'), df.namedNode(f)), df.quad(col, ot('index'), literal(i + 1))];
-    }),
-    ...info.warnings.map((w) => df.quad(d, ot('warning'), literal(w))),
+    ...info.features.flatMap((f, i) => [df.quad(df.namedNode(column(i)), ot('feature'), df.namedNode(f)), df.quad(df.namedNode(column(i)), ot('index'), literal(i + 1))]),
   ];
 }
 

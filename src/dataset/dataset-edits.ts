@@ -10,9 +10,9 @@ type Annotations = [RDF.NamedNode, RDF.Term][];
 
 /** Changes to datasets made from other datasets and from parameters (spec 4.12): subsets, merges, partial deletes, metadata. */
 export class DatasetEdits {
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'store' | 'ids'>;
   private readonly datasets: DatasetStore;
-  constructor(services: Services, datasets: DatasetStore) {
+  constructor(services: DatasetEdits['services'], datasets: DatasetStore) {
     this.services = services;
     this.datasets = datasets;
   }

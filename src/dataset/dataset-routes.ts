@@ -45,7 +45,7 @@ const ANNOTATIONS = Object.fromEntries(Object.entries(DC_PARAMS).map(([name, pro
 /** A dataset to take rows from (a subset or a merge), with a selection of its own in its query (`?feature_uris[]=…`). */
 const SOURCE = param.optional('A dataset to take rows from; its URI may carry a selection of its own (?compound_uris[]=…)');
 
-export function datasetRoutes(routes: DescribedRoutes, services: Services, datasets: DatasetStore): void {
+export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'tasks' | 'workers' | 'shapes' | 'chemistry'>, datasets: DatasetStore): void {
   const { store, config, tasks } = services;
   const base = datasets.collection;
   const datasetUri = (ctx: Context) => services.uris.item('dataset', ctx.params.id);

@@ -4,7 +4,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, ot, dc, dcterms } from '../rdf/namespaces.ts';
 import { select, selectUris } from '../store/query-helpers.ts';
 import { sortById } from '../store/id-minter.ts';
-import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta } from './dataset-codec.ts';
+import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta, type DatasetMetadata } from './dataset-codec.ts';
 import { datasetQueries } from './dataset-queries.ts';
 import { compoundQueries } from '../compound/compound-queries.ts';
 import { badRequest, notFound } from '../core/errors.ts';
@@ -62,9 +62,9 @@ const lineOf = (warning: string) => Number(/^\w+ (\d+)/.exec(warning)?.[1] ?? 0)
 export class DatasetStore {
   readonly collection: string;
 
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids'>;
   private readonly compounds: CompoundRegistry;
-  constructor(services: Services, compounds: CompoundRegistry) {
+  constructor(services: DatasetStore['services'], compounds: CompoundRegistry) {
     this.services = services;
     this.compounds = compounds;
     this.collection = services.uris.collection('dataset');
@@ -74,14 +74,15 @@ export class DatasetStore {
     return this.services.uris.subgraph(uri, 'entries');
   }
 
-  list(): Promise<string[]> {
-    return selectUris(this.services.store, datasetQueries.all());
+  /** This server's datasets (not harvested copies of others'). */
+  async list(): Promise<string[]> {
+    return (await selectUris(this.services.store, datasetQueries.all())).filter((d) => this.services.uris.isIn('dataset', d));
   }
 
   /** Every dataset with its title, in id order, in one query (not one metadata read each). */
   async listWithTitles(): Promise<{ uri: string; title?: string }[]> {
     const titles = new Map<string, string | undefined>();
-    for (const row of await select(this.services.store, datasetQueries.titled())) titles.set(row.r.value, titles.get(row.r.value) ?? row.t?.value);
+    for (const row of await select(this.services.store, datasetQueries.titled())) if (this.services.uris.isIn('dataset', row.r.value)) titles.set(row.r.value, titles.get(row.r.value) ?? row.t?.value);
     return sortById([...titles.keys()]).map((uri) => ({ uri, title: titles.get(uri) }));
   }
 
@@ -309,12 +310,7 @@ export class DatasetStore {
   }
 
   /** Rewrite a dataset (PUT merge, partial delete, subsets): rows and metadata in one batch. */
-  async rewrite(
-    uri: string,
-    meta: { annotations: [RDF.NamedNode, RDF.Term][]; features: string[]; warnings: string[]; created?: string },
-    rows: { compound: string; values: [string, RDF.Literal][] }[],
-    featureGraphs: Record<string, RDF.Quad[]> = {},
-  ): Promise<void> {
+  async rewrite(uri: string, meta: DatasetMetadata, rows: { compound: string; values: [string, RDF.Literal][] }[], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<void> {
     const entries = rows.flatMap((r, k) => entryQuads(uri, this.entriesGraph(uri), k + 1, r.compound, r.values));
     await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: metadataQuads(uri, meta) });
   }

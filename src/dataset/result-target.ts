@@ -26,7 +26,7 @@ export function resultRequestOf(params: Params): ResultRequest {
   return { resultDataset: params.get('result_dataset'), datasetService: params.get('dataset_service') };
 }
 
-export async function resultTarget(services: Services, datasets: DatasetStore, request: ResultRequest, defaultService?: string): Promise<ResultTarget> {
+export async function resultTarget(services: Pick<Services, 'config'>, datasets: DatasetStore, request: ResultRequest, defaultService?: string): Promise<ResultTarget> {
   const result = request.resultDataset;
   const service = (request.datasetService ?? (result ? undefined : defaultService))?.trim().replace(/\/+$/, '');
   if (result && service) throw badRequest('give result_dataset or dataset_service, not both');
@@ -39,7 +39,7 @@ export async function resultTarget(services: Services, datasets: DatasetStore, r
 }
 
 /** A new dataset made here goes on to a remote target (and is removed here); answers where it is. */
-export async function deliver(services: Services, datasets: DatasetStore, localUri: string, target: ResultTarget): Promise<string> {
+export async function deliver(services: Pick<Services, 'config' | 'store'>, datasets: DatasetStore, localUri: string, target: ResultTarget): Promise<string> {
   if (target.kind !== 'remote') return localUri;
   const meta = (await datasets.readMeta(localUri))!;
   const remote = await postToDatasetService(target.service, await datasetCsv(datasets, services.store, meta), services.config, target.subjectid);

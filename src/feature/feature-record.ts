@@ -1,51 +1,47 @@
 import type * as RDF from '@rdfjs/types';
-import { dc, df, literal, ot, owl, rdf } from '../rdf/namespaces.ts';
+import { dc, ot, owl, rdf } from '../rdf/namespaces.ts';
+import { describeResource, many, optional, type InputOf, type RecordOf } from '../rdf/resource-description.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 
-/** A feature as the rest of the server sees it: the typed record of its graph (spec 2.1). */
-export interface FeatureRecord {
-  uri: string;
+/** A feature described once (spec 2.1): its graph is read and written from this. */
+export const featureDescription = describeResource([ot('Feature')], {
+  /** Its classes: ot:Feature and the kind (ot:NumericFeature, ot:NominalFeature, …). */
+  classes: many('iri', rdf('type')),
+  title: optional('text', dc('title')),
+  description: optional('text', dc('description')),
+  /** ot:units ('' or absent: none given). */
+  units: optional('text', ot('units')),
+  /** ot:hasSource: the dataset, algorithm instance or model that made it. */
+  source: optional('iri', ot('hasSource')),
+  /** A fingerprint feature: its length in bits. */
+  bits: optional('integer', ot('fingerprintBits')),
+  /** owl:sameAs: the ontology entries (endpoints) it stands for. */
+  sameAs: many('iri', owl('sameAs')),
+  /** ot:acceptValue: the values a nominal feature takes. */
+  accepted: many('text', ot('acceptValue')),
+  /** ot:confidenceOf: the predicted feature whose confidence this one holds. */
+  confidenceOf: optional('iri', ot('confidenceOf')),
+  /** An `ot:Substructure` feature's pattern (`ot:smarts`): its value is whether a structure holds it. */
+  smarts: optional('text', ot('smarts')),
+});
+type FeatureFields = typeof featureDescription.fields;
+
+/** A feature as the rest of the server sees it: the typed record of its graph. */
+export type FeatureRecord = Omit<RecordOf<FeatureFields>, 'classes'> & {
   /** Is there a graph of this feature here? */
   exists: boolean;
-  title?: string;
   numeric: boolean;
   nominal: boolean;
-  /** A fingerprint feature: its length in bits. */
-  bits?: number;
-  /** ot:hasSource: the algorithm instance or model that made it. */
-  source?: string;
-  /** ot:acceptValue: the values a nominal feature takes. */
-  accepted: string[];
-  /** owl:sameAs: the ontology entries (endpoints) it stands for. */
-  sameAs: string[];
-  /** ot:confidenceOf: the predicted feature whose confidence this one holds. */
-  confidenceOf?: string;
-  /** An `ot:Substructure` feature's pattern (`ot:smarts`): its value is whether a structure holds it. */
-  smarts?: string;
-  /** ot:units ('' or absent: none given). */
-  units?: string;
-  description?: string;
-}
+};
 
 /** A feature this server makes (a dataset column, a descriptor, a model's prediction or confidence). */
-export interface NewFeature {
-  uri: string;
+export type NewFeature = Omit<InputOf<FeatureFields>, 'classes' | 'title' | 'source'> & {
   title: string;
-  description?: string;
-  units?: string;
-  kind: 'numeric' | 'nominal' | 'string' | 'fingerprint' | 'substructure';
-  /** A fingerprint: its length in bits. */
-  bits?: number;
-  /** The dataset, algorithm instance or model that made it. */
   source: string;
-  sameAs?: string[];
-  accepted?: string[];
-  confidenceOf?: string;
-  /** A substructure feature: its SMARTS (`ot:smarts`). */
-  smarts?: string;
-}
+  kind: keyof typeof KIND_CLASSES;
+};
 
-const KIND_TYPES = {
+const KIND_CLASSES = {
   numeric: ['NumericFeature'],
   nominal: ['NominalFeature'],
   string: ['StringFeature'],
@@ -54,43 +50,22 @@ const KIND_TYPES = {
 };
 
 /** The graph of a feature this server makes (the way back from a record). */
-export function featureGraph(f: NewFeature): RDF.Quad[] {
-  const s = df.namedNode(f.uri);
-  return [
-    df.quad(s, rdf('type'), ot('Feature')),
-    ...KIND_TYPES[f.kind].map((t) => df.quad(s, rdf('type'), ot(t))),
-    df.quad(s, dc('title'), literal(f.title)),
-    ...(f.description === undefined ? [] : [df.quad(s, dc('description'), literal(f.description))]),
-    df.quad(s, ot('units'), literal(f.units ?? '')),
-    df.quad(s, ot('hasSource'), df.namedNode(f.source)),
-    ...(f.bits === undefined ? [] : [df.quad(s, ot('fingerprintBits'), literal(f.bits))]),
-    ...(f.sameAs ?? []).map((e) => df.quad(s, owl('sameAs'), df.namedNode(e))),
-    ...(f.accepted ?? []).map((v) => df.quad(s, ot('acceptValue'), literal(v))),
-    ...(f.confidenceOf === undefined ? [] : [df.quad(s, ot('confidenceOf'), df.namedNode(f.confidenceOf))]),
-    ...(f.smarts === undefined ? [] : [df.quad(s, ot('smarts'), literal(f.smarts))]),
-  ];
+export function featureGraph({ kind, ...f }: NewFeature): RDF.Quad[] {
+  return featureDescription.encode({ ...f, units: f.units ?? '', classes: KIND_CLASSES[kind].map((c) => ot(c).value) });
 }
 
 /** The record of the feature `uri` in its graph (the statements about `uri` only). */
 export function featureRecord(quads: RDF.Quad[], uri: string): FeatureRecord {
-  const own = quads.filter((q) => q.subject.value === uri);
-  const values = (p: RDF.NamedNode) => own.filter((q) => q.predicate.equals(p)).map((q) => q.object.value);
-  const types = new Set(values(rdf('type')));
-  const bits = values(ot('fingerprintBits'))[0];
+  const { classes, ...fields } = featureDescription.decode(quads, uri);
+  const is = (c: string) => classes.includes(ot(c).value);
   return {
-    uri,
-    exists: own.length > 0,
-    title: values(dc('title'))[0],
-    numeric: types.has(ot('NumericFeature').value),
-    nominal: types.has(ot('NominalFeature').value),
-    bits: types.has(ot('FingerprintFeature').value) && bits ? Number(bits) : undefined,
-    source: values(ot('hasSource'))[0],
-    accepted: values(ot('acceptValue')),
-    sameAs: values(owl('sameAs')),
-    confidenceOf: values(ot('confidenceOf'))[0],
-    smarts: types.has(ot('Substructure').value) ? values(ot('smarts'))[0] : undefined,
-    units: values(ot('units'))[0] || undefined,
-    description: values(dc('description'))[0],
+    ...fields,
+    exists: quads.some((q) => q.subject.value === uri),
+    numeric: is('NumericFeature'),
+    nominal: is('NominalFeature'),
+    bits: is('FingerprintFeature') && fields.bits ? fields.bits : undefined,
+    smarts: is('Substructure') ? fields.smarts : undefined,
+    units: fields.units || undefined,
   };
 }
 

@@ -10,7 +10,7 @@ import { FeatureStore } from './feature-store.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
 
 /** Feature component (spec 4.7): GET list / one, POST, PUT, DELETE. Each route: parameters, one call, one renderer. */
-export function featureRoutes(routes: DescribedRoutes, services: Services): void {
+export function featureRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'shapes'>): void {
   const { config, uris } = services;
   const features = new FeatureStore(services);
   const featureUri = (ctx: Context) => uris.item('feature', ctx.params.id);

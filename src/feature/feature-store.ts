@@ -14,16 +14,16 @@ import { featureQueries } from './feature-queries.ts';
 export class FeatureStore {
   readonly collection: string;
 
-  private readonly services: Services;
-  constructor(services: Services) {
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids' | 'shapes'>;
+  constructor(services: FeatureStore['services']) {
     this.services = services;
     this.collection = services.uris.collection('feature');
   }
 
-  /** Feature URIs in id order, optionally only those `owl:sameAs` an ontology entry. */
+  /** This server's feature URIs in id order (not harvested copies of others'), optionally only those `owl:sameAs` an ontology entry. */
   async list(sameAs?: string): Promise<string[]> {
     const rows = await select(this.services.store, sameAs ? featureQueries.sameAs(sameAs) : featureQueries.all());
-    return sortById(rows.map((r) => r.f.value));
+    return sortById(rows.map((r) => r.f.value).filter((f) => this.services.uris.isIn('feature', f)));
   }
 
   /** A feature's graph; 404 when there is none. */

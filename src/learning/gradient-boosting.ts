@@ -5,12 +5,10 @@
  * gradient by variance reduction; classification leaves then take a Newton step, as in
  * scikit-learn. Rounds are sequential, so training is one `context.run` call.
  */
-import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
+import type { Learner, LearnerContext, LearningTask, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
 import { Random } from './random.ts';
 import { TreeBuilder, binnedLeafOffset, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree, type TreeOptions } from './histogram-tree.ts';
 import { binTrainingData, type BinnedMatrix } from './binning.ts';
-
-type Task = 'classification' | 'regression';
 
 const PARAMETERS: ParameterSpec[] = [
   { name: 'numTrees', description: 'Boosting rounds (for more than two classes, one tree per class and round).', type: 'integer', default: 100, min: 1, max: 5000 },
@@ -22,7 +20,7 @@ const PARAMETERS: ParameterSpec[] = [
 
 /** Boosting settings as the worker receives them. */
 export interface BoostingSettings {
-  task: Task;
+  task: LearningTask;
   numTrees: number;
   learningRate: number;
   maxDepth: number;
@@ -34,7 +32,7 @@ export interface BoostingSettings {
 /** The learner state: JSON. Leaf values already include the learning rate. */
 export interface BoostingState {
   kind: 'gradient-boosting';
-  task: Task;
+  task: LearningTask;
   numFeatures: number;
   numClasses: number;
   /** Initial raw scores: [mean] for regression, [log-odds] for two classes, log priors for more. */
@@ -86,7 +84,7 @@ export function trainBoosting(bins: BinnedMatrix, y: Float64Array, numClasses: n
   return { init: Array.from(init), trees };
 }
 
-function initialScores(task: Task, y: Float64Array, numClasses: number): Float64Array {
+function initialScores(task: LearningTask, y: Float64Array, numClasses: number): Float64Array {
   if (task === 'regression') return Float64Array.of(y.reduce((a, b) => a + b, 0) / y.length);
   const prior = new Float64Array(numClasses);
   for (const v of y) prior[v] += 1 / y.length;
@@ -149,7 +147,7 @@ function newtonLeaves(tree: Tree, gradient: Float64Array, weights: Int32Array, l
   for (let i = 0; i < tree.values.length; i++) tree.values[i] = denominator[i] < 1e-150 ? 0 : (factor * numerator[i]) / denominator[i];
 }
 
-async function trainGradientBoosting(task: Task, data: TrainingData, params: Record<string, ParamValue>, context: LearnerContext): Promise<BoostingState> {
+async function trainGradientBoosting(task: LearningTask, data: TrainingData, params: Record<string, ParamValue>, context: LearnerContext): Promise<BoostingState> {
   const { x, y } = data;
   if (x.rows < 1) throw new Error('gradient boosting: no training rows');
   const numClasses = task === 'classification' ? data.classes.length : 0;
@@ -187,7 +185,7 @@ function boostedTrees(state: BoostingState): Tree[] {
   return trees;
 }
 
-function checkState(state: unknown, task: Task, x: Matrix): BoostingState {
+function checkState(state: unknown, task: LearningTask, x: Matrix): BoostingState {
   const s = state as BoostingState;
   if (s?.kind !== 'gradient-boosting' || s.task !== task || !Array.isArray(s.trees)) throw new Error(`not a gradient boosting ${task} model`);
   if (x.cols !== s.numFeatures) throw new Error(`the model expects ${s.numFeatures} columns, the data has ${x.cols}`);

@@ -35,7 +35,7 @@ function suits(method: DomainMethod, f: FeatureRecord): boolean {
   return method.columns === 'fingerprint' ? f.bits !== undefined : isLearnable(f) && f.bits === undefined;
 }
 
-async function planDomain(services: Services, datasets: DatasetStore, request: DomainRequest): Promise<DomainPlan> {
+async function planDomain(services: Pick<Services, 'uris' | 'store'>, datasets: DatasetStore, request: DomainRequest): Promise<DomainPlan> {
   const { meta: dataset, selected } = await datasets.requireRef(request.datasetUri);
   const uri = dataset.uri;
   const described = await readFeatureRecords(services.store, selected.length ? selected : dataset.features);
@@ -49,7 +49,7 @@ async function planDomain(services: Services, datasets: DatasetStore, request: D
   return { request, dataset, features };
 }
 
-export function domainJob(services: Services, datasets: DatasetStore, models: ModelStore): PrepareDomainFitting {
+export function domainJob(services: Pick<Services, 'uris' | 'store' | 'workers'>, datasets: DatasetStore, models: ModelStore): PrepareDomainFitting {
   return async (request) => {
     const plan = await planDomain(services, datasets, request);
     return {
@@ -61,7 +61,7 @@ export function domainJob(services: Services, datasets: DatasetStore, models: Mo
 
 /** Plan and fit an AD model at once (a step of a longer task: the superalgorithm); answers its URI. */
 export async function createDomainModel(
-  services: Services,
+  services: Pick<Services, 'uris' | 'store' | 'workers'>,
   datasets: DatasetStore,
   models: ModelStore,
   request: DomainRequest,
@@ -71,7 +71,13 @@ export async function createDomainModel(
 }
 
 /** Read the training rows, fit the method on the worker pool and store the AD model. */
-async function fitDomainModel(services: Services, datasets: DatasetStore, models: ModelStore, plan: DomainPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void }): Promise<string> {
+async function fitDomainModel(
+  services: Pick<Services, 'workers'>,
+  datasets: DatasetStore,
+  models: ModelStore,
+  plan: DomainPlan,
+  job: { signal?: AbortSignal; progress?: (fraction: number) => void },
+): Promise<string> {
   const rows: Map<string, RDF.Literal>[] = [];
   let without = 0;
   for await (const r of datasets.rows(plan.dataset.uri)) {

@@ -5,6 +5,7 @@ import { instanceFrom, typedValue } from '../algorithm/catalogue.ts';
 import type { ColumnEncoding } from '../learning/feature-matrix.ts';
 import { featureGraph } from '../feature/feature-record.ts';
 import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
+import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
 
 /** Everything prediction needs, read back from the store. */
 export interface StoredModel {
@@ -96,6 +97,27 @@ export interface ModelDescription {
   parameters: Record<string, string>;
 }
 
+/** A model's description graph described once (spec 2.5); its parameters and content are written beside it. */
+export const modelDescriptionOf = describeResource([ot('Model')], {
+  title: optional('text', dc('title')),
+  creator: optional('text', dc('creator')),
+  date: optional('date', dc('date')),
+  algorithm: required('iri', ot('algorithm')),
+  trainingDataset: required('iri', ot('trainingDataset')),
+  independent: many('iri', ot('independentVariables')),
+  /** One, or none for a filtering model. */
+  dependent: many('iri', ot('dependentVariables')),
+  predictedVariables: many('iri', ot('predictedVariables')),
+  warnings: many('text', ot('warning')),
+  endpoints: many('iri', owl('sameAs')),
+  adMetric: optional('iri', ot('adMetric')),
+  adMembership: optional('iri', ot('adMembership')),
+  hasDomain: many('iri', ot('hasDomain')),
+  related: many('iri', rdfs('seeAlso')),
+  /** The nodes of its parameters (read by instanceFrom). */
+  parameterNodes: many('iri', ot('parameters')),
+});
+
 /** The URIs a new model is stored under: its own, and its two predicted features' (none, '', for a filtering model). */
 export interface ModelUris {
   uri: string;
@@ -112,24 +134,33 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
   const m = df.namedNode(at.uri);
   const id = at.uri.split('/').pop();
   const title = model.title ?? `${model.targetTitle} (${model.task} model ${id})`;
+  const parameterNode = (name: string) => `${at.uri}#parameter-${encodeURIComponent(name)}`;
+  // an embedded domain: ot:hasDomain the model itself, with its own metric and membership (spec 2.5)
+  const embedded = model.domain && at.domain ? at.domain : undefined;
   const description: RDF.Quad[] = [
-    df.quad(m, rdf('type'), ot('Model')),
+    ...modelDescriptionOf.encode({
+      uri: at.uri,
+      title,
+      creator: 'ToxGraph',
+      date: new Date(),
+      algorithm: model.algorithm,
+      trainingDataset: model.trainingDataset,
+      independent: model.independent,
+      dependent: model.dependent ? [model.dependent] : [],
+      predictedVariables: [at.predicted, at.confidence].filter((f) => f),
+      warnings: model.warnings,
+      endpoints: model.endpoints,
+      adMetric: model.task === 'domain' ? at.predicted : embedded?.metric,
+      adMembership: model.task === 'domain' ? at.confidence : embedded?.membership,
+      hasDomain: [...(model.linkedDomains ?? []), ...(embedded ? [at.uri] : [])],
+      related: model.related,
+      parameterNodes: model.parameterSpecs.map((spec) => parameterNode(spec.name)),
+    }),
     df.quad(m, dc('identifier'), literal(at.uri, xsd('anyURI'))),
-    df.quad(m, dc('title'), literal(title)),
-    df.quad(m, dc('creator'), literal('ToxGraph')),
-    df.quad(m, dc('date'), literal(new Date())),
-    df.quad(m, ot('algorithm'), df.namedNode(model.algorithm)),
-    df.quad(m, ot('trainingDataset'), df.namedNode(model.trainingDataset)),
-    ...model.independent.map((f) => df.quad(m, ot('independentVariables'), df.namedNode(f))),
-    ...(model.dependent ? [df.quad(m, ot('dependentVariables'), df.namedNode(model.dependent))] : []),
-    ...[at.predicted, at.confidence].filter((f) => f).map((f) => df.quad(m, ot('predictedVariables'), df.namedNode(f))),
-    ...model.warnings.map((w) => df.quad(m, ot('warning'), literal(w))),
-    ...model.endpoints.map((e) => df.quad(m, owl('sameAs'), df.namedNode(e))),
   ];
   for (const spec of model.parameterSpecs) {
-    const p = df.namedNode(`${at.uri}#parameter-${encodeURIComponent(spec.name)}`);
+    const p = df.namedNode(parameterNode(spec.name));
     description.push(
-      df.quad(m, ot('parameters'), p),
       df.quad(p, rdf('type'), ot('Parameter')),
       df.quad(p, dc('title'), literal(spec.name)),
       df.quad(p, dc('description'), literal(spec.description)),
@@ -142,8 +173,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
   if (model.task === 'cleanup') {
     // a filtering model makes no features
   } else if (model.task === 'domain') {
-    // spec 2.5: the AD model names its metric and membership features
-    description.push(df.quad(m, ot('adMetric'), df.namedNode(at.predicted)), df.quad(m, ot('adMembership'), df.namedNode(at.confidence)));
+    // spec 2.5: the AD model names its metric and membership features (above)
     predicted = featureGraph({ uri: at.predicted, title: `${model.targetTitle} (applicability domain model ${id})`, kind: 'numeric', source: at.uri });
     confidence = featureGraph({ uri: at.confidence, title: `inside the applicability domain of model ${id}`, kind: 'nominal', source: at.uri, accepted: ['true', 'false'] });
   } else {
@@ -158,12 +188,9 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     confidence = featureGraph({ uri: at.confidence, title: `${model.targetTitle} confidence (model ${id})`, kind: 'numeric', source: at.uri, confidenceOf: at.predicted });
   }
   const graphs: Record<string, RDF.Quad[]> = model.task === 'cleanup' ? {} : { [at.predicted]: predicted, [at.confidence]: confidence };
-  for (const d of model.linkedDomains ?? []) description.push(df.quad(m, ot('hasDomain'), df.namedNode(d)));
-  for (const r of model.related ?? []) description.push(df.quad(m, rdfs('seeAlso'), df.namedNode(r)));
-  if (model.domain && at.domain) {
-    // spec 2.5: an embedded domain, ot:hasDomain the model itself, its features made by the model
-    const { metric, membership } = at.domain;
-    description.push(df.quad(m, ot('hasDomain'), m), df.quad(m, ot('adMetric'), df.namedNode(metric)), df.quad(m, ot('adMembership'), df.namedNode(membership)));
+  if (embedded) {
+    // an embedded domain's features are made by the model
+    const { metric, membership } = embedded;
     graphs[metric] = featureGraph({ uri: metric, title: `${model.targetTitle}: applicability-domain metric (model ${id})`, kind: 'numeric', source: at.uri });
     graphs[membership] = featureGraph({ uri: membership, title: `${model.targetTitle}: inside the applicability domain (model ${id})`, kind: 'nominal', source: at.uri, accepted: ['true', 'false'] });
   }
@@ -182,20 +209,19 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
 
 /** The record of a model's description graph. */
 export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescription {
-  const own = quads.filter((q) => q.subject.value === uri);
-  const values = (p: RDF.NamedNode) => own.filter((q) => q.predicate.equals(p)).map((q) => q.object.value);
+  const d = modelDescriptionOf.decode(quads, uri);
   return {
     uri,
-    title: values(dc('title'))[0],
-    algorithm: values(ot('algorithm'))[0] ?? '',
-    trainingDataset: values(ot('trainingDataset'))[0] ?? '',
-    independent: values(ot('independentVariables')),
-    dependent: values(ot('dependentVariables'))[0] ?? '',
-    predictedVariables: values(ot('predictedVariables')),
-    endpoints: values(owl('sameAs')),
-    adMetric: values(ot('adMetric'))[0],
-    adMembership: values(ot('adMembership'))[0],
-    hasDomain: values(ot('hasDomain')),
+    title: d.title,
+    algorithm: d.algorithm ?? '',
+    trainingDataset: d.trainingDataset ?? '',
+    independent: d.independent,
+    dependent: d.dependent[0] ?? '',
+    predictedVariables: d.predictedVariables,
+    endpoints: d.endpoints,
+    adMetric: d.adMetric,
+    adMembership: d.adMembership,
+    hasDomain: d.hasDomain,
     parameters: instanceFrom(quads, uri).values,
   };
 }

@@ -13,7 +13,7 @@ import { defaultServiceOf, storePredictions } from './prediction-operations.ts';
 export type ModelStarters = JobStarters<ReturnType<typeof modelJobs>>;
 
 /** The model component's job: applying a model to a dataset (spec 4.11). */
-export function modelJobs(services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor) {
+export function modelJobs(services: Pick<Services, 'config' | 'store'>, datasets: DatasetStore, models: ModelStore, predictor: Predictor) {
   return {
     /**
      * Predicting is quick and answered at once; calculating missing descriptors first is not:

@@ -8,7 +8,7 @@ import type { ModelDescription } from './model-codec.ts';
  * a structure (typed as SMILES or drawn), its validations (`validationsHtml`, made by the
  * validation component: validation/model-validations-html.ts) and a QMRF report.
  */
-export async function modelPageHtml(services: Services, d: ModelDescription, validationsHtml: string): Promise<string> {
+export async function modelPageHtml(services: Pick<Services, 'store'>, d: ModelDescription, validationsHtml: string): Promise<string> {
   const { store } = services;
   const titles = await featureTitles(
     store,

@@ -25,7 +25,7 @@ export type ModelValidationsHtml = (model: ModelDescription, canRead: (uri: stri
 /** Model component (spec 2.5, 4.11): list, describe, delete; predictions in prediction-routes.ts. */
 export function modelRoutes(
   routes: DescribedRoutes,
-  services: Services,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'chemistry'>,
   datasets: DatasetStore,
   models: ModelStore,
   predictor: Predictor,

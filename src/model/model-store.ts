@@ -22,8 +22,8 @@ export class ModelStore {
   readonly collection: string;
   private readonly cache = new Map<string, StoredModel>();
 
-  private readonly services: Services;
-  constructor(services: Services) {
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids'>;
+  constructor(services: ModelStore['services']) {
     this.services = services;
     this.collection = services.uris.collection('model');
   }
@@ -44,8 +44,9 @@ export class ModelStore {
     return uri;
   }
 
-  list(sameAs?: string): Promise<string[]> {
-    return selectUris(this.services.store, modelQueries.all(sameAs));
+  /** This server's models (not harvested copies of others'), optionally only those `owl:sameAs` an endpoint. */
+  async list(sameAs?: string): Promise<string[]> {
+    return (await selectUris(this.services.store, modelQueries.all(sameAs))).filter((m) => this.services.uris.isIn('model', m));
   }
 
   /** The description graph and its record, or undefined when there is no such model. */

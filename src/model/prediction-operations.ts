@@ -14,7 +14,7 @@ export function defaultServiceOf(model: StoredModel): string | undefined {
 
 /** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one; answers its URI. */
 export async function storePredictions(
-  services: Services,
+  services: Pick<Services, 'config' | 'store'>,
   datasets: DatasetStore,
   model: StoredModel,
   rows: PredictionRow[],
@@ -37,7 +37,7 @@ export async function storePredictions(
  * predictions went to, and whether it is at another dataset service.
  */
 export async function predictCompound(
-  services: Services,
+  services: Pick<Services, 'config' | 'uris' | 'store'>,
   datasets: DatasetStore,
   predictor: Predictor,
   model: StoredModel,

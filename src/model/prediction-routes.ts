@@ -17,7 +17,7 @@ import { defaultServiceOf, predictCompound } from './prediction-operations.ts';
 /** Applying a model (spec 4.11, `POST /model/{id}`): to a dataset (a task when descriptors must be calculated first) or to one compound. */
 export function predictionRoutes(
   routes: DescribedRoutes,
-  services: Services,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'chemistry'>,
   datasets: DatasetStore,
   models: ModelStore,
   predictor: Predictor,

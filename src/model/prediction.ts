@@ -39,11 +39,11 @@ export type PredictedValues = [string, RDF.Literal][];
  * the algorithm instance that made them); otherwise the request is refused naming them.
  */
 export class Predictor {
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'uris' | 'store' | 'workers'>;
   private readonly descriptors: DescriptorCalculation;
   /** Loads a model linked by ot:hasDomain (a separate AD model). */
   private readonly load: (uri: string) => Promise<StoredModel | undefined>;
-  constructor(services: Services, descriptors: DescriptorCalculation, load: (uri: string) => Promise<StoredModel | undefined>) {
+  constructor(services: Predictor['services'], descriptors: DescriptorCalculation, load: (uri: string) => Promise<StoredModel | undefined>) {
     this.load = load;
     this.services = services;
     this.descriptors = descriptors;

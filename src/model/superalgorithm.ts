@@ -78,7 +78,13 @@ interface SuperPlan {
 /** A superalgorithm as a job: the request checked at once (400/404 naming the parameter), the chain run as one task answering the supermodel. */
 export type PrepareSuper = (algorithmUri: string, params: Params) => Promise<PreparedJob>;
 
-export function superJob(services: Services, datasets: DatasetStore, models: ModelStore, descriptors: DescriptorCalculation, crossValidate: CrossValidate): PrepareSuper {
+export function superJob(
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'workers'>,
+  datasets: DatasetStore,
+  models: ModelStore,
+  descriptors: DescriptorCalculation,
+  crossValidate: CrossValidate,
+): PrepareSuper {
   return async (algorithmUri, params) => {
     const plan = await planSuper(services, datasets, algorithmUri, params);
     return {
@@ -88,7 +94,7 @@ export function superJob(services: Services, datasets: DatasetStore, models: Mod
   };
 }
 
-async function planSuper(services: Services, datasets: DatasetStore, algorithmUri: string, params: Params): Promise<SuperPlan> {
+async function planSuper(services: Pick<Services, 'config' | 'uris' | 'store'>, datasets: DatasetStore, algorithmUri: string, params: Params): Promise<SuperPlan> {
   // dataset_service: where the supermodel stores its predictions (the datasets of its chain stay here, beside it)
   const datasetService = params.get('dataset_service')?.trim().replace(/\/+$/, '') ?? '';
   if (datasetService && datasetService !== datasets.collection) await checkOutboundTarget(datasetService, services.config);
@@ -185,7 +191,7 @@ function consensusStep(algorithmUri: string, members: Step<'learner'>[]): Step<'
 }
 
 /** Our algorithm named by its URI, or by its id as an alias. */
-function algorithmOf(services: Services, ref: string): AlgorithmDefinition | undefined {
+function algorithmOf(services: Pick<Services, 'uris'>, ref: string): AlgorithmDefinition | undefined {
   const id = services.uris.idIn('algorithm', ref) ?? (/^[a-z0-9-]+$/.test(ref) ? ref : undefined);
   return id === undefined ? undefined : algorithmById(id);
 }
@@ -194,7 +200,7 @@ function algorithmOf(services: Services, ref: string): AlgorithmDefinition | und
  * `parameter` values addressed to a step: `{URL-encoded sub-service URI} {name} {value}`
  * (separated by spaces or commas, or `name=value`); the sub-service may be named by its id.
  */
-function subServiceParameters(services: Services, values: string[]): Map<string, Record<string, string>> {
+function subServiceParameters(services: Pick<Services, 'uris'>, values: string[]): Map<string, Record<string, string>> {
   const out = new Map<string, Record<string, string>>();
   for (const v of values) {
     const m = /^\s*(\S+?)[\s,]+([^\s,=]+)\s*[\s,=]\s*(.*?)\s*$/.exec(v);
@@ -214,7 +220,7 @@ function subServiceParameters(services: Services, values: string[]): Map<string,
 
 /** Run the chain: calculate descriptors, select features, train with the domain embedded. */
 async function buildSupermodel(
-  services: Services,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'workers'>,
   datasets: DatasetStore,
   models: ModelStore,
   descriptors: DescriptorCalculation,

@@ -40,7 +40,7 @@ export interface TrainingPlan {
  * one of its features and suits the learner, and some features can be learned from.
  */
 export async function planTraining(
-  services: Services,
+  services: Pick<Services, 'uris' | 'store'>,
   datasets: DatasetStore,
   request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number },
 ): Promise<TrainingPlan> {
@@ -78,7 +78,7 @@ export interface TrainingRequest {
 /** Training a model as a job: the request checked (400/404), and the training to run. */
 export type PrepareTraining = (request: TrainingRequest) => Promise<PreparedJob>;
 
-export function trainingJob(services: Services, datasets: DatasetStore, models: ModelStore): PrepareTraining {
+export function trainingJob(services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>, datasets: DatasetStore, models: ModelStore): PrepareTraining {
   return async (request) => {
     const plan = await planTraining(services, datasets, request);
     const dataset = parseDatasetRef(request.datasetUri).uri;
@@ -87,7 +87,7 @@ export function trainingJob(services: Services, datasets: DatasetStore, models: 
 }
 
 export async function trainModel(
-  services: Services,
+  services: Pick<Services, 'config' | 'workers'>,
   datasets: DatasetStore,
   models: ModelStore,
   plan: TrainingPlan,
@@ -166,14 +166,20 @@ export async function trainModel(
  * when every column is a fingerprint bit, else the Euclidean distance to the k nearest training
  * compounds (the learner's own k) on standardised columns.
  */
-async function embeddedDomain(services: Services, x: Matrix, binary: boolean[], parameters: Record<string, ParamValue>, signal?: AbortSignal): Promise<{ method: string; state: unknown }> {
+async function embeddedDomain(
+  services: Pick<Services, 'workers'>,
+  x: Matrix,
+  binary: boolean[],
+  parameters: Record<string, ParamValue>,
+  signal?: AbortSignal,
+): Promise<{ method: string; state: unknown }> {
   const tanimoto = binary.every((b) => b);
   const method = tanimoto ? 'ad-tanimoto' : 'ad-euclidean-knn';
   const params: Record<string, ParamValue> = tanimoto ? { threshold: 0.3 } : { k: Number(parameters.k ?? 5), Z: 1.645 };
   return { method, state: await fitDomainState(services, method, x, params, signal) };
 }
 
-async function fitDomainState(services: Services, method: string, x: Matrix, params: Record<string, ParamValue>, signal?: AbortSignal): Promise<unknown> {
+async function fitDomainState(services: Pick<Services, 'workers'>, method: string, x: Matrix, params: Record<string, ParamValue>, signal?: AbortSignal): Promise<unknown> {
   try {
     return await services.workers.run(DOMAIN_MODULE, 'fitDomain', [method, x, params], signal);
   } catch (e) {

@@ -13,7 +13,7 @@ import { prepareQuery, readSparqlRequest } from '../sparql/sparql-request.ts';
 import type { OntologyRegistry } from './registry.ts';
 
 /** The ontology service (spec 4.5): SPARQL over the published scope, predefined queries, registration. */
-export function ontologyRoutes(routes: DescribedRoutes, services: Services, registry: OntologyRegistry): void {
+export function ontologyRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'published' | 'access'>, registry: OntologyRegistry): void {
   const { config, access } = services;
   // the published scope, narrowed to what the caller may read
   const scope = () => access.scopeFor(currentUser.getStore(), services.published);

@@ -10,7 +10,7 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * starts or stops), `/metrics` the
  * Prometheus figures. Neither needs a token; neither shows any resource.
  */
-export function operationsRoutes(routes: DescribedRoutes, services: Services): void {
+export function operationsRoutes(routes: DescribedRoutes, services: Pick<Services, 'store' | 'tasks' | 'coordination' | 'metrics'>): void {
   routes.add({ method: 'GET', path: '/health', summary: 'Liveness and readiness', tag: 'service', responses: { 200: ['application/json'], 503: ['application/json'] } }, async (ctx) => {
     const started = performance.now();
     const [store, redis] = await Promise.all([answers(services.store.hasGraph('urn:toxgraph:counters')), services.coordination.shared ? answers(services.coordination.check()) : undefined]);

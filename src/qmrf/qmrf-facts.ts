@@ -66,11 +66,11 @@ const learnerUris = (recorded: unknown): string[] =>
     .filter((u) => u);
 
 export class QmrfFacts {
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'uris' | 'store'>;
   private readonly datasets: DatasetStore;
   private readonly models: ModelStore;
   private readonly predictor: Predictor;
-  constructor(services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor) {
+  constructor(services: QmrfFacts['services'], datasets: DatasetStore, models: ModelStore, predictor: Predictor) {
     this.services = services;
     this.datasets = datasets;
     this.models = models;

@@ -18,7 +18,7 @@ const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 const XML_TYPES = [QMRF_XML, 'application/xml', 'text/xml'];
 
 /** REACH (QMRF) reports (spec 4.6), also under the Ruby service layout `/validation/reach_report/qmrf`. */
-export function qmrfRoutes(routes: DescribedRoutes, services: Services, qmrfs: Qmrfs, store: QmrfStore): void {
+export function qmrfRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>, qmrfs: Qmrfs, store: QmrfStore): void {
   const { uris, config } = services;
   const uriOf = (ctx: Context) => uris.reachReport('qmrf', ctx.params.id);
 

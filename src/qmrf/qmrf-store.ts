@@ -9,8 +9,8 @@ import { qmrfQueries } from './qmrf-queries.ts';
 export class QmrfStore {
   readonly collection: string;
 
-  private readonly services: Services;
-  constructor(services: Services) {
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids'>;
+  constructor(services: QmrfStore['services']) {
     this.services = services;
     this.collection = services.uris.reachReports('qmrf');
   }

@@ -31,30 +31,32 @@ export interface QmrfSearch {
 
 /** QMRF reports (spec 4.6): made from a model, posted as QMRF XML, replaced, updated by section, searched. */
 export class Qmrfs {
-  private readonly services: Services;
+  /** Filling a QMRF from a model is a job kind, so a worker may run it. */
+  readonly jobs = {
+    qmrf: defineJob({
+      kind: 'qmrf',
+      input: z.object({ modelUri: z.string() }),
+      prepare: async ({ modelUri }) => {
+        if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
+        return { title: `QMRF report of ${modelUri}`, work: () => this.fromModel(modelUri) };
+      },
+    }),
+  };
+  private readonly startQmrf: (input: { modelUri: string }) => Promise<string>;
+
+  private readonly services: Pick<Services, 'uris' | 'tasks' | 'chemistry'>;
   private readonly facts: QmrfFacts;
   private readonly store: QmrfStore;
   private readonly models: ModelStore;
   private readonly datasets: DatasetStore;
-  constructor(services: Services, facts: QmrfFacts, store: QmrfStore, models: ModelStore, datasets: DatasetStore) {
+  constructor(services: Qmrfs['services'], facts: QmrfFacts, store: QmrfStore, models: ModelStore, datasets: DatasetStore) {
     this.services = services;
     this.facts = facts;
     this.store = store;
     this.models = models;
     this.datasets = datasets;
-    this.startQmrf = services.tasks.register(
-      defineJob({
-        kind: 'qmrf',
-        input: z.object({ modelUri: z.string() }),
-        prepare: async ({ modelUri }) => {
-          if (!(await this.models.describe(modelUri))) throw notFound(`model_uri: model ${modelUri} not found`);
-          return { title: `QMRF report of ${modelUri}`, work: () => this.fromModel(modelUri) };
-        },
-      }),
-    );
+    this.startQmrf = services.tasks.starters(this.jobs).qmrf;
   }
-
-  private readonly startQmrf: (input: { modelUri: string }) => Promise<string>;
 
   private context(date = new Date()) {
     return { author: currentUser.getStore() ?? 'ToxGraph user', date, service: { uri: this.services.uris.service(), version: VERSION }, rdkitVersion: this.services.chemistry.rdkitVersion };

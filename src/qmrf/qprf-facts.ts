@@ -41,13 +41,13 @@ export interface PredictionFacts {
 }
 
 export class QprfFacts {
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'uris' | 'store' | 'workers'>;
   private readonly compounds: CompoundRegistry;
   private readonly datasets: DatasetStore;
   private readonly models: ModelStore;
   private readonly predictor: Predictor;
   private readonly descriptors: DescriptorCalculation;
-  constructor(services: Services, compounds: CompoundRegistry, datasets: DatasetStore, models: ModelStore, predictor: Predictor, descriptors: DescriptorCalculation) {
+  constructor(services: QprfFacts['services'], compounds: CompoundRegistry, datasets: DatasetStore, models: ModelStore, predictor: Predictor, descriptors: DescriptorCalculation) {
     this.services = services;
     this.compounds = compounds;
     this.datasets = datasets;

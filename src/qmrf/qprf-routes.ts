@@ -10,7 +10,7 @@ import type { Qprfs } from './qprfs.ts';
 const RENDER_MODULE = new URL('../report/report-render.ts', import.meta.url).href;
 
 /** QPRF reports (beyond the interface: ECHA's (Q)SAR Prediction Reporting Format), also under `/validation/reach_report/qprf`. */
-export function qprfRoutes(routes: DescribedRoutes, services: Services, qprfs: Qprfs): void {
+export function qprfRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>, qprfs: Qprfs): void {
   const { uris, config } = services;
   const uriOf = (ctx: Context) => uris.reachReport('qprf', ctx.params.id);
 

@@ -25,19 +25,20 @@ type QprfRequest = z.infer<typeof qprfRequest>;
  */
 export class Qprfs {
   readonly collection: string;
+  /** Making a QPRF is a job kind, so a worker may run it. */
+  readonly jobs = { qprf: defineJob({ kind: 'qprf', input: qprfRequest, prepare: (request) => this.prepare(request) }) };
+  private readonly startQprf: (request: QprfRequest) => Promise<string>;
 
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids' | 'tasks' | 'chemistry'>;
   private readonly facts: QprfFacts;
   private readonly qmrfs: QmrfStore;
-  constructor(services: Services, facts: QprfFacts, qmrfs: QmrfStore) {
+  constructor(services: Qprfs['services'], facts: QprfFacts, qmrfs: QmrfStore) {
     this.services = services;
     this.facts = facts;
     this.qmrfs = qmrfs;
     this.collection = services.uris.reachReports('qprf');
-    this.startQprf = services.tasks.register(defineJob({ kind: 'qprf', input: qprfRequest, prepare: (request) => this.prepare(request) }));
+    this.startQprf = services.tasks.starters(this.jobs).qprf;
   }
-
-  private readonly startQprf: (request: QprfRequest) => Promise<string>;
 
   private contentGraph(uri: string): string {
     return this.services.uris.subgraph(uri, 'content');

@@ -20,7 +20,7 @@ export interface Compared {
  * meaningful.
  */
 function paired(a: CrossvalidationFacts, b: CrossvalidationFacts): boolean {
-  return (['dataset', 'numFolds', 'randomSeed', 'stratified', 'leaveOneOut'] as const).every((k) => String(a.tree[k]) === String(b.tree[k])) && a.folds.length === b.folds.length;
+  return (['dataset', 'numFolds', 'randomSeed', 'stratified', 'leaveOneOut'] as const).every((k) => String(a.record[k]) === String(b.record[k])) && a.folds.length === b.folds.length;
 }
 
 /** The sections of an algorithm comparison: what was compared, each statistic (table and chart), the significance of differences. */
@@ -44,8 +44,8 @@ export function comparisonSections(compared: Compared[]): DraftSection[] {
           { text: c.cv.uri, href: c.cv.uri },
           c.cv.algorithm.title ?? c.cv.algorithm.uri,
           c.cv.dataset.title ? `${c.cv.dataset.title} (${c.cv.dataset.rows ?? '?'} rows)` : c.cv.dataset.uri,
-          String(c.cv.tree.numFolds),
-          String(c.cv.tree.randomSeed),
+          String(c.cv.record.numFolds),
+          String(c.cv.record.randomSeed),
         ]),
       },
       {

@@ -1,10 +1,12 @@
 import { formatNumber } from '../rdf/html.ts';
-import type { Tree } from '../rdf/resource-tree.ts';
+import type { ClassificationStatistics } from '../validation/statistics.ts';
+import type { ValidationRecord } from '../validation/validation-record.ts';
 import { numberOf } from '../rdf/terms.ts';
 import { classScore, rocCurve } from '../validation/statistics.ts';
 import type { Block, Text } from './report-document.ts';
 import type { PlotRequest } from './plots.ts';
-import type { CrossvalidationFacts, Named, Task, ValidationFacts } from './report-facts.ts';
+import type { CrossvalidationFacts, Named, ValidationFacts } from './report-facts.ts';
+import type { LearningTask } from '../learning/learner.ts';
 import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, keyStatistics, mean, REGRESSION_LABELS, standardDeviation } from '../validation/statistic-labels.ts';
 
 /**
@@ -26,30 +28,31 @@ export function statisticsTable(v: ValidationFacts, title: string): Block {
   return { kind: 'table', title, head: ['statistic', 'value'], rows: labels.filter(([k]) => v.statistics[k] !== undefined).map(([k, label]) => [label, formatNumber(v.statistics[k])]) };
 }
 
-function classificationNode(v: ValidationFacts): Tree {
-  return (v.tree.classificationStatistics ?? {}) as Tree;
+/** The confusion matrix and per-class statistics of a classification's validation (none of a regression's). */
+function classificationOf(v: ValidationFacts): Pick<ClassificationStatistics, 'confusionMatrix' | 'classValueStatistics'> {
+  const { statistics } = v.record;
+  return statistics.kind === 'classification' ? statistics.values : { confusionMatrix: {}, classValueStatistics: {} };
 }
 
 /** Per-class statistics and the confusion matrix as tables. */
 function classTables(v: ValidationFacts): Block[] {
-  const perClass = ((classificationNode(v).classValueStatistics ?? []) as Tree[]).sort((a, b) => String(a.classValue).localeCompare(String(b.classValue)));
+  const perClass = Object.entries(classificationOf(v).classValueStatistics).sort(([a], [b]) => a.localeCompare(b));
   const { classes, counts } = confusionOf(v);
   return [
     {
       kind: 'table',
       title: 'Statistics per class (each class in turn as the positive one)',
       head: ['class', ...CLASS_VALUE_COLUMNS.map(([, h]) => h)],
-      rows: perClass.map((c) => [String(c.classValue), ...CLASS_VALUE_COLUMNS.map(([k]) => formatNumber(typeof c[k] === 'number' ? (c[k] as number) : undefined))]),
+      rows: perClass.map(([value, c]) => [value, ...CLASS_VALUE_COLUMNS.map(([k]) => formatNumber((c as unknown as Record<string, number | undefined>)[k]))]),
     },
     { kind: 'table', title: 'Confusion matrix (rows: actual class, columns: predicted class)', head: ['actual \\ predicted', ...classes], rows: classes.map((a, i) => [a, ...counts[i].map(String)]) },
   ];
 }
 
 function confusionOf(v: ValidationFacts): { classes: string[]; counts: number[][] } {
-  const matrix = (classificationNode(v).confusionMatrix ?? {}) as Tree;
-  const cells = (matrix.confusionMatrixCell ?? []) as Tree[];
-  const classes = [...new Set(cells.flatMap((c) => [String(c.confusionMatrixActual), String(c.confusionMatrixPredicted)]))].sort();
-  const counts = classes.map((a) => classes.map((p) => Number(cells.find((c) => String(c.confusionMatrixActual) === a && String(c.confusionMatrixPredicted) === p)?.confusionMatrixValue ?? 0)));
+  const matrix = classificationOf(v).confusionMatrix;
+  const classes = [...new Set(Object.entries(matrix).flatMap(([actual, row]) => [actual, ...Object.keys(row)]))].sort();
+  const counts = classes.map((a) => classes.map((p) => matrix[a]?.[p] ?? 0));
   return { classes, counts };
 }
 
@@ -93,15 +96,15 @@ export function predictionPlots(v: ValidationFacts, featureTitle: string, what: 
 export function validationSections(v: ValidationFacts): DraftSection[] {
   const facts: { label: string; value: Text[] }[] = [
     { label: 'Validation', value: link({ uri: v.uri }) },
-    { label: 'Validation type', value: [String(v.tree.validationType ?? '–')] },
-    { label: 'Date', value: [String(v.tree.date ?? '–')] },
+    { label: 'Validation type', value: [v.record.validationType] },
+    { label: 'Date', value: [v.record.date.toISOString()] },
     { label: 'Model', value: link(v.model) },
     { label: 'Algorithm', value: link(v.algorithm) },
-    ...(v.tree.algorithmParams ? [{ label: 'Algorithm parameters', value: [String(v.tree.algorithmParams)] }] : []),
+    ...(v.record.algorithmParams ? [{ label: 'Algorithm parameters', value: [v.record.algorithmParams] }] : []),
     { label: 'Prediction feature', value: link(v.predictionFeature) },
     ...v.datasets.map((d) => ({ label: d.role[0].toUpperCase() + d.role.slice(1), value: [...link(d), ...(d.rows === undefined ? [' (deleted)'] : [`, ${d.rows} rows`])] })),
-    ...sides(v.tree),
-    ...(typeof v.tree.realRuntime === 'number' ? [{ label: 'Run time', value: [`${(v.tree.realRuntime / 1000).toFixed(1)} s`] }] : []),
+    ...sides(v.record),
+    { label: 'Run time', value: [`${(v.record.realRuntimeMs / 1000).toFixed(1)} s`] },
   ];
   const title = v.predictionFeature.title ?? 'the prediction feature';
   return [
@@ -118,15 +121,15 @@ export function validationSections(v: ValidationFacts): DraftSection[] {
   ];
 }
 
-function sides(tree: Tree): { label: string; value: Text[] }[] {
-  if (typeof tree.numTrainingRows !== 'number') return [];
+function sides({ sides }: ValidationRecord): { label: string; value: Text[] }[] {
+  if (!sides) return [];
   return [
-    { label: 'Training set', value: [`${tree.numTrainingRows} rows, ${tree.numTrainingStructures} structures`] },
-    { label: 'Test set', value: [`${tree.numTestRows} rows, ${tree.numTestStructures} structures`] },
+    { label: 'Training set', value: [`${sides.training.rows} rows, ${sides.training.structures} structures`] },
+    { label: 'Test set', value: [`${sides.test.rows} rows, ${sides.test.structures} structures`] },
   ];
 }
 
-function statisticsNote(task: Task): string {
+function statisticsNote(task: LearningTask): string {
   return task === 'regression'
     ? 'Statistics over the predicted rows (rows the model did not predict are counted, not scored). R² is 1 − SSE / total sum of squares of the actual values around their mean; the confidence-weighted variants weigh each row by the confidence of its prediction.'
     : 'Statistics over the predicted rows (rows the model did not predict are counted, not scored). The AUC of a class ranks the rows by the confidence of predicting that class; the mean AUC weighs each class by its number of rows.';
@@ -134,10 +137,10 @@ function statisticsNote(task: Task): string {
 
 /** A cross-validation's facts, pooled statistics, statistics per fold and plots. */
 export function crossvalidationSections(cv: CrossvalidationFacts): DraftSection[] {
-  const t = cv.tree;
+  const t = cv.record;
   const facts: { label: string; value: Text[] }[] = [
     { label: 'Cross-validation', value: link({ uri: cv.uri }) },
-    { label: 'Date', value: [String(t.date ?? '–')] },
+    { label: 'Date', value: [t.date.toISOString()] },
     { label: 'Algorithm', value: link(cv.algorithm) },
     { label: 'Algorithm parameters', value: [String(t.algorithmParams || '(defaults)')] },
     { label: 'Dataset', value: [...link(cv.dataset), cv.dataset.rows === undefined ? ' (deleted)' : `, ${cv.dataset.rows} rows`] },
@@ -145,8 +148,8 @@ export function crossvalidationSections(cv: CrossvalidationFacts): DraftSection[
     { label: 'Folds', value: [t.leaveOneOut ? `${t.numFolds} (leave one out)` : String(t.numFolds)] },
     { label: 'Stratified', value: [String(t.stratified)] },
     { label: 'Random seed', value: [String(t.randomSeed)] },
-    ...(t.yScramble ? [{ label: 'y-scrambling', value: [`the target was permuted (seed ${t.yScrambleSeed}): a check for chance correlation`] }] : []),
-    ...(t.description ? [{ label: 'Note', value: [String(t.description)] }] : []),
+    ...(t.yScrambleSeed !== undefined ? [{ label: 'y-scrambling', value: [`the target was permuted (seed ${t.yScrambleSeed}): a check for chance correlation`] }] : []),
+    ...(t.note ? [{ label: 'Note', value: [t.note] }] : []),
   ];
   const keys = keyStatistics(cv.task);
   const perFold = cv.folds.map((f) => keys.map(([k]) => f.statistics[k]));

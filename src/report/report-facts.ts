@@ -1,24 +1,22 @@
 import type * as RDF from '@rdfjs/types';
+import type { LearningTask } from '../learning/learner.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { featureTitles, readFeatureRecords } from '../feature/feature-record.ts';
 import type { ModelStore } from '../model/model-store.ts';
 import { algorithmById } from '../algorithm/catalogue.ts';
-import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
 import { ot } from '../rdf/namespaces.ts';
 import { ask, readTypedGraph } from '../store/query-helpers.ts';
 import { validationQueries } from '../validation/validation-queries.ts';
 import { notFound, badRequest } from '../core/errors.ts';
 import { pairValues, type PairedValue } from '../validation/evaluation.ts';
-import { crossvalidationFolds, foldNumber } from '../validation/validation-record.ts';
+import { crossvalidationRecord, foldNumber, validationRecord, type CrossvalidationRecord, type ValidationRecord } from '../validation/validation-record.ts';
 
 /**
  * What a report says about validations, read from the store: the validation records, the
  * resources they name (with titles and sizes) and the paired actual and predicted values the
  * plots are drawn from.
  */
-
-export type Task = 'regression' | 'classification';
 
 /** A resource named in a report: its URI and, when it is stored here, its title. */
 export interface Named {
@@ -28,9 +26,9 @@ export interface Named {
 
 export interface ValidationFacts {
   uri: string;
-  /** The validation graph as a tree (resourceTree): statistics under classificationStatistics or regressionStatistics. */
-  tree: Tree;
-  task: Task;
+  /** What the validation records. */
+  record: ValidationRecord;
+  task: LearningTask;
   /** The scalar statistics (counts included). */
   statistics: Record<string, number>;
   model?: Named;
@@ -44,8 +42,8 @@ export interface ValidationFacts {
 
 export interface CrossvalidationFacts {
   uri: string;
-  tree: Tree;
-  task: Task;
+  record: CrossvalidationRecord;
+  task: LearningTask;
   algorithm: Named;
   dataset: Named & { rows?: number };
   predictionFeature: Named;
@@ -55,10 +53,10 @@ export interface CrossvalidationFacts {
 }
 
 export class ReportFacts {
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'store' | 'uris'>;
   private readonly datasets: DatasetStore;
   private readonly models: ModelStore;
-  constructor(services: Services, datasets: DatasetStore, models: ModelStore) {
+  constructor(services: Pick<Services, 'store' | 'uris'>, datasets: DatasetStore, models: ModelStore) {
     this.services = services;
     this.datasets = datasets;
     this.models = models;
@@ -84,7 +82,7 @@ export class ReportFacts {
    * The graph of a validation (`kind` Validation) or cross-validation, and the task it scored:
    * the quick check of a report request. 404 when there is none, 400 when it is the other kind.
    */
-  async require(uri: string, kind: 'Validation' | 'Crossvalidation', parameter = 'validation_uris'): Promise<{ quads: RDF.Quad[]; task: Task }> {
+  async require(uri: string, kind: 'Validation' | 'Crossvalidation', parameter = 'validation_uris'): Promise<{ quads: RDF.Quad[]; task: LearningTask }> {
     const quads = await readTypedGraph(this.services.store, uri, ot(kind));
     if (!quads) {
       const other = kind === 'Validation' ? 'Crossvalidation' : 'Validation';
@@ -104,42 +102,41 @@ export class ReportFacts {
   /** A validation (spec 2.6); 404 when it is not one, 400 when it is a cross-validation. */
   async validation(uri: string, parameter = 'validation_uris'): Promise<ValidationFacts> {
     const { quads } = await this.require(uri, 'Validation', parameter);
-    return this.validationOf(uri, resourceTree(quads, uri, false));
+    return this.validationOf(uri, quads);
   }
 
-  private async validationOf(uri: string, tree: Tree): Promise<ValidationFacts> {
-    const task: Task = tree.classificationStatistics ? 'classification' : 'regression';
-    const statisticsNode = (tree.classificationStatistics ?? tree.regressionStatistics ?? {}) as Tree;
+  private async validationOf(uri: string, quads: RDF.Quad[]): Promise<ValidationFacts> {
+    const record = validationRecord(quads, uri);
+    if (!record) throw notFound(`validation ${uri} not found`);
+    const task = record.statistics.kind;
     const statistics: Record<string, number> = {};
-    for (const source of [tree, statisticsNode]) for (const [k, v] of Object.entries(source)) if (typeof v === 'number') statistics[k] = v;
-    const str = (k: string) => (typeof tree[k] === 'string' ? (tree[k] as string) : undefined);
-    const model = await this.named(str('model'), 'model');
-    const predictionDataset = str('predictionDataset');
-    const target = str('testTargetDataset') ?? str('testDataset');
+    for (const [k, v] of Object.entries(record.statistics.values)) if (typeof v === 'number') statistics[k] = v;
+    if (record.pooled && statistics.rSquare !== undefined) statistics.q2 = statistics.rSquare;
+    const model = await this.named(record.model, 'model');
+    const { trainingDataset, testDataset, testTargetDataset, predictionDataset } = record;
     const datasets = [
-      ...(await this.datasetFacts('training dataset', str('trainingDataset'))),
-      ...(await this.datasetFacts('test dataset', str('testDataset'))),
-      ...(str('testTargetDataset') && str('testTargetDataset') !== str('testDataset') ? await this.datasetFacts('test target dataset', str('testTargetDataset')) : []),
+      ...(await this.datasetFacts('training dataset', trainingDataset)),
+      ...(await this.datasetFacts('test dataset', testDataset)),
+      ...(testTargetDataset && testTargetDataset !== testDataset ? await this.datasetFacts('test target dataset', testTargetDataset) : []),
       ...(await this.datasetFacts('prediction dataset', predictionDataset)),
     ];
-    const predictionFeature = (await this.named(str('predictionFeature'), 'feature'))!;
-    const info = tree.crossvalidationInfo as Tree | undefined;
+    const predictionFeature = (await this.named(record.predictionFeature, 'feature'))!;
     return {
       uri,
-      tree,
+      record,
       task,
       statistics,
       model,
-      algorithm: await this.named(str('algorithm'), 'algorithm'),
+      algorithm: await this.named(record.algorithm, 'algorithm'),
       predictionFeature,
       datasets,
-      pairs: await this.pairs(task, model?.uri, target, predictionDataset, predictionFeature.uri),
-      fold: typeof info?.crossvalidationFold === 'number' ? info.crossvalidationFold : undefined,
+      pairs: await this.pairs(task, model?.uri, testTargetDataset ?? testDataset, predictionDataset, predictionFeature.uri),
+      fold: record.crossvalidation?.fold,
     };
   }
 
   /** The actual values of the test rows paired with the model's predictions (none when the model or the datasets are gone). */
-  private async pairs(task: Task, model: string | undefined, target: string | undefined, predictions: string | undefined, feature: string): Promise<PairedValue[]> {
+  private async pairs(task: LearningTask, model: string | undefined, target: string | undefined, predictions: string | undefined, feature: string): Promise<PairedValue[]> {
     if (!model || !target || !predictions) return [];
     const description = await this.models.describe(model);
     if (!description || !(await this.datasets.readMeta(target)) || !(await this.datasets.readMeta(predictions))) return [];
@@ -153,24 +150,24 @@ export class ReportFacts {
   /** A cross-validation with its pooled statistics and its folds in order; 404 when it is not one. */
   async crossvalidation(uri: string, parameter = 'validation_uris'): Promise<CrossvalidationFacts> {
     const { quads } = await this.require(uri, 'Crossvalidation', parameter);
-    const tree = resourceTree(quads, uri, false);
-    const foldGraphs = await Promise.all(crossvalidationFolds(quads, uri).map(async (f) => ({ uri: f, quads: await this.services.store.readGraph(f) })));
+    const record = crossvalidationRecord(quads, uri);
+    if (!record) throw notFound(`${parameter}: cross-validation ${uri} not found`);
+    const foldGraphs = await Promise.all(record.folds.map(async (f) => ({ uri: f, quads: await this.services.store.readGraph(f) })));
     foldGraphs.sort((a, b) => foldNumber(a.quads) - foldNumber(b.quads));
-    const folds = await Promise.all(foldGraphs.filter((f) => f.quads.length).map((f) => this.validationOf(f.uri, resourceTree(f.quads, f.uri, false))));
+    const folds = await Promise.all(foldGraphs.filter((f) => f.quads.length).map((f) => this.validationOf(f.uri, f.quads)));
     const statisticsUri = this.services.uris.subgraph(uri, 'statistics');
     const pooledQuads = await this.services.store.readGraph(statisticsUri);
-    const pooled = await this.validationOf(statisticsUri, resourceTree(pooledQuads, statisticsUri, false));
+    const pooled = await this.validationOf(statisticsUri, pooledQuads);
     // the pooled predictions are those of every fold
     pooled.pairs = folds.flatMap((f) => f.pairs);
-    const str = (k: string) => String(tree[k] ?? '');
-    const [dataset] = await this.datasetFacts('dataset', str('dataset'));
+    const [dataset] = await this.datasetFacts('dataset', record.dataset);
     return {
       uri,
-      tree,
+      record,
       task: pooled.task,
-      algorithm: (await this.named(str('algorithm'), 'algorithm'))!,
+      algorithm: (await this.named(record.algorithm, 'algorithm'))!,
       dataset: { uri: dataset.uri, title: dataset.title, rows: dataset.rows },
-      predictionFeature: (await this.named(str('predictionFeature'), 'feature'))!,
+      predictionFeature: (await this.named(record.predictionFeature, 'feature'))!,
       pooled,
       folds,
     };

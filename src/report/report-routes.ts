@@ -13,7 +13,7 @@ import type { ReportStore } from './report-store.ts';
 const RENDER_MODULE = new URL('./report-render.ts', import.meta.url).href;
 
 /** Validation reports (spec 4.3), also under the Ruby service layout `/validation/report`. */
-export function reportRoutes(routes: DescribedRoutes, services: Services, reports: Reports, store: ReportStore): void {
+export function reportRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>, reports: Reports, store: ReportStore): void {
   const { uris, config } = services;
   const also = (path: string) => [`/validation${path}`];
 

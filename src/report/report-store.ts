@@ -7,8 +7,8 @@ import { reportQueries } from './report-queries.ts';
 
 /** Validation reports in the store: the report object in `{uri}`, its DocBook in `{uri}/content`. */
 export class ReportStore {
-  private readonly services: Services;
-  constructor(services: Services) {
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids'>;
+  constructor(services: ReportStore['services']) {
     this.services = services;
   }
 

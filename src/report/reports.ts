@@ -33,29 +33,30 @@ function split(values: string[]): string[] {
 /** Making validation reports (spec 4.3): the request checked at once, the report written by a task. */
 export class Reports {
   /** Making a report is a job kind (input: the checked request), so a worker may run it. */
+  readonly jobs = {
+    report: defineJob({
+      kind: 'report',
+      input: reportRequest,
+      prepare: async (request) => {
+        await this.requireValidations(request);
+        const title =
+          request.type === 'algorithm_comparison'
+            ? `Algorithm comparison report of ${request.identifiers.join(', ')}`
+            : `${request.type === 'validation' ? 'Validation' : 'Cross-validation'} report of ${request.validations[0]}`;
+        return { title, work: (job) => this.make(request, job.signal) };
+      },
+    }),
+  };
   private readonly startReport: (request: ReportRequest) => Promise<string>;
 
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'tasks' | 'workers'>;
   private readonly facts: ReportFacts;
   private readonly store: ReportStore;
-  constructor(services: Services, facts: ReportFacts, store: ReportStore) {
+  constructor(services: Reports['services'], facts: ReportFacts, store: ReportStore) {
     this.services = services;
     this.facts = facts;
     this.store = store;
-    this.startReport = services.tasks.register(
-      defineJob({
-        kind: 'report',
-        input: reportRequest,
-        prepare: async (request) => {
-          await this.requireValidations(request);
-          const title =
-            request.type === 'algorithm_comparison'
-              ? `Algorithm comparison report of ${request.identifiers.join(', ')}`
-              : `${request.type === 'validation' ? 'Validation' : 'Cross-validation'} report of ${request.validations[0]}`;
-          return { title, work: (job) => this.make(request, job.signal) };
-        },
-      }),
-    );
+    this.startReport = services.tasks.starters(this.jobs).report;
   }
 
   /**
@@ -106,13 +107,13 @@ export class Reports {
     if (type === 'validation') {
       const v = await this.facts.validation(validations[0]);
       title = `Validation report: ${v.model?.title ?? v.model?.uri ?? v.uri}`;
-      subtitle = `${v.tree.validationType ?? 'validation'} of the prediction of ${v.predictionFeature.title ?? v.predictionFeature.uri}`;
+      subtitle = `${v.record.validationType} of the prediction of ${v.predictionFeature.title ?? v.predictionFeature.uri}`;
       sections = validationSections(v);
       about = [v];
     } else if (type === 'crossvalidation') {
       const cv = await this.facts.crossvalidation(validations[0]);
       title = `Cross-validation report: ${cv.algorithm.title ?? cv.algorithm.uri}`;
-      subtitle = `${cv.tree.numFolds}-fold cross-validation on ${cv.dataset.title ?? cv.dataset.uri}, predicting ${cv.predictionFeature.title ?? cv.predictionFeature.uri}`;
+      subtitle = `${cv.record.numFolds}-fold cross-validation on ${cv.dataset.title ?? cv.dataset.uri}, predicting ${cv.predictionFeature.title ?? cv.predictionFeature.uri}`;
       sections = crossvalidationSections(cv);
       about = [{ ...cv.pooled, algorithm: cv.algorithm }];
     } else {

@@ -1,4 +1,3 @@
-import { modelValidationsHtml } from '../validation/model-validations-html.ts';
 import Koa from 'koa';
 import { RepresentationCache } from '../http/representation-cache.ts';
 import Router from '@koa/router';
@@ -10,28 +9,10 @@ import { type PageSettings, withPageSettings } from '../rdf/html.ts';
 import { actorOf } from '../http/actor.ts';
 import type { Services } from '../core/services.ts';
 import type { OntologyRegistry } from '../ontology/registry.ts';
-import { serviceRoutes } from '../service/service-routes.ts';
-import { featureRoutes } from '../feature/feature-routes.ts';
-import { taskRoutes } from '../task/task-routes.ts';
-import { sparqlRoutes } from '../sparql/sparql-routes.ts';
-import { ontologyRoutes } from '../ontology/ontology-routes.ts';
 import { accessControl } from '../auth/auth-middleware.ts';
-import { authRoutes } from '../auth/auth-routes.ts';
-import { compoundRoutes } from '../compound/compound-routes.ts';
-import { datasetRoutes } from '../dataset/dataset-routes.ts';
-import { algorithmRoutes } from '../algorithm/algorithm-routes.ts';
 import { createComponents } from './components.ts';
 import { DescribedRoutes } from '../http/route-description.ts';
-import { modelRoutes } from '../model/model-routes.ts';
-import { reportRoutes } from '../report/report-routes.ts';
-import { staticRoutes } from '../web/static-routes.ts';
-import { apiRoutes } from '../web/api-routes.ts';
-import { graphStoreRoutes } from '../sparql/graph-store-routes.ts';
-import { qmrfRoutes } from '../qmrf/qmrf-routes.ts';
-import { qprfRoutes } from '../qmrf/qprf-routes.ts';
-import { crossvalidationRoutes } from '../validation/crossvalidation-routes.ts';
-import { validationRoutes } from '../validation/validation-routes.ts';
-import { operationsRoutes } from '../operations/operations-routes.ts';
+import { createWebComponent } from '../web/web-component.ts';
 
 /** A route of the application: its method and its path pattern (`/dataset/:id`). */
 export interface Route {
@@ -69,30 +50,13 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   app.use(crossOrigin(config.baseUrl, config.bodyLimit));
   app.use(accessControl(services));
 
-  // routes registered with their descriptions (the OpenAPI document is made from them)
+  // every component's routes, registered with their descriptions (the OpenAPI document is made
+  // from them) in this order: reports before /validation/{id}, which would take /validation/report
   const described = new DescribedRoutes(router, config.bodyLimit);
-  serviceRoutes(described, services);
-  staticRoutes(described);
-  // the API described: every route registered below is in the document
-  apiRoutes(described, services, () => routes);
-  operationsRoutes(described, services);
-  authRoutes(described, services);
-  const c = createComponents(services);
-  compoundRoutes(described, services, c.compounds);
-  datasetRoutes(described, services, c.datasets);
-  algorithmRoutes(described, services, c.datasets, c.start.algorithm.algorithm);
-  modelRoutes(described, services, c.datasets, c.models, c.predictor, c.compounds, (model, canRead) => modelValidationsHtml(services, c.datasets, model, canRead), c.start.model);
-  crossvalidationRoutes(described, services, c.crossvalidations, c.start.validation.crossvalidation);
-  // registered before /validation/{id}, which would take /validation/report otherwise
-  reportRoutes(described, services, c.reports, c.reportStore);
-  qmrfRoutes(described, services, c.qmrfs, c.qmrfStore);
-  qprfRoutes(described, services, c.qprfs);
-  validationRoutes(described, services, c.runner, c.start.validation);
-  featureRoutes(described, services);
-  taskRoutes(described, services);
-  sparqlRoutes(described, services);
-  graphStoreRoutes(described, services);
-  ontologyRoutes(described, services, registry);
+  const { components: c, ready } = createComponents(services, registry);
+  const web = createWebComponent({ config, routes: () => routes });
+  for (const component of [c.service, web, c.operations, c.auth, c.compound, c.dataset, c.algorithm, c.model, c.report, c.qmrf, c.validation, c.feature, c.task, c.sparql, c.ontology])
+    component.routes(described);
   app.use(segmentDispatch(router));
   app.use(async (ctx, next) => {
     // A known path with an unsupported method is 405 with Allow; anything else falls to 404.
@@ -102,5 +66,5 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
     await next();
   });
   routes = router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })));
-  return { app, ready: c.ready, routes };
+  return { app, ready, routes };
 }

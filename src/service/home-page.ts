@@ -4,6 +4,7 @@ import type { Services } from '../core/services.ts';
 import { ot } from '../rdf/namespaces.ts';
 import { escapeHtml, iriHtml } from '../rdf/html.ts';
 import { select } from '../store/query-helpers.ts';
+import type { TripleStore } from '../store/triple-store.ts';
 import { serviceQueries } from './service-queries.ts';
 
 /** Every component and what it is for; `working` says whether this server implements it yet. */
@@ -38,19 +39,19 @@ const COUNTED: [string, string, RDF.NamedNode][] = [
  * 0.1–0.25 s for 4,000 compounds), which is not for every view of the home page of a large store.
  */
 const COUNTS_MS = 10_000;
-const counted = new WeakMap<Services, { at: number; counts: Promise<number[]> }>();
+const counted = new WeakMap<TripleStore, { at: number; counts: Promise<number[]> }>();
 
-function countsOf(services: Services): Promise<number[]> {
-  const kept = counted.get(services);
+function countsOf(services: Pick<Services, 'store'>): Promise<number[]> {
+  const kept = counted.get(services.store);
   if (kept && Date.now() - kept.at < COUNTS_MS) return kept.counts;
   const counts = Promise.all(COUNTED.map(async ([, , type]) => Number((await select(services.store, serviceQueries.count(type)))[0]?.n?.value ?? 0)));
-  counted.set(services, { at: Date.now(), counts });
-  counts.catch(() => counted.delete(services));
+  counted.set(services.store, { at: Date.now(), counts });
+  counts.catch(() => counted.delete(services.store));
   return counts;
 }
 
 /** The home page: what the service holds, recent tasks, every component, and how to talk to the API. */
-export async function homeHtml(services: Services, ctx: Context): Promise<string> {
+export async function homeHtml(services: Pick<Services, 'config' | 'store' | 'tasks'>, ctx: Context): Promise<string> {
   const counts = await countsOf(services);
   const canRead: (uri: string) => boolean = ctx.state.canRead ?? (() => true);
   const tasks = (await services.tasks.list()).filter(canRead).slice(-8).reverse();

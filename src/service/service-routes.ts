@@ -5,7 +5,7 @@ import type { Services } from '../core/services.ts';
 import { COMPONENTS, homeHtml } from './home-page.ts';
 
 /** `GET /`: a service description linking every component (HTML for browsers, RDF otherwise). */
-export function serviceRoutes(routes: DescribedRoutes, services: Services): void {
+export function serviceRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'tasks'>): void {
   const { uris } = services;
   const base = services.config.baseUrl;
   routes.add({ method: 'GET', path: '/', summary: 'Service description: what the service holds, its components, how to use the API', tag: 'service', responses: answers(MEDIA.rdf) }, async (ctx) => {

@@ -18,7 +18,7 @@ import { GraphStore } from './graph-store.ts';
  * replaces it, POST adds to it (RDF, or every RDF file of a multipart/form-data body; POST to the
  * store itself makes a new graph and answers its URL), DELETE removes it.
  */
-export function graphStoreRoutes(routes: DescribedRoutes, services: Services): void {
+export function graphStoreRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'published' | 'access'>): void {
   const { config } = services;
   const graphs = new GraphStore(services);
 

@@ -18,8 +18,8 @@ export class GraphStore {
   /** The name `?default` stands for: the store's unnamed default graph. */
   readonly defaultGraph = DEFAULT_GRAPH_IRI;
 
-  private readonly services: Services;
-  constructor(services: Services) {
+  private readonly services: Pick<Services, 'config' | 'uris' | 'store' | 'published' | 'access'>;
+  constructor(services: GraphStore['services']) {
     this.services = services;
   }
 

@@ -32,7 +32,13 @@ SELECT ?feature ?title WHERE { ?feature a ot:Feature ; dc:title ?title } LIMIT 1
  * Results are collected under the time limit before anything is sent, so a timeout still
  * answers with a proper error report.
  */
-export async function answerSparql(ctx: Context, services: Services, scope: GraphScope | undefined, title: string, options: { updates?: boolean } = {}): Promise<void> {
+export async function answerSparql(
+  ctx: Context,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'published' | 'access'>,
+  scope: GraphScope | undefined,
+  title: string,
+  options: { updates?: boolean } = {},
+): Promise<void> {
   const { config, store } = services;
   const request = await readSparqlRequest(ctx, config.bodyLimit);
   if (request.update !== undefined) {
@@ -98,7 +104,7 @@ const SD = 'http://www.w3.org/ns/sparql-service-description#';
 const sd = (local: string) => df.namedNode(`${SD}${local}`);
 
 /** What the endpoint supports (SPARQL 1.1 Service Description): languages, result formats, features. */
-function serviceDescription(services: Services, endpoint: string, updates: boolean): RDF.Quad[] {
+function serviceDescription(services: Pick<Services, 'config' | 'access'>, endpoint: string, updates: boolean): RDF.Quad[] {
   const s = df.namedNode(`${endpoint}#service`);
   const formats = [
     'http://www.w3.org/ns/formats/SPARQL_Results_XML',

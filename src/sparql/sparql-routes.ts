@@ -16,7 +16,7 @@ export const SPARQL_QUERY_PARAMS = {
 };
 
 /** `/sparql`: the whole store, SPARQL 1.1 protocol: queries, and updates for those allowed (see sparql-update.ts). */
-export function sparqlRoutes(routes: DescribedRoutes, services: Services): void {
+export function sparqlRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'published' | 'access'>): void {
   // the caller's scope: never the access-control graphs; with access control on, readable resources only
   const scope = () => services.access.scopeFor(currentUser.getStore());
   // the protocol's request is read as the protocol says (sparql-request.ts): GET ?query=, a form, or a raw query or update body

@@ -19,7 +19,7 @@ import { sparqlQueries } from './sparql-queries.ts';
  * so an update that would touch one of them changes nothing at all. `LOAD` (a fetch from another
  * host) is refused (`LOAD SILENT` loads nothing and succeeds); post data to `/graph-store` instead.
  */
-export async function runUpdate(services: Services, request: SparqlRequest, user: string | undefined): Promise<void> {
+export async function runUpdate(services: Pick<Services, 'config' | 'uris' | 'store' | 'published' | 'access'>, request: SparqlRequest, user: string | undefined): Promise<void> {
   checkUpdateRights(services, user);
   // the graphs an update may change are listed only for CLEAR/DROP ALL|NAMED (it reads every graph name)
   const text = await prepareUpdate(request, services.uris.endpoint('sparql'), () => updatableGraphs(services));
@@ -34,7 +34,7 @@ export async function runUpdate(services: Services, request: SparqlRequest, user
 }
 
 /** The named graphs an update may change: every graph of the store but those of resources, vocabularies and access control. */
-async function updatableGraphs(services: Services): Promise<string[]> {
+async function updatableGraphs(services: Pick<Services, 'uris' | 'store' | 'published'>): Promise<string[]> {
   const graphs = (await select(services.store, sparqlQueries.graphNames())).map((row) => row.g.value);
   const refused = new Set(refusedGraphs(services, graphs));
   return graphs.filter((g) => !refused.has(g));
@@ -100,7 +100,7 @@ async function prepareUpdate(request: SparqlRequest, baseIri: string, updatable:
 }
 
 /** May this caller write through SPARQL Update or the Graph Store Protocol? 401/403 otherwise. */
-export function checkUpdateRights(services: Services, user: string | undefined): void {
+export function checkUpdateRights(services: Pick<Services, 'config' | 'access'>, user: string | undefined): void {
   const { config, access } = services;
   if (access.enabled) {
     if (!user) throw new HttpError(401, 'Unauthorized', 'writing graphs (SPARQL update, graph store) needs an administrator’s token (subjectid)');
@@ -111,13 +111,13 @@ export function checkUpdateRights(services: Services, user: string | undefined):
 }
 
 /** The graphs among these that only their resources' own interfaces may change: resources, vocabularies, access control. */
-export function refusedGraphs(services: Services, graphs: string[]): string[] {
+export function refusedGraphs(services: Pick<Services, 'uris' | 'published'>, graphs: string[]): string[] {
   const vocabularies = new Set(services.published.vocabularyGraphs());
   return graphs.filter((g) => g && (services.uris.resourceOf(g) !== undefined || vocabularies.has(g) || g.startsWith(AUTH_GRAPH_PREFIX)));
 }
 
 /** Refuse changes to the graphs of resources, vocabularies and access control. */
-function checkGraphs(services: Services, graphs: string[]): void {
+function checkGraphs(services: Pick<Services, 'uris' | 'published'>, graphs: string[]): void {
   const refused = refusedGraphs(services, graphs);
   if (refused.length)
     throw badRequest(

@@ -30,7 +30,7 @@ export function entryRecords(entries: IndexEntry[], removed: number[] = []): Rec
  * share the store. They read the same records at their start, so a process that misses a
  * message (started meanwhile) has it from the store.
  */
-export async function indexChanged(services: Services, index: StructureIndex, records: RecordWrites): Promise<void> {
+export async function indexChanged(services: Pick<Services, 'coordination'>, index: StructureIndex, records: RecordWrites): Promise<void> {
   const change: IndexChange = { put: [], removed: [] };
   for (const [key, bytes] of records) {
     const id = idOfKey(key);
@@ -52,7 +52,7 @@ export async function indexChanged(services: Services, index: StructureIndex, re
  * compounds' SMILES on the worker pool and written (logged). Changes that other processes
  * sharing the store make arrive by coordination message.
  */
-export async function openStructureIndex(services: Services): Promise<StructureIndex> {
+export async function openStructureIndex(services: Pick<Services, 'uris' | 'log' | 'store' | 'coordination' | 'workers'>): Promise<StructureIndex> {
   const index = new StructureIndex();
   // messages that arrive while the records are read wait for them
   let early: IndexChange[] | undefined = [];
@@ -80,7 +80,7 @@ export async function openStructureIndex(services: Services): Promise<StructureI
 }
 
 /** Entries for the compounds that have none (a store written before the index existed). */
-async function buildMissing(services: Services, index: StructureIndex): Promise<void> {
+async function buildMissing(services: Pick<Services, 'uris' | 'log' | 'store' | 'coordination' | 'workers'>, index: StructureIndex): Promise<void> {
   // in id order, as the entries are read at every later start
   const rows = (await select(services.store, indexQueries.indexable())).filter((r) => !index.has(idOf(services, r.c.value))).sort((a, b) => idOf(services, a.c.value) - idOf(services, b.c.value));
   if (rows.length) services.log.warn('building the structure index over the stored compounds (once)', { compounds: rows.length });
@@ -103,6 +103,6 @@ async function buildMissing(services: Services, index: StructureIndex): Promise<
   await services.store.replaceGraphs({}, new Map([[COMPLETE_KEY, new Uint8Array([1])]]));
 }
 
-function idOf(services: Services, uri: string): number {
+function idOf(services: Pick<Services, 'uris'>, uri: string): number {
   return Number(services.uris.idIn('compound', uri));
 }

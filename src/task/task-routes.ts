@@ -6,7 +6,7 @@ import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import type { Services } from '../core/services.ts';
 
 /** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels. */
-export function taskRoutes(routes: DescribedRoutes, services: Services): void {
+export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'tasks'>): void {
   const { store, tasks } = services;
 
   routes.add({ method: 'GET', path: '/task', summary: 'Tasks', tag: 'task', responses: answers(MEDIA.list) }, async (ctx) => {

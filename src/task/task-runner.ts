@@ -11,7 +11,7 @@ import type { Logger } from '../core/log.ts';
 import { currentUser } from '../core/request-context.ts';
 import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 import type { JobInput, JobQueue, QueuedJob } from './job-queue.ts';
-import type { JobDefinition, JobStarter, JobStarters, QuickOrTaskStarter } from './job-definition.ts';
+import type { JobDefinition, JobStarters } from './job-definition.ts';
 
 export type { TaskStatus } from './task-codec.ts';
 
@@ -125,36 +125,29 @@ export class TaskRunner {
     });
   }
 
-  /**
-   * Register a kind of job (job-definition.ts; server/components.ts registers every component's).
-   * Answers the function that starts such a job: the input is checked at once (a mistake is the
-   * caller's 400/404), then the job runs here or is queued for a worker; it answers the task URI.
-   */
-  register<I extends JobInput>(definition: JobDefinition<I>): JobStarter<I> {
-    this.kinds.set(definition.kind, definition as unknown as JobDefinition<JobInput>);
-    return async (input) => {
-      const json = asJson(checkedInput(definition, input));
-      return this.launch(definition.kind, json, await definition.prepare(json));
-    };
+  /** Register job definitions (job-definition.ts): server/components.ts registers every component's, in one place. */
+  registerAll(definitions: Record<string, JobDefinition<any>>): void {
+    for (const definition of Object.values(definitions)) this.kinds.set(definition.kind, definition);
   }
 
-  /** Register each of a component's job definitions; answers their starters by the same names. */
-  registerAll<T extends Record<string, JobDefinition<any>>>(definitions: T): JobStarters<T> {
+  /**
+   * The starters of a component's job definitions, by the same names. A starter checks the input
+   * at once (a mistake is the caller's 400/404), then runs the job here or queues it for a worker,
+   * and answers the task URI; one of a job that may be quick (`mayBeQuick`) does quick work at once
+   * and answers its result. A kind starts only once registered (registerAll).
+   */
+  starters<T extends Record<string, JobDefinition<any>>>(definitions: T): JobStarters<T> {
     const starters: Record<string, unknown> = {};
     for (const [name, definition] of Object.entries(definitions))
-      starters[name] = definition.mayBeQuick ? this.registerQuickOrTask(definition as JobDefinition<JobInput> & { mayBeQuick: true }) : this.register(definition);
+      starters[name] = async (input: JobInput) => {
+        if (this.kinds.get(definition.kind) !== definition) throw new Error(`job kind ${definition.kind} is not registered`);
+        const json = asJson(checkedInput(definition, input));
+        const prepared = await definition.prepare(json);
+        if (!definition.mayBeQuick) return this.launch(definition.kind, json, prepared);
+        if (prepared.quick) return { result: await prepared.work({ taskUri: '', signal: new AbortController().signal, progress: () => undefined }) };
+        return { task: await this.launch(definition.kind, json, prepared) };
+      };
     return starters as JobStarters<T>;
-  }
-
-  /** As register, for a job that may be quick (`mayBeQuick`): quick work is done at once and answers its result; other work answers its task. */
-  registerQuickOrTask<I extends JobInput>(definition: JobDefinition<I> & { mayBeQuick: true }): QuickOrTaskStarter<I> {
-    this.kinds.set(definition.kind, definition as unknown as JobDefinition<JobInput>);
-    return async (input) => {
-      const json = asJson(checkedInput(definition, input));
-      const prepared = await definition.prepare(json);
-      if (prepared.quick) return { result: await prepared.work({ taskUri: '', signal: new AbortController().signal, progress: () => undefined }) };
-      return { task: await this.launch(definition.kind, json, prepared) };
-    };
   }
 
   /** Run prepared work here, or queue its job for a worker (which prepares it again). */

@@ -17,7 +17,12 @@ import { resourceTree } from '../rdf/resource-tree.ts';
  * Cross-validation component (spec 4.2) at /crossvalidation, also answered under the Ruby
  * service layout /validation/crossvalidation (DESIGN.md).
  */
-export function crossvalidationRoutes(routes: DescribedRoutes, services: Services, crossvalidations: Crossvalidations, startCrossvalidation: ValidationStarters['crossvalidation']): void {
+export function crossvalidationRoutes(
+  routes: DescribedRoutes,
+  services: Pick<Services, 'uris' | 'store'>,
+  crossvalidations: Crossvalidations,
+  startCrossvalidation: ValidationStarters['crossvalidation'],
+): void {
   const uriOf = (ctx: Context) => services.uris.item('crossvalidation', ctx.params.id);
 
   async function requireCrossvalidation(ctx: Context) {

@@ -61,9 +61,9 @@ export function assignFolds(request: CrossvalidationRequest, groups: number[]): 
 export class Crossvalidations {
   readonly collection: string;
 
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'config' | 'uris' | 'store' | 'ids'>;
   private readonly runner: ValidationRunner;
-  constructor(services: Services, runner: ValidationRunner) {
+  constructor(services: Crossvalidations['services'], runner: ValidationRunner) {
     this.services = services;
     this.runner = runner;
     this.collection = services.uris.collection('crossvalidation');

@@ -68,7 +68,7 @@ export function statisticsOf(pairs: PairedValue[], kind: Comparison['kind'], kno
 }
 
 /** The feature of a prediction dataset that holds the confidences of `predicted`, if there is one. */
-export async function confidenceFeatureOf(services: Services, features: string[], predicted: string): Promise<string | undefined> {
+export async function confidenceFeatureOf(services: Pick<Services, 'store'>, features: string[], predicted: string): Promise<string | undefined> {
   if (!features.length) return undefined;
   const rows = await select(services.store, featureQueries.confidenceOf(predicted));
   return rows.map((r) => r.f.value).find((f) => features.includes(f));

@@ -14,7 +14,7 @@ import { learnerOf, parseAlgorithmParams } from './validation-runner.ts';
  * cross-validations of its recipe, and forms that start more (on a test dataset, on a split of
  * its training data, a cross-validation of its recipe).
  */
-export async function modelValidationsHtml(services: Services, datasets: DatasetStore, d: ModelDescription, canRead: (uri: string) => boolean): Promise<string> {
+export async function modelValidationsHtml(services: Pick<Services, 'uris' | 'store'>, datasets: DatasetStore, d: ModelDescription, canRead: (uri: string) => boolean): Promise<string> {
   const { store } = services;
   // the recipe (algorithm, parameters, target, training data) for the forms that repeat it
   let algorithmParams = Object.entries(d.parameters)

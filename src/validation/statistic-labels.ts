@@ -1,4 +1,4 @@
-import type { Task } from '../report/report-facts.ts';
+import type { LearningTask } from '../learning/learner.ts';
 
 /** How reports name the statistics of DESIGN.md's validation vocabulary, in the order they are shown. */
 export const REGRESSION_LABELS: [string, string][] = [
@@ -48,7 +48,7 @@ export const CLASS_VALUE_COLUMNS: [string, string][] = [
 ];
 
 /** The statistics compared across folds and algorithms, with short names. */
-export function keyStatistics(task: Task): [string, string][] {
+export function keyStatistics(task: LearningTask): [string, string][] {
   return task === 'regression'
     ? [
         ['rSquare', 'R²'],

@@ -38,7 +38,7 @@ export const validationInputs = {
 export type LearningInput = z.infer<typeof learning>;
 
 /** The learner and its parameters a request names (400 for an unknown learner or a bad parameter). */
-export function learningSetupOf(services: Services, input: LearningInput): LearningSetup {
+export function learningSetupOf(services: Pick<Services, 'uris'>, input: LearningInput): LearningSetup {
   const def = learnerOf(services, input.algorithmUri);
   return {
     algorithmUri: input.algorithmUri,
@@ -60,7 +60,7 @@ function requireFeatureIn(dataset: DatasetMeta, feature: string, parameter: stri
  * dataset-against-dataset validations and cross-validations. Each checks its input against the
  * store when it starts (400/404 to the request) and runs as a task, here or on a worker.
  */
-export function validationJobs(services: Services, runner: ValidationRunner, predictor: Predictor, crossvalidations: Crossvalidations) {
+export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runner: ValidationRunner, predictor: Predictor, crossvalidations: Crossvalidations) {
   const { validations } = runner;
   const progressOf = (job: { signal: AbortSignal; progress(percent: number): void }) => ({ signal: job.signal, progress: (f: number) => job.progress(f * 100) });
   /** The test dataset and the one with the actual values (the test dataset itself unless another is named). */

@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.ts';
-import type { ClassificationStatistics, RegressionStatistics, ValidationCounts } from './statistics.ts';
+import type { ClassificationStatistics, ClassValueStatistics, RegressionStatistics, ValidationCounts } from './statistics.ts';
+import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
 
 /** What a validation (spec 2.6, DESIGN.md "Validation vocabulary") records. */
 export interface ValidationRecord {
@@ -32,6 +33,29 @@ const number = (key: string, v: number) => (INTEGER_KEYS.has(key) ? literal(Stri
 /** A local name usable in an IRI fragment. */
 const fragment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
+/** The validation node described once (DESIGN.md "Validation vocabulary"); its statistics nodes are read and written below. */
+export const validationDescription = describeResource([ot('Validation')], {
+  validationType: required('text', ot('validationType')),
+  date: required('date', dc('date')),
+  predictionFeature: required('iri', ot('predictionFeature')),
+  realRuntimeMs: required('integer', ot('realRuntime')),
+  model: optional('iri', ot('model')),
+  algorithm: optional('iri', ot('algorithm')),
+  trainingDataset: optional('iri', ot('trainingDataset')),
+  testDataset: optional('iri', ot('testDataset')),
+  testTargetDataset: optional('iri', ot('testTargetDataset')),
+  predictionDataset: optional('iri', ot('predictionDataset')),
+  algorithmParams: optional('text', ot('algorithmParams')),
+  randomSeed: optional('integer', ot('randomSeed')),
+  numTrainingRows: optional('integer', ot('numTrainingRows')),
+  numTrainingStructures: optional('integer', ot('numTrainingStructures')),
+  numTestRows: optional('integer', ot('numTestRows')),
+  numTestStructures: optional('integer', ot('numTestStructures')),
+  crossvalidationInfo: optional('iri', ot('crossvalidationInfo')),
+  classificationStatistics: optional('iri', ot('classificationStatistics')),
+  regressionStatistics: optional('iri', ot('regressionStatistics')),
+});
+
 /**
  * The RDF of a validation: the validation node with its resources and counts, and a
  * statistics node (`{uri}#classificationStatistics` or `{uri}#regressionStatistics`) with the
@@ -39,36 +63,21 @@ const fragment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) =>
  */
 export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
   const s = df.namedNode(uri);
+  const statisticsNode = df.namedNode(`${uri}#${v.statistics.kind}Statistics`);
   const quads: RDF.Quad[] = [
-    df.quad(s, rdf('type'), ot('Validation')),
+    ...validationDescription.encode({
+      uri,
+      ...v,
+      realRuntimeMs: Math.round(v.realRuntimeMs),
+      ...(v.sides ? { numTrainingRows: v.sides.training.rows, numTrainingStructures: v.sides.training.structures, numTestRows: v.sides.test.rows, numTestStructures: v.sides.test.structures } : {}),
+      crossvalidationInfo: v.crossvalidation ? `${uri}#crossvalidationInfo` : undefined,
+      [`${v.statistics.kind}Statistics`]: statisticsNode.value,
+    }),
     df.quad(s, dc('identifier'), literal(uri, xsd('anyURI'))),
-    df.quad(s, ot('validationType'), literal(v.validationType)),
-    df.quad(s, dc('date'), literal(v.date)),
-    df.quad(s, ot('predictionFeature'), df.namedNode(v.predictionFeature)),
-    df.quad(s, ot('realRuntime'), literal(String(Math.round(v.realRuntimeMs)), xsd('integer'))),
   ];
-  const link = (p: string, o?: string) => o && quads.push(df.quad(s, ot(p), df.namedNode(o)));
-  link('model', v.model);
-  link('algorithm', v.algorithm);
-  link('trainingDataset', v.trainingDataset);
-  link('testDataset', v.testDataset);
-  link('testTargetDataset', v.testTargetDataset);
-  link('predictionDataset', v.predictionDataset);
-  if (v.algorithmParams !== undefined) quads.push(df.quad(s, ot('algorithmParams'), literal(v.algorithmParams)));
-  if (v.randomSeed !== undefined) quads.push(df.quad(s, ot('randomSeed'), literal(v.randomSeed)));
-  if (v.sides) {
-    const integer = (n: number) => literal(String(n), xsd('integer'));
-    quads.push(
-      df.quad(s, ot('numTrainingRows'), integer(v.sides.training.rows)),
-      df.quad(s, ot('numTrainingStructures'), integer(v.sides.training.structures)),
-      df.quad(s, ot('numTestRows'), integer(v.sides.test.rows)),
-      df.quad(s, ot('numTestStructures'), integer(v.sides.test.structures)),
-    );
-  }
   if (v.crossvalidation) {
     const info = df.namedNode(`${uri}#crossvalidationInfo`);
     quads.push(
-      df.quad(s, ot('crossvalidationInfo'), info),
       df.quad(info, rdf('type'), ot('CrossvalidationInfo')),
       df.quad(info, ot('crossvalidation'), df.namedNode(v.crossvalidation.uri)),
       df.quad(info, ot('crossvalidationFold'), literal(v.crossvalidation.fold)),
@@ -79,10 +88,10 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
   const scalar = (node: RDF.NamedNode, from: Record<string, unknown>, skip: Set<string>) => {
     for (const [key, value] of Object.entries(from)) if (typeof value === 'number' && !skip.has(key)) quads.push(df.quad(node, ot(key), number(key, value)));
   };
+  const node = statisticsNode;
   if (v.statistics.kind === 'classification') {
     const stats = v.statistics.values;
-    const node = df.namedNode(`${uri}#classificationStatistics`);
-    quads.push(df.quad(s, ot('classificationStatistics'), node), df.quad(node, rdf('type'), ot('ClassificationStatistics')));
+    quads.push(df.quad(node, rdf('type'), ot('ClassificationStatistics')));
     scalar(node, values, new Set(COUNT_KEYS));
     const matrix = df.namedNode(`${uri}#confusionMatrix`);
     quads.push(df.quad(node, ot('confusionMatrix'), matrix), df.quad(matrix, rdf('type'), ot('ConfusionMatrix')));
@@ -104,12 +113,68 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
       scalar(c, perClass as unknown as Record<string, unknown>, new Set());
     }
   } else {
-    const node = df.namedNode(`${uri}#regressionStatistics`);
-    quads.push(df.quad(s, ot('regressionStatistics'), node), df.quad(node, rdf('type'), ot('RegressionStatistics')));
+    quads.push(df.quad(node, rdf('type'), ot('RegressionStatistics')));
     scalar(node, values, new Set(COUNT_KEYS));
     if (v.pooled && typeof v.statistics.values.rSquare === 'number') quads.push(df.quad(node, ot('q2'), number('q2', v.statistics.values.rSquare)));
   }
   return quads;
+}
+
+/** The record of the validation `uri` in its graph (validationQuads read back); undefined when the graph holds none. */
+export function validationRecord(quads: RDF.Quad[], uri: string): ValidationRecord | undefined {
+  if (!validationDescription.isOne(quads, uri)) return undefined;
+  const {
+    uri: _,
+    numTrainingRows,
+    numTrainingStructures,
+    numTestRows,
+    numTestStructures,
+    crossvalidationInfo,
+    classificationStatistics,
+    regressionStatistics,
+    ...v
+  } = validationDescription.decode(quads, uri);
+  const about = (node: string) => quads.filter((q) => q.subject.value === node);
+  const value = (node: string, p: string) => about(node).find((q) => q.predicate.equals(ot(p)))?.object.value;
+  /** The numbers of a node, by local name (ot:…). */
+  const numbers = (node: string, skip = new Set<string>()) => {
+    const out: Record<string, number> = {};
+    for (const q of about(node)) {
+      const key = q.predicate.value.slice(ot('').value.length);
+      if (q.object.termType === 'Literal' && q.predicate.value.startsWith(ot('').value) && !skip.has(key) && !Number.isNaN(Number(q.object.value))) out[key] = Number(q.object.value);
+    }
+    return out;
+  };
+  const counts = Object.fromEntries(Object.entries(numbers(uri)).filter(([key]) => (COUNT_KEYS as string[]).includes(key)));
+  let statistics: ValidationRecord['statistics'];
+  let pooled: boolean | undefined;
+  if (classificationStatistics) {
+    const confusionMatrix: Record<string, Record<string, number>> = {};
+    const matrix = value(classificationStatistics, 'confusionMatrix');
+    for (const cell of matrix ? about(matrix).filter((q) => q.predicate.equals(ot('confusionMatrixCell'))) : []) {
+      const actual = value(cell.object.value, 'confusionMatrixActual') ?? '';
+      (confusionMatrix[actual] ??= {})[value(cell.object.value, 'confusionMatrixPredicted') ?? ''] = Number(value(cell.object.value, 'confusionMatrixValue'));
+    }
+    const classValueStatistics: Record<string, ClassValueStatistics> = {};
+    for (const c of about(classificationStatistics).filter((q) => q.predicate.equals(ot('classValueStatistics'))))
+      classValueStatistics[value(c.object.value, 'classValue') ?? ''] = numbers(c.object.value, new Set(['classValue'])) as unknown as ClassValueStatistics;
+    statistics = { kind: 'classification', values: { ...counts, ...numbers(classificationStatistics), confusionMatrix, classValueStatistics } as unknown as ClassificationStatistics };
+  } else if (regressionStatistics) {
+    const { q2, ...values } = numbers(regressionStatistics);
+    pooled = q2 !== undefined || undefined;
+    statistics = { kind: 'regression', values: { ...counts, ...values } as unknown as RegressionStatistics };
+  } else return undefined;
+  const fold = crossvalidationInfo ? value(crossvalidationInfo, 'crossvalidationFold') : undefined;
+  const crossvalidation = crossvalidationInfo && value(crossvalidationInfo, 'crossvalidation');
+  return {
+    ...v,
+    statistics,
+    ...(pooled ? { pooled } : {}),
+    ...(numTrainingRows !== undefined
+      ? { sides: { training: { rows: numTrainingRows, structures: numTrainingStructures ?? 0 }, test: { rows: numTestRows ?? 0, structures: numTestStructures ?? 0 } } }
+      : {}),
+    ...(crossvalidation ? { crossvalidation: { uri: crossvalidation, fold: Number(fold) } } : {}),
+  };
 }
 
 /** What a cross-validation (spec 4.2) records besides its pooled statistics. */
@@ -130,25 +195,35 @@ export interface CrossvalidationRecord {
   date: Date;
 }
 
+/** A cross-validation described once (its pooled statistics are a validation of their own graph). */
+export const crossvalidationDescription = describeResource([ot('Crossvalidation')], {
+  date: required('date', dc('date')),
+  algorithm: required('iri', ot('algorithm')),
+  algorithmParams: required('text', ot('algorithmParams')),
+  predictionFeature: required('iri', ot('predictionFeature')),
+  dataset: required('iri', ot('dataset')),
+  numFolds: required('integer', ot('numFolds')),
+  stratified: required('text', ot('stratified')),
+  randomSeed: required('integer', ot('randomSeed')),
+  leaveOneOut: required('boolean', ot('leaveOneOut')),
+  yScramble: required('boolean', ot('yScramble')),
+  folds: many('iri', ot('validation')),
+  yScrambleSeed: optional('integer', ot('yScrambleSeed')),
+  note: optional('text', dc('description')),
+});
+
 export function crossvalidationQuads(uri: string, cv: CrossvalidationRecord): RDF.Quad[] {
-  const c = df.namedNode(uri);
   return [
-    df.quad(c, rdf('type'), ot('Crossvalidation')),
-    df.quad(c, dc('identifier'), literal(uri, xsd('anyURI'))),
-    df.quad(c, dc('date'), literal(cv.date)),
-    df.quad(c, ot('algorithm'), df.namedNode(cv.algorithm)),
-    df.quad(c, ot('algorithmParams'), literal(cv.algorithmParams)),
-    df.quad(c, ot('predictionFeature'), df.namedNode(cv.predictionFeature)),
-    df.quad(c, ot('dataset'), df.namedNode(cv.dataset)),
-    df.quad(c, ot('numFolds'), literal(cv.numFolds)),
-    df.quad(c, ot('stratified'), literal(cv.stratified)),
-    df.quad(c, ot('randomSeed'), literal(cv.randomSeed)),
-    df.quad(c, ot('leaveOneOut'), literal(cv.leaveOneOut)),
-    df.quad(c, ot('yScramble'), literal(cv.yScrambleSeed !== undefined)),
-    ...cv.folds.map((f) => df.quad(c, ot('validation'), df.namedNode(f))),
-    ...(cv.yScrambleSeed === undefined ? [] : [df.quad(c, ot('yScrambleSeed'), literal(cv.yScrambleSeed))]),
-    ...(cv.note ? [df.quad(c, dc('description'), literal(cv.note))] : []),
+    ...crossvalidationDescription.encode({ uri, ...cv, note: cv.note || undefined, yScramble: cv.yScrambleSeed !== undefined }),
+    df.quad(df.namedNode(uri), dc('identifier'), literal(uri, xsd('anyURI'))),
   ];
+}
+
+/** The record of the cross-validation `uri` in its graph; undefined when the graph holds none. Its folds come unordered (the graph keeps no order). */
+export function crossvalidationRecord(quads: RDF.Quad[], uri: string): CrossvalidationRecord | undefined {
+  if (!crossvalidationDescription.isOne(quads, uri)) return undefined;
+  const { uri: _, yScramble: __, ...cv } = crossvalidationDescription.decode(quads, uri);
+  return cv;
 }
 
 /** The fold validations of a cross-validation's graph (unordered: the graph does not keep an order). */

@@ -9,7 +9,7 @@ import { validationServiceRoutes, type ValidationStarters } from './validation-s
 import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 
 /** Validation component (spec 2.6, 4.1), mounted at /validation: the validations as resources here, the services that make them in validation-service-routes.ts. */
-export function validationRoutes(routes: DescribedRoutes, services: Services, runner: ValidationRunner, start: ValidationStarters): void {
+export function validationRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store'>, runner: ValidationRunner, start: ValidationStarters): void {
   validationServiceRoutes(routes, start);
   const { validations } = runner;
   const validationUri = (ctx: Context) => services.uris.item('validation', ctx.params.id);

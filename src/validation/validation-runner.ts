@@ -35,7 +35,7 @@ export interface Job {
 }
 
 /** The learner behind an algorithm URI of this service (404 when there is none, 400 when it does not learn). */
-export function learnerOf(services: Services, algorithmUri: string): LearnerDefinition {
+export function learnerOf(services: Pick<Services, 'uris'>, algorithmUri: string): LearnerDefinition {
   const id = services.uris.idIn('algorithm', algorithmUri);
   const def = id === undefined ? undefined : algorithmById(id);
   if (!def) throw notFound(`algorithm_uri: algorithm ${algorithmUri} not found`);
@@ -73,12 +73,12 @@ export function parseAlgorithmParams(def: LearnerDefinition, text: string): Reco
  * sets made by splitting are real datasets, so every step can be inspected.
  */
 export class ValidationRunner {
-  private readonly services: Services;
+  private readonly services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>;
   readonly datasets: DatasetStore;
   private readonly models: ModelStore;
   private readonly predictor: Predictor;
   readonly validations: ValidationStore;
-  constructor(services: Services, datasets: DatasetStore, models: ModelStore, predictor: Predictor, validations: ValidationStore) {
+  constructor(services: ValidationRunner['services'], datasets: DatasetStore, models: ModelStore, predictor: Predictor, validations: ValidationStore) {
     this.services = services;
     this.datasets = datasets;
     this.models = models;

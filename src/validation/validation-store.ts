@@ -9,8 +9,8 @@ import { validationQuads, type ValidationRecord } from './validation-record.ts';
 export class ValidationStore {
   readonly collection: string;
 
-  private readonly services: Services;
-  constructor(services: Services) {
+  private readonly services: Pick<Services, 'uris' | 'store' | 'ids'>;
+  constructor(services: ValidationStore['services']) {
     this.services = services;
     this.collection = services.uris.collection('validation');
   }

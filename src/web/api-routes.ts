@@ -5,7 +5,7 @@ import { openapiDocument } from './openapi.ts';
 import type { DescribedRoutes } from '../http/route-description.ts';
 
 /** `GET /openapi.json` (the interface described) and `GET /api` (Swagger UI over it). */
-export function apiRoutes(described: DescribedRoutes, services: Services, routes: () => Route[]): void {
+export function apiRoutes(described: DescribedRoutes, services: Pick<Services, 'config'>, routes: () => Route[]): void {
   let document: string | undefined;
   described.add({ method: 'GET', path: '/openapi.json', summary: 'This OpenAPI document', tag: 'service', responses: { 200: ['application/json'] } }, (ctx) => {
     document ??= JSON.stringify(openapiDocument(routes(), services.config.baseUrl, described.descriptions), null, 2);

@@ -62,6 +62,9 @@ test('a remote resource is harvested from another server, queryable, and removed
   const rows = await select('/ontology', `SELECT ?t ?when WHERE { GRAPH <${remoteUri}> { <${remoteUri}> <http://purl.org/dc/elements/1.1/title> ?t ; <${OT}harvestedAt> ?when } }`);
   assert.equal(rows.length, 1);
   assert.equal(rows[0].t.value, 'remote feature');
+  // a harvested copy is published, not one of this server's features
+  const local = await http(`${s.url}/feature`, { accept: 'text/uri-list' });
+  assert.equal(local.status === 200 ? local.text.includes(remoteUri) : false, false, local.text);
   // register + query in one POST
   const both = await http(`${s.url}/ontology`, {
     method: 'POST',

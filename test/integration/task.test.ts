@@ -195,8 +195,8 @@ test('task work can run on the worker-thread pool, in parallel with the request 
 
 test('a job kind is a typed definition: its starter checks the input against the schema (what does not fit is 400); a queued job whose input does not fit ends as Error BadJobInput', async () => {
   const tasks = s.services.tasks;
-  const start = tasks.register(
-    defineJob({
+  const jobs = {
+    sum: defineJob({
       kind: 'test-sum',
       input: z.object({ numbers: z.array(z.number()) }),
       prepare: async ({ numbers }) => {
@@ -204,7 +204,11 @@ test('a job kind is a typed definition: its starter checks the input against the
         return { title: 'a sum', work: async () => `${s.base}/feature/${numbers.reduce((a, b) => a + b, 0)}` };
       },
     }),
-  );
+  };
+  const start = tasks.starters(jobs).sum;
+  // a kind starts only once registered
+  await assert.rejects(start({ numbers: [1] }), /not registered/);
+  tasks.registerAll(jobs);
   const done = await start({ numbers: [1, 2, 3] });
   await tasks.settled(done);
   assert.equal((await http(local(done), { accept: 'text/uri-list' })).text.trim(), `${s.base}/feature/6`);

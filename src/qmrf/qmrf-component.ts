@@ -1,0 +1,38 @@
+import type { Services } from '../core/services.ts';
+import type { CompoundRegistry } from '../compound/compound-registry.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import type { ModelStore } from '../model/model-store.ts';
+import type { Predictor } from '../model/prediction.ts';
+import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
+import type { DescribedRoutes } from '../http/route-description.ts';
+import { QmrfStore } from './qmrf-store.ts';
+import { QmrfFacts } from './qmrf-facts.ts';
+import { Qmrfs } from './qmrfs.ts';
+import { QprfFacts } from './qprf-facts.ts';
+import { Qprfs } from './qprfs.ts';
+import { qmrfRoutes } from './qmrf-routes.ts';
+import { qprfRoutes } from './qprf-routes.ts';
+
+export interface QmrfDeps extends Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'tasks' | 'workers' | 'chemistry'> {
+  compounds: CompoundRegistry;
+  datasets: DatasetStore;
+  models: ModelStore;
+  predictor: Predictor;
+  descriptors: DescriptorCalculation;
+}
+
+/** QMRF reports of models and QPRF reports of predictions (spec 4.6): their jobs and routes. */
+export function createQmrfComponent(deps: QmrfDeps) {
+  const { compounds, datasets, models, predictor } = deps;
+  const store = new QmrfStore(deps);
+  const qmrfs = new Qmrfs(deps, new QmrfFacts(deps, datasets, models, predictor), store, models, datasets);
+  const qprfs = new Qprfs(deps, new QprfFacts(deps, compounds, datasets, models, predictor, deps.descriptors), store);
+  return {
+    operations: {},
+    jobs: { ...qmrfs.jobs, ...qprfs.jobs },
+    routes: (routes: DescribedRoutes) => {
+      qmrfRoutes(routes, deps, qmrfs, store);
+      qprfRoutes(routes, deps, qprfs);
+    },
+  };
+}
