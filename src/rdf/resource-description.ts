@@ -42,10 +42,15 @@ export interface ResourceDescription<F extends Fields = Fields> {
   /** The classes every resource of this type is written with (`rdf:type`); the first is the one it is read as. */
   types: RDF.NamedNode[];
   fields: F;
-  /** The record of `uri` in `quads`, from its own statements only (whatever its type: see `isOne`). */
+  /**
+   * The record of `uri` in `quads`, from its own statements only, whatever its type (`isOne`);
+   * a graph this server did not write may lack a required field (`isComplete`).
+   */
   decode(quads: RDF.Quad[], uri: string): RecordOf<F>;
   /** Is `uri` typed with `types[0]` in `quads`? */
   isOne(quads: RDF.Quad[], uri: string): boolean;
+  /** Is it one, with every required field (a value of its kind)? */
+  isComplete(quads: RDF.Quad[], uri: string): boolean;
   /** The statements of a record: its types, then each field given. */
   encode(record: InputOf<F>): RDF.Quad[];
 }
@@ -56,6 +61,11 @@ export function describeResource<F extends Fields>(types: RDF.NamedNode[], field
     fields,
     isOne(quads, uri) {
       return quads.some((q) => q.subject.termType === 'NamedNode' && q.subject.value === uri && q.predicate.equals(rdf('type')) && q.object.equals(types[0]));
+    },
+    isComplete(quads, uri) {
+      if (!this.isOne(quads, uri)) return false;
+      const record = this.decode(quads, uri) as Record<string, unknown>;
+      return Object.entries(fields).every(([name, f]) => f.cardinality !== 'required' || record[name] !== undefined);
     },
     decode(quads, uri) {
       const own = quads.filter((q) => q.subject.termType === 'NamedNode' && q.subject.value === uri);
@@ -73,11 +83,12 @@ export function describeResource<F extends Fields>(types: RDF.NamedNode[], field
       const given = record as unknown as Record<string, unknown>;
       for (const [name, field] of Object.entries(fields)) {
         const value = given[name];
-        if (value === undefined) {
+        // an IRI given as '' is none
+        if (value === undefined || (field.kind === 'iri' && value === '')) {
           if (field.cardinality === 'required') throw new Error(`${name} is required`);
           continue;
         }
-        for (const v of field.cardinality === 'many' ? (value as unknown[]) : [value]) quads.push(df.quad(s, field.path, termOf(v, field.kind)));
+        for (const v of field.cardinality === 'many' ? (value as unknown[]) : [value]) if (field.kind !== 'iri' || v !== '') quads.push(df.quad(s, field.path, termOf(v, field.kind)));
       }
       return quads;
     },

@@ -92,10 +92,16 @@ export class ReportFacts {
         );
       throw notFound(`${parameter}: ${kind === 'Validation' ? 'validation' : 'cross-validation'} ${uri} not found`);
     }
+    // what a report reads must all be here (a copy of another service's validation may lack it):
+    // a request is refused before its task starts, never failed inside it
+    const statisticsUri = this.services.uris.subgraph(uri, 'statistics');
+    const complete = kind === 'Validation' ? validationRecord(quads, uri) : crossvalidationRecord(quads, uri) && validationRecord(await this.services.store.readGraph(statisticsUri), statisticsUri);
+    if (!complete)
+      throw badRequest(
+        `${parameter}: ${uri} is not a ${kind === 'Validation' ? 'validation' : 'cross-validation'} this service can report: it lacks ${kind === 'Validation' ? 'its statistics, date, run time or prediction feature' : 'its pooled statistics or what it was made of'}`,
+      );
     const classification =
-      kind === 'Validation'
-        ? quads.some((q) => q.predicate.equals(ot('classificationStatistics')))
-        : await ask(this.services.store, validationQueries.classificationStatistics(this.services.uris.subgraph(uri, 'statistics')));
+      kind === 'Validation' ? quads.some((q) => q.predicate.equals(ot('classificationStatistics'))) : await ask(this.services.store, validationQueries.classificationStatistics(statisticsUri));
     return { quads, task: classification ? 'classification' : 'regression' };
   }
 

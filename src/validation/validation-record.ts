@@ -122,7 +122,7 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
 
 /** The record of the validation `uri` in its graph (validationQuads read back); undefined when the graph holds none. */
 export function validationRecord(quads: RDF.Quad[], uri: string): ValidationRecord | undefined {
-  if (!validationDescription.isOne(quads, uri)) return undefined;
+  if (!validationDescription.isComplete(quads, uri)) return undefined;
   const {
     uri: _,
     numTrainingRows,
@@ -221,7 +221,7 @@ export function crossvalidationQuads(uri: string, cv: CrossvalidationRecord): RD
 
 /** The record of the cross-validation `uri` in its graph; undefined when the graph holds none. Its folds come unordered (the graph keeps no order). */
 export function crossvalidationRecord(quads: RDF.Quad[], uri: string): CrossvalidationRecord | undefined {
-  if (!crossvalidationDescription.isOne(quads, uri)) return undefined;
+  if (!crossvalidationDescription.isComplete(quads, uri)) return undefined;
   const { uri: _, yScramble: __, ...cv } = crossvalidationDescription.decode(quads, uri);
   return cv;
 }

@@ -46,7 +46,8 @@ async function crossvalidate(dataset: string, target: string, algorithm: string)
 }
 
 before(async () => {
-  s = await startTestServer();
+  // graph store writes: a copy of another service's validation is written as it would be harvested
+  s = await startTestServer(['--sparql-update']);
   const minnows = await upload(sharedCsv('EPAFHM_log10.csv', 60));
   regression.target = minnows.target;
   regression.dataset = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: minnows.dataset, descriptors: DESCRIPTORS });
@@ -245,6 +246,15 @@ test('report requests are checked before any work: 400 or 404 naming the paramet
   await expect('algorithm_comparison', { validation_uris: `${regression.mlr},${regression.forest}`, identifier: 'A,A' }, 400, /distinct/);
   await expect('algorithm_comparison', { validation_uris: `${regression.mlr},${classification.cv}`, identifier: 'A,B' }, 400, /one kind/);
   await expect('validation', { validation_uris: 'not a uri <>' }, 400, /validation_uris|IRI/);
+  // a copy of another service's validation without what a report reads: refused before any task
+  const foreign = 'http://elsewhere.example/validation/1';
+  const put = await http(`${s.url}/graph-store?graph=${encodeURIComponent(foreign)}`, {
+    method: 'PUT',
+    body: `<${foreign}> a <${OT}Validation> ; <${OT}predictionFeature> <http://elsewhere.example/feature/1> .`,
+    contentType: 'text/turtle',
+  });
+  assert.ok([201, 204].includes(put.status), put.text);
+  await expect('validation', { validation_uris: foreign }, 400, /is not a validation this service can report/);
 
   const report = await run(`${s.base}/report/crossvalidation`, { validation_uris: regression.forest });
   assert.equal((await http(local(report), { method: 'DELETE' })).status, 200);
