@@ -11,7 +11,9 @@ import type { ShapeValidator } from '../shacl/shape-validator.ts';
 import { DC_PARAMS, type DatasetStore, type RowFilter } from './dataset-store.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import { featuresByTitle } from '../feature/feature-record.ts';
-import { arffSource, csvSource, rdfSource, sdfSource, type TableSource } from './table-input.ts';
+import { arffSource, csvSource, rdfSource, sdfSource, xlsxSource, type TableSource } from './table-input.ts';
+import { XLSX_TYPE } from './xlsx-table.ts';
+import type { RunFunction } from '../learning/learner.ts';
 
 // What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.
 
@@ -37,6 +39,9 @@ function fileType(upload: Upload): string {
   const byName: Record<string, string> = {
     csv: 'text/csv',
     txt: 'text/csv',
+    tsv: 'text/tab-separated-values',
+    xlsx: XLSX_TYPE,
+    tab: 'text/tab-separated-values',
     sdf: 'chemical/x-mdl-sdfile',
     sd: 'chemical/x-mdl-sdfile',
     mol: 'chemical/x-mdl-sdfile',
@@ -54,14 +59,17 @@ function fileType(upload: Upload): string {
 }
 
 /** An uploaded file as a table source, by its media type; nothing is parsed beyond its header yet. */
-export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator): Promise<TableSource> {
+export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource> {
   const type = fileType(upload);
   if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
-  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body);
+  const dialect = { encoding: upload.params.get('encoding'), delimiter: upload.params.get('delimiter'), decimal: upload.params.get('decimal') };
+  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect);
+  if (type === XLSX_TYPE) return xlsxSource(upload.body, upload.params.get('sheet'), run);
+  if (type === 'text/tab-separated-values') return csvSource(upload.body, { ...dialect, delimiter: dialect.delimiter ?? '\t' });
   if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
   if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));
   if (isRdfMediaType(type)) return rdfSource(await shapes.checked(await parseRdf(upload.body.toString('utf8'), type, baseIri)));
-  throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, chemical/x-mdl-sdfile, text/arff or RDF`);
+  throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, text/tab-separated-values, an Excel workbook (${XLSX_TYPE}), chemical/x-mdl-sdfile, text/arff or RDF`);
 }
 
 /** Dublin Core parameters of a request as annotations. */

@@ -14,6 +14,7 @@ import { mergeAnnotations } from './dataset-codec.ts';
 import { collectTable } from './table-input.ts';
 import { structureReaderOn } from '../chemistry/structure-reader.ts';
 import { DATASET_OUTPUT_TYPES, datasetRenderers } from './dataset-views.ts';
+import { XLSX_TYPE } from './xlsx-table.ts';
 import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTable, readUpload } from './dataset-input.ts';
 import { DatasetEdits } from './dataset-edits.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
@@ -29,7 +30,7 @@ const UPLOAD_FORM = `<form class="upload" method="post" action="/dataset" enctyp
 </form>`;
 
 /** What a dataset is made from (dataset-input.ts opens it): a table or RDF, raw or as the `file` of multipart/form-data. */
-const DATASET_INPUT_TYPES = ['text/csv', 'chemical/x-mdl-sdfile', 'text/arff', ...RDF_INPUT_TYPES, 'multipart/form-data'];
+const DATASET_INPUT_TYPES = ['text/csv', 'text/tab-separated-values', XLSX_TYPE, 'chemical/x-mdl-sdfile', 'text/arff', ...RDF_INPUT_TYPES, 'multipart/form-data'];
 
 /** The rows a request selects (filterOf in dataset-input.ts reads them). */
 const SELECTION = {
@@ -41,6 +42,14 @@ const SELECTION = {
 
 /** The Dublin Core parameters a dataset is annotated with (annotationsOf in dataset-input.ts reads them). */
 const ANNOTATIONS = Object.fromEntries(Object.entries(DC_PARAMS).map(([name, property]) => [name, param.list(`The dataset's ${property.value}`)]));
+
+/** How a delimited upload was written, when the file should not be examined for it (csv-dialect.ts). */
+const DIALECT = {
+  encoding: param.optional('A CSV or TSV upload: its encoding (utf-8, utf-16le, utf-16be, windows-1252); found from the file when not given'),
+  delimiter: param.optional('A CSV or TSV upload: its column separator (, ; tab |); found from the file when not given'),
+  decimal: param.optional('A CSV or TSV upload: its decimal mark (. or ,); found from the file when not given'),
+  sheet: param.optional('An Excel upload: the sheet to read (the first when not given)'),
+};
 
 /** A dataset to take rows from (a subset or a merge), with a selection of its own in its query (`?feature_uris[]=…`). */
 const SOURCE = param.optional('A dataset to take rows from; its URI may carry a selection of its own (?compound_uris[]=…)');
@@ -75,6 +84,7 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
         ...ANNOTATIONS,
         associated_features: param.optional("An upload: another dataset whose features its columns of the same titles become (its URI, or its features' URI)"),
         matcher: param.optional('An upload: how columns match associated_features (title, the default)'),
+        ...DIALECT,
       }),
       ownInput: true,
       body: DATASET_INPUT_TYPES,
@@ -98,7 +108,7 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
       // a few thousand structures take seconds to register (about 1 ms each): a task, however small the file
       const slow = upload.body.length > config.datasetTaskBytes || roughRows(upload.body) > config.datasetTaskRows;
       await answerNowOrAsTask(ctx, tasks, { slow, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
-        const source = await openTable(upload, `${base}/`, services.shapes);
+        const source = await openTable(upload, `${base}/`, services.shapes, services.workers.runner());
         const defaults: [RDF.NamedNode, RDF.Term][] = [];
         if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
         if (source.title) defaults.push([dc('title'), literal(source.title)]);
@@ -194,7 +204,7 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
       path: '/dataset/:id',
       summary: 'Merge rows and columns into a dataset: from another dataset (a form) or an upload',
       tag: 'dataset',
-      params: z.object({ dataset_uri: SOURCE, ...SELECTION, ...ANNOTATIONS }),
+      params: z.object({ dataset_uri: SOURCE, ...SELECTION, ...ANNOTATIONS, ...DIALECT }),
       ownInput: true,
       body: DATASET_INPUT_TYPES,
       responses: { ...answers(MEDIA.uri, 400, 404, 413), 303: [] },
@@ -210,7 +220,7 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
         await edits.mergeFrom(meta, source, filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()]))), annotationsOf(params));
       } else {
         const upload = await readUpload(ctx, config.bodyLimit);
-        const table = await collectTable(await openTable(upload, meta.uri, services.shapes), structureReaderOn(services.workers));
+        const table = await collectTable(await openTable(upload, meta.uri, services.shapes, services.workers.runner()), structureReaderOn(services.workers));
         await datasets.merge(meta.uri, meta, table, annotationsOf(upload.params));
       }
       await sendUri(ctx, meta.uri);

@@ -294,7 +294,7 @@ export class DatasetStore {
       }
       const sorted = warnings.sort((a, b) => a.line - b.line).map((w) => w.text);
       if (!stored) throw badRequest(`no ${source.unit} has a usable structure${sorted.length ? `: ${sorted.slice(0, 5).join('; ')}` : ''}`);
-      graphs[uri] = metadataQuads(uri, { annotations, features, warnings: sorted });
+      graphs[uri] = metadataQuads(uri, { annotations, features, warnings: [...(source.notes ?? []), ...sorted] });
       // rows of one chunk only (a small upload) are written with it; the rows graph of a larger
       // one already holds rows, so its last chunk is loaded first (createGraphs is for new graphs)
       if (last.length && written) await this.services.store.bulkLoad(last);

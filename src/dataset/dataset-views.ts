@@ -17,14 +17,18 @@ import type { TripleStore } from '../store/triple-store.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
 import { isNumericDatatype } from './columns.ts';
 import { toC3r } from '../rdf/serialize.ts';
+import { writeWorkbook, XLSX_TYPE } from './xlsx-table.ts';
 
-export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list'];
+export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', XLSX_TYPE, 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list'];
 
 interface FeatureInfo {
   uri: string;
   title: string;
   kind: 'numeric' | 'nominal' | 'string';
   accepted: string[];
+  units?: string;
+  source?: string;
+  sameAs: string[];
   quads: RDF.Quad[];
 }
 
@@ -38,6 +42,9 @@ async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureI
         title: record.title ?? uri,
         kind: record.numeric ? 'numeric' : record.nominal ? 'nominal' : 'string',
         accepted: record.accepted,
+        units: record.units,
+        source: record.source,
+        sameAs: record.sameAs,
         quads,
       } as FeatureInfo;
     }),
@@ -133,6 +140,42 @@ async function* csvLines(features: FeatureInfo[], parts: ReturnType<typeof chunk
   }
 }
 
+/**
+ * A dataset as a workbook: its rows (numbers as numbers) on the first sheet, as the CSV has
+ * them, so that the file uploaded again gives the same dataset; what the dataset and each
+ * column are (titles, units, sources) on a second.
+ */
+function datasetWorkbook(meta: DatasetMeta, features: FeatureInfo[], parts: ReturnType<typeof chunks>): Readable {
+  const rows = async function* () {
+    yield [['SMILES', ...features.map((f) => f.title)]];
+    for await (const { rows, structure } of parts) {
+      yield rows.map((r) => [
+        structure.get(r.compound)?.smiles ?? '',
+        ...features.map((f) => {
+          const v = r.values.get(f.uri);
+          return v && isNumericDatatype(v.datatype.value) && Number.isFinite(Number(v.value)) ? Number(v.value) : v?.value;
+        }),
+      ]);
+    }
+  };
+  const about: (string | undefined)[][] = [
+    ['dataset', meta.uri],
+    ...meta.annotations.map(([p, o]) => [compactIri(p.value), o.value]),
+    [],
+    ['column', 'feature', 'type', 'units', 'source', 'same as'],
+    ...features.map((f) => [f.title, f.uri, f.kind, f.units, f.source, f.sameAs.join(' ')]),
+  ];
+  return writeWorkbook([
+    { name: 'rows', rows: rows(), widths: [40, ...features.map(() => 16)] },
+    { name: 'metadata', rows: about, widths: [30, 50, 10, 12, 50, 50] },
+  ]);
+}
+
+function compactIri(iri: string): string {
+  for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns)) return `${prefix}:${iri.slice(ns.length)}`;
+  return iri;
+}
+
 /** A whole dataset as CSV text: a SMILES column, then one column per feature titled by its title. */
 export async function datasetCsv(datasets: DatasetStore, store: TripleStore, meta: DatasetMeta): Promise<string> {
   let out = '';
@@ -153,6 +196,7 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
   const renderers: Record<string, Renderer> = {};
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = () => rdfStream(t, rdfParts());
   renderers['text/csv'] = () => Readable.from(csvLines(features, rowsOf()));
+  renderers[XLSX_TYPE] = () => datasetWorkbook(meta, features, rowsOf());
   renderers['text/arff'] = () =>
     Readable.from(
       (async function* () {

@@ -2,11 +2,14 @@ import { Readable } from 'node:stream';
 import { parse as parseCsvStream } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type * as RDF from '@rdfjs/types';
-import { badRequest } from '../core/errors.ts';
-import { ot, rdf, rdfs, dc } from '../rdf/namespaces.ts';
+import { badRequest, HttpError } from '../core/errors.ts';
+import { ot, rdf, rdfs, dc, literal, xsd } from '../rdf/namespaces.ts';
 import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.ts';
 import type { StructureInput, StructureReader } from '../chemistry/structure-reader.ts';
 import { TimeSlices } from '../core/time-slices.ts';
+import { decodeTable, withDecimalPoint, type DialectOverrides } from './csv-dialect.ts';
+import { unpackedSize, XLSX_MAX_UNPACKED, type SheetCell, type SheetTable } from './xlsx-table.ts';
+import type { RunFunction } from '../learning/learner.ts';
 
 /** Where a row's structure comes from: parsed text, or a compound/conformer URI already known. */
 export type RowStructure = { structure: Structure; name?: string } | { uri: string };
@@ -45,6 +48,8 @@ export interface TableSource {
   unit: string;
   structureHeader?: string;
   title?: string;
+  /** What was guessed in reading the file (its encoding, separator, decimal mark), for the upload's warnings. */
+  notes?: string[];
   /** The rows in order, `size` at a time. */
   chunks(size: number): AsyncGenerator<RawRow[]>;
 }
@@ -67,7 +72,7 @@ const STRUCTURE_HEADERS: [RegExp, 'smiles' | 'inchi' | 'uri'][] = [
   [/^(compound|compound_uri|compounduri|uri)$/i, 'uri'],
 ];
 
-const CSV_OPTIONS = { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true } as const;
+const CSV_OPTIONS = { relax_column_count: true, skip_empty_lines: true, trim: true } as const;
 
 /** Where the structure is in a header row, and which columns are features. */
 function layoutOf(header: string[]): { structureAt: number; kind: 'smiles' | 'inchi' | 'uri'; featureAt: number[] } {
@@ -85,17 +90,18 @@ function layoutOf(header: string[]): { structureAt: number; kind: 'smiles' | 'in
   return { structureAt: chosen.i, kind: chosen.kind!, featureAt: header.map((_, i) => i).filter((i) => !structureColumns.has(i)) };
 }
 
-function rawRowOf(record: string[], line: number, layout: ReturnType<typeof layoutOf>, unit: string): RawRow {
+function rawRowOf(record: Cell[], line: number, layout: ReturnType<typeof layoutOf>, unit: string): RawRow {
   const cells = layout.featureAt.map((i) => record[i]);
-  const text = (record[layout.structureAt] ?? '').trim();
+  const structure = record[layout.structureAt];
+  const text = (typeof structure === 'string' ? structure : (structure?.value ?? '')).trim();
   if (!text) return { line, cells, problem: `${unit} ${line}: empty structure, ${unit} skipped` };
   if (layout.kind === 'uri') return { line, cells, structure: { uri: text } };
   return { line, cells, structure: { kind: layout.kind, text, what: 'structure' } };
 }
 
-/** The records of a CSV held in `body`, parsed as a stream (never all records at once). */
-async function* csvRecords(body: Buffer): AsyncGenerator<string[]> {
-  const parser = Readable.from(slicesOf(body)).pipe(parseCsvStream(CSV_OPTIONS));
+/** The records of a delimited text, parsed as a stream (never all records at once). */
+async function* csvRecords(text: string, delimiter: string): AsyncGenerator<string[]> {
+  const parser = Readable.from(slicesOf(text)).pipe(parseCsvStream({ ...CSV_OPTIONS, delimiter }));
   const slices = new TimeSlices();
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
@@ -109,37 +115,77 @@ async function* csvRecords(body: Buffer): AsyncGenerator<string[]> {
   }
 }
 
-function* slicesOf(body: Buffer, size = 64 * 1024): Generator<Buffer> {
-  for (let at = 0; at < body.length; at += size) yield body.subarray(at, at + size);
+function* slicesOf(text: string, size = 64 * 1024): Generator<string> {
+  for (let at = 0; at < text.length; at += size) yield text.slice(at, at + size);
 }
 
 /**
- * A delimited table (CSV): the structure column is found by its header; every other column
- * is a feature. Rows whose structure is empty or unreadable are reported and left out.
+ * A delimited table (CSV, TSV, Excel's `;` and UTF-16 exports): its encoding, separator and
+ * decimal mark are found from the file unless the request gives them (csv-dialect.ts).
  */
-export async function csvSource(body: Buffer): Promise<TableSource> {
+export async function csvSource(body: Buffer, overrides: DialectOverrides = {}): Promise<TableSource> {
+  const { text, dialect, guesses } = decodeTable(body, overrides);
   let header: string[] | undefined;
-  for await (const record of csvRecords(body)) {
+  for await (const record of csvRecords(text, dialect.delimiter)) {
     header = record;
     break;
   }
   if (!header) throw badRequest('the CSV is empty');
+  return headedSource(header, guesses, async function* () {
+    let first = true;
+    let line = 1;
+    for await (const record of csvRecords(text, dialect.delimiter)) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      // rows are numbered as the file's lines would be without blank lines (the header is row 1)
+      yield { line: ++line, cells: record.map((cell) => withDecimalPoint(cell, dialect.decimal)) };
+    }
+  });
+}
+
+/**
+ * The first sheet of an Excel workbook (or the one `sheet` names): numbers stay numbers, dates
+ * are xsd:date (xsd:dateTime with a time of day), formulas are read as their saved results;
+ * rows are numbered as Excel numbers them. Parsed on the worker pool.
+ */
+export async function xlsxSource(body: Buffer, sheet: string | undefined, run: RunFunction): Promise<TableSource> {
+  const unpacked = unpackedSize(body);
+  if (unpacked === undefined) throw badRequest('the file is not an Excel workbook (.xlsx): it is not a zip archive');
+  if (unpacked > XLSX_MAX_UNPACKED) throw new HttpError(413, 'PayloadTooLarge', `the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
+  const table = await run<SheetTable>(XLSX_WORKER, 'readWorkbook', [body, sheet]);
+  if ('error' in table) throw badRequest(table.error);
+  return headedSource(table.header, table.notes, async function* () {
+    for (const row of table.rows) yield { line: row.line, cells: row.cells.map(sheetCell) };
+  });
+}
+
+const XLSX_WORKER = new URL('./xlsx-table.ts', import.meta.url).href;
+
+function sheetCell(cell: SheetCell): Cell {
+  if (cell === null) return undefined;
+  if (typeof cell === 'number') return literal(String(cell), xsd('double'));
+  if (typeof cell === 'boolean') return String(cell);
+  if (typeof cell === 'object') return literal(cell.date, xsd(cell.date.length === 10 ? 'date' : 'dateTime'));
+  return cell;
+}
+
+/**
+ * A table of a header and records: the structure column is found by its header; every other
+ * column is a feature. Rows whose structure is empty or unreadable are reported and left out.
+ */
+function headedSource(header: string[], notes: string[], records: () => AsyncGenerator<{ line: number; cells: Cell[] }>): TableSource {
   const layout = layoutOf(header);
   return {
-    columns: layout.featureAt.map((i) => ({ title: header![i] || `column ${i + 1}` })),
+    columns: layout.featureAt.map((i) => ({ title: header[i] || `column ${i + 1}` })),
     unit: 'row',
     structureHeader: header[layout.structureAt],
+    notes,
     async *chunks(size) {
       let chunk: RawRow[] = [];
-      let first = true;
-      let row = 1;
-      for await (const record of csvRecords(body)) {
-        if (first) {
-          first = false;
-          continue;
-        }
-        // rows are numbered as the file's lines would be without blank lines (the header is row 1)
-        chunk.push(rawRowOf(record, ++row, layout, 'row'));
+      for await (const { line, cells } of records()) {
+        chunk.push(rawRowOf(cells, line, layout, 'row'));
         if (chunk.length >= size) {
           yield chunk;
           chunk = [];
@@ -289,7 +335,7 @@ export async function withStructures(chunk: RawRow[], read: StructureReader, war
 
 /** A whole source in memory (for PUT merges). */
 export async function collectTable(source: TableSource, read: StructureReader): Promise<InputTable> {
-  const table: InputTable = { columns: source.columns, rows: [], warnings: [], unit: source.unit, structureHeader: source.structureHeader };
+  const table: InputTable = { columns: source.columns, rows: [], warnings: [...(source.notes ?? [])], unit: source.unit, structureHeader: source.structureHeader };
   for await (const chunk of source.chunks(ROWS_PER_CHUNK)) table.rows.push(...(await withStructures(chunk, read, table.warnings, source.unit)));
   return table;
 }

@@ -2,8 +2,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { syntheticCsv } from '../fixtures.ts';
-import { startTestServer, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from '../helpers.ts';
+import { startTestServer, sharedCsv, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from '../helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -363,4 +364,198 @@ test('RDF datasets and dataset metadata are checked against their SHACL shapes: 
   const twoTitles = await http(`${uri}/metadata`, { method: 'PUT', body: `${prefixes}<${good.text.trim()}> dc:title "a", "b" .`, contentType: 'text/turtle' });
   assert.equal(twoTitles.status, 400, twoTitles.text);
   assert.match((await errorReport(twoTitles)).message ?? '', /at most one dc:title/);
+});
+
+/** Text as Windows-1252 bytes (what Excel writes on a Western European Windows machine). */
+function windows1252(text: string): Uint8Array {
+  const high: Record<string, number> = { '€': 0x80, '–': 0x96, '—': 0x97, '“': 0x93, '”': 0x94, '‘': 0x91, '’': 0x92 };
+  return Uint8Array.from([...text].map((c) => high[c] ?? (c.charCodeAt(0) < 0x100 ? c.charCodeAt(0) : 0x3f)));
+}
+
+/** Text as UTF-16 LE with its byte-order mark (Excel's "Unicode text"). */
+function utf16le(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(`\uFEFF${text}`, 'utf16le'));
+}
+
+test('CSV dialects: Excel-on-Windows (; decimal commas, Windows-1252) and UTF-16 TSV give exactly the values of the original CSV', async () => {
+  const title = 'LC50 – µmol/L at 20 °C (“log”)';
+  const [, ...rows] = csvRows(sharedCsv('EPAFHM_log10.csv', 40));
+  const table = [['STRUCTURE_SMILES', title], ...rows];
+  const decimalComma = table.map((r, i) => (i ? [r[0], r[1].replace('.', ',')] : r));
+  const variants: { name: string; body: string | Uint8Array; type: string; query?: string; guessed: RegExp[] }[] = [
+    { name: 'UTF-8 CSV', body: `${table.map((r) => r.join(',')).join('\n')}\n`, type: 'text/csv', guessed: [] },
+    {
+      name: 'Excel CSV',
+      body: windows1252(`${decimalComma.map((r) => r.join(';')).join('\r\n')}\r\n`),
+      type: 'text/csv',
+      guessed: [/read as Windows-1252/, /separated by semicolons/, /decimal comma/],
+    },
+    { name: 'UTF-16 TSV', body: utf16le(`${table.map((r) => r.join('\t')).join('\r\n')}\r\n`), type: 'text/tab-separated-values', guessed: [/read as UTF-16 LE/] },
+    { name: 'UTF-16 as text/csv', body: utf16le(`${table.map((r) => r.join('\t')).join('\r\n')}\r\n`), type: 'text/csv', guessed: [/UTF-16 LE/, /separated by tabs/] },
+    { name: 'told, not guessed', body: windows1252(decimalComma.map((r) => r.join(';')).join('\n')), type: 'text/csv', query: '?encoding=windows-1252&delimiter=%3B&decimal=%2C', guessed: [] },
+  ];
+  const answers: string[] = [];
+  for (const v of variants) {
+    const r = await http(`${s.url}/dataset${v.query ?? ''}`, { method: 'POST', body: v.body as never, contentType: v.type, accept: 'text/uri-list' });
+    assert.equal(r.status, 200, `${v.name}: ${r.text}`);
+    const uri = r.text.trim();
+    answers.push((await http(local(uri), { accept: 'text/csv' })).text);
+    const warnings = parseTurtle((await http(`${local(uri)}/metadata`, { accept: 'text/turtle' })).text)
+      .filter((q) => q.predicate.value === `${OT}warning`)
+      .map((q) => q.object.value);
+    for (const re of v.guessed)
+      assert.ok(
+        warnings.some((w) => re.test(w)),
+        `${v.name}: ${re} in ${warnings.join(' | ')}`,
+      );
+    if (!v.guessed.length) assert.deepEqual(warnings, [], v.name);
+  }
+  const [first, ...others] = answers;
+  assert.ok(first.includes(title), first.slice(0, 200));
+  assert.equal(csvRows(first).length, rows.length + 1);
+  for (const [i, other] of others.entries()) assert.equal(other, first, variants[i + 1].name);
+});
+
+test('CSV dialects: what cannot be decoded or is not a dialect answers 400 naming it', async () => {
+  const latin = windows1252('SMILES;LC50 µg\nCCO;1,5\n');
+  const told = await http(`${s.url}/dataset?encoding=utf-8`, { method: 'POST', body: latin as never, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(told.status, 400);
+  assert.match((await errorReport(told)).message ?? '', /cannot be decoded as UTF-8/);
+  for (const [query, message] of [
+    ['?encoding=ebcdic', /encoding: unknown encoding "ebcdic"/],
+    ['?delimiter=x', /delimiter: "x" is not a column separator/],
+    ['?decimal=%3B&delimiter=%3B', /decimal: ";" is not a decimal mark/],
+    ['?decimal=%2C&delimiter=%2C', /decimal comma needs another column separator/],
+  ] as const) {
+    const r = await http(`${s.url}/dataset${query}`, { method: 'POST', body: 'SMILES,LC50\nCCO,1.5\n', contentType: 'text/csv', accept: 'text/uri-list' });
+    assert.equal(r.status, 400, query);
+    assert.match((await errorReport(r)).message ?? '', message, query);
+  }
+});
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** A workbook of these sheets (rows of plain values, or cells exceljs writes as given: formulas, dates). */
+async function workbook(sheets: Record<string, unknown[][]>, merge?: string): Promise<Uint8Array> {
+  const book = new ExcelJS.Workbook();
+  for (const [name, rows] of Object.entries(sheets)) {
+    const sheet = book.addWorksheet(name);
+    for (const row of rows) sheet.addRow(row);
+    if (merge && name === Object.keys(sheets)[0]) sheet.mergeCells(merge);
+  }
+  return new Uint8Array(await book.xlsx.writeBuffer());
+}
+
+const postFile = (body: Uint8Array, type: string, query = '') => http(`${s.url}/dataset${query}`, { method: 'POST', body: body as never, contentType: type, accept: 'text/uri-list' });
+
+test('XLSX: a shared data set as a workbook gives exactly the values of its CSV, and a downloaded workbook uploads as the same dataset', async () => {
+  const csv = sharedCsv('EPAFHM_log10.csv', 60);
+  const [header, ...rows] = csvRows(csv);
+  const fromCsv = (await upload(csv, 'text/csv')).text.trim();
+  const asCsv = (await http(local(fromCsv), { accept: 'text/csv' })).text;
+  // numbers as numbers, a trailing empty row and a sheet after the first
+  const book = await workbook({ data: [header, ...rows.map(([smiles, v]) => [smiles, Number(v)]), []], notes: [['not read']] });
+  const r = await postFile(book, XLSX);
+  assert.equal(r.status, 200, r.text);
+  assert.equal((await http(local(r.text.trim()), { accept: 'text/csv' })).text, asCsv);
+  // out as a workbook and in again
+  const out = await fetch(local(fromCsv), { headers: { accept: XLSX } });
+  assert.equal(out.headers.get('content-type'), XLSX);
+  const bytes = new Uint8Array(await out.arrayBuffer());
+  const again = await postFile(bytes, XLSX);
+  assert.equal(again.status, 200, again.text);
+  assert.equal((await http(local(again.text.trim()), { accept: 'text/csv' })).text, asCsv);
+  // the second sheet says what the dataset and its columns are
+  const read = new ExcelJS.Workbook();
+  await read.xlsx.load(Buffer.from(bytes) as never);
+  assert.deepEqual(
+    read.worksheets.map((w) => w.name),
+    ['rows', 'metadata'],
+  );
+  const meta = read.getWorksheet('metadata')!;
+  assert.equal(meta.getCell('A1').value, 'dataset');
+  assert.equal(meta.getCell('B1').value, fromCsv);
+  const columns: unknown[][] = [];
+  meta.eachRow((row) => columns.push((row.values as unknown[]).slice(1)));
+  assert.ok(
+    columns.some((c) => c[0] === header[1] && c[2] === 'numeric' && String(c[1]).startsWith(`${s.base}/feature/`)),
+    JSON.stringify(columns),
+  );
+});
+
+test('XLSX: formulas as their results, dates as xsd:date, merged header cells, the sheet= parameter, and what is not a workbook', async () => {
+  const book = await workbook(
+    {
+      first: [
+        ['SMILES', 'LC50 [mg/L]', 'Tested', 'Dose', ''],
+        ['CCO', 1.5, new Date(Date.UTC(2024, 2, 5)), 10, null],
+        ['c1ccccc1', { formula: 'B2*2', result: 3 }, new Date(Date.UTC(2024, 2, 6)), 20],
+      ],
+      second: [
+        ['SMILES', 'Class'],
+        ['CCO', 'toxic'],
+        ['CCN', 'nontoxic'],
+      ],
+    },
+    'C1:D1',
+  );
+  const r = await postFile(book, XLSX);
+  assert.equal(r.status, 200, r.text);
+  const uri = r.text.trim();
+  const rdf = parseTurtle((await http(local(uri), { accept: 'text/turtle' })).text);
+  const values = rdf.filter((q) => q.predicate.value === `${OT}value`).map((q) => `${q.object.value}^^${(q.object as { datatype?: { value: string } }).datatype?.value.split('#')[1]}`);
+  assert.ok(values.includes('3^^double'), values.join(' '));
+  assert.ok(values.includes('2024-03-05^^date'), values.join(' '));
+  const titles = rdf.filter((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title').map((q) => q.object.value);
+  // the merged header cell spans two columns: both keep its title, made unique
+  assert.ok(titles.includes('Tested') && titles.includes('Tested (2)'), titles.join(' | '));
+  const warnings = parseTurtle((await http(`${local(uri)}/metadata`, { accept: 'text/turtle' })).text)
+    .filter((q) => q.predicate.value === `${OT}warning`)
+    .map((q) => q.object.value);
+  assert.ok(
+    warnings.some((w) => /the first sheet \(first\) of 2 was read/.test(w)),
+    warnings.join(' | '),
+  );
+  const second = await postFile(book, XLSX, '?sheet=second');
+  assert.equal(second.status, 200, second.text);
+  assert.match((await http(local(second.text.trim()), { accept: 'text/csv' })).text, /^SMILES,Class\r\n/);
+  const missing = await postFile(book, XLSX, '?sheet=third');
+  assert.equal(missing.status, 400);
+  assert.match((await errorReport(missing)).message ?? '', /no sheet "third" \(it has "first", "second"\)/);
+  const notZip = await postFile(new TextEncoder().encode('SMILES,LC50\nCCO,1\n'), XLSX);
+  assert.equal(notZip.status, 400);
+  assert.match((await errorReport(notZip)).message ?? '', /not an Excel workbook/);
+});
+
+/** A zip archive of one stored entry whose central directory says it unpacks to `declared` bytes. */
+function zipDeclaring(declared: number): Uint8Array {
+  const name = Buffer.from('xl/worksheets/sheet1.xml');
+  const data = Buffer.from('<worksheet/>');
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(declared, 22);
+  local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(declared, 24);
+  central.writeUInt16LE(name.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(46 + name.length, 12);
+  end.writeUInt32LE(30 + name.length + data.length, 16);
+  return new Uint8Array(Buffer.concat([local, name, data, central, name, end]));
+}
+
+test('XLSX: a workbook that would unpack beyond the limit is refused before it is opened (413), and nothing is stored', async () => {
+  const before = (await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text;
+  const bomb = await postFile(zipDeclaring(0xf0000000), XLSX);
+  assert.equal(bomb.status, 413, bomb.text);
+  assert.match((await errorReport(bomb)).message ?? '', /unpacks to more than/);
+  const small = await postFile(zipDeclaring(12), XLSX);
+  assert.equal(small.status, 400, small.text);
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before);
 });

@@ -1,0 +1,172 @@
+import { PassThrough, type Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+
+// Excel workbooks in and out (exceljs). Reading runs on the worker pool (a workbook is parsed
+// whole); what crosses back to the main thread is plain data.
+
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** A cell as read: text, a number, a truth value, a date (`YYYY-MM-DD` or an ISO instant), or empty. */
+export type SheetCell = string | number | boolean | { date: string } | null;
+
+/** The first (or the named) sheet of a workbook: its header row, its rows by their Excel row numbers, and what was noticed. */
+export type SheetTable = { sheet: string; header: string[]; rows: { line: number; cells: SheetCell[] }[]; notes: string[] } | { error: string };
+
+/** Worker entry: read a workbook's sheet (what is wrong with it comes back as `error`, for a 400). */
+export async function readWorkbook(body: Uint8Array, sheetName?: string): Promise<SheetTable> {
+  const book = new ExcelJS.Workbook();
+  try {
+    await book.xlsx.load(Buffer.from(body.buffer, body.byteOffset, body.byteLength) as never);
+  } catch (e) {
+    return { error: `the file is not an Excel workbook (.xlsx): ${(e as Error).message.slice(0, 200)}` };
+  }
+  const sheets = book.worksheets;
+  if (!sheets.length) return { error: 'the workbook has no sheets' };
+  const sheet = sheetName === undefined ? sheets[0] : sheets.find((s) => s.name === sheetName);
+  if (!sheet) return { error: `sheet: the workbook has no sheet ${JSON.stringify(sheetName)} (it has ${sheets.map((s) => JSON.stringify(s.name)).join(', ')})` };
+  const notes: string[] = [];
+  if (sheetName === undefined && sheets.length > 1) notes.push(`the first sheet (${sheet.name}) of ${sheets.length} was read; name another with sheet=`);
+  const grid: { line: number; cells: SheetCell[] }[] = [];
+  sheet.eachRow({ includeEmpty: false }, (row, line) => {
+    const cells: SheetCell[] = [];
+    for (let c = 1; c <= row.cellCount; c++) cells.push(cellValue(row.getCell(c), `${columnName(c)}${line}`, notes));
+    if (cells.some((v) => v !== null && v !== '')) grid.push({ line, cells });
+  });
+  if (!grid.length) return { error: `sheet ${sheet.name} is empty` };
+  const [first, ...rows] = grid;
+  // columns past the last with a header or a value are empty trailing columns
+  const width = Math.max(lastFilled(first.cells), ...rows.map((r) => lastFilled(r.cells)));
+  const header = uniqueTitles(Array.from({ length: width }, (_, i) => textOf(first.cells[i])));
+  return { sheet: sheet.name, header, rows: rows.map((r) => ({ line: r.line, cells: Array.from({ length: width }, (_, i) => r.cells[i] ?? null) })), notes };
+}
+
+function lastFilled(cells: SheetCell[]): number {
+  for (let i = cells.length - 1; i >= 0; i--) if (cells[i] !== null && cells[i] !== '') return i + 1;
+  return 0;
+}
+
+/** `A`, `B`, … `AA` (for warnings that name a cell). */
+function columnName(c: number): string {
+  let name = '';
+  for (let n = c; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
+}
+
+function textOf(cell: SheetCell): string {
+  if (cell === null) return '';
+  if (typeof cell === 'object') return cell.date;
+  return String(cell).trim();
+}
+
+/** Header titles made unique (a merged header cell repeats its title over the columns it spans): `LC50`, `LC50 (2)`. */
+function uniqueTitles(titles: string[]): string[] {
+  const seen = new Map<string, number>();
+  return titles.map((t, i) => {
+    const title = t || `column ${i + 1}`;
+    const n = (seen.get(title) ?? 0) + 1;
+    seen.set(title, n);
+    return n === 1 ? title : `${title} (${n})`;
+  });
+}
+
+/** A cell's value: a formula's cached result, rich text as its text, a link as its text; an error value is empty, with a note. */
+function cellValue(cell: ExcelJS.Cell, at: string, notes: string[]): SheetCell {
+  const v = cell.value;
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number' || typeof v === 'boolean') return v;
+  if (typeof v === 'string') return v;
+  if (v instanceof Date) return { date: dateText(v) };
+  if ('richText' in v) return v.richText.map((r) => r.text).join('');
+  if ('error' in v) {
+    notes.push(`cell ${at}: the error value ${v.error} is read as empty`);
+    return null;
+  }
+  if ('formula' in v || 'sharedFormula' in v) {
+    const result = (v as { result?: unknown }).result;
+    if (result === undefined || result === null) {
+      notes.push(`cell ${at}: a formula without a saved result is read as empty`);
+      return null;
+    }
+    if (typeof result === 'object' && result && 'error' in result) {
+      notes.push(`cell ${at}: the formula's error ${(result as { error: string }).error} is read as empty`);
+      return null;
+    }
+    return result instanceof Date ? { date: dateText(result) } : (result as SheetCell);
+  }
+  if ('text' in v) return String((v as { text: unknown }).text);
+  return String(v);
+}
+
+/** A date as its day when it has no time of day, else as an instant. */
+function dateText(d: Date): string {
+  const iso = d.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+}
+
+/** A sheet to write: its name and its rows (a number is written as a number). */
+export interface SheetToWrite {
+  name: string;
+  rows: AsyncIterable<(string | number | undefined)[][]> | (string | number | undefined)[][];
+  /** Column widths, in characters. */
+  widths?: number[];
+}
+
+/**
+ * A workbook written as it is read from `sheets` (exceljs's streaming writer: one chunk of
+ * rows in memory at a time, the main thread handed back between chunks).
+ */
+export function writeWorkbook(sheets: SheetToWrite[]): Readable {
+  const out = new PassThrough();
+  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  book.creator = 'ToxGraph';
+  void (async () => {
+    try {
+      for (const s of sheets) {
+        const sheet = book.addWorksheet(s.name);
+        if (s.widths) sheet.columns = s.widths.map((width) => ({ width }));
+        let first = true;
+        for await (const chunk of Symbol.asyncIterator in s.rows ? (s.rows as AsyncIterable<(string | number | undefined)[][]>) : [s.rows as (string | number | undefined)[][]]) {
+          for (const values of chunk) {
+            const row = sheet.addRow(values.map((v) => (v === undefined ? null : v)));
+            if (first) row.font = { bold: true };
+            first = false;
+            row.commit();
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        sheet.commit();
+      }
+      await book.commit();
+    } catch (e) {
+      out.destroy(e as Error);
+    }
+  })();
+  return out;
+}
+
+/** The most a workbook may unpack to (its XML parts together): a zip bomb is refused before it is opened. */
+export const XLSX_MAX_UNPACKED = 256 * 1024 * 1024;
+
+/**
+ * What a zip archive says its entries unpack to (its central directory), checked before
+ * anything is inflated; undefined when it is not a zip archive at all.
+ */
+export function unpackedSize(body: Uint8Array): number | undefined {
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  // the end-of-central-directory record: within the last 64 KiB (its comment) + 22 bytes
+  for (let at = body.length - 22; at >= Math.max(0, body.length - 65_557); at--) {
+    if (view.getUint32(at, true) !== 0x06054b50) continue;
+    const entries = view.getUint16(at + 10, true);
+    let entry = view.getUint32(at + 16, true);
+    let total = 0;
+    for (let i = 0; i < entries; i++) {
+      if (entry + 46 > body.length || view.getUint32(entry, true) !== 0x02014b50) return undefined;
+      const size = view.getUint32(entry + 24, true);
+      // ZIP64 sizes (0xFFFFFFFF) are beyond any workbook this server reads
+      total += size === 0xffffffff ? Number.POSITIVE_INFINITY : size;
+      entry += 46 + view.getUint16(entry + 28, true) + view.getUint16(entry + 30, true) + view.getUint16(entry + 32, true);
+    }
+    return total;
+  }
+  return undefined;
+}

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeTable, withDecimalPoint } from '../../src/dataset/csv-dialect.ts';
+
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
+
+test('separators: the one that splits every line alike, tab and ; before , when several do', () => {
+  assert.equal(decodeTable(utf8('SMILES,LC50,Class\nCCO,1.5,toxic\nc1ccccc1,2.25,"a; b"\n')).dialect.delimiter, ',');
+  // decimal commas split a ;-file's lines alike too: ; wins, and the commas are decimal marks
+  const excel = decodeTable(utf8('SMILES;LC50;logP\nCCO;1,5;-0,31\nc1ccccc1;2,25;2,13\n'));
+  assert.deepEqual(excel.dialect, { encoding: 'utf-8', delimiter: ';', decimal: ',' });
+  assert.deepEqual(excel.guesses, ['columns are separated by semicolons', 'numbers are written with a decimal comma (1,5 is read as 1.5)']);
+  assert.equal(decodeTable(utf8('SMILES\tLC50\nCCO\t1.5\nCCN\t2\n')).dialect.delimiter, '\t');
+  assert.equal(decodeTable(utf8('SMILES|LC50\nCCO|1.5\nCCN|2\n')).dialect.delimiter, '|');
+  // a separator inside quotes does not count
+  assert.equal(decodeTable(utf8('SMILES,Name\nCCO,"ethanol; alcohol"\nCCN,"ethylamine; amine"\n')).dialect.delimiter, ',');
+  // one column: nothing splits it, the comma is kept
+  assert.equal(decodeTable(utf8('SMILES\nCCO\nCCN\n')).dialect.delimiter, ',');
+});
+
+test('decimal marks: a comma only with another separator and numbers written that way', () => {
+  assert.equal(decodeTable(utf8('SMILES;LC50\nCCO;1.5\nCCN;2.25\n')).dialect.decimal, '.');
+  assert.equal(decodeTable(utf8('SMILES;LC50\nCCO;1.234,5\nCCN;2,1E-3\n')).dialect.decimal, ',');
+  // InChI holds commas: a structure column alone does not make a decimal comma
+  assert.equal(decodeTable(utf8('InChI;LC50\nInChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3;3\n')).dialect.decimal, '.');
+  assert.equal(withDecimalPoint('1,5', ','), '1.5');
+  assert.equal(withDecimalPoint('-1.234,5', ','), '-1234.5');
+  assert.equal(withDecimalPoint('2,1E-3', ','), '2.1E-3');
+  assert.equal(withDecimalPoint('toxic, very', ','), 'toxic, very');
+  assert.equal(withDecimalPoint('1,5', '.'), '1,5');
+});
+
+test('encodings: byte-order marks, UTF-16 without one, and Windows-1252 when the bytes are not UTF-8', () => {
+  const table = 'SMILES\tLC50 µg/L\nCCO\t1.5\n';
+  const le = decodeTable(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(table, 'utf16le')]));
+  assert.deepEqual([le.dialect.encoding, le.text], ['utf-16le', table]);
+  const be = Buffer.from(table, 'utf16le').swap16();
+  assert.deepEqual([decodeTable(Buffer.concat([Buffer.from([0xfe, 0xff]), be])).text, decodeTable(be).dialect.encoding], [table, 'utf-16be']);
+  assert.equal(decodeTable(Buffer.from(table, 'utf16le')).dialect.encoding, 'utf-16le');
+  assert.equal(decodeTable(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8(table)])).text, table);
+  // € – “ ” are 0x80 0x96 0x93 0x94 in Windows-1252, control characters in Latin-1
+  const cp1252 = Buffer.from([...Buffer.from('SMILES;Note\nCCO;'), 0x80, 0x96, 0x93, 0xb5, 0x94, 0x0a]);
+  const read = decodeTable(cp1252);
+  assert.equal(read.dialect.encoding, 'windows-1252');
+  assert.equal(read.text, 'SMILES;Note\nCCO;€–“µ”\n');
+  assert.match(read.guesses[0], /read as Windows-1252 \(it is not UTF-8\)/);
+});
+
+test('what a request says is taken as it is; what it cannot be is refused', () => {
+  const told = decodeTable(utf8('SMILES;LC50\nCCO;1.5\n'), { delimiter: 'semicolon', decimal: '.', encoding: 'UTF-8' });
+  assert.deepEqual([told.dialect, told.guesses], [{ encoding: 'utf-8', delimiter: ';', decimal: '.' }, []]);
+  assert.equal(decodeTable(utf8('a\tb\n'), { delimiter: 'tab' }).dialect.delimiter, '\t');
+  assert.throws(() => decodeTable(Buffer.from([0x53, 0xb5, 0x0a]), { encoding: 'utf-8' }), /cannot be decoded as UTF-8/);
+  assert.throws(() => decodeTable(utf8('a\n'), { encoding: 'koi8' }), /unknown encoding/);
+  assert.throws(() => decodeTable(utf8('a\n'), { delimiter: '::' }), /not a column separator/);
+  assert.throws(() => decodeTable(utf8('a\n'), { decimal: ',', delimiter: ',' }), /needs another column separator/);
+});
