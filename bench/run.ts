@@ -10,6 +10,7 @@ import { benchFuzz } from './fuzz.ts';
 import { benchMemory } from './memory.ts';
 import { benchLoad } from './load.ts';
 import { benchUpload } from './upload.ts';
+import { benchTables } from './tables.ts';
 import { benchResources } from './resources.ts';
 import { benchSupermodel } from './supermodel.ts';
 import { benchReport } from './report.ts';
@@ -47,6 +48,7 @@ const benches = [
   ['fuzz', benchFuzz],
   ['memory', benchMemory],
   ['upload', benchUpload],
+  ['tables', benchTables],
   ['load', benchLoad],
   ['resources', benchResources],
   ['supermodel', benchSupermodel],

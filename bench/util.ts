@@ -68,11 +68,11 @@ export async function postFeature(serverUrl: string, i: number): Promise<string>
 }
 
 /** POST (a form, or a body of `type`) and, when the answer is a task, follow it; answers the result URI. */
-export async function postAndFollow(url: string, params: Record<string, string>, body?: string, type?: string): Promise<string> {
+export async function postAndFollow(url: string, params: Record<string, string>, body?: string | Uint8Array, type?: string): Promise<string> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { Accept: 'text/uri-list', 'Content-Type': type ?? 'application/x-www-form-urlencoded' },
-    body: body ?? new URLSearchParams(params),
+    body: (body as BodyInit | undefined) ?? new URLSearchParams(params),
   });
   const text = (await res.text()).trim();
   if (res.status === 200) return text;

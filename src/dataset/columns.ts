@@ -10,6 +10,7 @@ export interface TypedColumn {
   /** Accepted values of a nominal column, in order of first appearance. */
   accepted: string[];
   featureUri?: string;
+  units?: string;
 }
 
 /** A column is numeric when at least this share of its non-empty cells are numbers. */
@@ -52,7 +53,7 @@ export class ColumnTyper {
   columns(): TypedColumn[] {
     return this.input.map((c, j) => {
       const s = this.seen[j];
-      const base = { title: c.title, featureUri: c.featureUri, accepted: [] as string[] };
+      const base = { title: c.title, featureUri: c.featureUri, units: c.units, accepted: [] as string[] };
       if (s.literals) return { ...base, kind: s.nonNumericLiterals ? 'string' : 'numeric' };
       if (s.texts > 0 && s.numbers / s.texts >= NUMERIC_SHARE) return { ...base, kind: 'numeric' };
       return s.distinct.size <= MAX_NOMINAL_VALUES ? { ...base, kind: 'nominal', accepted: [...s.distinct] } : { ...base, kind: 'string' };

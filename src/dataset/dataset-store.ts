@@ -176,7 +176,7 @@ export class DatasetStore {
     const at: number[] = [];
     rows.forEach((r, i) => {
       if (r.structure && 'structure' in r.structure) {
-        posted.push({ structure: r.structure.structure, names: r.structure.name ? [r.structure.name] : [], sameAs: [], fields: {} });
+        posted.push({ structure: r.structure.structure, names: r.structure.names, sameAs: [], fields: {} });
         at.push(i);
       }
     });
@@ -215,7 +215,7 @@ export class DatasetStore {
         continue;
       }
       const uri = await this.services.ids.next(this.services.uris.collection('feature'));
-      graphs[uri] = featureGraph({ uri, title: c.title, kind: c.kind, source, accepted: c.accepted });
+      graphs[uri] = featureGraph({ uri, title: c.title, kind: c.kind, source, accepted: c.accepted, units: c.units });
       uris.push(uri);
     }
     return { uris, graphs };

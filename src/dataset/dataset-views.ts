@@ -76,6 +76,11 @@ async function* chunks(
   if (rows.length) yield await flush();
 }
 
+/** A workbook column's header: its feature's title, with its units as an upload reads them back (`LC50 [mg/L]`; the CSV keeps its titles alone, as its clients read them). */
+function columnHeader(f: FeatureInfo): string {
+  return f.units ? `${f.title} [${f.units}]` : f.title;
+}
+
 function csvField(v: string): string {
   return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
@@ -147,7 +152,7 @@ async function* csvLines(features: FeatureInfo[], parts: ReturnType<typeof chunk
  */
 function datasetWorkbook(meta: DatasetMeta, features: FeatureInfo[], parts: ReturnType<typeof chunks>): Readable {
   const rows = async function* () {
-    yield [['SMILES', ...features.map((f) => f.title)]];
+    yield [['SMILES', ...features.map(columnHeader)]];
     for await (const { rows, structure } of parts) {
       yield rows.map((r) => [
         structure.get(r.compound)?.smiles ?? '',

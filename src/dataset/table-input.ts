@@ -8,11 +8,12 @@ import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.ts
 import type { StructureInput, StructureReader } from '../chemistry/structure-reader.ts';
 import { TimeSlices } from '../core/time-slices.ts';
 import { decodeTable, withDecimalPoint, type DialectOverrides } from './csv-dialect.ts';
+import { isCasNumber, layoutOf, titleAndUnits, type TableLayout } from './column-roles.ts';
 import { unpackedSize, XLSX_MAX_UNPACKED, type SheetCell, type SheetTable } from './xlsx-table.ts';
 import type { RunFunction } from '../learning/learner.ts';
 
 /** Where a row's structure comes from: parsed text, or a compound/conformer URI already known. */
-export type RowStructure = { structure: Structure; name?: string } | { uri: string };
+export type RowStructure = { structure: Structure; names: string[] } | { uri: string };
 
 export type Cell = string | RDF.Literal | undefined;
 
@@ -29,11 +30,17 @@ export interface RawRow {
   structure?: StructureInput | { uri: string };
   /** Why the row cannot be used (it is skipped with this warning). */
   problem?: string;
+  /** What names its substance (a name column, a CAS RN). */
+  names?: string[];
+  /** What is said of the row, which is kept (a CAS RN that is not one). */
+  notes?: string[];
   cells: Cell[];
 }
 
 export interface InputColumn {
   title: string;
+  /** Units written in the header (`LC50 [mg/L]`). */
+  units?: string;
   /** A feature the input names explicitly (RDF bodies), reused as is. */
   featureUri?: string;
 }
@@ -66,37 +73,27 @@ export interface InputTable {
 /** Rows per chunk while reading an upload: enough to keep the worker pool busy, small in memory. */
 export const ROWS_PER_CHUNK = 1000;
 
-const STRUCTURE_HEADERS: [RegExp, 'smiles' | 'inchi' | 'uri'][] = [
-  [/^(smiles|structure_smiles|canonical_smiles|isomeric_smiles)$/i, 'smiles'],
-  [/^(inchi|std_inchi|standard_inchi)$/i, 'inchi'],
-  [/^(compound|compound_uri|compounduri|uri)$/i, 'uri'],
-];
-
 const CSV_OPTIONS = { relax_column_count: true, skip_empty_lines: true, trim: true } as const;
 
-/** Where the structure is in a header row, and which columns are features. */
-function layoutOf(header: string[]): { structureAt: number; kind: 'smiles' | 'inchi' | 'uri'; featureAt: number[] } {
-  const found = header.map((h, i) => ({ i, kind: STRUCTURE_HEADERS.find(([re]) => re.test(h.trim()))?.[1] })).filter((c) => c.kind);
-  if (!found.length)
-    throw badRequest(
-      `the CSV has no structure column: name one SMILES, STRUCTURE_SMILES, InChI or Compound (found ${header
-        .slice(0, 10)
-        .map((h) => JSON.stringify(h))
-        .join(', ')})`,
-    );
-  const order = ['smiles', 'inchi', 'uri'];
-  const chosen = found.sort((a, b) => order.indexOf(a.kind!) - order.indexOf(b.kind!))[0];
-  const structureColumns = new Set(found.map((c) => c.i));
-  return { structureAt: chosen.i, kind: chosen.kind!, featureAt: header.map((_, i) => i).filter((i) => !structureColumns.has(i)) };
+function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: string): RawRow {
+  const cells = layout.featureAt.map((i) => record[i]);
+  // a molfile's first lines (its name, its program line) may be blank: only its end is trimmed
+  const structure = record[layout.structureAt];
+  const text = layout.kind === 'molfile' ? (typeof structure === 'string' ? structure : (structure?.value ?? '')).trimEnd() : cellText(structure);
+  if (!text.trim()) return { line, cells, problem: `${unit} ${line}: empty structure, ${unit} skipped` };
+  // the substance's name and CAS RN name its compound (a CAS RN whose check digit fails does not)
+  const names = layout.nameAt === undefined ? [] : [cellText(record[layout.nameAt])].filter(Boolean);
+  const notes: string[] = [];
+  const cas = layout.casAt === undefined ? '' : cellText(record[layout.casAt]);
+  if (cas && isCasNumber(cas)) names.push(cas);
+  else if (cas) notes.push(`${unit} ${line}: ${JSON.stringify(cas)} is not a CAS RN (its form or check digit), not kept as an identifier`);
+  const known = { line, cells, names, notes };
+  if (layout.kind === 'uri') return { ...known, structure: { uri: text } };
+  return { ...known, structure: { kind: layout.kind === 'molfile' ? 'sdf-record' : layout.kind, text, what: 'structure' } };
 }
 
-function rawRowOf(record: Cell[], line: number, layout: ReturnType<typeof layoutOf>, unit: string): RawRow {
-  const cells = layout.featureAt.map((i) => record[i]);
-  const structure = record[layout.structureAt];
-  const text = (typeof structure === 'string' ? structure : (structure?.value ?? '')).trim();
-  if (!text) return { line, cells, problem: `${unit} ${line}: empty structure, ${unit} skipped` };
-  if (layout.kind === 'uri') return { line, cells, structure: { uri: text } };
-  return { line, cells, structure: { kind: layout.kind, text, what: 'structure' } };
+function cellText(cell: Cell): string {
+  return (typeof cell === 'string' ? cell : (cell?.value ?? '')).trim();
 }
 
 /** The records of a delimited text, parsed as a stream (never all records at once). */
@@ -178,7 +175,7 @@ function sheetCell(cell: SheetCell): Cell {
 function headedSource(header: string[], notes: string[], records: () => AsyncGenerator<{ line: number; cells: Cell[] }>): TableSource {
   const layout = layoutOf(header);
   return {
-    columns: layout.featureAt.map((i) => ({ title: header[i] || `column ${i + 1}` })),
+    columns: layout.featureAt.map((i) => titleAndUnits(header[i] || `column ${i + 1}`)),
     unit: 'row',
     structureHeader: header[layout.structureAt],
     notes,
@@ -316,6 +313,7 @@ export async function withStructures(chunk: RawRow[], read: StructureReader, war
   const results = new Map(toParse.map((r, k) => [r, parsed[k]]));
   const rows: InputRow[] = [];
   for (const r of chunk) {
+    warnings.push(...(r.notes ?? []));
     if (r.problem || !r.structure) {
       warnings.push(r.problem ?? `${unit} ${r.line}: no structure, ${unit} skipped`);
       continue;
@@ -328,7 +326,7 @@ export async function withStructures(chunk: RawRow[], read: StructureReader, war
     if ('error' in result) {
       const error = r.structure.kind === 'sdf-record' ? result.error.replace(/^the SDF record 1 /, 'the structure ') : result.error;
       warnings.push(`${unit} ${r.line}: ${error}, ${unit} skipped`);
-    } else rows.push({ line: r.line, structure: { structure: result.structure, name: result.name }, cells: r.cells });
+    } else rows.push({ line: r.line, structure: { structure: result.structure, names: r.names?.length ? r.names : result.name ? [result.name] : [] }, cells: r.cells });
   }
   return rows;
 }

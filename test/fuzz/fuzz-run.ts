@@ -89,7 +89,7 @@ async function sendAndCheck(s: TestServer, target: FuzzTarget, request: FuzzRequ
   try {
     reply = await http(`${s.url}${request.path}`, {
       method: request.method,
-      body: request.body,
+      body: request.body as never,
       contentType: request.contentType,
       accept: 'text/turtle',
       signal: AbortSignal.timeout(HANG_MS),

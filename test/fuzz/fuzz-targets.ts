@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import ExcelJS from 'exceljs';
 import { catalogue } from '../../src/algorithm/catalogue.ts';
 import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.ts';
 import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
@@ -20,7 +21,7 @@ export interface FuzzRequest {
   method: 'GET' | 'POST' | 'PUT';
   path: string;
   contentType?: string;
-  body?: string;
+  body?: string | Uint8Array;
 }
 
 export interface FuzzTarget {
@@ -123,7 +124,43 @@ const CSV = [
   '"SMILES","name","value"\n"CCO","eth,anol","3"\n"CC(=O)O","acetic ""acid""",\n',
   'InChI;value\nInChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3;3\n',
   'Compound\tx\ty\nCCN\t1\t2\nCCCN\t3\t\n',
+  // the dialects of Excel on Windows, and columns known by their headers
+  'SMILES;LC50 [mg/L];logP (-)\r\nCCO;1,5;-0,31\r\nc1ccccc1;1.234,5;2,13\r\n',
+  'Name,CAS RN,SMILES,Activity (active)\nethanol,64-17-5,CCO,yes\nphenol,108-95-3,Oc1ccccc1,no\n',
+  'Molfile,x\n"\n  fuzz\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\nM  END",1\n',
 ];
+/** Query parameters of a delimited upload: dialects, some of them not ones. */
+const DIALECT_QUERIES = [
+  '',
+  '?encoding=windows-1252',
+  '?encoding=utf-16le',
+  '?encoding=utf-16be',
+  '?encoding=%00',
+  '?delimiter=%3B&decimal=%2C',
+  '?delimiter=tab',
+  '?delimiter=%2C&decimal=%2C',
+  '?decimal=x',
+  '?delimiter=%E2%80%A6',
+  '?sheet=x',
+];
+
+/** A small workbook: a header, numbers, a formula, a date (made once). */
+const WORKBOOK = await (async () => {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('data');
+  sheet.addRow(['SMILES', 'LC50 [mg/L]', 'Tested']);
+  sheet.addRow(['CCO', 1.5, new Date(Date.UTC(2024, 0, 2))]);
+  sheet.addRow(['c1ccccc1', { formula: 'B2*2', result: 3 }, null]);
+  return new Uint8Array(await book.xlsx.writeBuffer());
+})();
+
+/** A workbook's bytes, cut short and with bytes overwritten (its zip structure, its XML). */
+const mutatedBytes = (seed: Uint8Array) =>
+  fc.tuple(fc.nat(seed.length), fc.array(fc.tuple(fc.nat(seed.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 8 })).map(([keep, writes]) => {
+    const bytes = seed.slice(0, Math.max(1, keep));
+    for (const [at, value] of writes) if (at < bytes.length) bytes[at] = value;
+    return bytes;
+  });
 const ARFF = ["@relation test\n@attribute SMILES string\n@attribute LC50 numeric\n@attribute Class {toxic,nontoxic}\n@data\n'CCO',1.5,toxic\n'c1ccccc1',2.25,nontoxic\n% comment\n'CCN',?,toxic\n"];
 const OT = 'http://www.opentox.org/api/1.1#';
 const RDF_SEEDS: Record<string, string[]> = {
@@ -322,6 +359,18 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     { name: 'QMRF XML', input: mutated([QMRF]).map(post('/reach_report/qmrf', 'application/qmrf-xml')) },
     { name: 'SDF (dataset)', input: mutated([SDF]).map(post('/dataset', 'chemical/x-mdl-sdfile')) },
     { name: 'CSV', input: mutated(CSV).map(post('/dataset', 'text/csv')) },
+    {
+      name: 'CSV dialects',
+      input: fc
+        .tuple(mutated(CSV), fc.constantFrom(...DIALECT_QUERIES), fc.constantFrom('utf8', 'latin1', 'utf16le') as fc.Arbitrary<BufferEncoding>)
+        .map(([text, query, encoding]): FuzzRequest => ({ method: 'POST', path: `/dataset${query}`, contentType: 'text/csv', body: new Uint8Array(Buffer.from(text, encoding)) })),
+    },
+    {
+      name: 'XLSX',
+      input: fc
+        .oneof(mutatedBytes(WORKBOOK), fc.constant(WORKBOOK))
+        .map((body): FuzzRequest => ({ method: 'POST', path: '/dataset', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', body })),
+    },
     { name: 'ARFF', input: mutated(ARFF).map(post('/dataset', 'text/arff')) },
     ...Object.entries(RDF_SEEDS).map(([type, seeds]): FuzzTarget => ({ name: `RDF ${type} (feature)`, input: mutated(seeds).map(post('/feature', type)) })),
     { name: 'RDF text/turtle (compound)', input: mutated([COMPOUND_RDF]).map(post('/compound', 'text/turtle')) },

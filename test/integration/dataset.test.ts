@@ -559,3 +559,47 @@ test('XLSX: a workbook that would unpack beyond the limit is refused before it i
   assert.equal(small.status, 400, small.text);
   assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before);
 });
+
+test("column roles by header: names and CAS RNs name the compound, units in headers become the features' units, a molfile column is a structure", async () => {
+  const csv = 'Name,CAS RN,SMILES,LC50 [mg/L],logP (-),Activity (active)\n1-octanol,111-87-5,CCCCCCCCO,1.5,3.0,yes\nisobutanol,78-83-1,CC(C)CO,2.25,0.8,no\nnot a CAS,78-83-2,CC(C)(C)O,7,0.35,no\n';
+  const r = await upload(csv, 'text/csv');
+  assert.equal(r.status, 200, r.text);
+  const uri = r.text.trim();
+  const rdf = parseTurtle((await http(local(uri), { accept: 'text/turtle' })).text);
+  const featureOf = (title: string) => rdf.find((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title' && q.object.value === title)?.subject.value;
+  const unitsOf = (title: string) => rdf.find((q) => q.subject.value === featureOf(title) && q.predicate.value === `${OT}units`)?.object.value;
+  assert.equal(unitsOf('LC50'), 'mg/L');
+  assert.equal(unitsOf('logP'), '-');
+  // a word in parentheses is part of the title, not units
+  assert.ok(featureOf('Activity (active)'), 'Activity (active) keeps its title');
+  // the CAS RN and the name find the compound; a number whose check digit fails is reported, the row kept
+  for (const id of ['111-87-5', '1-octanol', '78-83-1']) {
+    const found = await http(`${s.url}/compound?search=${encodeURIComponent(id)}`, { accept: 'text/uri-list' });
+    assert.equal(found.status, 200, `${id}: ${found.text}`);
+    assert.equal(found.text.trim().split(/\r?\n/).length, 1, id);
+  }
+  assert.equal((await http(`${s.url}/compound?search=78-83-2`, { accept: 'text/uri-list' })).status, 404);
+  const warnings = parseTurtle((await http(`${local(uri)}/metadata`, { accept: 'text/turtle' })).text)
+    .filter((q) => q.predicate.value === `${OT}warning`)
+    .map((q) => q.object.value);
+  assert.ok(
+    warnings.some((w) => /^row 4: "78-83-2" is not a CAS RN/.test(w)),
+    warnings.join(' | '),
+  );
+  // downloaded as a workbook, the units are in the headers again, so it uploads as the same dataset
+  const out = new Uint8Array(await (await fetch(local(uri), { headers: { accept: XLSX } })).arrayBuffer());
+  const read = new ExcelJS.Workbook();
+  await read.xlsx.load(Buffer.from(out) as never);
+  assert.deepEqual((read.worksheets[0].getRow(1).values as unknown[]).slice(1, 7), ['SMILES', 'Name', 'CAS RN', 'LC50 [mg/L]', 'logP [-]', 'Activity (active)']);
+  const again = parseTurtle((await http(local((await postFile(out, XLSX)).text.trim()), { accept: 'text/turtle' })).text);
+  assert.deepEqual(
+    ['LC50', 'logP'].map((t) => again.find((q) => q.subject.value === again.find((x) => x.object.value === t)?.subject.value && q.predicate.value === `${OT}units`)?.object.value),
+    ['mg/L', '-'],
+  );
+  // a molfile column (a quoted, multi-line cell) is a structure column
+  const ethane =
+    '\n  test\n\n  2  1  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n    1.5000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n  1  2  1  0  0  0  0\nM  END';
+  const mol = await upload(`Molfile,Activity\n"${ethane}",3\n`, 'text/csv');
+  assert.equal(mol.status, 200, mol.text);
+  assert.match((await http(local(mol.text.trim()), { accept: 'text/csv' })).text, /^SMILES,Activity\r\nCC,3\r\n$/);
+});

@@ -1,0 +1,73 @@
+import { badRequest } from '../core/errors.ts';
+
+// What a table's columns are, by their headers: the structure (SMILES, InChI, a molfile, a
+// compound URI), the substance's name, its CAS RN, and the units written in a header.
+
+export type StructureKind = 'smiles' | 'inchi' | 'molfile' | 'uri';
+
+const STRUCTURE_HEADERS: [RegExp, StructureKind][] = [
+  [/^(smiles|structure[ _]?smiles|canonical[ _]?smiles|isomeric[ _]?smiles|qsar[ _]?ready[ _]?smiles)$/i, 'smiles'],
+  [/^(inchi|std[ _]?inchi|standard[ _]?inchi)$/i, 'inchi'],
+  [/^(mol|molfile|mol[ _]?block|ctab|sdf|structure[ _]?mol)$/i, 'molfile'],
+  [/^(compound|compound[ _]?uri|compounduri|uri)$/i, 'uri'],
+];
+/** Of several structure columns, the one read: the most exact first. */
+const STRUCTURE_ORDER: StructureKind[] = ['molfile', 'smiles', 'inchi', 'uri'];
+
+const NAME_HEADERS = /^(name|chemical[ _]?name|compound[ _]?name|substance([ _]?name)?|iupac[ _]?name|preferred[ _]?name|test[ _]?substance)$/i;
+const CAS_HEADERS = /^(cas|cas[ _-]?rn|casrn|cas[ _-]?(no\.?|number|registry[ _]?number)|cas[ _]?#)$/i;
+
+/** Where each role is in a header row; every column that is not the structure is a feature (names and CAS numbers too). */
+export interface TableLayout {
+  structureAt: number;
+  kind: StructureKind;
+  nameAt?: number;
+  casAt?: number;
+  featureAt: number[];
+}
+
+export function layoutOf(header: string[]): TableLayout {
+  const found = header.map((h, i) => ({ i, kind: STRUCTURE_HEADERS.find(([re]) => re.test(h.trim()))?.[1] })).filter((c): c is { i: number; kind: StructureKind } => !!c.kind);
+  if (!found.length)
+    throw badRequest(
+      `the table has no structure column: name one SMILES, InChI, Molfile or Compound (found ${header
+        .slice(0, 10)
+        .map((h) => JSON.stringify(h))
+        .join(', ')})`,
+    );
+  const chosen = found.sort((a, b) => STRUCTURE_ORDER.indexOf(a.kind) - STRUCTURE_ORDER.indexOf(b.kind))[0];
+  const structureColumns = new Set(found.map((c) => c.i));
+  const at = (re: RegExp) => {
+    const i = header.findIndex((h) => re.test(h.trim()));
+    return i < 0 ? undefined : i;
+  };
+  return { structureAt: chosen.i, kind: chosen.kind, nameAt: at(NAME_HEADERS), casAt: at(CAS_HEADERS), featureAt: header.map((_, i) => i).filter((i) => !structureColumns.has(i)) };
+}
+
+/** Does a CAS RN's check digit hold (`50-00-0`: (0·1 + 0·2 + 0·3 + 5·4) mod 10 = 0)? */
+export function isCasNumber(text: string): boolean {
+  const m = /^(\d{2,7})-(\d{2})-(\d)$/.exec(text.trim());
+  if (!m) return false;
+  const digits = (m[1] + m[2]).split('').reverse();
+  const sum = digits.reduce((s, d, i) => s + Number(d) * (i + 1), 0);
+  return sum % 10 === Number(m[3]);
+}
+
+/**
+ * A header's title and the units written in it: `LC50 [mg/L]`, `logP (-)`, `MW (g/mol)`. A
+ * parenthesis is units only when it looks like units (after a space, short, no spaces), so
+ * that `-log10(LC50_mmol)` stays a title.
+ */
+export function titleAndUnits(header: string): { title: string; units?: string } {
+  const text = header.trim();
+  const bracket = /^(.+?)\s*\[([^\]]{1,30})\]$/.exec(text);
+  if (bracket) return { title: bracket[1].trim(), units: bracket[2].trim() };
+  const paren = /^(.+?)\s+\(([^()\s]{1,20})\)$/.exec(text);
+  if (paren && UNIT_LIKE.test(paren[2])) return { title: paren[1].trim(), units: paren[2] };
+  return { title: text };
+}
+
+/** A unit symbol: an SI prefix and a unit (`mg`, `µmol`, `L`, `kPa`), or a unit of its own (`min`, `°C`, `ppm`), with an optional power. */
+const UNIT = '(?:[pnµμmcdk]?(?:g|l|L|mol|M|m|s|Pa|J|cal|eV|Da|Bq)|min|h|d|wk|yr|°C|K|Å|ppm|ppb|ppt|bw)(?:[23²³])?';
+/** Units as headers write them: `-`, `%`, `mg/L`, `mg/kg`, `µg/m3`, `°C`, `g/mol`, `Å²`; never a word (`Activity (active)` keeps its title). */
+const UNIT_LIKE = new RegExp(`^(-|%|${UNIT}(/${UNIT}){0,2})$`);
