@@ -11,8 +11,8 @@ const STRUCTURE_HEADERS: [RegExp, StructureKind][] = [
   [/^(mol|molfile|mol[ _]?block|ctab|sdf|structure[ _]?mol)$/i, 'molfile'],
   [/^(compound|compound[ _]?uri|compounduri|uri)$/i, 'uri'],
 ];
-/** Of several structure columns, the one read: the most exact first. */
-const STRUCTURE_ORDER: StructureKind[] = ['molfile', 'smiles', 'inchi', 'uri'];
+/** Of several structure columns, the one read: SMILES first (a column headed `mol` may be an identifier), a molfile when there is no SMILES. */
+const STRUCTURE_ORDER: StructureKind[] = ['smiles', 'inchi', 'molfile', 'uri'];
 
 const NAME_HEADERS = /^(name|chemical[ _]?name|compound[ _]?name|substance([ _]?name)?|iupac[ _]?name|preferred[ _]?name|test[ _]?substance)$/i;
 const CAS_HEADERS = /^(cas|cas[ _-]?rn|casrn|cas[ _-]?(no\.?|number|registry[ _]?number)|cas[ _]?#)$/i;
@@ -68,6 +68,6 @@ export function titleAndUnits(header: string): { title: string; units?: string }
 }
 
 /** A unit symbol: an SI prefix and a unit (`mg`, `µmol`, `L`, `kPa`), or a unit of its own (`min`, `°C`, `ppm`), with an optional power. */
-const UNIT = '(?:[pnµμmcdk]?(?:g|l|L|mol|M|m|s|Pa|J|cal|eV|Da|Bq)|min|h|d|wk|yr|°C|K|Å|ppm|ppb|ppt|bw)(?:[23²³])?';
+const UNIT = '(?:[pnµμumcdk]?(?:g|l|L|mol|M|m|s|Pa|J|cal|eV|Da|Bq)|min|h|hr|d|days?|wk|yr|°C|K|Å|ppm|ppb|ppt|bw|mmHg|D)(?:[23²³])?';
 /** Units as headers write them: `-`, `%`, `mg/L`, `mg/kg`, `µg/m3`, `°C`, `g/mol`, `Å²`; never a word (`Activity (active)` keeps its title). */
 const UNIT_LIKE = new RegExp(`^(-|%|${UNIT}(/${UNIT}){0,2})$`);

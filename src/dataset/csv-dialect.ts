@@ -1,3 +1,4 @@
+import { isUtf8 as bufferIsUtf8 } from 'node:buffer';
 import { badRequest } from '../core/errors.ts';
 
 /**
@@ -47,8 +48,9 @@ const DELIMITERS: Record<string, string> = { ',': ',', comma: ',', ';': ';', sem
 const DELIMITER_PREFERENCE = ['\t', ';', ',', '|'];
 const DELIMITER_NAMES: Record<string, string> = { ',': 'commas', ';': 'semicolons', '\t': 'tabs', '|': 'vertical bars' };
 
-/** Lines looked at to find the separator and the decimal mark. */
-const SAMPLE_LINES = 50;
+/** Records looked at to find the separator and the decimal mark (whole records, quotes respected), and the most text read for them. */
+const SAMPLE_RECORDS = 1000;
+const SAMPLE_CHARS = 256 * 1024;
 
 /** Decode a delimited file and find its dialect; what a request gives is taken as it is. */
 export function decodeTable(body: Buffer, overrides: DialectOverrides = {}): DecodedTable {
@@ -61,7 +63,7 @@ export function decodeTable(body: Buffer, overrides: DialectOverrides = {}): Dec
   } catch {
     throw badRequest(`the file cannot be decoded as ${ENCODING_NAMES[encoding]}${overrides.encoding ? '' : '; give its encoding with encoding= (utf-8, utf-16le, utf-16be, windows-1252)'}`);
   }
-  const sample = sampleLines(text);
+  const sample = sampleRecords(text);
   const delimiter = overrides.delimiter !== undefined ? delimiterOf(overrides.delimiter) : guessDelimiter(sample);
   if (overrides.delimiter === undefined && delimiter !== ',') guesses.push(`columns are separated by ${DELIMITER_NAMES[delimiter]}`);
   const decimal = overrides.decimal !== undefined ? decimalOf(overrides.decimal, delimiter) : guessDecimal(sample, delimiter);
@@ -100,12 +102,7 @@ function utf16WithoutBom(body: Buffer): CsvEncoding | undefined {
 }
 
 function isUtf8(body: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(body);
-    return true;
-  } catch {
-    return false;
-  }
+  return bufferIsUtf8(body);
 }
 
 function delimiterOf(given: string): string {
@@ -121,76 +118,103 @@ function decimalOf(given: string, delimiter: string): '.' | ',' {
   return decimal;
 }
 
-/** The first non-empty lines of a text (a quoted field over several lines counts as lines of its own: a sample only). */
-function sampleLines(text: string): string[] {
-  const lines: string[] = [];
-  let at = 0;
-  while (lines.length < SAMPLE_LINES && at < text.length) {
-    let end = text.indexOf('\n', at);
-    if (end < 0) end = text.length;
-    const line = text.slice(at, end).replace(/\r$/, '');
-    if (line.trim()) lines.push(line);
-    at = end + 1;
+/** The first non-empty records of a text: a newline inside double quotes belongs to its field (a molfile, a note). */
+function sampleRecords(text: string): string[] {
+  const records: string[] = [];
+  const end = Math.min(text.length, SAMPLE_CHARS);
+  let start = 0;
+  let quoted = false;
+  for (let at = 0; at < end && records.length < SAMPLE_RECORDS; at++) {
+    const c = text.charCodeAt(at);
+    if (c === 0x22) quoted = !quoted;
+    else if (c === 0x0a && !quoted) {
+      const record = text.slice(start, at).replace(/\r$/, '');
+      if (record.trim()) records.push(record);
+      start = at + 1;
+    }
   }
-  return lines;
+  // the last record, when the sample holds all of the text
+  if (end === text.length && records.length < SAMPLE_RECORDS && text.slice(start).trim()) records.push(text.slice(start));
+  return records;
 }
 
-/** The fields of a line split by `delimiter` outside double quotes. */
-function fieldsOf(line: string, delimiter: string): string[] {
-  const fields: string[] = [];
-  let field = '';
+/** How many fields `delimiter` splits a record into, outside double quotes (counted, no strings made). */
+function widthOf(record: string, delimiter: string): number {
+  const d = delimiter.charCodeAt(0);
+  let width = 1;
   let quoted = false;
-  for (const c of line) {
+  for (let i = 0; i < record.length; i++) {
+    const c = record.charCodeAt(i);
+    if (c === 0x22) quoted = !quoted;
+    else if (c === d && !quoted) width++;
+  }
+  return width;
+}
+
+/** The fields of a record split by `delimiter` outside double quotes. */
+function fieldsOf(record: string, delimiter: string): string[] {
+  const fields: string[] = [];
+  let from = 0;
+  let quoted = false;
+  for (let i = 0; i < record.length; i++) {
+    const c = record[i];
     if (c === '"') quoted = !quoted;
     else if (c === delimiter && !quoted) {
-      fields.push(field);
-      field = '';
-      continue;
+      fields.push(record.slice(from, i));
+      from = i + 1;
     }
-    field += c;
   }
-  fields.push(field);
+  fields.push(record.slice(from));
   return fields;
 }
 
 /**
- * The separator that splits the header and (nearly) every sampled line into the same number of
- * fields, more than one; of several, the preferred one (DELIMITER_PREFERENCE); none: the comma.
+ * The separator that splits the header into two fields or more, and most records into as
+ * many or fewer (Excel leaves out trailing empty cells); of several, the preferred one
+ * (DELIMITER_PREFERENCE); none: the comma.
  */
-function guessDelimiter(lines: string[]): string {
-  if (!lines.length) return ',';
+function guessDelimiter(records: string[]): string {
+  if (!records.length) return ',';
   const fits = DELIMITER_PREFERENCE.filter((d) => {
-    const width = fieldsOf(lines[0], d).length;
+    const width = widthOf(records[0], d);
     if (width < 2) return false;
-    const same = lines.filter((l) => fieldsOf(l, d).length === width).length;
-    return same >= Math.max(1, Math.ceil(0.9 * lines.length));
+    const rows = records.slice(1);
+    const alike = rows.filter((r) => {
+      const w = widthOf(r, d);
+      return w >= 2 && w <= width;
+    }).length;
+    return alike >= Math.ceil(0.8 * rows.length);
   });
   return fits[0] ?? ',';
 }
 
 /** A number written with a decimal comma (`-1,5`, `1.234,5`, `2,1E-3`). */
 const DECIMAL_COMMA_NUMBER = /^[-+]?(\d{1,3}(\.\d{3})+|\d+),\d+([eE][-+]?\d+)?$/;
+/** A whole number with points between its thousands (`1.234`, `12.345.678`): whole under a decimal comma, ambiguous as a sign of a point. */
+const THOUSANDS_NUMBER = /^[-+]?\d{1,3}(\.\d{3})+$/;
 /** A number written with a decimal point. */
 const DECIMAL_POINT_NUMBER = /^[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?$/;
 
-/** A decimal comma when, with another separator than the comma, the sampled fields hold numbers with commas and none with points. */
-function guessDecimal(lines: string[], delimiter: string): '.' | ',' {
+/** A decimal comma when, with another separator than the comma, the sampled fields hold numbers with commas and (nearly) none with points. */
+function guessDecimal(records: string[], delimiter: string): '.' | ',' {
   if (delimiter === ',') return '.';
   let commas = 0;
   let points = 0;
-  for (const line of lines.slice(1)) {
-    for (const raw of fieldsOf(line, delimiter)) {
+  for (const record of records.slice(1)) {
+    for (const raw of fieldsOf(record, delimiter)) {
       const field = raw.trim().replace(/^"(.*)"$/, '$1');
       if (DECIMAL_COMMA_NUMBER.test(field)) commas++;
-      else if (DECIMAL_POINT_NUMBER.test(field)) points++;
+      else if (DECIMAL_POINT_NUMBER.test(field) && !THOUSANDS_NUMBER.test(field)) points++;
     }
   }
   return commas > 0 && commas >= points * 9 ? ',' : '.';
 }
 
-/** A cell's text as a number would read it: `1.234,5` → `1234.5` under a decimal comma; anything else as it is. */
+/** A cell's text as a number would read it: `1.234,5` → `1234.5` and `1.234` → `1234` under a decimal comma; anything else as it is. */
 export function withDecimalPoint(cell: string, decimal: '.' | ','): string {
   if (decimal === '.') return cell;
   const text = cell.trim();
-  return DECIMAL_COMMA_NUMBER.test(text) ? text.replace(/\./g, '').replace(',', '.') : cell;
+  if (DECIMAL_COMMA_NUMBER.test(text)) return text.replace(/\./g, '').replace(',', '.');
+  if (THOUSANDS_NUMBER.test(text)) return text.replace(/\./g, '');
+  return cell;
 }

@@ -3,7 +3,7 @@ import type * as RDF from '@rdfjs/types';
 import { readMultipart } from '../http/multipart.ts';
 import { df, ot, rdf, literal } from '../rdf/namespaces.ts';
 import { checkIri } from '../rdf/terms.ts';
-import { badRequest, notFound, unsupportedType } from '../core/errors.ts';
+import { badRequest, notFound, tooLarge, unsupportedType } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { readBody, requestMediaType } from '../http/body.ts';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
@@ -12,7 +12,8 @@ import { DC_PARAMS, type DatasetStore, type RowFilter } from './dataset-store.ts
 import type { TripleStore } from '../store/triple-store.ts';
 import { featuresByTitle } from '../feature/feature-record.ts';
 import { arffSource, csvSource, rdfSource, sdfSource, xlsxSource, type TableSource } from './table-input.ts';
-import { XLSX_TYPE } from './xlsx-table.ts';
+import { unpackedSize, XLSX_MAX_UNPACKED, XLSX_TYPE } from './xlsx-table.ts';
+import type { Config } from '../core/config.ts';
 import type { RunFunction } from '../learning/learner.ts';
 
 // What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.
@@ -32,6 +33,30 @@ export async function readUpload(ctx: Context, limit: number): Promise<Upload> {
   const file = files.find((f) => f.name === 'file');
   if (!file) throw badRequest('the multipart body has no part named "file"');
   return { body: file.body, mediaType: file.mediaType, filename: file.filename, params: new Params(new URLSearchParams([...new URLSearchParams(ctx.querystring), ...fields])) };
+}
+
+/**
+ * Is an upload large enough to be stored as a task (by its bytes, its rough rows, or what a
+ * workbook unpacks to)? A workbook that says it unpacks beyond the limit is refused here, 413,
+ * before any task starts.
+ */
+export function isLargeUpload(upload: Upload, limits: Pick<Config, 'datasetTaskBytes' | 'datasetTaskRows'>): boolean {
+  if (upload.body.length > limits.datasetTaskBytes || roughRows(upload.body) > limits.datasetTaskRows) return true;
+  if (fileType(upload) !== XLSX_TYPE) return false;
+  const unpacked = unpackedSize(upload.body) ?? 0;
+  if (unpacked > XLSX_MAX_UNPACKED) throw tooLarge(`the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
+  // a workbook's rows are in its zipped XML: what that unpacks to says how large it is
+  return unpacked > limits.datasetTaskBytes;
+}
+
+/** Records of an upload, roughly: its SD records (`$$$$` lines) when it has any, else its lines. */
+function roughRows(body: Buffer): number {
+  const count = (what: string | number) => {
+    let n = 0;
+    for (let at = body.indexOf(what); at >= 0; at = body.indexOf(what, at + 1)) n++;
+    return n;
+  };
+  return count('$$$$') || count(0x0a);
 }
 
 /** The media type of an uploaded file: declared, or guessed from the file name. */

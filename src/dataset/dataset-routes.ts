@@ -15,17 +15,17 @@ import { collectTable } from './table-input.ts';
 import { structureReaderOn } from '../chemistry/structure-reader.ts';
 import { DATASET_OUTPUT_TYPES, datasetRenderers } from './dataset-views.ts';
 import { XLSX_TYPE } from './xlsx-table.ts';
-import { annotationsOf, associatedFeatures, dedupe, filterOf, metadataOf, openTable, readUpload } from './dataset-input.ts';
+import { annotationsOf, associatedFeatures, dedupe, filterOf, isLargeUpload, metadataOf, openTable, readUpload } from './dataset-input.ts';
 import { DatasetEdits } from './dataset-edits.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
 import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import { RDF_INPUT_TYPES } from '../rdf/parse.ts';
 
 /** Dataset component (spec 2.1, 4.12). */
-/** Upload from a browser: a file (CSV, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */
+/** Upload from a browser: a file (CSV, TSV, Excel, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */
 const UPLOAD_FORM = `<form class="upload" method="post" action="/dataset" enctype="multipart/form-data">
 <h2>Upload a dataset</h2>
-<p><label>Data file (CSV with a SMILES column, SDF, ARFF or RDF) <input type="file" name="file" required></label></p>
+<p><label>Data file (an Excel workbook, CSV or TSV with a SMILES, InChI or Molfile column; SDF, ARFF or RDF) <input type="file" name="file" required></label></p>
 <p><label>Title <input name="title" size="40"></label> <button type="submit">Upload</button></p>
 </form>`;
 
@@ -106,7 +106,7 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
       // a large upload is stored as a task
       // as a task it stops when the task is cancelled or the server stops (then nothing is kept)
       // a few thousand structures take seconds to register (about 1 ms each): a task, however small the file
-      const slow = upload.body.length > config.datasetTaskBytes || roughRows(upload.body) > config.datasetTaskRows;
+      const slow = isLargeUpload(upload, config);
       await answerNowOrAsTask(ctx, tasks, { slow, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
         const source = await openTable(upload, `${base}/`, services.shapes, services.workers.runner());
         const defaults: [RDF.NamedNode, RDF.Term][] = [];
@@ -242,15 +242,4 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
       sendDone(ctx);
     },
   );
-}
-
-/** Records of an upload, roughly: its SD records (`$$$$` lines) when it has any, else its lines. */
-function roughRows(body: string | Uint8Array): number {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const count = (what: string | number) => {
-    let n = 0;
-    for (let at = bytes.indexOf(what); at >= 0; at = bytes.indexOf(what, at + 1)) n++;
-    return n;
-  };
-  return count('$$$$') || count(0x0a);
 }

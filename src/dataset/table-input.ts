@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { parse as parseCsvStream } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type * as RDF from '@rdfjs/types';
-import { badRequest, HttpError } from '../core/errors.ts';
+import { badRequest, tooLarge } from '../core/errors.ts';
 import { ot, rdf, rdfs, dc, literal, xsd } from '../rdf/namespaces.ts';
 import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.ts';
 import type { StructureInput, StructureReader } from '../chemistry/structure-reader.ts';
@@ -150,9 +150,15 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}):
 export async function xlsxSource(body: Buffer, sheet: string | undefined, run: RunFunction): Promise<TableSource> {
   const unpacked = unpackedSize(body);
   if (unpacked === undefined) throw badRequest('the file is not an Excel workbook (.xlsx): it is not a zip archive');
-  if (unpacked > XLSX_MAX_UNPACKED) throw new HttpError(413, 'PayloadTooLarge', `the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
-  const table = await run<SheetTable>(XLSX_WORKER, 'readWorkbook', [body, sheet]);
-  if ('error' in table) throw badRequest(table.error);
+  if (unpacked > XLSX_MAX_UNPACKED) throw tooLarge(`the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
+  let table: SheetTable;
+  try {
+    table = await run<SheetTable>(XLSX_WORKER, 'readWorkbook', [body, sheet]);
+  } catch (e) {
+    // a workbook the reading thread could not hold or parse (what it refuses comes back as a table's error)
+    throw badRequest(`the workbook cannot be read: ${(e as Error).message.slice(0, 200)}`);
+  }
+  if ('error' in table) throw table.status === 413 ? tooLarge(table.error) : badRequest(table.error);
   return headedSource(table.header, table.notes, async function* () {
     for (const row of table.rows) yield { line: row.line, cells: row.cells.map(sheetCell) };
   });

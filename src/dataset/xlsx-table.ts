@@ -1,4 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
+import { inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 
 // Excel workbooks in and out (exceljs). Reading runs on the worker pool (a workbook is parsed
@@ -10,20 +11,25 @@ export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsh
 export type SheetCell = string | number | boolean | { date: string } | null;
 
 /** The first (or the named) sheet of a workbook: its header row, its rows by their Excel row numbers, and what was noticed. */
-export type SheetTable = { sheet: string; header: string[]; rows: { line: number; cells: SheetCell[] }[]; notes: string[] } | { error: string };
+export type SheetTable = { sheet: string; header: string[]; rows: { line: number; cells: SheetCell[] }[]; notes: string[] } | { error: string; status: 400 | 413 };
 
-/** Worker entry: read a workbook's sheet (what is wrong with it comes back as `error`, for a 400). */
+/** Worker entry: read a workbook's sheet (what is wrong with it comes back as `error`, for a 400 or a 413). */
 export async function readWorkbook(body: Uint8Array, sheetName?: string): Promise<SheetTable> {
+  // the parts are inflated once against the limit before exceljs inflates them whole: a
+  // directory that lies about its sizes stops here, at the limit
+  const unpacked = inflatedSize(body, XLSX_MAX_UNPACKED);
+  if (unpacked === 'too large') return { error: `the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`, status: 413 };
+  if (unpacked === undefined) return { error: 'the file is not an Excel workbook (.xlsx): its zip archive cannot be read', status: 400 };
   const book = new ExcelJS.Workbook();
   try {
     await book.xlsx.load(Buffer.from(body.buffer, body.byteOffset, body.byteLength) as never);
   } catch (e) {
-    return { error: `the file is not an Excel workbook (.xlsx): ${(e as Error).message.slice(0, 200)}` };
+    return { error: `the file is not an Excel workbook (.xlsx): ${(e as Error).message.slice(0, 200)}`, status: 400 };
   }
   const sheets = book.worksheets;
-  if (!sheets.length) return { error: 'the workbook has no sheets' };
+  if (!sheets.length) return { error: 'the workbook has no sheets', status: 400 };
   const sheet = sheetName === undefined ? sheets[0] : sheets.find((s) => s.name === sheetName);
-  if (!sheet) return { error: `sheet: the workbook has no sheet ${JSON.stringify(sheetName)} (it has ${sheets.map((s) => JSON.stringify(s.name)).join(', ')})` };
+  if (!sheet) return { error: `sheet: the workbook has no sheet ${JSON.stringify(sheetName)} (it has ${sheets.map((s) => JSON.stringify(s.name)).join(', ')})`, status: 400 };
   const notes: string[] = [];
   if (sheetName === undefined && sheets.length > 1) notes.push(`the first sheet (${sheet.name}) of ${sheets.length} was read; name another with sheet=`);
   const grid: { line: number; cells: SheetCell[] }[] = [];
@@ -32,10 +38,11 @@ export async function readWorkbook(body: Uint8Array, sheetName?: string): Promis
     for (let c = 1; c <= row.cellCount; c++) cells.push(cellValue(row.getCell(c), `${columnName(c)}${line}`, notes));
     if (cells.some((v) => v !== null && v !== '')) grid.push({ line, cells });
   });
-  if (!grid.length) return { error: `sheet ${sheet.name} is empty` };
+  if (!grid.length) return { error: `sheet ${sheet.name} is empty`, status: 400 };
   const [first, ...rows] = grid;
   // columns past the last with a header or a value are empty trailing columns
-  const width = Math.max(lastFilled(first.cells), ...rows.map((r) => lastFilled(r.cells)));
+  let width = lastFilled(first.cells);
+  for (const r of rows) width = Math.max(width, lastFilled(r.cells));
   const header = uniqueTitles(Array.from({ length: width }, (_, i) => textOf(first.cells[i])));
   return { sheet: sheet.name, header, rows: rows.map((r) => ({ line: r.line, cells: Array.from({ length: width }, (_, i) => r.cells[i] ?? null) })), notes };
 }
@@ -126,6 +133,9 @@ export function writeWorkbook(sheets: SheetToWrite[]): Readable {
         if (s.widths) sheet.columns = s.widths.map((width) => ({ width }));
         let first = true;
         for await (const chunk of Symbol.asyncIterator in s.rows ? (s.rows as AsyncIterable<(string | number | undefined)[][]>) : [s.rows as (string | number | undefined)[][]]) {
+          // a client gone: the rest is not read; a slow one: no more is made until it has read
+          if (out.destroyed) return;
+          while (out.readableLength > BUFFERED_BYTES && !out.destroyed) await new Promise((resolve) => setTimeout(resolve, 10));
           for (const values of chunk) {
             const row = sheet.addRow(values.map((v) => (v === undefined ? null : v)));
             if (first) row.font = { bold: true };
@@ -144,8 +154,11 @@ export function writeWorkbook(sheets: SheetToWrite[]): Readable {
   return out;
 }
 
-/** The most a workbook may unpack to (its XML parts together): a zip bomb is refused before it is opened. */
-export const XLSX_MAX_UNPACKED = 256 * 1024 * 1024;
+/** The most a workbook may unpack to (its XML parts together; exceljs holds about 20 times a sheet's XML while it reads it): a zip bomb is refused before it is opened. */
+export const XLSX_MAX_UNPACKED = 64 * 1024 * 1024;
+
+/** The most of a workbook written and not yet read by the client. */
+const BUFFERED_BYTES = 1024 * 1024;
 
 /**
  * What a zip archive says its entries unpack to (its central directory), checked before
@@ -169,4 +182,42 @@ export function unpackedSize(body: Uint8Array): number | undefined {
     return total;
   }
   return undefined;
+}
+
+/**
+ * What a zip archive's entries inflate to, inflating each against what is left of `limit`
+ * (the entries are found by their signatures in the central directory, whatever its count
+ * says): `too large` past it, undefined when it is not a zip archive that can be read.
+ */
+export function inflatedSize(body: Uint8Array, limit: number): number | 'too large' | undefined {
+  const buffer = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  let end = -1;
+  for (let at = buffer.length - 22; at >= Math.max(0, buffer.length - 65_557); at--) {
+    if (buffer.readUInt32LE(at) === 0x06054b50) {
+      end = at;
+      break;
+    }
+  }
+  if (end < 0) return undefined;
+  let total = 0;
+  for (let entry = buffer.readUInt32LE(end + 16); entry + 46 <= end && buffer.readUInt32LE(entry) === 0x02014b50; ) {
+    const method = buffer.readUInt16LE(entry + 10);
+    const compressed = buffer.readUInt32LE(entry + 20);
+    const local = buffer.readUInt32LE(entry + 42);
+    if (local + 30 > buffer.length || buffer.readUInt32LE(local) !== 0x04034b50) return undefined;
+    const start = local + 30 + buffer.readUInt16LE(local + 26) + buffer.readUInt16LE(local + 28);
+    const data = buffer.subarray(start, start + compressed);
+    if (method === 0) total += data.length;
+    else if (method === 8) {
+      try {
+        total += inflateRawSync(data, { maxOutputLength: Math.max(1, limit - total) }).length;
+      } catch (e) {
+        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return 'too large';
+        return undefined;
+      }
+    } else return undefined;
+    if (total > limit) return 'too large';
+    entry += 46 + buffer.readUInt16LE(entry + 28) + buffer.readUInt16LE(entry + 30) + buffer.readUInt16LE(entry + 32);
+  }
+  return total;
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
+import { deflateRawSync } from 'node:zlib';
 import { syntheticCsv } from '../fixtures.ts';
 import { startTestServer, sharedCsv, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from '../helpers.ts';
 
@@ -446,7 +447,17 @@ async function workbook(sheets: Record<string, unknown[][]>, merge?: string): Pr
   return new Uint8Array(await book.xlsx.writeBuffer());
 }
 
-const postFile = (body: Uint8Array, type: string, query = '') => http(`${s.url}/dataset${query}`, { method: 'POST', body: body as never, contentType: type, accept: 'text/uri-list' });
+/** POST a file; an answer that is a task is followed to its result (or its error, as the reply). */
+async function postFile(body: Uint8Array, type: string, query = '') {
+  const r = await http(`${s.url}/dataset${query}`, { method: 'POST', body: body as never, contentType: type, accept: 'text/uri-list' });
+  if (r.status !== 202) return r;
+  const task = local(r.text.trim());
+  for (;;) {
+    const t = await http(task, { accept: 'text/uri-list' });
+    if (t.status !== 202) return t.status === 200 ? t : http(task, { accept: 'text/turtle' }).then((e) => ({ ...e, status: t.status }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 test('XLSX: a shared data set as a workbook gives exactly the values of its CSV, and a downloaded workbook uploads as the same dataset', async () => {
   const csv = sharedCsv('EPAFHM_log10.csv', 60);
@@ -527,17 +538,19 @@ test('XLSX: formulas as their results, dates as xsd:date, merged header cells, t
   assert.match((await errorReport(notZip)).message ?? '', /not an Excel workbook/);
 });
 
-/** A zip archive of one stored entry whose central directory says it unpacks to `declared` bytes. */
-function zipDeclaring(declared: number): Uint8Array {
+/** A zip archive of one entry (stored, or deflated from `inflated`) whose central directory says it unpacks to `declared` bytes. */
+function zipDeclaring(declared: number, inflated?: Buffer): Uint8Array {
   const name = Buffer.from('xl/worksheets/sheet1.xml');
-  const data = Buffer.from('<worksheet/>');
+  const data = inflated ? deflateRawSync(inflated) : Buffer.from('<worksheet/>');
   const local = Buffer.alloc(30);
   local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(inflated ? 8 : 0, 8);
   local.writeUInt32LE(data.length, 18);
   local.writeUInt32LE(declared, 22);
   local.writeUInt16LE(name.length, 26);
   const central = Buffer.alloc(46);
   central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(inflated ? 8 : 0, 10);
   central.writeUInt32LE(data.length, 20);
   central.writeUInt32LE(declared, 24);
   central.writeUInt16LE(name.length, 28);
@@ -557,6 +570,10 @@ test('XLSX: a workbook that would unpack beyond the limit is refused before it i
   assert.match((await errorReport(bomb)).message ?? '', /unpacks to more than/);
   const small = await postFile(zipDeclaring(12), XLSX);
   assert.equal(small.status, 400, small.text);
+  // a directory that lies: 12 bytes declared, 70 MiB of XML inside (70 KiB compressed)
+  const lying = await postFile(zipDeclaring(12, Buffer.alloc(70 * 1024 * 1024, 0x20)), XLSX);
+  assert.equal(lying.status, 413, lying.text);
+  assert.match((await errorReport(lying)).message ?? '', /unpacks to more than 64 MiB/);
   assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before);
 });
 

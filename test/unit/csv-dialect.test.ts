@@ -55,3 +55,28 @@ test('what a request says is taken as it is; what it cannot be is refused', () =
   assert.throws(() => decodeTable(utf8('a\n'), { delimiter: '::' }), /not a column separator/);
   assert.throws(() => decodeTable(utf8('a\n'), { decimal: ',', delimiter: ',' }), /needs another column separator/);
 });
+
+test('real files: thousands under a decimal comma, ragged rows, and records with newlines in quotes', () => {
+  // a German export: a thousand-separated whole number is no sign of a decimal point
+  const german = decodeTable(utf8('SMILES;MW;LC50\nCCO;1.234;0,5\nCCN;12.345;1,25\nCCC;2.001;3\n'));
+  assert.deepEqual([german.dialect.delimiter, german.dialect.decimal], [';', ',']);
+  assert.equal(withDecimalPoint('1.234', ','), '1234');
+  assert.equal(withDecimalPoint('-12.345.678', ','), '-12345678');
+  assert.equal(withDecimalPoint('1.234', '.'), '1.234');
+  // Excel leaves out trailing empty cells
+  assert.equal(decodeTable(utf8('SMILES;a;b;c\nCCO;1\nCCN;1;2\nCCC;1;2;3\nCCCC;4\n')).dialect.delimiter, ';');
+  // a molfile column: its newlines are inside quotes, its records still split alike
+  const mol = '"\n  RDKit\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END"';
+  assert.equal(decodeTable(utf8(`Molfile;LC50\n${mol};1,5\n${mol};2,5\n`)).dialect.delimiter, ';');
+  // a value with a decimal comma far down the file is still seen
+  const rows = Array.from({ length: 200 }, (_, i) => `C${'C'.repeat(i % 5)}O;${i}`);
+  assert.equal(decodeTable(utf8(`SMILES;x\n${rows.join('\n')}\nCCO;0,55\n`)).dialect.decimal, ',');
+});
+
+test('a header beyond the sample (a huge single line) is not examined: the separator is the comma unless given', () => {
+  const line = `SMILES;${'x;'.repeat(200_000)}y\n`;
+  assert.equal(decodeTable(utf8(line)).dialect.delimiter, ',');
+  assert.equal(decodeTable(utf8(line), { delimiter: ';' }).dialect.delimiter, ';');
+  // the same header within the sample is examined
+  assert.equal(decodeTable(utf8(`SMILES;${'x;'.repeat(1000)}y\nCCO;${'1;'.repeat(1000)}2\n`)).dialect.delimiter, ';');
+});

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isCasNumber, layoutOf, titleAndUnits } from '../../src/dataset/column-roles.ts';
+
+test('units in headers: brackets always, parentheses only when they read as units', () => {
+  const cases: [string, string, string | undefined][] = [
+    ['LC50 [mg/L]', 'LC50', 'mg/L'],
+    ['logP (-)', 'logP', '-'],
+    ['MW (g/mol)', 'MW', 'g/mol'],
+    ['pIC50 (M)', 'pIC50', 'M'],
+    ['Conc (µM)', 'Conc', 'µM'],
+    ['Conc (uM)', 'Conc', 'uM'],
+    ['LD50 (mg/kg/d)', 'LD50', 'mg/kg/d'],
+    ['Duration (days)', 'Duration', 'days'],
+    ['VP (mmHg)', 'VP', 'mmHg'],
+    ['TPSA (Å²)', 'TPSA', 'Å²'],
+    ['Activity (%)', 'Activity', '%'],
+    ['-log10(LC50_mmol)', '-log10(LC50_mmol)', undefined],
+    ['Activity (active)', 'Activity (active)', undefined],
+    ['Name (IUPAC)', 'Name (IUPAC)', undefined],
+    ['Dose (1/2)', 'Dose (1/2)', undefined],
+  ];
+  for (const [header, title, units] of cases) assert.deepEqual(titleAndUnits(header), units === undefined ? { title } : { title, units }, header);
+});
+
+test('CAS RNs by their check digit', () => {
+  for (const cas of ['50-00-0', '64-17-5', '71-43-2', '7732-18-5', '9002-84-0']) assert.equal(isCasNumber(cas), true, cas);
+  for (const bad of ['50-00-1', '12-34-5', '64175', '64-17-5a', '']) assert.equal(isCasNumber(bad), false, bad);
+});
+
+test('structure, name and CAS columns by header; SMILES before a molfile or a column headed mol', () => {
+  assert.deepEqual(layoutOf(['Name', 'CAS RN', 'SMILES', 'LC50']), { structureAt: 2, kind: 'smiles', nameAt: 0, casAt: 1, featureAt: [0, 1, 3] });
+  assert.equal(layoutOf(['mol', 'SMILES', 'x']).kind, 'smiles');
+  assert.deepEqual(layoutOf(['Molfile', 'x']), { structureAt: 0, kind: 'molfile', nameAt: undefined, casAt: undefined, featureAt: [1] });
+  assert.throws(() => layoutOf(['a', 'b']), /no structure column/);
+});
