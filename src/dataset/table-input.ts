@@ -159,9 +159,14 @@ export async function xlsxSource(body: Buffer, sheet: string | undefined, run: R
     throw badRequest(`the workbook cannot be read: ${(e as Error).message.slice(0, 200)}`);
   }
   if ('error' in table) throw table.status === 413 ? tooLarge(table.error) : badRequest(table.error);
-  return headedSource(table.header, table.notes, async function* () {
-    for (const row of table.rows) yield { line: row.line, cells: row.cells.map(sheetCell) };
-  });
+  return headedSource(
+    table.header,
+    table.notes,
+    async function* () {
+      for (const row of table.rows) yield { line: row.line, cells: row.cells.map(sheetCell) };
+    },
+    table.described,
+  );
 }
 
 const XLSX_WORKER = new URL('./xlsx-table.ts', import.meta.url).href;
@@ -178,10 +183,12 @@ function sheetCell(cell: SheetCell): Cell {
  * A table of a header and records: the structure column is found by its header; every other
  * column is a feature. Rows whose structure is empty or unreadable are reported and left out.
  */
-function headedSource(header: string[], notes: string[], records: () => AsyncGenerator<{ line: number; cells: Cell[] }>): TableSource {
+function headedSource(header: string[], notes: string[], records: () => AsyncGenerator<{ line: number; cells: Cell[] }>, described?: { title: string; units?: string }[]): TableSource {
   const layout = layoutOf(header);
+  // a workbook this server wrote says what its columns are (after the structure, in order)
+  const columnAt = (i: number, k: number) => (described && layout.structureAt === 0 ? described[k] : titleAndUnits(header[i] || `column ${i + 1}`));
   return {
-    columns: layout.featureAt.map((i) => titleAndUnits(header[i] || `column ${i + 1}`)),
+    columns: layout.featureAt.map((i, k) => columnAt(i, k)),
     unit: 'row',
     structureHeader: header[layout.structureAt],
     notes,

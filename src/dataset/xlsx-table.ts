@@ -11,7 +11,16 @@ export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsh
 export type SheetCell = string | number | boolean | { date: string } | null;
 
 /** The first (or the named) sheet of a workbook: its header row, its rows by their Excel row numbers, and what was noticed. */
-export type SheetTable = { sheet: string; header: string[]; rows: { line: number; cells: SheetCell[] }[]; notes: string[] } | { error: string; status: 400 | 413 };
+export type SheetTable =
+  | {
+      sheet: string;
+      header: string[];
+      rows: { line: number; cells: SheetCell[] }[];
+      notes: string[];
+      /** Titles and units of the columns after the first, as a workbook this server wrote describes them (its `metadata` sheet). */
+      described?: { title: string; units?: string }[];
+    }
+  | { error: string; status: 400 | 413 };
 
 /** Worker entry: read a workbook's sheet (what is wrong with it comes back as `error`, for a 400 or a 413). */
 export async function readWorkbook(body: Uint8Array, sheetName?: string): Promise<SheetTable> {
@@ -44,7 +53,24 @@ export async function readWorkbook(body: Uint8Array, sheetName?: string): Promis
   let width = lastFilled(first.cells);
   for (const r of rows) width = Math.max(width, lastFilled(r.cells));
   const header = uniqueTitles(Array.from({ length: width }, (_, i) => textOf(first.cells[i])));
-  return { sheet: sheet.name, header, rows: rows.map((r) => ({ line: r.line, cells: Array.from({ length: width }, (_, i) => r.cells[i] ?? null) })), notes };
+  const described = sheet === sheets[0] ? describedColumns(book, width - 1) : undefined;
+  return { sheet: sheet.name, header, rows: rows.map((r) => ({ line: r.line, cells: Array.from({ length: width }, (_, i) => r.cells[i] ?? null) })), notes, described };
+}
+
+/**
+ * The columns as the `metadata` sheet of a workbook this server wrote describes them (title,
+ * units), when it describes as many as the first sheet has after its structure: a title that
+ * ends in brackets is then a title, not units.
+ */
+function describedColumns(book: ExcelJS.Workbook, count: number): { title: string; units?: string }[] | undefined {
+  const sheet = book.getWorksheet('metadata');
+  if (!sheet) return undefined;
+  const rows: string[][] = [];
+  sheet.eachRow({ includeEmpty: false }, (row) => rows.push(((row.values as unknown[]) ?? []).slice(1).map((v) => (v === null || v === undefined ? '' : String(v)))));
+  const start = rows.findIndex((r) => r[0] === 'column' && r[1] === 'feature' && r[3] === 'units');
+  const columns = start < 0 ? [] : rows.slice(start + 1);
+  if (columns.length !== count) return undefined;
+  return columns.map((r) => (r[3] ? { title: r[0], units: r[3] } : { title: r[0] }));
 }
 
 function lastFilled(cells: SheetCell[]): number {

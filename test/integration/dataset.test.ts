@@ -492,6 +492,13 @@ test('XLSX: a shared data set as a workbook gives exactly the values of its CSV,
     columns.some((c) => c[0] === header[1] && c[2] === 'numeric' && String(c[1]).startsWith(`${s.base}/feature/`)),
     JSON.stringify(columns),
   );
+  // a title that ends in brackets (from an ARFF file, which has no units) stays a title: the metadata sheet says so
+  const arff = await upload("@relation r\n@attribute SMILES string\n@attribute 'Data [a]' numeric\n@data\n'CCO',1\n'CCN',2\n", 'text/arff');
+  const arffOut = new Uint8Array(await (await fetch(local(arff.text.trim()), { headers: { accept: XLSX } })).arrayBuffer());
+  const arffAgain = parseTurtle((await http(local((await postFile(arffOut, XLSX)).text.trim()), { accept: 'text/turtle' })).text);
+  const titles = arffAgain.filter((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title').map((q) => q.object.value);
+  assert.ok(titles.includes('Data [a]'), titles.join(' | '));
+  assert.equal(arffAgain.filter((q) => q.predicate.value === `${OT}units` && q.object.value === 'a').length, 0);
 });
 
 test('XLSX: formulas as their results, dates as xsd:date, merged header cells, the sheet= parameter, and what is not a workbook', async () => {
