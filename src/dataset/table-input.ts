@@ -84,13 +84,16 @@ function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: strin
   // the substance's name and CAS RN name its compound (a CAS RN whose check digit fails does not)
   const names = layout.nameAt === undefined ? [] : [cellText(record[layout.nameAt])].filter(Boolean);
   const notes: string[] = [];
-  const cas = layout.casAt === undefined ? '' : cellText(record[layout.casAt]);
+  const cas = layout.casAt === undefined ? '' : cellText(record[layout.casAt]).replace(MISSING, '');
   if (cas && isCasNumber(cas)) names.push(cas);
   else if (cas) notes.push(`${unit} ${line}: ${JSON.stringify(cas)} is not a CAS RN (its form or check digit), not kept as an identifier`);
   const known = { line, cells, names, notes };
   if (layout.kind === 'uri') return { ...known, structure: { uri: text } };
   return { ...known, structure: { kind: layout.kind === 'molfile' ? 'sdf-record' : layout.kind, text, what: 'structure' } };
 }
+
+/** What tables write for "no value" (`-`, `NA`, `n/a`, `#N/A`, `none`, `?`). */
+const MISSING = /^(-+|n\/?a|#n\/a|none|null|\?)$/i;
 
 function cellText(cell: Cell): string {
   return (typeof cell === 'string' ? cell : (cell?.value ?? '')).trim();

@@ -585,7 +585,8 @@ test('XLSX: a workbook that would unpack beyond the limit is refused before it i
 });
 
 test("column roles by header: names and CAS RNs name the compound, units in headers become the features' units, a molfile column is a structure", async () => {
-  const csv = 'Name,CAS RN,SMILES,LC50 [mg/L],logP (-),Activity (active)\n1-octanol,111-87-5,CCCCCCCCO,1.5,3.0,yes\nisobutanol,78-83-1,CC(C)CO,2.25,0.8,no\nnot a CAS,78-83-2,CC(C)(C)O,7,0.35,no\n';
+  const csv =
+    'Name,CAS RN,SMILES,LC50 [mg/L],logP (-),Activity (active)\n1-octanol,111-87-5,CCCCCCCCO,1.5,3.0,yes\nisobutanol,78-83-1,CC(C)CO,2.25,0.8,no\nnot a CAS,78-83-2,CC(C)(C)O,7,0.35,no\nno CAS,n/a,CCCCCO,8,1.5,no\n';
   const r = await upload(csv, 'text/csv');
   assert.equal(r.status, 200, r.text);
   const uri = r.text.trim();
@@ -610,6 +611,8 @@ test("column roles by header: names and CAS RNs name the compound, units in head
     warnings.some((w) => /^row 4: "78-83-2" is not a CAS RN/.test(w)),
     warnings.join(' | '),
   );
+  // a CAS column saying it has none is no CAS RN that fails
+  assert.ok(!warnings.some((w) => /^row 5:/.test(w)), warnings.join(' | '));
   // downloaded as a workbook, the units are in the headers again, so it uploads as the same dataset
   const out = new Uint8Array(await (await fetch(local(uri), { headers: { accept: XLSX } })).arrayBuffer());
   const read = new ExcelJS.Workbook();
