@@ -15,6 +15,8 @@ import type { DescriptorCalculation } from './descriptor-calculation.ts';
 import { describeDataset } from './descriptor-datasets.ts';
 import { readParameters } from './parameters.ts';
 import { mineDataset } from './pattern-mining.ts';
+import { standardiseDataset } from './standardise-dataset.ts';
+import type { CompoundRegistry } from '../compound/compound-registry.ts';
 
 /** An algorithm's URI (its catalogue entry's, written to the store at start). */
 export function algorithmUri(services: Pick<Services, 'uris'>, def: AlgorithmDefinition): string {
@@ -35,11 +37,13 @@ export interface AlgorithmWork {
   cleanup: PrepareCleanup;
   /** A superalgorithm chains the others into a supermodel. */
   startSuper: PrepareSuper;
+  /** Standardising structures registers their parents. */
+  compounds: Pick<CompoundRegistry, 'register'>;
 }
 
 /** The algorithm component's job: applying an algorithm of the catalogue to a dataset (spec 4.4). */
 export function algorithmJobs(services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'workers'>, work: AlgorithmWork) {
-  const { datasets, descriptors, train, fitDomain, cleanup, startSuper } = work;
+  const { datasets, descriptors, train, fitDomain, cleanup, startSuper, compounds } = work;
   return {
     algorithm: defineJob({
       kind: 'algorithm',
@@ -71,6 +75,19 @@ export function algorithmJobs(services: Pick<Services, 'config' | 'uris' | 'stor
             const classes = String(values.prediction_feature ?? '');
             if (classes && !source.features.includes(classes)) throw badRequest(`prediction_feature ${classes} is not a feature of dataset ${source.uri}`);
             return { title: `${def.title} of ${source.uri}`, work: (job) => mineDataset(services, datasets, descriptors, { algorithmUri: uri, source, selected, values }, job.signal) };
+          }
+          case 'standardisation': {
+            const { meta: source, selected } = await datasets.requireRef(datasetUri);
+            const target = await resultTarget(services, datasets, input.result);
+            if (target.kind === 'existing') throw badRequest(`${uri} answers a new dataset (its rows get other compounds): result_dataset is not taken`);
+            const deps = { services, datasets, compounds, smilesOf: (c: string[]) => descriptors.smilesOf(c) };
+            return {
+              title: `${def.title} of ${source.uri}`,
+              work: async (job) => {
+                const run = { signal: job.signal, progress: (f: number) => job.progress(5 + f * 90) };
+                return deliver(services, datasets, await standardiseDataset(deps, { algorithmUri: uri, source, selected, values }, run), target);
+              },
+            };
           }
           case 'descriptors': {
             try {

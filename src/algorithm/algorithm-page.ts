@@ -20,6 +20,7 @@ const KIND_TITLES: Record<AlgorithmDefinition['kind'], string> = {
   selection: 'Feature selection',
   domain: 'Applicability domain',
   cleanup: 'Data cleanup',
+  standardisation: 'Structure standardisation (QSAR-ready structures)',
   mining: 'Pattern mining',
 };
 

@@ -5,6 +5,7 @@ import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-dom
 import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.ts';
 import { CLEANUP_METHODS, type CleanupMethod } from './cleanup-methods.ts';
 import { FREQUENT_SUBSTRUCTURES } from './pattern-mining.ts';
+import { STRUCTURE_STANDARDISATION } from './structure-standardisation.ts';
 import { DESCRIPTOR_SETS, type DescriptorSet } from './descriptor-sets.ts';
 import { df, ot, ota, rdf, dc, owl, literal, xsd } from '../rdf/namespaces.ts';
 
@@ -19,6 +20,7 @@ export type AlgorithmDefinition =
   | (Common & { kind: 'domain'; method: DomainMethod })
   | (Common & { kind: 'selection'; method: SelectionMethod })
   | (Common & { kind: 'cleanup'; method: CleanupMethod })
+  | (Common & { kind: 'standardisation' })
   | (Common & { kind: 'super' })
   | (Common & { kind: 'mining' });
 
@@ -70,6 +72,7 @@ export function catalogue(): AlgorithmDefinition[] {
     },
     { kind: 'mining', ...FREQUENT_SUBSTRUCTURES },
     ...CLEANUP_METHODS.map((m): AlgorithmDefinition => ({ kind: 'cleanup', method: m, id: m.id, title: m.title, description: m.description, types: ['DataCleanup'], parameters: m.parameters })),
+    { kind: 'standardisation', ...STRUCTURE_STANDARDISATION },
     ...SELECTION_METHODS.map(
       (m): AlgorithmDefinition => ({ kind: 'selection', method: m, id: m.id, title: m.title, description: m.description, types: ['FeatureSelection'], parameters: m.parameters }),
     ),

@@ -3,6 +3,7 @@ import indigoModuleFn from 'indigo-ketcher';
 import { Resvg } from '@resvg/resvg-js';
 import { parse as parseSdf } from 'sdf-parser';
 import { badRequest } from '../core/errors.ts';
+import { standardise, type StandardisationOptions, type StandardisationResult } from './standardisation.ts';
 
 /** What ToxGraph keeps of a parsed structure. */
 export interface Structure {
@@ -136,6 +137,11 @@ export class Chemistry {
       pattern: Uint8Array.from(mol.get_pattern_fp_as_uint8array(PATTERN_OPTIONS)),
       pickle: Uint8Array.from(mol.get_as_uint8array()),
     };
+  }
+
+  /** The QSAR-ready parent of a SMILES or molfile (standardisation.ts), on this toolkit's RDKit. */
+  standardise(input: string, options: StandardisationOptions = {}): StandardisationResult {
+    return standardise(this.rdkit, input, options);
   }
 
   fromSmiles(smiles: string, what = 'SMILES'): Structure {

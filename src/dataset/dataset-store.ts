@@ -315,15 +315,16 @@ export class DatasetStore {
     await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: metadataQuads(uri, meta) });
   }
 
-  /** A new dataset from rows already resolved to compounds (results of algorithms and models). */
+  /** A new dataset from rows already resolved to compounds (results of algorithms and models), with the warnings of what made it. */
   async createFromRows(
     annotations: [RDF.NamedNode, RDF.Term][],
     features: string[],
     rows: { compound: string; values: [string, RDF.Literal][] }[],
     featureGraphs: Record<string, RDF.Quad[]> = {},
+    warnings: string[] = [],
   ): Promise<string> {
     const uri = await this.services.ids.next(this.collection);
-    await this.rewrite(uri, { annotations, features, warnings: [] }, rows, featureGraphs);
+    await this.rewrite(uri, { annotations, features, warnings }, rows, featureGraphs);
     return uri;
   }
 

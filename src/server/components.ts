@@ -43,7 +43,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     auth: createAuthComponent(services),
     compound,
     dataset,
-    algorithm: createAlgorithmComponent({ ...services, datasets, descriptors, train, fitDomain, cleanup, startSuper }),
+    algorithm: createAlgorithmComponent({ ...services, datasets, descriptors, train, fitDomain, cleanup, startSuper, compounds }),
     model,
     report: createReportComponent({ ...services, datasets, models }),
     qmrf: createQmrfComponent({ ...services, compounds, datasets, models, predictor, descriptors }),

@@ -1,0 +1,37 @@
+import { Chemistry, type Structure } from './chemistry.ts';
+import type { StandardisationFlag, StandardisationOptions } from './standardisation.ts';
+
+/**
+ * Structure standardisation as a pure function of SMILES, for worker threads (each thread loads
+ * its RDKit once, without Indigo): the parent of every input, and the parent parsed as a
+ * structure to register when it is not the input itself.
+ */
+export type StandardisedStructure =
+  | {
+      ok: true;
+      /** The parent as the standardisation wrote it (explicit hydrogens when asked for). */
+      parent: string;
+      /** The input as RDKit reads it, before any rule. */
+      original: string;
+      rules: string[];
+      flags: StandardisationFlag[];
+      /** The parent's structure record; none when the parent is the input's own structure. */
+      structure?: Structure;
+    }
+  | { ok: false; error: string };
+
+export async function standardiseStructures(inputs: string[], options: StandardisationOptions): Promise<StandardisedStructure[]> {
+  const chemistry = await Chemistry.load({ indigo: false });
+  return inputs.map((input): StandardisedStructure => {
+    // one structure RDKit trips over (an exception, not a result) fails its row, not the dataset
+    try {
+      const r = chemistry.standardise(input, options);
+      if (!r.ok) return { ok: false, error: r.error };
+      const { parent, original, rules, flags } = r;
+      if (parent === input || parent === original) return { ok: true, parent, original, rules, flags };
+      return { ok: true, parent, original, rules, flags, structure: chemistry.fromSmiles(parent, 'parent structure') };
+    } catch (e) {
+      return { ok: false, error: (e as Error)?.message ?? String(e) };
+    }
+  });
+}
