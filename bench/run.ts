@@ -11,6 +11,7 @@ import { benchMemory } from './memory.ts';
 import { benchLoad } from './load.ts';
 import { benchUpload } from './upload.ts';
 import { benchTables } from './tables.ts';
+import { benchStandardisation } from './standardisation.ts';
 import { benchResources } from './resources.ts';
 import { benchSupermodel } from './supermodel.ts';
 import { benchReport } from './report.ts';
@@ -49,6 +50,7 @@ const benches = [
   ['memory', benchMemory],
   ['upload', benchUpload],
   ['tables', benchTables],
+  ['standardisation', benchStandardisation],
   ['load', benchLoad],
   ['resources', benchResources],
   ['supermodel', benchSupermodel],
