@@ -95,9 +95,13 @@ export function curate({ rows, outcomes, kept, features, titles }: CurationInput
   });
   const groups = new Map<string, number[]>();
   outcomes.forEach((o, i) => {
-    if (o.ok) groups.set(o.compound, [...(groups.get(o.compound) ?? []), i]);
+    if (!o.ok) return;
+    const members = groups.get(o.compound);
+    if (members) members.push(i);
+    else groups.set(o.compound, [i]);
   });
-  const shared = [...groups].filter(([, members]) => members.length > 1);
+  // the same source compound in several rows was said at upload: a parent is news when it joins different ones
+  const shared = [...groups].filter(([, members]) => new Set(members.map((i) => rows[i].compound)).size > 1);
   for (const [compound, members] of shared) {
     const parent = (outcomes[members[0]] as Extract<RowOutcome, { ok: true }>).parent;
     warnings.push(
@@ -116,9 +120,13 @@ export function curate({ rows, outcomes, kept, features, titles }: CurationInput
   return { rows: out, warnings: warnings.sort((a, b) => firstRow(a) - firstRow(b)), summary };
 }
 
-/** "rows 3 and 7", "rows 3, 7 and 9" (numbered from 1). */
+/** How many rows and values a warning names before it counts the rest. */
+const NAMED = 20;
+
+/** "rows 3 and 7", "rows 3, 7 and 9", "rows 1, 2, … and 40 more" (numbered from 1). */
 function rowList(indices: number[]): string {
   const n = indices.map((i) => String(i + 1));
+  if (n.length > NAMED) return `rows ${n.slice(0, NAMED).join(', ')} and ${n.length - NAMED} more`;
   return `rows ${n.slice(0, -1).join(', ')} and ${n[n.length - 1]}`;
 }
 
@@ -128,7 +136,8 @@ const firstRow = (warning: string) => Number(/^rows? (\d+)/.exec(warning)?.[1] ?
 function disagreement(rows: { values: Map<string, RDF.Literal> }[], kept: string[], titles: Map<string, string>): string {
   const differing = kept.flatMap((f) => {
     const values = [...new Set(rows.map((r) => r.values.get(f)?.value.trim()).filter((v): v is string => !!v))];
-    return values.length > 1 ? [{ name: titles.get(f) ?? f, values: `(${values.join(', ')})` }] : [];
+    const named = values.length > NAMED ? `${values.slice(0, NAMED).join(', ')} and ${values.length - NAMED} more` : values.join(', ');
+    return values.length > 1 ? [{ name: titles.get(f) ?? f, values: `(${named})` }] : [];
   });
   if (!differing.length) return kept.length ? '; their values agree' : '';
   if (differing.length === 1) return `; their values of ${differing[0].name} disagree ${differing[0].values}`;

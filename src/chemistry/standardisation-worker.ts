@@ -28,7 +28,8 @@ export async function standardiseStructures(inputs: string[], options: Standardi
       const r = chemistry.standardise(input, options);
       if (!r.ok) return { ok: false, error: r.error };
       const { parent, original, rules, flags } = r;
-      if (parent === input || parent === original) return { ok: true, parent, original, rules, flags };
+      // the same structure (written with explicit hydrogens, or a tautomer the standard InChI does not tell apart): no other compound
+      if (parent === input || parent === original || chemistry.inchiKeyOf(parent) === chemistry.inchiKeyOf(original)) return { ok: true, parent, original, rules, flags };
       return { ok: true, parent, original, rules, flags, structure: chemistry.fromSmiles(parent, 'parent structure') };
     } catch (e) {
       return { ok: false, error: (e as Error)?.message ?? String(e) };

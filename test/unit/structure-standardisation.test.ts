@@ -50,6 +50,16 @@ test('a row that cannot be standardised keeps its compound, flagged unparseable 
   ]);
 });
 
+test('rows of one source compound are not reported again (the upload said so); a long list is cut at 20', () => {
+  const same = curate({ rows: [row('c:1', { y: '1' }), row('c:1', { y: '2' })], outcomes: [ok('c:1', 'CC'), ok('c:1', 'CC')], kept: ['y'], features: F, titles: new Map() });
+  assert.deepEqual(same.warnings, []);
+  const many = Array.from({ length: 25 }, (_, i) => row(`c:${i}`, { y: String(i) }));
+  const out = curate({ rows: many, outcomes: many.map(() => ok('p:1', 'CC')), kept: ['y'], features: F, titles: new Map() });
+  assert.equal(out.warnings.length, 1);
+  assert.match(out.warnings[0], /^rows 1, 2, .*, 20 and 5 more have the same parent structure/);
+  assert.match(out.warnings[0], /\(0, 1, .*, 19 and 5 more\)$/);
+});
+
 test('the catalogue entry names every rule and takes the options of the module', () => {
   for (const r of STANDARDISATION_RULES) assert.ok(STRUCTURE_STANDARDISATION.description.includes(r.name), r.name);
   assert.deepEqual(
