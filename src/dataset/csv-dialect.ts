@@ -59,7 +59,7 @@ export function decodeTable(body: Buffer, overrides: DialectOverrides = {}): Dec
   if (guessed && encoding !== 'utf-8') guesses.push(`the file was read as ${ENCODING_NAMES[encoding]}${encoding === 'windows-1252' ? ' (it is not UTF-8)' : ''}`);
   let text: string;
   try {
-    text = new TextDecoder(encoding, { fatal: true }).decode(body.subarray(bomLength));
+    text = encoding === 'windows-1252' ? fromWindows1252(body.subarray(bomLength)) : new TextDecoder(encoding, { fatal: true }).decode(body.subarray(bomLength));
   } catch {
     throw badRequest(`the file cannot be decoded as ${ENCODING_NAMES[encoding]}${overrides.encoding ? '' : '; give its encoding with encoding= (utf-8, utf-16le, utf-16be, windows-1252)'}`);
   }
@@ -217,4 +217,18 @@ export function withDecimalPoint(cell: string, decimal: '.' | ','): string {
   if (DECIMAL_COMMA_NUMBER.test(text)) return text.replace(/\./g, '').replace(',', '.');
   if (THOUSANDS_NUMBER.test(text)) return text.replace(/\./g, '');
   return cell;
+}
+
+/**
+ * What Windows-1252 writes at 0x80–0x9F (€ ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” • – — ˜ ™ š › œ ž Ÿ; the
+ * five it leaves undefined stay the C1 controls, as the WHATWG decoder reads them). Node 26's
+ * TextDecoder does this itself; Node 24's reads Latin-1 there, so the table is ours.
+ */
+const WINDOWS_1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122,
+  0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+function fromWindows1252(bytes: Buffer): string {
+  return bytes.toString('latin1').replace(/[\x80-\x9f]/g, (c) => String.fromCharCode(WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]));
 }
