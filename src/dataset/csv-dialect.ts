@@ -1,4 +1,4 @@
-import { isUtf8 as bufferIsUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import { badRequest } from '../core/errors.ts';
 
 /**
@@ -99,10 +99,6 @@ function utf16WithoutBom(body: Buffer): CsvEncoding | undefined {
   if (oddZeros > 0.4 * pairs && evenZeros < 0.05 * pairs) return 'utf-16le';
   if (evenZeros > 0.4 * pairs && oddZeros < 0.05 * pairs) return 'utf-16be';
   return undefined;
-}
-
-function isUtf8(body: Buffer): boolean {
-  return bufferIsUtf8(body);
 }
 
 function delimiterOf(given: string): string {

@@ -9,7 +9,7 @@ import { JsonLdSerializer } from 'jsonld-streaming-serializer';
 import scribe from '@graphy/content.xml.scribe';
 import { stringify as yamlStringify } from 'yaml';
 import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.ts';
-import { renderPage } from '../rdf/html.ts';
+import { compact, renderPage } from '../rdf/html.ts';
 import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.ts';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { alternateLinks, type Renderer } from '../http/respond.ts';
@@ -165,7 +165,7 @@ function datasetWorkbook(meta: DatasetMeta, features: FeatureInfo[], parts: Retu
   };
   const about: (string | undefined)[][] = [
     ['dataset', meta.uri],
-    ...meta.annotations.map(([p, o]) => [compactIri(p.value), o.value]),
+    ...meta.annotations.map(([p, o]) => [compact(p.value), o.value]),
     [],
     ['column', 'feature', 'type', 'units', 'source', 'same as'],
     ...features.map((f) => [f.title, f.uri, f.kind, f.units, f.source, f.sameAs.join(' ')]),
@@ -174,11 +174,6 @@ function datasetWorkbook(meta: DatasetMeta, features: FeatureInfo[], parts: Retu
     { name: 'rows', rows: rows(), widths: [40, ...features.map(() => 16)] },
     { name: 'metadata', rows: about, widths: [30, 50, 10, 12, 50, 50] },
   ]);
-}
-
-function compactIri(iri: string): string {
-  for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns)) return `${prefix}:${iri.slice(ns.length)}`;
-  return iri;
 }
 
 /** A whole dataset as CSV text: a SMILES column, then one column per feature titled by its title. */

@@ -45,7 +45,8 @@ export function formatNumber(v: number | undefined): string {
   return Number(v.toPrecision(4)).toString();
 }
 
-function compact(iri: string): string {
+/** An IRI as a prefixed name where a known namespace allows (`ot:Feature`). */
+export function compact(iri: string): string {
   for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns) && iri.length > ns.length) return `${prefix}:${iri.slice(ns.length)}`;
   return iri;
 }

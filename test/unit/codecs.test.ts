@@ -1,20 +1,9 @@
 import { test } from 'node:test';
+import { throughText } from './through-text.ts';
 import assert from 'node:assert/strict';
-import { Parser, Writer } from 'n3';
-import type * as RDF from '@rdfjs/types';
 import { taskQuads, taskRecord, type TaskRecord } from '../../src/task/task-codec.ts';
 import { reportQuads, reportRecord, type ReportRecord } from '../../src/report/report-codec.ts';
 import { policiesFrom, policyQuads, usersFrom, usersQuads, type User } from '../../src/auth/auth-codec.ts';
-
-/** Through N-Triples text and back, as the store keeps and answers them (terms compared by value, not identity). */
-async function throughText(quads: RDF.Quad[]): Promise<RDF.Quad[]> {
-  const text = await new Promise<string>((resolve, reject) => {
-    const writer = new Writer({ format: 'N-Quads' });
-    writer.addQuads(quads as never);
-    writer.end((e, out) => (e ? reject(e) : resolve(out)));
-  });
-  return new Parser({ format: 'N-Quads' }).parse(text) as unknown as RDF.Quad[];
-}
 
 const BASE = 'http://toxgraph.test';
 

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
+import { throughText } from './through-text.ts';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Parser, Writer } from 'n3';
+import { Parser } from 'n3';
 import type * as RDF from '@rdfjs/types';
 import { df, literal, ot, owl, rdf } from '../../src/rdf/namespaces.ts';
 import { describeResource, many, optional, required, type ResourceDescription } from '../../src/rdf/resource-description.ts';
@@ -21,16 +22,6 @@ import {
 } from '../../src/validation/validation-record.ts';
 
 const BASE = 'http://toxgraph.test';
-
-/** Through N-Quads text and back, as the store keeps and answers them. */
-async function throughText(quads: RDF.Quad[]): Promise<RDF.Quad[]> {
-  const text = await new Promise<string>((resolve, reject) => {
-    const writer = new Writer({ format: 'N-Quads' });
-    writer.addQuads(quads as never);
-    writer.end((e, out) => (e ? reject(e) : resolve(out)));
-  });
-  return new Parser({ format: 'N-Quads' }).parse(text) as unknown as RDF.Quad[];
-}
 
 test('a description reads only its subject, and only terms of the kind a field holds', () => {
   const thing = describeResource([ot('Thing')], {
