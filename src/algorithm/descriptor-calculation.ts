@@ -10,6 +10,7 @@ import { currentUser } from '../core/request-context.ts';
 import type { Services } from '../core/services.ts';
 import { algorithmQuads, type AlgorithmDefinition } from './catalogue.ts';
 import type { DescriptorColumn } from './descriptor-sets.ts';
+import { runInChunks } from '../task/worker-pool.ts';
 
 export type DescriptorAlgorithm = Extract<AlgorithmDefinition, { kind: 'descriptors' }>;
 
@@ -104,18 +105,8 @@ export class DescriptorCalculation {
     const smiles = await this.smilesOf(compounds);
     const call = def.descriptors.call(values, instance.columns);
     const unique = [...new Set(smiles.filter((s): s is string => !!s))];
-    const chunks: string[][] = [];
-    for (let i = 0; i < unique.length; i += CHUNK) chunks.push(unique.slice(i, i + CHUNK));
-    let done = 0;
-    const results = await Promise.all(
-      chunks.map(async (chunk) => {
-        const out = await this.services.workers.run<(number[] | null)[]>(CALCULATION_MODULE, call.exportName, [chunk, ...call.args], options.signal);
-        options.progress?.(++done / chunks.length);
-        return out;
-      }),
-    );
-    const bySmiles = new Map<string, number[] | null>();
-    chunks.forEach((chunk, k) => chunk.forEach((s, i) => bySmiles.set(s, results[k][i])));
+    const results = await runInChunks<string, number[] | null>(this.services.workers, { module: CALCULATION_MODULE, fn: call.exportName, chunk: CHUNK, args: call.args }, unique, options);
+    const bySmiles = new Map(unique.map((s, i) => [s, results[i]]));
     const fingerprint = instance.columns.length === 1 && instance.columns[0].bits !== undefined;
     return instance.columns.map((_, j) =>
       smiles.map((s) => {

@@ -1,4 +1,4 @@
-import type { WorkerPool } from '../task/worker-pool.ts';
+import { runInChunks, type WorkerPool } from '../task/worker-pool.ts';
 import { parseWith, type StructureInput, type StructureResult } from './structure-worker.ts';
 
 export { parseWith };
@@ -22,16 +22,6 @@ export function structureReaderOn(workers: WorkerPool, signal?: AbortSignal, her
     // a millisecond or two, where the pool's threads (background priority) could keep a
     // request waiting for hundreds of ms while the cores are busy
     if (here && inputs.length <= INLINE_MAX) return parseWith(here, inputs);
-    const chunks: StructureInput[][] = [];
-    for (let i = 0; i < inputs.length; i += CHUNK) chunks.push(inputs.slice(i, i + CHUNK));
-    let done = 0;
-    const results = await Promise.all(
-      chunks.map(async (chunk) => {
-        const out = await workers.run<StructureResult[]>(WORKER_MODULE, 'parseStructures', [chunk], signal);
-        progress?.(++done / chunks.length);
-        return out;
-      }),
-    );
-    return results.flat();
+    return runInChunks(workers, { module: WORKER_MODULE, fn: 'parseStructures', chunk: CHUNK }, inputs, { signal, progress });
   };
 }

@@ -1,4 +1,4 @@
-import type { WorkerPool } from '../task/worker-pool.ts';
+import { runInChunks, type WorkerPool } from '../task/worker-pool.ts';
 import type { StandardisationOptions } from './standardisation.ts';
 import type { StandardisedStructure } from './standardisation-worker.ts';
 
@@ -18,15 +18,5 @@ export async function standardiseOn(
   options: StandardisationOptions,
   job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
 ): Promise<StandardisedStructure[]> {
-  const chunks: string[][] = [];
-  for (let i = 0; i < smiles.length; i += CHUNK) chunks.push(smiles.slice(i, i + CHUNK));
-  let done = 0;
-  const results = await Promise.all(
-    chunks.map(async (chunk) => {
-      const out = await workers.run<StandardisedStructure[]>(WORKER_MODULE, 'standardiseStructures', [chunk, options], job.signal);
-      job.progress?.(++done / chunks.length);
-      return out;
-    }),
-  );
-  return results.flat();
+  return runInChunks(workers, { module: WORKER_MODULE, fn: 'standardiseStructures', chunk: CHUNK, args: [options] }, smiles, job);
 }

@@ -46,6 +46,11 @@ export class WorkerPool {
     this.idleMs = idleMs;
   }
 
+  /** How many calls run at once. */
+  get threads(): number {
+    return this.size;
+  }
+
   /** `run` for one job: every call stops when the job's signal aborts. */
   runner(signal?: AbortSignal): RunFunction {
     return (moduleUrl, exportName, args) => this.run(moduleUrl, exportName, args, signal);
@@ -139,4 +144,36 @@ export class WorkerPool {
       }),
     );
   }
+}
+
+/** A pure function over a list, run on the pool in chunks (see `runInChunks`). */
+export interface ChunkedCall {
+  module: string;
+  fn: string;
+  /** Items per call: enough to amortise the message, few enough to spread over the threads. */
+  chunk: number;
+  /** Arguments after the chunk, the same for every call. */
+  args?: unknown[];
+}
+
+/**
+ * `call` over `items` on the pool, chunk by chunk, one result per item in order. At most one
+ * chunk per thread is queued at a time, so a long job (a dataset of 10^5 structures) never
+ * stands a whole queue in front of a request's own worker call: that call waits for one chunk.
+ */
+export async function runInChunks<In, Out>(workers: WorkerPool, call: ChunkedCall, items: In[], job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<Out[]> {
+  const chunks: In[][] = [];
+  for (let i = 0; i < items.length; i += call.chunk) chunks.push(items.slice(i, i + call.chunk));
+  const results: Out[][] = new Array(chunks.length);
+  let next = 0;
+  let done = 0;
+  const lane = async () => {
+    while (next < chunks.length) {
+      const k = next++;
+      results[k] = await workers.run<Out[]>(call.module, call.fn, [chunks[k], ...(call.args ?? [])], job.signal);
+      job.progress?.(++done / chunks.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(workers.threads, chunks.length) }, lane));
+  return results.flat();
 }

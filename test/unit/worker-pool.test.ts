@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runInChunks, WorkerPool } from '../../src/task/worker-pool.ts';
+
+const module = new URL('../fixtures/cpu-work.ts', import.meta.url).href;
+
+test('runInChunks answers one result per item in order, and queues at most one chunk per thread: a call made meanwhile waits for one chunk, not for the whole job', async () => {
+  const pool = new WorkerPool(2);
+  // counts what the pool has been handed and not yet answered
+  let inFlight = 0;
+  let most = 0;
+  const run = pool.run.bind(pool);
+  pool.run = (async (...args: Parameters<WorkerPool['run']>) => {
+    most = Math.max(most, ++inFlight);
+    try {
+      return await run(...args);
+    } finally {
+      inFlight--;
+    }
+  }) as WorkerPool['run'];
+  try {
+    const items = Array.from({ length: 95 }, (_, i) => i);
+    const fractions: number[] = [];
+    const job = runInChunks<number, number>(pool, { module, fn: 'squaresAfter', chunk: 10, args: [40] }, items, { progress: (f) => fractions.push(f) });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(await pool.run(module, 'squaresAfter', [[3], 0]), [9]);
+    // the pool's queue is first come, first served: behind a whole job's chunks it would come after all ten
+    const chunksBefore = fractions.length;
+    assert.deepEqual(
+      await job,
+      items.map((n) => n * n),
+    );
+    assert.equal(most, 3, 'two chunks of the job and the call made meanwhile');
+    assert.equal(fractions.length, 10);
+    assert.equal(fractions.at(-1), 1);
+    assert.ok(chunksBefore < 10, `the call made meanwhile came after ${chunksBefore} of the job's 10 chunks`);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('runInChunks of nothing calls nothing; a failing chunk fails the job', async () => {
+  const pool = new WorkerPool(2);
+  try {
+    assert.deepEqual(await runInChunks(pool, { module, fn: 'squaresAfter', chunk: 10, args: [0] }, []), []);
+    await assert.rejects(runInChunks(pool, { module, fn: 'noSuchExport', chunk: 10 }, [1, 2]));
+  } finally {
+    await pool.close();
+  }
+});
