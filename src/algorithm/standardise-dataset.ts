@@ -7,6 +7,7 @@ import type { ParamValue } from '../learning/learner.ts';
 import type { StandardisationOptions } from '../chemistry/standardisation.ts';
 import { standardiseOn, type StandardisedStructure } from '../chemistry/structure-standardiser.ts';
 import { df, dc, ot, literal } from '../rdf/namespaces.ts';
+import { CURATION_TERMS } from '../dataset/curation-report.ts';
 import { CURATION_COLUMNS, curate, type CurationFeatures, type RowOutcome } from './structure-standardisation.ts';
 
 export interface StandardiseRequest {
@@ -57,7 +58,7 @@ export async function standardiseDataset(deps: StandardiseDeps, request: Standar
   const features = {} as CurationFeatures;
   for (const [key, column] of Object.entries(CURATION_COLUMNS) as [keyof CurationFeatures, (typeof CURATION_COLUMNS)[keyof CurationFeatures]][]) {
     features[key] = await services.ids.next(services.uris.collection('feature'));
-    graphs[features[key]] = featureGraph({ uri: features[key], title: column.title, description: column.description, kind: 'string', source: request.algorithmUri });
+    graphs[features[key]] = featureGraph({ uri: features[key], title: column.title, description: column.description, kind: 'string', source: request.algorithmUri, sameAs: [CURATION_TERMS[key]] });
   }
   const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;
   const curated = curate({ rows, outcomes: rows.map((r) => outcomeOf.get(r.compound)!), kept, features, titles: await featureTitles(services.store, kept) });

@@ -33,3 +33,16 @@ export function parseWith(chemistry: Chemistry, inputs: StructureInput[]): Struc
     }
   });
 }
+
+/** SVG pictures of structures given as SMILES (none for an empty or unreadable one), for pages that show structures that are not compounds here. */
+export async function depictSmiles(smiles: string[], width: number, height: number): Promise<(string | undefined)[]> {
+  const chemistry = await Chemistry.load({ indigo: false });
+  return smiles.map((s) => {
+    if (!s) return undefined;
+    try {
+      return chemistry.svg(s, width, height);
+    } catch {
+      return undefined;
+    }
+  });
+}

@@ -66,6 +66,8 @@ export function datasetPageHtml(p: {
   rows: { index: number; compound: string; smiles: string; values: (string | undefined)[] }[];
   paging: { previous?: string; next?: string; page: number; pages: number };
   warnings: string[];
+  /** Does it have a curation report (its structures were standardised)? */
+  curation?: boolean;
 }): string {
   const path = linkOf(p.uri).href;
   const q = encodeURIComponent(p.uri);
@@ -73,7 +75,7 @@ export function datasetPageHtml(p: {
 <a href="/algorithm/rdkit-descriptors?dataset_uri=${q}">Calculate descriptors</a> ·
 <a href="/algorithm?dataset_uri=${q}">Train a model or run another algorithm</a> ·
 <a href="${escapeHtml(path)}?media=text%2Fcsv">Download CSV</a> ·
-<a href="${escapeHtml(path)}?media=chemical%2Fx-mdl-sdfile">Download SDF</a></nav>`;
+<a href="${escapeHtml(path)}?media=chemical%2Fx-mdl-sdfile">Download SDF</a>${p.curation ? ` ·\n<a href="${escapeHtml(path)}/curation">Curation report</a>` : ''}</nav>`;
   const metadata = `<details><summary>Edit the metadata</summary>
 <form method="post" action="${escapeHtml(path)}/metadata">
 <p><label>Title <input name="title" size="60" value="${escapeHtml(p.title ?? '')}"></label></p>

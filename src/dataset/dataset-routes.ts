@@ -20,6 +20,7 @@ import { DatasetEdits } from './dataset-edits.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
 import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import { RDF_INPUT_TYPES } from '../rdf/parse.ts';
+import { CURATION_VIEWS, curationRenderers, curationReportOf, curationSelectionOf } from './curation-report.ts';
 
 /** Dataset component (spec 2.1, 4.12). */
 /** Upload from a browser: a file (CSV, TSV, Excel, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */
@@ -179,6 +180,28 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
       const meta = await requireDataset(datasetUri(ctx));
       await edits.setMetadata(meta, await metadataOf(ctx, meta.uri, services.shapes, config.bodyLimit));
       await sendUri(ctx, meta.uri);
+    },
+  );
+
+  routes.add(
+    {
+      method: 'GET',
+      path: '/dataset/:id/curation',
+      summary: 'The curation report of a dataset of standardised structures: per row the original, the parent, the rules and flags',
+      tag: 'dataset',
+      params: z.object({
+        show: param.optional(`Which rows: ${CURATION_VIEWS.join(', ')} (changed: what a rule changed or flagged)`),
+        rule: param.optional('Only rows where this standardisation rule fired'),
+        flag: param.optional('Only rows with this flag'),
+        page: param.optional('The page of rows (from 0)'),
+        pagesize: param.optional('Rows per page (at most 500)'),
+        media: param.optional('The media type wanted, where a link cannot set Accept'),
+      }),
+      responses: answers(['text/html', 'application/json'], 400, 404),
+    },
+    async (ctx, params) => {
+      const report = await curationReportOf(datasets, store, datasetUri(ctx), curationSelectionOf(params));
+      await sendNegotiated(ctx, curationRenderers(report, services.workers));
     },
   );
 

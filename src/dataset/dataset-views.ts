@@ -10,6 +10,7 @@ import scribe from '@graphy/content.xml.scribe';
 import { stringify as yamlStringify } from 'yaml';
 import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.ts';
 import { compact, renderPage } from '../rdf/html.ts';
+import { curationColumnsOf } from './curation-report.ts';
 import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.ts';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { alternateLinks, type Renderer } from '../http/respond.ts';
@@ -294,6 +295,7 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
         rows,
         paging: { page, pages, previous: page > 0 ? link(page - 1) : undefined, next: page + 1 < pages ? link(page + 1) : undefined },
         warnings: meta.warnings,
+        curation: !!curationColumnsOf(features),
       }),
     });
   };

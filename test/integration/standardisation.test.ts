@@ -53,8 +53,9 @@ before(async () => {
   sourceWarnings = await warningsOf(source);
 });
 
+let result: string;
 test('the standardisation answers a new dataset of parents with curation columns; the source is untouched', async () => {
-  const result = await run(`${s.url}/algorithm/standardise-structures`, { dataset_uri: source });
+  result = await run(`${s.url}/algorithm/standardise-structures`, { dataset_uri: source });
   assert.notEqual(result, source);
   const out = await table(result);
   assert.deepEqual(out[0], ['SMILES', 'LC50', 'original structure', 'standardised structure', 'standardisation rules', 'standardisation flags']);
@@ -103,6 +104,74 @@ test('the standardisation answers a new dataset of parents with curation columns
 
   assert.deepEqual(await table(source), sourceTable, 'the source dataset is untouched');
   assert.deepEqual(await warningsOf(source), sourceWarnings, 'and its warnings too');
+});
+
+test('the curation report: per row the original, the parent, the rules and flags; counts per rule and flag; rows sharing a parent', async () => {
+  const report = async (query: string) => {
+    const r = await http(`${local(result)}/curation?${query}`, { accept: 'application/json' });
+    assert.equal(r.status, 200, r.text);
+    return JSON.parse(r.text);
+  };
+  // by default the rows a rule changed or flagged
+  const changed = await report('');
+  const expected = ROWS.map((r, i) => ({ ...r, row: i + 1 })).filter((r) => r.rules || r.flags);
+  assert.deepEqual(
+    changed.entries.map((e: { row: number; rules: string[]; flags: string[] }) => [e.row, e.rules.join(', '), e.flags.join(', ')]),
+    expected.map((r) => [r.row, r.rules, r.flags]),
+  );
+  assert.equal(changed.rows, ROWS.length);
+  assert.equal(changed.changed, expected.length);
+  assert.equal(changed.unparseable, 1);
+  const count = (list: { name: string; rows: number }[], name: string) => list.find((x) => x.name === name)?.rows;
+  assert.equal(count(changed.rules, 'strip-salts'), 3);
+  assert.equal(count(changed.rules, 'neutralise'), 1);
+  assert.equal(count(changed.rules, 'enol-to-keto'), 0, 'every rule is listed, fired or not');
+  assert.equal(count(changed.flags, 'mixture'), 1);
+  assert.equal(changed.sharedParents.length, 2);
+  assert.equal(changed.entries[0].original, sourceTable[1][0]);
+  assert.equal(changed.entries[0].parent, 'O=C(O)c1ccccc1');
+
+  // selections: every row, one rule, one flag, a page
+  assert.equal((await report('show=all')).matching, ROWS.length);
+  assert.deepEqual(
+    (await report('show=all&rule=strip-salts')).entries.map((e: { row: number }) => e.row),
+    [1, 3, 8],
+  );
+  assert.deepEqual(
+    (await report('flag=metal')).entries.map((e: { row: number }) => e.row),
+    [8],
+  );
+  assert.deepEqual(
+    (await report('show=unparseable')).entries.map((e: { row: number }) => e.row),
+    [9],
+  );
+  const second = await report('pagesize=2&page=1');
+  assert.deepEqual(
+    second.entries.map((e: { row: number }) => e.row),
+    [5, 7],
+  );
+  assert.equal(second.matching, expected.length);
+
+  // for people: the originals drawn, the parents linked, the counts linked to their rows; linked from the dataset's page
+  const page = await http(`${local(result)}/curation`, { accept: 'text/html' });
+  assert.equal(page.status, 200);
+  assert.equal((page.text.match(/<img src="data:image\/svg\+xml;base64,/g) ?? []).length, expected.length - 1, 'every original drawn but the unparseable one');
+  assert.match(page.text, /href="[^"]*\/curation\?show=all&amp;rule=strip-salts&amp;page=0&amp;pagesize=50">3<\/a>/);
+  assert.match(page.text, /rows 1 and 2 have the same parent structure/);
+  assert.match((await http(local(result), { accept: 'text/html' })).text, /href="[^"]*\/curation">Curation report<\/a>/);
+
+  // a dataset without curation columns has none; what does not fit is 400
+  const none = await http(`${local(source)}/curation`, { accept: 'text/turtle' });
+  assert.equal(none.status, 404);
+  assert.match((await errorReport(none)).message ?? '', /no curation columns/);
+  for (const query of ['rule=no-such-rule', 'flag=shiny', 'show=everything', 'page=-1', 'pagesize=x']) {
+    const bad = await http(`${local(result)}/curation?${query}`, { accept: 'application/json' });
+    assert.equal(bad.status, 400, query);
+  }
+  // the columns say what they are in the ontology's terms
+  const features = (await http(`${local(result)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const original = parseTurtle((await http(local(features[1]), { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(original, features[1], 'http://www.w3.org/2002/07/owl#sameAs'), [`${OTA}OriginalStructure`]);
 });
 
 test('options: stereo and isotopes removed, hydrogens written explicitly', async () => {
