@@ -68,7 +68,10 @@ export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: Dat
       targetField = `<label>Feature to predict <select name="prediction_feature" required>${(meta?.features ?? []).map((f) => `<option value="${escapeHtml(f)}">${escapeHtml(titles.get(f) ?? f)}</option>`).join('')}</select></label>`;
     } else targetField = `<label>Feature to predict (URI) <input name="prediction_feature" size="50" required></label>`;
   }
-  const extra = def.kind === 'super' ? '<label>Learning algorithm <input name="model_learning" value="random-forest-regression" size="30" required></label>' : '';
+  const extra =
+    def.kind === 'super'
+      ? '<label>Learning algorithm <input name="model_learning" value="random-forest-regression" size="30" required></label></p>\n<p><label><input type="checkbox" name="structure_standardisation" value="standardise-structures" checked> Standardise the structures first (salts stripped, charges neutralised, one tautomer): the model predicts a salt as its parent</label>'
+      : '';
   const parameters = def.parameters.map((p) => `<p>${parameterInput(p)}</p>`).join('\n');
   const chooseDataset = chosen ? '' : `<p><small>The features to predict are listed once a dataset is chosen: open this page from a dataset's page, or <a href="/dataset">choose one</a>.</small></p>`;
   return `<h2>Run it</h2>

@@ -114,6 +114,7 @@ export function algorithmRoutes(
         prediction_feature: param.optional('The feature to predict (learners, supervised selection and mining)'),
         dataset_service: param.optional('Another dataset service that gets the results as a new dataset'),
         result_dataset: param.optional('An existing dataset that gets the results as new columns'),
+        structure_standardisation: param.optional('A superalgorithm: standardise the structures first (standardise-structures); the supermodel then predicts every structure from its parent'),
         feature_calculation: param.list('A superalgorithm: descriptor algorithms, in order'),
         feature_selection: param.list('A superalgorithm: feature selection algorithms'),
         model_learning: param.list('A superalgorithm: learners (several: a consensus)'),

@@ -66,7 +66,7 @@ export function catalogue(): AlgorithmDefinition[] {
       id: 'superalgorithm',
       title: 'Superalgorithm: descriptors, feature selection, learning and applicability domain in one supermodel',
       description:
-        'Chains other algorithms of this service (spec 4.4): feature_calculation (descriptor algorithms, one or more), feature_selection (one or more), model_learning (one learning algorithm, required), applicability_domain (at most one); feature_uris[] chooses the starting features; parameter values go to a step as "{URL-encoded algorithm URI or id} {name} {value}". Answers a supermodel, which predicts datasets of bare structures or one compound_uri: it calculates the descriptors itself and answers the applicability-domain estimates with the predictions.',
+        'Chains other algorithms of this service (spec 4.4): structure_standardisation (standardise-structures, optional: the chain learns from QSAR-ready parents, and the supermodel predicts every structure, a salt or a drawn tautomer, from its parent), feature_calculation (descriptor algorithms, one or more), feature_selection (one or more), model_learning (one learning algorithm, required), applicability_domain (at most one); feature_uris[] chooses the starting features; parameter values go to a step as "{URL-encoded algorithm URI or id} {name} {value}". Answers a supermodel, which predicts datasets of bare structures or one compound_uri: it calculates the descriptors itself and answers the applicability-domain estimates with the predictions.',
       types: ['Supervised'],
       parameters: [],
     },

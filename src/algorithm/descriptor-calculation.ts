@@ -93,16 +93,17 @@ export class DescriptorCalculation {
 
   /**
    * Calculate the instance's features for compounds: one value list per feature, aligned with
-   * `compounds` (undefined where the structure cannot be read or a value is missing).
+   * `compounds` (undefined where the structure cannot be read or a value is missing). `smiles`
+   * gives other structures to calculate from, one per compound (a supermodel's parents).
    */
   async calculate(
     def: DescriptorAlgorithm,
     values: Record<string, ParamValue>,
     instance: DescriptorInstance,
     compounds: string[],
-    options: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
+    options: { signal?: AbortSignal; progress?: (fraction: number) => void; smiles?: (string | undefined)[] } = {},
   ): Promise<(RDF.Literal | undefined)[][]> {
-    const smiles = await this.smilesOf(compounds);
+    const smiles = options.smiles ?? (await this.smilesOf(compounds));
     const call = def.descriptors.call(values, instance.columns);
     const unique = [...new Set(smiles.filter((s): s is string => !!s))];
     const results = await runInChunks<string, number[] | null>(this.services.workers, { module: CALCULATION_MODULE, fn: call.exportName, chunk: CHUNK, args: call.args }, unique, options);

@@ -49,6 +49,7 @@ export async function describeDataset(
   const annotations: [RDF.NamedNode, RDF.Term][] = [
     [dc('title'), literal(`${source.title ?? source.uri} with ${def.title}`)],
     [ot('hasSource'), df.namedNode(instance.uri)],
+    [dc('source'), df.namedNode(source.uri)],
   ];
   return datasets.createFromRows(annotations, features, out);
 }

@@ -39,7 +39,7 @@ export function createModelComponent(deps: ModelDeps) {
       train: trainingJob(deps, datasets, models),
       fitDomain: domainJob(deps, datasets, models),
       cleanup: cleanupJob(datasets, models),
-      startSuper: superJob(deps, datasets, models, descriptors, deps.crossValidate),
+      startSuper: superJob(deps, datasets, models, descriptors, deps.crossValidate, deps.compounds),
     },
     jobs,
     routes: (routes: DescribedRoutes) => modelRoutes(routes, deps, datasets, models, predictor, deps.compounds, deps.validationsHtml, deps.tasks.starters(jobs)),

@@ -12,6 +12,16 @@ import { readFeatureRecords } from '../feature/feature-record.ts';
 import { outputFeatures, type StoredModel } from './model-codec.ts';
 import type { DomainEstimate } from '../learning/applicability-domain.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
+import type { StandardisationOptions } from '../chemistry/standardisation.ts';
+import { standardiseOn } from '../chemistry/structure-standardiser.ts';
+import { STRUCTURE_STANDARDISATION } from '../algorithm/structure-standardisation.ts';
+
+/** A supermodel's standardisation (recorded by superalgorithm.ts), when it has one. */
+function standardisationOf(model: StoredModel): StandardisationOptions | undefined {
+  if (!model.parameters.structure_standardisation) return undefined;
+  const option = (name: string) => String(model.parameters[`${STRUCTURE_STANDARDISATION.id}.${name}`] ?? '') || String(STRUCTURE_STANDARDISATION.parameters.find((p) => p.name === name)?.default);
+  return { stereo: option('stereo'), isotopes: option('isotopes'), hydrogens: option('hydrogens') } as StandardisationOptions;
+}
 
 const PREDICT_MODULE = new URL('./predict-in-worker.ts', import.meta.url).href;
 const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
@@ -23,6 +33,8 @@ export interface InputPlan {
   calculations: { def: DescriptorAlgorithm; values: Record<string, ParamValue>; instance: DescriptorInstance }[];
   /** Fragment features (`ot:Substructure` with `ot:smarts`): 1 where RDKit finds the pattern in a structure, else 0. */
   substructures: { feature: string; smarts: string }[];
+  /** A supermodel that learnt from standardised structures: both of the above are calculated from each compound's parent. */
+  standardisation?: StandardisationOptions;
 }
 
 export interface PredictionRow {
@@ -50,8 +62,14 @@ export class Predictor {
   }
 
   async planInputs(model: StoredModel, available: string[]): Promise<InputPlan> {
+    const standardisation = standardisationOf(model);
     const have = new Set(available);
-    const missing = model.independent.filter((f) => !have.has(f));
+    let missing = model.independent.filter((f) => !have.has(f));
+    if (standardisation) {
+      // what can be calculated is calculated from the parents, whatever values the dataset holds
+      const all = await readFeatureRecords(this.services.store, model.independent);
+      missing = model.independent.filter((f) => !have.has(f) || all.get(f)!.smarts || this.services.uris.isIn('algorithm', all.get(f)!.source ?? ''));
+    }
     if (!missing.length) return { calculations: [], substructures: [] };
     const described = await readFeatureRecords(this.services.store, missing);
     const bySource = new Map<string, string[]>();
@@ -73,7 +91,7 @@ export class Predictor {
       const titles = impossible.map((f) => `${described.get(f)?.title ?? f} <${f}>`);
       throw badRequest(`the dataset lacks independent variables of model ${model.uri} that cannot be calculated here: ${titles.join(', ')}`);
     }
-    return { calculations, substructures };
+    return { calculations, substructures, standardisation };
   }
 
   /** The descriptor calculation an algorithm instance stands for (its algorithm and parameter values). */
@@ -102,14 +120,17 @@ export class Predictor {
 
   private async predictWith(model: StoredModel, rows: PredictionRow[], plan: InputPlan, job: { signal?: AbortSignal; progress?: (fraction: number) => void }): Promise<PredictedValues[]> {
     const compounds = rows.map((r) => r.compound);
+    const calculating = plan.calculations.length || plan.substructures.length;
+    const smiles = calculating ? await this.structuresOf(compounds, plan.standardisation, job.signal) : [];
     for (const [k, calc] of plan.calculations.entries()) {
       const columns = await this.descriptors.calculate(calc.def, calc.values, calc.instance, compounds, {
+        smiles,
         signal: job.signal,
         progress: (f) => job.progress?.((0.8 * (k + f)) / plan.calculations.length),
       });
       calc.instance.features.forEach((f, j) => rows.forEach((r, i) => columns[j][i] && r.values.set(f, columns[j][i]!)));
     }
-    if (plan.substructures.length) await this.findSubstructures(rows, plan.substructures, job.signal);
+    if (plan.substructures.length) await this.findSubstructures(rows, smiles, plan.substructures, job.signal);
     const { x } = await encodeRows(
       model.encodings,
       rows.map((r) => r.values),
@@ -143,8 +164,27 @@ export class Predictor {
     });
   }
 
-  private async findSubstructures(rows: PredictionRow[], patterns: InputPlan['substructures'], signal?: AbortSignal): Promise<void> {
-    const smiles = await this.descriptors.smilesOf(rows.map((r) => r.compound));
+  /**
+   * The structures descriptors are calculated from, one per compound: its own, or with a
+   * standardisation its parent as the training set's was made (standardise-dataset.ts): the
+   * parent when it is another compound, else the compound's own structure (the same compound
+   * by its InChI, or one that cannot be standardised). So a salt is predicted as its parent is.
+   */
+  private async structuresOf(compounds: string[], standardisation: StandardisationOptions | undefined, signal?: AbortSignal): Promise<(string | undefined)[]> {
+    const own = await this.descriptors.smilesOf(compounds);
+    if (!standardisation) return own;
+    const unique = [...new Set(own.filter((s): s is string => !!s))];
+    const results = await standardiseOn(this.services.workers, unique, standardisation, { signal });
+    const parents = new Map(
+      unique.map((s, i) => {
+        const r = results[i];
+        return [s, r.ok && r.structure ? r.structure.smiles : s];
+      }),
+    );
+    return own.map((s) => (s ? parents.get(s) : undefined));
+  }
+
+  private async findSubstructures(rows: PredictionRow[], smiles: (string | undefined)[], patterns: InputPlan['substructures'], signal?: AbortSignal): Promise<void> {
     const found = await this.services.workers.run<(number[] | null)[]>(FRAGMENTS_MODULE, 'substructureOccurrences', [smiles.map((s) => s ?? ''), patterns.map((p) => p.smarts)], signal);
     rows.forEach((r, i) => {
       const held = found[i] && new Set(found[i]);

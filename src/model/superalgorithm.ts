@@ -21,12 +21,15 @@ import { consensusLearner } from '../learning/consensus.ts';
 import { learnerById } from '../learning/learners.ts';
 import { selectionPipeline } from '../learning/selection-pipeline.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
+import { standardiseDataset, type StandardiseDeps } from '../algorithm/standardise-dataset.ts';
+import { STRUCTURE_STANDARDISATION } from '../algorithm/structure-standardisation.ts';
 
 type Kind = AlgorithmDefinition['kind'];
 type Step<K extends Kind> = { def: Extract<AlgorithmDefinition, { kind: K }>; uri: string; values: Record<string, ParamValue> };
 
 /** The request parameters that name the steps of a supermodel (spec 4.4, superalgorithm). */
 const STEPS = {
+  structure_standardisation: 'standardisation',
   feature_calculation: 'descriptors',
   feature_selection: 'selection',
   model_learning: 'learner',
@@ -34,16 +37,25 @@ const STEPS = {
 } as const;
 
 const KIND_NAMES: Partial<Record<Kind, string>> = {
+  standardisation: 'a structure-standardisation algorithm',
   descriptors: 'a descriptor-calculation or pattern-mining algorithm',
   learner: 'a learning algorithm',
   domain: 'an applicability-domain algorithm',
   selection: 'a feature-selection algorithm',
 };
 
-/** How a supermodel records its steps: one string parameter per step kind, and its dataset service. */
+/**
+ * How a supermodel records its steps: one string parameter per step kind, its dataset service,
+ * and the options of its standardisation under `standardise-structures.{name}` (prediction reads
+ * them: standardisedStructures in prediction.ts).
+ */
 const RECORDED: ParameterSpec[] = [
   ...[...Object.keys(STEPS), 'validation_service'].map((name) => ({ name, description: `The ${name.replace('_', ' ')} step(s) of this supermodel (space-separated URIs)` })),
   { name: 'dataset_service', description: 'Where this supermodel stores its predictions when a request names no dataset_service or result_dataset (empty: here)' },
+  ...STRUCTURE_STANDARDISATION.parameters.map((p) => ({
+    name: `${STRUCTURE_STANDARDISATION.id}.${p.name}`,
+    description: `Its structure standardisation: ${p.description} (empty: no standardisation)`,
+  })),
 ].map((p): ParameterSpec => ({ ...p, type: 'string', default: '' }));
 
 /**
@@ -61,6 +73,8 @@ interface SuperPlan {
   datasetUri: string;
   chosen: string[];
   predictionFeature: string;
+  /** Structure standardisation first (at most one): the chain learns from parents, and the supermodel predicts every structure from its parent. */
+  standardisation?: Step<'standardisation'>;
   /** Descriptor calculation and pattern mining (mined fragments are features a supermodel calculates by substructure search). */
   calculation: Step<'descriptors' | 'mining'>[];
   selection: Step<'selection'>[];
@@ -84,12 +98,14 @@ export function superJob(
   models: ModelStore,
   descriptors: DescriptorCalculation,
   crossValidate: CrossValidate,
+  compounds: StandardiseDeps['compounds'],
 ): PrepareSuper {
+  const standardisation: StandardiseDeps = { services, datasets, compounds, smilesOf: (c) => descriptors.smilesOf(c) };
   return async (algorithmUri, params) => {
     const plan = await planSuper(services, datasets, algorithmUri, params);
     return {
       title: `Supermodel (${plan.learning.def.title}) on ${plan.datasetUri}`,
-      work: (job) => buildSupermodel(services, datasets, models, descriptors, crossValidate, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
+      work: (job) => buildSupermodel(services, datasets, models, descriptors, crossValidate, standardisation, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
     };
   };
 }
@@ -136,6 +152,8 @@ async function planSuper(services: Pick<Services, 'config' | 'uris' | 'store'>, 
   if (tasks.size > 1) throw badRequest('model_learning: the learners of a consensus all do regression or all do classification');
   const domains = steps('applicability_domain', 'domain');
   const calculation = steps('feature_calculation', 'descriptors', 'mining');
+  const standardisation = steps('structure_standardisation', 'standardisation');
+  if (standardisation.length > 1) throw badRequest('structure_standardisation: at most one');
   const selection = steps('feature_selection', 'selection');
   if (given.size) throw badRequest(`parameter: ${[...given.keys()].join(', ')} is not a step of this request`);
 
@@ -156,6 +174,7 @@ async function planSuper(services: Pick<Services, 'config' | 'uris' | 'store'>, 
     datasetUri: uri,
     chosen: [...chosen, ...extra],
     predictionFeature,
+    standardisation: standardisation[0],
     calculation,
     selection,
     learning: learning.length === 1 ? learning[0] : consensusStep(algorithmUri, learning),
@@ -218,18 +237,29 @@ function subServiceParameters(services: Pick<Services, 'uris'>, values: string[]
   return out;
 }
 
-/** Run the chain: calculate descriptors, select features, train with the domain embedded. */
+/** Run the chain: standardise structures, calculate descriptors, select features, train with the domain embedded. */
 async function buildSupermodel(
   services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'workers'>,
   datasets: DatasetStore,
   models: ModelStore,
   descriptors: DescriptorCalculation,
   crossValidate: CrossValidate,
+  standardisation: StandardiseDeps,
   plan: SuperPlan,
   job: { signal?: AbortSignal; progress?: (fraction: number) => void },
 ): Promise<string> {
   let meta = await datasets.requireMeta(plan.datasetUri, 'dataset_uri');
   let features = plan.chosen;
+  // the curation columns of a standardisation are not features to learn from
+  const curation = new Set<string>();
+  if (plan.standardisation) {
+    const step = plan.standardisation;
+    const selected = features.length ? [...features, plan.predictionFeature] : [];
+    const before = new Set(meta.features);
+    const standardised = await standardiseDataset(standardisation, { algorithmUri: step.uri, source: meta, selected, values: step.values }, { signal: job.signal });
+    meta = await datasets.requireMeta(standardised, 'dataset_uri');
+    for (const f of meta.features) if (!before.has(f)) curation.add(f);
+  }
   for (const [k, step] of plan.calculation.entries()) {
     const before = new Set(meta.features);
     const progress = (f: number) => job.progress?.((0.5 * (k + f)) / plan.calculation.length);
@@ -243,7 +273,7 @@ async function buildSupermodel(
   }
   const dataset = meta.uri;
   const ref = (selected: string[]) => featureRef(dataset, selected.length ? [...selected, plan.predictionFeature] : []);
-  if (!features.length) features = meta.features.filter((f) => f !== plan.predictionFeature);
+  if (!features.length) features = meta.features.filter((f) => f !== plan.predictionFeature && !curation.has(f));
   // the candidates of selection: its numeric features (a fingerprint is not one feature of many bits)
   const candidates = plan.selection.length ? [...(await readFeatureRecords(services.store, features)).values()].filter((f) => f.bits === undefined).map((f) => f.uri) : features;
   for (const step of plan.selection) {
@@ -281,6 +311,8 @@ async function buildSupermodel(
   training.recorded = {
     specs: RECORDED,
     values: {
+      structure_standardisation: plan.standardisation?.uri ?? '',
+      ...Object.fromEntries(STRUCTURE_STANDARDISATION.parameters.map((p) => [`${STRUCTURE_STANDARDISATION.id}.${p.name}`, plan.standardisation ? String(plan.standardisation.values[p.name]) : ''])),
       feature_calculation: plan.calculation.map((s) => s.uri).join(' '),
       feature_selection: plan.selection.map((s) => s.uri).join(' '),
       model_learning: plan.learners.map((l) => l.uri).join(' '),

@@ -295,3 +295,77 @@ test('the recipe is cross-validated with the feature selection inside every fold
   const leakyQ2 = Number(leakyStatistics.match(/"rSquare":(-?[\d.e-]+)/)?.[1]);
   assert.ok(leakyQ2 > q2 + 0.1, `selection on all rows looks better (${leakyQ2}) than the honest recipe (${q2})`);
 });
+
+test('structure_standardisation: the chain learns from parents, and the supermodel predicts a salt exactly as its parent (a supermodel without it does not)', async () => {
+  const { dataset, target } = await minnows(40);
+  const recipe = { dataset_uri: dataset, prediction_feature: target, feature_calculation: 'rdkit-descriptors', model_learning: 'random-forest-regression' };
+  const trees = 'random-forest-regression numTrees 10';
+  const build = async (params: Record<string, string | string[]>) => {
+    const r = await superalgorithm(params);
+    assert.equal(r.status, 202, r.text);
+    return waitForTask(s, r.text.trim());
+  };
+  const standardising = await build({ ...recipe, structure_standardisation: 'standardise-structures', parameter: [trees, 'standardise-structures stereo remove'] });
+  const plain = await build({ ...recipe, parameter: trees });
+
+  const description = parseTurtle((await http(local(standardising), { accept: 'text/turtle' })).text);
+  const parameters = new Map(
+    valuesOf(description, standardising, `${OT}parameters`).map((p) => [valuesOf(description, p, 'http://purl.org/dc/elements/1.1/title')[0], valuesOf(description, p, `${OT}paramValue`)[0]]),
+  );
+  assert.equal(parameters.get('structure_standardisation'), `${s.base}/algorithm/standardise-structures`);
+  assert.equal(parameters.get('standardise-structures.stereo'), 'remove');
+  // it learnt from the standardised dataset, and not from its curation columns
+  const [training] = valuesOf(description, standardising, `${OT}trainingDataset`);
+  // (the descriptors' dataset, made from the standardised one)
+  const sourceOf = async (d: string, property: string) => valuesOf(parseTurtle((await http(`${local(d)}/metadata`, { accept: 'text/turtle' })).text), d, property);
+  const [standardised] = await sourceOf(training, 'http://purl.org/dc/elements/1.1/source');
+  assert.deepEqual(await sourceOf(standardised, `${OT}hasSource`), [`${s.base}/algorithm/standardise-structures`]);
+  assert.deepEqual(await sourceOf(standardised, 'http://purl.org/dc/elements/1.1/source'), [dataset]);
+  for (const f of valuesOf(description, standardising, `${OT}independentVariables`)) {
+    const feature = parseTurtle((await http(local(f), { accept: 'text/turtle' })).text);
+    assert.deepEqual(
+      valuesOf(feature, f, 'http://www.w3.org/2002/07/owl#sameAs').filter((t) => t.includes('algorithmTypes')),
+      [],
+      `${f} is not a curation column`,
+    );
+  }
+
+  // salts beside their parents, predicted as a dataset of bare structures
+  const pairs = ['CCCCCCCCO', 'CCCCCCCC[O-].[Na+]', 'CCCCN', 'CCCCN.Cl', 'CCCCCC(=O)O', 'CCCCCC(=O)[O-].[K+]'];
+  const up = await http(`${s.url}/dataset`, { method: 'POST', body: `SMILES\n${pairs.join('\n')}\n`, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(up.status, 200, up.text);
+  const predict = async (model: string) => {
+    const r = await http(local(model), { method: 'POST', body: form({ dataset_uri: up.text.trim() }), accept: 'text/uri-list' });
+    assert.ok(r.status === 200 || r.status === 202, r.text);
+    const result = r.status === 202 ? await waitForTask(s, r.text.trim()) : r.text.trim();
+    const rows = parseCsv((await http(local(result), { accept: 'text/csv' })).text) as string[][];
+    assert.deepEqual(
+      rows.slice(1).map((row) => row[0]),
+      pairs.map((p) => (p.includes('.') ? rows.slice(1).find((row) => row[0] === p)?.[0] : p)),
+      'the rows keep their own structures',
+    );
+    return rows.slice(1).map((row) => Number(row[1]));
+  };
+  const withParents = await predict(standardising);
+  for (let i = 0; i < pairs.length; i += 2) {
+    assert.ok(Number.isFinite(withParents[i]), pairs[i]);
+    assert.equal(withParents[i + 1], withParents[i], `${pairs[i + 1]} is predicted as ${pairs[i]}`);
+  }
+  const asDrawn = await predict(plain);
+  assert.ok(
+    [0, 2, 4].some((i) => asDrawn[i + 1] !== asDrawn[i]),
+    `without standardisation a salt's descriptors are its own: ${JSON.stringify(asDrawn)}`,
+  );
+
+  // one compound: the same
+  const salt = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCN.Cl', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const one = await http(local(standardising), { method: 'POST', body: form({ compound_uri: salt }), accept: 'text/csv' });
+  assert.equal(one.status, 200, one.text);
+  assert.equal(Number((parseCsv(one.text) as string[][])[1][1]), withParents[2]);
+
+  const twice = await superalgorithm({ ...recipe, structure_standardisation: ['standardise-structures', 'standardise-structures'] });
+  assert.equal(twice.status, 400);
+  const wrong = await http(`${s.url}/algorithm/superalgorithm`, { method: 'POST', body: form({ ...recipe, structure_standardisation: 'rdkit-descriptors' }), accept: 'text/turtle' });
+  assert.equal(wrong.status, 400);
+  assert.match((await errorReport(wrong)).message ?? '', /structure_standardisation.*structure-standardisation algorithm/);
+});
