@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { syntheticCsv } from '../fixtures.ts';
 import { startTestServer, sharedCsv, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from '../helpers.ts';
 
@@ -581,6 +581,84 @@ test('XLSX: a workbook that would unpack beyond the limit is refused before it i
   const lying = await postFile(zipDeclaring(12, Buffer.alloc(70 * 1024 * 1024, 0x20)), XLSX);
   assert.equal(lying.status, 413, lying.text);
   assert.match((await errorReport(lying)).message ?? '', /unpacks to more than 64 MiB/);
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before);
+});
+
+/** A zip archive of deflated entries, as spreadsheet programs write them (sizes and CRC-32 true). */
+function zipArchive(entries: [string, string][]): Uint8Array {
+  const parts: Buffer[] = [];
+  const directory: Buffer[] = [];
+  let offset = 0;
+  for (const [entry, text] of entries) {
+    const name = Buffer.from(entry);
+    const raw = Buffer.from(text);
+    const data = deflateRawSync(raw);
+    const header = (signature: number, size: number) => {
+      const h = Buffer.alloc(size);
+      h.writeUInt32LE(signature, 0);
+      return h;
+    };
+    const local = header(0x04034b50, 30);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc32(raw), 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(raw.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = header(0x02014b50, 46);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc32(raw), 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(raw.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    parts.push(local, name, data);
+    directory.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const size = directory.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(size, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...parts, ...directory, end]));
+}
+
+/** A minimal workbook of one sheet: a SMILES and an LC50 column, `rows` rows (inline strings, as some exporters write). */
+function workbookOfRows(rows: number): Uint8Array {
+  const ns = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+  const rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+  const cells = (r: number, a: string, b: string) => `<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>${a}</t></is></c><c r="B${r}"${r === 1 ? ' t="inlineStr"' : ''}>${r === 1 ? `<is><t>${b}</t></is>` : `<v>${b}</v>`}</c></row>`;
+  const chains = ['C', 'CC', 'CCC', 'CCCC', 'CCCCC', 'CCCCCC', 'CCCCCCC', 'CCCCCCCC'];
+  const body = [cells(1, 'SMILES', 'LC50')];
+  for (let r = 2; r <= rows + 1; r++) body.push(cells(r, `${chains[r % 8]}O`, String((r % 97) / 10)));
+  return zipArchive([
+    [
+      '[Content_Types].xml',
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+    ],
+    ['_rels/.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>`],
+    ['xl/workbook.xml', `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${ns}" xmlns:r="${rel}"><sheets><sheet name="rows" sheetId="1" r:id="rId1"/></sheets></workbook>`],
+    ['xl/_rels/workbook.xml.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`],
+    ['xl/worksheets/sheet1.xml', `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${ns}"><sheetData>${body.join('')}</sheetData></worksheet>`],
+  ]);
+}
+
+test('XLSX: a sheet of 10^6 rows (a few MiB zipped) is refused with 413 naming the limit, and nothing is stored; the same workbook of 300 rows is read', async () => {
+  const small = await postFile(workbookOfRows(300), XLSX);
+  assert.equal(small.status, 200, small.text);
+  const rows = (await http(local(small.text.trim()), { accept: 'text/csv' })).text.trim().split('\r\n');
+  assert.equal(rows.length, 301);
+  assert.equal(rows[2], 'CCCCO,0.3');
+  const before = (await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text;
+  const million = workbookOfRows(1_000_000);
+  const r = await postFile(million, XLSX);
+  assert.equal(r.status, 413, r.text);
+  assert.match((await errorReport(r)).message ?? '', /unpacks to more than 64 MiB/);
   assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before);
 });
 
