@@ -69,10 +69,21 @@ export function metadataQuads(uri: string, info: DatasetMetadata): RDF.Quad[] {
   const d = df.namedNode(uri);
   const column = (i: number) => `${uri}#column-${i + 1}`;
   return [
-    ...datasetDescription.encode({ uri, identifier: uri, created: info.created ?? new Date(), columns: info.features.map((_, i) => column(i)), warnings: info.warnings }),
+    ...datasetDescription.encode({ uri, identifier: uri, created: info.created ?? new Date(), columns: info.features.map((_, i) => column(i)), warnings: keptWarnings(info.warnings) }),
     ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
     ...info.features.flatMap((f, i) => [df.quad(df.namedNode(column(i)), ot('feature'), df.namedNode(f)), df.quad(df.namedNode(column(i)), ot('index'), literal(i + 1))]),
   ];
+}
+
+/** Warnings a dataset keeps: every page and request reads its metadata, so a file with a bad column in each of 10^5 rows must not make 10^5 of them. */
+export const MAX_WARNINGS = 500;
+
+/** The first MAX_WARNINGS warnings, then one that counts the rest (a count already there is counted on). */
+export function keptWarnings(warnings: string[]): string[] {
+  if (warnings.length <= MAX_WARNINGS) return warnings;
+  const counted = /^(\d+) more warning\(s\) not kept$/;
+  const more = warnings.slice(MAX_WARNINGS).reduce((n, w) => n + Number(counted.exec(w)?.[1] ?? 1), 0);
+  return [...warnings.slice(0, MAX_WARNINGS), `${more} more warning(s) not kept`];
 }
 
 const pad = (n: number) => String(n).padStart(8, '0');

@@ -11,6 +11,7 @@ import { stringify as yamlStringify } from 'yaml';
 import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.ts';
 import { compact, renderPage } from '../rdf/html.ts';
 import { curationColumnsOf } from './curation-report.ts';
+import { notAcceptable } from '../core/errors.ts';
 import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.ts';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { alternateLinks, type Renderer } from '../http/respond.ts';
@@ -18,7 +19,7 @@ import type { TripleStore } from '../store/triple-store.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
 import { isNumericDatatype } from './columns.ts';
 import { toC3r } from '../rdf/serialize.ts';
-import { writeWorkbook, XLSX_TYPE } from './xlsx-table.ts';
+import { sheetTooLarge, writeWorkbook, XLSX_TYPE } from './xlsx-table.ts';
 
 export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', XLSX_TYPE, 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list'];
 
@@ -197,7 +198,13 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
   const renderers: Record<string, Renderer> = {};
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = () => rdfStream(t, rdfParts());
   renderers['text/csv'] = () => Readable.from(csvLines(features, rowsOf()));
-  renderers[XLSX_TYPE] = () => datasetWorkbook(meta, features, rowsOf());
+  renderers[XLSX_TYPE] = async () => {
+    // what a spreadsheet program cannot open is refused before a byte is written
+    const count = await datasets.count(uri);
+    const problem = sheetTooLarge(Math.min(count, filter.pagesize ?? count), features.length + 1);
+    if (problem) throw notAcceptable(`dataset ${uri}: ${problem}; ask for pages (page, pagesize), fewer features (feature_uris[]) or CSV`);
+    return datasetWorkbook(meta, features, rowsOf());
+  };
   renderers['text/arff'] = () =>
     Readable.from(
       (async function* () {

@@ -183,6 +183,16 @@ export function writeWorkbook(sheets: SheetToWrite[]): Readable {
 /** The most a workbook may unpack to (its XML parts together; exceljs holds about 20 times a sheet's XML while it reads it): a zip bomb is refused before it is opened. */
 export const XLSX_MAX_UNPACKED = 64 * 1024 * 1024;
 
+/** What one Excel sheet holds: 2^20 rows (one of them the header) and 2^14 columns. */
+export const SHEET_MAX_ROWS = 1_048_575;
+export const SHEET_MAX_COLUMNS = 16_384;
+
+/** Why rows of `columns` columns (the SMILES column counted) do not fit one sheet, or undefined when they do. */
+export function sheetTooLarge(rows: number, columns: number): string | undefined {
+  if (rows <= SHEET_MAX_ROWS && columns <= SHEET_MAX_COLUMNS) return undefined;
+  return `${rows} rows of ${columns} columns do not fit an Excel sheet (${SHEET_MAX_ROWS} rows below its header, ${SHEET_MAX_COLUMNS} columns)`;
+}
+
 /** The most of a workbook written and not yet read by the client. */
 const BUFFERED_BYTES = 1024 * 1024;
 

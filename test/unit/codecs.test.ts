@@ -73,3 +73,26 @@ test('access-control codec: users with their groups, and policies, round-trip', 
   const back = policiesFrom(await throughText(policies.flatMap(policyQuads)));
   assert.deepEqual([...back.values()], policies);
 });
+
+test('a dataset keeps its first 500 warnings and counts the rest; a count kept before is counted on when more come', async () => {
+  const { keptWarnings, MAX_WARNINGS, metadataQuads } = await import('../../src/dataset/dataset-codec.ts');
+  const few = ['row 1: a', 'row 2: b'];
+  assert.deepEqual(keptWarnings(few), few);
+  const many = Array.from({ length: 100_000 }, (_, i) => `row ${i + 1}: no structure`);
+  const kept = keptWarnings(many);
+  assert.equal(kept.length, MAX_WARNINGS + 1);
+  assert.equal(kept[MAX_WARNINGS - 1], `row ${MAX_WARNINGS}: no structure`);
+  assert.equal(kept[MAX_WARNINGS], `${100_000 - MAX_WARNINGS} more warning(s) not kept`);
+  // a merge adds warnings after the count
+  const again = keptWarnings([...kept, 'row 100001: no structure', 'row 100002: no structure']);
+  assert.equal(again[MAX_WARNINGS], `${100_002 - MAX_WARNINGS} more warning(s) not kept`);
+  const quads = metadataQuads('http://x.test/dataset/1', { annotations: [], features: [], warnings: many });
+  assert.equal(quads.filter((q) => q.predicate.value === 'http://www.opentox.org/api/1.1#warning').length, MAX_WARNINGS + 1);
+});
+
+test('an Excel download is refused when its rows or columns do not fit one sheet', async () => {
+  const { sheetTooLarge, SHEET_MAX_ROWS, SHEET_MAX_COLUMNS } = await import('../../src/dataset/xlsx-table.ts');
+  assert.equal(sheetTooLarge(SHEET_MAX_ROWS, SHEET_MAX_COLUMNS), undefined);
+  assert.match(sheetTooLarge(SHEET_MAX_ROWS + 1, 3) ?? '', /^1048576 rows of 3 columns do not fit an Excel sheet/);
+  assert.match(sheetTooLarge(10, SHEET_MAX_COLUMNS + 1) ?? '', /16385 columns/);
+});
