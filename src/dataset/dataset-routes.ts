@@ -20,6 +20,7 @@ import { DatasetEdits } from './dataset-edits.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
 import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import { RDF_INPUT_TYPES } from '../rdf/parse.ts';
+import { INTERMEDIATE_PARAM, intermediateSwitchHtml, listsIntermediate } from '../http/intermediate-work.ts';
 import { CURATION_VIEWS, curationRenderers, curationReportOf, curationSelectionOf } from './curation-report.ts';
 
 /** Dataset component (spec 2.1, 4.12). */
@@ -67,9 +68,10 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
     return meta;
   }
 
-  routes.add({ method: 'GET', path: '/dataset', summary: 'Datasets', tag: 'dataset', responses: answers(MEDIA.list) }, async (ctx) => {
-    const uris = await datasets.list();
-    await sendGraphList(ctx, store, uris, 'Datasets', UPLOAD_FORM);
+  routes.add({ method: 'GET', path: '/dataset', summary: 'Datasets', tag: 'dataset', params: z.object(INTERMEDIATE_PARAM), responses: answers(MEDIA.list) }, async (ctx, p) => {
+    const intermediate = listsIntermediate(p);
+    const uris = await datasets.list({ intermediate });
+    await sendGraphList(ctx, store, uris, 'Datasets', UPLOAD_FORM + intermediateSwitchHtml(ctx, intermediate));
   });
 
   // an upload (raw, or a multipart/form-data file with fields) or a form: the handler reads which it is

@@ -2,7 +2,7 @@ import { featureGraph, featuresByTitle } from '../feature/feature-record.ts';
 import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
 import { df, ot, dc, dcterms } from '../rdf/namespaces.ts';
-import { select, selectUris } from '../store/query-helpers.ts';
+import { select, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import { sortById } from '../store/id-minter.ts';
 import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta, type DatasetMetadata } from './dataset-codec.ts';
 import { datasetQueries } from './dataset-queries.ts';
@@ -75,11 +75,11 @@ export class DatasetStore {
   }
 
   /** This server's datasets (not harvested copies of others'). */
-  async list(): Promise<string[]> {
-    return (await selectUris(this.services.store, datasetQueries.all())).filter((d) => this.services.uris.isIn('dataset', d));
+  async list(options: ListOptions = {}): Promise<string[]> {
+    return (await selectUris(this.services.store, datasetQueries.all(options))).filter((d) => this.services.uris.isIn('dataset', d));
   }
 
-  /** Every dataset with its title, in id order, in one query (not one metadata read each). */
+  /** Every dataset with its title, in id order, in one query (not one metadata read each); intermediate work left out (pickers). */
   async listWithTitles(): Promise<{ uri: string; title?: string }[]> {
     const titles = new Map<string, string | undefined>();
     for (const row of await select(this.services.store, datasetQueries.titled())) if (this.services.uris.isIn('dataset', row.r.value)) titles.set(row.r.value, titles.get(row.r.value) ?? row.t?.value);

@@ -17,6 +17,7 @@ import type { ModelStore } from './model-store.ts';
 import type { ModelDescription } from './model-codec.ts';
 import type { Predictor } from './prediction.ts';
 import { predictionRoutes } from './prediction-routes.ts';
+import { INTERMEDIATE_PARAM, intermediateSwitchHtml, listsIntermediate } from '../http/intermediate-work.ts';
 import type { ModelStarters } from './model-jobs.ts';
 
 /** The validations section of a model's page, made by the validation component (which this one cannot import: it validates models). */
@@ -49,14 +50,15 @@ export function modelRoutes(
       path: '/model',
       summary: 'Models (with query or sameas: those of an endpoint)',
       tag: 'model',
-      params: z.object({ query: param.optional('Models owl:sameAs this IRI (an endpoint)'), sameas: param.optional('The same as query') }),
+      params: z.object({ query: param.optional('Models owl:sameAs this IRI (an endpoint)'), sameas: param.optional('The same as query'), ...INTERMEDIATE_PARAM }),
       responses: answers(MEDIA.list, 404),
     },
     async (ctx, p) => {
       const sameAs = p.query ?? p.sameas;
-      const uris = await models.list(sameAs);
+      const intermediate = listsIntermediate(p);
+      const uris = await models.list(sameAs, { intermediate });
       if (sameAs && !uris.length) throw notFound(`no model has owl:sameAs <${sameAs}>`);
-      await sendGraphList(ctx, store, uris, sameAs ? `Models with owl:sameAs ${sameAs}` : 'Models');
+      await sendGraphList(ctx, store, uris, sameAs ? `Models with owl:sameAs ${sameAs}` : 'Models', intermediateSwitchHtml(ctx, intermediate));
     },
   );
 

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.ts';
-import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import { readTypedGraph, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import type { Services } from '../core/services.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
 import { modelDescription, modelGraphs, storedModel, type ModelDescription, type NewModel, type StoredModel } from './model-codec.ts';
@@ -45,8 +45,8 @@ export class ModelStore {
   }
 
   /** This server's models (not harvested copies of others'), optionally only those `owl:sameAs` an endpoint. */
-  async list(sameAs?: string): Promise<string[]> {
-    return (await selectUris(this.services.store, modelQueries.all(sameAs))).filter((m) => this.services.uris.isIn('model', m));
+  async list(sameAs?: string, options: ListOptions = {}): Promise<string[]> {
+    return (await selectUris(this.services.store, modelQueries.all(sameAs, options))).filter((m) => this.services.uris.isIn('model', m));
   }
 
   /** The description graph and its record, or undefined when there is no such model. */

@@ -45,9 +45,21 @@ export async function readTypedGraph(store: TripleStore, uri: string, type: RDF.
  * optionally only those with given property values (filters whose value is undefined are left
  * out): the builder behind the list queries of the components.
  */
-export function resourcesOfType(type: RDF.NamedNode, filters: [RDF.NamedNode, string | undefined][] = []): SparqlText {
+export function resourcesOfType(type: RDF.NamedNode, filters: [RDF.NamedNode, string | undefined][] = [], options: ListOptions = {}): SparqlText {
   const patterns = filters.filter((f): f is [RDF.NamedNode, string] => !!f[1]).map(([p, v]) => sparql`?r ${p} ${df.namedNode(checkIri(v))} .`);
-  return sparql`SELECT DISTINCT ?r WHERE { GRAPH ?r { ?r a ${type} . ${patterns} } }`;
+  const parts = options.intermediate === false ? sparql`FILTER NOT EXISTS { ?r ${PART_OF} ?whole }` : sparql``;
+  return sparql`SELECT DISTINCT ?r WHERE { GRAPH ?r { ?r a ${type} . ${patterns} ${parts} } }`;
+}
+
+/**
+ * `dcterms:isPartOf`: a resource a task made on the way to its result (a fold's datasets and
+ * model, a supermodel's descriptor dataset) is part of that result (TaskRunner writes it).
+ */
+export const PART_OF = df.namedNode('http://purl.org/dc/terms/isPartOf');
+
+export interface ListOptions {
+  /** false: leave out what was made inside another resource's work (`dcterms:isPartOf` it). */
+  intermediate?: boolean;
 }
 
 /** The URIs a list query binds to `variable`, ordered by their integer ids. */

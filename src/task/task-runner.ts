@@ -3,7 +3,8 @@ import type { UriScheme } from '../core/uri-scheme.ts';
 import type { IdMinter } from '../store/id-minter.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { HttpError } from '../core/errors.ts';
-import { select } from '../store/query-helpers.ts';
+import { PART_OF, select } from '../store/query-helpers.ts';
+import { df } from '../rdf/namespaces.ts';
 import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord, type TaskStatus } from './task-codec.ts';
 import { taskQueries } from './task-queries.ts';
 import type { TripleStore } from '../store/triple-store.ts';
@@ -484,13 +485,34 @@ export class TaskRunner {
    */
   private async finish(state: TaskState): Promise<void> {
     clearTimeout(state.progressTimer);
-    const removed = !state.minted.length ? {} : state.status === 'Completed' ? { [this.uris.subgraph(state.uri, 'minted')]: [] } : this.rollbackGraphs(state.uri, state.minted);
+    const removed = !state.minted.length
+      ? {}
+      : state.status === 'Completed'
+        ? { [this.uris.subgraph(state.uri, 'minted')]: [], ...(await this.partsOf(state)) }
+        : this.rollbackGraphs(state.uri, state.minted);
     await this.persist(state, removed).then(
       () => {
         if (state.status !== 'Completed') this.logRemoved(state.uri, state.minted);
       },
       () => undefined, // logged by persist
     );
+  }
+
+  /**
+   * What a completed task made besides its result (fold datasets and models, a supermodel's
+   * steps) is intermediate work, part of the result: each such resource's graph gains
+   * `dcterms:isPartOf` the result, written with the task's end. Lists leave it out by default.
+   */
+  private async partsOf(state: TaskState): Promise<Record<string, RDF.Quad[]>> {
+    const whole = state.resultUri;
+    if (!whole) return {};
+    const graphs: Record<string, RDF.Quad[]> = {};
+    for (const part of new Set(state.minted)) {
+      if (part === whole || this.uris.isIn('task', part)) continue;
+      const quads = await this.store.readGraph(part).catch(() => []);
+      if (quads.length) graphs[part] = [...quads, df.quad(df.namedNode(part), PART_OF, df.namedNode(whole), df.namedNode(part))];
+    }
+    return graphs;
   }
 
   /** Write the task's record (after the writes of it before), with `also` in the same write. */

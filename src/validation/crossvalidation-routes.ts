@@ -1,3 +1,4 @@
+import { INTERMEDIATE_PARAM, intermediateSwitchHtml, listsIntermediate } from '../http/intermediate-work.ts';
 import { escapeHtml, iriHtml } from '../rdf/html.ts';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.ts';
@@ -91,10 +92,13 @@ export function crossvalidationRoutes(
       aliases: also('/crossvalidation'),
       summary: 'Cross-validations (those of an algorithm, of a dataset)',
       tag: 'validation',
-      params: z.object({ algorithm: param.optional('Of this algorithm'), dataset: param.optional('On this dataset') }),
+      params: z.object({ algorithm: param.optional('Of this algorithm'), dataset: param.optional('On this dataset'), ...INTERMEDIATE_PARAM }),
       responses: answers(MEDIA.list),
     },
-    async (ctx, filter) => sendGraphList(ctx, services.store, await crossvalidations.list(filter), 'Cross-validations'),
+    async (ctx, { intermediate: given, ...filter }) => {
+      const intermediate = listsIntermediate({ intermediate: given }) || Object.values(filter).some((v) => v);
+      await sendGraphList(ctx, services.store, await crossvalidations.list(filter, { intermediate }), 'Cross-validations', intermediateSwitchHtml(ctx, intermediate));
+    },
   );
 
   routes.add(

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.ts';
-import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import { readTypedGraph, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import { validationQueries } from './validation-queries.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.ts';
@@ -180,8 +180,8 @@ export class Crossvalidations {
     return readTypedGraph(this.services.store, uri, ot('Crossvalidation'));
   }
 
-  list(filter: { algorithm?: string; dataset?: string }): Promise<string[]> {
-    return selectUris(this.services.store, validationQueries.crossvalidations(filter));
+  list(filter: { algorithm?: string; dataset?: string }, options: ListOptions = {}): Promise<string[]> {
+    return selectUris(this.services.store, validationQueries.crossvalidations(filter, options));
   }
 
   /** The fold validations of a cross-validation, in fold order, with their graphs. */

@@ -1,3 +1,4 @@
+import { INTERMEDIATE_PARAM, intermediateSwitchHtml, listsIntermediate } from '../http/intermediate-work.ts';
 import { z } from 'zod';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.ts';
@@ -26,10 +27,15 @@ export function validationRoutes(routes: DescribedRoutes, services: Pick<Service
         algorithm: param.optional('Of this algorithm'),
         trainingDataset: param.optional('Trained on this dataset'),
         testDataset: param.optional('Tested on this dataset'),
+        ...INTERMEDIATE_PARAM,
       }),
       responses: answers(MEDIA.list),
     },
-    async (ctx, filter) => sendGraphList(ctx, services.store, await validations.list(filter), 'Validations'),
+    async (ctx, { intermediate: given, ...filter }) => {
+      // a filtered list names what it is about: the folds of a model, a dataset are listed
+      const intermediate = listsIntermediate({ intermediate: given }) || Object.values(filter).some((v) => v);
+      await sendGraphList(ctx, services.store, await validations.list(filter, { intermediate }), 'Validations', intermediateSwitchHtml(ctx, intermediate));
+    },
   );
 
   routes.add({ method: 'GET', path: '/validation/:id', summary: 'A validation with its statistics', tag: 'validation', responses: answers([...MEDIA.resource, ...xml], 404) }, async (ctx) => {

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.ts';
-import { readTypedGraph, selectUris } from '../store/query-helpers.ts';
+import { readTypedGraph, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import { validationQueries, type ValidationFilter } from './validation-queries.ts';
 import type { Services } from '../core/services.ts';
 import { validationQuads, type ValidationRecord } from './validation-record.ts';
@@ -25,8 +25,8 @@ export class ValidationStore {
     return readTypedGraph(this.services.store, uri, ot('Validation'));
   }
 
-  async list(filter: ValidationFilter = {}): Promise<string[]> {
-    const uris = await selectUris(this.services.store, validationQueries.validations(filter));
+  async list(filter: ValidationFilter = {}, options: ListOptions = {}): Promise<string[]> {
+    const uris = await selectUris(this.services.store, validationQueries.validations(filter, options));
     // the pooled statistics of cross-validations are served under /crossvalidation, not listed here
     return uris.filter((v) => v.startsWith(`${this.collection}/`));
   }

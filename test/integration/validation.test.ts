@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, http, form, errorReport, OT, waitForTask, checkRdfXml, resourceLists, type TestServer } from '../helpers.ts';
+import { startTestServer, http, form, errorReport, OT, waitForTask, checkRdfXml, resourceLists, parseTurtle, valuesOf, type TestServer } from '../helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -209,6 +209,37 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   const list = (await http(`${s.url}/crossvalidation?dataset=${encodeURIComponent(dataset)}`, { accept: 'text/uri-list' })).text.trim();
   assert.equal(list, cv);
   assert.equal((await http(`${s.url}/validation/crossvalidation/${cv.split('/').pop()}/statistics`, { accept: 'application/json' })).status, 200, 'Ruby layout alias');
+
+  // the folds' datasets, models and validations are part of the cross-validation: left out of the lists unless asked for
+  const fold = parseTurtle((await http(local(folds[0]), { accept: 'text/turtle' })).text);
+  const [foldModel] = valuesOf(fold, folds[0], `${OT}model`);
+  const [foldTraining] = valuesOf(fold, folds[0], `${OT}trainingDataset`);
+  const [foldPredictions] = valuesOf(fold, folds[0], `${OT}predictionDataset`);
+  const PART_OF = 'http://purl.org/dc/terms/isPartOf';
+  assert.deepEqual(valuesOf(fold, folds[0], PART_OF), [cv]);
+  for (const part of [foldModel, foldTraining, foldPredictions]) {
+    const graph = parseTurtle((await http(part.startsWith(`${s.base}/dataset/`) ? `${local(part)}/metadata` : local(part), { accept: 'text/turtle' })).text);
+    assert.deepEqual(valuesOf(graph, part, PART_OF), [cv], `${part} is part of the cross-validation`);
+  }
+  const listed = async (path: string) => (await http(`${s.url}${path}`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  for (const [path, member] of [
+    ['/dataset', foldTraining],
+    ['/dataset', foldPredictions],
+    ['/model', foldModel],
+    ['/validation', folds[0]],
+  ]) {
+    assert.ok(!(await listed(path)).includes(member), `${member} is not in ${path}`);
+    assert.ok((await listed(`${path}?intermediate=true`)).includes(member), `${member} is in ${path}?intermediate=true`);
+  }
+  assert.ok((await listed('/dataset')).includes(dataset), "the user's own datasets are listed");
+  assert.ok((await listed(`/validation?model=${encodeURIComponent(foldModel)}`)).includes(folds[0]), 'a filtered list names what it is about');
+  assert.equal((await http(`${s.url}/dataset?intermediate=maybe`, { accept: 'text/uri-list' })).status, 400);
+  const page = (await http(`${s.url}/dataset`, { accept: 'text/html' })).text;
+  assert.match(page, /href="\/dataset\?intermediate=true">List it too</);
+  assert.ok(!page.includes(`"${foldTraining.replace(s.base, '')}"`), 'nor in the page');
+  const picker = (await http(`${s.url}/algorithm/mlr`, { accept: 'text/html' })).text;
+  assert.ok(!picker.includes(`value="${foldTraining}"`) && picker.includes(`value="${dataset}"`), "the forms' dataset choices leave them out");
+
   assert.equal((await http(local(cv), { method: 'DELETE' })).status, 200);
   assert.equal((await http(local(cv))).status, 404);
   assert.equal((await http(local(folds[0]))).status, 404);
