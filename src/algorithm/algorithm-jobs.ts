@@ -63,7 +63,15 @@ export function algorithmJobs(services: Pick<Services, 'config' | 'uris' | 'stor
         const uri = algorithmUri(services, def);
         switch (def.kind) {
           case 'learner':
-            return train({ algorithmUri: uri, title: def.title, learner: def.learner, parameters: values, datasetUri, predictionFeature: params.required('prediction_feature') });
+            return train({
+              algorithmUri: uri,
+              title: def.title,
+              learner: def.learner,
+              parameters: values,
+              datasetUri,
+              predictionFeature: params.required('prediction_feature'),
+              domain: params.get('applicability_domain') || 'auto',
+            });
           case 'super':
             return startSuper(uri, params);
           case 'domain':

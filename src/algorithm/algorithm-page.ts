@@ -5,6 +5,14 @@ import { featureTitles } from '../feature/feature-record.ts';
 import { escapeHtml, linkOf } from '../rdf/html.ts';
 import type { ParameterSpec } from '../learning/learner.ts';
 import type { AlgorithmDefinition } from './catalogue.ts';
+import { DOMAIN_METHODS, DOMAIN_OPTION } from '../learning/applicability-domain.ts';
+
+/** The applicability-domain choices of the training form, in words. */
+const DOMAIN_LABELS: Record<string, string> = {
+  auto: 'by the features (recommended): similarity to the training compounds',
+  none: 'none',
+  ...Object.fromEntries(DOMAIN_METHODS.map((m) => [m.id, m.title])),
+};
 
 /**
  * Algorithm pages for people: the catalogue grouped by what the algorithms do, and on each
@@ -69,9 +77,11 @@ export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: Dat
     } else targetField = `<label>Feature to predict (URI) <input name="prediction_feature" size="50" required></label>`;
   }
   const extra =
-    def.kind === 'super'
-      ? '<label>Learning algorithm <input name="model_learning" value="random-forest-regression" size="30" required></label></p>\n<p><label><input type="checkbox" name="structure_standardisation" value="standardise-structures" checked> Standardise the structures first (salts stripped, charges neutralised, one tautomer): the model predicts a salt as its parent</label>'
-      : '';
+    def.kind === 'learner'
+      ? `<label title="${escapeHtml(DOMAIN_OPTION.description)}">Applicability domain <select name="applicability_domain">${DOMAIN_OPTION.choices!.map((c) => `<option value="${c}"${c === DOMAIN_OPTION.default ? ' selected' : ''}>${escapeHtml(DOMAIN_LABELS[c] ?? c)}</option>`).join('')}</select></label>`
+      : def.kind === 'super'
+        ? '<label>Learning algorithm <input name="model_learning" value="random-forest-regression" size="30" required></label></p>\n<p><label><input type="checkbox" name="structure_standardisation" value="standardise-structures" checked> Standardise the structures first (salts stripped, charges neutralised, one tautomer): the model predicts a salt as its parent</label>'
+        : '';
   const parameters = def.parameters.map((p) => `<p>${parameterInput(p)}</p>`).join('\n');
   const chooseDataset = chosen ? '' : `<p><small>The features to predict are listed once a dataset is chosen: open this page from a dataset's page, or <a href="/dataset">choose one</a>.</small></p>`;
   return `<h2>Run it</h2>

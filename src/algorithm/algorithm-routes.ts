@@ -118,7 +118,7 @@ export function algorithmRoutes(
         feature_calculation: param.list('A superalgorithm: descriptor algorithms, in order'),
         feature_selection: param.list('A superalgorithm: feature selection algorithms'),
         model_learning: param.list('A superalgorithm: learners (several: a consensus)'),
-        applicability_domain: param.list('A superalgorithm: applicability-domain algorithms'),
+        applicability_domain: param.list('A learner: the applicability domain its model carries (auto, none, or a domain algorithm); a superalgorithm: applicability-domain algorithms'),
         validation_service: param.optional('A superalgorithm: cross-validate the recipe'),
         parameter: param.list("A superalgorithm: a step's parameter, step.name=value"),
       }),

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.ts';
 import { LEARNERS } from '../learning/learners.ts';
-import { DOMAIN_METHODS, type DomainMethod } from '../learning/applicability-domain.ts';
+import { DOMAIN_METHODS, DOMAIN_OPTION, type DomainMethod } from '../learning/applicability-domain.ts';
 import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.ts';
 import { CLEANUP_METHODS, type CleanupMethod } from './cleanup-methods.ts';
 import { FREQUENT_SUBSTRUCTURES } from './pattern-mining.ts';
@@ -134,6 +134,8 @@ export function algorithmQuads(def: AlgorithmDefinition, uri: string, instance?:
     if (value) quads.push(df.quad(p, ot('paramValue'), value));
   };
   if (!instance) for (const p of invocationParameters(def)) param(p.name, p.description, 'mandatory');
+  // a learner's model carries an applicability domain (training.ts)
+  if (!instance && def.kind === 'learner') param(DOMAIN_OPTION.name, DOMAIN_OPTION.description, 'optional', typedValue(DOMAIN_OPTION, DOMAIN_OPTION.default));
   for (const spec of def.parameters) param(spec.name, spec.description, 'optional', typedValue(spec, instance ? instance.values[spec.name] : spec.default));
   return quads;
 }

@@ -114,7 +114,7 @@ export function uriList(uris: string[]): string {
  */
 export async function sendUris(ctx: Context, uris: string[], status = 200): Promise<void> {
   // a browser's form (it asks for HTML first) goes on to what it made, or to the task making it
-  if (uris.length === 1 && ctx.method !== 'GET' && negotiate(acceptOf(ctx), ['text/uri-list', 'text/plain', 'text/html']) === 'text/html') {
+  if (uris.length === 1 && ctx.method !== 'GET' && asksForPage(ctx)) {
     ctx.status = 303;
     ctx.set('Location', linkOf(uris[0]).href);
     ctx.body = '';
@@ -132,6 +132,11 @@ export async function sendUris(ctx: Context, uris: string[], status = 200): Prom
     'text/uri-list',
   );
   if (uris.length === 1) ctx.set('Location', uris[0]);
+}
+
+/** Does the request come from a browser (it prefers HTML to a URI list)? Its forms are answered 303 to what they made. */
+export function asksForPage(ctx: Context): boolean {
+  return negotiate(acceptOf(ctx), ['text/uri-list', 'text/plain', 'text/html']) === 'text/html';
 }
 
 /** A job accepted as a task: 202 with the task's URI (the client polls it). */

@@ -67,6 +67,20 @@ export const DOMAIN_METHODS: DomainMethod[] = [
   },
 ];
 
+/**
+ * The applicability domain a training request may ask for (`applicability_domain`): `auto`
+ * (Tanimoto similarity on fingerprints, else the Euclidean distance to the nearest training
+ * compounds on the numeric features), `none`, or one of the domain algorithms, by id or URI,
+ * with its default parameters. Fitted on the model's own independent variables, never the target.
+ */
+export const DOMAIN_OPTION: ParameterSpec = {
+  name: 'applicability_domain',
+  description: `The applicability domain the model carries, fitted on its own independent variables (never the target); each prediction then states whether the compound is inside it, and its metric. auto (by the features: Tanimoto similarity on fingerprints, else the Euclidean distance to the 5 nearest training compounds), none, or one of ${DOMAIN_METHODS.map((m) => m.id).join(', ')} (id or URI) with its default parameters`,
+  type: 'string',
+  default: 'auto',
+  choices: ['auto', 'none', ...DOMAIN_METHODS.map((m) => m.id)],
+};
+
 type Standardisation = { columns: number[]; mean: number[]; sd: number[] };
 
 export type DomainState =

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { badRequest, notFound } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
-import { sendNegotiated, sendTask, sendUri } from '../http/respond.ts';
+import { asksForPage, sendNegotiated, sendTask, sendUri } from '../http/respond.ts';
 import { MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import { callerTokenOf } from '../auth/caller-token.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
@@ -64,7 +64,8 @@ export function predictionRoutes(
       if (!compound) throw badRequest('missing required parameter dataset_uri (or compound_uri, or smiles, for a single compound)');
       if (model.task === 'cleanup') throw badRequest(`model ${model.uri} filters datasets: give dataset_uri`);
       const { uri, remote } = await predictCompound(services, datasets, predictor, model, compound, result);
-      if (remote) return sendUri(ctx, uri);
+      // a browser's form goes on to the prediction's own page (so its links and formats resolve); a client gets it in the answer
+      if (remote || asksForPage(ctx)) return sendUri(ctx, uri);
       const meta = (await datasets.readMeta(uri))!;
       ctx.set('Location', uri);
       return sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, services.chemistry, meta, { compounds: [compound], features: outputFeatures(model) }));

@@ -2,6 +2,7 @@ import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
 import type { Learner, Matrix, ParameterSpec, ParamValue, TrainingData } from '../learning/learner.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
+import { DOMAIN_METHODS, DOMAIN_OPTION } from '../learning/applicability-domain.ts';
 import { badRequest, HttpError } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
@@ -27,6 +28,12 @@ export interface TrainingPlan {
   seed: number;
   /** Separate applicability-domain models to link (the superalgorithm's `applicability_domain`). */
   linkedDomains?: string[];
+  /**
+   * The applicability domain to embed, as the request asked (DOMAIN_OPTION): by the features
+   * (`auto`), none, or a method. Unset (a validation's fold models): only a learner of type
+   * ApplicabilityDomain embeds its own.
+   */
+  domain?: string;
   /** More parameters recorded on the model (a supermodel's steps), and its title. */
   recorded?: { specs: ParameterSpec[]; values: Record<string, ParamValue> };
   title?: string;
@@ -42,7 +49,7 @@ export interface TrainingPlan {
 export async function planTraining(
   services: Pick<Services, 'uris' | 'store'>,
   datasets: DatasetStore,
-  request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number },
+  request: { algorithmUri: string; learner: Learner; parameters: Record<string, ParamValue>; datasetUri: string; predictionFeature: string; seed?: number; domain?: string },
 ): Promise<TrainingPlan> {
   const { meta: dataset, selected } = await datasets.requireRef(request.datasetUri);
   const uri = dataset.uri;
@@ -60,7 +67,20 @@ export async function planTraining(
       `dataset ${uri} has no numeric or fingerprint features besides the prediction feature to learn from; calculate descriptors first (for example with ${services.uris.item('algorithm', 'rdkit-descriptors')})`,
     );
   }
-  return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1 };
+  const domain = request.domain === undefined ? undefined : domainOption(services, request.domain, independent);
+  return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1, domain };
+}
+
+/** The option as given, checked against the features (400 naming the parameter): auto, none or a method id. */
+function domainOption(services: Pick<Services, 'uris'>, given: string, independent: FeatureRecord[]): string {
+  const value = given.trim();
+  const id = services.uris.idIn('algorithm', value) ?? value;
+  if (!DOMAIN_OPTION.choices!.includes(id)) throw badRequest(`applicability_domain: ${given} is none of ${DOMAIN_OPTION.choices!.join(', ')}`);
+  const method = DOMAIN_METHODS.find((m) => m.id === id);
+  const fingerprints = independent.every((f) => f.bits !== undefined);
+  if (method?.columns === 'fingerprint' && !independent.some((f) => f.bits !== undefined)) throw badRequest(`applicability_domain: ${id} needs fingerprint features, and the model has none`);
+  if (method?.columns === 'numeric' && fingerprints) throw badRequest(`applicability_domain: ${id} needs numeric features, and the model has only fingerprints (use ad-tanimoto)`);
+  return id;
 }
 
 /** Read the training rows, fit the encodings, train (in the worker pool) and store the model. */
@@ -70,6 +90,8 @@ export interface TrainingRequest {
   title: string;
   learner: Learner;
   parameters: Record<string, ParamValue>;
+  /** `applicability_domain` (DOMAIN_OPTION). */
+  domain: string;
   /** The `dataset_uri` parameter as given (it may select features with its query). */
   datasetUri: string;
   predictionFeature: string;
@@ -133,8 +155,7 @@ export async function trainModel(
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
-  // spec 2.5: a learner that is also of type ApplicabilityDomain embeds one in its model
-  const domain = plan.learner.types.includes('ApplicabilityDomain') && !plan.linkedDomains?.length ? await embeddedDomain(services, x, binary, plan.parameters, job.signal) : undefined;
+  const domain = await domainOf(services, plan, x, binary, job.signal);
   job.progress?.(0.9);
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
@@ -143,8 +164,8 @@ export async function trainModel(
     algorithm: plan.algorithmUri,
     learnerId: plan.learner.id,
     trainingDataset: plan.dataset.uri,
-    parameters: { ...plan.parameters, ...plan.recorded?.values },
-    parameterSpecs: [...plan.learner.parameters, ...(plan.recorded?.specs ?? [])],
+    parameters: { ...plan.parameters, ...plan.recorded?.values, ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }) },
+    parameterSpecs: [...plan.learner.parameters, ...(plan.recorded?.specs ?? []), ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
     title: plan.title,
     task: plan.learner.task,
     classes,
@@ -159,6 +180,21 @@ export async function trainModel(
     linkedDomains: plan.linkedDomains,
     related: plan.related,
   });
+}
+
+/**
+ * The domain a model embeds (spec 2.5: `ot:hasDomain` the model itself): none beside linked AD
+ * models (a supermodel's); the one asked for; without a request (a validation's fold models) the
+ * one a learner of type ApplicabilityDomain embeds by itself.
+ */
+async function domainOf(services: Pick<Services, 'workers'>, plan: TrainingPlan, x: Matrix, binary: boolean[], signal?: AbortSignal): Promise<{ method: string; state: unknown } | undefined> {
+  if (plan.linkedDomains?.length || plan.domain === 'none') return undefined;
+  const lazy = plan.learner.types.includes('ApplicabilityDomain');
+  if (plan.domain === undefined) return lazy ? embeddedDomain(services, x, binary, plan.parameters, signal) : undefined;
+  if (plan.domain === 'auto') return embeddedDomain(services, x, binary, lazy ? plan.parameters : {}, signal);
+  const method = DOMAIN_METHODS.find((m) => m.id === plan.domain)!;
+  const defaults = Object.fromEntries(method.parameters.map((p) => [p.name, p.default]));
+  return { method: method.id, state: await fitDomainState(services, method.id, x, defaults, signal) };
 }
 
 /**

@@ -98,6 +98,48 @@ test('regression: train a random forest on RDKit descriptors; the model describe
   const list = await http(`${s.url}/model`, { accept: 'text/uri-list' });
   assert.ok(list.text.includes(model));
   assert.equal((await http(local(model), { method: 'PUT', body: '' })).status, 405, 'models are immutable');
+
+  // an applicability domain by default, on the model's own variables
+  assert.deepEqual(valuesOf(q, model, `${OT}hasDomain`), [model]);
+  const domain = valuesOf(q, model, `${OT}parameters`).find((p) => valuesOf(q, p, `${DC}title`)[0] === 'applicability_domain')!;
+  assert.equal(valuesOf(q, domain, `${OT}paramValue`)[0], 'ad-euclidean-knn');
+  assert.equal(valuesOf(q, model, `${OT}adMetric`).length, 1);
+  assert.equal(valuesOf(q, model, `${OT}adMembership`).length, 1);
+});
+
+test('applicability_domain when training: none, a method by id or URI; what cannot apply to the features answers 400', async () => {
+  const { withDescriptors, target } = regression;
+  const train = (domain: string) =>
+    http(`${s.url}/algorithm/mlr`, { method: 'POST', body: form({ dataset_uri: withDescriptors, prediction_feature: target, applicability_domain: domain }), accept: 'text/uri-list' });
+  const describe = async (model: string) => parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  const started = async (domain: string) => {
+    const r = await train(domain);
+    assert.ok(r.status === 200 || r.status === 202, r.text);
+    return r.status === 202 ? waitForTask(s, r.text.trim()) : r.text.trim();
+  };
+  const none = await started('none');
+  assert.deepEqual(valuesOf(await describe(none), none, `${OT}hasDomain`), []);
+  const ranges = await started(`${s.base}/algorithm/ad-ranges`);
+  const q = await describe(ranges);
+  assert.deepEqual(valuesOf(q, ranges, `${OT}hasDomain`), [ranges]);
+  // predictions carry the verdict and the metric
+  const out = await http(local(ranges), { method: 'POST', body: form({ dataset_uri: regression.raw }), accept: 'text/uri-list' });
+  const predictions = out.status === 202 ? await waitForTask(s, out.text.trim()) : out.text.trim();
+  const rows = await table(predictions);
+  assert.equal(rows[0].length, 5, `SMILES, prediction, confidence, metric, membership: ${rows[0]}`);
+  assert.ok(rows.slice(1).every((r) => r[4] === 'true' || r[4] === 'false'));
+  assert.ok(
+    rows.slice(1).some((r) => r[4] === 'true'),
+    'training compounds are inside their own ranges',
+  );
+  for (const [domain, pattern] of [
+    ['ad-tanimoto', /needs fingerprint features/],
+    ['shiny', /applicability_domain: shiny is none of auto, none, ad-leverage/],
+  ] as const) {
+    const r = await http(`${s.url}/algorithm/mlr`, { method: 'POST', body: form({ dataset_uri: withDescriptors, prediction_feature: target, applicability_domain: domain }), accept: 'text/turtle' });
+    assert.equal(r.status, 400, domain);
+    assert.match((await errorReport(r)).message ?? '', pattern);
+  }
 });
 
 test('regression predictions: a new dataset with values and confidences; descriptors calculated when the dataset lacks them', async () => {
@@ -105,7 +147,8 @@ test('regression predictions: a new dataset with values and confidences; descrip
   const predictions = await run(model, { dataset_uri: withDescriptors });
   const rows = await table(predictions);
   assert.equal(rows.length, 121);
-  assert.equal(rows[0].length, 3);
+  assert.equal(rows[0].length, 5, 'SMILES, prediction, confidence, and the applicability domain: metric and membership');
+  assert.ok(rows.slice(1).filter((r) => r[4] === 'true').length > 100, 'the training compounds are mostly inside their own domain');
   const predicted = rows.slice(1).map((r) => Number(r[1]));
   const confidence = rows.slice(1).map((r) => Number(r[2]));
   assert.ok(
@@ -126,7 +169,7 @@ test('regression predictions: a new dataset with values and confidences; descrip
   const copy = await upload(sharedCsv('EPAFHM_log10.csv', 120));
   assert.equal(await run(model, { dataset_uri: withDescriptors, result_dataset: copy }), copy);
   const merged = await table(copy);
-  assert.equal(merged[0].length, 4);
+  assert.equal(merged[0].length, 6);
   assert.deepEqual(
     merged.slice(1).map((r) => r[2]),
     rows.slice(1).map((r) => r[1]),
@@ -173,6 +216,23 @@ test('prediction of one compound in the negotiated format', async () => {
   assert.ok(Number.isFinite(Number(rows[1][1])));
   const rdf = await http(local(model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/turtle' });
   assert.match(rdf.text, /ot:dataEntry/);
+
+  // the model page's form (a browser asks for HTML): 303 to the prediction's own page, whose other formats all resolve
+  const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const posted = await http(local(model), { method: 'POST', body: form({ smiles: 'CCCCCCO' }), accept: browser });
+  assert.equal(posted.status, 303, posted.text);
+  const location = posted.headers.get('location')!;
+  assert.match(location, /^\/dataset\/\d+$/);
+  const page = await http(`${s.url}${location}`, { accept: browser });
+  assert.equal(page.status, 200);
+  assert.match(page.text, /CCCCCCO/);
+  const alternates = [...page.text.matchAll(/<a href="([^"]+)" type="([^"]+)">/g)].map((m) => [m[1].replace(/&amp;/g, '&'), m[2]]);
+  assert.ok(alternates.length >= 5, `the page's other formats: ${JSON.stringify(alternates)}`);
+  for (const [href, type] of alternates) {
+    const other = await http(`${s.url}${href}`, { accept: browser });
+    assert.equal(other.status, 200, `${href}: ${other.text.slice(0, 200)}`);
+    assert.equal(other.type, type, href);
+  }
 });
 
 test('classification: random forest and k-nearest neighbours on Morgan fingerprints; nominal predictions with class probabilities', async () => {
