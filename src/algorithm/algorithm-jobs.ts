@@ -75,7 +75,14 @@ export function algorithmJobs(services: Pick<Services, 'config' | 'uris' | 'stor
           case 'super':
             return startSuper(uri, params);
           case 'domain':
-            return fitDomain({ algorithmUri: uri, method: def.method, parameters: values, datasetUri });
+            return fitDomain({
+              algorithmUri: uri,
+              method: def.method,
+              parameters: values,
+              datasetUri,
+              leaveOut: params.get('prediction_feature') || undefined,
+              model: params.get('model_uri') || undefined,
+            });
           case 'cleanup':
             return cleanup({ algorithmUri: uri, method: def.method, parameters: values, datasetUri });
           case 'mining': {

@@ -60,6 +60,8 @@ function parameterInput(p: ParameterSpec): string {
 function wantsTarget(def: AlgorithmDefinition): 'required' | 'optional' | undefined {
   if (def.kind === 'learner' || def.kind === 'super') return 'required';
   if (def.kind === 'selection') return def.method.supervised ? 'required' : undefined;
+  // an applicability domain leaves the endpoint out
+  if (def.kind === 'domain') return 'optional';
   return undefined;
 }
 
@@ -73,8 +75,13 @@ export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: Dat
     if (chosen) {
       const meta = await ctx.datasets.readMeta(chosen);
       const titles = await featureTitles(ctx.store, meta?.features ?? []);
-      targetField = `<label>Feature to predict <select name="prediction_feature" required>${(meta?.features ?? []).map((f) => `<option value="${escapeHtml(f)}">${escapeHtml(titles.get(f) ?? f)}</option>`).join('')}</select></label>`;
-    } else targetField = `<label>Feature to predict (URI) <input name="prediction_feature" size="50" required></label>`;
+      const options = (meta?.features ?? []).map((f) => `<option value="${escapeHtml(f)}">${escapeHtml(titles.get(f) ?? f)}</option>`).join('');
+      targetField =
+        target === 'required'
+          ? `<label>Feature to predict <select name="prediction_feature" required>${options}</select></label>`
+          : `<label>The endpoint, left out of the domain <select name="prediction_feature"><option value="">none</option>${options}</select></label> <small>(by default the domain uses the descriptors calculated here, not the table's own values)</small>`;
+    } else
+      targetField = `<label>${target === 'required' ? 'Feature to predict' : 'The endpoint, left out of the domain'} (URI) <input name="prediction_feature" size="50"${target === 'required' ? ' required' : ''}></label>`;
   }
   const extra =
     def.kind === 'learner'

@@ -111,7 +111,8 @@ export function algorithmRoutes(
       tag: 'algorithm',
       params: z.object({
         dataset_uri: param.required('The dataset (with ?feature_uris[]=… to use some of its features)'),
-        prediction_feature: param.optional('The feature to predict (learners, supervised selection and mining)'),
+        prediction_feature: param.optional('The feature to predict (learners, supervised selection and mining); the endpoint an applicability domain leaves out'),
+        model_uri: param.optional('An applicability domain: the model whose independent variables it is fitted on'),
         dataset_service: param.optional('Another dataset service that gets the results as a new dataset'),
         result_dataset: param.optional('An existing dataset that gets the results as new columns'),
         structure_standardisation: param.optional('A superalgorithm: standardise the structures first (standardise-structures); the supermodel then predicts every structure from its parent'),

@@ -136,6 +136,10 @@ export function algorithmQuads(def: AlgorithmDefinition, uri: string, instance?:
   if (!instance) for (const p of invocationParameters(def)) param(p.name, p.description, 'mandatory');
   // a learner's model carries an applicability domain (training.ts)
   if (!instance && def.kind === 'learner') param(DOMAIN_OPTION.name, DOMAIN_OPTION.description, 'optional', typedValue(DOMAIN_OPTION, DOMAIN_OPTION.default));
+  if (!instance && def.kind === 'domain') {
+    param('prediction_feature', 'The endpoint: never a feature of the domain (by default the domain uses the descriptors calculated here, not the dataset’s own values)', 'optional');
+    param('model_uri', 'The domain of this model: fitted on its independent variables (dataset_uri: its training dataset, or another dataset holding them)', 'optional');
+  }
   for (const spec of def.parameters) param(spec.name, spec.description, 'optional', typedValue(spec, instance ? instance.values[spec.name] : spec.default));
   return quads;
 }

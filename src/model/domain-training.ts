@@ -19,6 +19,10 @@ export interface DomainRequest {
   parameters: Record<string, ParamValue>;
   /** The `dataset_uri` parameter as given (it may select features with its query). */
   datasetUri: string;
+  /** `prediction_feature`: the endpoint, never a feature of the domain. */
+  leaveOut?: string;
+  /** `model_uri`: the domain of this model, on its independent variables. */
+  model?: string;
 }
 
 /** Fitting an applicability-domain model as a job: checked at once (400/404), then fitted. */
@@ -28,6 +32,8 @@ interface DomainPlan {
   request: DomainRequest;
   dataset: DatasetMeta;
   features: FeatureRecord[];
+  /** What the choice of features left out, said in the model's warnings. */
+  notes: string[];
 }
 
 /** The features a method reads: numeric descriptors, or fingerprints. */
@@ -35,23 +41,51 @@ function suits(method: DomainMethod, f: FeatureRecord): boolean {
   return method.columns === 'fingerprint' ? f.bits !== undefined : isLearnable(f) && f.bits === undefined;
 }
 
-async function planDomain(services: Pick<Services, 'uris' | 'store'>, datasets: DatasetStore, request: DomainRequest): Promise<DomainPlan> {
+/**
+ * The features the domain is fitted on: those a `dataset_uri` query selects; a model's own
+ * independent variables (`model_uri`); otherwise the dataset's features that suit the method,
+ * and of those only the ones this service calculated when there are some (descriptors, not the
+ * measured values of an upload), never `prediction_feature`.
+ */
+async function planDomain(services: Pick<Services, 'uris' | 'store'>, datasets: DatasetStore, models: Pick<ModelStore, 'describe'>, request: DomainRequest): Promise<DomainPlan> {
   const { meta: dataset, selected } = await datasets.requireRef(request.datasetUri);
   const uri = dataset.uri;
-  const described = await readFeatureRecords(services.store, selected.length ? selected : dataset.features);
-  const features = [...described.values()].filter((f) => suits(request.method, f));
+  const notes: string[] = [];
+  let candidates = selected.length ? selected : dataset.features;
+  if (request.model) {
+    const model = (await models.describe(request.model))?.description;
+    if (!model?.dependent) throw badRequest(`model_uri: ${request.model} is not a predictive model of this service`);
+    const missing = model.independent.filter((f) => !dataset.features.includes(f));
+    if (missing.length)
+      throw badRequest(`dataset_uri: dataset ${uri} lacks ${missing.length} of the independent variables of model ${request.model} (its training dataset is ${model.trainingDataset})`);
+    candidates = model.independent;
+  }
+  if (request.leaveOut && !dataset.features.includes(request.leaveOut)) throw badRequest(`prediction_feature ${request.leaveOut} is not a feature of dataset ${uri}`);
+  const described = await readFeatureRecords(
+    services.store,
+    candidates.filter((f) => f !== request.leaveOut),
+  );
+  let features = [...described.values()].filter((f) => suits(request.method, f));
+  if (!selected.length && !request.model) {
+    const calculated = features.filter((f) => f.source && services.uris.isIn('algorithm', f.source));
+    const measured = features.filter((f) => !calculated.includes(f));
+    if (calculated.length && measured.length) {
+      features = calculated;
+      notes.push(`fitted on the ${calculated.length} descriptor(s) calculated here; the dataset's own values were left out: ${measured.map((f) => f.title ?? f.uri).join(', ')}`);
+    }
+  }
   if (!features.length) {
     const wanted = request.method.columns === 'fingerprint' ? 'fingerprint features' : 'numeric descriptors';
     throw badRequest(
       `dataset ${uri} has no ${wanted} for ${request.method.title}; calculate them first (for example with ${services.uris.item('algorithm', request.method.columns === 'fingerprint' ? 'morgan-fingerprint' : 'rdkit-descriptors')})`,
     );
   }
-  return { request, dataset, features };
+  return { request, dataset, features, notes };
 }
 
 export function domainJob(services: Pick<Services, 'uris' | 'store' | 'workers'>, datasets: DatasetStore, models: ModelStore): PrepareDomainFitting {
   return async (request) => {
-    const plan = await planDomain(services, datasets, request);
+    const plan = await planDomain(services, datasets, models, request);
     return {
       title: `${request.method.title} of ${plan.dataset.uri}`,
       work: (job) => fitDomainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
@@ -67,7 +101,7 @@ export async function createDomainModel(
   request: DomainRequest,
   job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
 ): Promise<string> {
-  return fitDomainModel(services, datasets, models, await planDomain(services, datasets, request), job);
+  return fitDomainModel(services, datasets, models, await planDomain(services, datasets, models, request), job);
 }
 
 /** Read the training rows, fit the method on the worker pool and store the AD model. */
@@ -96,7 +130,7 @@ async function fitDomainModel(
     throw badRequest(`${plan.request.method.title}: ${(e as Error)?.message ?? String(e)}`);
   }
   job.progress?.(0.9);
-  const warnings = without ? [`${without} row(s) of the training dataset have none of the features and were not used`] : [];
+  const warnings = [...plan.notes, ...(without ? [`${without} row(s) of the training dataset have none of the features and were not used`] : [])];
   return models.create({
     algorithm: plan.request.algorithmUri,
     learnerId: plan.request.method.id,

@@ -16,17 +16,24 @@ export async function modelPageHtml(services: Pick<Services, 'store'>, d: ModelD
   );
   const feature = (f: string) => iriHtml(f, titles.get(f) ?? f);
   const path = linkOf(d.uri).href;
-  return `<dl class="facts">
+  // what applies to it: a predictive model predicts, is validated and documented; an AD model
+  // estimates; a filtering model cleans datasets
+  const kind = d.dependent ? 'predictive' : d.adMetric ? 'domain' : 'cleanup';
+  const facts = `<dl class="facts">
 <dt>Trained on</dt><dd>${iriHtml(d.trainingDataset)}</dd>
 <dt>Algorithm</dt><dd>${iriHtml(d.algorithm)}</dd>
-<dt>Predicts</dt><dd>${d.dependent ? feature(d.dependent) : '–'}</dd>
+<dt>${kind === 'predictive' ? 'Predicts' : 'Gives'}</dt><dd>${d.dependent ? feature(d.dependent) : kind === 'domain' ? 'whether a structure is inside the applicability domain, and its metric' : 'a cleaned dataset'}</dd>
 <dt>From</dt><dd>${d.independent.length} features: ${d.independent.slice(0, 12).map(feature).join(', ')}${d.independent.length > 12 ? ' …' : ''}</dd>
-${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) => iriHtml(m)).join(', ')}</dd>` : ''}
-</dl>
-<h2>Predict a structure</h2>
+${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) => (m === d.uri ? 'carried by the model: every prediction says whether the structure is inside it' : iriHtml(m))).join(', ')}</dd>` : ''}
+</dl>`;
+  const structureForm = (title: string, button: string) => `<h2>${title}</h2>
 <form class="run predict" method="post" action="${escapeHtml(path)}">
-<p><label>SMILES <input name="smiles" size="60" required placeholder="e.g. CCCCCCCCO" data-structure-editor="smiles"></label> <button type="submit">Predict</button></p>
-</form>
+<p><label>SMILES <input name="smiles" size="60" required placeholder="e.g. CCCCCCCCO" data-structure-editor="smiles"></label> <button type="submit">${button}</button></p>
+</form>`;
+  if (kind === 'cleanup') return `${facts}\n<p>A filtering model: post a dataset's URI as <code>dataset_uri</code> to it to get the dataset cleaned by its rules.</p>`;
+  if (kind === 'domain') return `${facts}\n${structureForm('Is a structure inside this domain?', 'Estimate')}`;
+  return `${facts}
+${structureForm('Predict a structure', 'Predict')}
 <p><small>Or predict a whole dataset: <a href="/dataset">choose it</a> and post its URI as <code>dataset_uri</code> to this model.</small></p>
 ${validationsHtml}
 <h2>Regulatory documents</h2>

@@ -71,7 +71,7 @@ export function modelRoutes(
       renderers['text/html'] = async () =>
         renderPage({
           title: `Model: ${description.title ?? uri}`,
-          intro: await modelPageHtml(services, description, await validationsHtml(description, ctx.state.canRead ?? (() => true))),
+          intro: await modelPageHtml(services, description, description.dependent ? await validationsHtml(description, ctx.state.canRead ?? (() => true)) : ''),
           quads,
           alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
           jsonld: await serializeRdf(quads, 'application/ld+json'),

@@ -6,6 +6,7 @@ import type { ModelDescription } from '../model/model-codec.ts';
 import { datasetSelectHtml } from '../dataset/dataset-page.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { keyStatistics } from './statistic-labels.ts';
+import { DOMAIN_OPTION } from '../learning/applicability-domain.ts';
 import { validationQueries } from './validation-queries.ts';
 import { learnerOf, parseAlgorithmParams } from './validation-runner.ts';
 
@@ -18,6 +19,8 @@ export async function modelValidationsHtml(services: Pick<Services, 'uris' | 'st
   const { store } = services;
   // the recipe (algorithm, parameters, target, training data) for the forms that repeat it
   let algorithmParams = Object.entries(d.parameters)
+    // the domain is the model's own, not a parameter of its learner (fold models carry none)
+    .filter(([k]) => k !== DOMAIN_OPTION.name)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join(';');
   try {

@@ -176,3 +176,54 @@ test('embedded domain: a k-nearest-neighbours model is its own AD model and answ
   assert.equal(row('CCCCCCO')[inside], 'true');
   for (const f of predictedVariables) assert.ok(Number.isFinite(Number(row('CCCCCCO')[answer.features.indexOf(f) + 1])), 'predictions beside the estimates');
 });
+
+test("the domain a person fits from the catalogue leaves the endpoint out: only the descriptors calculated here, or a model's own variables; it predicts a new structure, and its page offers no validation or QMRF", async () => {
+  const { rows, features } = await table(descriptors);
+  const endpoint = features[0];
+  assert.equal(rows[0][1], rows[0][1], 'the uploaded LC50 column is the first feature');
+  const whole = await post(`${s.url}/algorithm/ad-euclidean-knn`, { dataset_uri: descriptors });
+  const description = parseTurtle((await http(local(whole), { accept: 'text/turtle' })).text);
+  const independent = valuesOf(description, whole, `${OT}independentVariables`);
+  assert.equal(independent.length, features.length - 1);
+  assert.ok(!independent.includes(endpoint), 'the endpoint is no feature of the domain');
+  assert.ok(valuesOf(description, whole, `${OT}warning`).some((w) => /dataset's own values were left out/.test(w)));
+  // a new structure: its descriptors are calculated, and the verdict given (the endpoint is not asked for)
+  const compound = (
+    await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })
+  ).text.trim();
+  const one = await http(local(whole), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
+  assert.equal(one.status, 200, one.text);
+  assert.equal(csvRows(one.text)[1].at(-1), 'false', 'a C52 chain is outside');
+
+  // the domain of a model: its own variables
+  const model = await post(`${s.url}/algorithm/mlr`, {
+    dataset_uri: `${descriptors}?${[endpoint, ...selected].map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&')}`,
+    prediction_feature: endpoint,
+    applicability_domain: 'none',
+  });
+  const ofModel = await post(`${s.url}/algorithm/ad-ranges`, { dataset_uri: descriptors, model_uri: model });
+  const modelDomain = parseTurtle((await http(local(ofModel), { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(modelDomain, ofModel, `${OT}independentVariables`).sort(), [...selected].sort());
+  // prediction_feature leaves one out explicitly
+  const without = await post(`${s.url}/algorithm/ad-ranges`, {
+    dataset_uri: `${descriptors}?${selected.map((f) => `feature_uris[]=${encodeURIComponent(f)}`).join('&')}`,
+    prediction_feature: selected[0],
+  });
+  assert.equal(valuesOf(parseTurtle((await http(local(without), { accept: 'text/turtle' })).text), without, `${OT}independentVariables`).length, selected.length - 1);
+  const notAModel = await http(`${s.url}/algorithm/ad-ranges`, { method: 'POST', body: form({ dataset_uri: descriptors, model_uri: whole }), accept: 'text/turtle' });
+  assert.equal(notAModel.status, 400);
+  assert.match((await errorReport(notAModel)).message ?? '', /model_uri.*not a predictive model/);
+
+  // its page: the estimate form, no validation, cross-validation or QMRF forms
+  const page = (await http(local(whole), { accept: 'text/html' })).text;
+  assert.match(page, /Is a structure inside this domain\?/);
+  const forms = (html: string) => [...html.matchAll(/<form [^>]*action="([^"]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(forms(page), [whole.replace(s.base, '')]);
+  assert.deepEqual(
+    forms((await http(local(model), { accept: 'text/html' })).text).sort(),
+    ['/crossvalidation', '/reach_report/qmrf', '/validation/test_set_validation', '/validation/training_test_split', model.replace(s.base, '')].sort(),
+  );
+  // the catalogue form asks which feature is the endpoint
+  const form_ = (await http(`${s.url}/algorithm/ad-leverage?dataset_uri=${encodeURIComponent(descriptors)}`, { accept: 'text/html' })).text;
+  assert.match(form_, /The endpoint, left out of the domain <select name="prediction_feature"><option value="">none<\/option>/);
+});
