@@ -68,6 +68,8 @@ export function datasetPageHtml(p: {
   warnings: string[];
   /** Does it have a curation report (its structures were standardised)? */
   curation?: boolean;
+  /** A prediction dataset: its predictions explained (ExplainPredictions). */
+  explained?: string;
 }): string {
   const path = linkOf(p.uri).href;
   const q = encodeURIComponent(p.uri);
@@ -102,6 +104,7 @@ export function datasetPageHtml(p: {
   const warnings = p.warnings.length ? `<details><summary>${p.warnings.length} warning(s)</summary><ul>${p.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details>` : '';
   return `${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p>${p.count} rows, ${p.features.length} columns.</p>
 ${actions}
+${p.explained ?? ''}
 ${metadata}
 ${warnings}
 ${statistics}

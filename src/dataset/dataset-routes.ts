@@ -13,7 +13,7 @@ import { DC_PARAMS, type DatasetMeta, type DatasetStore } from './dataset-store.
 import { mergeAnnotations } from './dataset-codec.ts';
 import { collectTable } from './table-input.ts';
 import { structureReaderOn } from '../chemistry/structure-reader.ts';
-import { DATASET_OUTPUT_TYPES, datasetRenderers } from './dataset-views.ts';
+import { DATASET_OUTPUT_TYPES, datasetRenderers, type ExplainPredictions } from './dataset-views.ts';
 import { XLSX_TYPE } from './xlsx-table.ts';
 import { annotationsOf, associatedFeatures, dedupe, filterOf, isLargeUpload, metadataOf, openTable, readUpload } from './dataset-input.ts';
 import { DatasetEdits } from './dataset-edits.ts';
@@ -56,7 +56,12 @@ const DIALECT = {
 /** A dataset to take rows from (a subset or a merge), with a selection of its own in its query (`?feature_uris[]=…`). */
 const SOURCE = param.optional('A dataset to take rows from; its URI may carry a selection of its own (?compound_uris[]=…)');
 
-export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'tasks' | 'workers' | 'shapes' | 'chemistry'>, datasets: DatasetStore): void {
+export function datasetRoutes(
+  routes: DescribedRoutes,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'tasks' | 'workers' | 'shapes' | 'chemistry'>,
+  datasets: DatasetStore,
+  explain?: ExplainPredictions,
+): void {
   const { store, config, tasks } = services;
   const base = datasets.collection;
   const datasetUri = (ctx: Context) => services.uris.item('dataset', ctx.params.id);
@@ -133,7 +138,7 @@ export function datasetRoutes(routes: DescribedRoutes, services: Pick<Services, 
     },
     async (ctx) => {
       const meta = await requireDataset(datasetUri(ctx));
-      await sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, services.chemistry, meta, filterOf(Params.fromQuery(ctx))));
+      await sendNegotiated(ctx, await datasetRenderers(ctx, datasets, store, services.chemistry, meta, filterOf(Params.fromQuery(ctx)), explain));
       storeRepresentation(ctx);
     },
   );

@@ -185,7 +185,21 @@ export async function datasetCsv(datasets: DatasetStore, store: TripleStore, met
   return out;
 }
 
-export async function datasetRenderers(ctx: Context, datasets: DatasetStore, store: TripleStore, chemistry: Chemistry, meta: DatasetMeta, filter: RowFilter): Promise<Record<string, Renderer>> {
+/**
+ * What the page of a dataset a model made says about its predictions (made by the component
+ * that explains predictions: qmrf/prediction-explanation.ts); '' for other datasets.
+ */
+export type ExplainPredictions = (meta: DatasetMeta, compounds: string[]) => Promise<string>;
+
+export async function datasetRenderers(
+  ctx: Context,
+  datasets: DatasetStore,
+  store: TripleStore,
+  chemistry: Chemistry,
+  meta: DatasetMeta,
+  filter: RowFilter,
+  explain?: ExplainPredictions,
+): Promise<Record<string, Renderer>> {
   const uri = meta.uri;
   const featureUris = filter.features?.length ? meta.features.filter((f) => filter.features!.includes(f)) : meta.features;
   const features = await featureInfo(store, featureUris);
@@ -303,6 +317,13 @@ export async function datasetRenderers(ctx: Context, datasets: DatasetStore, sto
         paging: { page, pages, previous: page > 0 ? link(page - 1) : undefined, next: page + 1 < pages ? link(page + 1) : undefined },
         warnings: meta.warnings,
         curation: !!curationColumnsOf(features),
+        explained:
+          explain && page === 0
+            ? await explain(
+                meta,
+                rows.map((r) => r.compound),
+              )
+            : '',
       }),
     });
   };

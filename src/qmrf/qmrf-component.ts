@@ -1,6 +1,7 @@
 import type { Services } from '../core/services.ts';
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
-import type { DatasetStore } from '../dataset/dataset-store.ts';
+import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
+import { predictionExplanationHtml } from './prediction-explanation.ts';
 import type { ModelStore } from '../model/model-store.ts';
 import type { Predictor } from '../model/prediction.ts';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
@@ -26,9 +27,13 @@ export function createQmrfComponent(deps: QmrfDeps) {
   const { compounds, datasets, models, predictor } = deps;
   const store = new QmrfStore(deps);
   const qmrfs = new Qmrfs(deps, new QmrfFacts(deps, datasets, models, predictor), store, models, datasets);
-  const qprfs = new Qprfs(deps, new QprfFacts(deps, compounds, datasets, models, predictor, deps.descriptors), store);
+  const facts = new QprfFacts(deps, compounds, datasets, models, predictor, deps.descriptors);
+  const qprfs = new Qprfs(deps, facts, store);
   return {
-    operations: {},
+    operations: {
+      /** A prediction dataset's page: its predictions explained (dataset-views.ts ExplainPredictions). */
+      explainPredictions: (meta: DatasetMeta, compounds: string[]) => predictionExplanationHtml({ facts, models, store: deps.store }, meta, compounds),
+    },
     jobs: { ...qmrfs.jobs, ...qprfs.jobs },
     routes: (routes: DescribedRoutes) => {
       qmrfRoutes(routes, deps, qmrfs, store);

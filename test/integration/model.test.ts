@@ -226,6 +226,13 @@ test('prediction of one compound in the negotiated format', async () => {
   const page = await http(`${s.url}${location}`, { accept: browser });
   assert.equal(page.status, 200);
   assert.match(page.text, /CCCCCCO/);
+  // the prediction explained: its confidence's meaning, the domain's verdict, the nearest training structures, a QPRF
+  const explained = /<section class="explained"[\s\S]*?<\/section>/.exec(page.text)?.[0] ?? '';
+  assert.match(explained, /Confidence<\/dt><dd>[\d.]+ <small>\(1 - min\(1, sd over trees/);
+  assert.match(explained, /<strong class="(inside|outside)">/);
+  assert.match(explained, /mean distance to the k nearest training compounds [\d.]+/);
+  assert.equal((explained.match(/<tr><td><a href="\/compound\//g) ?? []).length, 5, 'five nearest training structures');
+  assert.match(explained, /<form class="run" method="post" action="\/reach_report\/qprf">/);
   const alternates = [...page.text.matchAll(/<a href="([^"]+)" type="([^"]+)">/g)].map((m) => [m[1].replace(/&amp;/g, '&'), m[2]]);
   assert.ok(alternates.length >= 5, `the page's other formats: ${JSON.stringify(alternates)}`);
   for (const [href, type] of alternates) {
