@@ -1,5 +1,5 @@
 import type { DatasetRow, DatasetStore } from './dataset-store.ts';
-import { escapeHtml, iriHtml, linkOf, formatNumber } from '../rdf/html.ts';
+import { escapeHtml, iriHtml, linkOf, formatNumber, valueHtml } from '../rdf/html.ts';
 
 /**
  * The HTML of a dataset for people: what can be done with it (calculate descriptors, train a
@@ -98,7 +98,7 @@ export function datasetPageHtml(p: {
     .map((r) => {
       const compound = linkOf(r.compound).href;
       const thumbnail = `<img src="${escapeHtml(compound)}?media=image%2Fsvg%2Bxml&amp;w=120&amp;h=90" width="120" height="90" loading="lazy" alt="${escapeHtml(r.smiles)}">`;
-      return `<tr><td>${r.index}</td><td><a href="${escapeHtml(compound)}">${thumbnail}</a></td><td>${escapeHtml(r.smiles)}</td>${r.values.map((v) => `<td>${escapeHtml(v ?? '')}</td>`).join('')}</tr>`;
+      return `<tr><td>${r.index}</td><td><a href="${escapeHtml(compound)}">${thumbnail}</a></td><td>${escapeHtml(r.smiles)}</td>${r.values.map((v) => `<td>${valueHtml(v ?? '')}</td>`).join('')}</tr>`;
     })
     .join('\n');
   const warnings = p.warnings.length ? `<details><summary>${p.warnings.length} warning(s)</summary><ul>${p.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details>` : '';

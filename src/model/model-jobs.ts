@@ -29,7 +29,7 @@ export function modelJobs(services: Pick<Services, 'config' | 'store'>, datasets
         if (!model) throw notFound(`model ${input.model} not found`);
         if (model.task === 'cleanup') {
           const { meta: source, selected } = await datasets.requireRef(input.datasetUri);
-          return { title: `${model.title} applied to ${source.uri}`, work: () => applyCleanupModel(datasets, model, source, selected) };
+          return { title: `${model.title} applied to ${source.title ?? source.uri}`, work: () => applyCleanupModel(datasets, model, source, selected) };
         }
         // a supermodel made with dataset_service stores its predictions there unless told otherwise
         const target = await resultTarget(services, datasets, input.result, defaultServiceOf(model));
@@ -37,7 +37,7 @@ export function modelJobs(services: Pick<Services, 'config' | 'store'>, datasets
         const source = await datasets.requireMeta(datasetUri, 'dataset_uri');
         const plan = await predictor.planInputs(model, source.features);
         return {
-          title: `Predictions of ${model.uri} for ${datasetUri}`,
+          title: `Predictions of ${model.title} for ${source.title ?? datasetUri}`,
           quick: plan.calculations.length === 0 && plan.substructures.length === 0,
           work: async (job) => {
             const rows: PredictionRow[] = await datasets.allRows(source.uri);

@@ -43,6 +43,8 @@ export async function predictCompound(
   model: StoredModel,
   compound: string,
   result: ResultRequest,
+  /** How the compound is named in the title of the predictions (its SMILES). */
+  compoundTitle?: string,
 ): Promise<{ uri: string; remote: boolean }> {
   const target = await resultTarget(services, datasets, result, defaultServiceOf(model));
   if (!services.uris.isIn('compound', compound) || !(await services.store.hasGraph(compound))) throw notFound(`compound_uri: compound ${compound} not found`);
@@ -50,6 +52,6 @@ export async function predictCompound(
   const row: PredictionRow = { compound, values: new Map(own.map((v) => [v.feature, v.value])) };
   const plan = await predictor.planInputs(model, [...row.values.keys()]);
   const predictions = await predictor.predict(model, [row], plan);
-  const uri = await storePredictions(services, datasets, model, [row], predictions, target, compound);
+  const uri = await storePredictions(services, datasets, model, [row], predictions, target, compound, compoundTitle);
   return { uri, remote: target.kind === 'remote' };
 }

@@ -63,7 +63,7 @@ export function predictionRoutes(
       const compound = smiles ? (await compounds.register([{ structure: services.chemistry.fromSmiles(smiles, 'smiles'), names: [], fields: {}, sameAs: [] }]))[0] : p.compound_uri;
       if (!compound) throw badRequest('missing required parameter dataset_uri (or compound_uri, or smiles, for a single compound)');
       if (model.task === 'cleanup') throw badRequest(`model ${model.uri} filters datasets: give dataset_uri`);
-      const { uri, remote } = await predictCompound(services, datasets, predictor, model, compound, result);
+      const { uri, remote } = await predictCompound(services, datasets, predictor, model, compound, result, (await compounds.read(compound))?.smiles);
       // a browser's form goes on to the prediction's own page (so its links and formats resolve); a client gets it in the answer
       if (remote || asksForPage(ctx)) return sendUri(ctx, uri);
       const meta = (await datasets.readMeta(uri))!;

@@ -104,7 +104,10 @@ export function trainingJob(services: Pick<Services, 'config' | 'uris' | 'store'
   return async (request) => {
     const plan = await planTraining(services, datasets, request);
     const dataset = parseDatasetRef(request.datasetUri).uri;
-    return { title: `Training ${request.title} on ${dataset}`, work: (job) => trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }) };
+    return {
+      title: `Training ${request.title} on ${plan.dataset.title ?? dataset}`,
+      work: (job) => trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => job.progress(f * 100) }),
+    };
   };
 }
 
@@ -166,7 +169,8 @@ export async function trainModel(
     trainingDataset: plan.dataset.uri,
     parameters: { ...plan.parameters, ...plan.recorded?.values, ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }) },
     parameterSpecs: [...plan.learner.parameters, ...(plan.recorded?.specs ?? []), ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
-    title: plan.title,
+    // named by what it is: "Random forest regression of LC50 on Daphnia LC50 with RDKit molecular descriptors"
+    title: plan.title ?? `${plan.learner.title} of ${plan.target.title ?? plan.target.uri} on ${plan.dataset.title ?? plan.dataset.uri}`,
     task: plan.learner.task,
     classes,
     independent: plan.independent.map((f) => f.uri),

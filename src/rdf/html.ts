@@ -47,6 +47,19 @@ export function formatNumber(v: number | undefined): string {
   return Number(v.toPrecision(4)).toString();
 }
 
+/**
+ * A value as a page shows it: a number written with more than 4 significant digits is shortened
+ * to 4, its full value on hover (every download keeps it whole); other text as it is. Escaped.
+ */
+export function valueHtml(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '' || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed)) return escapeHtml(text);
+  const n = Number(trimmed);
+  if (Number.isInteger(n) && Math.abs(n) < 1e15) return escapeHtml(trimmed);
+  const shown = formatNumber(n);
+  return shown === trimmed ? escapeHtml(trimmed) : `<span class="number" title="${escapeHtml(trimmed)}">${escapeHtml(shown)}</span>`;
+}
+
 /** An IRI as a prefixed name where a known namespace allows (`ot:Feature`). */
 export function compact(iri: string): string {
   for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns) && iri.length > ns.length) return `${prefix}:${iri.slice(ns.length)}`;
@@ -93,10 +106,12 @@ function termHtml(t: RDF.Term): string {
   if (t.termType === 'BlankNode') return `<span class="bnode">_:${escapeHtml(t.value)}</span>`;
   if (t.termType === 'Literal') {
     const suffix = t.language ? ` <small>@${escapeHtml(t.language)}</small>` : t.datatype && !t.datatype.value.endsWith('#string') ? ` <small>${escapeHtml(compact(t.datatype.value))}</small>` : '';
-    return `${escapeHtml(t.value)}${suffix}`;
+    return `${NUMERIC_TYPES.has(t.datatype?.value ?? '') ? valueHtml(t.value) : escapeHtml(t.value)}${suffix}`;
   }
   return escapeHtml(t.value);
 }
+
+const NUMERIC_TYPES = new Set(['double', 'float', 'decimal'].map((t) => `http://www.w3.org/2001/XMLSchema#${t}`));
 
 /** A property named by its label in the ontologies (its compact IRI as the tooltip). */
 function propertyHtml(p: RDF.Term): string {

@@ -34,6 +34,20 @@ export async function readGraphs(store: TripleStore, uris: string[]): Promise<RD
   return (await Promise.all(uris.map((u) => store.readGraph(u)))).flat();
 }
 
+/** The `dc:title` of resources (each in its own graph), by URI; those without one are left out. */
+export async function titlesOf(store: TripleStore, uris: string[]): Promise<Map<string, string>> {
+  const titles = new Map<string, string>();
+  await Promise.all(
+    [...new Set(uris.filter((u) => u))].map(async (uri) => {
+      const title = (await store.readGraph(uri)).find((q) => q.subject.value === uri && q.predicate.value === DC_TITLE)?.object.value;
+      if (title) titles.set(uri, title);
+    }),
+  );
+  return titles;
+}
+
+const DC_TITLE = 'http://purl.org/dc/elements/1.1/title';
+
 /** The graph of a resource when it holds `<uri> a <type>`; undefined otherwise. */
 export async function readTypedGraph(store: TripleStore, uri: string, type: RDF.NamedNode): Promise<RDF.Quad[] | undefined> {
   const quads = await store.readGraph(uri);

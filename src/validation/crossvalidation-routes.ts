@@ -1,8 +1,8 @@
 import { INTERMEDIATE_PARAM, intermediateSwitchHtml, listsIntermediate } from '../http/intermediate-work.ts';
-import { escapeHtml, iriHtml } from '../rdf/html.ts';
+import { escapeHtml, iriHtml, renderPage } from '../rdf/html.ts';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.ts';
-import { sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.ts';
+import { alternateLinks, sendList, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendTask } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { Crossvalidations } from './crossvalidation.ts';
 import { learningInput, learningParams, type ValidationStarters } from './validation-service-routes.ts';
@@ -11,7 +11,8 @@ import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../h
 import { specParam } from '../algorithm/parameters.ts';
 import { VALIDATION_PARAMETERS as V } from './validation-params.ts';
 import { VALIDATION_SCHEMA } from './validation-schema.ts';
-import { sendValidation, toXml } from './validation-views.ts';
+import { crossvalidationHtml, sendValidation, toXml, validationTitle } from './validation-views.ts';
+import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import { resourceTree } from '../rdf/resource-tree.ts';
 
 /**
@@ -107,13 +108,23 @@ export function crossvalidationRoutes(
       const { uri, quads } = await requireCrossvalidation(ctx);
       const tree = resourceTree(quads, uri, false);
       const renderers: Record<string, Renderer> = {
-        ...resourceRenderers(ctx, uri, quads, `Cross-validation ${uri}`, {
-          tree,
-          intro: `<p>${iriHtml(services.uris.subgraph(uri, 'statistics'), 'pooled statistics')} · ${iriHtml(`${uri}/validations`, 'fold validations')}</p>
-<form class="run" method="post" action="/report/crossvalidation"><input type="hidden" name="validation_uris" value="${escapeHtml(uri)}"><button type="submit">Make a report of this cross-validation</button></form>`,
-        }),
+        ...resourceRenderers(ctx, uri, quads, `Cross-validation ${uri}`, { tree }),
         'application/xml': () => toXml('crossvalidation', tree),
         'text/xml': () => toXml('crossvalidation', tree),
+      };
+      // for people: what it found first (pooled statistics, each fold's), then what it is
+      renderers['text/html'] = async () => {
+        const statisticsUri = crossvalidations.statisticsUri(uri);
+        const pooled = resourceTree(await crossvalidations.statistics(uri), statisticsUri, false);
+        const folds = (await crossvalidations.folds(uri, quads)).map((f) => ({ uri: f.uri, tree: resourceTree(f.quads, f.uri, false) }));
+        const links = `<p>${iriHtml(statisticsUri, 'pooled statistics')} · ${iriHtml(`${uri}/validations`, 'fold validations')}</p>
+<form class="run" method="post" action="/report/crossvalidation"><input type="hidden" name="validation_uris" value="${escapeHtml(uri)}"><button type="submit">Make a report of this cross-validation (with plots)</button></form>`;
+        return renderPage({
+          title: await validationTitle(services.store, tree),
+          intro: `${links}\n${crossvalidationHtml(pooled, folds)}`,
+          quads,
+          alternates: alternateLinks(ctx, [...RDF_OUTPUT_TYPES, 'application/xml', 'application/json', 'text/x-yaml']),
+        });
       };
       await sendNegotiated(ctx, renderers);
     },
@@ -151,7 +162,10 @@ export function crossvalidationRoutes(
     },
     async (ctx) => {
       const { uri } = await requireCrossvalidation(ctx);
-      await sendValidation(ctx, crossvalidations.statisticsUri(uri), await crossvalidations.statistics(uri));
+      await sendValidation(ctx, crossvalidations.statisticsUri(uri), await crossvalidations.statistics(uri), async () => {
+        const { quads } = await requireCrossvalidation(ctx);
+        return `Pooled statistics of the ${(await validationTitle(services.store, resourceTree(quads, uri, false))).replace(/^./, (c) => c.toLowerCase())}`;
+      });
     },
   );
 

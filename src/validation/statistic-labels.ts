@@ -15,6 +15,7 @@ export const REGRESSION_LABELS: [string, string][] = [
   ['weightedRootMeanSquaredError', 'RMSE, weighted by confidence'],
   ['weightedMeanAbsoluteError', 'MAE, weighted by confidence'],
   ['weightedSampleCorrelationCoefficient', 'Pearson r, weighted by confidence'],
+  ['weightedConcordanceCorrelationCoefficient', 'concordance correlation coefficient, weighted by confidence'],
 ];
 
 export const CLASSIFICATION_LABELS: [string, string][] = [
@@ -25,12 +26,15 @@ export const CLASSIFICATION_LABELS: [string, string][] = [
   ['numCorrect', 'correct predictions'],
   ['numIncorrect', 'incorrect predictions'],
   ['percentCorrect', 'correct predictions (%)'],
+  ['percentIncorrect', 'incorrect predictions (%)'],
 ];
 
 export const COUNT_LABELS: [string, string][] = [
   ['numInstances', 'test rows'],
   ['numUnpredicted', 'rows not predicted (outside what the model can predict)'],
   ['numWithoutClass', 'rows without an actual value'],
+  ['percentUnpredicted', 'rows not predicted (%)'],
+  ['percentWithoutClass', 'rows without an actual value (%)'],
 ];
 
 /** Per-class statistics: key and column title. */
@@ -45,6 +49,12 @@ export const CLASS_VALUE_COLUMNS: [string, string][] = [
   ['negativePredictiveValue', 'NPV'],
   ['fMeasure', 'F1'],
   ['areaUnderRoc', 'AUC'],
+];
+
+/** Per-class statistics that reports leave out of their tables, named for the pages. */
+export const MORE_CLASS_VALUE_LABELS: [string, string][] = [
+  ['falsePositiveRate', 'false positive rate'],
+  ['falseNegativeRate', 'false negative rate'],
 ];
 
 /** The statistics compared across folds and algorithms, with short names. */

@@ -79,7 +79,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
         requireFeatureIn(target, predictionFeature, 'prediction_feature');
         await predictor.planInputs(model, test.features);
         return {
-          title: `Test set validation of ${model.uri}`,
+          title: `Test set validation of ${model.title}`,
           work: async (job) => {
             const started = performance.now();
             const { record } = await runner.testModel(model, { testDataset: test.uri, testTargetDataset: target.uri, predictionFeature }, progressOf(job));
@@ -99,7 +99,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
         requireFeatureIn(target, setup.predictionFeature, 'prediction_feature');
         await runner.checkTraining(setup, training.uri);
         return {
-          title: `Training/test validation of ${setup.algorithmUri}`,
+          title: `Training/test validation of ${setup.def.title}`,
           work: async (job) => {
             const datasets = { trainingDataset: training.uri, testDataset: test.uri, testTargetDataset: target.uri };
             return (await runner.trainAndTest(setup, datasets, { validationType: 'training_test_validation' }, progressOf(job))).uri;
@@ -118,7 +118,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
         await runner.checkTraining(setup, dataset.uri);
         const { kind, fraction, seed } = input;
         return {
-          title: `${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.algorithmUri} on ${dataset.uri}`,
+          title: `${kind === 'bootstrapping' ? 'Bootstrapping' : 'Training/test split'} validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
           work: (job) => splitValidation(runner, { setup, dataset, kind, fraction, seed }, progressOf(job)),
         };
       },
@@ -139,7 +139,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
         const confidenceFeature = await confidenceFeatureOf(services, predictions.features, predictedFeature);
         const source = predicted.source && services.uris.isIn('model', predicted.source) ? predicted.source : undefined;
         return {
-          title: `Validation of ${predictions.uri} against ${target.uri}`,
+          title: `Validation of ${predictions.title ?? predictions.uri} against ${target.title ?? target.uri}`,
           work: async () => {
             const started = performance.now();
             const pairs = await pairValues(runner.datasets, { targetDataset: target.uri, predictionFeature, predictionDataset: predictions.uri, predictedFeature, confidenceFeature, kind });
@@ -184,7 +184,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
         const numFolds = input.numFolds ?? size;
         if (numFolds > size) throw badRequest(`num_folds ${numFolds} is larger than the ${size} rows of dataset ${dataset.uri}`);
         return {
-          title: `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.algorithmUri} on ${dataset.uri}`,
+          title: `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
           work: async (job) => {
             const rows = await runner.datasets.allRows(dataset.uri);
             return crossvalidations.run({ setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed: input.randomSeed, stratified, leaveOneOut, note }, progressOf(job));

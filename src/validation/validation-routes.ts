@@ -5,7 +5,7 @@ import { notFound } from '../core/errors.ts';
 import { sendGraphList, sendDone } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { ValidationRunner } from './validation-runner.ts';
-import { sendValidation } from './validation-views.ts';
+import { validationTitle, sendValidation } from './validation-views.ts';
 import { validationServiceRoutes, type ValidationStarters } from './validation-service-routes.ts';
 import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 
@@ -42,7 +42,7 @@ export function validationRoutes(routes: DescribedRoutes, services: Pick<Service
     const uri = validationUri(ctx);
     const quads = await validations.read(uri);
     if (!quads) throw notFound(`validation ${uri} not found`);
-    await sendValidation(ctx, uri, quads);
+    await sendValidation(ctx, uri, quads, (tree) => validationTitle(services.store, tree));
   });
 
   routes.add({ method: 'DELETE', path: '/validation/:id', summary: 'Delete a validation', tag: 'validation', responses: answers([], 404) }, async (ctx) => {

@@ -1,13 +1,16 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.ts';
-import { escapeHtml, renderPage } from '../rdf/html.ts';
+import { escapeHtml, formatNumber, iriHtml, renderPage } from '../rdf/html.ts';
 import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
-import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, REGRESSION_LABELS } from './statistic-labels.ts';
+import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, keyStatistics, mean, MORE_CLASS_VALUE_LABELS, REGRESSION_LABELS, standardDeviation } from './statistic-labels.ts';
+import { algorithmById } from '../algorithm/catalogue.ts';
+import { titlesOf } from '../store/query-helpers.ts';
+import type { TripleStore } from '../store/triple-store.ts';
 
 /** Statistics named as the reports name them (the key stays as the row's title), in the reports' order first. */
-const LABELS = new Map([...COUNT_LABELS, ...REGRESSION_LABELS, ...CLASSIFICATION_LABELS, ...CLASS_VALUE_COLUMNS]);
+const LABELS = new Map([...COUNT_LABELS, ...REGRESSION_LABELS, ...CLASSIFICATION_LABELS, ...CLASS_VALUE_COLUMNS, ...MORE_CLASS_VALUE_LABELS]);
 const ORDER = [...LABELS.keys()];
 const byLabelOrder = ([a]: [string, unknown], [b]: [string, unknown]) => (ORDER.indexOf(a) + 1 || ORDER.length + 1) - (ORDER.indexOf(b) + 1 || ORDER.length + 1);
 const statisticName = (key: string) => `<span title="${escapeHtml(key)}">${escapeHtml(LABELS.get(key) ?? key)}</span>`;
@@ -34,7 +37,7 @@ export function toXml(root: string, tree: Tree): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${body.replace(`<${root}`, `<${root} xmlns="${VALIDATION_XML_NS}"`)}`;
 }
 
-const fmt = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : escapeHtml(String(v ?? '')));
+const fmt = (v: unknown) => (typeof v === 'number' ? formatNumber(v) : escapeHtml(String(v ?? '')));
 
 /** Tables for people: the statistics and the confusion matrix. */
 function statisticsHtml(tree: Tree): string {
@@ -73,8 +76,65 @@ function statisticsHtml(tree: Tree): string {
   return parts.join('\n');
 }
 
+const VALIDATION_KINDS: Record<string, string> = {
+  test_set_validation: 'Test set validation',
+  training_test_validation: 'Training/test validation',
+  training_test_split: 'Training/test split validation',
+  bootstrapping: 'Bootstrapping validation',
+  validate_datasets: 'Validation of predictions',
+  crossvalidation: 'Cross-validation fold',
+};
+
+/**
+ * What a validation or cross-validation is, in words, for its page's title: "10-fold
+ * cross-validation of Random forest regression on Daphnia LC50", "Fold 3 of 10 of …",
+ * "Training/test split validation of <model> on <test set>".
+ */
+export async function validationTitle(store: TripleStore, tree: Tree): Promise<string> {
+  const uri = String(tree.uri ?? '');
+  const id = (u: unknown) =>
+    String(u ?? '')
+      .split('/')
+      .pop() ?? '';
+  if (tree.numFolds !== undefined || tree.leaveOneOut !== undefined) {
+    const titles = await titlesOf(store, [String(tree.dataset ?? '')]);
+    const algorithm = algorithmById(id(tree.algorithm))?.title ?? String(tree.algorithm ?? 'an algorithm');
+    const kind = tree.leaveOneOut === true || tree.leaveOneOut === 'true' ? 'Leave-one-out' : `${tree.numFolds}-fold`;
+    return `${kind} cross-validation of ${algorithm} on ${titles.get(String(tree.dataset)) ?? String(tree.dataset ?? 'a dataset')}`;
+  }
+  const info = tree.crossvalidationInfo as Tree | undefined;
+  if (info?.crossvalidation) {
+    const cv = String(info.crossvalidation);
+    return `Fold ${info.crossvalidationFold} of the ${lowerFirst(await validationTitle(store, resourceTree(await store.readGraph(cv), cv, false)))}`;
+  }
+  const titles = await titlesOf(store, [String(tree.model ?? ''), String(tree.testDataset ?? '')]);
+  const kind = VALIDATION_KINDS[String(tree.validationType)] ?? 'Validation';
+  const model = titles.get(String(tree.model)) ?? (tree.model ? String(tree.model) : undefined);
+  const test = titles.get(String(tree.testDataset)) ?? (tree.testDataset ? String(tree.testDataset) : undefined);
+  return `${kind}${model ? ` of ${model}` : ''}${test ? ` on ${test}` : ''}` || `Validation ${uri}`;
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/**
+ * A cross-validation's page leads with what it found: the pooled statistics, then each fold's
+ * key statistics beside the mean and standard deviation over the folds.
+ */
+export function crossvalidationHtml(pooled: Tree, folds: { uri: string; tree: Tree }[]): string {
+  const task = pooled.regressionStatistics ? 'regression' : 'classification';
+  const statsOf = (t: Tree) => (t.regressionStatistics ?? t.classificationStatistics) as Tree | undefined;
+  const keys = keyStatistics(task);
+  const values = (k: string) => folds.map((f) => statsOf(f.tree)?.[k]).filter((v): v is number => typeof v === 'number');
+  const rows = folds
+    .map((f, i) => `<tr><td>${iriHtml(f.uri, `fold ${i + 1}`)}</td>${keys.map(([k]) => `<td>${fmt(statsOf(f.tree)?.[k])}</td>`).join('')}<td>${fmt(f.tree.numInstances)}</td></tr>`)
+    .join('');
+  const summary = (name: string, of: (v: number[]) => number) => `<tr><th>${name}</th>${keys.map(([k]) => `<td>${values(k).length ? fmt(of(values(k))) : '–'}</td>`).join('')}<td></td></tr>`;
+  return `${statisticsHtml(pooled).replace('<h2>Instances</h2>', '<h2>Pooled over the folds: instances</h2>')}
+<h2>Per fold</h2><table class="report sortable"><thead><tr><th>fold</th>${keys.map(([, name]) => `<th>${escapeHtml(name)}</th>`).join('')}<th>test rows</th></tr></thead><tbody>${rows}</tbody><tfoot>${summary('mean', mean)}${summary('standard deviation', standardDeviation)}</tfoot></table>`;
+}
+
 /** Every representation of a validation: RDF, HTML tables, XML (with a schema), YAML, JSON. */
-export async function sendValidation(ctx: Context, uri: string, quads: RDF.Quad[], root = 'validation'): Promise<void> {
+export async function sendValidation(ctx: Context, uri: string, quads: RDF.Quad[], name: (tree: Tree) => Promise<string>, root = 'validation'): Promise<void> {
   const tree = resourceTree(quads, uri, false);
   const renderers: Record<string, Renderer> = {
     ...resourceRenderers(ctx, uri, quads, `Validation ${uri}`, { tree }),
@@ -88,7 +148,7 @@ export async function sendValidation(ctx: Context, uri: string, quads: RDF.Quad[
       : '';
   renderers['text/html'] = async () =>
     renderPage({
-      title: `${root === 'validation' ? 'Validation' : 'Cross-validation statistics'} ${uri}`,
+      title: await name(tree),
       intro: `${report}${statisticsHtml(tree)}`,
       quads,
       alternates: alternateLinks(ctx, [...RDF_OUTPUT_TYPES, 'application/xml', 'application/json', 'text/x-yaml']),

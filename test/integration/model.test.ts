@@ -99,6 +99,9 @@ test('regression: train a random forest on RDKit descriptors; the model describe
   assert.ok(list.text.includes(model));
   assert.equal((await http(local(model), { method: 'PUT', body: '' })).status, 405, 'models are immutable');
 
+  // named by what it is
+  assert.match(valuesOf(q, model, `${DC}title`)[0], /^Random forest regression of -log10\(LC50_mmol\) on .* with RDKit molecular descriptors$/);
+
   // an applicability domain by default, on the model's own variables
   assert.deepEqual(valuesOf(q, model, `${OT}hasDomain`), [model]);
   const domain = valuesOf(q, model, `${OT}parameters`).find((p) => valuesOf(q, p, `${DC}title`)[0] === 'applicability_domain')!;

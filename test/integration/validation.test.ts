@@ -240,6 +240,17 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   const picker = (await http(`${s.url}/algorithm/mlr`, { accept: 'text/html' })).text;
   assert.ok(!picker.includes(`value="${foldTraining}"`) && picker.includes(`value="${dataset}"`), "the forms' dataset choices leave them out");
 
+  // for people: named by what it is, its statistics first, in words, each fold beside the mean
+  const cvPage = (await http(local(cv), { accept: 'text/html' })).text;
+  assert.match(cvPage, /<h1>5-fold cross-validation of Random forest classification on [^<]*Morgan[^<]*<\/h1>/);
+  assert.ok(cvPage.indexOf('Classification statistics') < cvPage.indexOf('<section'), 'the statistics come before the triples');
+  assert.match(cvPage, /AUC \(area under the ROC curve/);
+  assert.equal((/<h2>Per fold<\/h2><table[\s\S]*?<\/table>/.exec(cvPage)?.[0].match(/<tr><td><a href="\/validation\/\d+">fold \d<\/a>/g) ?? []).length, 5);
+  assert.match(cvPage, /<tr><th>mean<\/th><td>0\.\d+<\/td>/);
+  assert.doesNotMatch(cvPage.slice(cvPage.indexOf('<main'), cvPage.indexOf('<section')), /\b(percentWithoutClass|numInstances|averageAreaUnderRoc)</, 'no raw statistic keys before the triples');
+  assert.match((await http(local(folds[0]), { accept: 'text/html' })).text, /<h1>Fold 1 of the 5-fold cross-validation of Random forest classification on /);
+  assert.match((await http(`${local(cv)}/statistics`, { accept: 'text/html' })).text, /<h1>Pooled statistics of the 5-fold cross-validation of /);
+
   assert.equal((await http(local(cv), { method: 'DELETE' })).status, 200);
   assert.equal((await http(local(cv))).status, 404);
   assert.equal((await http(local(folds[0]))).status, 404);
