@@ -118,7 +118,11 @@ export function filterOf(params: Params): RowFilter {
     if (!Number.isInteger(n) || n < 0 || (name === 'pagesize' && n === 0)) throw badRequest(`${name} must be a ${name === 'page' ? 'non-negative' : 'positive'} integer`);
     return n;
   };
-  return { compounds: params.all('compound_uris'), features: params.all('feature_uris'), page: int('page'), pagesize: int('pagesize') };
+  const feature = params.get('where_feature');
+  const value = params.get('where_value');
+  if ((feature === undefined) !== (value === undefined)) throw badRequest('where_feature and where_value go together: the rows whose value of that feature is that value');
+  const where = feature !== undefined && value !== undefined ? { feature, value: value.trim() } : undefined;
+  return { compounds: params.all('compound_uris'), features: params.all('feature_uris'), where, page: int('page'), pagesize: int('pagesize') };
 }
 
 /** Of repeated properties, the last value. */

@@ -70,6 +70,8 @@ export function datasetPageHtml(p: {
   curation?: boolean;
   /** A prediction dataset: its predictions explained (ExplainPredictions). */
   explained?: string;
+  /** Rows chosen by the value of a column of a few values (where_feature, where_value). */
+  choices?: { where?: { feature: string; value: string }; all: string; columns: { uri: string; title: string; values: { value: string; n: number; href: string }[] }[] };
 }): string {
   const path = linkOf(p.uri).href;
   const q = encodeURIComponent(p.uri);
@@ -109,11 +111,27 @@ ${metadata}
 ${warnings}
 ${statistics}
 <h2>Rows</h2>
+${choicesHtml(p.choices)}
 ${pager}
 <table class="report sortable dataset"><thead><tr><th>#</th><th>structure</th><th>SMILES</th>${p.features.map((f) => `<th title="${escapeHtml(f.uri)}">${escapeHtml(f.title)}</th>`).join('')}</tr></thead><tbody>
 ${rows}
 </tbody></table>
 ${pager}`;
+}
+
+/** Links that show only the rows with one value of a column (and back to all rows). */
+function choicesHtml(c: Parameters<typeof datasetPageHtml>[0]['choices']): string {
+  if (!c?.columns.length && !c?.where) return '';
+  const lines = (c.columns ?? []).map(
+    (col) =>
+      `<li>${escapeHtml(col.title)}: ${col.values
+        .map((v) =>
+          c.where?.feature === col.uri && c.where.value === v.value ? `<strong>${escapeHtml(v.value)} (${v.n})</strong>` : `<a href="${escapeHtml(v.href)}">${escapeHtml(v.value)} (${v.n})</a>`,
+        )
+        .join(' · ')}</li>`,
+  );
+  const all = c.where ? `<li><a href="${escapeHtml(c.all)}">all rows</a></li>` : '';
+  return `<nav class="choices" aria-label="Show only some rows"><ul class="plain">${lines.join('')}${all}</ul></nav>`;
 }
 
 /**

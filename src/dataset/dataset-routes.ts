@@ -38,6 +38,8 @@ const DATASET_INPUT_TYPES = ['text/csv', 'text/tab-separated-values', XLSX_TYPE,
 const SELECTION = {
   compound_uris: param.list('Only these compounds'),
   feature_uris: param.list('Only these features'),
+  where_feature: param.optional('Only the rows whose value of this feature is where_value (for example those inside an applicability domain)'),
+  where_value: param.optional('The value where_feature must have'),
   page: param.optional('The page of rows (from 0)'),
   pagesize: param.optional('Rows per page'),
 };

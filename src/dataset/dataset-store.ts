@@ -27,6 +27,8 @@ export interface DatasetRow {
 export interface RowFilter {
   compounds?: string[];
   features?: string[];
+  /** Only rows whose value of `feature` is `value` (before paging): the rows inside a domain, of a class. */
+  where?: { feature: string; value: string };
   page?: number;
   pagesize?: number;
 }
@@ -136,8 +138,10 @@ export class DatasetStore {
     let seen = 0;
     let emitted = 0;
     let current: DatasetRow | undefined;
+    const where = filter.where;
     const finish = (row: DatasetRow): DatasetRow | undefined => {
       if (compounds && !compounds.has(row.compound)) return undefined;
+      if (where && row.values.get(where.feature)?.value.trim() !== where.value) return undefined;
       if (seen++ < skip) return undefined;
       if (features) for (const f of [...row.values.keys()]) if (!features.has(f)) row.values.delete(f);
       return row;

@@ -289,7 +289,12 @@ export async function datasetRenderers(
     for await (const { rows: chunk, structure } of chunks(datasets, store, uri, { ...filter, page, pagesize })) {
       for (const r of chunk) rows.push({ index: r.index, compound: r.compound, smiles: structure.get(r.compound)?.smiles ?? '', values: featureUris.map((f) => r.values.get(f)?.value) });
     }
-    const count = await datasets.count(uri);
+    const total = await datasets.count(uri);
+    let count = total;
+    if (filter.where) {
+      count = 0;
+      for await (const _ of datasets.rows(uri, { where: filter.where })) count++;
+    }
     const link = (p: number) => {
       const q = new URLSearchParams(ctx.querystring);
       q.set('page', String(p));
@@ -297,8 +302,18 @@ export async function datasetRenderers(
       return `${ctx.path}?${q}`;
     };
     const annotation = (name: string) => meta.annotations.find(([p]) => p.value === `http://purl.org/dc/elements/1.1/${name}` || p.value === `http://purl.org/dc/terms/${name}`)?.[1].value;
-    const statistics = count <= STATISTICS_ROWS ? await columnStatistics(features, datasets.rows(uri)) : undefined;
+    const statistics = total <= STATISTICS_ROWS ? await columnStatistics(features, datasets.rows(uri)) : undefined;
     const pages = Math.ceil(count / pagesize);
+    // rows chosen by the value of a column of a few values (inside a domain or not, a class)
+    const whereLink = (where?: { feature: string; value: string }) => {
+      const q = new URLSearchParams(ctx.querystring);
+      for (const name of ['where_feature', 'where_value', 'page']) q.delete(name);
+      if (where) {
+        q.set('where_feature', where.feature);
+        q.set('where_value', where.value);
+      }
+      return `${ctx.path}${q.size ? `?${q}` : ''}`;
+    };
     return renderPage({
       title,
       alternates: alternateLinks(
@@ -317,6 +332,13 @@ export async function datasetRenderers(
         paging: { page, pages, previous: page > 0 ? link(page - 1) : undefined, next: page + 1 < pages ? link(page + 1) : undefined },
         warnings: meta.warnings,
         curation: !!curationColumnsOf(features),
+        choices: {
+          where: filter.where,
+          all: whereLink(),
+          columns: features
+            .filter((f) => f.kind === 'nominal' && (statistics?.get(f.uri)?.top?.length ?? 0) > 1 && statistics!.get(f.uri)!.top!.length <= 3)
+            .map((f) => ({ uri: f.uri, title: f.title, values: statistics!.get(f.uri)!.top!.map(([value, n]) => ({ value, n, href: whereLink({ feature: f.uri, value }) })) })),
+        },
         explained:
           explain && page === 0
             ? await explain(

@@ -8,7 +8,7 @@ import type { ModelDescription } from './model-codec.ts';
  * a structure (typed as SMILES or drawn), its validations (`validationsHtml`, made by the
  * validation component: validation/model-validations-html.ts) and a QMRF report.
  */
-export async function modelPageHtml(services: Pick<Services, 'store'>, d: ModelDescription, validationsHtml: string): Promise<string> {
+export async function modelPageHtml(services: Pick<Services, 'store'>, d: ModelDescription, validationsHtml: string, datasetPicker: string): Promise<string> {
   const { store } = services;
   const titles = await featureTitles(
     store,
@@ -34,7 +34,11 @@ ${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) =
   if (kind === 'domain') return `${facts}\n${structureForm('Is a structure inside this domain?', 'Estimate')}`;
   return `${facts}
 ${structureForm('Predict a structure', 'Predict')}
-<p><small>Or predict a whole dataset: <a href="/dataset">choose it</a> and post its URI as <code>dataset_uri</code> to this model.</small></p>
+<h2>Predict a dataset</h2>
+<form class="run" method="post" action="${escapeHtml(path)}">
+<p>${datasetPicker} <button type="submit">Predict every structure</button></p>
+<p><small>A dataset of structures alone will do: the model calculates the descriptors it needs. To predict a table of your own, <a href="/dataset">upload it</a> first. The predictions open as a dataset, with each row's applicability-domain verdict; show only the rows inside the domain from there.</small></p>
+</form>
 ${validationsHtml}
 <h2>Regulatory documents</h2>
 <form class="run" method="post" action="/reach_report/qmrf"><input type="hidden" name="model_uri" value="${escapeHtml(d.uri)}"><p><button type="submit">Make a QMRF report of this model</button></p></form>`;

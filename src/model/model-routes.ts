@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import { modelPageHtml } from './model-page.ts';
+import { datasetSelectHtml } from '../dataset/dataset-page.ts';
 import { renderPage } from '../rdf/html.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import type { Context } from 'koa';
@@ -71,7 +72,12 @@ export function modelRoutes(
       renderers['text/html'] = async () =>
         renderPage({
           title: `Model: ${description.title ?? uri}`,
-          intro: await modelPageHtml(services, description, description.dependent ? await validationsHtml(description, ctx.state.canRead ?? (() => true)) : ''),
+          intro: await modelPageHtml(
+            services,
+            description,
+            description.dependent ? await validationsHtml(description, ctx.state.canRead ?? (() => true)) : '',
+            (await datasetSelectHtml(datasets, ctx.state.canRead ?? (() => true), { name: 'dataset_uri', label: 'Dataset' })).html,
+          ),
           quads,
           alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
           jsonld: await serializeRdf(quads, 'application/ld+json'),

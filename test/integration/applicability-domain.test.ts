@@ -221,7 +221,7 @@ test("the domain a person fits from the catalogue leaves the endpoint out: only 
   assert.deepEqual(forms(page), [whole.replace(s.base, '')]);
   assert.deepEqual(
     forms((await http(local(model), { accept: 'text/html' })).text).sort(),
-    ['/crossvalidation', '/reach_report/qmrf', '/validation/test_set_validation', '/validation/training_test_split', model.replace(s.base, '')].sort(),
+    ['/crossvalidation', '/reach_report/qmrf', '/validation/test_set_validation', '/validation/training_test_split', model.replace(s.base, ''), model.replace(s.base, '')].sort(),
   );
   // the catalogue form asks which feature is the endpoint
   const form_ = (await http(`${s.url}/algorithm/ad-leverage?dataset_uri=${encodeURIComponent(descriptors)}`, { accept: 'text/html' })).text;

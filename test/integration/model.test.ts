@@ -236,6 +236,26 @@ test('prediction of one compound in the negotiated format', async () => {
   assert.match(explained, /mean distance to the k nearest training compounds [\d.]+/);
   assert.equal((explained.match(/<tr><td><a href="\/compound\//g) ?? []).length, 5, 'five nearest training structures');
   assert.match(explained, /<form class="run" method="post" action="\/reach_report\/qprf">/);
+
+  // a whole dataset from the model page's form: a task, then the predictions, whose rows can be narrowed to those inside the domain
+  const batch = await http(local(model), { method: 'POST', body: form({ dataset_uri: regression.raw }), accept: browser });
+  assert.equal(batch.status, 303);
+  let at = batch.headers.get('location')!;
+  if (at.startsWith('/task/')) at = (await waitForTask(s, `${s.base}${at}`)).replace(s.base, '');
+  const predictions = (await http(`${s.url}${at}`, { accept: browser })).text;
+  const inside = /<a href="([^"]+)">true \((\d+)\)<\/a>/.exec(predictions);
+  assert.ok(inside, 'a link to the rows inside the domain');
+  const only = (await http(`${s.url}${inside[1].replace(/&amp;/g, '&')}`, { accept: browser })).text;
+  assert.match(only, new RegExp(`<p>${inside[2]} rows, `));
+  assert.match(only, /<strong>true \(\d+\)<\/strong>/);
+  assert.match(only, /<a href="[^"]+">all rows<\/a>/);
+  const csvInside = await http(`${s.url}${inside[1].replace(/&amp;/g, '&')}&media=text%2Fcsv`);
+  assert.equal(csvRows(csvInside.text).length - 1, Number(inside[2]), 'the same rows as CSV');
+  assert.ok(
+    csvRows(csvInside.text)
+      .slice(1)
+      .every((r) => r.at(-1) === 'true'),
+  );
   const alternates = [...page.text.matchAll(/<a href="([^"]+)" type="([^"]+)">/g)].map((m) => [m[1].replace(/&amp;/g, '&'), m[2]]);
   assert.ok(alternates.length >= 5, `the page's other formats: ${JSON.stringify(alternates)}`);
   for (const [href, type] of alternates) {
