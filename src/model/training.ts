@@ -116,7 +116,7 @@ export async function trainModel(
   datasets: DatasetStore,
   models: ModelStore,
   plan: TrainingPlan,
-  job: { signal?: AbortSignal; progress?: (fraction: number) => void } = {},
+  job: { signal?: AbortSignal; progress?: (fraction: number, stage?: string) => void } = {},
 ): Promise<string> {
   const rows: Map<string, RDF.Literal>[] = [];
   const targets: RDF.Literal[] = [];
@@ -130,7 +130,7 @@ export async function trainModel(
     rows.push(r.values);
     targets.push(t);
   }
-  job.progress?.(0.1);
+  job.progress?.(0.1, `${rows.length} training rows read; ${plan.learner.title} is learning from ${plan.independent.length} features`);
   if (rows.length < 2) throw badRequest(`dataset ${plan.dataset.uri} has ${rows.length} row(s) with a value of the prediction feature; at least 2 are needed`);
   const classes = plan.learner.task === 'classification' ? [...new Set(targets.map((t) => t.value.trim()))].sort() : [];
   if (plan.learner.task === 'classification') {
@@ -158,8 +158,9 @@ export async function trainModel(
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
+  job.progress?.(0.8, 'fitting the applicability domain');
   const domain = await domainOf(services, plan, x, binary, job.signal);
-  job.progress?.(0.9);
+  job.progress?.(0.9, 'storing the model');
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
   if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);

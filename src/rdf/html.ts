@@ -10,20 +10,21 @@ nav.site{display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding-bottom:.5rem;border-
 nav.site a{color:#1a5fb4;text-decoration:none}nav.site a.home{color:inherit;font-weight:700}
 a.remote::after{content:" ↗";font-size:.8em}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
-th,td{text-align:left;vertical-align:top;padding:.3rem .6rem;border-bottom:1px solid #ddd;word-break:break-word}
+th,td{text-align:left;vertical-align:top;padding:.3rem .6rem;border-bottom:1px solid #ddd;overflow-wrap:break-word}
 th{width:30%;font-weight:500;color:#555}
 h2{font-size:1.05rem;margin-top:1.5rem}.types{color:#666;margin:.2rem 0}
 nav.formats{margin:.5rem 0 1rem;font-size:.9rem}
 .error{background:#fee;border:1px solid #e99;padding:.6rem 1rem}
 textarea{width:100%;font-family:monospace}
 progress{width:20rem;height:1.2rem}.task-status{font-size:1.1rem}
-table.dataset td{white-space:nowrap;word-break:normal}table.dataset td:nth-child(3){white-space:normal;word-break:break-all;max-width:22rem}
+table.dataset td{white-space:nowrap;word-break:normal}table.dataset td:nth-child(3){white-space:normal;word-break:break-all;min-width:10rem;max-width:22rem}
 th[role=button]{cursor:pointer}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 div.grid{display:flex;flex-wrap:wrap;gap:.6rem}figure.compound{margin:0;width:150px;border:1px solid #ddd;padding:.3rem;font-size:.8rem}
 pre{white-space:pre-wrap;word-break:break-all}main{overflow-wrap:break-word}main a{overflow-wrap:anywhere}select,input,textarea,label{max-width:100%;box-sizing:border-box}
 @media (max-width:40rem){body{margin:.5rem auto;padding:0 .5rem}th{width:auto}table{display:block;overflow-x:auto}nav.site{font-size:.85rem;gap:.2rem .6rem}h1{font-size:1.4rem}table.dataset td:nth-child(3){max-width:9rem}form.run input[size],form.search input[size]{width:100%}}
 nav.actions{margin:.8rem 0;padding:.5rem .8rem;background:#f3f6fb;border-radius:4px}
 section.explained{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:flex-start;border:1px solid #ccd;border-radius:4px;padding:.6rem .8rem;margin:.8rem 0}section.explained dl.facts{flex:1 1 20rem}section.explained table{width:auto}section.explained form{flex-basis:100%}
+ol.path li{margin:.35rem 0}
 strong.inside{color:#1b6e2a}strong.outside{color:#a51d2d}ul.plain{list-style:none;margin:0;padding:0}
 details.draw{margin:.3rem 0 1rem}details.draw summary{cursor:pointer;color:#1a5fb4}.structure-editor{width:min(40rem,100%);height:24rem;border:1px solid #bbb;margin-top:.4rem}
 form.run label,form.upload label{display:inline-block;margin:.2rem 0}form.run input,form.run select{margin-left:.4rem}

@@ -15,12 +15,30 @@ import { createFeatureComponent } from '../feature/feature-component.ts';
 import { createTaskComponent } from '../task/task-component.ts';
 import { createSparqlComponent } from '../sparql/sparql-component.ts';
 import { createOntologyComponent } from '../ontology/ontology-component.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import type { ModelStore } from '../model/model-store.ts';
+import { titlesOf } from '../store/query-helpers.ts';
 
 /**
  * Every component, made in the order of their dependencies, with every kind of job registered with
  * the task runner (here, in one place). A serve process adds the routes (app.ts); a worker process
  * (worker.ts) only runs the jobs, and knows every kind without building the HTTP application.
  */
+/** The newest dataset and model a caller may read (not intermediate work), for the home page's path. */
+async function latestWork(services: Services, datasets: DatasetStore, models: ModelStore, canRead: (uri: string) => boolean) {
+  const dataset = (await datasets.listWithTitles()).filter((d) => canRead(d.uri)).at(-1);
+  const model = (await models.list(undefined, { intermediate: false })).filter(canRead).at(-1);
+  const titles = await titlesOf(services.store, model ? [model] : []);
+  const meta = dataset && (await datasets.readMeta(dataset.uri));
+  // its descriptors are calculated when an algorithm made it
+  const described = !!meta?.annotations.some(([p, o]) => p.value === 'http://www.opentox.org/api/1.1#hasSource' && services.uris.isIn('algorithm', o.value));
+  return {
+    dataset: dataset && { uri: dataset.uri, title: dataset.title ?? dataset.uri },
+    model: model ? { uri: model, title: titles.get(model) ?? model } : undefined,
+    described,
+  };
+}
+
 export function createComponents(services: Services, registry: OntologyRegistry) {
   const compound = createCompoundComponent(services);
   const { compounds } = compound.operations;
@@ -39,7 +57,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
   const { models, predictor, descriptors, train, fitDomain, cleanup, startSuper } = model.operations;
   const validation = createValidationComponent({ ...services, datasets, models, predictor });
   const components = {
-    service: createServiceComponent(services),
+    service: createServiceComponent({ ...services, latest: (canRead) => latestWork(services, datasets, models, canRead) }),
     operations: createOperationsComponent(services),
     auth: createAuthComponent(services),
     compound,

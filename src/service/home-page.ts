@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import type { Services } from '../core/services.ts';
 import { ot } from '../rdf/namespaces.ts';
-import { escapeHtml, iriHtml } from '../rdf/html.ts';
+import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import { select } from '../store/query-helpers.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import { serviceQueries } from './service-queries.ts';
@@ -50,8 +50,18 @@ function countsOf(services: Pick<Services, 'store'>): Promise<number[]> {
   return counts;
 }
 
-/** The home page: what the service holds, recent tasks, every component, and how to talk to the API. */
-export async function homeHtml(services: Pick<Services, 'config' | 'store' | 'tasks'>, ctx: Context): Promise<string> {
+/** The newest of a collection that the caller may read and that is nobody's intermediate work, with its title. */
+export interface Latest {
+  uri: string;
+  title: string;
+}
+
+/**
+ * The home page: a path from a table to a documented prediction, each step a link with the
+ * caller's newest dataset or model already chosen; then what the service holds, recent tasks,
+ * every component, and how to talk to the API. The service's own RDF is in its other formats.
+ */
+export async function homeHtml(services: Pick<Services, 'config' | 'store' | 'tasks'>, ctx: Context, latest: { dataset?: Latest; model?: Latest; described: boolean }): Promise<string> {
   const counts = await countsOf(services);
   const canRead: (uri: string) => boolean = ctx.state.canRead ?? (() => true);
   const tasks = (await services.tasks.list()).filter(canRead).slice(-8).reverse();
@@ -63,17 +73,36 @@ export async function homeHtml(services: Pick<Services, 'config' | 'store' | 'ta
     }),
   );
   const base = services.config.baseUrl;
-  return `<p>An OpenTox web service for chemical modelling and validation, on an embedded triplestore: every resource below is linked data, and every page has its data in RDF too.</p>
-<h2>What it holds</h2><p><small>Counted at most 10 seconds ago.</small></p>
+  return `<p>An OpenTox web service for chemical modelling and validation, on an embedded triplestore: every resource is linked data, and every page has its data in RDF too.</p>
+${pathHtml(latest)}
+<h2>What it holds</h2><p><small>Counted at most 10 seconds ago; work made inside cross-validations and supermodels is not counted.</small></p>
 <table class="report"><tbody>${COUNTED.map(([path, label], i) => `<tr><th><a href="${path}">${escapeHtml(label)}</a></th><td>${counts[i]}</td></tr>`).join('')}</tbody></table>
 <h2>Recent tasks</h2>
 ${taskRows.length ? `<table class="report"><thead><tr><th>task</th><th>status</th><th>result</th></tr></thead><tbody>${taskRows.join('')}</tbody></table>` : '<p>None yet.</p>'}
 <h2>Components</h2>
 <ul>${COMPONENTS.map((c) => `<li><a href="${escapeHtml(c.path)}">${escapeHtml(c.path)}</a> — ${escapeHtml(c.title)}${c.working ? '' : ' <em>(not yet available)</em>'}</li>`).join('')}</ul>
 <h2>Using the API</h2>
-<p>Every resource answers the representation its <code>Accept</code> header asks for: <code>application/rdf+xml</code> (the default), <code>text/turtle</code>, <code>application/ld+json</code>, <code>text/uri-list</code> for lists, <code>text/csv</code> for datasets, <code>text/html</code> for this browser. Long work (uploads, training, validation, reports) answers <code>202</code> with a task URI to poll.</p>
+<p>Every resource answers the representation its <code>Accept</code> header asks for: <code>application/rdf+xml</code> (the default), <code>text/turtle</code>, <code>application/ld+json</code>, <code>text/uri-list</code> for lists, <code>text/csv</code> for datasets, <code>text/html</code> for this browser. Long work (uploads, training, validation, reports) answers <code>202</code> with a task URI to poll. <a href="/api">The API, operation by operation</a>.</p>
 <pre>curl -H 'Accept: text/uri-list' ${escapeHtml(base)}/dataset
 curl -X POST -H 'Content-Type: text/csv' --data-binary @data.csv ${escapeHtml(base)}/dataset
 curl -X POST -d dataset_uri=${escapeHtml(base)}/dataset/1 -d prediction_feature=${escapeHtml(base)}/feature/1 ${escapeHtml(base)}/algorithm/random-forest-regression
 curl -H 'Accept: text/uri-list' ${escapeHtml(base)}/task/1</pre>`;
+}
+
+/** "Start here": the steps from a table to a documented prediction, linked with what was made last. */
+function pathHtml(latest: { dataset?: Latest; model?: Latest; described: boolean }): string {
+  const { dataset, model } = latest;
+  const q = (uri: string) => encodeURIComponent(uri);
+  const datasetLink = dataset ? iriHtml(dataset.uri, dataset.title) : '';
+  const modelLink = model ? iriHtml(model.uri, model.title) : '';
+  const steps = [
+    `<strong><a href="/dataset">Upload a table</a></strong>: an Excel workbook, CSV or TSV with a SMILES (or InChI, molfile, CAS RN and name) column and your measured values, or an SDF. The page shows what was read: the columns, their units and the rows that could not be read.${dataset ? ` Your newest dataset: ${datasetLink}.` : ''}`,
+    `<strong>${dataset && !latest.described ? `<a href="/algorithm/rdkit-descriptors?dataset_uri=${q(dataset.uri)}">Calculate descriptors</a>` : '<a href="/algorithm?dataset_uri=">Calculate descriptors</a>'}</strong> (RDKit's 43, or Morgan fingerprints): the model learns from them. Standardise the structures first if the table has salts or mixtures.`,
+    `<strong>${dataset ? `<a href="/algorithm?dataset_uri=${q(dataset.uri)}">Train a model</a>` : 'Train a model'}</strong> on it: a random forest, k-NN, SVM, PLS…, with an applicability domain chosen for you, so that every prediction says whether it is inside.`,
+    `<strong>Validate it</strong> from ${model ? `the page of ${modelLink}` : "the model's page"}: a 10-fold cross-validation, with its report and plots.`,
+    `<strong>Predict</strong> one structure (typed or drawn) or a whole dataset from ${model ? `<a href="${escapeHtml(linkOf(model.uri).href)}">the model's page</a>` : "the model's page"}: each prediction with its applicability-domain verdict and the most similar training structures.`,
+    "<strong>Document it</strong>: a QMRF of the model (its page), a QPRF of a prediction (the prediction's page), both editable, in PDF too.",
+  ];
+  return `<h2>Start here: from a table to a documented prediction</h2>
+<ol class="path">${steps.map((st) => `<li>${st}</li>`).join('\n')}</ol>`;
 }

@@ -16,6 +16,8 @@ export interface TaskRecord {
   created: Date;
   modified: Date;
   resultUri?: string;
+  /** What it is doing now, in words ("fold 3 of 10 done"): `dc:description`. */
+  stage?: string;
   error?: TaskError;
   /** The process that runs it (`queue`: the shared job queue's workers); see TaskRunner.recoverInterrupted. */
   runner?: string;
@@ -37,6 +39,7 @@ export function taskQuads(task: TaskRecord): RDF.Quad[] {
     df.quad(t, dcterms('modified'), literal(task.modified)),
   ];
   if (task.creator) quads.push(df.quad(t, dc('creator'), literal(task.creator)));
+  if (task.stage && (task.status === 'Running' || task.status === 'Queued')) quads.push(df.quad(t, dc('description'), literal(task.stage)));
   if (task.runner) quads.push(df.quad(t, TASK_RUNNER, literal(task.runner)));
   if (task.resultUri) quads.push(df.quad(t, ot('resultURI'), literal(task.resultUri, xsd('anyURI'))));
   if (task.error) quads.push(df.quad(t, ot('error'), errorNode(task.uri)), ...errorReportQuads(errorNode(task.uri), task.error, task.uri));
@@ -59,6 +62,7 @@ export function taskRecord(quads: RDF.Quad[], uri: string): TaskRecord | undefin
     created: new Date(value(dcterms('created')) ?? 0),
     modified: new Date(value(dcterms('modified')) ?? 0),
     resultUri: value(ot('resultURI')),
+    stage: value(dc('description')),
     runner: value(TASK_RUNNER),
     error: error && readErrorReport(quads, error),
   };

@@ -38,7 +38,9 @@ export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'ur
       const running = status === 'Queued' || status === 'Running';
       const watching = p.follow !== undefined;
       const progress = running
-        ? `<p class="task-status">${escapeHtml(task.title)}: ${escapeHtml(status)}</p><progress max="100" value="${task.percent}">${task.percent}%</progress> <span>${task.percent.toFixed(0)}%</span>`
+        ? `<p class="task-status">${escapeHtml(task.title)}: ${escapeHtml(status === 'Queued' ? 'waiting for a free worker' : 'running')}</p><progress max="100" value="${task.percent}">${task.percent}%</progress> <span>${task.percent.toFixed(0)}%</span>
+<p class="task-stage">${task.stage ? `${escapeHtml(task.stage)}. ` : ''}${escapeHtml(timing(task))}</p>
+<p><small>This page follows the work and opens the result when it is done. Cancel it with <code>DELETE</code> on this task.</small></p>`
         : status === 'Completed'
           ? `<p class="task-status">Done: ${result ? iriHtml(result, 'the result') : 'no result'}</p>`
           : `<p class="task-status error">${escapeHtml(status)}${task.error ? `: ${escapeHtml(task.error.message ?? '')}` : ''}</p>`;
@@ -59,4 +61,17 @@ export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'ur
     if (!(await tasks.remove(uri))) throw notFound(`task ${uri} not found`);
     sendDone(ctx);
   });
+}
+
+/** "12 s so far, about 30 s left" (the estimate once a tenth is done). */
+function timing(task: { created: Date; percent: number }): string {
+  const elapsed = (Date.now() - task.created.getTime()) / 1000;
+  const left = task.percent >= 10 && task.percent < 100 ? (elapsed * (100 - task.percent)) / task.percent : undefined;
+  return `${duration(elapsed)} so far${left === undefined ? '' : `, about ${duration(left)} left`}`;
+}
+
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.max(0, Math.round(seconds))} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }

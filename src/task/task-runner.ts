@@ -20,8 +20,8 @@ export interface Job {
   readonly taskUri: string;
   /** Aborted when the task is cancelled (DELETE /task/{id}) or the server stops. */
   readonly signal: AbortSignal;
-  /** Report progress in percent (0–100); written to the task resource, throttled. */
-  progress(percent: number): void;
+  /** Report progress in percent (0–100), and what is being done in words ("fold 3 of 10 done"); written to the task resource, throttled. */
+  progress(percent: number, stage?: string): void;
 }
 
 /** Work resolves to the URI of its result. Throw an HttpError to end with that status. */
@@ -439,9 +439,10 @@ export class TaskRunner {
     const job: Job = {
       taskUri: state.uri,
       signal: state.controller.signal,
-      progress: (percent) => {
+      progress: (percent, stage) => {
         if (state.status !== 'Running') return;
         state.percent = Math.max(state.percent, Math.min(100, percent));
+        if (stage) state.stage = stage;
         if (state.percent - state.writtenPercent < 1 || state.progressTimer) return;
         // At most one progress write per interval; the latest value is written when it ends.
         const wait = Math.max(0, state.lastWrite + PROGRESS_WRITE_INTERVAL_MS - Date.now());

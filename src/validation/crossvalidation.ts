@@ -101,7 +101,7 @@ export class Crossvalidations {
         { signal: job.signal },
       );
       results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes };
-      job.progress?.(++done / k);
+      job.progress?.(++done / k, `fold ${done} of ${k} done`);
     };
     const lanes = Math.max(1, Math.min(k, this.services.config.workerThreads));
     let failed = false;

@@ -62,7 +62,7 @@ function requireFeatureIn(dataset: DatasetMeta, feature: string, parameter: stri
  */
 export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runner: ValidationRunner, predictor: Predictor, crossvalidations: Crossvalidations) {
   const { validations } = runner;
-  const progressOf = (job: { signal: AbortSignal; progress(percent: number): void }) => ({ signal: job.signal, progress: (f: number) => job.progress(f * 100) });
+  const progressOf = (job: { signal: AbortSignal; progress(percent: number, stage?: string): void }) => ({ signal: job.signal, progress: (f: number, stage?: string) => job.progress(f * 100, stage) });
   /** The test dataset and the one with the actual values (the test dataset itself unless another is named). */
   const testDatasets = async (input: { testDatasetUri: string; testTargetDatasetUri?: string }) => {
     const test = await runner.requireDataset(input.testDatasetUri, 'test_dataset_uri');

@@ -31,7 +31,8 @@ export interface LearningSetup {
 
 export interface Job {
   signal?: AbortSignal;
-  progress?: (fraction: number) => void;
+  /** The share done, and what is being done in words. */
+  progress?: (fraction: number, stage?: string) => void;
 }
 
 /** The learner behind an algorithm URI of this service (404 when there is none, 400 when it does not learn). */

@@ -41,4 +41,10 @@ export function staticRoutes(routes: DescribedRoutes): void {
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = body;
   });
+  // browsers ask for /favicon.ico whatever the page links: the icon is an SVG
+  routes.add({ method: 'GET', path: '/favicon.ico', summary: 'The icon, where browsers look for it', tag: 'service', responses: { 301: [] } }, (ctx) => {
+    ctx.status = 301;
+    ctx.set('Location', '/static/favicon.svg');
+    ctx.set('Cache-Control', 'public, max-age=86400');
+  });
 }

@@ -224,3 +224,29 @@ test('a job kind is a typed definition: its starter checks the input against the
   assert.equal(status(r.text, uri), 'Error');
   assert.match(r.text, /BadJobInput/);
 });
+
+test('a running task says in words what it is doing, how long it has run and about how long is left; the words go when it ends', async () => {
+  let finish!: () => void;
+  const held = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const uri = await s.services.tasks.submit('Folding', async (job) => {
+    job.progress(30, 'fold 3 of 10 done');
+    await held;
+    return `${s.base}/dataset/1`;
+  });
+  // the progress is written at most every 250 ms
+  let page = '';
+  for (let i = 0; i < 50 && !page.includes('fold 3 of 10 done'); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    page = (await http(local(uri), { accept: 'text/html' })).text;
+  }
+  assert.match(page, /<p class="task-stage">fold 3 of 10 done\. \d+ s so far, about \d+ s left<\/p>/);
+  assert.match(page, /<meta http-equiv="refresh"/i, 'the page follows the work');
+  const running = parseTurtle((await http(local(uri), { accept: 'text/turtle' })).text);
+  assert.ok(running.some((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/description' && q.object.value === 'fold 3 of 10 done'));
+  finish();
+  await s.services.tasks.settled(uri);
+  const done = parseTurtle((await http(local(uri), { accept: 'text/turtle' })).text);
+  assert.ok(!done.some((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/description'), 'a finished task is not doing anything');
+});

@@ -64,6 +64,13 @@ test('the home page counts what the service holds and shows recent tasks', async
   assert.ok(count('datasets') > 0);
   assert.match(page, /<h2>Recent tasks<\/h2>/);
   assert.match(page, /curl -H 'Accept: text\/uri-list'/);
+  // a path to follow, with the newest dataset already chosen; the service's triples are in its RDF formats, not on the page
+  const newest = (await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text.trim().split('\r\n').at(-1)!;
+  assert.match(page, /<h2>Start here: from a table to a documented prediction<\/h2>/);
+  assert.ok(page.includes(`/algorithm?dataset_uri=${encodeURIComponent(newest)}">Train a model</a>`), 'the training step has the newest dataset chosen');
+  assert.doesNotMatch(page, /<section/);
+  assert.match(page, /<a href="\/\?media=text%2Fturtle" type="text\/turtle">Turtle<\/a>/);
+  assert.equal((await http(`${s.url}/favicon.ico`)).status, 301);
 });
 
 test('the OpenAPI document describes exactly the routes the server answers, and its answers keep to it', async () => {
@@ -118,7 +125,7 @@ test('the OpenAPI document lists the parameters of routes that read their own in
   for (const name of ['dataset_uri', 'compound_uris', 'feature_uris', 'title', 'license', 'associated_features', 'matcher']) assert.ok(form(upload).includes(name), `POST /dataset: ${name}`);
   for (const type of ['text/csv', 'chemical/x-mdl-sdfile', 'multipart/form-data', 'text/turtle']) assert.ok(type in upload.requestBody.content, `POST /dataset takes ${type}`);
   assert.deepEqual(Object.keys(doc.paths['/dataset/{id}'].get.responses['200'].content).sort(), [...DATASET_OUTPUT_TYPES].sort());
-  assert.deepEqual(query(doc.paths['/dataset/{id}'].get), ['compound_uris', 'feature_uris', 'page', 'pagesize', 'media']);
+  assert.deepEqual(query(doc.paths['/dataset/{id}'].get), ['compound_uris', 'feature_uris', 'where_feature', 'where_value', 'page', 'pagesize', 'media']);
   assert.deepEqual(query(doc.paths['/sparql'].get), ['query', 'default-graph-uri', 'named-graph-uri']);
   const post = doc.paths['/sparql'].post;
   for (const name of ['query', 'update', 'default-graph-uri', 'using-graph-uri']) assert.ok(form(post).includes(name), `POST /sparql: ${name}`);
