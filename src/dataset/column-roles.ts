@@ -17,6 +17,15 @@ const STRUCTURE_ORDER: StructureKind[] = ['smiles', 'inchi', 'molfile', 'uri'];
 const NAME_HEADERS = /^(name|chemical[ _]?name|compound[ _]?name|substance([ _]?name)?|iupac[ _]?name|preferred[ _]?name|test[ _]?substance)$/i;
 const CAS_HEADERS = /^(cas|cas[ _-]?rn|casrn|cas[ _-]?(no\.?|number|registry[ _]?number)|cas[ _]?#)$/i;
 
+/** What a column is by its header alone, for the upload preview: a structure, a name, a CAS RN, or a value. */
+export function roleByHeader(header: string): 'structure' | 'name' | 'CAS RN' | 'value' {
+  const h = header.trim();
+  if (STRUCTURE_HEADERS.some(([re]) => re.test(h))) return 'structure';
+  if (NAME_HEADERS.test(h)) return 'name';
+  if (CAS_HEADERS.test(h)) return 'CAS RN';
+  return 'value';
+}
+
 /** Where each role is in a header row; every column that is not the structure is a feature (names and CAS numbers too). */
 export interface TableLayout {
   structureAt: number;

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { literal, xsd } from '../rdf/namespaces.ts';
-import type { Cell, InputColumn, InputTable } from './table-input.ts';
+import type { Cell, Endpoint, InputColumn, InputTable } from './table-input.ts';
 
 export type ColumnKind = 'numeric' | 'nominal' | 'string';
 
@@ -11,6 +11,7 @@ export interface TypedColumn {
   accepted: string[];
   featureUri?: string;
   units?: string;
+  endpoint?: Endpoint;
 }
 
 /** A column is numeric when at least this share of its non-empty cells are numbers. */
@@ -53,7 +54,7 @@ export class ColumnTyper {
   columns(): TypedColumn[] {
     return this.input.map((c, j) => {
       const s = this.seen[j];
-      const base = { title: c.title, featureUri: c.featureUri, units: c.units, accepted: [] as string[] };
+      const base = { title: c.title, featureUri: c.featureUri, units: c.units, endpoint: c.endpoint, accepted: [] as string[] };
       if (s.literals) return { ...base, kind: s.nonNumericLiterals ? 'string' : 'numeric' };
       if (s.texts > 0 && s.numbers / s.texts >= NUMERIC_SHARE) return { ...base, kind: 'numeric' };
       return s.distinct.size <= MAX_NOMINAL_VALUES ? { ...base, kind: 'nominal', accepted: [...s.distinct] } : { ...base, kind: 'string' };

@@ -42,7 +42,7 @@ export async function readUpload(ctx: Context, limit: number): Promise<Upload> {
  */
 export function isLargeUpload(upload: Upload, limits: Pick<Config, 'datasetTaskBytes' | 'datasetTaskRows'>): boolean {
   if (upload.body.length > limits.datasetTaskBytes || roughRows(upload.body) > limits.datasetTaskRows) return true;
-  if (fileType(upload) !== XLSX_TYPE) return false;
+  if (fileTypeOf(upload) !== XLSX_TYPE) return false;
   const unpacked = unpackedSize(upload.body) ?? 0;
   if (unpacked > XLSX_MAX_UNPACKED) throw tooLarge(`the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
   // a workbook's rows are in its zipped XML: what that unpacks to says how large it is
@@ -60,7 +60,7 @@ function roughRows(body: Buffer): number {
 }
 
 /** The media type of an uploaded file: declared, or guessed from the file name. */
-function fileType(upload: Upload): string {
+export function fileTypeOf(upload: Upload): string {
   const byName: Record<string, string> = {
     csv: 'text/csv',
     txt: 'text/csv',
@@ -85,7 +85,7 @@ function fileType(upload: Upload): string {
 
 /** An uploaded file as a table source, by its media type; nothing is parsed beyond its header yet. */
 export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource> {
-  const type = fileType(upload);
+  const type = fileTypeOf(upload);
   if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
   const dialect = { encoding: upload.params.get('encoding'), delimiter: upload.params.get('delimiter'), decimal: upload.params.get('decimal') };
   if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect);

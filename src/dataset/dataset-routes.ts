@@ -1,22 +1,22 @@
 import { answerNowOrAsTask } from '../task/now-or-as-task.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type * as RDF from '@rdfjs/types';
 import { parseDatasetRef } from '../core/uri-scheme.ts';
-import { dc, ot, literal } from '../rdf/namespaces.ts';
 import { notFound } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { requestMediaType } from '../http/body.ts';
 import { sendGraphList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import { DC_PARAMS, type DatasetMeta, type DatasetStore } from './dataset-store.ts';
-import { mergeAnnotations } from './dataset-codec.ts';
 import { collectTable } from './table-input.ts';
 import { structureReaderOn } from '../chemistry/structure-reader.ts';
 import { DATASET_OUTPUT_TYPES, datasetRenderers, type ExplainPredictions } from './dataset-views.ts';
 import { XLSX_TYPE } from './xlsx-table.ts';
-import { annotationsOf, associatedFeatures, dedupe, filterOf, isLargeUpload, metadataOf, openTable, readUpload } from './dataset-input.ts';
+import { annotationsOf, filterOf, metadataOf, openTable, readUpload } from './dataset-input.ts';
 import { DatasetEdits } from './dataset-edits.ts';
+import { DatasetUploads } from './dataset-uploads.ts';
+import { previewHtml } from './upload-preview.ts';
+import { renderPage } from '../rdf/html.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
 import { answers, MEDIA, param, taskResponses, type DescribedRoutes } from '../http/route-description.ts';
 import { RDF_INPUT_TYPES } from '../rdf/parse.ts';
@@ -24,11 +24,12 @@ import { INTERMEDIATE_PARAM, intermediateSwitchHtml, listsIntermediate } from '.
 import { CURATION_VIEWS, curationRenderers, curationReportOf, curationSelectionOf } from './curation-report.ts';
 
 /** Dataset component (spec 2.1, 4.12). */
-/** Upload from a browser: a file (CSV, TSV, Excel, SDF, ARFF, RDF) and a title; the answer leads to the new dataset or its task. */
-const UPLOAD_FORM = `<form class="upload" method="post" action="/dataset" enctype="multipart/form-data">
+/** Upload from a browser: a file (CSV, TSV, Excel, SDF, ARFF, RDF) and a title; the preview page shows what was read and stores it (or it is stored at once). */
+const UPLOAD_FORM = `<form class="upload" method="post" action="/dataset/preview" enctype="multipart/form-data">
 <h2>Upload a dataset</h2>
 <p><label>Data file (an Excel workbook, CSV or TSV with a SMILES, InChI or Molfile column; SDF, ARFF or RDF) <input type="file" name="file" required></label></p>
-<p><label>Title <input name="title" size="40"></label> <button type="submit">Upload</button></p>
+<p><label>Title <input name="title" size="40"></label> <button type="submit">Upload and check what was read</button> <button type="submit" formaction="/dataset">Store it at once</button></p>
+<p><small>The check shows how the file was read, its columns and first rows, and the rows it would skip, before anything is stored; there you can leave columns out, correct units and describe the measured endpoint.</small></p>
 </form>`;
 
 /** What a dataset is made from (dataset-input.ts opens it): a table or RDF, raw or as the `file` of multipart/form-data. */
@@ -55,6 +56,16 @@ const DIALECT = {
   sheet: param.optional('An Excel upload: the sheet to read (the first when not given)'),
 };
 
+/** What a preview's form decides (upload-choices.ts); an upload may give them too. Units of column n: units_{n}. */
+const CHOICES = {
+  pending: param.optional('The file a preview read (POST /dataset/preview), stored now'),
+  ignore_column: param.list('Columns left out, numbered from 1 as the preview lists them'),
+  endpoint_column: param.optional('The column of the measured endpoint (numbered from 1)'),
+  endpoint: param.optional("The endpoint's ontology term (owl:sameAs of its feature, e.g. an otee: endpoint)"),
+  species: param.optional('The species the endpoint was measured in (QMRF 3.1)'),
+  guideline: param.optional('The test guideline it was measured by (QMRF 3.6)'),
+};
+
 /** A dataset to take rows from (a subset or a merge), with a selection of its own in its query (`?feature_uris[]=…`). */
 const SOURCE = param.optional('A dataset to take rows from; its URI may carry a selection of its own (?compound_uris[]=…)');
 
@@ -65,9 +76,9 @@ export function datasetRoutes(
   explain?: ExplainPredictions,
 ): void {
   const { store, config, tasks } = services;
-  const base = datasets.collection;
   const datasetUri = (ctx: Context) => services.uris.item('dataset', ctx.params.id);
   const edits = new DatasetEdits(services, datasets);
+  const uploads = new DatasetUploads(services, datasets);
 
   async function requireDataset(uri: string): Promise<DatasetMeta> {
     const meta = await datasets.readMeta(uri);
@@ -95,6 +106,7 @@ export function datasetRoutes(
         associated_features: param.optional("An upload: another dataset whose features its columns of the same titles become (its URI, or its features' URI)"),
         matcher: param.optional('An upload: how columns match associated_features (title, the default)'),
         ...DIALECT,
+        ...CHOICES,
       }),
       ownInput: true,
       body: DATASET_INPUT_TYPES,
@@ -102,27 +114,42 @@ export function datasetRoutes(
     },
     async (ctx) => {
       const type = requestMediaType(ctx);
-      if (type === 'application/x-www-form-urlencoded' || type === 'application/www-form-urlencoded') {
+      const form = type === 'application/x-www-form-urlencoded' || type === 'application/www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : undefined;
+      if (form && !form.has('pending')) {
         // a new dataset from a subset of another
-        const params = await Params.fromRequest(ctx, config.bodyLimit);
-        const ref = parseDatasetRef(params.required('dataset_uri'));
+        const ref = parseDatasetRef(form.required('dataset_uri'));
         const source = await requireDataset(ref.uri);
-        return sendUri(ctx, await edits.subset(source, filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()]))), annotationsOf(params)));
+        return sendUri(ctx, await edits.subset(source, filterOf(new Params(new URLSearchParams([...ref.query, ...form.entries()]))), annotationsOf(form)));
       }
-      const upload = await readUpload(ctx, config.bodyLimit);
-      const params = new Params(new URLSearchParams([...new URLSearchParams(ctx.querystring), ...upload.params.entries()]));
-      const associated = await associatedFeatures(params, datasets, store);
-      const annotations = annotationsOf(params);
-      // a large upload is stored as a task
-      // as a task it stops when the task is cancelled or the server stops (then nothing is kept)
-      // a few thousand structures take seconds to register (about 1 ms each): a task, however small the file
-      const slow = isLargeUpload(upload, config);
-      await answerNowOrAsTask(ctx, tasks, { slow, title: `Upload ${upload.filename ?? 'dataset'}` }, async ({ progress, signal }) => {
-        const source = await openTable(upload, `${base}/`, services.shapes, services.workers.runner());
-        const defaults: [RDF.NamedNode, RDF.Term][] = [];
-        if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
-        if (source.title) defaults.push([dc('title'), literal(source.title)]);
-        return datasets.create(source, structureReaderOn(services.workers, signal, services.chemistry), mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
+      // an upload, or the file a preview's form stores
+      const prepared = await uploads.prepare(await uploads.of(ctx, form));
+      await answerNowOrAsTask(ctx, tasks, prepared, prepared.work);
+    },
+  );
+
+  routes.add(
+    {
+      method: 'POST',
+      path: '/dataset/preview',
+      summary: 'Look at an upload before storing it: how it was read, its columns, its first rows, the rows it would skip; its page stores it',
+      tag: 'dataset',
+      params: z.object({ pending: param.optional('The file a preview read, read again (its settings changed)'), ...DIALECT }),
+      ownInput: true,
+      body: DATASET_INPUT_TYPES,
+      responses: answers(['text/html', 'application/json'], 400, 404, 413),
+    },
+    async (ctx) => {
+      const type = requestMediaType(ctx);
+      const form = type === 'application/x-www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : undefined;
+      const { preview, pending } = await uploads.preview(await uploads.of(ctx, form));
+      const given = (name: string) => form?.get(name) ?? Params.fromQuery(ctx).get(name);
+      await sendNegotiated(ctx, {
+        'text/html': () =>
+          renderPage({
+            title: `What was read: ${preview.file.name ?? 'the upload'}`,
+            intro: previewHtml(preview, pending, { encoding: given('encoding'), delimiter: given('delimiter'), decimal: given('decimal'), sheet: given('sheet'), title: given('title') }),
+          }),
+        'application/json': () => `${JSON.stringify({ pending, ...preview })}\n`,
       });
     },
   );

@@ -219,7 +219,17 @@ export class DatasetStore {
         continue;
       }
       const uri = await this.services.ids.next(this.services.uris.collection('feature'));
-      graphs[uri] = featureGraph({ uri, title: c.title, kind: c.kind, source, accepted: c.accepted, units: c.units });
+      graphs[uri] = featureGraph({
+        uri,
+        title: c.title,
+        kind: c.kind,
+        source,
+        accepted: c.accepted,
+        units: c.units,
+        sameAs: c.endpoint?.sameAs ? [c.endpoint.sameAs] : [],
+        species: c.endpoint?.species,
+        protocol: c.endpoint?.protocol,
+      });
       uris.push(uri);
     }
     return { uris, graphs };

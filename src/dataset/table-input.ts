@@ -43,6 +43,15 @@ export interface InputColumn {
   units?: string;
   /** A feature the input names explicitly (RDF bodies), reused as is. */
   featureUri?: string;
+  /** What the uploader said of a measured endpoint: its ontology term (owl:sameAs), species and test guideline. */
+  endpoint?: Endpoint;
+}
+
+/** A measured endpoint as its uploader describes it (the upload preview's form). */
+export interface Endpoint {
+  sameAs?: string;
+  species?: string;
+  protocol?: string;
 }
 
 /**

@@ -23,6 +23,9 @@ export const featureDescription = describeResource([ot('Feature')], {
   confidenceOf: optional('iri', ot('confidenceOf')),
   /** An `ot:Substructure` feature's pattern (`ot:smarts`): its value is whether a structure holds it. */
   smarts: optional('text', ot('smarts')),
+  /** A measured endpoint: the species it was determined in (QMRF 3.1), and the test guideline (QMRF 3.6). */
+  species: optional('text', ot('species')),
+  protocol: optional('text', ot('testGuideline')),
 });
 type FeatureFields = typeof featureDescription.fields;
 

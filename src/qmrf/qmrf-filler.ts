@@ -127,7 +127,9 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   b.children('model_authors', [ref('author_ref', 'author_1')]);
   b.text('model_date', typeof f.tree.date === 'string' ? f.tree.date.slice(0, 10) : '');
   b.text('info_availability', `The model is available at ${f.model.uri} (OpenTox interface): its description, training dataset and features; it predicts datasets and single compounds (POST).`);
-  // 3. endpoint
+  // 3. endpoint (species and protocol as the uploader gave them with the measured values)
+  if (f.dependent.species) b.text('model_species', f.dependent.species);
+  if (f.dependent.protocol) b.text('endpoint_protocol', f.dependent.protocol);
   if (endpoints.length) b.children('model_endpoint', [ref('endpoint_ref', 'endpoint_1')]);
   b.text(
     'endpoint_comments',
@@ -218,7 +220,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   // 9. miscellaneous
   b.text(
     'comments',
-    `Filled by ToxGraph ${c.service.version} from ${f.model.uri} on ${day(c.date)}. Elements left empty (species, protocol, mechanistic interpretation, references) are for the modeller to complete.`,
+    `Filled by ToxGraph ${c.service.version} from ${f.model.uri} on ${day(c.date)}. Elements left empty (mechanistic interpretation, references, and species and protocol unless the upload named them) are for the modeller to complete.`,
   );
   b.children('attachments', [
     { name: 'attachment_training_data', attributes: {}, children: available ? [entry('molecules', { url: f.training.uri, filetype: 'text/csv', embedded: 'No', description: 'training set' })] : [] },

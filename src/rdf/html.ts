@@ -84,6 +84,11 @@ function settings(): PageSettings {
   return pageSettings.getStore() ?? NO_SETTINGS;
 }
 
+/** The labelled terms of a namespace in the ontologies this server holds (IRI, label), by label: for forms that offer them. */
+export function labelledTerms(namespace: string): [string, string][] {
+  return [...settings().labels].filter(([iri]) => iri.startsWith(namespace)).sort((a, b) => a[1].localeCompare(b[1]));
+}
+
 /** Namespaces whose terms have pages here (`/ontology/term?iri=`). */
 const OWN_VOCABULARIES = [PREFIXES.ot, PREFIXES.ota, PREFIXES.otee];
 

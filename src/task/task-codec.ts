@@ -62,7 +62,7 @@ export function taskRecord(quads: RDF.Quad[], uri: string): TaskRecord | undefin
     created: new Date(value(dcterms('created')) ?? 0),
     modified: new Date(value(dcterms('modified')) ?? 0),
     resultUri: value(ot('resultURI')),
-    stage: value(dc('description')),
+    ...(value(dc('description')) === undefined ? {} : { stage: value(dc('description')) }),
     runner: value(TASK_RUNNER),
     error: error && readErrorReport(quads, error),
   };

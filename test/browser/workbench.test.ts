@@ -50,7 +50,14 @@ test('upload a CSV from the datasets page and land on the new dataset', { skip: 
   writeFileSync(file, sharedCsv('EPAFHM_log10.csv', 40));
   await page.setInputFiles('input[type=file][name=file]', file);
   await page.fill('input[name=title]', 'Fathead minnow LC50 (40 structures)');
-  await page.click('form.upload button[type=submit]');
+  await page.click('form.upload button[type=submit] >> nth=0');
+  // the preview: what was read, before anything is stored
+  await arriveAt(/^\/dataset\/preview$/);
+  assert.match((await page.textContent('main')) ?? '', /Nothing is stored yet/);
+  await page.selectOption('select[name=endpoint_column]', { index: 1 });
+  await page.fill('input[name=species]', 'Pimephales promelas');
+  await shot('upload-preview');
+  await page.click('form.upload-preview button:has-text("Store the dataset")');
   await arriveAt(/^\/dataset\/\d+$/);
   assert.match((await page.textContent('h1')) ?? '', /Fathead minnow LC50/);
   await shot('dataset');

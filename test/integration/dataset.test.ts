@@ -715,3 +715,96 @@ test("column roles by header: names and CAS RNs name the compound, units in head
   assert.equal(mol.status, 200, mol.text);
   assert.match((await http(local(mol.text.trim()), { accept: 'text/csv' })).text, /^SMILES,Activity\r\nCC,3\r\n$/);
 });
+
+test('the upload preview: how the file was read, its columns and first rows, the rows it would skip; nothing stored until its form stores it with the corrections and the endpoint described', async () => {
+  const before = (await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text;
+  const csv = 'Name;CAS RN;SMILES;LC50 (µg/L);logP;Comment\nPrüfsubstanz A;111-87-5;CCCCCCCCO;2,5;3,0;Fa. Müller – Charge 7\nB;78-83-1;CC(C)CO;12,75;0,8;x\nC;;not a smiles;4;1;y\nD;;CCCCO;3;0,9;z\n';
+  const fd = new FormData();
+  fd.append('file', new Blob([windows1252(csv) as BlobPart], { type: 'text/csv' }), 'daphnia.csv');
+  fd.append('title', 'Daphnia LC50');
+  const r = await http(`${s.url}/dataset/preview`, { method: 'POST', body: fd, accept: 'application/json' });
+  assert.equal(r.status, 200, r.text);
+  const p = JSON.parse(r.text);
+  assert.ok(p.notes.some((n: string) => /Windows-1252/.test(n)) && p.notes.some((n: string) => /semicolon/.test(n)) && p.notes.some((n: string) => /decimal comma/.test(n)), JSON.stringify(p.notes));
+  assert.equal(p.total, 4);
+  const column = (title: string) => p.columns.find((c: { title: string }) => c.title === title);
+  assert.equal(column('LC50').units, 'µg/L');
+  assert.equal(column('LC50').kind, 'numeric');
+  assert.equal(column('Name').role, 'name');
+  assert.equal(column('CAS RN').role, 'CAS RN');
+  assert.equal(column('Comment').kind, 'nominal');
+  assert.deepEqual(
+    p.rows.map((row: { smiles: string }) => row.smiles),
+    ['CCCCCCCCO', 'CC(C)CO', 'CCCCO'],
+  );
+  assert.equal(p.rows[0].cells[column('LC50').n - 1], '2.5', 'the decimal comma read');
+  assert.equal(p.rows[0].cells[column('Name').n - 1], 'Prüfsubstanz A');
+  assert.equal(p.skipped.length, 1);
+  assert.match(p.skipped[0], /^row 4: .*skipped$/);
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before, 'nothing stored');
+
+  // the page: the settings to correct, the columns, the endpoint's description, one form
+  const page = await http(`${s.url}/dataset/preview`, { method: 'POST', body: form({ pending: p.pending }), accept: 'text/html' });
+  assert.equal(page.status, 200);
+  for (const part of [
+    'name="encoding"',
+    'name="delimiter"',
+    'name="decimal"',
+    `name="units_${column('LC50').n}" value="µg/L"`,
+    'name="ignore_column"',
+    'name="endpoint_column"',
+    'list="endpoint-terms"',
+    'name="species"',
+    'name="guideline"',
+    'Store the dataset',
+    'formaction="/dataset/preview"',
+  ])
+    assert.ok(page.text.includes(part), part);
+  assert.match(page.text, /<option value="http:\/\/www\.opentox\.org\/echaEndpoints\.owl#[^"]+">[^<]+<\/option>/);
+  // read again, told otherwise: with a decimal point, 2,5 is no number
+  const reread = await http(`${s.url}/dataset/preview`, { method: 'POST', body: form({ pending: p.pending, decimal: '.' }), accept: 'application/json' });
+  assert.equal(reread.status, 200, reread.text);
+  const again = JSON.parse(reread.text);
+  assert.equal(again.pending, p.pending, 'the same file, read again');
+  assert.notEqual(again.columns.find((c: { title: string }) => c.title === 'LC50').kind, 'numeric');
+  const wrong = await http(`${s.url}/dataset/preview`, { method: 'POST', body: form({ pending: p.pending, delimiter: ',' }), accept: 'text/turtle' });
+  assert.equal(wrong.status, 400, 'a comma separator finds no structure column');
+  assert.match((await errorReport(wrong)).message ?? '', /no structure column/);
+
+  // stored with corrections: Comment left out, the units corrected, the endpoint described
+  const stored = await http(`${s.url}/dataset`, {
+    method: 'POST',
+    body: form({
+      pending: again.pending,
+      decimal: ',',
+      ignore_column: String(column('Comment').n),
+      [`units_${column('logP').n}`]: '-',
+      endpoint_column: String(column('LC50').n),
+      endpoint: 'http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_daphnia',
+      species: 'Daphnia magna',
+      guideline: 'OECD TG 202',
+      title: 'Daphnia LC50 (checked)',
+    }),
+    accept: 'text/uri-list',
+  });
+  assert.ok(stored.status === 200 || stored.status === 202, stored.text);
+  const uri = stored.status === 202 ? await waitForTask(local(stored.text.trim())) : stored.text.trim();
+  const rows = parseCsv((await http(local(uri), { accept: 'text/csv' })).text) as string[][];
+  assert.deepEqual(rows[0], ['SMILES', 'Name', 'CAS RN', 'LC50', 'logP']);
+  assert.equal(rows.length, 4, 'three rows, one skipped');
+  const rdf = parseTurtle((await http(local(uri), { accept: 'text/turtle' })).text);
+  const featureOf = (title: string) => rdf.find((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title' && q.object.value === title)!.subject.value;
+  const about = (f: string, p: string) => rdf.filter((q) => q.subject.value === f && q.predicate.value === p).map((q) => q.object.value);
+  const lc50 = featureOf('LC50');
+  assert.deepEqual(about(lc50, 'http://www.w3.org/2002/07/owl#sameAs'), ['http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_daphnia']);
+  assert.deepEqual(about(lc50, `${OT}species`), ['Daphnia magna']);
+  assert.deepEqual(about(lc50, `${OT}testGuideline`), ['OECD TG 202']);
+  assert.deepEqual(about(lc50, `${OT}units`), ['µg/L']);
+  assert.deepEqual(about(featureOf('logP'), `${OT}units`), ['-']);
+  // stored once: the file no longer waits
+  const twice = await http(`${s.url}/dataset`, { method: 'POST', body: form({ pending: again.pending }), accept: 'text/turtle' });
+  assert.equal(twice.status, 404);
+  assert.match((await errorReport(twice)).message ?? '', /no longer waiting/);
+  const bad = await http(`${s.url}/dataset/preview`, { method: 'POST', body: form({ pending: 'no-such' }), accept: 'text/turtle' });
+  assert.equal(bad.status, 404);
+});

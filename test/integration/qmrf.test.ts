@@ -336,3 +336,19 @@ test('a QPRF for one prediction: the prediction as the model makes it, the neare
   assert.equal((await http(local(report), { method: 'DELETE' })).status, 200);
   assert.equal((await http(local(report), { accept: 'text/turtle' })).status, 404);
 });
+
+test('the species and test guideline given with an upload reach QMRF 3.1 and 3.6', async () => {
+  const csv = 'SMILES,EC50,logP\nCCCCCCCCO,1.5,3.0\nCC(C)CO,2.25,0.8\nCCCCO,2.0,0.9\nCCO,3.1,-0.3\nCCCCCO,1.9,1.5\n';
+  const query = new URLSearchParams({ endpoint_column: '1', species: 'Daphnia magna', guideline: 'OECD TG 202', endpoint: `${OTEE}Acute_toxicity_to_daphnia` });
+  const up = await http(`${s.url}/dataset?${query}`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(up.status, 200, up.text);
+  const dataset = up.text.trim();
+  const [ec50] = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const model = await run(`${s.base}/algorithm/mlr`, { dataset_uri: dataset, prediction_feature: ec50 });
+  const report = await run(`${s.base}/reach_report/qmrf`, { model_uri: model });
+  const xml = (await http(local(report), { accept: 'application/qmrf-xml' })).text;
+  assert.equal(dtdErrors(xml), '');
+  assert.equal(element(xml, 'model_species'), 'Daphnia magna');
+  assert.equal(element(xml, 'endpoint_protocol'), 'OECD TG 202');
+  assert.match(xml, new RegExp(`ontology_term="${OTEE}Acute_toxicity_to_daphnia"`));
+});
