@@ -1,8 +1,8 @@
 import { datasetSelectHtml } from '../dataset/dataset-page.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { TripleStore } from '../store/triple-store.ts';
-import { featureTitles } from '../feature/feature-record.ts';
-import { escapeHtml, linkOf } from '../rdf/html.ts';
+import { featureTitles, readFeatureRecords } from '../feature/feature-record.ts';
+import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import type { ParameterSpec } from '../learning/learner.ts';
 import type { AlgorithmDefinition } from './catalogue.ts';
 import { DOMAIN_METHODS, DOMAIN_OPTION } from '../learning/applicability-domain.ts';
@@ -32,17 +32,35 @@ const KIND_TITLES: Record<AlgorithmDefinition['kind'], string> = {
   mining: 'Pattern mining',
 };
 
-/** The catalogue grouped by kind; links keep a chosen dataset (`?dataset_uri=`). */
-export function catalogueHtml(defs: AlgorithmDefinition[], dataset?: string): string {
+/**
+ * The catalogue grouped by what the algorithms do, learners by the endpoint they predict
+ * (numbers or classes); links keep a chosen dataset (`?dataset_uri=`), and with one chosen the
+ * learners that cannot learn any of its columns are left out, saying why.
+ */
+export async function catalogueHtml(defs: AlgorithmDefinition[], ctx: { datasets: DatasetStore; store: TripleStore; dataset?: string }): Promise<string> {
+  const { dataset } = ctx;
   const query = dataset ? `?dataset_uri=${encodeURIComponent(dataset)}` : '';
+  // the endpoints a chosen dataset can give: its own columns (descriptors calculated here are not endpoints)
+  const meta = dataset ? await ctx.datasets.readMeta(dataset) : undefined;
+  const own = meta ? [...(await readFeatureRecords(ctx.store, meta.features)).values()].filter((f) => !f.source?.includes('/algorithm/')) : [];
+  const has = { regression: own.some((f) => f.numeric), classification: own.some((f) => f.nominal) };
+  const item = (d: AlgorithmDefinition) => `<li><a href="/algorithm/${encodeURIComponent(d.id)}${query}">${escapeHtml(d.title)}</a></li>`;
   const groups = (Object.keys(KIND_TITLES) as AlgorithmDefinition['kind'][])
     .map((kind) => {
       const members = defs.filter((d) => d.kind === kind);
       if (!members.length) return '';
-      return `<h2>${escapeHtml(KIND_TITLES[kind])}</h2><ul>${members.map((d) => `<li><a href="/algorithm/${encodeURIComponent(d.id)}${query}">${escapeHtml(d.title)}</a></li>`).join('')}</ul>`;
+      if (kind !== 'learner') return `<h2>${escapeHtml(KIND_TITLES[kind])}</h2><ul>${members.map(item).join('')}</ul>`;
+      return (['regression', 'classification'] as const)
+        .map((task) => {
+          const title = task === 'regression' ? 'Learning a numeric endpoint (regression)' : 'Learning classes (classification)';
+          const of = members.filter((d) => d.kind === 'learner' && d.learner.task === task);
+          if (meta && !has[task]) return `<h2>${title}</h2><p>Not for this dataset: it has no ${task === 'regression' ? 'numeric' : 'class'} column of its own.</p>`;
+          return `<h2>${title}</h2><ul>${of.map(item).join('')}</ul>`;
+        })
+        .join('\n');
     })
     .join('\n');
-  return `${dataset ? `<p>For the dataset ${escapeHtml(dataset)}: choose what to run.</p>` : ''}${groups}`;
+  return `${meta ? `<p>For the dataset ${iriHtml(meta.uri, meta.title ?? meta.uri)}: choose what to run.</p>` : ''}${groups}`;
 }
 
 function parameterInput(p: ParameterSpec): string {

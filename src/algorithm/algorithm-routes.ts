@@ -59,7 +59,8 @@ export function algorithmRoutes(
         defs.map((d) => algorithmUri(services, d)),
         () => defs.flatMap((d) => algorithmQuads(d, algorithmUri(services, d))),
         sameAs ? `Algorithms with owl:sameAs ${sameAs}` : 'Algorithms',
-        catalogueHtml(defs, p.dataset_uri),
+        await catalogueHtml(defs, { datasets, store, dataset: p.dataset_uri }),
+        { introLists: true },
       );
     },
   );

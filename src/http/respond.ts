@@ -77,7 +77,14 @@ export async function sendRdf(ctx: Context, quads: RDF.Quad[], title: string, st
  * Send a list: text/uri-list, or RDF of the members, or HTML links. With access control on,
  * `ctx.state.canRead` leaves out what the caller may not read; `rdfOf` is given the members left.
  */
-export async function sendList(ctx: Context, all: string[], rdfOf: (uris: string[]) => Promise<RDF.Quad[]> | RDF.Quad[], title: string, intro = ''): Promise<void> {
+export async function sendList(
+  ctx: Context,
+  all: string[],
+  rdfOf: (uris: string[]) => Promise<RDF.Quad[]> | RDF.Quad[],
+  title: string,
+  intro = '',
+  options: { introLists?: boolean } = {},
+): Promise<void> {
   const canRead: ((uri: string) => boolean) | undefined = ctx.state.canRead;
   const uris = canRead ? all.filter(canRead) : all;
   const rdf = canRead ? async () => (await rdfOf(uris)).filter((q) => canRead(q.subject.value)) : () => rdfOf(uris);
@@ -92,6 +99,8 @@ export async function sendList(ctx: Context, all: string[], rdfOf: (uris: string
     const titles = new Map(quads.filter((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title').map((q) => [q.subject.value, q.object.value]));
     const list = shown.map((u) => `<li>${iriHtml(u, titles.get(u) ?? u)}${titles.has(u) ? ` <small>${escapeHtml(u)}</small>` : ''}</li>`).join('\n');
     const more = uris.length > shown.length ? `<p>The first ${shown.length} are shown; <a href="${escapeHtml(`${ctx.path}?media=text/uri-list`)}">all as a URI list</a>.</p>` : '';
+    // an intro that lists the members itself (grouped, with forms) is the page
+    if (options.introLists) return renderPage({ title, intro, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
     return renderPage({ title, intro: `${intro}<p>${uris.length} item(s)</p><ul class="members">${list}</ul>${more}`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) });
   };
   await sendNegotiated(ctx, renderers);

@@ -179,3 +179,15 @@ test('parameter errors answer 400 naming the parameter; unknown datasets 404; ho
   // the store is intact after the injection attempt
   assert.equal((await http(local(dataset), { accept: 'text/csv' })).status, 200);
 });
+
+test('the catalogue page lists each algorithm once, learners by what they predict; with a dataset chosen, learners for an endpoint it lacks are left out', async () => {
+  const page = (await http(`${s.url}/algorithm`, { accept: 'text/html' })).text;
+  assert.equal((page.match(/href="\/algorithm\/random-forest-regression"/g) ?? []).length, 1);
+  assert.doesNotMatch(page, /<ul class="members">/);
+  assert.match(page, /<h2>Learning a numeric endpoint \(regression\)<\/h2>/);
+  const dataset = await upload('SMILES,LC50\nCCO,1.5\nCCCO,2.5\n');
+  const chosen = (await http(`${s.url}/algorithm?dataset_uri=${encodeURIComponent(dataset)}`, { accept: 'text/html' })).text;
+  assert.match(chosen, /<h2>Learning classes \(classification\)<\/h2><p>Not for this dataset: it has no class column of its own\.<\/p>/);
+  assert.ok(chosen.includes(`/algorithm/random-forest-regression?dataset_uri=${encodeURIComponent(dataset)}`));
+  assert.ok(!chosen.includes('/algorithm/random-forest-classification?'));
+});
