@@ -153,7 +153,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
     'descriptors_selection',
     f.model.parameters.feature_selection
       ? `Selected by ${f.model.parameters.feature_selection} (supermodel step); ${f.independent.length} features kept.`
-      : `The ${f.independent.length} numeric and fingerprint features of the training dataset chosen for the model.`,
+      : `The ${kindsOf(f.independent)} of the training dataset chosen for the model.`,
   );
   b.text(
     'descriptors_generation',
@@ -251,4 +251,12 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
     }),
   );
   return tree;
+}
+
+/** "43 numeric features", "1 fingerprint feature", "43 numeric features and 1 fingerprint feature". */
+function kindsOf(features: { bits?: number }[]): string {
+  const fingerprints = features.filter((x) => x.bits !== undefined).length;
+  const numeric = features.length - fingerprints;
+  const count = (n: number, what: string) => `${n} ${what} feature${n === 1 ? '' : 's'}`;
+  return [numeric ? count(numeric, 'numeric') : '', fingerprints ? count(fingerprints, 'fingerprint') : ''].filter(Boolean).join(' and ') || 'no features';
 }

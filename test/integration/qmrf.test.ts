@@ -350,5 +350,6 @@ test('the species and test guideline given with an upload reach QMRF 3.1 and 3.6
   assert.equal(dtdErrors(xml), '');
   assert.equal(element(xml, 'model_species'), 'Daphnia magna');
   assert.equal(element(xml, 'endpoint_protocol'), 'OECD TG 202');
+  assert.equal(element(xml, 'descriptors_selection'), 'The 1 numeric feature of the training dataset chosen for the model.', 'no fingerprints named where there are none');
   assert.match(xml, new RegExp(`ontology_term="${OTEE}Acute_toxicity_to_daphnia"`));
 });
