@@ -42,7 +42,8 @@ for (const form of document.querySelectorAll('form.upload')) {
     progress.max = 100;
     progress.value = 0;
     const request = new XMLHttpRequest();
-    request.open(form.method, form.action);
+    // the button pressed may send it elsewhere (formaction: store at once, or look at it first)
+    request.open(form.method, event.submitter?.formAction || form.action);
     request.setRequestHeader('Accept', 'text/html');
     request.upload.addEventListener('progress', (e) => {
       if (e.lengthComputable) progress.value = (100 * e.loaded) / e.total;

@@ -5,7 +5,7 @@ import { parseDatasetRef } from '../core/uri-scheme.ts';
 import { notFound } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { requestMediaType } from '../http/body.ts';
-import { sendGraphList, sendNegotiated, sendUri, rdfRenderers, sendDone } from '../http/respond.ts';
+import { asksForPage, sendGraphList, sendNegotiated, sendSeeOther, sendUri, rdfRenderers, sendDone } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import { DC_PARAMS, type DatasetMeta, type DatasetStore } from './dataset-store.ts';
 import { collectTable } from './table-input.ts';
@@ -127,6 +127,7 @@ export function datasetRoutes(
     },
   );
 
+  // a browser's form goes on to the preview's own page (reloadable, its links resolve); a client gets the preview
   routes.add(
     {
       method: 'POST',
@@ -136,19 +137,29 @@ export function datasetRoutes(
       params: z.object({ pending: param.optional('The file a preview read, read again (its settings changed)'), ...DIALECT }),
       ownInput: true,
       body: DATASET_INPUT_TYPES,
-      responses: answers(['text/html', 'application/json'], 400, 404, 413),
+      responses: { ...answers(['application/json'], 400, 404, 413), 303: [] },
     },
     async (ctx) => {
       const type = requestMediaType(ctx);
       const form = type === 'application/x-www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : undefined;
       const { preview, pending } = await uploads.preview(await uploads.of(ctx, form));
-      const given = (name: string) => form?.get(name) ?? Params.fromQuery(ctx).get(name);
+      if (asksForPage(ctx)) return sendSeeOther(ctx, `/dataset/preview/${pending}`);
+      await sendNegotiated(ctx, { 'application/json': () => `${JSON.stringify({ pending, ...preview })}\n` });
+    },
+  );
+
+  routes.add(
+    {
+      method: 'GET',
+      path: '/dataset/preview/:pending',
+      summary: 'The preview of a waiting upload, with the form that stores it',
+      tag: 'dataset',
+      responses: answers(['text/html', 'application/json'], 404),
+    },
+    async (ctx) => {
+      const { preview, pending, params } = await uploads.previewOfPending(ctx.params.pending);
       await sendNegotiated(ctx, {
-        'text/html': () =>
-          renderPage({
-            title: `What was read: ${preview.file.name ?? 'the upload'}`,
-            intro: previewHtml(preview, pending, { encoding: given('encoding'), delimiter: given('delimiter'), decimal: given('decimal'), sheet: given('sheet'), title: given('title') }),
-          }),
+        'text/html': () => renderPage({ title: `What was read: ${preview.file.name ?? 'the upload'}`, intro: previewHtml(preview, pending, Object.fromEntries(params.entries())) }),
         'application/json': () => `${JSON.stringify({ pending, ...preview })}\n`,
       });
     },

@@ -52,6 +52,14 @@ export class DatasetUploads {
     return { preview, pending: this.pending.keep(upload, currentUser.getStore(), given.pending) };
   }
 
+  /** The preview of a waiting upload (its page: GET /dataset/preview/{pending}), read with its settings. */
+  async previewOfPending(pending: string): Promise<{ preview: TablePreview; pending: string; params: Params }> {
+    const upload = this.pending.get(pending, currentUser.getStore());
+    const source = await openTable(upload, `${this.datasets.collection}/`, this.services.shapes, this.services.workers.runner());
+    const preview = await previewOf(upload, fileTypeOf(upload), source, structureReaderOn(this.services.workers, undefined, this.services.chemistry));
+    return { preview, pending, params: upload.params };
+  }
+
   /** The work of storing an upload, checked first (a workbook too large: 413). */
   async prepare(given: { upload: Upload; pending?: string }): Promise<PreparedUpload> {
     const { upload, pending } = given;

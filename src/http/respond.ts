@@ -148,6 +148,13 @@ export function asksForPage(ctx: Context): boolean {
   return negotiate(acceptOf(ctx), ['text/uri-list', 'text/plain', 'text/html']) === 'text/html';
 }
 
+/** 303 to a page of this server (a form's answer that is not a resource: a preview). */
+export function sendSeeOther(ctx: Context, path: string): void {
+  ctx.status = 303;
+  ctx.set('Location', path);
+  ctx.body = '';
+}
+
 /** A job accepted as a task: 202 with the task's URI (the client polls it). */
 export function sendTask(ctx: Context, taskUri: string): Promise<void> {
   return sendUris(ctx, [taskUri], 202);

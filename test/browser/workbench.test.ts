@@ -52,7 +52,7 @@ test('upload a CSV from the datasets page and land on the new dataset', { skip: 
   await page.fill('input[name=title]', 'Fathead minnow LC50 (40 structures)');
   await page.click('form.upload button[type=submit] >> nth=0');
   // the preview: what was read, before anything is stored
-  await arriveAt(/^\/dataset\/preview$/);
+  await arriveAt(/^\/dataset\/preview\/[\w-]+$/);
   assert.match((await page.textContent('main')) ?? '', /Nothing is stored yet/);
   await page.selectOption('select[name=endpoint_column]', { index: 1 });
   await page.fill('input[name=species]', 'Pimephales promelas');

@@ -743,9 +743,13 @@ test('the upload preview: how the file was read, its columns and first rows, the
   assert.match(p.skipped[0], /^row 4: .*skipped$/);
   assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before, 'nothing stored');
 
-  // the page: the settings to correct, the columns, the endpoint's description, one form
-  const page = await http(`${s.url}/dataset/preview`, { method: 'POST', body: form({ pending: p.pending }), accept: 'text/html' });
+  // a browser's form goes on to the preview's page: the settings to correct, the columns, the endpoint's description, one form
+  const posted = await http(`${s.url}/dataset/preview`, { method: 'POST', body: form({ pending: p.pending }), accept: 'text/html' });
+  assert.equal(posted.status, 303);
+  assert.equal(posted.headers.get('location'), `/dataset/preview/${p.pending}`);
+  const page = await http(`${s.url}/dataset/preview/${p.pending}`, { accept: 'text/html' });
   assert.equal(page.status, 200);
+  assert.ok(page.text.includes('value="Daphnia LC50"'), 'the title given with the file');
   for (const part of [
     'name="encoding"',
     'name="delimiter"',
@@ -807,4 +811,5 @@ test('the upload preview: how the file was read, its columns and first rows, the
   assert.match((await errorReport(twice)).message ?? '', /no longer waiting/);
   const bad = await http(`${s.url}/dataset/preview`, { method: 'POST', body: form({ pending: 'no-such' }), accept: 'text/turtle' });
   assert.equal(bad.status, 404);
+  assert.equal((await http(`${s.url}/dataset/preview/${again.pending}`, { accept: 'text/turtle' })).status, 404);
 });
