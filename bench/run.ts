@@ -12,6 +12,7 @@ import { benchLoad } from './load.ts';
 import { benchUpload } from './upload.ts';
 import { benchTables } from './tables.ts';
 import { benchStandardisation } from './standardisation.ts';
+import { benchFirstPrediction } from './first-prediction.ts';
 import { benchResources } from './resources.ts';
 import { benchSupermodel } from './supermodel.ts';
 import { benchReport } from './report.ts';
@@ -51,6 +52,7 @@ const benches = [
   ['upload', benchUpload],
   ['tables', benchTables],
   ['standardisation', benchStandardisation],
+  ['first-prediction', benchFirstPrediction],
   ['load', benchLoad],
   ['resources', benchResources],
   ['supermodel', benchSupermodel],
