@@ -147,9 +147,12 @@ test('predefined queries: /ontology/endpoints (and the misspelled /onotlogy/endp
 test('GET / describes the service and links every component', async () => {
   const html = await http(`${s.url}/`, { accept: 'text/html' });
   assert.equal(html.type, 'text/html');
-  for (const p of ['/compound', '/feature', '/dataset', '/algorithm', '/model', '/validation', '/task', '/ontology', '/sparql']) assert.ok(html.text.includes(`${s.base}${p}"`), p);
-  const rdf = await http(`${s.url}/`, { accept: 'text/turtle' });
-  assert.ok(parseTurtle(rdf.text).length > 10);
+  const rdf = parseTurtle((await http(`${s.url}/`, { accept: 'text/turtle' })).text);
+  assert.ok(rdf.length > 10);
+  for (const p of ['/compound', '/feature', '/dataset', '/algorithm', '/model', '/validation', '/task', '/ontology', '/sparql']) {
+    assert.ok(html.text.includes(`href="${p}"`), `the page links ${p}`);
+    assert.ok(rdf.some((q) => q.predicate.value === 'http://www.w3.org/2000/01/rdf-schema#seeAlso' && q.object.value === `${s.base}${p}`), `the description links ${p}`);
+  }
   const sparqlForm = await http(`${s.url}/sparql`, { accept: 'text/html' });
   assert.equal(sparqlForm.status, 200);
   assert.match(sparqlForm.text, /<form/);
