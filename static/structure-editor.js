@@ -53,6 +53,13 @@ function attach(input) {
       }
     };
     show();
+    // what is typed is drawn as it is typed (a moment after the last key), not only when the field is left
+    let typing;
+    input.addEventListener('input', () => {
+      if (writing) return; // the editor's own SMILES, written into the field
+      clearTimeout(typing);
+      typing = setTimeout(show, 300);
+    });
     input.addEventListener('change', show);
     editor.setOnChangeListener((event) => {
       if (event.type !== 'molecule' || !event.isUserEvent) return;

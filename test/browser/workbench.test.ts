@@ -30,7 +30,41 @@ after(async () => {
   await s?.stop();
 });
 
-const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+/** Where the README's walkthrough pictures go when they are made again (`TOXGRAPH_DOC_SHOTS=docs/screenshots npm run test:browser`). */
+const DOC_SHOTS = process.env.TOXGRAPH_DOC_SHOTS;
+const WALKTHROUGH = new Set(['upload-preview', 'model', 'prediction', 'crossvalidation']);
+
+const shot = async (name: string) => {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  if (DOC_SHOTS && WALKTHROUGH.has(name)) await page.screenshot({ path: join(DOC_SHOTS, `${name}.png`) });
+};
+
+/** Pages the walk passed (their paths), for the accessibility check. */
+const passed = new Set<string>();
+
+/**
+ * What every page the walk passes must hold to: each "Also as" link answers 200 in the type it
+ * names, and no number is shown longer than its display precision (4 significant digits; the
+ * full value is on hover and in the downloads).
+ */
+async function checkPage(): Promise<void> {
+  const url = new URL(page.url());
+  passed.add(url.pathname + url.search);
+  const links = await page.$$eval('nav.formats a', (as) => as.map((a) => [a.getAttribute('href') ?? '', a.getAttribute('type') ?? '']));
+  for (const [href, type] of links) {
+    const res = await fetch(new URL(href, url), { redirect: 'manual' });
+    await res.arrayBuffer();
+    assert.equal(res.status, 200, `${url.pathname}: its ${type} link ${href}`);
+    assert.ok((res.headers.get('content-type') ?? '').startsWith(type), `${url.pathname}: ${href} answers ${res.headers.get('content-type')}, not ${type}`);
+  }
+  const text = await page.$eval('main', (main) => {
+    const copy = main.cloneNode(true) as HTMLElement;
+    for (const e of copy.querySelectorAll('code, pre, textarea, script')) e.remove();
+    return copy.innerText;
+  });
+  const long = [...text.matchAll(/(?<![\d:.\w])-?\d+\.\d+(?![\d.\w])/g)].map((m) => m[0]).filter((n) => n.replace(/^-?0*\.?0*/, '').replace('.', '').length > 4);
+  assert.deepEqual(long, [], `${url.pathname}: numbers longer than their display precision`);
+}
 
 /** After a form: wait for the page it leads to (`expected`), through the task pages when the work runs as a task (their progress reloads the page until the result). */
 async function arriveAt(expected: RegExp): Promise<void> {
@@ -56,6 +90,7 @@ test('upload a CSV from the datasets page and land on the new dataset', { skip: 
   assert.match((await page.textContent('main')) ?? '', /Nothing is stored yet/);
   await page.selectOption('select[name=endpoint_column]', { index: 1 });
   await page.fill('input[name=species]', 'Pimephales promelas');
+  await checkPage();
   await shot('upload-preview');
   await page.click('form.upload-preview button:has-text("Store the dataset")');
   await arriveAt(/^\/dataset\/\d+$/);
@@ -75,12 +110,18 @@ test('calculate descriptors, train a model, predict a drawn structure, validate 
   await arriveAt(/^\/dataset\/\d+$/);
   assert.match((await page.textContent('table.dataset thead')) ?? '', /CrippenClogP/);
 
+  await checkPage();
+  const dataset = page.url();
+
   await page.click('nav.actions >> text=Train a model');
-  await page.click('text=Multiple linear regression');
+  await page.click('text=Random forest regression');
   await page.selectOption('select[name=prediction_feature]', { label: '-log10(LC50_mmol)' });
+  assert.equal(await page.inputValue('select[name=applicability_domain]'), 'auto', 'an applicability domain by default');
+  await page.fill('input[name=numTrees]', '30');
   await page.click('form.run button[type=submit]');
   await arriveAt(/^\/model\/\d+$/);
   const model = page.url();
+  await checkPage();
   await shot('model');
 
   // the structure drawn in the editor (OpenChemLib's): a bond, a second bond from its end, and that end made an oxygen
@@ -102,25 +143,56 @@ test('calculate descriptors, train a model, predict a drawn structure, validate 
   await page.waitForFunction(() => (document.querySelector('form.predict input[name=smiles]') as HTMLInputElement).value === 'CCO');
   await shot('structure-editor');
   await page.click('form.predict button[type=submit]');
+  await arriveAt(/^\/dataset\/\d+$/);
   await page.waitForSelector('table.dataset tbody tr');
   const cells = (await page.locator('table.dataset tbody tr >> nth=0 >> td').allTextContents()).map((c) => c.trim());
   assert.ok(cells.includes('CCO'), `the drawn structure in the row: ${cells}`);
   assert.ok(
-    cells.some((c) => /^-?\d+\.\d+$/.test(c)),
+    cells.some((c) => /^-?\d+(\.\d+)?$/.test(c)),
     'a predicted value',
   );
+  // the prediction explained: the domain's verdict and the most similar training structures
+  assert.match((await page.textContent('section.explained')) ?? '', /Applicability domain\s*(inside|outside)/);
+  assert.equal(await page.locator('section.explained table.neighbours tbody tr').count(), 5);
+  await checkPage();
   await shot('prediction');
+
+  // a whole dataset from the model page: a task, then the predictions, narrowed to the rows inside the domain
+  await page.goto(model);
+  await page.selectOption('form.run select[name=dataset_uri] >> nth=0', dataset.replace(s.url, s.base));
+  await page.click('text=Predict every structure');
+  await arriveAt(/^\/dataset\/\d+$/);
+  await page.waitForSelector('nav.choices');
+  await page.click('nav.choices a:has-text("true")');
+  await page.waitForSelector('nav.choices strong');
+  assert.match((await page.textContent('nav.choices')) ?? '', /all rows/);
+  await checkPage();
+  await shot('batch-predictions');
 
   await page.goto(model);
   await page.click('text=Validate the recipe on a split of the training data');
   await arriveAt(/^\/validation\/\d+$/);
-  assert.match((await page.textContent('main')) ?? '', /training_test_split/);
+  assert.match((await page.textContent('h1')) ?? '', /^Training\/test split validation of Random forest regression/);
+  await checkPage();
   await shot('validation');
 
   await page.goto(model);
   await page.fill('input[name=num_folds]', '5');
   await page.click('text=Cross-validate this recipe');
   await arriveAt(/^\/crossvalidation\/\d+$/);
+  assert.match((await page.textContent('h1')) ?? '', /^5-fold cross-validation of Random forest regression on /);
+  assert.equal(await page.locator('h2:has-text("Per fold") + table tbody tr').count(), 5);
+  const crossvalidation = page.url();
+  await checkPage();
+  await shot('crossvalidation');
+  // its folds' datasets and models are out of the lists, and come back with the switch
+  for (const path of ['/dataset', '/model']) {
+    await page.goto(`${s.url}${path}`);
+    const shown = await page.locator('ul.members li').count();
+    await page.click('p.switch a');
+    assert.ok((await page.locator('ul.members li').count()) >= shown + 5, `${path}: the folds' work is listed only when asked for`);
+  }
+  await page.goto(crossvalidation);
   await page.click('text=Make a report of this cross-validation');
   await arriveAt(/^\/report\/crossvalidation\/\d+$/);
   assert.match((await page.textContent('main')) ?? '', /Pooled statistics/);
@@ -208,7 +280,9 @@ test('accessibility: the main pages have no WCAG 2 A/AA violations that axe-core
     const dataset = (await (await fetch(`${s.url}/dataset`, { headers: { accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
     const model = (await (await fetch(`${s.url}/model`, { headers: { accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
     const report = (await (await fetch(`${s.url}/report/crossvalidation`, { headers: { accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
-    for (const uri of [`${s.base}/`, `${s.base}/dataset`, dataset, `${s.base}/algorithm/mlr`, model, report, `${s.base}/compound`, `${s.base}/sparql`]) {
+    // and every page the walk passed (the preview, a prediction explained, a cross-validation…)
+    const walked = [...passed].map((path) => `${s.base}${path}`);
+    for (const uri of [...new Set([`${s.base}/`, `${s.base}/dataset`, dataset, `${s.base}/algorithm/mlr`, model, report, `${s.base}/compound`, `${s.base}/sparql`, ...walked])]) {
       await axePage.goto(uri.replace(s.base, s.url));
       if (uri.endsWith('/sparql')) {
         await axePage.click('.yasqe_queryButton', { timeout: 20_000 });
