@@ -43,7 +43,8 @@ for (const form of document.querySelectorAll('form.upload')) {
     progress.value = 0;
     const request = new XMLHttpRequest();
     // the button pressed may send it elsewhere (formaction: store at once, or look at it first)
-    request.open(form.method, event.submitter?.formAction || form.action);
+    // (a button without formaction reports the page's own address as its formAction: the form's is meant)
+    request.open(form.method, event.submitter?.hasAttribute('formaction') ? event.submitter.formAction : form.action);
     request.setRequestHeader('Accept', 'text/html');
     request.upload.addEventListener('progress', (e) => {
       if (e.lengthComputable) progress.value = (100 * e.loaded) / e.total;

@@ -87,9 +87,11 @@ export function fileTypeOf(upload: Upload): string {
 export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource> {
   const type = fileTypeOf(upload);
   if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
-  const dialect = { encoding: upload.params.get('encoding'), delimiter: upload.params.get('delimiter'), decimal: upload.params.get('decimal') };
+  // a form's "as found" is an empty value: not given
+  const given = (name: string) => upload.params.get(name)?.trim() || undefined;
+  const dialect = { encoding: given('encoding'), delimiter: upload.params.get('delimiter') || undefined, decimal: given('decimal') };
   if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect);
-  if (type === XLSX_TYPE) return xlsxSource(upload.body, upload.params.get('sheet'), run);
+  if (type === XLSX_TYPE) return xlsxSource(upload.body, given('sheet'), run);
   if (type === 'text/tab-separated-values') return csvSource(upload.body, { ...dialect, delimiter: dialect.delimiter ?? '\t' });
   if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
   if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));

@@ -104,7 +104,7 @@ export function datasetPageHtml(p: {
     })
     .join('\n');
   const warnings = p.warnings.length ? `<details><summary>${p.warnings.length} warning(s)</summary><ul>${p.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></details>` : '';
-  return `${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p>${p.count} rows, ${p.features.length} columns.</p>
+  return `${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p>${p.count} row${p.count === 1 ? '' : 's'}, ${p.features.length} column${p.features.length === 1 ? '' : 's'}.</p>
 ${actions}
 ${p.explained ?? ''}
 ${metadata}

@@ -57,10 +57,14 @@ async function checkPage(): Promise<void> {
     assert.equal(res.status, 200, `${url.pathname}: its ${type} link ${href}`);
     assert.ok((res.headers.get('content-type') ?? '').startsWith(type), `${url.pathname}: ${href} answers ${res.headers.get('content-type')}, not ${type}`);
   }
+  // every text shown, each on its own (cells side by side must not run together), code and scripts aside
   const text = await page.$eval('main', (main) => {
-    const copy = main.cloneNode(true) as HTMLElement;
-    for (const e of copy.querySelectorAll('code, pre, textarea, script')) e.remove();
-    return copy.innerText;
+    const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => (n.parentElement?.closest('code, pre, textarea, script, style') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    const parts: string[] = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) parts.push(n.textContent ?? '');
+    return parts.join(' ');
   });
   const long = [...text.matchAll(/(?<![\d:.\w])-?\d+\.\d+(?![\d.\w])/g)].map((m) => m[0]).filter((n) => n.replace(/^-?0*\.?0*/, '').replace('.', '').length > 4);
   assert.deepEqual(long, [], `${url.pathname}: numbers longer than their display precision`);

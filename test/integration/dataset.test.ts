@@ -780,6 +780,10 @@ test('the upload preview: how the file was read, its columns and first rows, the
     method: 'POST',
     body: form({
       pending: again.pending,
+      // as the page's form sends it: "as found" is an empty value
+      encoding: '',
+      delimiter: '',
+      sheet: '',
       decimal: ',',
       ignore_column: String(column('Comment').n),
       [`units_${column('logP').n}`]: '-',

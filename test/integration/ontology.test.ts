@@ -151,7 +151,10 @@ test('GET / describes the service and links every component', async () => {
   assert.ok(rdf.length > 10);
   for (const p of ['/compound', '/feature', '/dataset', '/algorithm', '/model', '/validation', '/task', '/ontology', '/sparql']) {
     assert.ok(html.text.includes(`href="${p}"`), `the page links ${p}`);
-    assert.ok(rdf.some((q) => q.predicate.value === 'http://www.w3.org/2000/01/rdf-schema#seeAlso' && q.object.value === `${s.base}${p}`), `the description links ${p}`);
+    assert.ok(
+      rdf.some((q) => q.predicate.value === 'http://www.w3.org/2000/01/rdf-schema#seeAlso' && q.object.value === `${s.base}${p}`),
+      `the description links ${p}`,
+    );
   }
   const sparqlForm = await http(`${s.url}/sparql`, { accept: 'text/html' });
   assert.equal(sparqlForm.status, 200);
