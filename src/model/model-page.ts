@@ -1,6 +1,8 @@
 import type { Services } from '../core/services.ts';
 import { featureTitles } from '../feature/feature-record.ts';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
+import { titlesOf } from '../store/query-helpers.ts';
+import { algorithmById } from '../algorithm/catalogue.ts';
 import type { ModelDescription } from './model-codec.ts';
 
 /**
@@ -15,13 +17,16 @@ export async function modelPageHtml(services: Pick<Services, 'store'>, d: ModelD
     [d.dependent, ...d.independent].filter((f) => f),
   );
   const feature = (f: string) => iriHtml(f, titles.get(f) ?? f);
+  // what it was trained on and by, named by their titles
+  const named = await titlesOf(store, [d.trainingDataset]);
+  const algorithm = algorithmById(d.algorithm.split('/').pop() ?? '')?.title;
   const path = linkOf(d.uri).href;
   // what applies to it: a predictive model predicts, is validated and documented; an AD model
   // estimates; a filtering model cleans datasets
   const kind = d.dependent ? 'predictive' : d.adMetric ? 'domain' : 'cleanup';
   const facts = `<dl class="facts">
-<dt>Trained on</dt><dd>${iriHtml(d.trainingDataset)}</dd>
-<dt>Algorithm</dt><dd>${iriHtml(d.algorithm)}</dd>
+<dt>Trained on</dt><dd>${iriHtml(d.trainingDataset, named.get(d.trainingDataset) ?? d.trainingDataset)}</dd>
+<dt>Algorithm</dt><dd>${iriHtml(d.algorithm, algorithm ?? d.algorithm)}</dd>
 <dt>${kind === 'predictive' ? 'Predicts' : 'Gives'}</dt><dd>${d.dependent ? feature(d.dependent) : kind === 'domain' ? 'whether a structure is inside the applicability domain, and its metric' : 'a cleaned dataset'}</dd>
 <dt>From</dt><dd>${d.independent.length} features: ${d.independent.slice(0, 12).map(feature).join(', ')}${d.independent.length > 12 ? ' …' : ''}</dd>
 ${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) => (m === d.uri ? 'carried by the model: every prediction says whether the structure is inside it' : iriHtml(m))).join(', ')}</dd>` : ''}

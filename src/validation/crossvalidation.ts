@@ -94,6 +94,7 @@ export class Crossvalidations {
         { trainingDataset, testDataset, testTargetDataset: testDataset },
         {
           validationType: 'crossvalidation',
+          title: `Fold ${fold + 1} of the ${request.leaveOneOut ? 'leave-one-out' : `${k}-fold`} cross-validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
           randomSeed: request.randomSeed,
           crossvalidation: { uri, fold: fold + 1 },
           sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) },
@@ -136,6 +137,7 @@ export class Crossvalidations {
       note: request.note,
       folds: results.map((r) => r.uri),
       date: new Date(),
+      title: `${request.leaveOneOut ? 'Leave-one-out' : `${k}-fold`} cross-validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
     });
     const statisticsUri = this.statisticsUri(uri);
     const pooled = validationQuads(statisticsUri, {

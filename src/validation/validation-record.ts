@@ -6,6 +6,8 @@ import { describeResource, many, optional, required } from '../rdf/resource-desc
 /** What a validation (spec 2.6, DESIGN.md "Validation vocabulary") records. */
 export interface ValidationRecord {
   validationType: string;
+  /** What it is, in words (dc:title): lists name it by this. */
+  title?: string;
   model?: string;
   algorithm?: string;
   algorithmParams?: string;
@@ -25,6 +27,16 @@ export interface ValidationRecord {
   pooled?: boolean;
 }
 
+/** The kinds of validation, in words (titles). */
+export const VALIDATION_KINDS: Record<string, string> = {
+  test_set_validation: 'Test set validation',
+  training_test_validation: 'Training/test validation',
+  training_test_split: 'Training/test split validation',
+  bootstrapping: 'Bootstrapping validation',
+  validate_datasets: 'Validation of predictions',
+  crossvalidation: 'Cross-validation fold',
+};
+
 const COUNT_KEYS: (keyof ValidationCounts)[] = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'];
 const INTEGER_KEYS = new Set(['numInstances', 'numWithoutClass', 'numUnpredicted', 'numCorrect', 'numIncorrect', 'numTruePositives', 'numTrueNegatives', 'numFalsePositives', 'numFalseNegatives']);
 
@@ -36,6 +48,7 @@ const fragment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) =>
 /** The validation node described once (DESIGN.md "Validation vocabulary"); its statistics nodes are read and written below. */
 export const validationDescription = describeResource([ot('Validation')], {
   validationType: required('text', ot('validationType')),
+  title: optional('text', dc('title')),
   date: required('date', dc('date')),
   predictionFeature: required('iri', ot('predictionFeature')),
   realRuntimeMs: required('integer', ot('realRuntime')),
@@ -193,11 +206,14 @@ export interface CrossvalidationRecord {
   /** The fold validations, in fold order. */
   folds: string[];
   date: Date;
+  /** What it is, in words (dc:title). */
+  title?: string;
 }
 
 /** A cross-validation described once (its pooled statistics are a validation of their own graph). */
 export const crossvalidationDescription = describeResource([ot('Crossvalidation')], {
   date: required('date', dc('date')),
+  title: optional('text', dc('title')),
   algorithm: required('iri', ot('algorithm')),
   algorithmParams: required('text', ot('algorithmParams')),
   predictionFeature: required('iri', ot('predictionFeature')),

@@ -195,7 +195,7 @@ export class ValidationRunner {
   async trainAndTest(
     setup: LearningSetup,
     sets: { trainingDataset: string; testDataset: string; testTargetDataset: string },
-    extra: { validationType: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] },
+    extra: { validationType: string; title?: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] },
     job: Job = {},
   ): Promise<{ uri: string; pairs: PairedValue[]; model: PredictiveModel }> {
     const started = performance.now();

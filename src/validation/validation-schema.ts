@@ -27,6 +27,7 @@ ${choice(
   'Validation',
   [
     el('validationType', 'xs:string'),
+    el('title', 'xs:string'),
     el('date', 'xs:dateTime'),
     ...['model', 'algorithm', 'trainingDataset', 'testDataset', 'testTargetDataset', 'predictionDataset', 'predictionFeature'].map((n) => el(n, 'xs:anyURI')),
     el('algorithmParams', 'xs:string'),
@@ -71,6 +72,7 @@ ${choice(
 ${choice(
   'Crossvalidation',
   [
+    el('title', 'xs:string'),
     el('date', 'xs:dateTime'),
     ...['algorithm', 'dataset', 'predictionFeature', 'validation'].map((n) => el(n, 'xs:anyURI')),
     el('algorithmParams', 'xs:string'),

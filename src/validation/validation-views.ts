@@ -6,6 +6,7 @@ import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, keyStatistics, mean, MORE_CLASS_VALUE_LABELS, REGRESSION_LABELS, standardDeviation } from './statistic-labels.ts';
 import { algorithmById } from '../algorithm/catalogue.ts';
+import { VALIDATION_KINDS } from './validation-record.ts';
 import { titlesOf } from '../store/query-helpers.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 
@@ -75,15 +76,6 @@ function statisticsHtml(tree: Tree): string {
   }
   return parts.join('\n');
 }
-
-const VALIDATION_KINDS: Record<string, string> = {
-  test_set_validation: 'Test set validation',
-  training_test_validation: 'Training/test validation',
-  training_test_split: 'Training/test split validation',
-  bootstrapping: 'Bootstrapping validation',
-  validate_datasets: 'Validation of predictions',
-  crossvalidation: 'Cross-validation fold',
-};
 
 /**
  * What a validation or cross-validation is, in words, for its page's title: "10-fold

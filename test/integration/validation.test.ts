@@ -178,6 +178,7 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   });
   const c = await json(cv);
   assert.equal(c.numFolds, 5);
+  assert.match(c.title, /^5-fold cross-validation of Random forest classification on /, 'lists name it by what it is');
   assert.equal(c.stratified, 'true');
   const folds = (await http(`${local(cv)}/validations`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   assert.equal(folds.length, 5);
@@ -249,6 +250,7 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   assert.match(cvPage, /<tr><th>mean<\/th><td>0\.\d+<\/td>/);
   assert.doesNotMatch(cvPage.slice(cvPage.indexOf('<main'), cvPage.indexOf('<section')), /\b(percentWithoutClass|numInstances|averageAreaUnderRoc)</, 'no raw statistic keys before the triples');
   assert.match((await http(local(folds[0]), { accept: 'text/html' })).text, /<h1>Fold 1 of the 5-fold cross-validation of Random forest classification on /);
+  assert.match((await json(folds[0])).title, /^Fold \d of the 5-fold cross-validation of Random forest classification on /);
   assert.match((await http(`${local(cv)}/statistics`, { accept: 'text/html' })).text, /<h1>Pooled statistics of the 5-fold cross-validation of /);
 
   assert.equal((await http(local(cv), { method: 'DELETE' })).status, 200);
