@@ -5,8 +5,14 @@ import { HttpError } from '../core/errors.ts';
 import { Params } from './params.ts';
 import { requestMediaType } from './body.ts';
 
+/**
+ * The one stylesheet YASGUI (the SPARQL page's editor, @triply/yasgui as pinned) writes into the
+ * page itself, by its hash: the browser test fails on any other style the policy blocks, so an
+ * upgrade that changes it is noticed.
+ */
+const YASGUI_STYLE_HASH = "'sha256-zCK2EVMoPc04mRF/g5CotUvxbJPWS+8V0b+s9ptqQIk='";
 /** Pages: their own inline stylesheet (by hash), scripts of this server only (no inline script), images of their own or data: URIs, requests and forms to this server. */
-const PAGE_POLICY = `default-src 'none'; script-src 'self'; style-src 'self' ${PAGE_STYLE_HASH}; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+const PAGE_POLICY = `default-src 'none'; script-src 'self'; style-src 'self' ${PAGE_STYLE_HASH} ${YASGUI_STYLE_HASH}; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 /** Everything else (RDF, CSV, SVG opened on its own, ...): nothing runs; an SVG may style itself. */
 const DOCUMENT_POLICY = `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox`;
 
