@@ -1,3 +1,4 @@
+import { confidenceMeaning } from './prediction-explanation.ts';
 import { formatNumber } from '../rdf/html.ts';
 import type { Block, ReportDocument, Text } from '../report/report-document.ts';
 import type { ChecklistElement } from './qaf-checklist.ts';
@@ -102,6 +103,13 @@ export function qprfDocument(
         { label: 'Model', value: [link(f.model.uri, `${f.model.title} (${f.model.uri})`)] },
         { label: 'Algorithm', value: [link(f.model.algorithm)] },
         { label: 'Training set', value: [link(f.model.trainingDataset), `, ${f.trainingRows} rows`] },
+        ...(f.endpoint
+          ? [
+              { label: 'Endpoint', value: [`${f.endpoint.title ?? f.endpoint.uri}${f.endpoint.units ? ` (${f.endpoint.units})` : ''}`, ...f.endpoint.sameAs.flatMap((t): Text[] => ['; ', link(t)])] },
+              ...(f.endpoint.species ? [{ label: 'Species', value: [f.endpoint.species] }] : []),
+              ...(f.endpoint.protocol ? [{ label: 'Test guideline', value: [f.endpoint.protocol] }] : []),
+            ]
+          : []),
         { label: 'QMRF', value: extra.qmrfs.length ? extra.qmrfs.flatMap((q, i): Text[] => [...(i ? ['; '] : []), link(q)]) : ['none here'] },
       ],
     },
@@ -111,7 +119,14 @@ export function qprfDocument(
       kind: 'facts',
       rows: [
         { label: 'Predicted value', value: [value ?? 'not predicted (the substance lacks what the model needs)'] },
-        { label: 'Confidence', value: [f.prediction.confidence ? formatNumber(Number(f.prediction.confidence.value)) : '–'] },
+        {
+          label: 'Confidence',
+          value: [
+            f.prediction.confidence
+              ? `${formatNumber(Number(f.prediction.confidence.value))} (${confidenceMeaning(f.model.learnerId, f.model.task === 'classification' ? 'classification' : 'regression')})`
+              : '–',
+          ],
+        },
         { label: 'Prediction', value: [f.source.kind === 'made' ? 'made by the service for this report' : link(f.source.uri, `from the prediction dataset ${f.source.uri}`)] },
         ...f.prediction.domains.map((d) => ({
           label: 'Applicability domain',

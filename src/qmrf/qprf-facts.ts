@@ -9,6 +9,7 @@ import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.
 import type { ModelStore, StoredModel } from '../model/model-store.ts';
 import type { Predictor, PredictionRow } from '../model/prediction.ts';
 import { numberOf } from '../rdf/terms.ts';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
 import { ot } from '../rdf/namespaces.ts';
 
 const SIMILARITY_MODULE = new URL('../chemistry/similarity.ts', import.meta.url).href;
@@ -38,6 +39,8 @@ export interface PredictionFacts {
   prediction: PredictedRow;
   neighbours: Neighbour[];
   trainingRows: number;
+  /** The dependent variable: its title, units, endpoint term, species and test guideline as the upload gave them. */
+  endpoint?: FeatureRecord;
 }
 
 export class QprfFacts {
@@ -92,7 +95,8 @@ export class QprfFacts {
       const measured = rows.find((r) => r.compound === chosen[k])?.values.get(model.dependent)?.value;
       neighbours.push({ compound: structure, similarity: n.similarity, measured, predicted: predicted[k]?.value?.value });
     }
-    return { compound, model, source: checked.dataset ? { kind: 'dataset', uri: checked.dataset } : { kind: 'made' }, prediction, neighbours, trainingRows: rows.length };
+    const endpoint = (await readFeatureRecords(this.services.store, [model.dependent])).get(model.dependent);
+    return { compound, model, source: checked.dataset ? { kind: 'dataset', uri: checked.dataset } : { kind: 'made' }, prediction, neighbours, trainingRows: rows.length, endpoint };
   }
 
   /** Predict compounds with the model (their own feature values, descriptors calculated as needed). */

@@ -343,13 +343,31 @@ test('the species and test guideline given with an upload reach QMRF 3.1 and 3.6
   const up = await http(`${s.url}/dataset?${query}`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
   assert.equal(up.status, 200, up.text);
   const dataset = up.text.trim();
-  const [ec50] = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
-  const model = await run(`${s.base}/algorithm/mlr`, { dataset_uri: dataset, prediction_feature: ec50 });
+  const [ec50, logP] = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  // the model learns from descriptors calculated here (so that any structure can be predicted), not from the table's logP
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset, descriptors: 'tpsa' });
+  const features = (await http(`${local(described)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const model = await run(`${s.base}/algorithm/mlr`, {
+    dataset_uri: `${described}?${features
+      .filter((f) => f !== logP)
+      .map((f) => `feature_uris[]=${encodeURIComponent(f)}`)
+      .join('&')}`,
+    prediction_feature: ec50,
+  });
   const report = await run(`${s.base}/reach_report/qmrf`, { model_uri: model });
   const xml = (await http(local(report), { accept: 'application/qmrf-xml' })).text;
   assert.equal(dtdErrors(xml), '');
   assert.equal(element(xml, 'model_species'), 'Daphnia magna');
   assert.equal(element(xml, 'endpoint_protocol'), 'OECD TG 202');
   assert.equal(element(xml, 'descriptors_selection'), 'The 1 numeric feature of the training dataset chosen for the model.', 'no fingerprints named where there are none');
+  assert.ok(ec50);
   assert.match(xml, new RegExp(`ontology_term="${OTEE}Acute_toxicity_to_daphnia"`));
+  // and the QPRF of a prediction: the endpoint with its species and guideline, what the confidence means
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const qprf = await run(`${s.base}/reach_report/qprf`, { model_uri: model, compound_uri: compound });
+  const docbook = (await http(local(qprf), { accept: 'application/docbook+xml' })).text;
+  assert.match(docbook, /<term>Species<\/term><listitem><para>Daphnia magna</);
+  assert.match(docbook, /<term>Test guideline<\/term><listitem><para>OECD TG 202</);
+  assert.match(docbook, /<term>Endpoint<\/term><listitem><para>EC50/);
+  assert.match(docbook, /<term>Confidence<\/term><listitem><para>[\d.]+ \(/);
 });
