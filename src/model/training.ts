@@ -117,11 +117,13 @@ export async function trainModel(
   models: ModelStore,
   plan: TrainingPlan,
   job: { signal?: AbortSignal; progress?: (fraction: number, stage?: string) => void } = {},
+  /** The training dataset's rows when the caller holds them already (a cross-validation's folds): not read again. */
+  given?: Iterable<{ values: Map<string, RDF.Literal> }>,
 ): Promise<string> {
   const rows: Map<string, RDF.Literal>[] = [];
   const targets: RDF.Literal[] = [];
   let withoutTarget = 0;
-  for await (const r of datasets.rows(plan.dataset.uri)) {
+  for await (const r of given ?? datasets.rows(plan.dataset.uri)) {
     const t = r.values.get(plan.target.uri);
     if (!t || t.value.trim() === '' || (plan.learner.task === 'regression' && Number.isNaN(numberOf(t)))) {
       withoutTarget++;

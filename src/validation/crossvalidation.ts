@@ -100,6 +100,8 @@ export class Crossvalidations {
           sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) },
         },
         { signal: job.signal },
+        // the rows are held here: the learner and the predictions take them, not the fold datasets read back
+        { training: training.map((i) => rows[i]), test: test.map((i) => rows[i]) },
       );
       results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes };
       job.progress?.(++done / k, `fold ${done} of ${k} done`);

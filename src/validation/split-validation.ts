@@ -33,6 +33,7 @@ export async function splitValidation(runner: ValidationRunner, request: SplitRe
     { trainingDataset, testDataset, testTargetDataset: testDataset },
     { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
     { signal: job.signal, progress: (f) => job.progress?.(0.05 + f * 0.95) },
+    { training: training.map((i) => rows[i]), test: test.map((i) => rows[i]) },
   );
   return uri;
 }

@@ -6,7 +6,7 @@ import type { Services } from '../core/services.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.ts';
 import type { ModelStore, StoredModel } from '../model/model-store.ts';
 import { isPredictive, type PredictiveModel } from '../model/model-codec.ts';
-import { createPredictionDataset, type Predictor } from '../model/prediction.ts';
+import { createPredictionDataset, type PredictedValues, type Predictor } from '../model/prediction.ts';
 import { planTraining, trainModel } from '../model/training.ts';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
 import { checkParameters } from '../algorithm/parameters.ts';
@@ -128,7 +128,8 @@ export class ValidationRunner {
     });
   }
 
-  async train(setup: LearningSetup, trainingDataset: string, job: Job = {}): Promise<string> {
+  /** Train on a dataset (its rows given when the caller holds them: not read again, unless y-scrambled). */
+  async train(setup: LearningSetup, trainingDataset: string, job: Job = {}, rows?: DatasetRow[]): Promise<string> {
     let dataset = trainingDataset;
     if (setup.yScrambleSeed !== undefined) {
       const meta = await this.requireDataset(trainingDataset, 'training_dataset_uri');
@@ -148,15 +149,16 @@ export class ValidationRunner {
       datasetUri: dataset,
       predictionFeature: setup.predictionFeature,
     });
-    return trainModel(this.services, this.datasets, this.models, plan, job);
+    return trainModel(this.services, this.datasets, this.models, plan, job, dataset === trainingDataset ? rows : undefined);
   }
 
-  /** Predict a dataset with a model into a new prediction dataset. */
-  async predict(model: StoredModel, testDataset: DatasetMeta, job: Job = {}): Promise<string> {
+  /** Predict a dataset with a model into a new prediction dataset (its rows given when the caller holds them); answers it and the predictions. */
+  async predict(model: StoredModel, testDataset: DatasetMeta, job: Job = {}, given?: DatasetRow[]): Promise<{ uri: string; predictions: PredictedValues[] }> {
     const plan = await this.predictor.planInputs(model, testDataset.features);
-    const rows = await this.datasets.allRows(testDataset.uri);
+    // the predictor adds calculated descriptors to the rows' values: copies, never the caller's
+    const rows = given ? given.map((r) => ({ ...r, values: new Map(r.values) })) : await this.datasets.allRows(testDataset.uri);
     const predictions = await this.predictor.predict(model, rows, plan, job);
-    return createPredictionDataset(this.datasets, model, rows, predictions, testDataset);
+    return { uri: await createPredictionDataset(this.datasets, model, rows, predictions, testDataset), predictions };
   }
 
   /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */
@@ -164,18 +166,27 @@ export class ValidationRunner {
     model: PredictiveModel,
     test: { testDataset: string; testTargetDataset: string; predictionFeature: string },
     job: Job = {},
+    /** The test dataset's rows when the caller holds them. */
+    rows?: DatasetRow[],
   ): Promise<{ record: Omit<ValidationRecord, 'validationType' | 'realRuntimeMs' | 'date'>; pairs: PairedValue[] }> {
     const testMeta = await this.requireDataset(test.testDataset, 'test_dataset_uri');
-    const predictionDataset = await this.predict(model, testMeta, job);
-    const pairs = await pairValues(this.datasets, {
-      targetDataset: test.testTargetDataset,
-      predictionFeature: test.predictionFeature,
-      predictionDataset,
-      predictedFeature: model.predicted,
-      confidenceFeature: model.confidence,
-      kind: model.task,
-      classes: model.classes,
-    });
+    const { uri: predictionDataset, predictions } = await this.predict(model, testMeta, job, rows);
+    // the test set's own targets, held already: paired with the predictions row by row
+    const pairs =
+      rows && test.testTargetDataset === test.testDataset
+        ? rows.map((r, i): PairedValue => {
+            const predicted = new Map(predictions[i]);
+            return { actual: r.values.get(test.predictionFeature), predicted: predicted.get(model.predicted), confidence: predicted.get(model.confidence) };
+          })
+        : await pairValues(this.datasets, {
+            targetDataset: test.testTargetDataset,
+            predictionFeature: test.predictionFeature,
+            predictionDataset,
+            predictedFeature: model.predicted,
+            confidenceFeature: model.confidence,
+            kind: model.task,
+            classes: model.classes,
+          });
     return {
       pairs,
       record: {
@@ -197,11 +208,13 @@ export class ValidationRunner {
     sets: { trainingDataset: string; testDataset: string; testTargetDataset: string },
     extra: { validationType: string; title?: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] },
     job: Job = {},
+    /** The two sets' rows when the caller holds them (a cross-validation's folds): not read back from the store. */
+    rows?: { training: DatasetRow[]; test: DatasetRow[] },
   ): Promise<{ uri: string; pairs: PairedValue[]; model: PredictiveModel }> {
     const started = performance.now();
-    const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) });
+    const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) }, rows?.training);
     const model = (await this.models.load(modelUri)) as PredictiveModel; // a learner's model
-    const { record, pairs } = await this.testModel(model, { ...sets, predictionFeature: setup.predictionFeature }, { signal: job.signal, progress: (f) => job.progress?.(0.7 + f * 0.3) });
+    const { record, pairs } = await this.testModel(model, { ...sets, predictionFeature: setup.predictionFeature }, { signal: job.signal, progress: (f) => job.progress?.(0.7 + f * 0.3) }, rows?.test);
     const uri = await this.validations.create({
       ...record,
       ...extra,
