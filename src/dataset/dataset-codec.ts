@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, rdf, dc, dcterms, literal } from '../rdf/namespaces.ts';
+import { df, ot, owl, rdf, dc, dcterms, literal } from '../rdf/namespaces.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
 import { propertyValue } from '../rdf/graph-values.ts';
 
@@ -20,6 +20,12 @@ export interface DatasetMetadata {
   warnings: string[];
   /** dcterms:created, kept when a dataset is rewritten. */
   created?: Date;
+  /**
+   * A selection (`ot:rowsOf`): a dataset whose rows are rows of another, by reference: each of
+   * its entries is `owl:sameAs` that dataset's entry, whose values are its own. Gone when the
+   * dataset is rewritten (its rows then hold their values).
+   */
+  rowsOf?: string;
 }
 
 export type Annotation = [RDF.NamedNode, RDF.Term];
@@ -38,6 +44,7 @@ export const datasetDescription = describeResource([ot('Dataset')], {
   warnings: many('text', ot('warning')),
   /** The rows, in the entries graph (`{uri}/entries`). */
   entries: many('iri', ot('dataEntry')),
+  rowsOf: optional('iri', ot('rowsOf')),
 });
 
 /** The properties the server writes itself: not annotations. */
@@ -46,7 +53,7 @@ const OWN = new Set([rdf('type'), ...Object.entries(datasetDescription.fields).f
 /** The record of a dataset's metadata graph; undefined when the graph is not a dataset's. */
 export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undefined {
   if (!datasetDescription.isOne(quads, uri)) return undefined;
-  const { title, columns, warnings, created } = datasetDescription.decode(quads, uri);
+  const { title, columns, warnings, created, rowsOf } = datasetDescription.decode(quads, uri);
   const columnValue = (node: string, p: RDF.NamedNode) => propertyValue(quads, node, p);
   const features = columns
     .map((c) => ({ feature: columnValue(c, ot('feature')), index: Number(columnValue(c, ot('index'))) }))
@@ -61,6 +68,7 @@ export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undef
     warnings,
     annotations: quads.filter((q) => q.subject.value === uri && !OWN.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]),
     created,
+    rowsOf,
   };
 }
 
@@ -69,7 +77,7 @@ export function metadataQuads(uri: string, info: DatasetMetadata): RDF.Quad[] {
   const d = df.namedNode(uri);
   const column = (i: number) => `${uri}#column-${i + 1}`;
   return [
-    ...datasetDescription.encode({ uri, identifier: uri, created: info.created ?? new Date(), columns: info.features.map((_, i) => column(i)), warnings: keptWarnings(info.warnings) }),
+    ...datasetDescription.encode({ uri, identifier: uri, created: info.created ?? new Date(), columns: info.features.map((_, i) => column(i)), warnings: keptWarnings(info.warnings), rowsOf: info.rowsOf }),
     ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
     ...info.features.flatMap((f, i) => [df.quad(df.namedNode(column(i)), ot('feature'), df.namedNode(f)), df.quad(df.namedNode(column(i)), ot('index'), literal(i + 1))]),
   ];
@@ -87,6 +95,21 @@ export function keptWarnings(warnings: string[]): string[] {
 }
 
 const pad = (n: number) => String(n).padStart(8, '0');
+
+/** One row of a selection's entries graph: its compound and the entry of another dataset whose values it has (4 quads, whatever the columns). */
+export function selectionEntryQuads(uri: string, entriesGraph: string, index: number, compound: string, sameAs: string): RDF.Quad[] {
+  const e = df.namedNode(`${uri}#entry-${pad(index)}`);
+  const g = df.namedNode(entriesGraph);
+  return [
+    df.quad(df.namedNode(uri), ot('dataEntry'), e, g),
+    df.quad(e, ot('compound'), df.namedNode(compound), g),
+    df.quad(e, ot('index'), literal(index), g),
+    df.quad(e, owl('sameAs'), df.namedNode(sameAs), g),
+  ];
+}
+
+/** The dataset an entry IRI belongs to (`{dataset}#entry-00000012`). */
+export const datasetOfEntry = (entry: string) => entry.slice(0, entry.lastIndexOf('#entry-'));
 
 /** One row of the entries graph (`{uri}/entries`, see DatasetStore). */
 export function entryQuads(uri: string, entriesGraph: string, index: number, compound: string, values: [string, RDF.Literal][]): RDF.Quad[] {

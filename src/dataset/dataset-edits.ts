@@ -59,7 +59,8 @@ export class DatasetEdits {
   async setMetadata(meta: DatasetMeta, fresh: Annotations): Promise<void> {
     if (!fresh.length) throw badRequest('no metadata to set: send Dublin Core parameters (title, license, ...) or RDF about the dataset');
     const annotations = mergeAnnotations(meta.annotations, fresh);
-    const graph = metadataQuads(meta.uri, { annotations, features: meta.features, warnings: meta.warnings, created: meta.created });
+    // a selection stays one: its rows are untouched
+    const graph = metadataQuads(meta.uri, { annotations, features: meta.features, warnings: meta.warnings, created: meta.created, rowsOf: meta.rowsOf });
     await this.services.store.replaceGraphs({ [meta.uri]: graph });
   }
 }

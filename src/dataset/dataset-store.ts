@@ -1,10 +1,10 @@
 import { featureGraph, featuresByTitle } from '../feature/feature-record.ts';
 import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
-import { df, ot, dc, dcterms } from '../rdf/namespaces.ts';
+import { df, ot, owl, dc, dcterms } from '../rdf/namespaces.ts';
 import { select, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import { sortById } from '../store/id-minter.ts';
-import { datasetMeta, entryQuads, mergeAnnotations, metadataQuads, type DatasetMeta, type DatasetMetadata } from './dataset-codec.ts';
+import { datasetMeta, datasetOfEntry, entryQuads, mergeAnnotations, metadataQuads, selectionEntryQuads, type DatasetMeta, type DatasetMetadata } from './dataset-codec.ts';
 import { datasetQueries } from './dataset-queries.ts';
 import { compoundQueries } from '../compound/compound-queries.ts';
 import { badRequest, notFound } from '../core/errors.ts';
@@ -22,6 +22,8 @@ export interface DatasetRow {
   index: number;
   compound: string;
   values: Map<string, RDF.Literal>;
+  /** A selection's row: the entry of the dataset whose values it has (see createSelection). */
+  sameAs?: string;
 }
 
 export interface RowFilter {
@@ -129,8 +131,12 @@ export class DatasetStore {
     return Number(row?.n.value ?? 0);
   }
 
-  /** The rows in order, optionally a subset; memory stays flat whatever the size. */
+  /**
+   * The rows in order, optionally a subset; memory stays flat whatever the size (a selection's
+   * holds the values of the rows it refers to).
+   */
   async *rows(uri: string, filter: RowFilter = {}): AsyncGenerator<DatasetRow> {
+    const referenced = await this.referencedValues(uri);
     const compounds = filter.compounds?.length ? new Set(filter.compounds) : undefined;
     const features = filter.features?.length ? new Set(filter.features) : undefined;
     const skip = filter.pagesize ? (filter.page ?? 0) * filter.pagesize : 0;
@@ -141,6 +147,7 @@ export class DatasetStore {
     const where = filter.where;
     const finish = (row: DatasetRow): DatasetRow | undefined => {
       if (compounds && !compounds.has(row.compound)) return undefined;
+      if (row.sameAs && referenced) row.values = new Map(referenced.get(row.sameAs) ?? []);
       if (where && row.values.get(where.feature)?.value.trim() !== where.value) return undefined;
       if (seen++ < skip) return undefined;
       if (features) for (const f of [...row.values.keys()]) if (!features.has(f)) row.values.delete(f);
@@ -160,6 +167,7 @@ export class DatasetStore {
       }
       if (q.predicate.equals(ot('compound'))) current.compound = q.object.value;
       else if (q.predicate.equals(ot('index'))) current.index = Number(q.object.value);
+      else if (q.predicate.equals(owl('sameAs'))) current.sameAs = q.object.value;
       else if (q.object.termType === 'Literal') current.values.set(q.predicate.value, q.object);
     }
     if (current && emitted < take) {
@@ -168,7 +176,44 @@ export class DatasetStore {
     }
   }
 
+  /**
+   * A selection's referenced rows, by entry: the values of the rows of other datasets its
+   * entries are `owl:sameAs` (each of those read once, streaming); undefined for a dataset that
+   * holds its values itself.
+   */
+  private async referencedValues(uri: string): Promise<Map<string, Map<string, RDF.Literal>> | undefined> {
+    const meta = await this.readMeta(uri);
+    if (!meta?.rowsOf) return undefined;
+    const wanted = new Set<string>();
+    for await (const q of this.services.store.streamGraph(this.entriesGraph(uri))) if (q.predicate.equals(owl('sameAs'))) wanted.add(q.object.value);
+    const values = new Map<string, Map<string, RDF.Literal>>();
+    for (const source of new Set([...wanted].map(datasetOfEntry))) {
+      for await (const q of this.services.store.streamGraph(this.entriesGraph(source))) {
+        if (q.object.termType !== 'Literal' || !wanted.has(q.subject.value) || q.predicate.equals(ot('index'))) continue;
+        let row = values.get(q.subject.value);
+        if (!row) values.set(q.subject.value, (row = new Map()));
+        row.set(q.predicate.value, q.object);
+      }
+    }
+    return values;
+  }
+
   // --- writing -------------------------------------------------------------------------
+
+  /**
+   * A new dataset of some rows of another (a cross-validation's folds, a split's sides), by
+   * reference: each row is its compound and an entry `owl:sameAs` the source's, whose values it
+   * shows (four quads a row, where a copy writes one per value). The source's rows that are
+   * themselves references are followed to the rows they refer to. Rewriting it (a merge, a
+   * partial delete) gives it values of its own.
+   */
+  async createSelection(source: DatasetMeta, rows: DatasetRow[], annotations: [RDF.NamedNode, RDF.Term][]): Promise<string> {
+    const uri = await this.services.ids.next(this.collection);
+    const entries = rows.flatMap((r, k) => selectionEntryQuads(uri, this.entriesGraph(uri), k + 1, r.compound, r.sameAs ?? r.entry));
+    const meta = { annotations, features: source.features, warnings: [], rowsOf: source.rowsOf ?? source.uri };
+    await this.services.store.replaceGraphs({ [this.entriesGraph(uri)]: entries, [uri]: metadataQuads(uri, meta) });
+    return uri;
+  }
 
   /**
    * Resolve each row's structure to a compound URI (registering new structures); unknown URIs

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,7 @@ async function task(path: string, params: Record<string, string>): Promise<strin
   return waitForTask(s, r.text.trim());
 }
 const json = async (uri: string) => JSON.parse((await http(local(uri), { accept: 'application/json' })).text);
+const csvOf = async (uri: string) => parseCsv((await http(local(uri), { accept: 'text/csv' })).text) as string[][];
 
 /** Compare every expected value (recursively) with ours, to 1e-9. */
 function compare(expected: Record<string, unknown>, actual: Record<string, unknown>, path: string): void {
@@ -222,6 +224,25 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
     const graph = parseTurtle((await http(part.startsWith(`${s.base}/dataset/`) ? `${local(part)}/metadata` : local(part), { accept: 'text/turtle' })).text);
     assert.deepEqual(valuesOf(graph, part, PART_OF), [cv], `${part} is part of the cross-validation`);
   }
+  // a fold's sets are selections of the dataset's rows, by reference: four quads a row, the values the dataset's own
+  const trainingMeta = parseTurtle((await http(`${local(foldTraining)}/metadata`, { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(trainingMeta, foldTraining, `${OT}rowsOf`), [dataset]);
+  const entries = parseTurtle((await http(`${s.url}/graph-store?graph=${encodeURIComponent(`${foldTraining}/entries`)}`, { accept: 'text/turtle' })).text);
+  const foldRows = entries.filter((q) => q.predicate.value === `${OT}dataEntry`).length;
+  assert.equal(entries.length, 4 * foldRows, 'dataEntry, compound, index and owl:sameAs a row');
+  const source = new Map((await csvOf(dataset)).slice(1).map((r) => [r[0], r.slice(1).join(',')]));
+  const fromFold = (await csvOf(foldTraining)).slice(1);
+  assert.equal(fromFold.length, foldRows);
+  for (const r of fromFold) assert.equal(r.slice(1).join(','), source.get(r[0]), `${r[0]}: the values are the dataset's`);
+  // a new title keeps it a selection; new columns give it values of its own
+  assert.equal((await http(`${local(foldTraining)}/metadata`, { method: 'PUT', body: form({ title: 'renamed fold' }) })).status, 200);
+  assert.deepEqual((await csvOf(foldTraining)).slice(1), fromFold);
+  const copy = await http(local(foldTraining), { method: 'PUT', body: form({ dataset_uri: raw }), accept: 'text/uri-list' });
+  assert.equal(copy.status, 200, copy.text);
+  const merged = parseTurtle((await http(`${local(foldTraining)}/metadata`, { accept: 'text/turtle' })).text);
+  assert.deepEqual(valuesOf(merged, foldTraining, `${OT}rowsOf`), [], 'a rewritten selection holds its values');
+  assert.equal((await csvOf(foldTraining)).length - 1, foldRows + (await csvOf(raw)).length - 1 - foldRows, 'the merge adds the rows it lacked');
+
   const listed = async (path: string) => (await http(`${s.url}${path}`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   for (const [path, member] of [
     ['/dataset', foldTraining],
