@@ -13,6 +13,7 @@ import { benchUpload } from './upload.ts';
 import { benchTables } from './tables.ts';
 import { benchStandardisation } from './standardisation.ts';
 import { benchFirstPrediction } from './first-prediction.ts';
+import { benchDenseLearning } from './dense-learning.ts';
 import { benchResources } from './resources.ts';
 import { benchSupermodel } from './supermodel.ts';
 import { benchReport } from './report.ts';
@@ -53,6 +54,7 @@ const benches = [
   ['tables', benchTables],
   ['standardisation', benchStandardisation],
   ['first-prediction', benchFirstPrediction],
+  ['dense-learning', benchDenseLearning],
   ['load', benchLoad],
   ['resources', benchResources],
   ['supermodel', benchSupermodel],

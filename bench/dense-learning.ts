@@ -1,0 +1,101 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { readFileSync } from 'node:fs';
+import { freePort, spawnServer } from '../test/helpers.ts';
+import type { Learner, Matrix, Prediction, RunFunction } from '../src/learning/learner.ts';
+import { learnerById } from '../src/learning/learners.ts';
+import { WorkerPool } from '../src/task/worker-pool.ts';
+import { defaults, foldsOf, selectRows, type QsarData } from './learners.ts';
+import { fmt, now, postAndFollow, ratio, tempDir, withPolling, type Row } from './util.ts';
+
+/** The learners of the comparison (issue 38: forests, boosting and SVM on dense descriptors). */
+const LEARNERS = (process.env.TOXGRAPH_DENSE_LEARNERS ?? 'random-forest-classification,gradient-boosting-classification,svc').split(',');
+
+/**
+ * Dense descriptors through the service against the learner alone: Kazius (mutagenicity)
+ * uploaded, RDKit's 43 descriptors calculated, then a 10-fold cross-validation of each learner
+ * through `POST /crossvalidation` (the service: store, fold selections, models, predictions,
+ * statistics), against the same learner on the same matrix (the descriptor dataset downloaded as
+ * CSV) in this process on a pool of as many threads (the baseline). The ratio is the cost of the
+ * service; the worst answer of a small GET during each run says whether the server stayed free.
+ */
+export async function benchDenseLearning(): Promise<Row[]> {
+  const bench = 'dense learning: Kazius, RDKit descriptors (43), 10-fold cross-validation, service vs the learner in process';
+  const tmp = await tempDir('toxgraph-bench-dense-');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+  const rows: Row[] = [];
+  const pool = new WorkerPool(2);
+  try {
+    const csv = readFileSync(new URL('../../shared/data/kazius.csv', import.meta.url), 'utf8');
+    const dataset = await postAndFollow(`${base}/dataset`, {}, csv, 'text/csv');
+    const target = (await (await fetch(`${dataset}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
+    const described = await postAndFollow(`${base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset });
+    const data = matrixOf(await (await fetch(described, { headers: { Accept: 'text/csv' } })).text());
+    for (const id of LEARNERS) {
+      const learner = learnerById(id)!;
+      const t = now();
+      const cv = await withPolling(base, () =>
+        postAndFollow(`${base}/crossvalidation`, { dataset_uri: described, algorithm_uri: `${base}/algorithm/${id}`, prediction_feature: target, num_folds: '10', random_seed: '1' }),
+      );
+      const serviceMs = now() - t;
+      const accuracy = await pooledAccuracy(cv.result);
+      const inProcess = await crossValidateInProcess(learner, data, pool);
+      rows.push(
+        { bench, measure: `${id}: in process, the same matrix (baseline)`, value: `${fmt(inProcess.ms / 1000, 1)} s, accuracy ${fmt(inProcess.accuracy, 3)}`, ratio: '1.00x' },
+        { bench, measure: `${id}: through the service`, value: `${fmt(serviceMs / 1000, 1)} s, accuracy ${fmt(accuracy, 3)}`, ratio: ratio(serviceMs / inProcess.ms) },
+        { bench, measure: `${id}: worst GET /health / event-loop delay during it`, value: `${fmt(cv.worstMs, 0)} ms / ${fmt(cv.loopMaxMs, 0)} ms` },
+      );
+    }
+  } finally {
+    await pool.close();
+    server.kill('SIGTERM');
+    await server.exited;
+    await tmp.remove();
+  }
+  return rows;
+}
+
+/** The descriptor dataset's CSV as a matrix (missing values: the column's mean) and its classes. */
+function matrixOf(text: string): QsarData {
+  const records = parseCsv(text) as string[][];
+  const [header, ...body] = records;
+  const tcol = 1;
+  const rows = body.filter((r) => r[tcol] !== '');
+  const cols = header.length - 2;
+  const x: Matrix = { rows: rows.length, cols, data: new Float64Array(rows.length * cols) };
+  for (let j = 0; j < cols; j++) {
+    const values = rows.map((r) => (r[j + 2] === '' ? Number.NaN : Number(r[j + 2])));
+    const known = values.filter(Number.isFinite);
+    const mean = known.reduce((a, b) => a + b, 0) / Math.max(1, known.length);
+    values.forEach((v, i) => {
+      x.data[i * cols + j] = Number.isFinite(v) ? v : mean;
+    });
+  }
+  const classes = [...new Set(rows.map((r) => r[tcol]))].sort();
+  return { x, binary: new Array(cols).fill(false), y: Float64Array.from(rows, (r) => classes.indexOf(r[tcol])), classes, skipped: 0 };
+}
+
+async function crossValidateInProcess(learner: Learner, q: QsarData, pool: WorkerPool): Promise<{ ms: number; accuracy: number }> {
+  const run: RunFunction = (url, fn, args) => pool.run(url, fn, args);
+  const fold = foldsOf(q.x.rows, 10, 1, q.y);
+  const predictions = new Array<Prediction>(q.x.rows);
+  const t = now();
+  for (let f = 0; f < 10; f++) {
+    const train: number[] = [];
+    const test: number[] = [];
+    for (let i = 0; i < q.x.rows; i++) (fold[i] === f ? test : train).push(i);
+    const state = await learner.train(selectRows(q, train), defaults(learner), { seed: 1, parallelism: 2, run });
+    const predicted = await learner.predict(state, selectRows(q, test).x);
+    test.forEach((i, j) => {
+      predictions[i] = predicted[j];
+    });
+  }
+  const ms = now() - t;
+  return { ms, accuracy: predictions.filter((p, i) => p.value === q.y[i]).length / q.x.rows };
+}
+
+async function pooledAccuracy(cv: string): Promise<number> {
+  const statistics = (await (await fetch(`${cv}/statistics`, { headers: { Accept: 'application/json' } })).json()) as { classificationStatistics?: { accuracy?: number } };
+  return statistics.classificationStatistics?.accuracy ?? Number.NaN;
+}
