@@ -37,7 +37,7 @@ export async function selectFeatures(services: Pick<Services, 'uris' | 'store' |
 
   const rows: Map<string, RDF.Literal>[] = [];
   for await (const r of datasets.rows(dataset.uri)) rows.push(r.values);
-  const { x } = await encodeRows(fitEncodings(candidates, rows), rows);
+  const { x } = await encodeRows(await fitEncodings(candidates, rows), rows);
   let y: Float64Array | null = null;
   if (target && request.method.supervised) {
     const classes = [...new Set(rows.map((r) => r.get(target)?.value.trim()).filter((v): v is string => !!v))].sort();

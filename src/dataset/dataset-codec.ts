@@ -77,7 +77,14 @@ export function metadataQuads(uri: string, info: DatasetMetadata): RDF.Quad[] {
   const d = df.namedNode(uri);
   const column = (i: number) => `${uri}#column-${i + 1}`;
   return [
-    ...datasetDescription.encode({ uri, identifier: uri, created: info.created ?? new Date(), columns: info.features.map((_, i) => column(i)), warnings: keptWarnings(info.warnings), rowsOf: info.rowsOf }),
+    ...datasetDescription.encode({
+      uri,
+      identifier: uri,
+      created: info.created ?? new Date(),
+      columns: info.features.map((_, i) => column(i)),
+      warnings: keptWarnings(info.warnings),
+      rowsOf: info.rowsOf,
+    }),
     ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
     ...info.features.flatMap((f, i) => [df.quad(df.namedNode(column(i)), ot('feature'), df.namedNode(f)), df.quad(df.namedNode(column(i)), ot('index'), literal(i + 1))]),
   ];

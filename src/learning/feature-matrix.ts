@@ -17,21 +17,44 @@ export function isLearnable(f: FeatureRecord): boolean {
   return f.bits !== undefined || f.numeric;
 }
 
-/** Fit the encodings of the independent variables on the training rows. */
-export function fitEncodings(features: FeatureRecord[], rows: Map<string, RDF.Literal>[]): ColumnEncoding[] {
+/**
+ * A literal's number, parsed once: a cross-validation hands the same rows (the same literal
+ * objects) to ten trainings and predictions, which read each value twice (weakly held: gone
+ * with the rows).
+ */
+const parsedNumbers = new WeakMap<RDF.Literal, number>();
+function valueOf(literal: RDF.Literal | undefined): number {
+  if (!literal) return Number.NaN;
+  let n = parsedNumbers.get(literal);
+  if (n === undefined) {
+    n = numberOf(literal);
+    parsedNumbers.set(literal, n);
+  }
+  return n;
+}
+
+/** Fit the encodings of the independent variables on the training rows (the event loop free every 10 ms). */
+export async function fitEncodings(features: FeatureRecord[], rows: Map<string, RDF.Literal>[]): Promise<ColumnEncoding[]> {
+  const numeric = features.filter((f) => f.bits === undefined);
+  const sums = new Float64Array(numeric.length);
+  const counts = new Float64Array(numeric.length);
+  const binary = numeric.map(() => true);
+  const slices = new TimeSlices();
+  for (const r of rows) {
+    await slices.pause();
+    numeric.forEach((f, j) => {
+      const v = valueOf(r.get(f.uri));
+      if (Number.isNaN(v)) return;
+      sums[j] += v;
+      counts[j]++;
+      if (v !== 0 && v !== 1) binary[j] = false;
+    });
+  }
   return features.map((f): ColumnEncoding => {
     if (f.bits !== undefined) return { feature: f.uri, kind: 'fingerprint', bits: f.bits };
-    let sum = 0;
-    let n = 0;
-    let binary = true;
-    for (const r of rows) {
-      const v = numberOf(r.get(f.uri));
-      if (Number.isNaN(v)) continue;
-      sum += v;
-      n++;
-      if (v !== 0 && v !== 1) binary = false;
-    }
-    return { feature: f.uri, kind: 'numeric', mean: n ? sum / n : 0, binary: binary && n > 0 };
+    const j = numeric.indexOf(f);
+    const n = counts[j];
+    return { feature: f.uri, kind: 'numeric', mean: n ? sums[j] / n : 0, binary: binary[j] && n > 0 };
   });
 }
 
@@ -64,7 +87,7 @@ async function sparseRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Lit
     let c = 0;
     for (const e of encodings) {
       if (e.kind === 'numeric') {
-        const v = numberOf(r.get(e.feature));
+        const v = valueOf(r.get(e.feature));
         columns.push(c++);
         values.push(Number.isNaN(v) ? e.mean : v);
       } else {

@@ -119,7 +119,7 @@ async function fitDomainModel(
     else without++;
   }
   job.progress?.(0.2);
-  const encodings = fitEncodings(plan.features, rows);
+  const encodings = await fitEncodings(plan.features, rows);
   const { x } = await encodeRows(encodings, rows);
   let state: DomainState;
   try {

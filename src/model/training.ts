@@ -144,7 +144,7 @@ export async function trainModel(
   }
   const index = new Map(classes.map((c, i) => [c, i]));
   const y = Float64Array.from(targets, (t) => (plan.learner.task === 'regression' ? numberOf(t) : index.get(t.value.trim())!));
-  const encodings = fitEncodings(plan.independent, rows);
+  const encodings = await fitEncodings(plan.independent, rows);
   const { x, binary } = await encodeRows(encodings, rows);
   const data: TrainingData = { x, binary, y, classes };
   let state: unknown;

@@ -101,10 +101,15 @@ export class ValidationRunner {
   /** A new dataset of some rows of `source` (with the targets permuted when y-scrambling). */
   async subset(source: DatasetMeta, rows: DatasetRow[], indices: number[], title: string, scramble?: { feature: string; seed: number }): Promise<string> {
     // rows as they are: a selection of the source's, by reference
-    if (!scramble) return this.datasets.createSelection(source, indices.map((i) => rows[i]), [
-      [dc('title'), literal(title)],
-      [ot('hasSource'), df.namedNode(source.uri)],
-    ]);
+    if (!scramble)
+      return this.datasets.createSelection(
+        source,
+        indices.map((i) => rows[i]),
+        [
+          [dc('title'), literal(title)],
+          [ot('hasSource'), df.namedNode(source.uri)],
+        ],
+      );
     const picked = indices.map((i) => new Map(rows[i].values));
     if (scramble) {
       const withTarget = picked.map((v, i) => (v.has(scramble.feature) ? i : -1)).filter((i) => i >= 0);
