@@ -185,6 +185,8 @@ export class UriScheme {
     if (parts[0] === 'validation' && (parts[1] === 'crossvalidation' || parts[1] === 'report' || parts[1] === 'reach_report')) parts = parts.slice(1);
     // the validation services (POST /validation/test_set_validation, /crossvalidation/loo) are not resources
     if ((parts[0] === 'validation' && VALIDATION_SERVICES.includes(parts[1])) || (parts[0] === 'crossvalidation' && parts[1] === 'loo')) return undefined;
+    // nor is the upload preview (POST /dataset/preview, GET /dataset/preview/{pending}: the caller's own waiting file)
+    if (parts[0] === 'dataset' && parts[1] === 'preview') return undefined;
     if ((COMPONENTS as readonly string[]).includes(parts[0]) && parts[1]) return `${this.base}/${parts[0]}/${parts[1]}`;
     if (TWO_LEVEL.includes(parts[0]) && parts[1] && parts[2]) return `${this.base}/${parts[0]}/${parts[1]}/${parts[2]}`;
     return undefined;

@@ -75,6 +75,22 @@ test('the creator owns a resource: others get 403, anonymous 401; the owner can 
   assert.equal((await http(ds, { method: 'DELETE', ...as(alice) })).status, 200);
 });
 
+test("the upload preview: any user previews and stores a file; another user's waiting file is not theirs to see or store", async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const fd = new FormData();
+  fd.append('file', new Blob(['SMILES,LC50\nCCO,1.5\nCCCO,2\n'], { type: 'text/csv' }), 'mine.csv');
+  const preview = await http(`${s.url}/dataset/preview`, { method: 'POST', body: fd, accept: 'application/json', ...as(alice) });
+  assert.equal(preview.status, 200, preview.text);
+  const { pending } = JSON.parse(preview.text);
+  assert.equal((await http(`${s.url}/dataset/preview/${pending}`, { accept: 'application/json', ...as(bob) })).status, 404);
+  assert.equal((await http(`${s.url}/dataset`, { method: 'POST', body: form({ pending }), accept: 'text/uri-list', ...as(bob) })).status, 404);
+  assert.equal((await http(`${s.url}/dataset/preview/${pending}`, { accept: 'application/json', ...as(alice) })).status, 200);
+  const stored = await http(`${s.url}/dataset`, { method: 'POST', body: form({ pending }), accept: 'text/uri-list', ...as(alice) });
+  assert.equal(stored.status, 200, stored.text);
+  assert.equal((await http(stored.text.trim().replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403, 'the stored dataset is alice\'s');
+});
+
 test("SPARQL never shows another user's private graphs, nor any access-control data", async () => {
   const alice = await login('alice', 'alice-password');
   const bob = await login('bob', 'bob-password');
