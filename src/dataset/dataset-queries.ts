@@ -21,6 +21,10 @@ export const datasetQueries = {
   rowCount(uri: string, entriesGraph: string): SparqlText {
     return sparql`SELECT (COUNT(?e) AS ?n) WHERE { GRAPH ${df.namedNode(checkIri(entriesGraph))} { ${df.namedNode(checkIri(uri))} ${ot('dataEntry')} ?e } }`;
   },
+  /** The selections whose rows are rows of a dataset (`ot:rowsOf` it), binding `?d`. */
+  selectionsOf(source: string): SparqlText {
+    return sparql`SELECT DISTINCT ?d WHERE { GRAPH ?d { ?d ${ot('rowsOf')} ${df.namedNode(checkIri(source))} } }`;
+  },
   /** Every graph holding rows, with its dataset, binding `?g` and `?d` (to find the rows of uploads that never finished). */
   entryGraphs(): SparqlText {
     return sparql`SELECT DISTINCT ?g ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e } }`;

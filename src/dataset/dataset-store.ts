@@ -147,7 +147,11 @@ export class DatasetStore {
     const where = filter.where;
     const finish = (row: DatasetRow): DatasetRow | undefined => {
       if (compounds && !compounds.has(row.compound)) return undefined;
-      if (row.sameAs && referenced) row.values = new Map(referenced.get(row.sameAs) ?? []);
+      if (row.sameAs && referenced) {
+        const source = referenced.get(row.sameAs);
+        // another compound's row there now (the source was changed behind its back): no values rather than wrong ones
+        row.values = new Map(source?.compound === row.compound ? source.values : []);
+      }
       if (where && row.values.get(where.feature)?.value.trim() !== where.value) return undefined;
       if (seen++ < skip) return undefined;
       if (features) for (const f of [...row.values.keys()]) if (!features.has(f)) row.values.delete(f);
@@ -181,21 +185,22 @@ export class DatasetStore {
    * entries are `owl:sameAs` (each of those read once, streaming); undefined for a dataset that
    * holds its values itself.
    */
-  private async referencedValues(uri: string): Promise<Map<string, Map<string, RDF.Literal>> | undefined> {
+  private async referencedValues(uri: string): Promise<Map<string, { compound?: string; values: Map<string, RDF.Literal> }> | undefined> {
     const meta = await this.readMeta(uri);
     if (!meta?.rowsOf) return undefined;
     const wanted = new Set<string>();
     for await (const q of this.services.store.streamGraph(this.entriesGraph(uri))) if (q.predicate.equals(owl('sameAs'))) wanted.add(q.object.value);
-    const values = new Map<string, Map<string, RDF.Literal>>();
+    const found = new Map<string, { compound?: string; values: Map<string, RDF.Literal> }>();
     for (const source of new Set([...wanted].map(datasetOfEntry))) {
       for await (const q of this.services.store.streamGraph(this.entriesGraph(source))) {
-        if (q.object.termType !== 'Literal' || !wanted.has(q.subject.value) || q.predicate.equals(ot('index'))) continue;
-        let row = values.get(q.subject.value);
-        if (!row) values.set(q.subject.value, (row = new Map()));
-        row.set(q.predicate.value, q.object);
+        if (!wanted.has(q.subject.value) || q.predicate.equals(ot('index'))) continue;
+        let row = found.get(q.subject.value);
+        if (!row) found.set(q.subject.value, (row = { values: new Map() }));
+        if (q.predicate.equals(ot('compound'))) row.compound = q.object.value;
+        else if (q.object.termType === 'Literal') row.values.set(q.predicate.value, q.object);
       }
     }
-    return values;
+    return found;
   }
 
   // --- writing -------------------------------------------------------------------------
@@ -370,6 +375,7 @@ export class DatasetStore {
 
   /** Rewrite a dataset (PUT merge, partial delete, subsets): rows and metadata in one batch. */
   async rewrite(uri: string, meta: DatasetMetadata, rows: { compound: string; values: [string, RDF.Literal][] }[], featureGraphs: Record<string, RDF.Quad[]> = {}): Promise<void> {
+    await this.materialiseSelectionsOf(uri);
     const entries = rows.flatMap((r, k) => entryQuads(uri, this.entriesGraph(uri), k + 1, r.compound, r.values));
     await this.services.store.replaceGraphs({ ...featureGraphs, [this.entriesGraph(uri)]: entries, [uri]: metadataQuads(uri, meta) });
   }
@@ -429,7 +435,28 @@ export class DatasetStore {
   }
 
   async delete(uri: string): Promise<void> {
+    await this.materialiseSelectionsOf(uri);
     await this.services.store.deleteGraphs([uri, this.entriesGraph(uri)]);
+  }
+
+  /**
+   * Before a dataset's rows change or go (a rewrite renumbers its entries, a delete removes
+   * them), the selections that refer to its rows take the values they show now as their own:
+   * a fold of a cross-validation keeps its rows whatever happens to the dataset it came from.
+   */
+  private async materialiseSelectionsOf(source: string): Promise<void> {
+    for (const row of await select(this.services.store, datasetQueries.selectionsOf(source))) {
+      const selection = row.d.value;
+      const meta = await this.readMeta(selection);
+      if (!meta) continue;
+      const rows = (await this.allRows(selection)).map((r) => ({
+        compound: r.compound,
+        values: meta.features.filter((f) => r.values.has(f)).map((f): [string, RDF.Literal] => [f, r.values.get(f)!]),
+      }));
+      const entries = rows.flatMap((r, k) => entryQuads(selection, this.entriesGraph(selection), k + 1, r.compound, r.values));
+      const { rowsOf: _, ...own } = meta;
+      await this.services.store.replaceGraphs({ [this.entriesGraph(selection)]: entries, [selection]: metadataQuads(selection, own) });
+    }
   }
 
   /** Remove the rows of an upload that never committed its metadata (a crash mid-upload). */

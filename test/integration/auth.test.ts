@@ -88,7 +88,7 @@ test("the upload preview: any user previews and stores a file; another user's wa
   assert.equal((await http(`${s.url}/dataset/preview/${pending}`, { accept: 'application/json', ...as(alice) })).status, 200);
   const stored = await http(`${s.url}/dataset`, { method: 'POST', body: form({ pending }), accept: 'text/uri-list', ...as(alice) });
   assert.equal(stored.status, 200, stored.text);
-  assert.equal((await http(stored.text.trim().replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403, 'the stored dataset is alice\'s');
+  assert.equal((await http(stored.text.trim().replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403, "the stored dataset is alice's");
 });
 
 test("SPARQL never shows another user's private graphs, nor any access-control data", async () => {

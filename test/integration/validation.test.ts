@@ -242,6 +242,13 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   const merged = parseTurtle((await http(`${local(foldTraining)}/metadata`, { accept: 'text/turtle' })).text);
   assert.deepEqual(valuesOf(merged, foldTraining, `${OT}rowsOf`), [], 'a rewritten selection holds its values');
   assert.equal((await csvOf(foldTraining)).length - 1, foldRows + (await csvOf(raw)).length - 1 - foldRows, 'the merge adds the rows it lacked');
+  // the dataset a selection came from changes (a compound deleted: its rows are numbered again): the fold's test set keeps its rows and values
+  const [foldTest] = valuesOf(fold, folds[0], `${OT}testDataset`);
+  const testBefore = await csvOf(foldTest);
+  const gone = (await http(`${local(dataset)}/compounds`, { accept: 'text/uri-list' })).text.trim().split('\r\n')[0];
+  assert.equal((await http(`${local(dataset)}?compound_uris[]=${encodeURIComponent(gone)}`, { method: 'DELETE' })).status, 200);
+  assert.deepEqual(await csvOf(foldTest), testBefore);
+  assert.deepEqual(valuesOf(parseTurtle((await http(`${local(foldTest)}/metadata`, { accept: 'text/turtle' })).text), foldTest, `${OT}rowsOf`), [], 'it holds its values now');
 
   const listed = async (path: string) => (await http(`${s.url}${path}`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   for (const [path, member] of [
