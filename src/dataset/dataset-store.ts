@@ -1,3 +1,4 @@
+import { releaseParts } from '../store/intermediate-parts.ts';
 import { featureGraph, featuresByTitle } from '../feature/feature-record.ts';
 import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
@@ -437,6 +438,7 @@ export class DatasetStore {
   async delete(uri: string): Promise<void> {
     await this.materialiseSelectionsOf(uri);
     await this.services.store.deleteGraphs([uri, this.entriesGraph(uri)]);
+    await releaseParts(this.services.store, uri);
   }
 
   /**

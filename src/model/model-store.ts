@@ -1,3 +1,4 @@
+import { releaseParts } from '../store/intermediate-parts.ts';
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.ts';
 import { readTypedGraph, selectUris, type ListOptions } from '../store/query-helpers.ts';
@@ -79,5 +80,7 @@ export class ModelStore {
     // models linked to a deleted AD model answer without its estimates from now on
     for (const [other, model] of this.cache) if (model.linkedDomains.some((d) => d.model === uri)) this.cache.delete(other);
     await this.services.store.deleteGraphs([uri, this.contentGraph(uri)]);
+    // a supermodel's steps (its descriptor dataset, its domain model) stay, listed again
+    await releaseParts(this.services.store, uri);
   }
 }

@@ -1,3 +1,4 @@
+import { partGraphs } from '../store/intermediate-parts.ts';
 import type * as RDF from '@rdfjs/types';
 import { ot } from '../rdf/namespaces.ts';
 import { readTypedGraph, selectUris, type ListOptions } from '../store/query-helpers.ts';
@@ -200,7 +201,9 @@ export class Crossvalidations {
   }
 
   /** The cross-validation, its pooled statistics and its fold validations. */
+  /** It, its folds' validations, and the work made inside it (the folds' datasets, models and predictions). */
   async delete(uri: string, quads: RDF.Quad[]): Promise<void> {
-    await this.services.store.deleteGraphs([uri, this.statisticsUri(uri), ...crossvalidationFolds(quads, uri)]);
+    const parts = await partGraphs(this.services.store, uri, (r) => this.services.uris.graphsOf(r));
+    await this.services.store.deleteGraphs([...new Set([uri, this.statisticsUri(uri), ...crossvalidationFolds(quads, uri), ...parts])]);
   }
 }

@@ -363,6 +363,12 @@ test('structure_standardisation: the chain learns from parents, and the supermod
   assert.equal(one.status, 200, one.text);
   assert.equal(Number((parseCsv(one.text) as string[][])[1][1]), withParents[2]);
 
+  // the chain's steps are part of the supermodel: out of the lists while it stands, listed again when it goes
+  const listed = async () => (await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text;
+  assert.ok(!(await listed()).includes(`${standardised}\r\n`), 'the standardised dataset is part of the supermodel');
+  assert.equal((await http(local(standardising), { method: 'DELETE' })).status, 200);
+  assert.ok((await listed()).includes(`${standardised}\r\n`), 'released when the supermodel is deleted');
+
   const twice = await superalgorithm({ ...recipe, structure_standardisation: ['standardise-structures', 'standardise-structures'] });
   assert.equal(twice.status, 400);
   const wrong = await http(`${s.url}/algorithm/superalgorithm`, { method: 'POST', body: form({ ...recipe, structure_standardisation: 'rdkit-descriptors' }), accept: 'text/turtle' });

@@ -284,6 +284,8 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   assert.equal((await http(local(cv), { method: 'DELETE' })).status, 200);
   assert.equal((await http(local(cv))).status, 404);
   assert.equal((await http(local(folds[0]))).status, 404);
+  // and the work made inside it: never left hidden from the lists
+  for (const part of [foldModel, foldPredictions, foldTest]) assert.equal((await http(local(part))).status, 404, `${part} went with it`);
 });
 
 test('leave-one-out, super stratification of a numeric target, and y-scrambling', async () => {
