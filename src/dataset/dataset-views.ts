@@ -189,7 +189,7 @@ export async function datasetCsv(datasets: DatasetStore, store: TripleStore, met
  * What the page of a dataset a model made says about its predictions (made by the component
  * that explains predictions: qmrf/prediction-explanation.ts); '' for other datasets.
  */
-export type ExplainPredictions = (meta: DatasetMeta, compounds: string[]) => Promise<string>;
+export type ExplainPredictions = (meta: DatasetMeta, compounds: string[], canRead: (uri: string) => boolean) => Promise<string>;
 
 export async function datasetRenderers(
   ctx: Context,
@@ -344,6 +344,7 @@ export async function datasetRenderers(
             ? await explain(
                 meta,
                 rows.map((r) => r.compound),
+                ctx.state.canRead ?? (() => true),
               )
             : '',
       }),

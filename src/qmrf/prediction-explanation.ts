@@ -18,10 +18,17 @@ export const EXPLAINED_ROWS = 3;
  * the most similar training structures with their measured and predicted values (the facts a
  * QPRF reports), and the form that makes the QPRF. Empty for a dataset a model did not make.
  */
-export async function predictionExplanationHtml(deps: { facts: QprfFacts; models: Pick<ModelStore, 'load'>; store: TripleStore }, meta: DatasetMeta, compounds: string[]): Promise<string> {
+export async function predictionExplanationHtml(
+  deps: { facts: QprfFacts; models: Pick<ModelStore, 'load'>; store: TripleStore },
+  meta: DatasetMeta,
+  compounds: string[],
+  canRead: (uri: string) => boolean,
+): Promise<string> {
   const source = meta.annotations.find(([p]) => p.equals(ot('hasSource')))?.[1].value;
-  const model = source ? await deps.models.load(source) : undefined;
-  if (!model || (model.task !== 'regression' && model.task !== 'classification')) return '';
+  // the explanation shows the model's training structures and values: only to who may read them
+  if (!source || !canRead(source)) return '';
+  const model = await deps.models.load(source);
+  if (!model || (model.task !== 'regression' && model.task !== 'classification') || !canRead(model.trainingDataset)) return '';
   const shown = [...new Set(compounds)].slice(0, EXPLAINED_ROWS);
   const target = (await readFeatureRecords(deps.store, [model.dependent])).get(model.dependent);
   const units = target?.units ? ` ${target.units}` : '';

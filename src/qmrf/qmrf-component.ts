@@ -32,7 +32,7 @@ export function createQmrfComponent(deps: QmrfDeps) {
   return {
     operations: {
       /** A prediction dataset's page: its predictions explained (dataset-views.ts ExplainPredictions). */
-      explainPredictions: (meta: DatasetMeta, compounds: string[]) => predictionExplanationHtml({ facts, models, store: deps.store }, meta, compounds),
+      explainPredictions: (meta: DatasetMeta, compounds: string[], canRead: (uri: string) => boolean) => predictionExplanationHtml({ facts, models, store: deps.store }, meta, compounds, canRead),
     },
     jobs: { ...qmrfs.jobs, ...qprfs.jobs },
     routes: (routes: DescribedRoutes) => {

@@ -43,7 +43,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
   const compound = createCompoundComponent(services);
   const { compounds } = compound.operations;
   // the QMRF component explains predictions on a prediction dataset's page: made last, called back
-  const dataset = createDatasetComponent({ ...services, compounds, explainPredictions: (meta, shown) => components.qmrf.operations.explainPredictions(meta, shown) });
+  const dataset = createDatasetComponent({ ...services, compounds, explainPredictions: (meta, shown, canRead) => components.qmrf.operations.explainPredictions(meta, shown, canRead) });
   const { datasets } = dataset.operations;
   // the validation component validates models, so it is made after the model component, which
   // calls back into it (when a supermodel is cross-validated or a model's page is rendered)

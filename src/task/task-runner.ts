@@ -442,8 +442,9 @@ export class TaskRunner {
       progress: (percent, stage) => {
         if (state.status !== 'Running') return;
         state.percent = Math.max(state.percent, Math.min(100, percent));
+        const newStage = stage !== undefined && stage !== state.stage;
         if (stage) state.stage = stage;
-        if (state.percent - state.writtenPercent < 1 || state.progressTimer) return;
+        if ((state.percent - state.writtenPercent < 1 && !newStage) || state.progressTimer) return;
         // At most one progress write per interval; the latest value is written when it ends.
         const wait = Math.max(0, state.lastWrite + PROGRESS_WRITE_INTERVAL_MS - Date.now());
         state.progressTimer = setTimeout(() => {

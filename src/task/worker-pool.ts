@@ -167,10 +167,17 @@ export async function runInChunks<In, Out>(workers: WorkerPool, call: ChunkedCal
   const results: Out[][] = new Array(chunks.length);
   let next = 0;
   let done = 0;
+  let failed = false;
   const lane = async () => {
-    while (next < chunks.length) {
+    // a chunk that fails ends the job: the other lanes start no more chunks
+    while (next < chunks.length && !failed) {
       const k = next++;
-      results[k] = await workers.run<Out[]>(call.module, call.fn, [chunks[k], ...(call.args ?? [])], job.signal);
+      try {
+        results[k] = await workers.run<Out[]>(call.module, call.fn, [chunks[k], ...(call.args ?? [])], job.signal);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
       job.progress?.(++done / chunks.length);
     }
   };

@@ -44,6 +44,21 @@ test('runInChunks of nothing calls nothing; a failing chunk fails the job', asyn
   try {
     assert.deepEqual(await runInChunks(pool, { module, fn: 'squaresAfter', chunk: 10, args: [0] }, []), []);
     await assert.rejects(runInChunks(pool, { module, fn: 'noSuchExport', chunk: 10 }, [1, 2]));
+    // the other lanes start no more chunks once one has failed
+    let started = 0;
+    const run = pool.run.bind(pool);
+    pool.run = ((...args: Parameters<WorkerPool['run']>) => {
+      started++;
+      return run(...args);
+    }) as WorkerPool['run'];
+    await assert.rejects(
+      runInChunks(
+        pool,
+        { module, fn: 'noSuchExport', chunk: 1 },
+        Array.from({ length: 20 }, (_, i) => i),
+      ),
+    );
+    assert.ok(started <= 3, `${started} chunks started of 20`);
   } finally {
     await pool.close();
   }
