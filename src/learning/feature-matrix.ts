@@ -23,7 +23,7 @@ export function isLearnable(f: FeatureRecord): boolean {
  * with the rows).
  */
 const parsedNumbers = new WeakMap<RDF.Literal, number>();
-function valueOf(literal: RDF.Literal | undefined): number {
+function parsedNumber(literal: RDF.Literal | undefined): number {
   if (!literal) return Number.NaN;
   let n = parsedNumbers.get(literal);
   if (n === undefined) {
@@ -43,7 +43,7 @@ export async function fitEncodings(features: FeatureRecord[], rows: Map<string, 
   for (const r of rows) {
     await slices.pause();
     numeric.forEach((f, j) => {
-      const v = valueOf(r.get(f.uri));
+      const v = parsedNumber(r.get(f.uri));
       if (Number.isNaN(v)) return;
       sums[j] += v;
       counts[j]++;
@@ -87,7 +87,7 @@ async function sparseRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Lit
     let c = 0;
     for (const e of encodings) {
       if (e.kind === 'numeric') {
-        const v = valueOf(r.get(e.feature));
+        const v = parsedNumber(r.get(e.feature));
         columns.push(c++);
         values.push(Number.isNaN(v) ? e.mean : v);
       } else {
