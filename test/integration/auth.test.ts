@@ -91,6 +91,42 @@ test("the upload preview: any user previews and stores a file; another user's wa
   assert.equal((await http(stored.text.trim().replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403, "the stored dataset is alice's");
 });
 
+test("a prediction's page explains it only to who may read the model and its training set", async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const follow = async (r: { status: number; text: string }) => {
+    let uri = r.text.trim();
+    for (let i = 0; r.status === 202 && i < 200 && uri.includes('/task/'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const t = await http(uri.replace(s.base, s.url), { accept: 'text/uri-list', ...as(alice) });
+      if (t.status === 200) uri = t.text.trim();
+    }
+    return uri;
+  };
+  const post = async (path: string, params: Record<string, string>) => follow(await http(`${s.url}${path}`, { method: 'POST', body: form(params), accept: 'text/uri-list', ...as(alice) }));
+  const up = await http(`${s.url}/dataset`, {
+    method: 'POST',
+    body: 'SMILES,LC50\nCCO,1.5\nCCCO,2\nCCCCO,2.4\nCCCCCO,2.9\nCCCCCCO,3.3\n',
+    contentType: 'text/csv',
+    accept: 'text/uri-list',
+    ...as(alice),
+  });
+  const dataset = up.text.trim();
+  const [lc50] = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim().split('\r\n');
+  const described = await post('/algorithm/rdkit-descriptors', { dataset_uri: dataset, descriptors: 'CrippenClogP' });
+  const model = await post('/algorithm/mlr', { dataset_uri: described, prediction_feature: lc50 });
+  assert.match(model, /\/model\/\d+$/);
+  const predicted = await http(model.replace(s.base, s.url), { method: 'POST', body: form({ smiles: 'CCCCCCCO' }), accept: 'text/uri-list', ...as(alice) });
+  assert.equal(predicted.status, 200, predicted.text);
+  const predictions = predicted.headers.get('location') ?? predicted.text.trim();
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: predictions, public_read: 'true' }), ...as(alice) })).status, 200);
+  const page = (token: string) => http(predictions.replace(s.base, s.url), { accept: 'text/html', ...as(token) }).then((r) => r.text);
+  assert.match(await page(alice), /class="explained"/);
+  const bobs = await page(bob);
+  assert.match(bobs, /<h1>/, 'bob reads the predictions');
+  assert.doesNotMatch(bobs, /class="explained"/, "but not alice's training structures");
+});
+
 test("SPARQL never shows another user's private graphs, nor any access-control data", async () => {
   const alice = await login('alice', 'alice-password');
   const bob = await login('bob', 'bob-password');
@@ -396,40 +432,4 @@ test('the login throttle stops a name after five failures in 15 minutes, forgets
   assert.doesNotThrow(() => throttle.check(['user:eve'], t0 + 15 * 60 * 1000 + 10));
   for (let i = 0; i < 25_000; i++) throttle.failed([`user:guess-${i}`], t0 + 20);
   assert.ok(throttle.size <= 10_000, `${throttle.size} keys kept`);
-});
-
-test("a prediction's page explains it only to who may read the model and its training set", async () => {
-  const alice = await login('alice', 'alice-password');
-  const bob = await login('bob', 'bob-password');
-  const follow = async (r: { status: number; text: string }) => {
-    let uri = r.text.trim();
-    for (let i = 0; r.status === 202 && i < 200 && uri.includes('/task/'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const t = await http(uri.replace(s.base, s.url), { accept: 'text/uri-list', ...as(alice) });
-      if (t.status === 200) uri = t.text.trim();
-    }
-    return uri;
-  };
-  const post = async (path: string, params: Record<string, string>) => follow(await http(`${s.url}${path}`, { method: 'POST', body: form(params), accept: 'text/uri-list', ...as(alice) }));
-  const up = await http(`${s.url}/dataset`, {
-    method: 'POST',
-    body: 'SMILES,LC50\nCCO,1.5\nCCCO,2\nCCCCO,2.4\nCCCCCO,2.9\nCCCCCCO,3.3\n',
-    contentType: 'text/csv',
-    accept: 'text/uri-list',
-    ...as(alice),
-  });
-  const dataset = up.text.trim();
-  const [lc50] = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim().split('\r\n');
-  const described = await post('/algorithm/rdkit-descriptors', { dataset_uri: dataset, descriptors: 'CrippenClogP' });
-  const model = await post('/algorithm/mlr', { dataset_uri: described, prediction_feature: lc50 });
-  assert.match(model, /\/model\/\d+$/);
-  const predicted = await http(model.replace(s.base, s.url), { method: 'POST', body: form({ smiles: 'CCCCCCCO' }), accept: 'text/uri-list', ...as(alice) });
-  assert.equal(predicted.status, 200, predicted.text);
-  const predictions = predicted.headers.get('location') ?? predicted.text.trim();
-  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: predictions, public_read: 'true' }), ...as(alice) })).status, 200);
-  const page = (token: string) => http(predictions.replace(s.base, s.url), { accept: 'text/html', ...as(token) }).then((r) => r.text);
-  assert.match(await page(alice), /class="explained"/);
-  const bobs = await page(bob);
-  assert.match(bobs, /<h1>/, 'bob reads the predictions');
-  assert.doesNotMatch(bobs, /class="explained"/, "but not alice's training structures");
 });
