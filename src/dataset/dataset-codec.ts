@@ -105,14 +105,9 @@ const pad = (n: number) => String(n).padStart(8, '0');
 
 /** One row of a selection's entries graph: its compound and the entry of another dataset whose values it has (4 quads, whatever the columns). */
 export function selectionEntryQuads(uri: string, entriesGraph: string, index: number, compound: string, sameAs: string): RDF.Quad[] {
-  const e = df.namedNode(`${uri}#entry-${pad(index)}`);
-  const g = df.namedNode(entriesGraph);
-  return [
-    df.quad(df.namedNode(uri), ot('dataEntry'), e, g),
-    df.quad(e, ot('compound'), df.namedNode(compound), g),
-    df.quad(e, ot('index'), literal(index), g),
-    df.quad(e, owl('sameAs'), df.namedNode(sameAs), g),
-  ];
+  const row = entryQuads(uri, entriesGraph, index, compound, []);
+  const { subject, graph } = row[1];
+  return [...row, df.quad(subject, owl('sameAs'), df.namedNode(sameAs), graph)];
 }
 
 /** The dataset an entry IRI belongs to (`{dataset}#entry-00000012`). */
