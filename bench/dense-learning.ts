@@ -1,5 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort, spawnServer } from '../test/helpers.ts';
 import type { Learner, Matrix, Prediction, RunFunction } from '../src/learning/learner.ts';
 import { learnerById } from '../src/learning/learners.ts';
@@ -10,13 +12,18 @@ import { fmt, now, postAndFollow, ratio, tempDir, withPolling, type Row } from '
 /** The learners of the comparison (issue 38: forests, boosting and SVM on dense descriptors). */
 const LEARNERS = (process.env.TOXGRAPH_DENSE_LEARNERS ?? 'random-forest-classification,gradient-boosting-classification,svc').split(',');
 
+/** The service's folds run two at a time (one lane per worker thread): so does the baseline. */
+const LANES = 2;
+
 /**
  * Dense descriptors through the service against the learner alone: Kazius (mutagenicity)
  * uploaded, RDKit's 43 descriptors calculated, then a 10-fold cross-validation of each learner
  * through `POST /crossvalidation` (the service: store, fold selections, models, predictions,
  * statistics), against the same learner on the same matrix (the descriptor dataset downloaded as
- * CSV) in this process on a pool of as many threads (the baseline). The ratio is the cost of the
- * service; the worst answer of a small GET during each run says whether the server stayed free.
+ * CSV) in this process on a pool of as many threads, folds run as many at a time (the baseline).
+ * The ratio is the cost of the service; the worst answer of a small GET during each run says
+ * whether the server stayed free. The phase profile is the server's own (its "task ended" log
+ * line); scikit-learn runs the same matrix when the machine has it (Debian's python3-sklearn).
  */
 export async function benchDenseLearning(): Promise<Row[]> {
   const bench = 'dense learning: Kazius, RDKit descriptors (43), 10-fold cross-validation, service vs the learner in process';
@@ -39,13 +46,19 @@ export async function benchDenseLearning(): Promise<Row[]> {
         postAndFollow(`${base}/crossvalidation`, { dataset_uri: described, algorithm_uri: `${base}/algorithm/${id}`, prediction_feature: target, num_folds: '10', random_seed: '1' }),
       );
       const serviceMs = now() - t;
+      const phases = await phasesOfLastTask(server.stderr);
       const accuracy = await pooledAccuracy(cv.result);
       const inProcess = await crossValidateInProcess(learner, data, pool);
       rows.push(
         { bench, measure: `${id}: in process, the same matrix (baseline)`, value: `${fmt(inProcess.ms / 1000, 1)} s, accuracy ${fmt(inProcess.accuracy, 3)}`, ratio: '1.00x' },
         { bench, measure: `${id}: through the service`, value: `${fmt(serviceMs / 1000, 1)} s, accuracy ${fmt(accuracy, 3)}`, ratio: ratio(serviceMs / inProcess.ms) },
         { bench, measure: `${id}: worst GET /health / event-loop delay during it`, value: `${fmt(cv.worstMs, 0)} ms / ${fmt(cv.loopMaxMs, 0)} ms` },
+        // phases of folds that run at once add up: shares of the summed time, not of the wall clock
+        ...phaseRows(bench, id, phases),
       );
+      const sklearn = scikitLearn(id, data, tmp.dir);
+      if (sklearn)
+        rows.push({ bench, measure: `${id}: scikit-learn ${sklearn.version} (${sklearn.estimator}), the same matrix and folds' count`, value: `${fmt(sklearn.ms / 1000, 1)} s, accuracy ${fmt(sklearn.accuracy, 3)}`, ratio: ratio(sklearn.ms / inProcess.ms) });
     }
   } finally {
     await pool.close();
@@ -81,16 +94,21 @@ async function crossValidateInProcess(learner: Learner, q: QsarData, pool: Worke
   const fold = foldsOf(q.x.rows, 10, 1, q.y);
   const predictions = new Array<Prediction>(q.x.rows);
   const t = now();
-  for (let f = 0; f < 10; f++) {
-    const train: number[] = [];
-    const test: number[] = [];
-    for (let i = 0; i < q.x.rows; i++) (fold[i] === f ? test : train).push(i);
-    const state = await learner.train(selectRows(q, train), defaults(learner), { seed: 1, parallelism: 2, run });
-    const predicted = await learner.predict(state, selectRows(q, test).x);
-    test.forEach((i, j) => {
-      predictions[i] = predicted[j];
-    });
-  }
+  let next = 0;
+  const lane = async () => {
+    while (next < 10) {
+      const f = next++;
+      const train: number[] = [];
+      const test: number[] = [];
+      for (let i = 0; i < q.x.rows; i++) (fold[i] === f ? test : train).push(i);
+      const state = await learner.train(selectRows(q, train), defaults(learner), { seed: 1, parallelism: 2, run });
+      const predicted = await learner.predict(state, selectRows(q, test).x);
+      test.forEach((i, j) => {
+        predictions[i] = predicted[j];
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, lane));
   const ms = now() - t;
   return { ms, accuracy: predictions.filter((p, i) => p.value === q.y[i]).length / q.x.rows };
 }
@@ -98,4 +116,46 @@ async function crossValidateInProcess(learner: Learner, q: QsarData, pool: Worke
 async function pooledAccuracy(cv: string): Promise<number> {
   const statistics = (await (await fetch(`${cv}/statistics`, { headers: { Accept: 'application/json' } })).json()) as { classificationStatistics?: { accuracy?: number } };
   return statistics.classificationStatistics?.accuracy ?? Number.NaN;
+}
+
+type Phases = Record<string, { ms: number; count: number }>;
+
+/** The phases of the task that ended last (its log line is written just after it is marked Completed). */
+async function phasesOfLastTask(stderr: () => string): Promise<Phases> {
+  for (let wait = 0; wait < 50; wait++) {
+    const lines = stderr()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"task ended"'));
+    const last = lines.length ? (JSON.parse(lines[lines.length - 1]) as { phases: Phases; ms: number; task: string }) : undefined;
+    if (last && !seenTasks.has(last.task)) {
+      seenTasks.add(last.task);
+      return last.phases;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {};
+}
+const seenTasks = new Set<string>();
+
+function phaseRows(bench: string, id: string, phases: Phases): Row[] {
+  const total = Object.values(phases).reduce((a, p) => a + p.ms, 0);
+  return Object.entries(phases).map(([phase, p]) => ({
+    bench,
+    measure: `${id}: phase ${phase} (${p.count}x)`,
+    value: `${fmt(p.ms / 1000, 2)} s, ${fmt((100 * p.ms) / total, 1)} % of the summed phases`,
+  }));
+}
+
+const SKLEARN_SCRIPT = new URL('./sklearn-cv.py', import.meta.url).pathname;
+
+/** The same cross-validation in scikit-learn (Debian's python3 with python3-sklearn), or undefined without it. */
+function scikitLearn(id: string, q: QsarData, dir: string): { ms: number; accuracy: number; version: string; estimator: string } | undefined {
+  const python = '/usr/bin/python3';
+  const file = join(dir, 'matrix.csv');
+  const lines: string[] = [];
+  for (let i = 0; i < q.x.rows; i++) lines.push([q.y[i], ...q.x.data.subarray(i * q.x.cols, (i + 1) * q.x.cols)].join(','));
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const run = spawnSync(python, [SKLEARN_SCRIPT, id, file], { encoding: 'utf8' });
+  if (run.status !== 0) return undefined;
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as { ms: number; accuracy: number; version: string; estimator: string };
 }

@@ -5,6 +5,7 @@
  * off the main thread (`binTrainingData`), on a matrix and codes in shared memory.
  */
 import type { LearnerContext, Matrix, TrainingData } from './learner.ts';
+import { timePhase } from '../core/phase-times.ts';
 
 /** The most bins a column is quantised into (codes are bytes). */
 export const MAX_BINS = 256;
@@ -128,7 +129,7 @@ export function assembleBins(input: BinningInput, numeric: NumericBins): BinnedM
  * comes from `encodeRows`, and the codes are in shared memory, so neither is copied.
  */
 export function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
-  return context.run<BinnedMatrix>(import.meta.url, 'binMatrix', [data.x, data.binary]);
+  return timePhase('binning', () => context.run<BinnedMatrix>(import.meta.url, 'binMatrix', [data.x, data.binary]));
 }
 
 /** Quantise every column of `x` in this thread. */

@@ -8,6 +8,7 @@ import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Predic
 import { Random } from './random.ts';
 import { TreeBuilder, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree } from './histogram-tree.ts';
 import { binTrainingData, type BinnedMatrix } from './binning.ts';
+import { timePhase } from '../core/phase-times.ts';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
 
@@ -124,7 +125,7 @@ async function trainForest(task: 'classification' | 'regression', data: Training
     const last = Math.floor(((c + 1) * settings.numTrees) / chunks);
     calls.push(context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first]));
   }
-  const trees = (await Promise.all(calls)).flat();
+  const trees = (await timePhase('tree growth', () => Promise.all(calls))).flat();
   return { kind: 'random-forest', task, numFeatures: x.cols, numClasses, targetSd: task === 'regression' ? standardDeviation(y) : 0, trees };
 }
 

@@ -15,6 +15,7 @@ import { DOMAIN_MODULE } from './domain-training.ts';
 import type { StandardisationOptions } from '../chemistry/standardisation.ts';
 import { standardiseOn } from '../chemistry/structure-standardiser.ts';
 import { STRUCTURE_STANDARDISATION } from '../algorithm/structure-standardisation.ts';
+import { timePhase } from '../core/phase-times.ts';
 
 /** A supermodel's standardisation (recorded by superalgorithm.ts), when it has one. */
 function standardisationOf(model: StoredModel): StandardisationOptions | undefined {
@@ -131,9 +132,11 @@ export class Predictor {
       calc.instance.features.forEach((f, j) => rows.forEach((r, i) => columns[j][i] && r.values.set(f, columns[j][i]!)));
     }
     if (plan.substructures.length) await this.findSubstructures(rows, smiles, plan.substructures, job.signal);
-    const { x } = await encodeRows(
-      model.encodings,
-      rows.map((r) => r.values),
+    const { x } = await timePhase('encoding', () =>
+      encodeRows(
+        model.encodings,
+        rows.map((r) => r.values),
+      ),
     );
     if (model.task === 'domain') {
       // an applicability-domain model: its metric and whether the row is inside (xsd:boolean)
@@ -146,9 +149,9 @@ export class Predictor {
         ];
       });
     }
-    const predictions = await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal);
+    const predictions = await timePhase('learner prediction', () => this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal));
     const { domain } = model;
-    const estimates = domain ? await this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [domain.state, x], job.signal) : [];
+    const estimates = domain ? await timePhase('applicability domain estimated', () => this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [domain.state, x], job.signal)) : [];
     return predictions.map((p, i): PredictedValues => {
       const known = model.independent.some((f) => rows[i].values.has(f));
       if (!known || !Number.isFinite(p.value) || !Number.isFinite(p.confidence)) return [];

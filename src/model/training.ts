@@ -11,6 +11,7 @@ import { numberOf } from '../rdf/terms.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
 import type { ModelStore } from './model-store.ts';
 import type { PreparedJob } from '../task/task-runner.ts';
+import { timePhase } from '../core/phase-times.ts';
 
 /** At most this many classes: more means the target is not a class label. */
 const MAX_CLASSES = 50;
@@ -123,15 +124,17 @@ export async function trainModel(
   const rows: Map<string, RDF.Literal>[] = [];
   const targets: RDF.Literal[] = [];
   let withoutTarget = 0;
-  for await (const r of given ?? datasets.rows(plan.dataset.uri)) {
-    const t = r.values.get(plan.target.uri);
-    if (!t || t.value.trim() === '' || (plan.learner.task === 'regression' && Number.isNaN(numberOf(t)))) {
-      withoutTarget++;
-      continue;
+  await timePhase('training rows read', async () => {
+    for await (const r of given ?? datasets.rows(plan.dataset.uri)) {
+      const t = r.values.get(plan.target.uri);
+      if (!t || t.value.trim() === '' || (plan.learner.task === 'regression' && Number.isNaN(numberOf(t)))) {
+        withoutTarget++;
+        continue;
+      }
+      rows.push(r.values);
+      targets.push(t);
     }
-    rows.push(r.values);
-    targets.push(t);
-  }
+  });
   job.progress?.(0.1, `${rows.length} training rows read; ${plan.learner.title} is learning from ${plan.independent.length} features`);
   if (rows.length < 2) throw badRequest(`dataset ${plan.dataset.uri} has ${rows.length} row(s) with a value of the prediction feature; at least 2 are needed`);
   const classes = plan.learner.task === 'classification' ? [...new Set(targets.map((t) => t.value.trim()))].sort() : [];
@@ -144,29 +147,29 @@ export async function trainModel(
   }
   const index = new Map(classes.map((c, i) => [c, i]));
   const y = Float64Array.from(targets, (t) => (plan.learner.task === 'regression' ? numberOf(t) : index.get(t.value.trim())!));
-  const encodings = await fitEncodings(plan.independent, rows);
-  const { x, binary } = await encodeRows(encodings, rows);
+  const encodings = await timePhase('encoding', () => fitEncodings(plan.independent, rows));
+  const { x, binary } = await timePhase('encoding', () => encodeRows(encodings, rows));
   const data: TrainingData = { x, binary, y, classes };
   let state: unknown;
   try {
-    state = await plan.learner.train(data, plan.parameters, {
+    state = await timePhase(`training: ${plan.learner.id}`, () => plan.learner.train(data, plan.parameters, {
       seed: plan.seed,
       parallelism: services.config.workerThreads,
       run: services.workers.runner(job.signal),
       signal: job.signal,
-    });
+    }));
   } catch (e) {
     if (e instanceof HttpError || job.signal?.aborted) throw e;
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
   job.progress?.(0.8, 'fitting the applicability domain');
-  const domain = await domainOf(services, plan, x, binary, job.signal);
+  const domain = await timePhase('applicability domain fitted', () => domainOf(services, plan, x, binary, job.signal));
   job.progress?.(0.9, 'storing the model');
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
   if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);
-  return models.create({
+  return timePhase('model written', () => models.create({
     algorithm: plan.algorithmUri,
     learnerId: plan.learner.id,
     trainingDataset: plan.dataset.uri,
@@ -186,7 +189,7 @@ export async function trainModel(
     domain,
     linkedDomains: plan.linkedDomains,
     related: plan.related,
-  });
+  }));
 }
 
 /**

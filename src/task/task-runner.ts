@@ -9,6 +9,7 @@ import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord, type Tas
 import { taskQueries } from './task-queries.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { Logger } from '../core/log.ts';
+import { phaseSummary, recordPhases, type PhaseTimes } from '../core/phase-times.ts';
 import { currentUser } from '../core/request-context.ts';
 import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 import type { JobInput, JobQueue, QueuedJob } from './job-queue.ts';
@@ -455,9 +456,11 @@ export class TaskRunner {
         }, wait);
       },
     };
+    const phases: PhaseTimes = new Map();
+    const started = performance.now();
     try {
       // the work acts for the task's creator: what it creates belongs to them
-      const result = await runningTask.run(state, () => currentUser.run(state.creator, () => work(job)));
+      const result = await runningTask.run(state, () => currentUser.run(state.creator, () => recordPhases(phases, () => work(job))));
       if (state.status !== 'Running') return await this.finish(state); // cancelled meanwhile: keep Cancelled
       state.status = 'Completed';
       state.percent = 100;
@@ -475,6 +478,8 @@ export class TaskRunner {
     state.modified = new Date();
     if (state.status === 'Completed' || state.status === 'Error') this.ended[state.status]++;
     await this.finish(state);
+    // where the time went (npm run bench reads these lines)
+    this.log.info('task ended', { task: state.uri, status: state.status, ms: Math.round(performance.now() - started), phases: phaseSummary(phases) });
   }
 
   /**

@@ -11,6 +11,7 @@ import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, strat
 import { crossvalidationFolds, crossvalidationQuads, foldNumber, validationQuads } from './validation-record.ts';
 import type { Job, LearningSetup, ValidationRunner } from './validation-runner.ts';
 import type { CrossValidate } from '../model/superalgorithm.ts';
+import { timePhase } from '../core/phase-times.ts';
 
 export type Stratification = 'true' | 'false' | 'super';
 
@@ -88,8 +89,8 @@ export class Crossvalidations {
       const test = folds.map((f, i) => (f === fold ? i : -1)).filter((i) => i >= 0);
       const training = folds.map((f, i) => (f !== fold ? i : -1)).filter((i) => i >= 0);
       const name = `${dataset.title ?? dataset.uri}, fold ${fold + 1} of ${k}`;
-      const trainingDataset = await this.runner.subset(dataset, rows, training, `${name}: training set`);
-      const testDataset = await this.runner.subset(dataset, rows, test, `${name}: test set`);
+      const trainingDataset = await timePhase('fold datasets written', () => this.runner.subset(dataset, rows, training, `${name}: training set`));
+      const testDataset = await timePhase('fold datasets written', () => this.runner.subset(dataset, rows, test, `${name}: test set`));
       const result = await this.runner.trainAndTest(
         setup,
         { trainingDataset, testDataset, testTargetDataset: testDataset },
@@ -126,7 +127,7 @@ export class Crossvalidations {
     }
     const pairs = results.flatMap((r) => r.pairs);
     const classes = [...new Set(results.flatMap((r) => r.classes))];
-    const statistics = statisticsOf(pairs, setup.def.learner.task, classes);
+    const statistics = await timePhase('statistics', () => statisticsOf(pairs, setup.def.learner.task, classes));
     const quads = crossvalidationQuads(uri, {
       algorithm: setup.algorithmUri,
       algorithmParams: setup.parametersText,
@@ -157,7 +158,7 @@ export class Crossvalidations {
       statistics,
       pooled: true,
     }).filter((q) => !q.predicate.equals(ot('crossvalidationFold')));
-    await this.services.store.replaceGraphs({ [uri]: quads, [statisticsUri]: pooled });
+    await timePhase('cross-validation written', () => this.services.store.replaceGraphs({ [uri]: quads, [statisticsUri]: pooled }));
     return uri;
   }
 

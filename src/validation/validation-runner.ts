@@ -14,6 +14,7 @@ import { pairValues, statisticsOf, type PairedValue } from './evaluation.ts';
 import { permutation } from './splits.ts';
 import type { ValidationRecord } from './validation-record.ts';
 import type { ValidationStore } from './validation-store.ts';
+import { timePhase } from '../core/phase-times.ts';
 
 export type LearnerDefinition = Extract<AlgorithmDefinition, { kind: 'learner' }>;
 
@@ -164,11 +165,11 @@ export class ValidationRunner {
 
   /** Predict a dataset with a model into a new prediction dataset (its rows given when the caller holds them); answers it and the predictions. */
   async predict(model: StoredModel, testDataset: DatasetMeta, job: Job = {}, given?: DatasetRow[]): Promise<{ uri: string; predictions: PredictedValues[] }> {
-    const plan = await this.predictor.planInputs(model, testDataset.features);
+    const plan = await timePhase('prediction inputs planned', () => this.predictor.planInputs(model, testDataset.features));
     // the predictor adds calculated descriptors to the rows' values: copies, never the caller's
-    const rows = given ? given.map((r) => ({ ...r, values: new Map(r.values) })) : await this.datasets.allRows(testDataset.uri);
-    const predictions = await this.predictor.predict(model, rows, plan, job);
-    return { uri: await createPredictionDataset(this.datasets, model, rows, predictions, testDataset), predictions };
+    const rows = given ? given.map((r) => ({ ...r, values: new Map(r.values) })) : await timePhase('test rows read', () => this.datasets.allRows(testDataset.uri));
+    const predictions = await timePhase('prediction', () => this.predictor.predict(model, rows, plan, job));
+    return { uri: await timePhase('prediction dataset written', () => createPredictionDataset(this.datasets, model, rows, predictions, testDataset)), predictions };
   }
 
   /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */
@@ -179,7 +180,7 @@ export class ValidationRunner {
     /** The test dataset's rows when the caller holds them. */
     rows?: DatasetRow[],
   ): Promise<{ record: Omit<ValidationRecord, 'validationType' | 'realRuntimeMs' | 'date'>; pairs: PairedValue[] }> {
-    const testMeta = await this.requireDataset(test.testDataset, 'test_dataset_uri');
+    const testMeta = await timePhase('test set read', () => this.requireDataset(test.testDataset, 'test_dataset_uri'));
     const { uri: predictionDataset, predictions } = await this.predict(model, testMeta, job, rows);
     // the test set's own targets, held already: paired with the predictions row by row
     const pairs =
@@ -207,7 +208,7 @@ export class ValidationRunner {
         testTargetDataset: test.testTargetDataset,
         predictionDataset,
         predictionFeature: test.predictionFeature,
-        statistics: statisticsOf(pairs, model.task, model.classes),
+        statistics: await timePhase('statistics', () => statisticsOf(pairs, model.task, model.classes)),
       },
     };
   }
@@ -223,16 +224,16 @@ export class ValidationRunner {
   ): Promise<{ uri: string; pairs: PairedValue[]; model: PredictiveModel }> {
     const started = performance.now();
     const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) }, rows?.training);
-    const model = (await this.models.load(modelUri)) as PredictiveModel; // a learner's model
+    const model = (await timePhase('model read back', () => this.models.load(modelUri))) as PredictiveModel; // a learner's model
     const { record, pairs } = await this.testModel(model, { ...sets, predictionFeature: setup.predictionFeature }, { signal: job.signal, progress: (f) => job.progress?.(0.7 + f * 0.3) }, rows?.test);
-    const uri = await this.validations.create({
+    const uri = await timePhase('validation written', () => this.validations.create({
       ...record,
       ...extra,
       algorithm: setup.algorithmUri,
       algorithmParams: setup.parametersText,
       realRuntimeMs: performance.now() - started,
       date: new Date(),
-    });
+    }));
     return { uri, pairs, model };
   }
 }
