@@ -3,28 +3,33 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * Where a job's time goes: the work of a task is run inside `recordPhases`, and the steps it
  * goes through (reading rows, encoding, training, predicting, writing) are wrapped in
- * `timePhase`. Outside a recording `timePhase` only runs the step. Phases of steps that run at
- * once (a cross-validation's folds) add up, so the totals can exceed the job's own time.
+ * `timePhase`. A step inside another is recorded under both names ("training › binning") and
+ * is part of its parent's time. Outside a recording `timePhase` only runs the step. Steps that
+ * run at once (a cross-validation's folds) add up, so totals can exceed the job's own time.
  */
 export type PhaseTimes = Map<string, { ms: number; count: number }>;
 
-const recording = new AsyncLocalStorage<PhaseTimes>();
+/** The separator of a nested phase's name. */
+export const NESTED = ' › ';
+
+const recording = new AsyncLocalStorage<{ times: PhaseTimes; path?: string }>();
 
 export function recordPhases<T>(times: PhaseTimes, work: () => Promise<T>): Promise<T> {
-  return recording.run(times, work);
+  return recording.run({ times }, work);
 }
 
 export async function timePhase<T>(phase: string, step: () => Promise<T> | T): Promise<T> {
-  const times = recording.getStore();
-  if (!times) return step();
+  const current = recording.getStore();
+  if (!current) return step();
+  const name = current.path ? `${current.path}${NESTED}${phase}` : phase;
   const started = performance.now();
   try {
-    return await step();
+    return await recording.run({ times: current.times, path: name }, step);
   } finally {
-    const entry = times.get(phase) ?? { ms: 0, count: 0 };
+    const entry = current.times.get(name) ?? { ms: 0, count: 0 };
     entry.ms += performance.now() - started;
     entry.count++;
-    times.set(phase, entry);
+    current.times.set(name, entry);
   }
 }
 

@@ -214,11 +214,22 @@ export class DatasetStore {
    * partial delete) gives it values of its own.
    */
   async createSelection(source: DatasetMeta, rows: DatasetRow[], annotations: [RDF.NamedNode, RDF.Term][]): Promise<string> {
+    const { meta, written } = await this.startSelection(source, rows, annotations);
+    await written;
+    return meta.uri;
+  }
+
+  /**
+   * createSelection answering at once: the new dataset's metadata, and its write still under
+   * way, so that work on rows the caller holds (a cross-validation's fold) need not wait for it.
+   */
+  async startSelection(source: DatasetMeta, rows: DatasetRow[], annotations: [RDF.NamedNode, RDF.Term][]): Promise<{ meta: DatasetMeta; written: Promise<void> }> {
     const uri = await this.services.ids.next(this.collection);
     const entries = rows.flatMap((r, k) => selectionEntryQuads(uri, this.entriesGraph(uri), k + 1, r.compound, r.sameAs ?? r.entry));
-    const meta = { annotations, features: source.features, warnings: [], rowsOf: source.rowsOf ?? source.uri };
-    await this.services.store.replaceGraphs({ [this.entriesGraph(uri)]: entries, [uri]: metadataQuads(uri, meta) });
-    return uri;
+    const quads = metadataQuads(uri, { annotations, features: source.features, warnings: [], rowsOf: source.rowsOf ?? source.uri });
+    const written = this.services.store.replaceGraphs({ [this.entriesGraph(uri)]: entries, [uri]: quads });
+    written.catch(() => undefined); // the caller awaits it later: not an unhandled rejection meanwhile
+    return { meta: datasetMeta(quads, uri)!, written };
   }
 
   /**

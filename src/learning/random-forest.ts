@@ -12,6 +12,9 @@ import { timePhase } from '../core/phase-times.ts';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
 
+/** Chunks of trees per worker thread. */
+const CHUNKS_PER_THREAD = 4;
+
 function forestParameters(task: 'classification' | 'regression'): ParameterSpec[] {
   const classification = task === 'classification';
   return [
@@ -118,14 +121,29 @@ async function trainForest(task: 'classification' | 'regression', data: Training
 
   context.signal?.throwIfAborted();
   const bins = await binTrainingData(data, context);
-  const chunks = Math.max(1, Math.min(Math.floor(context.parallelism) || 1, settings.numTrees));
-  const calls: Promise<EncodedTree[]>[] = [];
-  for (let c = 0; c < chunks; c++) {
-    const first = Math.floor((c * settings.numTrees) / chunks);
-    const last = Math.floor(((c + 1) * settings.numTrees) / chunks);
-    calls.push(context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first]));
-  }
-  const trees = (await timePhase('tree growth', () => Promise.all(calls))).flat();
+  // a few chunks per thread, one queued per thread at a time: another job's call (a fold's
+  // prediction, a request's depiction) waits for one chunk, not for the whole forest
+  const lanes = Math.max(1, Math.min(Math.floor(context.parallelism) || 1, settings.numTrees));
+  const chunks = Math.min(settings.numTrees, lanes * CHUNKS_PER_THREAD);
+  const grown: EncodedTree[][] = new Array(chunks);
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (next < chunks && !failed) {
+      const c = next++;
+      const first = Math.floor((c * settings.numTrees) / chunks);
+      const last = Math.floor(((c + 1) * settings.numTrees) / chunks);
+      try {
+        context.signal?.throwIfAborted();
+        grown[c] = await context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first]);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  await timePhase('tree growth', () => Promise.all(Array.from({ length: lanes }, lane)));
+  const trees = grown.flat();
   return { kind: 'random-forest', task, numFeatures: x.cols, numClasses, targetSd: task === 'regression' ? standardDeviation(y) : 0, trees };
 }
 

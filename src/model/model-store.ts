@@ -41,7 +41,11 @@ export class ModelStore {
     const predicted = outputs ? await ids.next(uris.collection('feature')) : '';
     const confidence = outputs ? await ids.next(uris.collection('feature')) : '';
     const domain = model.domain ? { metric: await ids.next(uris.collection('feature')), membership: await ids.next(uris.collection('feature')) } : undefined;
-    await store.replaceGraphs(modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri), domain }, model));
+    const graphs = modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri), domain }, model);
+    await store.replaceGraphs(graphs);
+    // kept as load() would read it back (a validation predicts with its model at once)
+    const description = modelDescription(graphs[uri], uri);
+    await this.remember(storedModel(description, graphs[this.contentGraph(uri)], confidence), description);
     return uri;
   }
 
@@ -64,13 +68,17 @@ export class ModelStore {
     const { description } = found;
     const [content, predicted] = await Promise.all([this.services.store.readGraph(this.contentGraph(uri)), readFeatureRecords(this.services.store, description.predictedVariables)]);
     const confidence = [...predicted.values()].find((f) => f.confidenceOf)?.uri ?? '';
-    const model = storedModel(description, content, confidence);
-    for (const other of description.hasDomain.filter((d) => d !== uri)) {
+    return this.remember(storedModel(description, content, confidence), description);
+  }
+
+  /** A model with its linked domains' features, cached (the oldest of CACHE_SIZE dropped). */
+  private async remember(model: StoredModel, description: ModelDescription): Promise<StoredModel> {
+    for (const other of description.hasDomain.filter((d) => d !== model.uri)) {
       const linked = await this.describe(other);
       const { adMetric, adMembership } = linked?.description ?? {};
       if (adMetric && adMembership) model.linkedDomains.push({ model: other, metric: adMetric, membership: adMembership });
     }
-    this.cache.set(uri, model);
+    this.cache.set(model.uri, model);
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     return model;
   }

@@ -151,7 +151,9 @@ export class Predictor {
     }
     const predictions = await timePhase('learner prediction', () => this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal));
     const { domain } = model;
-    const estimates = domain ? await timePhase('applicability domain estimated', () => this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [domain.state, x], job.signal)) : [];
+    const estimates = domain
+      ? await timePhase('applicability domain estimated', () => this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [domain.state, x], job.signal))
+      : [];
     return predictions.map((p, i): PredictedValues => {
       const known = model.independent.some((f) => rows[i].values.has(f));
       if (!known || !Number.isFinite(p.value) || !Number.isFinite(p.confidence)) return [];

@@ -152,12 +152,14 @@ export async function trainModel(
   const data: TrainingData = { x, binary, y, classes };
   let state: unknown;
   try {
-    state = await timePhase(`training: ${plan.learner.id}`, () => plan.learner.train(data, plan.parameters, {
-      seed: plan.seed,
-      parallelism: services.config.workerThreads,
-      run: services.workers.runner(job.signal),
-      signal: job.signal,
-    }));
+    state = await timePhase(`training: ${plan.learner.id}`, () =>
+      plan.learner.train(data, plan.parameters, {
+        seed: plan.seed,
+        parallelism: services.config.workerThreads,
+        run: services.workers.runner(job.signal),
+        signal: job.signal,
+      }),
+    );
   } catch (e) {
     if (e instanceof HttpError || job.signal?.aborted) throw e;
     // the learner's own failure: the task ends as a 500 that carries its message
@@ -169,27 +171,29 @@ export async function trainModel(
   const warnings: string[] = [];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
   if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);
-  return timePhase('model written', () => models.create({
-    algorithm: plan.algorithmUri,
-    learnerId: plan.learner.id,
-    trainingDataset: plan.dataset.uri,
-    parameters: { ...plan.parameters, ...plan.recorded?.values, ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }) },
-    parameterSpecs: [...plan.learner.parameters, ...(plan.recorded?.specs ?? []), ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
-    // named by what it is: "Random forest regression of LC50 on Daphnia LC50 with RDKit molecular descriptors"
-    title: plan.title ?? `${plan.learner.title} of ${plan.target.title ?? plan.target.uri} on ${plan.dataset.title ?? plan.dataset.uri}`,
-    task: plan.learner.task,
-    classes,
-    independent: plan.independent.map((f) => f.uri),
-    dependent: plan.target.uri,
-    encodings,
-    state,
-    targetTitle: plan.target.title ?? plan.target.uri,
-    warnings,
-    endpoints: plan.target.sameAs,
-    domain,
-    linkedDomains: plan.linkedDomains,
-    related: plan.related,
-  }));
+  return timePhase('model written', () =>
+    models.create({
+      algorithm: plan.algorithmUri,
+      learnerId: plan.learner.id,
+      trainingDataset: plan.dataset.uri,
+      parameters: { ...plan.parameters, ...plan.recorded?.values, ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }) },
+      parameterSpecs: [...plan.learner.parameters, ...(plan.recorded?.specs ?? []), ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
+      // named by what it is: "Random forest regression of LC50 on Daphnia LC50 with RDKit molecular descriptors"
+      title: plan.title ?? `${plan.learner.title} of ${plan.target.title ?? plan.target.uri} on ${plan.dataset.title ?? plan.dataset.uri}`,
+      task: plan.learner.task,
+      classes,
+      independent: plan.independent.map((f) => f.uri),
+      dependent: plan.target.uri,
+      encodings,
+      state,
+      targetTitle: plan.target.title ?? plan.target.uri,
+      warnings,
+      endpoints: plan.target.sameAs,
+      domain,
+      linkedDomains: plan.linkedDomains,
+      related: plan.related,
+    }),
+  );
 }
 
 /**

@@ -83,17 +83,19 @@ export class Crossvalidations {
     const k = request.leaveOneOut ? new Set(groups).size : request.numFolds;
     const results: { uri: string; pairs: PairedValue[]; classes: string[] }[] = new Array(k);
     const started = performance.now();
+    // checked once: every fold has the dataset's features and target
+    const plan = setup.yScrambleSeed === undefined ? await this.runner.plan(setup, dataset.uri) : undefined;
     let done = 0;
     let next = 0;
     const runFold = async (fold: number) => {
       const test = folds.map((f, i) => (f === fold ? i : -1)).filter((i) => i >= 0);
       const training = folds.map((f, i) => (f !== fold ? i : -1)).filter((i) => i >= 0);
       const name = `${dataset.title ?? dataset.uri}, fold ${fold + 1} of ${k}`;
-      const trainingDataset = await timePhase('fold datasets written', () => this.runner.subset(dataset, rows, training, `${name}: training set`));
-      const testDataset = await timePhase('fold datasets written', () => this.runner.subset(dataset, rows, test, `${name}: test set`));
-      const result = await this.runner.trainAndTest(
+      const result = await this.runner.validateSides(
         setup,
-        { trainingDataset, testDataset, testTargetDataset: testDataset },
+        dataset,
+        rows,
+        { training, test, trainingTitle: `${name}: training set`, testTitle: `${name}: test set` },
         {
           validationType: 'crossvalidation',
           title: `Fold ${fold + 1} of the ${request.leaveOneOut ? 'leave-one-out' : `${k}-fold`} cross-validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
@@ -102,8 +104,7 @@ export class Crossvalidations {
           sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) },
         },
         { signal: job.signal },
-        // the rows are held here: the learner and the predictions take them, not the fold datasets read back
-        { training: training.map((i) => rows[i]), test: test.map((i) => rows[i]) },
+        plan,
       );
       results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes };
       job.progress?.(++done / k, `fold ${done} of ${k} done`);

@@ -26,14 +26,13 @@ export async function splitValidation(runner: ValidationRunner, request: SplitRe
       `${kind === 'training_test_split' ? 'split_ratio' : 'bootstrap_percentage'} ${fraction} leaves ${training.length} training and ${test.length} test rows of ${rows.length}; at least 2 and 1 are needed`,
     );
   const name = dataset.title ?? dataset.uri;
-  const trainingDataset = await runner.subset(dataset, rows, training, `${name}: training set (${kind}, seed ${seed})`);
-  const testDataset = await runner.subset(dataset, rows, test, `${name}: test set (${kind}, seed ${seed})`);
-  const { uri } = await runner.trainAndTest(
+  const { uri } = await runner.validateSides(
     setup,
-    { trainingDataset, testDataset, testTargetDataset: testDataset },
+    dataset,
+    rows,
+    { training, test, trainingTitle: `${name}: training set (${kind}, seed ${seed})`, testTitle: `${name}: test set (${kind}, seed ${seed})` },
     { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
     { signal: job.signal, progress: (f) => job.progress?.(0.05 + f * 0.95) },
-    { training: training.map((i) => rows[i]), test: test.map((i) => rows[i]) },
   );
   return uri;
 }

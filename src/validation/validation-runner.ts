@@ -7,7 +7,7 @@ import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-s
 import type { ModelStore, StoredModel } from '../model/model-store.ts';
 import { isPredictive, type PredictiveModel } from '../model/model-codec.ts';
 import { createPredictionDataset, type PredictedValues, type Predictor } from '../model/prediction.ts';
-import { planTraining, trainModel } from '../model/training.ts';
+import { planTraining, trainModel, type TrainingPlan } from '../model/training.ts';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
 import { checkParameters } from '../algorithm/parameters.ts';
 import { pairValues, statisticsOf, type PairedValue } from './evaluation.ts';
@@ -29,6 +29,9 @@ export interface LearningSetup {
   /** Permute the training targets before learning, with this seed. */
   yScrambleSeed?: number;
 }
+
+/** What a validation record says besides its model, sets and statistics. */
+export type ValidationExtra = { validationType: string; title?: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] };
 
 export interface Job {
   signal?: AbortSignal;
@@ -99,68 +102,34 @@ export class ValidationRunner {
     return model;
   }
 
-  /** A new dataset of some rows of `source` (with the targets permuted when y-scrambling). */
-  async subset(source: DatasetMeta, rows: DatasetRow[], indices: number[], title: string, scramble?: { feature: string; seed: number }): Promise<string> {
-    // rows as they are: a selection of the source's, by reference
-    if (!scramble)
-      return this.datasets.createSelection(
-        source,
-        indices.map((i) => rows[i]),
-        [
-          [dc('title'), literal(title)],
-          [ot('hasSource'), df.namedNode(source.uri)],
-        ],
-      );
-    const picked = indices.map((i) => new Map(rows[i].values));
-    if (scramble) {
-      const withTarget = picked.map((v, i) => (v.has(scramble.feature) ? i : -1)).filter((i) => i >= 0);
-      const values = withTarget.map((i) => picked[i].get(scramble.feature)!);
-      permutation(values.length, scramble.seed).forEach((from, k) => picked[withTarget[k]].set(scramble.feature, values[from]));
-    }
-    const annotations: [RDF.NamedNode, RDF.Term][] = [
-      [dc('title'), literal(title)],
-      [ot('hasSource'), df.namedNode(source.uri)],
-    ];
+  /** A copy of all rows of `source` with the targets permuted (y-scrambling). */
+  private async scrambled(source: DatasetMeta, rows: DatasetRow[], title: string, scramble: { feature: string; seed: number }): Promise<string> {
+    const picked = rows.map((r) => new Map(r.values));
+    const withTarget = picked.map((v, i) => (v.has(scramble.feature) ? i : -1)).filter((i) => i >= 0);
+    const values = withTarget.map((i) => picked[i].get(scramble.feature)!);
+    permutation(values.length, scramble.seed).forEach((from, k) => picked[withTarget[k]].set(scramble.feature, values[from]));
     return this.datasets.createFromRows(
-      annotations,
+      sideAnnotations(source, title),
       source.features,
-      indices.map((i, k) => ({ compound: rows[i].compound, values: source.features.filter((f) => picked[k].has(f)).map((f) => [f, picked[k].get(f)!] as [string, RDF.Literal]) })),
+      rows.map((r, k) => ({ compound: r.compound, values: source.features.filter((f) => picked[k].has(f)).map((f) => [f, picked[k].get(f)!] as [string, RDF.Literal]) })),
     );
   }
 
   /** Check a training set before queueing work (dataset, prediction feature, learner fit). */
   async checkTraining(setup: LearningSetup, datasetUri: string): Promise<void> {
-    await planTraining(this.services, this.datasets, {
-      algorithmUri: setup.algorithmUri,
-      learner: setup.def.learner,
-      parameters: setup.parameters,
-      datasetUri,
-      predictionFeature: setup.predictionFeature,
-    });
+    await this.plan(setup, datasetUri);
   }
 
-  /** Train on a dataset (its rows given when the caller holds them: not read again, unless y-scrambled). */
-  async train(setup: LearningSetup, trainingDataset: string, job: Job = {}, rows?: DatasetRow[]): Promise<string> {
+  /** Train on a dataset (a y-scrambled copy of it when the setup says so). */
+  async train(setup: LearningSetup, trainingDataset: string, job: Job = {}): Promise<string> {
     let dataset = trainingDataset;
     if (setup.yScrambleSeed !== undefined) {
       const meta = await this.requireDataset(trainingDataset, 'training_dataset_uri');
       const rows = await this.datasets.allRows(meta.uri);
-      dataset = await this.subset(
-        meta,
-        rows,
-        rows.map((_, i) => i),
-        `${meta.title ?? meta.uri} (y-scrambled, seed ${setup.yScrambleSeed})`,
-        { feature: setup.predictionFeature, seed: setup.yScrambleSeed },
-      );
+      dataset = await this.scrambled(meta, rows, `${meta.title ?? meta.uri} (y-scrambled, seed ${setup.yScrambleSeed})`, { feature: setup.predictionFeature, seed: setup.yScrambleSeed });
     }
-    const plan = await planTraining(this.services, this.datasets, {
-      algorithmUri: setup.algorithmUri,
-      learner: setup.def.learner,
-      parameters: setup.parameters,
-      datasetUri: dataset,
-      predictionFeature: setup.predictionFeature,
-    });
-    return trainModel(this.services, this.datasets, this.models, plan, job, dataset === trainingDataset ? rows : undefined);
+    const plan = await this.plan(setup, dataset);
+    return trainModel(this.services, this.datasets, this.models, plan, job);
   }
 
   /** Predict a dataset with a model into a new prediction dataset (its rows given when the caller holds them); answers it and the predictions. */
@@ -175,12 +144,12 @@ export class ValidationRunner {
   /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */
   async testModel(
     model: PredictiveModel,
-    test: { testDataset: string; testTargetDataset: string; predictionFeature: string },
+    test: { testDataset: string; testTargetDataset: string; predictionFeature: string; testMeta?: DatasetMeta },
     job: Job = {},
     /** The test dataset's rows when the caller holds them. */
     rows?: DatasetRow[],
   ): Promise<{ record: Omit<ValidationRecord, 'validationType' | 'realRuntimeMs' | 'date'>; pairs: PairedValue[] }> {
-    const testMeta = await timePhase('test set read', () => this.requireDataset(test.testDataset, 'test_dataset_uri'));
+    const testMeta = test.testMeta ?? (await timePhase('test set read', () => this.requireDataset(test.testDataset, 'test_dataset_uri')));
     const { uri: predictionDataset, predictions } = await this.predict(model, testMeta, job, rows);
     // the test set's own targets, held already: paired with the predictions row by row
     const pairs =
@@ -217,23 +186,103 @@ export class ValidationRunner {
   async trainAndTest(
     setup: LearningSetup,
     sets: { trainingDataset: string; testDataset: string; testTargetDataset: string },
-    extra: { validationType: string; title?: string; randomSeed?: number; crossvalidation?: { uri: string; fold: number }; sides?: ValidationRecord['sides'] },
+    extra: ValidationExtra,
     job: Job = {},
-    /** The two sets' rows when the caller holds them (a cross-validation's folds): not read back from the store. */
-    rows?: { training: DatasetRow[]; test: DatasetRow[] },
   ): Promise<{ uri: string; pairs: PairedValue[]; model: PredictiveModel }> {
     const started = performance.now();
-    const modelUri = await this.train(setup, sets.trainingDataset, { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) }, rows?.training);
+    const modelUri = await this.train(setup, sets.trainingDataset, trainingPart(job));
+    return this.testAndRecord(setup, modelUri, { testDataset: sets.testDataset, testTargetDataset: sets.testTargetDataset, predictionFeature: setup.predictionFeature }, extra, job, started);
+  }
+
+  /**
+   * A validation on two sides of a dataset whose rows the caller holds (a split, a
+   * cross-validation's fold). Both sides are written as selections of the dataset while the
+   * model learns from the training side's rows and predicts the test side's; the validation is
+   * stored once they are written. `plan`: the training checked once on the dataset itself (a
+   * cross-validation's, for all its folds; the sides have its features); made here otherwise.
+   */
+  async validateSides(
+    setup: LearningSetup,
+    source: DatasetMeta,
+    rows: DatasetRow[],
+    sides: { training: number[]; test: number[]; trainingTitle: string; testTitle: string },
+    extra: ValidationExtra,
+    job: Job = {},
+    plan?: TrainingPlan,
+  ): Promise<{ uri: string; pairs: PairedValue[]; model: PredictiveModel }> {
+    const started = performance.now();
+    const trainingRows = sides.training.map((i) => rows[i]);
+    const testRows = sides.test.map((i) => rows[i]);
+    const training = await this.datasets.startSelection(source, trainingRows, sideAnnotations(source, sides.trainingTitle));
+    const test = await this.datasets.startSelection(source, testRows, sideAnnotations(source, sides.testTitle));
+    const written = Promise.all([training.written, test.written]);
+    try {
+      let modelUri: string;
+      if (setup.yScrambleSeed === undefined) {
+        const checked = plan ?? (await this.plan(setup, source.uri));
+        modelUri = await trainModel(this.services, this.datasets, this.models, { ...checked, dataset: training.meta }, trainingPart(job), trainingRows);
+      } else {
+        // a scrambled copy of the training side is read back from the store
+        await written;
+        modelUri = await this.train(setup, training.meta.uri, trainingPart(job));
+      }
+      const testing = { testDataset: test.meta.uri, testTargetDataset: test.meta.uri, predictionFeature: setup.predictionFeature, testMeta: test.meta };
+      return await this.testAndRecord(setup, modelUri, testing, extra, job, started, testRows, written);
+    } catch (e) {
+      // nothing may land after the task's rollback has removed what it made
+      await Promise.allSettled([training.written, test.written]);
+      throw e;
+    }
+  }
+
+  /** Test a model just trained and store the validation (once `written`, the sets' own writes, has settled). */
+  private async testAndRecord(
+    setup: LearningSetup,
+    modelUri: string,
+    test: Parameters<ValidationRunner['testModel']>[1],
+    extra: ValidationExtra,
+    job: Job,
+    started: number,
+    testRows?: DatasetRow[],
+    written?: Promise<unknown>,
+  ): Promise<{ uri: string; pairs: PairedValue[]; model: PredictiveModel }> {
     const model = (await timePhase('model read back', () => this.models.load(modelUri))) as PredictiveModel; // a learner's model
-    const { record, pairs } = await this.testModel(model, { ...sets, predictionFeature: setup.predictionFeature }, { signal: job.signal, progress: (f) => job.progress?.(0.7 + f * 0.3) }, rows?.test);
-    const uri = await timePhase('validation written', () => this.validations.create({
-      ...record,
-      ...extra,
-      algorithm: setup.algorithmUri,
-      algorithmParams: setup.parametersText,
-      realRuntimeMs: performance.now() - started,
-      date: new Date(),
-    }));
+    const { record, pairs } = await this.testModel(model, test, { signal: job.signal, progress: (f) => job.progress?.(0.7 + f * 0.3) }, testRows);
+    if (written) await timePhase('side datasets written', () => written);
+    const uri = await timePhase('validation written', () =>
+      this.validations.create({
+        ...record,
+        ...extra,
+        algorithm: setup.algorithmUri,
+        algorithmParams: setup.parametersText,
+        realRuntimeMs: performance.now() - started,
+        date: new Date(),
+      }),
+    );
     return { uri, pairs, model };
   }
+
+  /** The training of a setup on a dataset, checked (400/404 naming the problem). */
+  plan(setup: LearningSetup, datasetUri: string): Promise<TrainingPlan> {
+    return planTraining(this.services, this.datasets, {
+      algorithmUri: setup.algorithmUri,
+      learner: setup.def.learner,
+      parameters: setup.parameters,
+      datasetUri,
+      predictionFeature: setup.predictionFeature,
+    });
+  }
+}
+
+/** The training's share of a validation's progress. */
+function trainingPart(job: Job): Job {
+  return { signal: job.signal, progress: (f) => job.progress?.(f * 0.7) };
+}
+
+/** The annotations of a dataset made from another's rows. */
+function sideAnnotations(source: DatasetMeta, title: string): [RDF.NamedNode, RDF.Term][] {
+  return [
+    [dc('title'), literal(title)],
+    [ot('hasSource'), df.namedNode(source.uri)],
+  ];
 }
