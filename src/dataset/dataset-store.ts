@@ -158,22 +158,28 @@ export class DatasetStore {
       if (features) for (const f of [...row.values.keys()]) if (!features.has(f)) row.values.delete(f);
       return row;
     };
-    for await (const q of this.services.store.streamGraph(this.entriesGraph(uri))) {
-      if (q.subject.value === uri) continue; // the ot:dataEntry list
-      if (!current || current.entry !== q.subject.value) {
-        if (current) {
-          const done = finish(current);
-          if (done) {
-            yield done;
-            if (++emitted >= take) return;
+    const compound = ot('compound').value;
+    const index = ot('index').value;
+    const sameAs = owl('sameAs').value;
+    for await (const batch of this.services.store.graphBatches(this.entriesGraph(uri))) {
+      for (const q of batch) {
+        if (q.subject.value === uri) continue; // the ot:dataEntry list
+        if (!current || current.entry !== q.subject.value) {
+          if (current) {
+            const done = finish(current);
+            if (done) {
+              yield done;
+              if (++emitted >= take) return;
+            }
           }
+          current = { entry: q.subject.value, index: 0, compound: '', values: new Map() };
         }
-        current = { entry: q.subject.value, index: 0, compound: '', values: new Map() };
+        const p = q.predicate.value;
+        if (p === compound) current.compound = q.object.value;
+        else if (p === index) current.index = Number(q.object.value);
+        else if (p === sameAs) current.sameAs = q.object.value;
+        else if (q.object.termType === 'Literal') current.values.set(p, q.object);
       }
-      if (q.predicate.equals(ot('compound'))) current.compound = q.object.value;
-      else if (q.predicate.equals(ot('index'))) current.index = Number(q.object.value);
-      else if (q.predicate.equals(owl('sameAs'))) current.sameAs = q.object.value;
-      else if (q.object.termType === 'Literal') current.values.set(q.predicate.value, q.object);
     }
     if (current && emitted < take) {
       const done = finish(current);
@@ -190,15 +196,17 @@ export class DatasetStore {
     const meta = await this.readMeta(uri);
     if (!meta?.rowsOf) return undefined;
     const wanted = new Set<string>();
-    for await (const q of this.services.store.streamGraph(this.entriesGraph(uri))) if (q.predicate.equals(owl('sameAs'))) wanted.add(q.object.value);
+    for await (const batch of this.services.store.graphBatches(this.entriesGraph(uri))) for (const q of batch) if (q.predicate.equals(owl('sameAs'))) wanted.add(q.object.value);
     const found = new Map<string, { compound?: string; values: Map<string, RDF.Literal> }>();
     for (const source of new Set([...wanted].map(datasetOfEntry))) {
-      for await (const q of this.services.store.streamGraph(this.entriesGraph(source))) {
-        if (!wanted.has(q.subject.value) || q.predicate.equals(ot('index'))) continue;
-        let row = found.get(q.subject.value);
-        if (!row) found.set(q.subject.value, (row = { values: new Map() }));
-        if (q.predicate.equals(ot('compound'))) row.compound = q.object.value;
-        else if (q.object.termType === 'Literal') row.values.set(q.predicate.value, q.object);
+      for await (const batch of this.services.store.graphBatches(this.entriesGraph(source))) {
+        for (const q of batch) {
+          if (!wanted.has(q.subject.value) || q.predicate.equals(ot('index'))) continue;
+          let row = found.get(q.subject.value);
+          if (!row) found.set(q.subject.value, (row = { values: new Map() }));
+          if (q.predicate.equals(ot('compound'))) row.compound = q.object.value;
+          else if (q.object.termType === 'Literal') row.values.set(q.predicate.value, q.object);
+        }
       }
     }
     return found;

@@ -1,6 +1,5 @@
 import type * as RDF from '@rdfjs/types';
 import { ClassicLevel } from 'classic-level';
-import type { Quadstore } from 'quadstore';
 import { ReadableQuadstore } from './readable-quadstore.ts';
 import { QueryEngine } from '@comunica/query-sparql-rdfjs';
 import { df } from '../rdf/namespaces.ts';
@@ -26,7 +25,7 @@ import type { SparqlText } from './sparql-template.ts';
 import { DEFAULT_GRAPH_IRI, type GraphScope, type QueryOptions, type QueryResult, type RecordWrites, type Solution, type TripleStore } from './triple-store.ts';
 
 /** The graph term of a graph name: DEFAULT_GRAPH_IRI names the store's unnamed default graph. */
-function graphTerm(iri: string): RDF.Quad['graph'] {
+function graphTerm(iri: string): RDF.NamedNode | RDF.DefaultGraph {
   return iri === DEFAULT_GRAPH_IRI ? df.defaultGraph() : df.namedNode(iri);
 }
 
@@ -73,11 +72,11 @@ export class QuadstoreTripleStore implements TripleStore {
   /** Creations of new graphs waiting for the write queue, written as one group (createGraphs). */
   private creations: { added: RDF.Quad[]; records?: RecordWrites; resolve: () => void; reject: (e: unknown) => void }[] = [];
 
-  readonly quadstore: Quadstore;
+  readonly quadstore: ReadableQuadstore;
   readonly bulk: BulkQuadstore;
   private readonly fileRemoval: DeferredFileRemoval;
   private readonly writer: IndexWriter;
-  private constructor(quadstore: Quadstore, bulk: BulkQuadstore, fileRemoval: DeferredFileRemoval, writer: IndexWriter) {
+  private constructor(quadstore: ReadableQuadstore, bulk: BulkQuadstore, fileRemoval: DeferredFileRemoval, writer: IndexWriter) {
     this.quadstore = quadstore;
     this.bulk = bulk;
     this.fileRemoval = fileRemoval;
@@ -185,9 +184,10 @@ export class QuadstoreTripleStore implements TripleStore {
     const cached = this.cache.get(graphIri);
     if (cached) return cached;
     const epoch = this.cache.epoch;
-    const { items } = await this.partitionOf(graphIri).get({ graph: graphTerm(graphIri) as any });
-    this.cache.put(graphIri, items as RDF.Quad[], epoch);
-    return items as RDF.Quad[];
+    const items: RDF.Quad[] = [];
+    for await (const batch of this.graphBatches(graphIri)) for (const q of batch) items.push(q);
+    this.cache.put(graphIri, items, epoch);
+    return items;
   }
 
   /**
@@ -204,8 +204,8 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   /** Stream one graph in index order (for a bulk graph: subject by subject). */
-  streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
-    return this.partitionOf(graphIri).match(undefined, undefined, undefined, graphTerm(graphIri) as any) as unknown as AsyncIterable<RDF.Quad>;
+  graphBatches(graphIri: string): AsyncIterable<RDF.Quad[]> {
+    return this.partitionOf(graphIri).graphBatches(graphTerm(graphIri));
   }
 
   async hasGraph(graphIri: string): Promise<boolean> {

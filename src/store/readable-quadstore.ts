@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { Quadstore } from 'quadstore';
 import { AsyncIterator, EmptyIterator } from 'asynciterator';
+import { quadReader, writePattern } from 'quadstore/dist/serialization/index.js';
 
 /**
  * An iterator over a source that arrives later (a promise of it), which is readable exactly when
@@ -77,8 +78,33 @@ export class PromisedIterator<T> extends AsyncIterator<T> {
 
 type Term = RDF.Term | null | undefined;
 
+/** LevelDB keys read at once by `graphBatches`. */
+const BATCH_KEYS = 1024;
+
 /** quadstore with `match` streams that keep asynciterator's `readable` contract (see PromisedIterator). */
 export class ReadableQuadstore extends Quadstore {
+  /**
+   * A whole graph, subject by subject (the graph-subject-predicate-object index), a batch of
+   * LevelDB keys at a time: the keys are decoded as quadstore decodes them, without an iterator
+   * object per quad in between (a dataset's rows are read about three times as fast).
+   */
+  async *graphBatches(graph: RDF.NamedNode | RDF.DefaultGraph): AsyncGenerator<RDF.Quad[]> {
+    const index = this.indexes.find((i) => i.terms.join() === 'graph,subject,predicate,object');
+    if (!index) throw new Error('no graph-subject-predicate-object index');
+    const range = writePattern({ graph } as never, index, this.prefixes)!;
+    const db = this.db as unknown as { iterator(options: object): { nextv(size: number): Promise<[string][]>; close(): Promise<void> } };
+    const it = db.iterator({ [range.gte ? 'gte' : 'gt']: range.gt, [range.lte ? 'lte' : 'lt']: range.lt, keys: true, values: false, keyEncoding: 'utf8' });
+    try {
+      for (;;) {
+        const entries = await it.nextv(BATCH_KEYS);
+        if (!entries.length) return;
+        yield entries.map(([key]) => quadReader.read(key, index.prefix.length, index.terms, this.dataFactory, this.prefixes) as RDF.Quad);
+      }
+    } finally {
+      await it.close();
+    }
+  }
+
   override match(subject?: Term, predicate?: Term, object?: Term, graph?: Term, opts: Parameters<Quadstore['getStream']>[1] = {}): AsyncIterator<RDF.Quad> {
     // a literal is never a subject
     if (subject?.termType === 'Literal') return new EmptyIterator();

@@ -48,8 +48,8 @@ export interface QueryOptions {
  */
 export interface TripleStore {
   readGraph(graphIri: string): Promise<RDF.Quad[]>;
-  /** Read a graph as a stream, subject by subject (memory stays flat for large graphs). */
-  streamGraph(graphIri: string): AsyncIterable<RDF.Quad>;
+  /** Read a graph as a stream of batches of quads, subject by subject (memory stays flat for large graphs). */
+  graphBatches(graphIri: string): AsyncIterable<RDF.Quad[]>;
   hasGraph(graphIri: string): Promise<boolean>;
   /**
    * Atomically make each named graph hold exactly the given quads (their graph term is ignored),

@@ -84,7 +84,7 @@ export class Crossvalidations {
     const results: { uri: string; pairs: PairedValue[]; classes: string[] }[] = new Array(k);
     const started = performance.now();
     // checked once: every fold has the dataset's features and target
-    const plan = setup.yScrambleSeed === undefined ? await this.runner.plan(setup, dataset.uri) : undefined;
+    const plan = setup.yScrambleSeed === undefined ? await timePhase('training planned', () => this.runner.plan(setup, dataset.uri)) : undefined;
     let done = 0;
     let next = 0;
     const runFold = async (fold: number) => {

@@ -6,6 +6,7 @@ import { readFeatureRecords } from '../feature/feature-record.ts';
 import type { Predictor } from '../model/prediction.ts';
 import { defineJob } from '../task/job-definition.ts';
 import type { Crossvalidations } from './crossvalidation.ts';
+import { timePhase } from '../core/phase-times.ts';
 import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.ts';
 import { splitValidation } from './split-validation.ts';
 import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.ts';
@@ -186,7 +187,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
         return {
           title: `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
           work: async (job) => {
-            const rows = await runner.datasets.allRows(dataset.uri);
+            const rows = await timePhase('dataset rows read', () => runner.datasets.allRows(dataset.uri));
             return crossvalidations.run({ setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed: input.randomSeed, stratified, leaveOneOut, note }, progressOf(job));
           },
         };

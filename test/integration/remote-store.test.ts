@@ -60,7 +60,7 @@ test('a reader that stops early gives its connection back: many partial reads, t
   const g = 'http://example.org/remote/big';
   await s.services.store.replaceGraphs({ [g]: Array.from({ length: 5000 }, (_, i) => df.quad(df.namedNode(`${g}#r${i}`), df.namedNode('http://example.org/n'), df.literal(String(i)))) });
   for (let i = 0; i < 40; i++) {
-    for await (const _ of s.services.store.streamGraph(g)) break;
+    for await (const _ of s.services.store.graphBatches(g)) break;
   }
   assert.equal((await s.services.store.readGraph(g)).length, 5000);
 });

@@ -34,6 +34,9 @@ type Term = RDF.Term | null | undefined;
  * Updates run in Comunica over the server's quads as on the embedded store, and their changes
  * are written in one request.
  */
+/** Quads handed on at once by graphBatches. */
+const REMOTE_BATCH = 1024;
+
 export class RemoteSparqlStore implements TripleStore {
   private readonly engine = new QueryEngine();
   private federated?: Promise<QueryEngine>;
@@ -55,7 +58,7 @@ export class RemoteSparqlStore implements TripleStore {
     for (let attempt = 0; ; attempt++) {
       const out: RDF.Quad[] = [];
       try {
-        for await (const q of this.streamGraph(graphIri)) out.push(q);
+        for await (const batch of this.graphBatches(graphIri)) out.push(...batch);
         return out;
       } catch (e) {
         if (!(e instanceof ReadDuringWrite) || attempt >= 4) throw e;
@@ -63,15 +66,21 @@ export class RemoteSparqlStore implements TripleStore {
     }
   }
 
-  async *streamGraph(graphIri: string): AsyncIterable<RDF.Quad> {
+  async *graphBatches(graphIri: string): AsyncIterable<RDF.Quad[]> {
     if (!writable(graphIri)) return; // no such graph can be stored
     await this.writing.get(graphIri);
     const graph = graphTerm(graphIri);
     const solutions = this.client.selectStream(sparql`SELECT ?s ?p ?o WHERE { GRAPH ${df.namedNode(graphIri)} { ?s ?p ?o } } ORDER BY ?s ?p ?o`);
+    let batch: RDF.Quad[] = [];
     for await (const s of solutions) {
       if (!s.s || !s.p || !s.o) throw new ReadDuringWrite(graphIri);
-      yield df.quad(fromServer(s.s) as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graph);
+      batch.push(df.quad(fromServer(s.s) as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graph));
+      if (batch.length >= REMOTE_BATCH) {
+        yield batch;
+        batch = [];
+      }
     }
+    if (batch.length) yield batch;
   }
 
   async hasGraph(graphIri: string): Promise<boolean> {
