@@ -26,6 +26,12 @@ export interface DatasetMetadata {
    * dataset is rewritten (its rows then hold their values).
    */
   rowsOf?: string;
+  /**
+   * With `rowsOf`: the numbers of that dataset's entries the selection holds, in its row order,
+   * as runs (see rowRuns); its entries graph is then empty. Without it, a selection's entries
+   * graph holds an entry `owl:sameAs` each (selections made before 2026-11-26).
+   */
+  selectedRows?: string;
 }
 
 export type Annotation = [RDF.NamedNode, RDF.Term];
@@ -45,6 +51,7 @@ export const datasetDescription = describeResource([ot('Dataset')], {
   /** The rows, in the entries graph (`{uri}/entries`). */
   entries: many('iri', ot('dataEntry')),
   rowsOf: optional('iri', ot('rowsOf')),
+  selectedRows: optional('text', ot('selectedRows')),
 });
 
 /** The properties the server writes itself: not annotations. */
@@ -53,7 +60,7 @@ const OWN = new Set([rdf('type'), ...Object.entries(datasetDescription.fields).f
 /** The record of a dataset's metadata graph; undefined when the graph is not a dataset's. */
 export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undefined {
   if (!datasetDescription.isOne(quads, uri)) return undefined;
-  const { title, columns, warnings, created, rowsOf } = datasetDescription.decode(quads, uri);
+  const { title, columns, warnings, created, rowsOf, selectedRows } = datasetDescription.decode(quads, uri);
   const columnValue = (node: string, p: RDF.NamedNode) => propertyValue(quads, node, p);
   const features = columns
     .map((c) => ({ feature: columnValue(c, ot('feature')), index: Number(columnValue(c, ot('index'))) }))
@@ -69,6 +76,7 @@ export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undef
     annotations: quads.filter((q) => q.subject.value === uri && !OWN.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]),
     created,
     rowsOf,
+    selectedRows,
   };
 }
 
@@ -84,6 +92,7 @@ export function metadataQuads(uri: string, info: DatasetMetadata): RDF.Quad[] {
       columns: info.features.map((_, i) => column(i)),
       warnings: keptWarnings(info.warnings),
       rowsOf: info.rowsOf,
+      selectedRows: info.rowsOf ? info.selectedRows : undefined,
     }),
     ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
     ...info.features.flatMap((f, i) => [df.quad(df.namedNode(column(i)), ot('feature'), df.namedNode(f)), df.quad(df.namedNode(column(i)), ot('index'), literal(i + 1))]),
@@ -103,6 +112,9 @@ export function keptWarnings(warnings: string[]): string[] {
 
 const pad = (n: number) => String(n).padStart(8, '0');
 
+/** The IRI of a dataset's entry (row) number `index` (`{uri}#entry-00000012`). */
+export const entryIri = (uri: string, index: number) => `${uri}#entry-${pad(index)}`;
+
 /** One row of a selection's entries graph: its compound and the entry of another dataset whose values it has (4 quads, whatever the columns). */
 export function selectionEntryQuads(uri: string, entriesGraph: string, index: number, compound: string, sameAs: string): RDF.Quad[] {
   const row = entryQuads(uri, entriesGraph, index, compound, []);
@@ -113,9 +125,44 @@ export function selectionEntryQuads(uri: string, entriesGraph: string, index: nu
 /** The dataset an entry IRI belongs to (`{dataset}#entry-00000012`). */
 export const datasetOfEntry = (entry: string) => entry.slice(0, entry.lastIndexOf('#entry-'));
 
+/** The number of an entry IRI (`{dataset}#entry-00000012`: 12); NaN for another IRI. */
+export const entryNumber = (entry: string) => {
+  const at = entry.lastIndexOf('#entry-');
+  return at < 0 ? Number.NaN : Number(entry.slice(at + 7));
+};
+
+/** Entry numbers as runs: `1-120 122 125-300` (a number may come again: a bootstrap sample). */
+export function rowRuns(numbers: number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < numbers.length; ) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
+    runs.push(j > i ? `${numbers[i]}-${numbers[j]}` : String(numbers[i]));
+    i = j + 1;
+  }
+  return runs.join(' ');
+}
+
+/** The most entries a selection's runs may stand for (a run written by hand through SPARQL is not trusted). */
+const MAX_SELECTED = 50_000_000;
+
+/** The entry numbers of runs (rowRuns); tokens that are not runs of positive integers are skipped. */
+export function parseRowRuns(text: string): number[] {
+  const numbers: number[] = [];
+  for (const token of text.split(/\s+/)) {
+    const m = /^(\d{1,12})(?:-(\d{1,12}))?$/.exec(token);
+    if (!m) continue;
+    const first = Number(m[1]);
+    const last = m[2] === undefined ? first : Number(m[2]);
+    if (first < 1 || last < first || numbers.length + (last - first) >= MAX_SELECTED) continue;
+    for (let n = first; n <= last; n++) numbers.push(n);
+  }
+  return numbers;
+}
+
 /** One row of the entries graph (`{uri}/entries`, see DatasetStore). */
 export function entryQuads(uri: string, entriesGraph: string, index: number, compound: string, values: [string, RDF.Literal][]): RDF.Quad[] {
-  const e = df.namedNode(`${uri}#entry-${pad(index)}`);
+  const e = df.namedNode(entryIri(uri, index));
   const g = df.namedNode(entriesGraph);
   return [
     df.quad(df.namedNode(uri), ot('dataEntry'), e, g),

@@ -5,7 +5,20 @@ import type * as RDF from '@rdfjs/types';
 import { df, ot, owl, dc, dcterms } from '../rdf/namespaces.ts';
 import { select, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import { sortById } from '../store/id-minter.ts';
-import { datasetMeta, datasetOfEntry, entryQuads, mergeAnnotations, metadataQuads, selectionEntryQuads, type DatasetMeta, type DatasetMetadata } from './dataset-codec.ts';
+import {
+  datasetMeta,
+  datasetOfEntry,
+  entryIri,
+  entryNumber,
+  entryQuads,
+  mergeAnnotations,
+  metadataQuads,
+  parseRowRuns,
+  rowRuns,
+  selectionEntryQuads,
+  type DatasetMeta,
+  type DatasetMetadata,
+} from './dataset-codec.ts';
 import { datasetQueries } from './dataset-queries.ts';
 import { compoundQueries } from '../compound/compound-queries.ts';
 import { badRequest, notFound } from '../core/errors.ts';
@@ -126,52 +139,58 @@ export class DatasetStore {
     return (await select(this.services.store, compoundQueries.datasetsHolding(structure))).map((r) => r.d.value);
   }
 
-  /** The number of rows, counted in the store (no row is read). */
+  /** The number of rows, counted in the store (no row is read); a selection's, from its runs. */
   async count(uri: string): Promise<number> {
+    const meta = await this.readMeta(uri);
+    if (meta?.rowsOf && meta.selectedRows !== undefined) return parseRowRuns(meta.selectedRows).length;
     const [row] = await select(this.services.store, datasetQueries.rowCount(uri, this.entriesGraph(uri)));
     return Number(row?.n.value ?? 0);
   }
 
   /**
-   * The rows in order, optionally a subset; memory stays flat whatever the size (a selection's
-   * holds the values of the rows it refers to).
+   * The rows in order, optionally a subset; memory stays flat whatever the size (but for a
+   * selection whose rows are not in its source's order, which holds the rows it selects).
    */
   async *rows(uri: string, filter: RowFilter = {}): AsyncGenerator<DatasetRow> {
-    const referenced = await this.referencedValues(uri);
+    const meta = await this.readMeta(uri);
     const compounds = filter.compounds?.length ? new Set(filter.compounds) : undefined;
     const features = filter.features?.length ? new Set(filter.features) : undefined;
     const skip = filter.pagesize ? (filter.page ?? 0) * filter.pagesize : 0;
     const take = filter.pagesize ?? Infinity;
+    const where = filter.where;
     let seen = 0;
     let emitted = 0;
-    let current: DatasetRow | undefined;
-    const where = filter.where;
-    const finish = (row: DatasetRow): DatasetRow | undefined => {
-      if (compounds && !compounds.has(row.compound)) return undefined;
+    const source = meta?.rowsOf && meta.selectedRows !== undefined ? this.selectedRows(uri, meta.rowsOf, parseRowRuns(meta.selectedRows)) : this.storedRows(uri, meta);
+    for await (const row of source) {
+      if (compounds && !compounds.has(row.compound)) continue;
+      if (where && row.values.get(where.feature)?.value.trim() !== where.value) continue;
+      if (seen++ < skip) continue;
+      if (features) for (const f of [...row.values.keys()]) if (!features.has(f)) row.values.delete(f);
+      yield row;
+      if (++emitted >= take) return;
+    }
+  }
+
+  /** The rows of the entries graph, in order (an older selection's by reference: see referencedValues). */
+  private async *storedRows(uri: string, meta: DatasetMeta | undefined): AsyncGenerator<DatasetRow> {
+    const referenced = meta?.rowsOf ? await this.referencedValues(uri) : undefined;
+    const resolve = (row: DatasetRow): DatasetRow => {
       if (row.sameAs && referenced) {
         const source = referenced.get(row.sameAs);
         // another compound's row there now (the source was changed behind its back): no values rather than wrong ones
         row.values = new Map(source?.compound === row.compound ? source.values : []);
       }
-      if (where && row.values.get(where.feature)?.value.trim() !== where.value) return undefined;
-      if (seen++ < skip) return undefined;
-      if (features) for (const f of [...row.values.keys()]) if (!features.has(f)) row.values.delete(f);
       return row;
     };
     const compound = ot('compound').value;
     const index = ot('index').value;
     const sameAs = owl('sameAs').value;
+    let current: DatasetRow | undefined;
     for await (const batch of this.services.store.graphBatches(this.entriesGraph(uri))) {
       for (const q of batch) {
         if (q.subject.value === uri) continue; // the ot:dataEntry list
         if (!current || current.entry !== q.subject.value) {
-          if (current) {
-            const done = finish(current);
-            if (done) {
-              yield done;
-              if (++emitted >= take) return;
-            }
-          }
+          if (current) yield resolve(current);
           current = { entry: q.subject.value, index: 0, compound: '', values: new Map() };
         }
         const p = q.predicate.value;
@@ -181,9 +200,38 @@ export class DatasetStore {
         else if (q.object.termType === 'Literal') current.values.set(p, q.object);
       }
     }
-    if (current && emitted < take) {
-      const done = finish(current);
-      if (done) yield done;
+    if (current) yield resolve(current);
+  }
+
+  /**
+   * A selection's rows: the entries of `source` numbered in its runs, in their order, each as
+   * the selection's own entry `owl:sameAs` the source's. Runs in the source's order (a fold, a
+   * split's side) are read streaming; any other order (a bootstrap sample) holds the rows it
+   * selects. Entries the source no longer has are left out.
+   */
+  private async *selectedRows(uri: string, source: string, numbers: number[]): AsyncGenerator<DatasetRow> {
+    const own = (k: number, row: DatasetRow): DatasetRow => ({ entry: entryIri(uri, k + 1), index: k + 1, compound: row.compound, values: row.values, sameAs: row.entry });
+    if (numbers.every((n, i) => i === 0 || n > numbers[i - 1])) {
+      let k = 0;
+      if (!numbers.length) return;
+      for await (const row of this.storedRows(source, undefined)) {
+        const n = entryNumber(row.entry);
+        while (k < numbers.length && numbers[k] < n) k++;
+        if (numbers[k] === n) yield own(k++, row);
+        if (k >= numbers.length) return;
+      }
+      return;
+    }
+    const wanted = new Set(numbers);
+    const found = new Map<number, DatasetRow>();
+    for await (const row of this.storedRows(source, undefined)) {
+      const n = entryNumber(row.entry);
+      if (wanted.has(n)) found.set(n, row);
+    }
+    for (const [k, n] of numbers.entries()) {
+      const row = found.get(n);
+      // a row selected twice is two rows with values of their own
+      if (row) yield own(k, { ...row, values: new Map(row.values) });
     }
   }
 
@@ -233,9 +281,17 @@ export class DatasetStore {
    */
   async startSelection(source: DatasetMeta, rows: DatasetRow[], annotations: [RDF.NamedNode, RDF.Term][]): Promise<{ meta: DatasetMeta; written: Promise<void> }> {
     const uri = await this.services.ids.next(this.collection);
-    const entries = rows.flatMap((r, k) => selectionEntryQuads(uri, this.entriesGraph(uri), k + 1, r.compound, r.sameAs ?? r.entry));
-    const quads = metadataQuads(uri, { annotations, features: source.features, warnings: [], rowsOf: source.rowsOf ?? source.uri });
-    const written = this.services.store.replaceGraphs({ [this.entriesGraph(uri)]: entries, [uri]: quads });
+    const rowsOf = source.rowsOf ?? source.uri;
+    const entries = rows.map((r) => r.sameAs ?? r.entry);
+    // the rows as runs of the source's entry numbers; entry by entry when one is not the source's
+    const numbers = entries.every((e) => datasetOfEntry(e) === rowsOf) ? entries.map(entryNumber) : undefined;
+    const selectedRows = numbers?.every((n) => Number.isInteger(n) && n > 0) ? rowRuns(numbers) : undefined;
+    const quads = metadataQuads(uri, { annotations, features: source.features, warnings: [], rowsOf, selectedRows });
+    const graphs =
+      selectedRows !== undefined
+        ? { [uri]: quads }
+        : { [this.entriesGraph(uri)]: rows.flatMap((r, k) => selectionEntryQuads(uri, this.entriesGraph(uri), k + 1, r.compound, entries[k])), [uri]: quads };
+    const written = this.services.store.replaceGraphs(graphs);
     written.catch(() => undefined); // the caller awaits it later: not an unhandled rejection meanwhile
     return { meta: datasetMeta(quads, uri)!, written };
   }
@@ -475,7 +531,7 @@ export class DatasetStore {
         values: meta.features.filter((f) => r.values.has(f)).map((f): [string, RDF.Literal] => [f, r.values.get(f)!]),
       }));
       const entries = rows.flatMap((r, k) => entryQuads(selection, this.entriesGraph(selection), k + 1, r.compound, r.values));
-      const { rowsOf: _, ...own } = meta;
+      const { rowsOf: _, selectedRows: __, ...own } = meta;
       await this.services.store.replaceGraphs({ [this.entriesGraph(selection)]: entries, [selection]: metadataQuads(selection, own) });
     }
   }

@@ -169,7 +169,7 @@ async function trainGradientBoosting(task: LearningTask, data: TrainingData, par
 
   context.signal?.throwIfAborted();
   const bins = await binTrainingData(data, context);
-  const { init, trees } = await context.run<{ init: number[]; trees: EncodedTree[] }>(import.meta.url, 'trainBoosting', [bins, y, numClasses, settings]);
+  const { init, trees } = await context.run<{ init: number[]; trees: EncodedTree[] }>(import.meta.url, 'trainBoosting', [bins, y, numClasses, settings], { background: true });
   const treesPerRound = task === 'classification' && numClasses > 2 ? numClasses : 1;
   return { kind: 'gradient-boosting', task, numFeatures: x.cols, numClasses, init, treesPerRound, trees };
 }

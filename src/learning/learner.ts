@@ -55,7 +55,8 @@ export interface ParameterSpec {
 }
 
 /** Runs an exported function of a module (by URL) off the main thread. */
-export type RunFunction = <T>(moduleUrl: string, exportName: string, args: unknown[]) => Promise<T>;
+/** Runs a pure function of a module off the main thread; `background`: a piece of long work (see WorkerPool's RunOptions). */
+export type RunFunction = <T>(moduleUrl: string, exportName: string, args: unknown[], options?: { background?: boolean }) => Promise<T>;
 
 export interface LearnerContext {
   /** Seed of every random choice: the same seed and data give the same model. */

@@ -135,7 +135,7 @@ async function trainForest(task: 'classification' | 'regression', data: Training
       const last = Math.floor(((c + 1) * settings.numTrees) / chunks);
       try {
         context.signal?.throwIfAborted();
-        grown[c] = await context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first]);
+        grown[c] = await context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first], { background: true });
       } catch (e) {
         failed = true;
         throw e;

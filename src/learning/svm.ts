@@ -259,7 +259,7 @@ export const supportVectorRegression: Learner = {
   sameAs: undefined,
   parameters: parameters('svr'),
   async train(data: TrainingData, params: Record<string, ParamValue>, context) {
-    return context.run<SvmState>(import.meta.url, 'trainSvm', [data, params, 'svr']);
+    return context.run<SvmState>(import.meta.url, 'trainSvm', [data, params, 'svr'], { background: true });
   },
   predict(state: unknown, x: Matrix): Prediction[] {
     return predictSvm(state as SvmState, x);
@@ -275,7 +275,7 @@ export const supportVectorClassification: Learner = {
   sameAs: undefined,
   parameters: parameters('svc'),
   async train(data: TrainingData, params: Record<string, ParamValue>, context) {
-    return context.run<SvmState>(import.meta.url, 'trainSvm', [data, params, 'svc']);
+    return context.run<SvmState>(import.meta.url, 'trainSvm', [data, params, 'svc'], { background: true });
   },
   predict(state: unknown, x: Matrix): Prediction[] {
     return predictSvm(state as SvmState, x);

@@ -74,6 +74,8 @@ const runningTask = new AsyncLocalStorage<TaskState>();
 /** The graphs a resource may own besides its own (dataset rows, model content, pooled statistics). */
 
 const PROGRESS_WRITE_INTERVAL_MS = 250;
+/** Tasks that run at least this long end with a log line of where their time went. */
+const LOGGED_TASK_MS = 1000;
 /** How long closing waits for running work to end after aborting it. */
 const CLOSE_WAIT_MS = 10_000;
 
@@ -478,8 +480,9 @@ export class TaskRunner {
     state.modified = new Date();
     if (state.status === 'Completed' || state.status === 'Error') this.ended[state.status]++;
     await this.finish(state);
-    // where the time went (npm run bench reads these lines)
-    this.log.info('task ended', { task: state.uri, status: state.status, ms: Math.round(performance.now() - started), phases: phaseSummary(phases) });
+    // where a long task's time went (npm run bench reads these lines)
+    const ms = performance.now() - started;
+    if (ms >= LOGGED_TASK_MS) this.log.info('task ended', { task: state.uri, status: state.status, ms: Math.round(ms), phases: phaseSummary(phases) });
   }
 
   /**

@@ -22,6 +22,16 @@ interface Queued {
   args: unknown[];
   pending: Pending;
   signal?: AbortSignal;
+  /** A piece of long work (a chunk of trees, of structures): started after every waiting call that is not. */
+  background: boolean;
+}
+
+export interface RunOptions {
+  /**
+   * A piece of long work, one of many: calls that are not wait for no such piece to start, only
+   * for the running ones to end (a fold's prediction does not queue behind another fold's trees).
+   */
+  background?: boolean;
 }
 
 /**
@@ -53,16 +63,22 @@ export class WorkerPool {
 
   /** `run` for one job: every call stops when the job's signal aborts. */
   runner(signal?: AbortSignal): RunFunction {
-    return (moduleUrl, exportName, args) => this.run(moduleUrl, exportName, args, signal);
+    return (moduleUrl, exportName, args, options) => this.run(moduleUrl, exportName, args, signal, options);
   }
 
-  run<T>(moduleUrl: string, exportName: string, args: unknown[], signal?: AbortSignal): Promise<T> {
+  run<T>(moduleUrl: string, exportName: string, args: unknown[], signal?: AbortSignal, options: RunOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool closed'));
     return new Promise<T>((resolve, reject) => {
       if (signal?.aborted) return reject(new Error('cancelled'));
-      this.queue.push({ module: moduleUrl, fn: exportName, args, signal, pending: { resolve: resolve as (v: unknown) => void, reject } });
+      this.queue.push({ module: moduleUrl, fn: exportName, args, signal, background: options.background === true, pending: { resolve: resolve as (v: unknown) => void, reject } });
       this.dispatch();
     });
+  }
+
+  /** The next call to start: the first that is not background work, else the first. */
+  private takeNext(): Queued {
+    const i = this.queue.findIndex((q) => !q.background);
+    return this.queue.splice(Math.max(0, i), 1)[0];
   }
 
   private dispatch(): void {
@@ -74,7 +90,7 @@ export class WorkerPool {
         this.slots.push(slot);
       }
       if (!slot) return;
-      const job = this.queue.shift()!;
+      const job = this.takeNext();
       if (job.signal?.aborted) {
         job.pending.reject(new Error('cancelled'));
         continue;
@@ -173,7 +189,7 @@ export async function runInChunks<In, Out>(workers: WorkerPool, call: ChunkedCal
     while (next < chunks.length && !failed) {
       const k = next++;
       try {
-        results[k] = await workers.run<Out[]>(call.module, call.fn, [chunks[k], ...(call.args ?? [])], job.signal);
+        results[k] = await workers.run<Out[]>(call.module, call.fn, [chunks[k], ...(call.args ?? [])], job.signal, { background: true });
       } catch (e) {
         failed = true;
         throw e;

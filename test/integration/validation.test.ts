@@ -224,16 +224,24 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
     const graph = parseTurtle((await http(part.startsWith(`${s.base}/dataset/`) ? `${local(part)}/metadata` : local(part), { accept: 'text/turtle' })).text);
     assert.deepEqual(valuesOf(graph, part, PART_OF), [cv], `${part} is part of the cross-validation`);
   }
-  // a fold's sets are selections of the dataset's rows, by reference: four quads a row, the values the dataset's own
+  // a fold's sets are selections of the dataset's rows: the entry numbers as runs in its metadata, no entries graph, the values the dataset's own
   const trainingMeta = parseTurtle((await http(`${local(foldTraining)}/metadata`, { accept: 'text/turtle' })).text);
   assert.deepEqual(valuesOf(trainingMeta, foldTraining, `${OT}rowsOf`), [dataset]);
-  const entries = parseTurtle((await http(`${s.url}/graph-store?graph=${encodeURIComponent(`${foldTraining}/entries`)}`, { accept: 'text/turtle' })).text);
-  const foldRows = entries.filter((q) => q.predicate.value === `${OT}dataEntry`).length;
-  assert.equal(entries.length, 4 * foldRows, 'dataEntry, compound, index and owl:sameAs a row');
-  const source = new Map((await csvOf(dataset)).slice(1).map((r) => [r[0], r.slice(1).join(',')]));
+  const [runs] = valuesOf(trainingMeta, foldTraining, `${OT}selectedRows`);
+  assert.match(runs, /^\d+(-\d+)?( \d+(-\d+)?)*$/);
+  const selected = runs.split(' ').flatMap((run) => {
+    const [a, b = a] = run.split('-').map(Number);
+    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  });
+  const entries = await http(`${s.url}/graph-store?graph=${encodeURIComponent(`${foldTraining}/entries`)}`, { accept: 'text/turtle' });
+  assert.equal(entries.status, 404, 'no entries graph');
+  const sourceRows = (await csvOf(dataset)).slice(1);
   const fromFold = (await csvOf(foldTraining)).slice(1);
-  assert.equal(fromFold.length, foldRows);
-  for (const r of fromFold) assert.equal(r.slice(1).join(','), source.get(r[0]), `${r[0]}: the values are the dataset's`);
+  assert.equal(fromFold.length, selected.length);
+  fromFold.forEach((r, i) => assert.deepEqual(r, sourceRows[selected[i] - 1], `row ${i + 1} is the dataset's row ${selected[i]}, values and all`));
+  const foldRows = fromFold.length;
+  const asRdf = parseTurtle((await http(local(foldTraining), { accept: 'text/turtle' })).text);
+  assert.equal(asRdf.filter((q) => q.predicate.value === `${OT}dataEntry`).length, foldRows, 'its RDF lists every row');
   // a new title keeps it a selection; new columns give it values of its own
   assert.equal((await http(`${local(foldTraining)}/metadata`, { method: 'PUT', body: form({ title: 'renamed fold' }) })).status, 200);
   assert.deepEqual((await csvOf(foldTraining)).slice(1), fromFold);
@@ -241,6 +249,7 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   assert.equal(copy.status, 200, copy.text);
   const merged = parseTurtle((await http(`${local(foldTraining)}/metadata`, { accept: 'text/turtle' })).text);
   assert.deepEqual(valuesOf(merged, foldTraining, `${OT}rowsOf`), [], 'a rewritten selection holds its values');
+  assert.deepEqual(valuesOf(merged, foldTraining, `${OT}selectedRows`), []);
   assert.equal((await csvOf(foldTraining)).length - 1, foldRows + (await csvOf(raw)).length - 1 - foldRows, 'the merge adds the rows it lacked');
   // the dataset a selection came from changes (a compound deleted: its rows are numbered again): the fold's test set keeps its rows and values
   const [foldTest] = valuesOf(fold, folds[0], `${OT}testDataset`);

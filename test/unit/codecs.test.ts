@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { taskQuads, taskRecord, type TaskRecord } from '../../src/task/task-codec.ts';
 import { reportQuads, reportRecord, type ReportRecord } from '../../src/report/report-codec.ts';
 import { policiesFrom, policyQuads, usersFrom, usersQuads, type User } from '../../src/auth/auth-codec.ts';
+import { datasetMeta, entryIri, entryNumber, metadataQuads, parseRowRuns, rowRuns } from '../../src/dataset/dataset-codec.ts';
 
 const BASE = 'http://toxgraph.test';
 
@@ -75,7 +76,7 @@ test('access-control codec: users with their groups, and policies, round-trip', 
 });
 
 test('a dataset keeps its first 500 warnings and counts the rest; a count kept before is counted on when more come', async () => {
-  const { keptWarnings, MAX_WARNINGS, metadataQuads } = await import('../../src/dataset/dataset-codec.ts');
+  const { keptWarnings, MAX_WARNINGS } = await import('../../src/dataset/dataset-codec.ts');
   const few = ['row 1: a', 'row 2: b'];
   assert.deepEqual(keptWarnings(few), few);
   const many = Array.from({ length: 100_000 }, (_, i) => `row ${i + 1}: no structure`);
@@ -95,4 +96,16 @@ test('an Excel download is refused when its rows or columns do not fit one sheet
   assert.equal(sheetTooLarge(SHEET_MAX_ROWS, SHEET_MAX_COLUMNS), undefined);
   assert.match(sheetTooLarge(SHEET_MAX_ROWS + 1, 3) ?? '', /^1048576 rows of 3 columns do not fit an Excel sheet/);
   assert.match(sheetTooLarge(10, SHEET_MAX_COLUMNS + 1) ?? '', /16385 columns/);
+});
+
+test("a selection's rows as runs of entry numbers round-trip, in their order, repeats kept; runs not written by the server are skipped", () => {
+  const cases = [[], [7], [1, 2, 3, 5, 8, 9, 10], [4, 2, 2, 3, 1], [3, 4, 5, 5, 6]];
+  for (const numbers of cases) assert.deepEqual(parseRowRuns(rowRuns(numbers)), numbers, JSON.stringify(numbers));
+  assert.equal(rowRuns([1, 2, 3, 5, 8, 9, 10]), '1-3 5 8-10');
+  assert.deepEqual(parseRowRuns(' 2-4  x 0 5-3 -1 9 '), [2, 3, 4, 9]);
+  assert.deepEqual(parseRowRuns('1-999999999999'), [], 'a run beyond the limit is not expanded');
+  const meta = datasetMeta(metadataQuads('http://x/dataset/2', { annotations: [], features: [], warnings: [], rowsOf: 'http://x/dataset/1', selectedRows: '1-3 5' }), 'http://x/dataset/2');
+  assert.equal(meta?.rowsOf, 'http://x/dataset/1');
+  assert.equal(meta?.selectedRows, '1-3 5');
+  assert.equal(entryNumber(entryIri('http://x/dataset/1', 12)), 12);
 });

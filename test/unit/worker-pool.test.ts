@@ -63,3 +63,17 @@ test('runInChunks of nothing calls nothing; a failing chunk fails the job', asyn
     await pool.close();
   }
 });
+
+test('a call that is not background work starts before queued background work: it waits only for the piece already running', async () => {
+  const pool = new WorkerPool(1);
+  try {
+    const order: string[] = [];
+    const pieces = [1, 2, 3, 4].map((i) => pool.run<number[]>(module, 'squaresAfter', [[i], 40], undefined, { background: true }).then(() => order.push(`piece ${i}`)));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const call = pool.run<number[]>(module, 'squaresAfter', [[5], 0]).then(() => order.push('call'));
+    await Promise.all([...pieces, call]);
+    assert.deepEqual(order, ['piece 1', 'call', 'piece 2', 'piece 3', 'piece 4']);
+  } finally {
+    await pool.close();
+  }
+});
