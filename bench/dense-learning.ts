@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, spawnServer } from '../test/helpers.ts';
 import type { Learner, Matrix, Prediction, RunFunction } from '../src/learning/learner.ts';
@@ -42,18 +42,29 @@ export async function benchDenseLearning(): Promise<Row[]> {
     const data = matrixOf(await (await fetch(described, { headers: { Accept: 'text/csv' } })).text());
     for (const id of LEARNERS) {
       const learner = learnerById(id)!;
+      const cpuBefore = threadCpu(server.pid);
       const t = now();
       const cv = await withPolling(base, () =>
         postAndFollow(`${base}/crossvalidation`, { dataset_uri: described, algorithm_uri: `${base}/algorithm/${id}`, prediction_feature: target, num_folds: '10', random_seed: '1' }),
       );
       const serviceMs = now() - t;
+      const cpu = cpuByKind(cpuBefore, threadCpu(server.pid));
       const phases = await phasesOfLastTask(server.stderr);
       const accuracy = await pooledAccuracy(cv.result);
+      const cpuInProcess = process.cpuUsage();
       const inProcess = await crossValidateInProcess(learner, data, pool);
+      const inProcessCpu = process.cpuUsage(cpuInProcess);
       rows.push(
         { bench, measure: `${id}: in process, the same matrix (baseline)`, value: `${fmt(inProcess.ms / 1000, 1)} s, accuracy ${fmt(inProcess.accuracy, 3)}`, ratio: '1.00x' },
         { bench, measure: `${id}: through the service`, value: `${fmt(serviceMs / 1000, 1)} s, accuracy ${fmt(accuracy, 3)}`, ratio: ratio(serviceMs / inProcess.ms) },
         { bench, measure: `${id}: worst GET /health / event-loop delay during it`, value: `${fmt(cv.worstMs, 0)} ms / ${fmt(cv.loopMaxMs, 0)} ms` },
+        {
+          bench,
+          measure: `${id}: CPU of the service during it (the baseline's: ${fmt((inProcessCpu.user + inProcessCpu.system) / 1e6, 1)} s)`,
+          value: Object.entries(cpu)
+            .map(([kind, ms]) => `${kind} ${fmt(ms / 1000, 1)} s`)
+            .join(', '),
+        },
         // phases of folds that run at once add up: shares of the summed time, not of the wall clock
         ...phaseRows(bench, id, phases),
       );
@@ -168,4 +179,37 @@ function scikitLearn(id: string, q: QsarData, dir: string): { ms: number; accura
   const run = spawnSync(python, [SKLEARN_SCRIPT, id, file], { encoding: 'utf8' });
   if (run.status !== 0) return undefined;
   return JSON.parse(run.stdout.trim().split('\n').pop()!) as { ms: number; accuracy: number; version: string; estimator: string };
+}
+
+/** CPU milliseconds of each thread of a process (Linux: /proc), by thread name and id. */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime, in clock ticks of 10 ms
+      out.set(`${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}`, (Number(fields[11]) + Number(fields[12])) * 10);
+    }
+  } catch {
+    // not Linux, or the process is gone: no figures
+  }
+  return out;
+}
+
+/** Where the service's CPU went between two readings, by kind of thread. */
+function cpuByKind(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  const kinds: [RegExp, string][] = [
+    [/^node-MainThread/, 'main thread'],
+    [/^WorkerThread/, 'worker threads (learners, store writer)'],
+    [/^libuv-worker/, 'LevelDB reads and writes (libuv pool)'],
+    [/^node-V8Worker/, 'V8 helpers (garbage collection)'],
+  ];
+  const out: Record<string, number> = {};
+  for (const [thread, ms] of after) {
+    const used = ms - (before.get(thread) ?? 0);
+    const kind = kinds.find(([pattern]) => pattern.test(thread))?.[1] ?? 'other threads';
+    out[kind] = (out[kind] ?? 0) + used;
+  }
+  return out;
 }

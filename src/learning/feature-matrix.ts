@@ -37,6 +37,9 @@ function numbersOf(row: Map<string, RDF.Literal>, features: string[], key: strin
   return numbers;
 }
 
+/** Rows between two looks at the clock (an await each costs more than the row). */
+const PAUSE_EVERY = 32;
+
 /** Fit the encodings of the independent variables on the training rows (the event loop free every 10 ms). */
 export async function fitEncodings(features: FeatureRecord[], rows: Map<string, RDF.Literal>[]): Promise<ColumnEncoding[]> {
   const numeric = features.filter((f) => f.bits === undefined);
@@ -46,8 +49,8 @@ export async function fitEncodings(features: FeatureRecord[], rows: Map<string, 
   const counts = new Float64Array(numeric.length);
   const binary = numeric.map(() => true);
   const slices = new TimeSlices();
-  for (const r of rows) {
-    await slices.pause();
+  for (const [i, r] of rows.entries()) {
+    if (i % PAUSE_EVERY === 0) await slices.pause();
     const numbers = numbersOf(r, uris, key);
     for (let j = 0; j < numbers.length; j++) {
       const v = numbers[j];
@@ -94,7 +97,7 @@ async function denseRows(encodings: NumericEncoding[], rows: Map<string, RDF.Lit
   const data = new Float64Array(rows.length * cols);
   const slices = new TimeSlices();
   for (const [i, r] of rows.entries()) {
-    await slices.pause();
+    if (i % PAUSE_EVERY === 0) await slices.pause();
     const numbers = numbersOf(r, uris, key);
     for (let j = 0; j < cols; j++) data[i * cols + j] = Number.isNaN(numbers[j]) ? encodings[j].mean : numbers[j];
   }
@@ -112,7 +115,7 @@ async function sparseRows(encodings: ColumnEncoding[], rows: Map<string, RDF.Lit
   // thousands of rows of fingerprint bits: the event loop stays free every 10 ms
   const slices = new TimeSlices();
   for (const [i, r] of rows.entries()) {
-    await slices.pause();
+    if (i % PAUSE_EVERY === 0) await slices.pause();
     const numbers = numbersOf(r, numericUris, key);
     let c = 0;
     let n = 0;

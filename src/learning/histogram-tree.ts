@@ -573,8 +573,10 @@ export function binnedLeafOffset(tree: Tree, bins: BinnedMatrix, r: number): num
  * implied by which nodes are leaves), each typed array as base64 of its little-endian bytes.
  */
 export interface EncodedTree {
-  /** Per node: the split column, or -1 for a leaf (Int32). */
+  /** Per node: the split column, or -1 for a leaf (Int8, Int16 or Int32: the narrowest that holds every column). */
   feature: string;
+  /** Absent in trees stored before 2026-11-26: 32. */
+  featureBits?: 8 | 16 | 32;
   /** Per internal node, in order: the threshold, Float32 when every one is exactly a float32, else Float64. */
   threshold: string;
   thresholdBits: 32 | 64;
@@ -597,8 +599,12 @@ export function encodeTree(tree: Tree, float32Values = false): EncodedTree {
     thresholds.push(tree.threshold[i]);
   }
   const exact32 = thresholds.every((t) => Math.fround(t) === t);
+  let widest = 0;
+  for (let i = 0; i < n; i++) widest = Math.max(widest, tree.feature[i]);
+  const featureBits = widest < 2 ** 7 ? 8 : widest < 2 ** 15 ? 16 : 32;
   return {
-    feature: toBase64(tree.feature),
+    feature: toBase64(featureBits === 8 ? Int8Array.from(tree.feature) : featureBits === 16 ? Int16Array.from(tree.feature) : tree.feature),
+    featureBits,
     threshold: toBase64(exact32 ? Float32Array.from(thresholds) : Float64Array.from(thresholds)),
     thresholdBits: exact32 ? 32 : 64,
     values: toBase64(float32Values ? Float32Array.from(tree.values) : tree.values),
@@ -609,7 +615,8 @@ export function encodeTree(tree: Tree, float32Values = false): EncodedTree {
 
 /** The tree of an encoding, with its child links rebuilt from the preorder. */
 export function decodeTree(encoded: EncodedTree): Tree {
-  const feature = new Int32Array(fromBase64(encoded.feature));
+  const bytes = fromBase64(encoded.feature);
+  const feature = encoded.featureBits === 8 ? Int32Array.from(new Int8Array(bytes)) : encoded.featureBits === 16 ? Int32Array.from(new Int16Array(bytes)) : new Int32Array(bytes);
   const thresholds = encoded.thresholdBits === 32 ? new Float32Array(fromBase64(encoded.threshold)) : new Float64Array(fromBase64(encoded.threshold));
   const values = encoded.valueBits === 32 ? Float64Array.from(new Float32Array(fromBase64(encoded.values))) : new Float64Array(fromBase64(encoded.values));
   const n = feature.length;

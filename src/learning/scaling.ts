@@ -171,7 +171,7 @@ export function argmax(values: ArrayLike<number>): number {
 // ---- Compact encodings for states ---------------------------------------------------------
 
 /** A typed array as base64 of its (little-endian) bytes. */
-export function toBase64(a: Int32Array | Uint32Array | Float32Array | Float64Array): string {
+export function toBase64(a: Int8Array | Int16Array | Int32Array | Uint32Array | Float32Array | Float64Array): string {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 }
 

@@ -119,21 +119,23 @@ export async function trainModel(
   plan: TrainingPlan,
   job: { signal?: AbortSignal; progress?: (fraction: number, stage?: string) => void } = {},
   /** The training dataset's rows when the caller holds them already (a cross-validation's folds): not read again. */
-  given?: Iterable<{ values: Map<string, RDF.Literal> }>,
+  given?: { values: Map<string, RDF.Literal> }[],
 ): Promise<string> {
   const rows: Map<string, RDF.Literal>[] = [];
   const targets: RDF.Literal[] = [];
   let withoutTarget = 0;
-  await timePhase('training rows read', async () => {
-    for await (const r of given ?? datasets.rows(plan.dataset.uri)) {
-      const t = r.values.get(plan.target.uri);
-      if (!t || t.value.trim() === '' || (plan.learner.task === 'regression' && Number.isNaN(numberOf(t)))) {
-        withoutTarget++;
-        continue;
-      }
+  const take = (r: { values: Map<string, RDF.Literal> }) => {
+    const t = r.values.get(plan.target.uri);
+    if (!t || t.value.trim() === '' || (plan.learner.task === 'regression' && Number.isNaN(numberOf(t)))) withoutTarget++;
+    else {
       rows.push(r.values);
       targets.push(t);
     }
+  };
+  await timePhase('training rows read', async () => {
+    // rows held already are taken without an await each
+    if (given) for (const r of given) take(r);
+    else for await (const r of datasets.rows(plan.dataset.uri)) take(r);
   });
   job.progress?.(0.1, `${rows.length} training rows read; ${plan.learner.title} is learning from ${plan.independent.length} features`);
   if (rows.length < 2) throw badRequest(`dataset ${plan.dataset.uri} has ${rows.length} row(s) with a value of the prediction feature; at least 2 are needed`);

@@ -199,6 +199,16 @@ test('histogram tree: a single unrestricted tree reproduces distinct training ro
   const encoded = encodeTree(tree);
   assert.equal(encoded.thresholdBits, 64);
   assert.deepEqual(decodeTree(JSON.parse(JSON.stringify(encoded))), tree);
+  // columns are stored in the narrowest integers that hold them; trees stored before as Int32 still decode
+  assert.equal(encoded.featureBits, 8);
+  const wide = { ...tree, feature: tree.feature.map((f) => (f < 0 ? f : f + 300)) };
+  assert.equal(encodeTree(wide).featureBits, 16);
+  assert.deepEqual(decodeTree(encodeTree(wide)).feature, wide.feature);
+  const widest = { ...tree, feature: tree.feature.map((f) => (f < 0 ? f : f + 70000)) };
+  assert.equal(encodeTree(widest).featureBits, 32);
+  assert.deepEqual(decodeTree(encodeTree(widest)).feature, widest.feature);
+  const { featureBits: _, ...stored } = encodeTree(widest);
+  assert.deepEqual(decodeTree(stored).feature, widest.feature, 'an encoding without featureBits is Int32');
   const binary = binMatrix({ rows: 3, cols: 1, data: Float64Array.of(0, 1, 1) }, [true]);
   assert.deepEqual(Array.from(binary.codes), [0, 1, 1]);
   assert.deepEqual(Array.from(binary.edges), [0.5]);
