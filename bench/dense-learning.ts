@@ -8,7 +8,7 @@ import { learnerById } from '../src/learning/learners.ts';
 import { WorkerPool } from '../src/task/worker-pool.ts';
 import { NESTED } from '../src/core/phase-times.ts';
 import { defaults, foldsOf, selectRows, type QsarData } from './learners.ts';
-import { fmt, now, postAndFollow, ratio, tempDir, withPolling, type Row } from './util.ts';
+import { fmt, metric, now, postAndFollow, ratio, tempDir, withPolling, type Row } from './util.ts';
 
 /** The learners of the comparison (issue 38: forests, boosting and SVM on dense descriptors). */
 const LEARNERS = (process.env.TOXGRAPH_DENSE_LEARNERS ?? 'random-forest-classification,gradient-boosting-classification,svc').split(',');
@@ -77,6 +77,19 @@ export async function benchDenseLearning(): Promise<Row[]> {
           ratio: ratio(sklearn.ms / inProcess.ms),
         });
     }
+    // the same job again: memory must not remember it (resident memory after each run, at rest)
+    const resident: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      await postAndFollow(`${base}/crossvalidation`, { dataset_uri: described, algorithm_uri: `${base}/algorithm/${LEARNERS[0]}`, prediction_feature: target, num_folds: '10', random_seed: '1' });
+      await new Promise((r) => setTimeout(r, 6000)); // idle workers end after 5 s
+      resident.push(await metric(base, 'process_resident_memory_bytes'));
+    }
+    rows.push({
+      bench,
+      measure: `${LEARNERS[0]} run three more times: resident memory after each, at rest`,
+      value: resident.map((b) => `${fmt(b / 2 ** 20, 0)} MiB`).join(', '),
+      ratio: ratio(resident[2] / resident[0]),
+    });
   } finally {
     await pool.close();
     server.kill('SIGTERM');
