@@ -4,7 +4,7 @@ import { df, ot, rdf, rdfs, dc, owl, literal, xsd } from '../rdf/namespaces.ts';
 import { instanceFrom, typedValue } from '../algorithm/catalogue.ts';
 import type { ColumnEncoding } from '../learning/feature-matrix.ts';
 import { featureGraph } from '../feature/feature-record.ts';
-import { textChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
+import { deflatedChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
 
 /** Everything prediction needs, read back from the store. */
@@ -203,7 +203,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     state: model.state,
     domain: model.domain,
   });
-  const content = textChunkQuads(at.uri, ot('modelContent'), json);
+  const content = deflatedChunkQuads(at.uri, ot('modelContent'), json);
   return { ...graphs, [at.uri]: description, [at.content]: content };
 }
 

@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { df, literal } from './namespaces.ts';
+import { inflateRawSync, deflateRawSync } from 'node:zlib';
+import { df, literal, xsd } from './namespaces.ts';
 
 /**
  * Long text (a model's trained state, a report's DocBook) stored as numbered literals:
@@ -30,12 +31,27 @@ export function textChunkQuads(uri: string, predicate: RDF.NamedNode, text: stri
   return contentChunks(text, CHUNK_CHARS).map((chunk, k) => df.quad(df.namedNode(`${uri}#content-${String(k + 1).padStart(7, '0')}`), predicate, literal(chunk)));
 }
 
-/** The text again, from its chunk quads in any order. */
+/**
+ * The quads that hold `text` deflated (raw DEFLATE, fastest level) as base64 chunks typed
+ * `xsd:base64Binary`: for text that is read whole by the server and nowhere else (a model's
+ * trained state, its JSON trees base64 themselves: a forest classifier's is about 4.5 times
+ * smaller, so is everything its write costs).
+ */
+export function deflatedChunkQuads(uri: string, predicate: RDF.NamedNode, text: string): RDF.Quad[] {
+  const packed = deflateRawSync(text, { level: 1 }).toString('base64');
+  return contentChunks(packed, CHUNK_CHARS).map((chunk, k) => df.quad(df.namedNode(`${uri}#content-${String(k + 1).padStart(7, '0')}`), predicate, literal(chunk, xsd('base64Binary'))));
+}
+
+/** The most text deflated chunks may inflate to (they may have been rewritten through SPARQL). */
+const MAX_INFLATED_BYTES = 1024 * 1024 * 1024;
+
+/** The text again, from its chunk quads in any order (inflated when they are deflatedChunkQuads'). */
 export function textOfChunks(quads: RDF.Quad[]): string {
-  return [...quads]
-    .sort((a, b) => chunkNumber(a) - chunkNumber(b))
-    .map((q) => q.object.value)
-    .join('');
+  const sorted = [...quads].sort((a, b) => chunkNumber(a) - chunkNumber(b));
+  const joined = sorted.map((q) => q.object.value).join('');
+  const first = sorted[0]?.object;
+  if (first?.termType !== 'Literal' || !first.datatype.equals(xsd('base64Binary'))) return joined;
+  return inflateRawSync(Buffer.from(joined, 'base64'), { maxOutputLength: MAX_INFLATED_BYTES }).toString('utf8');
 }
 
 /** The position of a chunk (`…#content-0000042`); models stored before 2026-11 used six digits. */

@@ -109,3 +109,16 @@ test("a selection's rows as runs of entry numbers round-trip, in their order, re
   assert.equal(meta?.selectedRows, '1-3 5');
   assert.equal(entryNumber(entryIri('http://x/dataset/1', 12)), 12);
 });
+
+test('long text stored deflated comes back whole from its chunks in any order; chunks stored as plain text still read', async () => {
+  const { deflatedChunkQuads, textChunkQuads, textOfChunks } = await import('../../src/rdf/text-chunks.ts');
+  const { ot } = await import('../../src/rdf/namespaces.ts');
+  const text = JSON.stringify({ trees: Array.from({ length: 300 }, (_, i) => ({ feature: Buffer.from(String(i).repeat(40)).toString('base64'), values: [i / 7, 1 - i / 7] })), name: 'één model' });
+  const packed = deflatedChunkQuads(`${BASE}/model/1`, ot('modelContent'), text);
+  assert.ok(packed.length > 1, 'several chunks');
+  assert.ok(packed.every((q) => q.object.termType === 'Literal' && q.object.datatype.value === 'http://www.w3.org/2001/XMLSchema#base64Binary'));
+  assert.ok(packed.reduce((n, q) => n + q.object.value.length, 0) < text.length / 2, 'smaller than the text');
+  assert.equal(textOfChunks([...packed].reverse()), text);
+  const plain = textChunkQuads(`${BASE}/model/2`, ot('modelContent'), text);
+  assert.equal(textOfChunks([...plain].reverse()), text);
+});
