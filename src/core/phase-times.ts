@@ -33,6 +33,17 @@ export async function timePhase<T>(phase: string, step: () => Promise<T> | T): P
   }
 }
 
+/** Time measured elsewhere (in a worker thread) added as a phase of the current step. */
+export function addPhaseTime(phase: string, ms: number): void {
+  const current = recording.getStore();
+  if (!current) return;
+  const name = current.path ? `${current.path}${NESTED}${phase}` : phase;
+  const entry = current.times.get(name) ?? { ms: 0, count: 0 };
+  entry.ms += ms;
+  entry.count++;
+  current.times.set(name, entry);
+}
+
 /** The totals as a plain object (milliseconds rounded), largest first: for a log line. */
 export function phaseSummary(times: PhaseTimes): Record<string, { ms: number; count: number }> {
   return Object.fromEntries([...times].sort((a, b) => b[1].ms - a[1].ms).map(([phase, { ms, count }]) => [phase, { ms: Math.round(ms), count }]));

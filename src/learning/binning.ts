@@ -1,11 +1,10 @@
 /**
  * Quantisation of a training matrix for histogram trees: every column becomes at most 256 bins
  * (one byte per value), with bin edges in the original units so that trees split on them
- * directly. Binary columns take one linear pass; numeric columns are sorted. All of it runs
- * off the main thread (`binTrainingData`), on a matrix and codes in shared memory.
+ * directly. Binary columns take one linear pass; numeric columns are sorted. The learners bin
+ * in the worker that grows their trees (random-forest.ts, gradient-boosting.ts), in the same call.
  */
-import type { LearnerContext, Matrix, TrainingData } from './learner.ts';
-import { timePhase } from '../core/phase-times.ts';
+import type { Matrix } from './learner.ts';
 
 /** The most bins a column is quantised into (codes are bytes). */
 export const MAX_BINS = 256;
@@ -122,14 +121,6 @@ export function assembleBins(input: BinningInput, numeric: NumericBins): BinnedM
     n++;
   }
   return { rows, cols, codes, edges, edgeStart };
-}
-
-/**
- * Quantise a training matrix through `context.run` (a worker in the server): the matrix, when it
- * comes from `encodeRows`, and the codes are in shared memory, so neither is copied.
- */
-export function binTrainingData(data: TrainingData, context: LearnerContext): Promise<BinnedMatrix> {
-  return timePhase('binning', () => context.run<BinnedMatrix>(import.meta.url, 'binMatrix', [data.x, data.binary]));
 }
 
 /** Quantise every column of `x` in this thread. */

@@ -8,7 +8,8 @@
 import type { Learner, LearnerContext, LearningTask, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
 import { Random } from './random.ts';
 import { TreeBuilder, binnedLeafOffset, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree, type TreeOptions } from './histogram-tree.ts';
-import { binTrainingData, type BinnedMatrix } from './binning.ts';
+import { binMatrix, type BinnedMatrix } from './binning.ts';
+import { addPhaseTime } from '../core/phase-times.ts';
 
 const PARAMETERS: ParameterSpec[] = [
   { name: 'numTrees', description: 'Boosting rounds (for more than two classes, one tree per class and round).', type: 'integer', default: 100, min: 1, max: 5000 },
@@ -42,7 +43,15 @@ export interface BoostingState {
   trees: EncodedTree[];
 }
 
-/** Worker entry: all boosting rounds. */
+/** Worker entry: the matrix binned (and how long that took), then all boosting rounds. */
+export function binAndTrainBoosting(x: Matrix, binary: boolean[], y: Float64Array, numClasses: number, settings: BoostingSettings): { init: number[]; trees: EncodedTree[]; binningMs: number } {
+  const started = performance.now();
+  const bins = binMatrix(x, binary);
+  const binningMs = performance.now() - started;
+  return { ...trainBoosting(bins, y, numClasses, settings), binningMs };
+}
+
+/** All boosting rounds on a binned matrix. */
 export function trainBoosting(bins: BinnedMatrix, y: Float64Array, numClasses: number, settings: BoostingSettings): { init: number[]; trees: EncodedTree[] } {
   const rows = bins.rows;
   const builder = new TreeBuilder(bins);
@@ -168,8 +177,14 @@ async function trainGradientBoosting(task: LearningTask, data: TrainingData, par
   if (!Number.isInteger(settings.minSamplesLeaf) || settings.minSamplesLeaf < 1) throw new Error(`minSamplesLeaf must be a positive integer, not ${params.minSamplesLeaf}`);
 
   context.signal?.throwIfAborted();
-  const bins = await binTrainingData(data, context);
-  const { init, trees } = await context.run<{ init: number[]; trees: EncodedTree[] }>(import.meta.url, 'trainBoosting', [bins, y, numClasses, settings], { background: true });
+  // binned in the same call: a call of its own would wait for another job's whole boosting to end
+  const { init, trees, binningMs } = await context.run<{ init: number[]; trees: EncodedTree[]; binningMs: number }>(
+    import.meta.url,
+    'binAndTrainBoosting',
+    [data.x, data.binary, y, numClasses, settings],
+    { background: true },
+  );
+  addPhaseTime('binning', binningMs);
   const treesPerRound = task === 'classification' && numClasses > 2 ? numClasses : 1;
   return { kind: 'gradient-boosting', task, numFeatures: x.cols, numClasses, init, treesPerRound, trees };
 }

@@ -7,8 +7,8 @@
 import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
 import { Random } from './random.ts';
 import { TreeBuilder, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree } from './histogram-tree.ts';
-import { binTrainingData, type BinnedMatrix } from './binning.ts';
-import { timePhase } from '../core/phase-times.ts';
+import { binMatrix, type BinnedMatrix } from './binning.ts';
+import { addPhaseTime, timePhase } from '../core/phase-times.ts';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
 
@@ -79,6 +79,22 @@ export function columnsPerSplit(maxFeatures: string, cols: number): number {
   }
 }
 
+/** Worker entry: the matrix binned (and how long that took), then trees [first, first + count) grown on it. */
+export function binAndTrainForestChunk(
+  x: Matrix,
+  binary: boolean[],
+  y: Float64Array,
+  numClasses: number,
+  settings: ForestSettings,
+  first: number,
+  count: number,
+): { bins: BinnedMatrix; binningMs: number; trees: EncodedTree[] } {
+  const started = performance.now();
+  const bins = binMatrix(x, binary);
+  const binningMs = performance.now() - started;
+  return { bins, binningMs, trees: trainForestChunk(bins, y, numClasses, settings, first, count) };
+}
+
 /** Worker entry: grow trees [first, first + count) of a forest. */
 export function trainForestChunk(bins: BinnedMatrix, y: Float64Array, numClasses: number, settings: ForestSettings, first: number, count: number): EncodedTree[] {
   const rows = bins.rows;
@@ -120,22 +136,35 @@ async function trainForest(task: 'classification' | 'regression', data: Training
   if (!Number.isInteger(settings.maxDepth) || settings.maxDepth < 0) throw new Error(`maxDepth must be a non-negative integer, not ${params.maxDepth}`);
 
   context.signal?.throwIfAborted();
-  const bins = await binTrainingData(data, context);
   // a few chunks per thread, one queued per thread at a time: another job's call (a fold's
-  // prediction, a request's depiction) waits for one chunk, not for the whole forest
+  // prediction, a request's depiction) waits for one chunk, not for the whole forest. Each lane's
+  // first chunk bins the matrix itself and answers the bins for the lane's next chunks: binning
+  // as a call of its own waited for a running piece of other work first, every time.
   const lanes = Math.max(1, Math.min(Math.floor(context.parallelism) || 1, settings.numTrees));
   const chunks = Math.min(settings.numTrees, lanes * CHUNKS_PER_THREAD);
   const grown: EncodedTree[][] = new Array(chunks);
   let next = 0;
   let failed = false;
   const lane = async () => {
+    let bins: BinnedMatrix | undefined;
     while (next < chunks && !failed) {
       const c = next++;
       const first = Math.floor((c * settings.numTrees) / chunks);
       const last = Math.floor(((c + 1) * settings.numTrees) / chunks);
       try {
         context.signal?.throwIfAborted();
-        grown[c] = await context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first], { background: true });
+        if (bins) grown[c] = await context.run<EncodedTree[]>(import.meta.url, 'trainForestChunk', [bins, y, numClasses, settings, first, last - first], { background: true });
+        else {
+          const binned = await context.run<{ bins: BinnedMatrix; binningMs: number; trees: EncodedTree[] }>(
+            import.meta.url,
+            'binAndTrainForestChunk',
+            [x, data.binary, y, numClasses, settings, first, last - first],
+            { background: true },
+          );
+          addPhaseTime('binning', binned.binningMs);
+          bins = binned.bins;
+          grown[c] = binned.trees;
+        }
       } catch (e) {
         failed = true;
         throw e;

@@ -330,7 +330,7 @@ test('gradient boosting: deterministic for a seed, subsampling depends on it, JS
 
 test('a matrix that travels as sparse rows is made dense in the worker: the same bins and the same forest as from the dense matrix', async () => {
   const { SparseBackedMatrix } = await import('../../src/learning/sparse-matrix.ts');
-  const { binTrainingData } = await import('../../src/learning/binning.ts');
+  const binning = new URL('../../src/learning/binning.ts', import.meta.url).href;
   const data = selectRows(
     kazius,
     allRows(kazius).filter((i) => i % 3 === 0),
@@ -358,7 +358,7 @@ test('a matrix that travels as sparse rows is made dense in the worker: the same
     const run: RunFunction = (url, fn, args) => pool.run(url, fn, args);
     const travelled = new SparseBackedMatrix(rows, cols, sparse.sparse);
     const context = { seed: 3, parallelism: 2, run };
-    assert.deepEqual(await binTrainingData({ ...data, x: travelled }, context), await binTrainingData(data, { ...context, run: runInProcess }));
+    assert.deepEqual(await pool.run(binning, 'binMatrix', [travelled, data.binary]), binMatrix(data.x, data.binary));
     const params = { ...defaults(randomForestClassification), numTrees: 20 };
     const fromSparse = await randomForestClassification.train({ ...data, x: travelled }, params, context);
     const fromDense = await randomForestClassification.train(data, params, { ...context, run: runInProcess });
