@@ -22,6 +22,7 @@ export const notFound = (message: string) => new HttpError(404, 'NotFound', mess
 export const notAcceptable = (message: string) => new HttpError(400, 'NotAcceptable', message);
 export const unsupportedType = (message: string) => new HttpError(400, 'UnsupportedMediaType', message);
 export const tooLarge = (message: string) => new HttpError(413, 'PayloadTooLarge', message);
+export const conflict = (message: string) => new HttpError(409, 'Conflict', message);
 export const badGateway = (message: string, details?: string) => new HttpError(502, 'BadGateway', message, details);
 
 export function methodNotAllowed(allowed: string[]): HttpError {

@@ -20,6 +20,8 @@ export interface DatasetMetadata {
   warnings: string[];
   /** dcterms:created, kept when a dataset is rewritten. */
   created?: Date;
+  /** dcterms:modified: when its rows were last written (now, unless given). */
+  modified?: Date;
   /**
    * A selection (`ot:rowsOf`): a dataset whose rows are rows of another, by reference: each of
    * its entries is `owl:sameAs` that dataset's entry, whose values are its own. Gone when the
@@ -43,6 +45,8 @@ export type Annotation = [RDF.NamedNode, RDF.Term];
 export const datasetDescription = describeResource([ot('Dataset')], {
   identifier: required('text', dc('identifier')),
   created: required('date', dcterms('created')),
+  /** When its rows were last written (a metadata PUT keeps it). */
+  modified: optional('date', dcterms('modified')),
   /** Read only: written as an annotation. */
   title: optional('text', dc('title')),
   /** The column nodes (`{uri}#column-{n}`: ot:feature, ot:index). */
@@ -54,13 +58,13 @@ export const datasetDescription = describeResource([ot('Dataset')], {
   selectedRows: optional('text', ot('selectedRows')),
 });
 
-/** The properties the server writes itself: not annotations. */
-const OWN = new Set([rdf('type'), ...Object.entries(datasetDescription.fields).flatMap(([name, f]) => (name === 'title' ? [] : [f.path]))].map((t) => t.value));
+/** The properties the server writes itself: never annotations (a PUT of RDF metadata cannot set them). */
+export const OWN = new Set([rdf('type'), ...Object.entries(datasetDescription.fields).flatMap(([name, f]) => (name === 'title' ? [] : [f.path]))].map((t) => t.value));
 
 /** The record of a dataset's metadata graph; undefined when the graph is not a dataset's. */
 export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undefined {
   if (!datasetDescription.isOne(quads, uri)) return undefined;
-  const { title, columns, warnings, created, rowsOf, selectedRows } = datasetDescription.decode(quads, uri);
+  const { title, columns, warnings, created, modified, rowsOf, selectedRows } = datasetDescription.decode(quads, uri);
   const columnValue = (node: string, p: RDF.NamedNode) => propertyValue(quads, node, p);
   const features = columns
     .map((c) => ({ feature: columnValue(c, ot('feature')), index: Number(columnValue(c, ot('index'))) }))
@@ -75,6 +79,7 @@ export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undef
     warnings,
     annotations: quads.filter((q) => q.subject.value === uri && !OWN.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]),
     created,
+    modified,
     rowsOf,
     selectedRows,
   };
@@ -89,12 +94,14 @@ export function metadataQuads(uri: string, info: DatasetMetadata): RDF.Quad[] {
       uri,
       identifier: uri,
       created: info.created ?? new Date(),
+      modified: info.modified ?? new Date(),
       columns: info.features.map((_, i) => column(i)),
       warnings: keptWarnings(info.warnings),
       rowsOf: info.rowsOf,
       selectedRows: info.rowsOf ? info.selectedRows : undefined,
     }),
-    ...info.annotations.map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
+    // an annotation never says what only the server may (ot:rowsOf, ot:selectedRows: which rows a selection shows)
+    ...info.annotations.filter(([p]) => !OWN.has(p.value)).map(([p, o]) => df.quad(d, p, o as RDF.Quad_Object)),
     ...info.features.flatMap((f, i) => [df.quad(df.namedNode(column(i)), ot('feature'), df.namedNode(f)), df.quad(df.namedNode(column(i)), ot('index'), literal(i + 1))]),
   ];
 }
@@ -144,20 +151,34 @@ export function rowRuns(numbers: number[]): string {
 }
 
 /** The most entries a selection's runs may stand for (a run written by hand through SPARQL is not trusted). */
-const MAX_SELECTED = 50_000_000;
+const MAX_SELECTED = 10_000_000;
 
-/** The entry numbers of runs (rowRuns); tokens that are not runs of positive integers are skipped. */
-export function parseRowRuns(text: string): number[] {
-  const numbers: number[] = [];
+/** The runs of rowRuns text, [first, last] each; tokens that are not runs of positive integers, or beyond MAX_SELECTED entries in all, are skipped. */
+function runsOf(text: string): [number, number][] {
+  const runs: [number, number][] = [];
+  let total = 0;
   for (const token of text.split(/\s+/)) {
     const m = /^(\d{1,12})(?:-(\d{1,12}))?$/.exec(token);
     if (!m) continue;
     const first = Number(m[1]);
     const last = m[2] === undefined ? first : Number(m[2]);
-    if (first < 1 || last < first || numbers.length + (last - first) >= MAX_SELECTED) continue;
-    for (let n = first; n <= last; n++) numbers.push(n);
+    if (first < 1 || last < first || total + (last - first + 1) > MAX_SELECTED) continue;
+    total += last - first + 1;
+    runs.push([first, last]);
   }
+  return runs;
+}
+
+/** The entry numbers of runs (rowRuns). */
+export function parseRowRuns(text: string): number[] {
+  const numbers: number[] = [];
+  for (const [first, last] of runsOf(text)) for (let n = first; n <= last; n++) numbers.push(n);
   return numbers;
+}
+
+/** How many entries runs stand for, without listing them. */
+export function rowRunsLength(text: string): number {
+  return runsOf(text).reduce((n, [first, last]) => n + last - first + 1, 0);
 }
 
 /** One row of the entries graph (`{uri}/entries`, see DatasetStore). */

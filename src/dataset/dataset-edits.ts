@@ -60,7 +60,15 @@ export class DatasetEdits {
     if (!fresh.length) throw badRequest('no metadata to set: send Dublin Core parameters (title, license, ...) or RDF about the dataset');
     const annotations = mergeAnnotations(meta.annotations, fresh);
     // a selection stays one: its rows are untouched
-    const graph = metadataQuads(meta.uri, { annotations, features: meta.features, warnings: meta.warnings, created: meta.created, rowsOf: meta.rowsOf, selectedRows: meta.selectedRows });
+    const graph = metadataQuads(meta.uri, {
+      annotations,
+      features: meta.features,
+      warnings: meta.warnings,
+      created: meta.created,
+      modified: meta.modified,
+      rowsOf: meta.rowsOf,
+      selectedRows: meta.selectedRows,
+    });
     await this.services.store.replaceGraphs({ [meta.uri]: graph });
   }
 }

@@ -15,6 +15,7 @@ import { arffSource, csvSource, rdfSource, sdfSource, xlsxSource, type TableSour
 import { unpackedSize, XLSX_MAX_UNPACKED, XLSX_TYPE } from './xlsx-table.ts';
 import type { Config } from '../core/config.ts';
 import type { RunFunction } from '../learning/learner.ts';
+import { OWN } from './dataset-codec.ts';
 
 // What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.
 
@@ -164,6 +165,6 @@ export async function metadataOf(ctx: Context, uri: string, shapes: ShapeValidat
   const quads = await parseRdf((await readBody(ctx, bodyLimit)).toString('utf8'), type, uri);
   // the body describes this dataset, whether or not it says so
   await shapes.check([...quads, df.quad(df.namedNode(uri), rdf('type'), ot('Dataset'))]);
-  const own = new Set([ot('dataEntry'), ot('hasColumn'), ot('warning'), rdf('type')].map((t) => t.value));
-  return quads.filter((q) => q.subject.value === uri && q.predicate.termType === 'NamedNode' && !own.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]);
+  // what the server writes itself (the entries, the columns, which rows a selection shows) is not the body's to set
+  return quads.filter((q) => q.subject.value === uri && q.predicate.termType === 'NamedNode' && !OWN.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]);
 }

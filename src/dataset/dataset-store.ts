@@ -15,6 +15,7 @@ import {
   metadataQuads,
   parseRowRuns,
   rowRuns,
+  rowRunsLength,
   selectionEntryQuads,
   type DatasetMeta,
   type DatasetMetadata,
@@ -142,7 +143,7 @@ export class DatasetStore {
   /** The number of rows, counted in the store (no row is read); a selection's, from its runs. */
   async count(uri: string): Promise<number> {
     const meta = await this.readMeta(uri);
-    if (meta?.rowsOf && meta.selectedRows !== undefined) return parseRowRuns(meta.selectedRows).length;
+    if (meta?.rowsOf && meta.selectedRows !== undefined) return rowRunsLength(meta.selectedRows);
     const [row] = await select(this.services.store, datasetQueries.rowCount(uri, this.entriesGraph(uri)));
     return Number(row?.n.value ?? 0);
   }

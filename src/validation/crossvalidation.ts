@@ -19,6 +19,8 @@ export interface CrossvalidationRequest {
   setup: LearningSetup;
   dataset: DatasetMeta;
   rows: DatasetRow[];
+  /** The version of the dataset's rows when `rows` were read (ValidationRunner.rowsVersion, read first). */
+  rowsVersion: number | undefined;
   numFolds: number;
   randomSeed: number;
   stratified: Stratification;
@@ -95,7 +97,7 @@ export class Crossvalidations {
         setup,
         dataset,
         rows,
-        { training, test, trainingTitle: `${name}: training set`, testTitle: `${name}: test set` },
+        { training, test, trainingTitle: `${name}: training set`, testTitle: `${name}: test set`, rowsVersion: request.rowsVersion },
         {
           validationType: 'crossvalidation',
           title: `Fold ${fold + 1} of the ${request.leaveOneOut ? 'leave-one-out' : `${k}-fold`} cross-validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
@@ -169,6 +171,7 @@ export class Crossvalidations {
    */
   readonly ofRecipe: CrossValidate = async (input, job) => {
     const dataset = await this.runner.requireDataset(input.dataset, 'dataset_uri');
+    const rowsVersion = await this.runner.rowsVersion(dataset);
     const rows = await this.runner.datasets.allRows(dataset.uri);
     const setup: LearningSetup = {
       algorithmUri: input.algorithmUri,
@@ -180,7 +183,7 @@ export class Crossvalidations {
       predictionFeature: input.predictionFeature,
     };
     const stratified: Stratification = input.learner.learner.task === 'regression' ? 'super' : 'true';
-    return this.run({ setup, dataset, rows, numFolds: Math.min(10, rows.length), randomSeed: 1, stratified, leaveOneOut: false }, job);
+    return this.run({ setup, dataset, rows, rowsVersion, numFolds: Math.min(10, rows.length), randomSeed: 1, stratified, leaveOneOut: false }, job);
   };
 
   read(uri: string): Promise<RDF.Quad[] | undefined> {

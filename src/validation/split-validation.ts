@@ -18,6 +18,7 @@ export interface SplitRequest {
  */
 export async function splitValidation(runner: ValidationRunner, request: SplitRequest, job: Job = {}): Promise<string> {
   const { setup, dataset, kind, fraction, seed } = request;
+  const rowsVersion = await runner.rowsVersion(dataset);
   const rows = await runner.datasets.allRows(dataset.uri);
   const groups = structureGroups(rows.map((r) => r.compound));
   const { training, test } = kind === 'training_test_split' ? trainingTestSplit(groups, fraction, seed) : bootstrapSample(groups, fraction, seed);
@@ -30,7 +31,7 @@ export async function splitValidation(runner: ValidationRunner, request: SplitRe
     setup,
     dataset,
     rows,
-    { training, test, trainingTitle: `${name}: training set (${kind}, seed ${seed})`, testTitle: `${name}: test set (${kind}, seed ${seed})` },
+    { training, test, trainingTitle: `${name}: training set (${kind}, seed ${seed})`, testTitle: `${name}: test set (${kind}, seed ${seed})`, rowsVersion },
     { validationType: kind, randomSeed: seed, sides: { training: sideCounts(training, groups), test: sideCounts(test, groups) } },
     { signal: job.signal, progress: (f) => job.progress?.(0.05 + f * 0.95) },
   );

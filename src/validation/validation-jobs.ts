@@ -187,8 +187,12 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
         return {
           title: `${leaveOneOut ? 'Leave-one-out' : `${numFolds}-fold`} cross-validation of ${setup.def.title} on ${dataset.title ?? dataset.uri}`,
           work: async (job) => {
+            const rowsVersion = await runner.rowsVersion(dataset);
             const rows = await timePhase('dataset rows read', () => runner.datasets.allRows(dataset.uri));
-            return crossvalidations.run({ setup, dataset, rows, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed: input.randomSeed, stratified, leaveOneOut, note }, progressOf(job));
+            return crossvalidations.run(
+              { setup, dataset, rows, rowsVersion, numFolds: leaveOneOut ? rows.length : numFolds, randomSeed: input.randomSeed, stratified, leaveOneOut, note },
+              progressOf(job),
+            );
           },
         };
       },

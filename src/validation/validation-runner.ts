@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df, dc, ot, literal } from '../rdf/namespaces.ts';
-import { badRequest, notFound } from '../core/errors.ts';
+import { badRequest, conflict, notFound } from '../core/errors.ts';
 import type { ParamValue } from '../learning/learner.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-store.ts';
@@ -205,7 +205,8 @@ export class ValidationRunner {
     setup: LearningSetup,
     source: DatasetMeta,
     rows: DatasetRow[],
-    sides: { training: number[]; test: number[]; trainingTitle: string; testTitle: string },
+    /** `rowsVersion`: the version of the source's rows when `rows` were read (rowsVersion). */
+    sides: { training: number[]; test: number[]; trainingTitle: string; testTitle: string; rowsVersion: number | undefined },
     extra: ValidationExtra,
     job: Job = {},
     plan?: TrainingPlan,
@@ -213,10 +214,18 @@ export class ValidationRunner {
     const started = performance.now();
     const trainingRows = sides.training.map((i) => rows[i]);
     const testRows = sides.test.map((i) => rows[i]);
-    const training = await this.datasets.startSelection(source, trainingRows, sideAnnotations(source, sides.trainingTitle));
-    const test = await this.datasets.startSelection(source, testRows, sideAnnotations(source, sides.testTitle));
-    const written = Promise.all([training.written, test.written]);
+    const writes: Promise<void>[] = [];
     try {
+      const training = await this.datasets.startSelection(source, trainingRows, sideAnnotations(source, sides.trainingTitle));
+      writes.push(training.written);
+      const test = await this.datasets.startSelection(source, testRows, sideAnnotations(source, sides.testTitle));
+      writes.push(test.written);
+      const written = Promise.all(writes).then(
+        // the sides name the source's rows by number: rows rewritten since they were read are other rows
+        () => this.checkRowsUnchanged(source, sides.rowsVersion),
+      );
+      written.catch(() => undefined); // awaited below, after the training
+
       let modelUri: string;
       if (setup.yScrambleSeed === undefined) {
         const checked = plan ?? (await this.plan(setup, source.uri));
@@ -230,9 +239,20 @@ export class ValidationRunner {
       return await this.testAndRecord(setup, modelUri, testing, extra, job, started, testRows, written);
     } catch (e) {
       // nothing may land after the task's rollback has removed what it made
-      await Promise.allSettled([training.written, test.written]);
+      await Promise.allSettled(writes);
       throw e;
     }
+  }
+
+  /** The version of the rows a dataset shows (its own, or those of the dataset it selects from): when they were last written. */
+  async rowsVersion(dataset: DatasetMeta): Promise<number | undefined> {
+    return (await this.datasets.readMeta(dataset.rowsOf ?? dataset.uri))?.modified?.getTime();
+  }
+
+  /** 409 when the rows read at `version` have been written since (a merge, a deletion renumbers them). */
+  async checkRowsUnchanged(dataset: DatasetMeta, version: number | undefined): Promise<void> {
+    if ((await this.rowsVersion(dataset)) !== version)
+      throw conflict(`the rows of dataset ${dataset.rowsOf ?? dataset.uri} were changed while the validation ran on the rows it had read; run it again`);
   }
 
   /** Test a model just trained and store the validation (once `written`, the sets' own writes, has settled). */

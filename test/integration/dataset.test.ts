@@ -189,6 +189,15 @@ test('a new dataset from a subset, PUT merges, metadata PUT, DELETE of a part an
   assert.equal((await http(`${uri}/metadata`, { method: 'PUT', body: form({ title: 'renamed' }) })).status, 200);
   assert.match((await http(`${uri}/metadata`, { accept: 'text/turtle' })).text, /dc:title "renamed"/);
   assert.equal((await http(`${uri}/metadata`, { method: 'PUT', body: '<x> <y> <z> .', contentType: 'text/turtle' })).status, 400);
+  // RDF metadata cannot say what only the server does: which rows of another dataset this one shows, its entries, when its rows were written
+  const other = (await upload(SMALL, 'text/csv')).text.trim();
+  const before = (await http(uri, { accept: 'text/csv' })).text;
+  const claim = `@prefix ot: <${OT}>. @prefix dcterms: <http://purl.org/dc/terms/>. <${uri.replace(s.url, s.base)}> ot:rowsOf <${other}>; ot:selectedRows "1-3"; ot:dataEntry <${other}#entry-00000001>; dcterms:modified "2001-01-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>; <http://example.org/note> "kept" .`;
+  assert.equal((await http(`${uri}/metadata`, { method: 'PUT', body: claim, contentType: 'text/turtle' })).status, 200);
+  const claimed = (await http(`${uri}/metadata`, { accept: 'text/turtle' })).text;
+  assert.doesNotMatch(claimed, /rowsOf|selectedRows|2001-01-01/);
+  assert.match(claimed, /"kept"/, 'other annotations are kept');
+  assert.equal((await http(uri, { accept: 'text/csv' })).text, before, 'its rows are its own');
   // DELETE a column and a compound
   assert.equal((await http(`${uri}?feature_uris[]=${encodeURIComponent(features[2])}&compound_uris[]=${encodeURIComponent(compounds[1])}`, { method: 'DELETE' })).status, 200);
   const after = csvRows((await http(uri, { accept: 'text/csv' })).text);
