@@ -21,27 +21,30 @@ export function recordPhases<T>(times: PhaseTimes, work: () => Promise<T>): Prom
 export async function timePhase<T>(phase: string, step: () => Promise<T> | T): Promise<T> {
   const current = recording.getStore();
   if (!current) return step();
-  const name = current.path ? `${current.path}${NESTED}${phase}` : phase;
+  const name = nameOf(current, phase);
   const started = performance.now();
   try {
     return await recording.run({ times: current.times, path: name }, step);
   } finally {
-    const entry = current.times.get(name) ?? { ms: 0, count: 0 };
-    entry.ms += performance.now() - started;
-    entry.count++;
-    current.times.set(name, entry);
+    add(current.times, name, performance.now() - started);
   }
 }
 
 /** Time measured elsewhere (in a worker thread) added as a phase of the current step. */
 export function addPhaseTime(phase: string, ms: number): void {
   const current = recording.getStore();
-  if (!current) return;
-  const name = current.path ? `${current.path}${NESTED}${phase}` : phase;
-  const entry = current.times.get(name) ?? { ms: 0, count: 0 };
+  if (current) add(current.times, nameOf(current, phase), ms);
+}
+
+function nameOf(current: { path?: string }, phase: string): string {
+  return current.path ? `${current.path}${NESTED}${phase}` : phase;
+}
+
+function add(times: PhaseTimes, name: string, ms: number): void {
+  const entry = times.get(name) ?? { ms: 0, count: 0 };
   entry.ms += ms;
   entry.count++;
-  current.times.set(name, entry);
+  times.set(name, entry);
 }
 
 /** The totals as a plain object (milliseconds rounded), largest first: for a log line. */

@@ -37,7 +37,7 @@ export interface DatasetRow {
   index: number;
   compound: string;
   values: Map<string, RDF.Literal>;
-  /** A selection's row: the entry of the dataset whose values it has (see createSelection). */
+  /** A selection's row: the entry of the dataset whose values it has (see startSelection). */
   sameAs?: string;
 }
 
@@ -211,10 +211,10 @@ export class DatasetStore {
    * selects. Entries the source no longer has are left out.
    */
   private async *selectedRows(uri: string, source: string, numbers: number[]): AsyncGenerator<DatasetRow> {
+    if (!numbers.length) return;
     const own = (k: number, row: DatasetRow): DatasetRow => ({ entry: entryIri(uri, k + 1), index: k + 1, compound: row.compound, values: row.values, sameAs: row.entry });
     if (numbers.every((n, i) => i === 0 || n > numbers[i - 1])) {
       let k = 0;
-      if (!numbers.length) return;
       for await (const row of this.storedRows(source, undefined)) {
         const n = entryNumber(row.entry);
         while (k < numbers.length && numbers[k] < n) k++;
@@ -237,13 +237,10 @@ export class DatasetStore {
   }
 
   /**
-   * A selection's referenced rows, by entry: the values of the rows of other datasets its
-   * entries are `owl:sameAs` (each of those read once, streaming); undefined for a dataset that
-   * holds its values itself.
+   * An older selection's referenced rows, by entry: the values of the rows of other datasets its
+   * entries are `owl:sameAs` (each of those read once, streaming).
    */
-  private async referencedValues(uri: string): Promise<Map<string, { compound?: string; values: Map<string, RDF.Literal> }> | undefined> {
-    const meta = await this.readMeta(uri);
-    if (!meta?.rowsOf) return undefined;
+  private async referencedValues(uri: string): Promise<Map<string, { compound?: string; values: Map<string, RDF.Literal> }>> {
     const wanted = new Set<string>();
     for await (const batch of this.services.store.graphBatches(this.entriesGraph(uri))) for (const q of batch) if (q.predicate.equals(owl('sameAs'))) wanted.add(q.object.value);
     const found = new Map<string, { compound?: string; values: Map<string, RDF.Literal> }>();
@@ -265,20 +262,11 @@ export class DatasetStore {
 
   /**
    * A new dataset of some rows of another (a cross-validation's folds, a split's sides), by
-   * reference: each row is its compound and an entry `owl:sameAs` the source's, whose values it
-   * shows (four quads a row, where a copy writes one per value). The source's rows that are
-   * themselves references are followed to the rows they refer to. Rewriting it (a merge, a
-   * partial delete) gives it values of its own.
-   */
-  async createSelection(source: DatasetMeta, rows: DatasetRow[], annotations: [RDF.NamedNode, RDF.Term][]): Promise<string> {
-    const { meta, written } = await this.startSelection(source, rows, annotations);
-    await written;
-    return meta.uri;
-  }
-
-  /**
-   * createSelection answering at once: the new dataset's metadata, and its write still under
-   * way, so that work on rows the caller holds (a cross-validation's fold) need not wait for it.
+   * reference (ot:selectedRows: runs of the numbers of the source's entries; entry by entry,
+   * `owl:sameAs` the source's, when a row is not the source's), with the source's rows that are
+   * themselves references followed to the rows they refer to. Rewriting it (a merge, a partial
+   * delete) gives it values of its own. Answers at once with its metadata and its write still
+   * under way, so that work on rows the caller holds (a fold's training) need not wait for it.
    */
   async startSelection(source: DatasetMeta, rows: DatasetRow[], annotations: [RDF.NamedNode, RDF.Term][]): Promise<{ meta: DatasetMeta; written: Promise<void> }> {
     const uri = await this.services.ids.next(this.collection);

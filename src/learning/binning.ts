@@ -123,6 +123,13 @@ export function assembleBins(input: BinningInput, numeric: NumericBins): BinnedM
   return { rows, cols, codes, edges, edgeStart };
 }
 
+/** binMatrix, and how long it took (a worker reports it as the learner's binning phase). */
+export function binMatrixTimed(x: Matrix, binary: boolean[]): { bins: BinnedMatrix; binningMs: number } {
+  const started = performance.now();
+  const bins = binMatrix(x, binary);
+  return { bins, binningMs: performance.now() - started };
+}
+
 /** Quantise every column of `x` in this thread. */
 export function binMatrix(x: Matrix, binary: boolean[]): BinnedMatrix {
   const input = prepareBinning(x, binary);

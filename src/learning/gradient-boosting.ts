@@ -8,7 +8,7 @@
 import type { Learner, LearnerContext, LearningTask, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
 import { Random } from './random.ts';
 import { TreeBuilder, binnedLeafOffset, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree, type TreeOptions } from './histogram-tree.ts';
-import { binMatrix, type BinnedMatrix } from './binning.ts';
+import { binMatrixTimed, type BinnedMatrix } from './binning.ts';
 import { addPhaseTime } from '../core/phase-times.ts';
 
 const PARAMETERS: ParameterSpec[] = [
@@ -45,9 +45,7 @@ export interface BoostingState {
 
 /** Worker entry: the matrix binned (and how long that took), then all boosting rounds. */
 export function binAndTrainBoosting(x: Matrix, binary: boolean[], y: Float64Array, numClasses: number, settings: BoostingSettings): { init: number[]; trees: EncodedTree[]; binningMs: number } {
-  const started = performance.now();
-  const bins = binMatrix(x, binary);
-  const binningMs = performance.now() - started;
+  const { bins, binningMs } = binMatrixTimed(x, binary);
   return { ...trainBoosting(bins, y, numClasses, settings), binningMs };
 }
 

@@ -7,7 +7,7 @@
 import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
 import { Random } from './random.ts';
 import { TreeBuilder, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree } from './histogram-tree.ts';
-import { binMatrix, type BinnedMatrix } from './binning.ts';
+import { binMatrixTimed, type BinnedMatrix } from './binning.ts';
 import { addPhaseTime, timePhase } from '../core/phase-times.ts';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
@@ -89,9 +89,7 @@ export function binAndTrainForestChunk(
   first: number,
   count: number,
 ): { bins: BinnedMatrix; binningMs: number; trees: EncodedTree[] } {
-  const started = performance.now();
-  const bins = binMatrix(x, binary);
-  const binningMs = performance.now() - started;
+  const { bins, binningMs } = binMatrixTimed(x, binary);
   return { bins, binningMs, trees: trainForestChunk(bins, y, numClasses, settings, first, count) };
 }
 
