@@ -113,6 +113,31 @@ test('bulk graphs ({uri}/entries) answer every pattern and share atomic batches 
   assert.equal(await store.hasGraph('http://t/ds/1'), false);
 });
 
+test('graphBatches reads a graph of several batches whole and in subject order, and stops cleanly when its reader stops', async () => {
+  const entries = 'http://t/ds/batches/entries';
+  const subject = (i: number) => `http://t/ds/batches#entry-${String(i).padStart(8, '0')}`;
+  const written = Array.from({ length: 2500 }, (_, i) => q(subject(i), 'http://t/f1', df.literal(String(i))));
+  await store.replaceGraphs({ [entries]: written });
+  const read: string[] = [];
+  let batches = 0;
+  for await (const batch of store.graphBatches(entries)) {
+    batches++;
+    for (const quad of batch) read.push(quad.subject.value);
+  }
+  assert.ok(batches >= 3, `${batches} batches`);
+  assert.deepEqual(
+    read,
+    written.map((w) => w.subject.value),
+  );
+  // a reader that stops after the first batch (a batch read ahead is pending then) leaves the store usable
+  for await (const batch of store.graphBatches(entries)) {
+    assert.equal(batch[0].subject.value, subject(0));
+    break;
+  }
+  await store.deleteGraphs([entries]);
+  assert.equal(await store.hasGraph(entries), false);
+});
+
 test('every LevelDB iterator that quadstore drains is closed (an open one pins memory until the process ends)', async () => {
   const { ClassicLevel } = await import('classic-level');
   const { Quadstore } = await import('quadstore');
