@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import type { Learner, ParameterSpec, ParamValue } from '../learning/learner.ts';
 import { LEARNERS } from '../learning/learners.ts';
+import { CONFORMAL_PARAMETERS } from '../learning/conformal.ts';
 import { DOMAIN_METHODS, DOMAIN_OPTION, type DomainMethod } from '../learning/applicability-domain.ts';
 import { SELECTION_METHODS, type SelectionMethod } from '../learning/feature-selection.ts';
 import { CLEANUP_METHODS, type CleanupMethod } from './cleanup-methods.ts';
@@ -57,7 +58,8 @@ export function catalogue(): AlgorithmDefinition[] {
         description: l.description,
         types: ['Supervised', ...l.types.filter((t) => t !== 'Supervised')],
         sameAs: l.sameAs,
-        parameters: l.parameters,
+        // every supervised learner can be calibrated (conformal.ts)
+        parameters: [...l.parameters, ...CONFORMAL_PARAMETERS],
       }),
     ),
     ...DOMAIN_METHODS.map((m): AlgorithmDefinition => ({ kind: 'domain', method: m, id: m.id, title: m.title, description: m.description, types: ['ApplicabilityDomain'], parameters: m.parameters })),

@@ -21,6 +21,12 @@ export const featureDescription = describeResource([ot('Feature')], {
   accepted: many('text', ot('acceptValue')),
   /** ot:confidenceOf: the predicted feature whose confidence this one holds. */
   confidenceOf: optional('iri', ot('confidenceOf')),
+  /** A conformal prediction's feature (an interval bound, a class p-value, a prediction set): the predicted feature it is of. */
+  conformalOf: optional('iri', ot('conformalOf')),
+  /** An interval bound's or a prediction set's confidence level. */
+  confidenceLevel: optional('number', ot('confidenceLevel')),
+  /** A p-value's class. */
+  pValueClass: optional('text', ot('pValueClass')),
   /** An `ot:Substructure` feature's pattern (`ot:smarts`): its value is whether a structure holds it. */
   smarts: optional('text', ot('smarts')),
   /** A measured endpoint: the species it was determined in (QMRF 3.1), and the test guideline (QMRF 3.6). */
@@ -50,6 +56,10 @@ const KIND_CLASSES = {
   string: ['StringFeature'],
   fingerprint: ['StringFeature', 'FingerprintFeature'],
   substructure: ['NumericFeature', 'Substructure'],
+  'interval-lower': ['NumericFeature', 'PredictionIntervalLower'],
+  'interval-upper': ['NumericFeature', 'PredictionIntervalUpper'],
+  'p-value': ['NumericFeature', 'ClassPValue'],
+  'prediction-set': ['StringFeature', 'PredictionSet'],
 };
 
 /** The graph of a feature this server makes (the way back from a record). */

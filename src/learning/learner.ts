@@ -35,6 +35,8 @@ export interface Prediction {
   confidence: number;
   /** Classification: one probability per class (sums to 1). */
   probabilities?: number[];
+  /** Ensembles' regression: the standard deviation of their members' predictions (a difficulty estimate for conformal intervals). */
+  spread?: number;
 }
 
 export type ParamValue = number | boolean | string;

@@ -246,7 +246,7 @@ function predictRegression(state: unknown, x: Matrix): Prediction[] {
     const mean = sum / trees.length;
     const sd = Math.sqrt(Math.max(0, squares / trees.length - mean * mean));
     const confidence = s.targetSd > 0 ? 1 - Math.min(1, sd / s.targetSd) : 1;
-    out.push({ value: mean, confidence });
+    out.push({ value: mean, confidence, spread: sd });
   }
   return out;
 }

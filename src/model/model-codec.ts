@@ -6,6 +6,7 @@ import type { ColumnEncoding } from '../learning/feature-matrix.ts';
 import { featureGraph } from '../feature/feature-record.ts';
 import { deflatedChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
+import type { ConformalState } from '../learning/conformal.ts';
 
 /** Everything prediction needs, read back from the store. */
 export interface StoredModel {
@@ -41,7 +42,31 @@ export interface StoredModel {
   domain?: EmbeddedDomain;
   /** Separate applicability-domain models this model is linked to (`ot:hasDomain`), with their two features each. */
   linkedDomains: { model: string; metric: string; membership: string }[];
+  /** A conformal calibration (conformal.ts) and the features its answers fill. */
+  conformal?: { state: ConformalState; outputs: ConformalOutput[] };
 }
+
+/** A feature a conformal model's answers fill: a bound of the interval at a level, a class's p-value, or the set at a level. */
+export interface ConformalOutput {
+  feature: string;
+  kind: 'interval-lower' | 'interval-upper' | 'p-value' | 'prediction-set';
+  level?: number;
+  /** A p-value's class index (into the model's classes). */
+  classIndex?: number;
+}
+
+/** The outputs a conformal state makes, in order (their features are minted by the model store): per level both bounds; or per class its p-value, then per level the set. */
+export function conformalOutputKinds(state: ConformalState, classes: string[]): Omit<ConformalOutput, 'feature'>[] {
+  if (state.task === 'regression')
+    return state.levels.flatMap((level) => [
+      { kind: 'interval-lower' as const, level },
+      { kind: 'interval-upper' as const, level },
+    ]);
+  return [...classes.map((_, classIndex) => ({ kind: 'p-value' as const, classIndex })), ...state.levels.map((level) => ({ kind: 'prediction-set' as const, level }))];
+}
+
+/** A level as people write it: 0.9 → "90 %". */
+export const percent = (level: number) => `${Number((level * 100).toPrecision(6))} %`;
 
 export interface EmbeddedDomain {
   method: string;
@@ -53,7 +78,7 @@ export interface EmbeddedDomain {
 /** The features a model's answers fill: predictions and confidences (or an AD model's metric and membership), then an embedded domain's. */
 export function outputFeatures(model: StoredModel): string[] {
   const domains = [...(model.domain ? [model.domain] : []), ...model.linkedDomains];
-  return [model.predicted, model.confidence, ...domains.flatMap((d) => [d.metric, d.membership])];
+  return [model.predicted, model.confidence, ...(model.conformal?.outputs.map((o) => o.feature) ?? []), ...domains.flatMap((d) => [d.metric, d.membership])];
 }
 
 /** A model that predicts (not an applicability-domain model). */
@@ -63,8 +88,10 @@ export function isPredictive(model: StoredModel): model is PredictiveModel {
   return model.task === 'regression' || model.task === 'classification';
 }
 
-export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain' | 'linkedDomains'> & {
+export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain' | 'linkedDomains' | 'conformal'> & {
   domain?: Pick<EmbeddedDomain, 'method' | 'state'>;
+  /** A conformal calibration: its output features are minted with the model's. */
+  conformal?: ConformalState;
   /** The URIs of separate AD models to link (`ot:hasDomain`). */
   linkedDomains?: string[];
   /** Resources about the model (`rdfs:seeAlso`). */
@@ -127,6 +154,8 @@ export interface ModelUris {
   content: string;
   /** An embedded applicability domain's metric and membership features. */
   domain?: { metric: string; membership: string };
+  /** A conformal calibration's output features (conformalOutputKinds, with their URIs). */
+  conformal?: ConformalOutput[];
 }
 
 /** The graphs of a new model: its description, its content, its predicted and confidence features. */
@@ -147,7 +176,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
       trainingDataset: model.trainingDataset,
       independent: model.independent,
       dependent: model.dependent ? [model.dependent] : [],
-      predictedVariables: [at.predicted, at.confidence].filter((f) => f),
+      predictedVariables: [at.predicted, at.confidence, ...(at.conformal?.map((o) => o.feature) ?? [])].filter((f) => f),
       warnings: model.warnings,
       endpoints: model.endpoints,
       adMetric: model.task === 'domain' ? at.predicted : embedded?.metric,
@@ -194,6 +223,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     graphs[metric] = featureGraph({ uri: metric, title: `${model.targetTitle}: applicability-domain metric (model ${id})`, kind: 'numeric', source: at.uri });
     graphs[membership] = featureGraph({ uri: membership, title: `${model.targetTitle}: inside the applicability domain (model ${id})`, kind: 'nominal', source: at.uri, accepted: ['true', 'false'] });
   }
+  for (const o of at.conformal ?? []) graphs[o.feature] = conformalFeatureGraph(o, at, model, id);
   const json = JSON.stringify({
     learner: model.learnerId,
     task: model.task,
@@ -202,9 +232,30 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     encodings: model.encodings,
     state: model.state,
     domain: model.domain,
+    conformal: model.conformal && at.conformal ? { ...model.conformal, outputs: at.conformal } : undefined,
   });
   const content = deflatedChunkQuads(at.uri, ot('modelContent'), json);
   return { ...graphs, [at.uri]: description, [at.content]: content };
+}
+
+/** The graph of a conformal output's feature: what it holds, linked to the predicted feature (ot:conformalOf). */
+function conformalFeatureGraph(o: ConformalOutput, at: ModelUris, model: NewModel, id: string | undefined): RDF.Quad[] {
+  const method = model.conformal?.method;
+  const title =
+    o.kind === 'p-value'
+      ? `${model.targetTitle}: conformal p-value of class ${model.classes[o.classIndex!]} (model ${id}, ${method})`
+      : o.kind === 'prediction-set'
+        ? `${model.targetTitle}: ${percent(o.level!)} prediction set (model ${id}, ${method})`
+        : `${model.targetTitle}: ${o.kind === 'interval-lower' ? 'lower' : 'upper'} bound of the ${percent(o.level!)} prediction interval (model ${id}, ${method})`;
+  return featureGraph({
+    uri: o.feature,
+    title,
+    kind: o.kind,
+    source: at.uri,
+    conformalOf: at.predicted,
+    confidenceLevel: o.level,
+    pValueClass: o.kind === 'p-value' ? model.classes[o.classIndex!] : undefined,
+  });
 }
 
 /** The record of a model's description graph. */
@@ -240,11 +291,19 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     classes: state.classes,
     independent: description.independent,
     dependent: description.dependent,
-    predicted: (state.task === 'domain' ? description.adMetric : undefined) ?? description.predictedVariables.find((f) => f !== confidence) ?? '',
+    predicted:
+      (state.task === 'domain' ? description.adMetric : undefined) ??
+      description.predictedVariables.find((f) => f !== confidence && !state.conformal?.outputs.some((o: ConformalOutput) => o.feature === f)) ??
+      '',
     confidence: (state.task === 'domain' ? description.adMembership : undefined) ?? confidence,
     encodings: state.encodings,
     state: state.state,
     domain: state.domain && description.adMetric && description.adMembership ? { ...state.domain, metric: description.adMetric, membership: description.adMembership } : undefined,
     linkedDomains: [],
+    conformal: state.conformal ? { state: withoutOutputs(state.conformal), outputs: state.conformal.outputs } : undefined,
   };
+}
+
+function withoutOutputs({ outputs: _, ...state }: ConformalState & { outputs: ConformalOutput[] }): ConformalState {
+  return state;
 }

@@ -4,7 +4,7 @@ import { ot } from '../rdf/namespaces.ts';
 import { readTypedGraph, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import type { Services } from '../core/services.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
-import { modelDescription, modelGraphs, storedModel, type ModelDescription, type NewModel, type StoredModel } from './model-codec.ts';
+import { conformalOutputKinds, modelDescription, modelGraphs, storedModel, type ConformalOutput, type ModelDescription, type NewModel, type StoredModel } from './model-codec.ts';
 import { modelQueries } from './model-queries.ts';
 
 export type { NewModel, StoredModel } from './model-codec.ts';
@@ -41,7 +41,9 @@ export class ModelStore {
     const predicted = outputs ? await ids.next(uris.collection('feature')) : '';
     const confidence = outputs ? await ids.next(uris.collection('feature')) : '';
     const domain = model.domain ? { metric: await ids.next(uris.collection('feature')), membership: await ids.next(uris.collection('feature')) } : undefined;
-    const graphs = modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri), domain }, model);
+    const conformal: ConformalOutput[] = [];
+    for (const o of model.conformal ? conformalOutputKinds(model.conformal, model.classes) : []) conformal.push({ ...o, feature: await ids.next(uris.collection('feature')) });
+    const graphs = modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri), domain, conformal }, model);
     await store.replaceGraphs(graphs);
     // kept as load() would read it back (a validation predicts with its model at once)
     const description = modelDescription(graphs[uri], uri);

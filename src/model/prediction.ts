@@ -9,13 +9,15 @@ import { checkParameters } from '../algorithm/parameters.ts';
 import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.ts';
 import { encodeRows } from '../learning/feature-matrix.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
-import { outputFeatures, type StoredModel } from './model-codec.ts';
+import { outputFeatures, type ConformalOutput, type StoredModel } from './model-codec.ts';
+import { setLabel, type ConformalAnswer } from '../learning/conformal.ts';
 import type { DomainEstimate } from '../learning/applicability-domain.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
 import type { StandardisationOptions } from '../chemistry/standardisation.ts';
 import { standardiseOn } from '../chemistry/structure-standardiser.ts';
 import { STRUCTURE_STANDARDISATION } from '../algorithm/structure-standardisation.ts';
 import { timePhase } from '../core/phase-times.ts';
+import { PREDICT_MODULE } from './predict-in-worker.ts';
 
 /** A supermodel's standardisation (recorded by superalgorithm.ts), when it has one. */
 function standardisationOf(model: StoredModel): StandardisationOptions | undefined {
@@ -24,7 +26,6 @@ function standardisationOf(model: StoredModel): StandardisationOptions | undefin
   return { stereo: option('stereo'), isotopes: option('isotopes'), hydrogens: option('hydrogens') } as StandardisationOptions;
 }
 
-const PREDICT_MODULE = new URL('./predict-in-worker.ts', import.meta.url).href;
 const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
 
 type DescriptorAlgorithm = Extract<NonNullable<ReturnType<typeof algorithmById>>, { kind: 'descriptors' }>;
@@ -149,7 +150,17 @@ export class Predictor {
         ];
       });
     }
-    const predictions = await timePhase('learner prediction', () => this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal));
+    const { conformal } = model;
+    const { predictions, answers } = await timePhase('learner prediction', async () =>
+      conformal
+        ? this.services.workers.run<{ predictions: Prediction[]; answers: ConformalAnswer[] }>(
+            PREDICT_MODULE,
+            'predictConformal',
+            [model.learnerId, model.state, conformal.state, x, model.classes.length],
+            job.signal,
+          )
+        : { predictions: await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal), answers: [] },
+    );
     const { domain } = model;
     const estimates = domain
       ? await timePhase('applicability domain estimated', () => this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [domain.state, x], job.signal))
@@ -162,6 +173,7 @@ export class Predictor {
         [model.predicted, value],
         [model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))],
       ];
+      if (conformal && answers[i]) out.push(...conformalValues(conformal.outputs, answers[i], model.classes));
       // the embedded domain's estimate of the same row
       if (domain && Number.isFinite(estimates[i]?.metric))
         out.push([domain.metric, literal(String(estimates[i].metric), xsd('double'))], [domain.membership, literal(String(estimates[i].inside), xsd('boolean'))]);
@@ -196,6 +208,24 @@ export class Predictor {
       if (held) patterns.forEach((p, k) => r.values.set(p.feature, held.has(k) ? ONE : ZERO));
     });
   }
+}
+
+/** A number as xsd:double, an unbounded interval's bound as INF or -INF (the XSD spelling). */
+const double = (v: number) => literal(Number.isFinite(v) ? String(v) : v > 0 ? 'INF' : '-INF', xsd('double'));
+
+/** A row's conformal answer as the literals of the model's conformal features. */
+function conformalValues(outputs: ConformalOutput[], answer: ConformalAnswer, classes: string[]): PredictedValues {
+  return outputs.flatMap((o): PredictedValues => {
+    if (o.kind === 'p-value') return answer.pValues ? [[o.feature, double(answer.pValues[o.classIndex!])]] : [];
+    const l = outputLevelIndex(outputs, o);
+    if (o.kind === 'prediction-set') return answer.sets ? [[o.feature, literal(setLabel(answer.sets[l], classes))]] : [];
+    return answer.intervals ? [[o.feature, double(answer.intervals[l][o.kind === 'interval-lower' ? 0 : 1])]] : [];
+  });
+}
+
+/** The position of an output's level among the model's levels (outputs of one kind come in level order). */
+function outputLevelIndex(outputs: ConformalOutput[], o: ConformalOutput): number {
+  return outputs.filter((p) => p.kind === o.kind).indexOf(o);
 }
 
 const ONE = literal('1', xsd('int'));

@@ -12,6 +12,11 @@ import { readFeatureRecords, type FeatureRecord } from '../feature/feature-recor
 import type { ModelStore } from './model-store.ts';
 import type { PreparedJob } from '../task/task-runner.ts';
 import { timePhase } from '../core/phase-times.ts';
+import { CONFORMAL_PARAMETERS, type ConformalState } from '../learning/conformal.ts';
+import { conformalRequest, trainConformal } from './conformal-training.ts';
+
+/** The conformal parameters' defaults: recorded on every model, whatever the request named. */
+const CONFORMAL_DEFAULTS = Object.fromEntries(CONFORMAL_PARAMETERS.map((p) => [p.name, p.default]));
 
 /** At most this many classes: more means the target is not a class label. */
 const MAX_CLASSES = 50;
@@ -69,6 +74,11 @@ export async function planTraining(
     );
   }
   const domain = request.domain === undefined ? undefined : domainOption(services, request.domain, independent);
+  try {
+    conformalRequest(request.learner, request.parameters);
+  } catch (e) {
+    throw badRequest((e as Error).message);
+  }
   return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1, domain };
 }
 
@@ -153,17 +163,15 @@ export async function trainModel(
   const { x, binary } = await timePhase('encoding', () => encodeRows(encodings, rows));
   const data: TrainingData = { x, binary, y, classes };
   let state: unknown;
+  let conformal: ConformalState | undefined;
   try {
-    state = await timePhase(`training: ${plan.learner.id}`, () =>
-      plan.learner.train(data, plan.parameters, {
-        seed: plan.seed,
-        parallelism: services.config.workerThreads,
-        run: services.workers.runner(job.signal),
-        signal: job.signal,
-      }),
-    );
+    const context = { seed: plan.seed, parallelism: services.config.workerThreads, run: services.workers.runner(job.signal), signal: job.signal };
+    const calibration = conformalRequest(plan.learner, plan.parameters);
+    if (calibration) ({ state, conformal } = await timePhase(`training: ${plan.learner.id}`, () => trainConformal(plan.learner, data, plan.parameters, context, calibration)));
+    else state = await timePhase(`training: ${plan.learner.id}`, () => plan.learner.train(data, plan.parameters, context));
   } catch (e) {
     if (e instanceof HttpError || job.signal?.aborted) throw e;
+    if (e instanceof RangeError && conformal === undefined && /^conformal/.test(e.message)) throw badRequest(e.message);
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
@@ -178,8 +186,8 @@ export async function trainModel(
       algorithm: plan.algorithmUri,
       learnerId: plan.learner.id,
       trainingDataset: plan.dataset.uri,
-      parameters: { ...plan.parameters, ...plan.recorded?.values, ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }) },
-      parameterSpecs: [...plan.learner.parameters, ...(plan.recorded?.specs ?? []), ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
+      parameters: { ...CONFORMAL_DEFAULTS, ...plan.parameters, ...plan.recorded?.values, ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }) },
+      parameterSpecs: [...plan.learner.parameters, ...CONFORMAL_PARAMETERS, ...(plan.recorded?.specs ?? []), ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
       // named by what it is: "Random forest regression of LC50 on Daphnia LC50 with RDKit molecular descriptors"
       title: plan.title ?? `${plan.learner.title} of ${plan.target.title ?? plan.target.uri} on ${plan.dataset.title ?? plan.dataset.uri}`,
       task: plan.learner.task,
@@ -192,6 +200,7 @@ export async function trainModel(
       warnings,
       endpoints: plan.target.sameAs,
       domain,
+      conformal,
       linkedDomains: plan.linkedDomains,
       related: plan.related,
     }),

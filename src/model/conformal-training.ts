@@ -1,0 +1,140 @@
+import type { Learner, LearnerContext, Matrix, ParamValue, TrainingData } from '../learning/learner.ts';
+import { confidenceLevels, DIFFICULTY_NEIGHBOURS, difficultyBeta, partOutput, type CalibrationPart, type ConformalMethod, type ConformalState, type Normalisation } from '../learning/conformal.ts';
+import { Random } from '../learning/random.ts';
+import { DOMAIN_MODULE } from './domain-training.ts';
+import { PREDICT_MODULE, type PartPrediction } from './predict-in-worker.ts';
+import { timePhase } from '../core/phase-times.ts';
+
+/** A learner's conformal parameters, checked (conformal.ts CONFORMAL_PARAMETERS). */
+export interface ConformalRequest {
+  method: Exclude<ConformalMethod, 'none'>;
+  levels: number[];
+  fraction: number;
+  sets: number;
+  normalisation: Normalisation;
+}
+
+/**
+ * The conformal calibration a learner's parameters ask for (undefined: none), checked against
+ * the learner: a RangeError naming the parameter otherwise.
+ */
+export function conformalRequest(learner: Pick<Learner, 'id' | 'task'>, parameters: Record<string, ParamValue>): ConformalRequest | undefined {
+  const method = String(parameters.conformal ?? 'none') as ConformalMethod;
+  const normalisation = String(parameters.conformal_normalisation ?? 'none') as Normalisation;
+  if (method === 'none') return undefined;
+  const levels = confidenceLevels(parameters.confidence_level ?? '0.9');
+  if (normalisation !== 'none' && learner.task !== 'regression')
+    throw new RangeError(`conformal_normalisation: ${normalisation} applies to regression; classification is calibrated per class on the learner's probabilities`);
+  if (normalisation === 'spread' && !learner.id.startsWith('random-forest'))
+    throw new RangeError(`conformal_normalisation: spread is the spread of a random forest's trees, and ${learner.id} is not a random forest (use knn)`);
+  return { method, levels, fraction: Number(parameters.calibration_fraction ?? 0.25), sets: Number(parameters.calibration_sets ?? 5), normalisation };
+}
+
+/** The rows of `data` at `rows`. */
+function subset(data: TrainingData, rows: number[]): TrainingData {
+  const { cols } = data.x;
+  const x = new Float64Array(rows.length * cols);
+  rows.forEach((r, i) => x.set(data.x.data.subarray(r * cols, (r + 1) * cols), i * cols));
+  return { x: { rows: rows.length, cols, data: x }, binary: data.binary, y: Float64Array.from(rows, (r) => data.y[r]), classes: data.classes };
+}
+
+/** Row indices grouped by class (classification), or all in one group (regression), each group shuffled. */
+function shuffledStrata(data: TrainingData, random: Random): number[][] {
+  const groups = new Map<number, number[]>();
+  for (let r = 0; r < data.y.length; r++) {
+    const key = data.classes.length ? data.y[r] : 0;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return [...groups.keys()].sort((a, b) => a - b).map((k) => random.shuffle(groups.get(k)!));
+}
+
+/** A calibration split: within each class (regression: all rows), round(fraction · n) rows calibrate, at least one, never all. */
+export function calibrationSplit(data: TrainingData, fraction: number, seed: number): { training: number[]; calibration: number[] } {
+  const training: number[] = [];
+  const calibration: number[] = [];
+  for (const stratum of shuffledStrata(data, new Random(seed))) {
+    const take = stratum.length < 2 ? 0 : Math.min(stratum.length - 1, Math.max(1, Math.round(stratum.length * fraction)));
+    calibration.push(...stratum.slice(0, take));
+    training.push(...stratum.slice(take));
+  }
+  return { training: training.sort((a, b) => a - b), calibration: calibration.sort((a, b) => a - b) };
+}
+
+/** cv+ folds: each class's shuffled rows dealt to the k folds in turn (regression: all rows). */
+export function calibrationFolds(data: TrainingData, k: number, seed: number): number[][] {
+  const folds: number[][] = Array.from({ length: k }, () => []);
+  let next = 0;
+  for (const stratum of shuffledStrata(data, new Random(seed))) for (const r of stratum) folds[next++ % k].push(r);
+  return folds.map((f) => f.sort((a, b) => a - b));
+}
+
+/** The parts to calibrate: which rows train each part's model and which calibrate it. */
+function calibrationPlan(data: TrainingData, request: ConformalRequest, seed: number): { training: number[]; calibration: number[] }[] {
+  const n = data.y.length;
+  if (request.method === 'split') return [calibrationSplit(data, request.fraction, seed)];
+  if (request.method === 'aggregated') return Array.from({ length: request.sets }, (_, b) => calibrationSplit(data, request.fraction, seed + 7919 * (b + 1)));
+  const k = Math.min(request.sets, n);
+  const folds = calibrationFolds(data, k, seed);
+  return folds
+    .filter((f) => f.length)
+    .map((calibration) => {
+      const held = new Set(calibration);
+      return { training: [...Array(n).keys()].filter((r) => !held.has(r)), calibration };
+    });
+}
+
+/**
+ * Train a learner with a conformal calibration: its model (for `split`, trained on the proper
+ * training rows; otherwise on all rows) and the calibration of every part. Each part's model
+ * predicts the rows it did not learn from; their scores are the calibration.
+ */
+export async function trainConformal(
+  learner: Learner,
+  data: TrainingData,
+  params: Record<string, ParamValue>,
+  context: LearnerContext,
+  request: ConformalRequest,
+): Promise<{ state: unknown; conformal: ConformalState }> {
+  const plan = calibrationPlan(data, request, context.seed);
+  const tooSmall = plan.find((p) => p.training.length < 2 || !p.calibration.length);
+  if (tooSmall) throw new RangeError(`conformal ${request.method}: ${data.y.length} training rows are too few to hold out calibration rows`);
+  const parts: CalibrationPart[] = [];
+  let mainState: unknown;
+  for (const [i, { training, calibration }] of plan.entries()) {
+    const proper = subset(data, training);
+    const state = await timePhase('conformal: part trained', () => learner.train(proper, params, { ...context, seed: context.seed + i }));
+    let difficulty: unknown;
+    if (request.normalisation === 'knn') difficulty = await context.run(DOMAIN_MODULE, 'fitDomain', knnDifficulty(proper));
+    const held = subset(data, calibration);
+    const predicted = await timePhase('conformal: calibration predicted', () =>
+      context.run<PartPrediction>(PREDICT_MODULE, 'predictPart', [learner.id, state, request.normalisation, difficulty, held.x]),
+    );
+    const beta = predicted.difficulty ? difficultyBeta(predicted.difficulty) : undefined;
+    const output = partOutput({ task: learner.task }, predicted.predictions, predicted.difficulty, beta, data.classes.length);
+    const part: CalibrationPart = { difficulty, beta };
+    if (learner.task === 'regression') {
+      part.scores = calibration.map((r, j) => Math.abs(data.y[r] - output.values![j]) / (output.sigma?.[j] ?? 1)).sort((a, b) => a - b);
+    } else {
+      part.classScores = data.classes.map((_, k) => calibration.flatMap((r, j) => (data.y[r] === k ? [output.classScores![j][k]] : [])).sort((a, b) => a - b));
+    }
+    if (request.method === 'split') mainState = state;
+    else part.state = state;
+    parts.push(part);
+  }
+  if (request.method !== 'split') mainState = await timePhase('conformal: model trained on all rows', () => learner.train(data, params, context));
+  const conformal: ConformalState = {
+    method: request.method,
+    task: learner.task,
+    levels: request.levels,
+    normalisation: request.normalisation,
+    parts,
+    calibrationRows: plan.reduce((n, p) => n + p.calibration.length, 0),
+  };
+  return { state: mainState, conformal };
+}
+
+/** fitDomain's arguments for the k-NN difficulty of a part's training rows: Tanimoto on fingerprints, else Euclidean on standardised descriptors. */
+function knnDifficulty(proper: TrainingData): [string, Matrix, Record<string, ParamValue>] {
+  if (proper.binary.length && proper.binary.every((b) => b)) return ['ad-tanimoto', proper.x, { threshold: 0 }];
+  return ['ad-euclidean-knn', proper.x, { k: DIFFICULTY_NEIGHBOURS, Z: 1.645 }];
+}
