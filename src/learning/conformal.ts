@@ -41,7 +41,7 @@ export const CONFORMAL_PARAMETERS: ParameterSpec[] = [
   {
     name: 'conformal',
     description:
-      'Conformal prediction: every prediction also gets an interval (regression) or a prediction set with class p-values (classification, Mondrian: per class) that misses the true value for at most 1 − confidence_level of new compounds. none; split (a calibration set held out of training: an exact guarantee); cv+ (calibration_sets folds, every row calibrates: guarantee at least 1 − 2α, about 1 − α in practice, narrower); aggregated (calibration_sets random splits, p-values averaged, bounds as medians)',
+      'Conformal prediction (inside algorithm_params write cv%2B: a + there is a space): every prediction also gets an interval (regression) or a prediction set with class p-values (classification, Mondrian: per class) that misses the true value for at most 1 − confidence_level of new compounds. none; split (a calibration set held out of training: an exact guarantee); cv+ (calibration_sets folds, every row calibrates: guarantee at least 1 − 2α, about 1 − α in practice, narrower); aggregated (calibration_sets random splits, p-values averaged, bounds as medians)',
     type: 'string',
     default: 'none',
     choices: [...CONFORMAL_METHODS],

@@ -1,7 +1,20 @@
 import type * as RDF from '@rdfjs/types';
 
 /** Properties that may occur several times: always arrays in JSON and YAML, repeated elements in XML. */
-const REPEATED = new Set(['classValueStatistics', 'confusionMatrixCell', 'validation', 'parameters', 'independentVariables', 'predictedVariables', 'type', 'sameAs', 'warning', 'acceptValue']);
+const REPEATED = new Set([
+  'classValueStatistics',
+  'confusionMatrixCell',
+  'validation',
+  'parameters',
+  'independentVariables',
+  'predictedVariables',
+  'type',
+  'sameAs',
+  'warning',
+  'acceptValue',
+  'conformalStatistics',
+  'conformalClassStatistics',
+]);
 
 const localName = (iri: string) => iri.slice(Math.max(iri.lastIndexOf('#'), iri.lastIndexOf('/')) + 1);
 

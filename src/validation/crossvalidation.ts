@@ -6,7 +6,8 @@ import { validationQueries } from './validation-queries.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetMeta, DatasetRow } from '../dataset/dataset-store.ts';
 import { numberOf } from '../rdf/terms.ts';
-import { statisticsOf, type PairedValue } from './evaluation.ts';
+import { conformalStatisticsOf, statisticsOf, type PairedValue } from './evaluation.ts';
+import type { StoredModel } from '../model/model-codec.ts';
 import { leaveOneOutFolds, randomFolds, sideCounts, sortedStratifiedFolds, stratifiedFolds, structureGroups } from './splits.ts';
 import { crossvalidationFolds, crossvalidationQuads, foldNumber, validationQuads } from './validation-record.ts';
 import type { Job, LearningSetup, ValidationRunner } from './validation-runner.ts';
@@ -83,7 +84,7 @@ export class Crossvalidations {
     const groups = structureGroups(rows.map((r) => r.compound));
     const folds = assignFolds(request, groups);
     const k = request.leaveOneOut ? new Set(groups).size : request.numFolds;
-    const results: { uri: string; pairs: PairedValue[]; classes: string[] }[] = new Array(k);
+    const results: { uri: string; pairs: PairedValue[]; classes: string[]; conformal: StoredModel['conformal'] }[] = new Array(k);
     const started = performance.now();
     // checked once: every fold has the dataset's features and target
     const plan = setup.yScrambleSeed === undefined ? await timePhase('training planned', () => this.runner.plan(setup, dataset.uri)) : undefined;
@@ -108,7 +109,7 @@ export class Crossvalidations {
         { signal: job.signal },
         plan,
       );
-      results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes };
+      results[fold] = { uri: result.uri, pairs: result.pairs, classes: result.model.classes, conformal: result.model.conformal };
       job.progress?.(++done / k, `fold ${done} of ${k} done`);
     };
     const lanes = Math.max(1, Math.min(k, this.services.config.workerThreads));
@@ -160,6 +161,8 @@ export class Crossvalidations {
       date: new Date(),
       statistics,
       pooled: true,
+      // every fold's model is calibrated alike: the pooled rows give the guarantee's coverage over the whole dataset
+      conformal: conformalStatisticsOf(pairs, setup.def.learner.task, results[0]?.conformal, classes),
     }).filter((q) => !q.predicate.equals(ot('crossvalidationFold')));
     await timePhase('cross-validation written', () => this.services.store.replaceGraphs({ [uri]: quads, [statisticsUri]: pooled }));
     return uri;

@@ -6,6 +6,8 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { numberOf } from '../rdf/terms.ts';
 import { classificationStatistics, regressionStatistics } from './statistics.ts';
 import type { ValidationRecord } from './validation-record.ts';
+import type { StoredModel } from '../model/model-codec.ts';
+import { intervalStatistics, setStatistics, type ConformalObservation, type ConformalStatistics } from './conformal-statistics.ts';
 
 export interface Comparison {
   /** The dataset with the actual values, and the feature holding them. */
@@ -18,6 +20,8 @@ export interface Comparison {
   kind: 'classification' | 'regression';
   /** Class values known beforehand (a model's), so that classes never predicted still get cells. */
   classes?: string[];
+  /** A conformal model's calibration: its features' values are read too. */
+  conformal?: StoredModel['conformal'];
 }
 
 /** One actual value and its prediction, joined on the compound. */
@@ -25,6 +29,50 @@ export interface PairedValue {
   actual?: RDF.Literal;
   predicted?: RDF.Literal;
   confidence?: RDF.Literal;
+  /** A conformal model's interval or class p-values for the row. */
+  conformal?: ConformalObservation;
+}
+
+/** A bound as written (an unbounded one as INF or -INF), NaN when there is none. */
+function boundOf(v: RDF.Literal | undefined): number {
+  const s = v?.value.trim();
+  if (s === 'INF' || s === '+INF') return Number.POSITIVE_INFINITY;
+  if (s === '-INF') return Number.NEGATIVE_INFINITY;
+  return numberOf(v);
+}
+
+/** A row's conformal answer read from the values of a conformal model's features (undefined when the row has none). */
+export function conformalObservation(conformal: StoredModel['conformal'], classes: string[], value: (feature: string) => RDF.Literal | undefined): ConformalObservation | undefined {
+  if (!conformal) return undefined;
+  const { outputs } = conformal;
+  if (conformal.state.task === 'regression') {
+    const lower = outputs.filter((o) => o.kind === 'interval-lower').map((o) => boundOf(value(o.feature)));
+    const upper = outputs.filter((o) => o.kind === 'interval-upper').map((o) => boundOf(value(o.feature)));
+    if ([...lower, ...upper].some(Number.isNaN)) return undefined;
+    return { intervals: lower.map((l, i): [number, number] => [l, upper[i]]) };
+  }
+  const pValues = new Map<string, number>();
+  for (const o of outputs) {
+    const p = o.kind === 'p-value' ? numberOf(value(o.feature)) : Number.NaN;
+    if (!Number.isNaN(p)) pValues.set(classes[o.classIndex!], p);
+  }
+  return pValues.size ? { pValues } : undefined;
+}
+
+/** The conformal statistics of paired values at the model's levels (none for a model without calibration). */
+export function conformalStatisticsOf(pairs: PairedValue[], kind: Comparison['kind'], conformal: StoredModel['conformal'], classes: string[]): ConformalStatistics[] | undefined {
+  if (!conformal) return undefined;
+  const { levels } = conformal.state;
+  if (kind === 'regression')
+    return intervalStatistics(
+      pairs.map((p) => ({ actual: Number.isNaN(numberOf(p.actual)) ? undefined : numberOf(p.actual), observation: p.conformal })),
+      levels,
+    );
+  return setStatistics(
+    pairs.map((p) => ({ actual: p.actual && p.actual.value.trim() !== '' ? p.actual.value.trim() : undefined, observation: p.conformal })),
+    levels,
+    classes,
+  );
 }
 
 /**
@@ -33,10 +81,14 @@ export interface PairedValue {
  * dataset lines up row by row, and any other one lines up by compound.
  */
 export async function pairValues(datasets: DatasetStore, c: Comparison): Promise<PairedValue[]> {
-  const byCompound = new Map<string, { predicted?: RDF.Literal; confidence?: RDF.Literal }[]>();
+  const byCompound = new Map<string, { predicted?: RDF.Literal; confidence?: RDF.Literal; conformal?: ConformalObservation }[]>();
   for await (const r of datasets.rows(c.predictionDataset)) {
     const list = byCompound.get(r.compound) ?? [];
-    list.push({ predicted: r.values.get(c.predictedFeature), confidence: c.confidenceFeature ? r.values.get(c.confidenceFeature) : undefined });
+    list.push({
+      predicted: r.values.get(c.predictedFeature),
+      confidence: c.confidenceFeature ? r.values.get(c.confidenceFeature) : undefined,
+      conformal: conformalObservation(c.conformal, c.classes ?? [], (f) => r.values.get(f)),
+    });
     byCompound.set(r.compound, list);
   }
   const out: PairedValue[] = [];

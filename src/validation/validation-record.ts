@@ -2,6 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.ts';
 import type { ClassificationStatistics, ClassValueStatistics, RegressionStatistics, ValidationCounts } from './statistics.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
+import type { ConformalClassStatistics, ConformalStatistics } from './conformal-statistics.ts';
 
 /** What a validation (spec 2.6, DESIGN.md "Validation vocabulary") records. */
 export interface ValidationRecord {
@@ -25,6 +26,8 @@ export interface ValidationRecord {
   sides?: { training: { rows: number; structures: number }; test: { rows: number; structures: number } };
   /** Statistics of pooled cross-validation predictions: rSquare is then also given as Q². */
   pooled?: boolean;
+  /** A conformal model's coverage and efficiency, per confidence level. */
+  conformal?: ConformalStatistics[];
 }
 
 /** The kinds of validation, in words (titles). */
@@ -40,7 +43,8 @@ export const VALIDATION_KINDS: Record<string, string> = {
 const COUNT_KEYS: (keyof ValidationCounts)[] = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'];
 const INTEGER_KEYS = new Set(['numInstances', 'numWithoutClass', 'numUnpredicted', 'numCorrect', 'numIncorrect', 'numTruePositives', 'numTrueNegatives', 'numFalsePositives', 'numFalseNegatives']);
 
-const number = (key: string, v: number) => (INTEGER_KEYS.has(key) ? literal(String(v), xsd('integer')) : literal(String(v), xsd('double')));
+const number = (key: string, v: number) =>
+  INTEGER_KEYS.has(key) ? literal(String(v), xsd('integer')) : literal(Number.isFinite(v) ? String(v) : v > 0 ? 'INF' : Number.isNaN(v) ? 'NaN' : '-INF', xsd('double'));
 
 /** A local name usable in an IRI fragment. */
 const fragment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -96,6 +100,7 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
       df.quad(info, ot('crossvalidationFold'), literal(v.crossvalidation.fold)),
     );
   }
+  for (const c of v.conformal ?? []) quads.push(...conformalQuads(uri, c));
   const values = v.statistics.values as unknown as Record<string, unknown>;
   for (const key of COUNT_KEYS) if (typeof values[key] === 'number') quads.push(df.quad(s, ot(key), number(key, values[key] as number)));
   const scalar = (node: RDF.NamedNode, from: Record<string, unknown>, skip: Set<string>) => {
@@ -131,6 +136,45 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
     if (v.pooled && typeof v.statistics.values.rSquare === 'number') quads.push(df.quad(node, ot('q2'), number('q2', v.statistics.values.rSquare)));
   }
   return quads;
+}
+
+/** A conformal statistics node (`{uri}#conformal-{level}`) with its per-class nodes. */
+function conformalQuads(uri: string, c: ConformalStatistics): RDF.Quad[] {
+  const node = df.namedNode(`${uri}#conformal-${c.confidenceLevel}`);
+  const { classes, ...values } = c;
+  const quads = [df.quad(df.namedNode(uri), ot('conformalStatistics'), node), df.quad(node, rdf('type'), ot('ConformalStatistics'))];
+  for (const [key, value] of Object.entries(values)) if (typeof value === 'number') quads.push(df.quad(node, ot(key), number(key, value)));
+  for (const k of classes ?? []) {
+    const cn = df.namedNode(`${uri}#conformal-${c.confidenceLevel}-class-${fragment(k.classValue)}`);
+    quads.push(df.quad(node, ot('conformalClassStatistics'), cn), df.quad(cn, ot('classValue'), literal(k.classValue)), df.quad(cn, ot('numInstances'), number('numInstances', k.numInstances)));
+    if (k.coverage !== undefined) quads.push(df.quad(cn, ot('coverage'), number('coverage', k.coverage)));
+  }
+  return quads;
+}
+
+/** The conformal statistics nodes of a validation's graph, by ascending level. */
+function conformalOf(quads: RDF.Quad[], uri: string): ConformalStatistics[] | undefined {
+  const nodes = quads.filter((q) => q.subject.value === uri && q.predicate.equals(ot('conformalStatistics'))).map((q) => q.object.value);
+  if (!nodes.length) return undefined;
+  const about = (node: string) => quads.filter((q) => q.subject.value === node);
+  const numbersOf = (node: string): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const q of about(node))
+      if (q.object.termType === 'Literal' && q.predicate.value.startsWith(ot('').value)) out[q.predicate.value.slice(ot('').value.length)] = Number(q.object.value.replace(/^(-?)INF$/, '$1Infinity'));
+    return out;
+  };
+  return nodes
+    .map((node): ConformalStatistics => {
+      const { confidenceLevel, numInstances, ...rest } = numbersOf(node);
+      const classNodes = about(node).filter((q) => q.predicate.equals(ot('conformalClassStatistics')));
+      const classes = classNodes.map((q): ConformalClassStatistics => {
+        const { numInstances: n, coverage } = numbersOf(q.object.value);
+        const classValue = about(q.object.value).find((c) => c.predicate.equals(ot('classValue')))?.object.value ?? '';
+        return { classValue, numInstances: n ?? 0, ...(coverage !== undefined ? { coverage } : {}) };
+      });
+      return { confidenceLevel, numInstances: numInstances ?? 0, ...rest, ...(classNodes.length ? { classes: classes.sort((a, b) => (a.classValue < b.classValue ? -1 : 1)) } : {}) };
+    })
+    .sort((a, b) => a.confidenceLevel - b.confidenceLevel);
 }
 
 /** The record of the validation `uri` in its graph (validationQuads read back); undefined when the graph holds none. */
@@ -179,10 +223,12 @@ export function validationRecord(quads: RDF.Quad[], uri: string): ValidationReco
   } else return undefined;
   const fold = crossvalidationInfo ? value(crossvalidationInfo, 'crossvalidationFold') : undefined;
   const crossvalidation = crossvalidationInfo && value(crossvalidationInfo, 'crossvalidation');
+  const conformal = conformalOf(quads, uri);
   return {
     ...v,
     statistics,
     ...(pooled ? { pooled } : {}),
+    ...(conformal ? { conformal } : {}),
     ...(numTrainingRows !== undefined
       ? { sides: { training: { rows: numTrainingRows, structures: numTrainingStructures ?? 0 }, test: { rows: numTestRows ?? 0, structures: numTestStructures ?? 0 } } }
       : {}),

@@ -10,7 +10,7 @@ import { createPredictionDataset, type PredictedValues, type Predictor } from '.
 import { planTraining, trainModel, type TrainingPlan } from '../model/training.ts';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
 import { checkParameters } from '../algorithm/parameters.ts';
-import { pairValues, statisticsOf, type PairedValue } from './evaluation.ts';
+import { conformalObservation, conformalStatisticsOf, pairValues, statisticsOf, type PairedValue } from './evaluation.ts';
 import { permutation } from './splits.ts';
 import type { ValidationRecord } from './validation-record.ts';
 import type { ValidationStore } from './validation-store.ts';
@@ -156,7 +156,12 @@ export class ValidationRunner {
       rows && test.testTargetDataset === test.testDataset
         ? rows.map((r, i): PairedValue => {
             const predicted = new Map(predictions[i]);
-            return { actual: r.values.get(test.predictionFeature), predicted: predicted.get(model.predicted), confidence: predicted.get(model.confidence) };
+            return {
+              actual: r.values.get(test.predictionFeature),
+              predicted: predicted.get(model.predicted),
+              confidence: predicted.get(model.confidence),
+              conformal: conformalObservation(model.conformal, model.classes, (f) => predicted.get(f)),
+            };
           })
         : await pairValues(this.datasets, {
             targetDataset: test.testTargetDataset,
@@ -166,6 +171,7 @@ export class ValidationRunner {
             confidenceFeature: model.confidence,
             kind: model.task,
             classes: model.classes,
+            conformal: model.conformal,
           });
     return {
       pairs,
@@ -178,6 +184,7 @@ export class ValidationRunner {
         predictionDataset,
         predictionFeature: test.predictionFeature,
         statistics: await timePhase('statistics', () => statisticsOf(pairs, model.task, model.classes)),
+        conformal: conformalStatisticsOf(pairs, model.task, model.conformal, model.classes),
       },
     };
   }

@@ -38,9 +38,12 @@ ${choice(
     el('crossvalidationInfo', 'CrossvalidationInfo'),
     el('classificationStatistics', 'ClassificationStatistics'),
     el('regressionStatistics', 'RegressionStatistics'),
+    el('conformalStatistics', 'ConformalStatistics'),
   ],
   true,
 )}
+${choice('ConformalStatistics', [el('confidenceLevel', 'xs:double'), el('numInstances', 'xs:integer'), ...doubles(['coverage', 'meanIntervalWidth', 'medianIntervalWidth', 'singletonRate', 'emptySetRate', 'meanSetSize']), el('conformalClassStatistics', 'ConformalClassStatistics')])}
+${choice('ConformalClassStatistics', [el('classValue', 'xs:string'), el('numInstances', 'xs:integer'), el('coverage', 'xs:double')])}
 ${choice('CrossvalidationInfo', [el('crossvalidation', 'xs:anyURI'), el('crossvalidationFold', 'xs:integer')])}
 ${choice('ClassificationStatistics', [...integers(['numCorrect', 'numIncorrect']), ...doubles(['percentCorrect', 'percentIncorrect', 'accuracy', 'weightedAccuracy', 'averageAreaUnderRoc', 'matthewsCorrelationCoefficient']), el('confusionMatrix', 'ConfusionMatrix'), el('classValueStatistics', 'ClassValueStatistics')])}
 ${choice('ConfusionMatrix', [el('confusionMatrixCell', 'ConfusionMatrixCell')])}

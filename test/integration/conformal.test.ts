@@ -1,0 +1,190 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { startTestServer, http, form, errorReport, OT, waitForTask, parseTurtle, valuesOf, type TestServer } from '../helpers.ts';
+
+/**
+ * Conformal prediction over HTTP (issue 39): the guarantee measured on the shared data sets, the
+ * features a conformal model's predictions fill, and the requests it refuses.
+ */
+let s: TestServer;
+let epafhm: { dataset: string; target: string };
+before(async () => {
+  s = await startTestServer();
+  const raw = await upload(readFileSync('../shared/data/EPAFHM_log10.csv', 'utf8'));
+  const target = (await features(raw))[0];
+  epafhm = { dataset: await task('/algorithm/rdkit-descriptors', { dataset_uri: raw }), target };
+});
+after(() => s.stop());
+
+const local = (uri: string) => uri.replace(s.base, s.url);
+const LEVELS = [0.8, 0.9, 0.95];
+
+async function upload(csv: string): Promise<string> {
+  const r = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.ok(r.status === 200 || r.status === 202, r.text);
+  // a large table is read as a task
+  return r.status === 202 ? waitForTask(s, r.text.trim()) : r.text.trim();
+}
+const features = async (dataset: string) => (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+async function task(path: string, params: Record<string, string>): Promise<string> {
+  const r = await http(path.startsWith('/') ? `${s.url}${path}` : local(path), { method: 'POST', body: form(params), accept: 'text/uri-list' });
+  assert.equal(r.status, 202, `${path}: ${r.text.slice(0, 500)} ${r.status === 400 ? (await errorReport(r)).message : ''}`);
+  return waitForTask(s, r.text.trim());
+}
+const json = async (uri: string) => JSON.parse((await http(local(uri), { accept: 'application/json' })).text);
+
+interface LevelStatistics {
+  confidenceLevel: number;
+  numInstances: number;
+  coverage: number;
+  meanIntervalWidth?: number;
+  singletonRate?: number;
+  emptySetRate?: number;
+  conformalClassStatistics?: { classValue: string; numInstances: number; coverage: number }[];
+}
+const conformalOf = (v: { conformalStatistics?: LevelStatistics[] }) => [...(v.conformalStatistics ?? [])].sort((a, b) => a.confidenceLevel - b.confidenceLevel);
+
+/**
+ * Three standard errors of the coverage at `level` over n test rows; with `calibration` rows per
+ * model over several models, the spread of the guarantee given each calibration set too (the
+ * coverage of one split calibration is Beta-distributed about the level, with variance of about
+ * level · (1 − level) / calibration rows).
+ */
+const tolerance = (level: number, n: number, calibration = Number.POSITIVE_INFINITY) => 3 * Math.sqrt(level * (1 - level) * (1 / n + 1 / calibration));
+const SEEDS = ['1', '2', '3', '4', '5'];
+
+test('regression intervals (EPAFHM, random forest): coverage at 0.8, 0.9 and 0.95 within a binomial tolerance over five seeds; cv+ against split', async (t) => {
+  const pooled = new Map<string, { covered: number[]; n: number; width: number[] }>();
+  for (const method of ['split', 'cv+']) {
+    const sums = { covered: LEVELS.map(() => 0), n: 0, width: LEVELS.map(() => 0) };
+    for (const seed of SEEDS) {
+      const v = await json(
+        await task('/validation/training_test_split', {
+          dataset_uri: epafhm.dataset,
+          algorithm_uri: `${s.base}/algorithm/random-forest-regression`,
+          prediction_feature: epafhm.target,
+          random_seed: seed,
+          split_ratio: '0.7',
+          // a + in algorithm_params is a space (URL form encoding): cv+ is written cv%2B
+          algorithm_params: `numTrees=50;conformal=${encodeURIComponent(method)};confidence_level=0.8,0.9,0.95;calibration_fraction=0.3`,
+        }),
+      );
+      const levels = conformalOf(v);
+      assert.deepEqual(
+        levels.map((l) => l.confidenceLevel),
+        LEVELS,
+      );
+      sums.n += levels[0].numInstances;
+      levels.forEach((l, i) => {
+        sums.covered[i] += l.coverage * l.numInstances;
+        sums.width[i] += l.meanIntervalWidth! * l.numInstances;
+        assert.ok(i === 0 || l.meanIntervalWidth! >= levels[i - 1].meanIntervalWidth!, 'a higher level never gives narrower intervals');
+      });
+    }
+    pooled.set(method, sums);
+    LEVELS.forEach((level, i) => {
+      const coverage = sums.covered[i] / sums.n;
+      t.diagnostic(`${method} at ${level}: coverage ${coverage.toFixed(3)} over ${sums.n} test rows, mean width ${(sums.width[i] / sums.n).toFixed(3)}`);
+      // split: exact (at least the level); cv+: at least 1 − 2α in theory, about 1 − α in practice
+      const floor = method === 'split' ? level : 1 - 2 * (1 - level);
+      // each seed's model is calibrated on 30 % of its 70 % training side
+      const margin = tolerance(level, sums.n, Math.round(0.3 * 0.7 * 580) * SEEDS.length);
+      assert.ok(coverage >= floor - margin, `${method} at ${level}: coverage ${coverage} over ${sums.n} rows`);
+      assert.ok(coverage <= level + margin + 0.03, `${method} at ${level}: coverage ${coverage} is far above the level (intervals too wide)`);
+    });
+  }
+  const split = pooled.get('split')!;
+  const cv = pooled.get('cv+')!;
+  const narrower = cv.width[1] < split.width[1];
+  t.diagnostic(
+    `at 0.9, cv+ intervals are ${narrower ? 'narrower' : 'NOT narrower'} than split intervals: mean width ${(cv.width[1] / cv.n).toFixed(3)} against ${(split.width[1] / split.n).toFixed(3)}`,
+  );
+});
+
+test('class sets (Kazius, random forest on Morgan bits, 5-fold cross-validation): pooled coverage per class at each level; efficiency stated', async (t) => {
+  const raw = await upload(readFileSync('../shared/data/kazius.csv', 'utf8'));
+  const target = (await features(raw))[0];
+  const dataset = await task('/algorithm/morgan-fingerprint', { dataset_uri: raw, nBits: '1024' });
+  const cv = await task('/crossvalidation', {
+    dataset_uri: dataset,
+    algorithm_uri: `${s.base}/algorithm/random-forest-classification`,
+    prediction_feature: target,
+    num_folds: '5',
+    algorithm_params: 'numTrees=50;conformal=split;confidence_level=0.8,0.9,0.95',
+  });
+  const pooled = await json(`${cv}/statistics`);
+  const levels = conformalOf(pooled);
+  assert.deepEqual(
+    levels.map((l) => l.confidenceLevel),
+    LEVELS,
+  );
+  for (const l of levels) {
+    assert.ok(l.numInstances > 4000, `${l.numInstances} pooled rows`);
+    const classes = l.conformalClassStatistics!;
+    assert.equal(classes.length, 2);
+    for (const c of classes) {
+      t.diagnostic(`${l.confidenceLevel}: class ${c.classValue}: coverage ${c.coverage.toFixed(3)} over ${c.numInstances} rows`);
+      assert.ok(c.coverage >= l.confidenceLevel - tolerance(l.confidenceLevel, c.numInstances), `class ${c.classValue} at ${l.confidenceLevel}: ${c.coverage}`);
+    }
+    t.diagnostic(`${l.confidenceLevel}: single-label sets ${l.singletonRate!.toFixed(3)}, empty sets ${l.emptySetRate!.toFixed(3)}`);
+    assert.ok(l.singletonRate! > 0.2, 'the sets say something: not all of them hold both classes');
+  }
+  // every fold's validation states its own guarantee as well
+  const folds = (await http(`${local(cv)}/validations`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const fold = await json(folds[0]);
+  assert.equal(conformalOf(fold).length, 3);
+  const html = await http(local(`${cv}/statistics`), { accept: 'text/html' });
+  assert.match(html.text, /Conformal prediction: coverage and efficiency/);
+});
+
+test('a conformal model: its predictions fill interval features linked to the predicted feature, typed with the ontology terms, listed as predicted variables', async () => {
+  const model = await task(`${s.base}/algorithm/random-forest-regression`, {
+    dataset_uri: epafhm.dataset,
+    prediction_feature: epafhm.target,
+    numTrees: '30',
+    conformal: 'cv+',
+    confidence_level: '0.9',
+    conformal_normalisation: 'knn',
+  });
+  const predicted = (await http(`${local(model)}/predicted`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  assert.equal(predicted.length, 4, 'prediction, confidence, lower and upper bound');
+  const graphs = await Promise.all(predicted.map(async (f) => ({ f, quads: parseTurtle((await http(local(f), { accept: 'text/turtle' })).text) })));
+  const typed = (type: string) => graphs.find((g) => valuesOf(g.quads, g.f, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').includes(`${OT}${type}`));
+  const lower = typed('PredictionIntervalLower')!;
+  const upper = typed('PredictionIntervalUpper')!;
+  assert.ok(lower && upper);
+  const main = graphs.find((g) => g !== lower && g !== upper && !valuesOf(g.quads, g.f, `${OT}confidenceOf`).length)!;
+  assert.deepEqual(valuesOf(lower.quads, lower.f, `${OT}conformalOf`), [main.f]);
+  assert.deepEqual(valuesOf(upper.quads, upper.f, `${OT}confidenceLevel`).map(Number), [0.9]);
+  const r = await http(local(model), { method: 'POST', body: form({ dataset_uri: epafhm.dataset }), accept: 'text/uri-list' });
+  assert.ok(r.status === 200 || r.status === 202, r.text);
+  const predictions = r.status === 202 ? await waitForTask(s, r.text.trim()) : r.text.trim();
+  const turtle = parseTurtle((await http(local(predictions), { accept: 'text/turtle' })).text);
+  const valuesOfFeature = (f: string) => {
+    const nodes = turtle.filter((q) => q.predicate.value === `${OT}feature` && q.object.value === f).map((q) => q.subject.value);
+    return turtle.filter((q) => nodes.includes(q.subject.value) && q.predicate.value === `${OT}value`).length;
+  };
+  assert.ok(valuesOfFeature(lower.f) > 500 && valuesOfFeature(upper.f) > 500, 'the prediction dataset holds both bounds for every row');
+  // the bounds enclose the prediction in every row, and the CSV names them
+  const [header, ...lines] = parseCsv((await http(local(predictions), { accept: 'text/csv' })).text) as string[][];
+  const column = (pattern: RegExp) => header.findIndex((h) => pattern.test(h));
+  const [p, lo, hi] = [column(/predicted by model/), column(/lower bound of the 90 % prediction interval/), column(/upper bound of the 90 % prediction interval/)];
+  assert.ok(p > 0 && lo > 0 && hi > 0, header.join(' | '));
+  for (const cells of lines) assert.ok(Number(cells[lo]) < Number(cells[p]) && Number(cells[p]) < Number(cells[hi]), cells.join(','));
+});
+
+test('conformal parameters are checked before any work: 400 naming the parameter', async () => {
+  const base = { dataset_uri: epafhm.dataset, prediction_feature: epafhm.target };
+  const refused = async (algorithm: string, params: Record<string, string>, pattern: RegExp) => {
+    const r = await http(`${s.url}/algorithm/${algorithm}`, { method: 'POST', body: form({ ...base, ...params }), accept: 'text/turtle' });
+    assert.equal(r.status, 400, `${JSON.stringify(params)}: ${r.status} ${r.text.slice(0, 300)}`);
+    assert.match((await errorReport(r)).message ?? '', pattern);
+  };
+  await refused('random-forest-regression', { conformal: 'bogus' }, /conformal/);
+  await refused('random-forest-regression', { conformal: 'split', confidence_level: '1.5' }, /confidence_level/);
+  await refused('random-forest-regression', { conformal: 'split', confidence_level: '0.9; DROP ALL' }, /confidence_level/);
+  await refused('svr', { conformal: 'split', conformal_normalisation: 'spread' }, /conformal_normalisation: spread/);
+  await refused('random-forest-regression', { conformal: 'split', calibration_fraction: '1' }, /calibration_fraction/);
+});
