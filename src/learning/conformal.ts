@@ -149,6 +149,12 @@ export interface PartOutput {
   sigma?: number[];
 }
 
+/** A row's conformal answer as read back from its features' values: per level the interval, or per class label its p-value. */
+export interface ConformalObservation {
+  intervals?: [number, number][];
+  pValues?: Map<string, number>;
+}
+
 /** One row's conformal answer: per level an interval (regression), or class p-values and per level a set of class indices. */
 export interface ConformalAnswer {
   intervals?: [number, number][];

@@ -6,7 +6,8 @@ import type { ColumnEncoding } from '../learning/feature-matrix.ts';
 import { featureGraph } from '../feature/feature-record.ts';
 import { deflatedChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
-import type { ConformalState } from '../learning/conformal.ts';
+import type { ConformalObservation, ConformalState } from '../learning/conformal.ts';
+import { numberOf } from '../rdf/terms.ts';
 
 /** Everything prediction needs, read back from the store. */
 export interface StoredModel {
@@ -63,6 +64,32 @@ export function conformalOutputKinds(state: ConformalState, classes: string[]): 
       { kind: 'interval-upper' as const, level },
     ]);
   return [...classes.map((_, classIndex) => ({ kind: 'p-value' as const, classIndex })), ...state.levels.map((level) => ({ kind: 'prediction-set' as const, level }))];
+}
+
+/** A bound as written (an unbounded one as INF or -INF), NaN when there is none. */
+function boundOf(v: RDF.Literal | undefined): number {
+  const s = v?.value.trim();
+  if (s === 'INF' || s === '+INF') return Number.POSITIVE_INFINITY;
+  if (s === '-INF') return Number.NEGATIVE_INFINITY;
+  return numberOf(v);
+}
+
+/** A row's conformal answer read from the values of a conformal model's features (undefined when the row has none). */
+export function conformalObservation(conformal: StoredModel['conformal'], classes: string[], value: (feature: string) => RDF.Literal | undefined): ConformalObservation | undefined {
+  if (!conformal) return undefined;
+  const { outputs } = conformal;
+  if (conformal.state.task === 'regression') {
+    const lower = outputs.filter((o) => o.kind === 'interval-lower').map((o) => boundOf(value(o.feature)));
+    const upper = outputs.filter((o) => o.kind === 'interval-upper').map((o) => boundOf(value(o.feature)));
+    if ([...lower, ...upper].some(Number.isNaN)) return undefined;
+    return { intervals: lower.map((l, i): [number, number] => [l, upper[i]]) };
+  }
+  const pValues = new Map<string, number>();
+  for (const o of outputs) {
+    const p = o.kind === 'p-value' ? numberOf(value(o.feature)) : Number.NaN;
+    if (!Number.isNaN(p)) pValues.set(classes[o.classIndex!], p);
+  }
+  return pValues.size ? { pValues } : undefined;
 }
 
 /** A level as people write it: 0.9 → "90 %". */

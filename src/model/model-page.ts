@@ -3,7 +3,8 @@ import { featureTitles } from '../feature/feature-record.ts';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import { titlesOf } from '../store/query-helpers.ts';
 import { algorithmById } from '../algorithm/catalogue.ts';
-import type { ModelDescription } from './model-codec.ts';
+import { percent, type ModelDescription } from './model-codec.ts';
+import { confidenceLevels } from '../learning/conformal.ts';
 
 /**
  * A model's page for people: what it was trained on and what it predicts, a form that predicts
@@ -29,7 +30,7 @@ export async function modelPageHtml(services: Pick<Services, 'store'>, d: ModelD
 <dt>Algorithm</dt><dd>${iriHtml(d.algorithm, algorithm ?? d.algorithm)}</dd>
 <dt>${kind === 'predictive' ? 'Predicts' : 'Gives'}</dt><dd>${d.dependent ? feature(d.dependent) : kind === 'domain' ? 'whether a structure is inside the applicability domain, and its metric' : 'a cleaned dataset'}</dd>
 <dt>From</dt><dd>${d.independent.length} features: ${d.independent.slice(0, 12).map(feature).join(', ')}${d.independent.length > 12 ? ' …' : ''}</dd>
-${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) => (m === d.uri ? 'carried by the model: every prediction says whether the structure is inside it' : iriHtml(m))).join(', ')}</dd>` : ''}
+${uncertaintyHtml(d)}${d.hasDomain.length ? `<dt>Applicability domain</dt><dd>${d.hasDomain.map((m) => (m === d.uri ? 'carried by the model: every prediction says whether the structure is inside it' : iriHtml(m))).join(', ')}</dd>` : ''}
 </dl>`;
   const structureForm = (title: string, button: string) => `<h2>${title}</h2>
 <form class="run predict" method="post" action="${escapeHtml(path)}">
@@ -47,4 +48,19 @@ ${structureForm('Predict a structure', 'Predict')}
 ${validationsHtml}
 <h2>Regulatory documents</h2>
 <form class="run" method="post" action="/reach_report/qmrf"><input type="hidden" name="model_uri" value="${escapeHtml(d.uri)}"><p><button type="submit">Make a QMRF report of this model</button></p></form>`;
+}
+
+/** What a conformal model's predictions carry, and what its guarantee says (nothing for a model without calibration). */
+function uncertaintyHtml(d: ModelDescription): string {
+  const method = d.parameters.conformal;
+  if (!method || method === 'none') return '';
+  let levels: number[];
+  try {
+    levels = confidenceLevels(d.parameters.confidence_level ?? '0.9');
+  } catch {
+    return '';
+  }
+  const normalisation = d.parameters.conformal_normalisation;
+  const how = `${method}${normalisation && normalisation !== 'none' ? `, normalised by ${normalisation}` : ''}`;
+  return `<dt>Uncertainty</dt><dd>conformal prediction (${escapeHtml(how)}): every prediction comes with its ${escapeHtml(levels.map(percent).join(', '))} prediction interval, or prediction set with each class's p-value, which under exchangeability misses the true value for at most ${escapeHtml(levels.map((l) => percent(1 - l)).join(', '))} of new compounds</dd>\n`;
 }

@@ -27,6 +27,8 @@ export interface ValidationSummary {
   /** The statistics node (regression or classification) as a tree. */
   statistics: Tree;
   task: 'regression' | 'classification';
+  /** A conformal model's coverage and efficiency per level (the `conformalStatistics` nodes as trees). */
+  conformal?: Tree[];
 }
 
 export interface DomainFacts {
@@ -186,7 +188,7 @@ export class QmrfFacts {
     const statistics = (scored.regressionStatistics ?? scored.classificationStatistics) as Tree | undefined;
     if (!statistics) return undefined;
     for (const k of ['numInstances', 'numUnpredicted']) if (typeof scored[k] === 'number') statistics[k] = scored[k];
-    return { uri, tree, statistics, task: scored.classificationStatistics ? 'classification' : 'regression' };
+    return { uri, tree, statistics, task: scored.classificationStatistics ? 'classification' : 'regression', conformal: scored.conformalStatistics as Tree[] | undefined };
   }
 
   /**

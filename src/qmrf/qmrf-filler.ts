@@ -1,4 +1,5 @@
 import { formatNumber } from '../rdf/html.ts';
+import { percent } from '../model/model-codec.ts';
 import type { Tree } from '../rdf/resource-tree.ts';
 import { learnerById } from '../learning/learners.ts';
 import type { DomainState } from '../learning/applicability-domain.ts';
@@ -34,7 +35,37 @@ export function validationLine(v: ValidationSummary): string {
     t.numFolds !== undefined
       ? `${t.leaveOneOut ? 'leave-one-out' : `${t.numFolds}-fold`} cross-validation${t.yScramble ? ' with the target permuted (y-scrambling)' : ''} (seed ${t.randomSeed}, stratified ${t.stratified})`
       : `${t.validationType ?? 'validation'}${t.testDataset ? ` on ${t.testDataset}` : ''}`;
-  return `${what}, ${v.uri}: ${statisticsLine(v.task, v.statistics)}`;
+  return `${what}, ${v.uri}: ${statisticsLine(v.task, v.statistics)}${conformalLine(v.conformal)}`;
+}
+
+/** A validation's conformal coverage and efficiency at each level ('' for a model without calibration). */
+function conformalLine(levels: Tree[] | undefined): string {
+  if (!levels?.length) return '';
+  const sorted = [...levels].sort((a, b) => Number(a.confidenceLevel) - Number(b.confidenceLevel));
+  const one = (l: Tree) =>
+    `${percent(Number(l.confidenceLevel))}: coverage ${formatNumber(Number(l.coverage))}${
+      l.meanIntervalWidth !== undefined
+        ? `, mean interval width ${formatNumber(Number(l.meanIntervalWidth))}`
+        : `, single-label sets ${formatNumber(Number(l.singletonRate))}, empty sets ${formatNumber(Number(l.emptySetRate))}`
+    }`;
+  return `; conformal prediction, ${sorted.map(one).join('; ')}`;
+}
+
+/** QMRF 6.12: how a conformal model states the uncertainty of each prediction, and what its validations measured of it. */
+export function uncertaintyText(f: ModelFacts): string {
+  const c = f.model.conformal?.state;
+  if (!c) return '';
+  const how = {
+    split: `calibrated on ${c.calibrationRows} training rows held out of the model's training (split conformal prediction: the guarantee is exact)`,
+    'cv+': `calibrated by ${c.parts.length}-fold cross-validation over all ${c.calibrationRows} training rows (${c.task === 'regression' ? 'CV+, Barber et al. 2021: a guarantee of at least 1 − 2α, about 1 − α in practice' : 'cross-conformal prediction, Vovk 2015'})`,
+    aggregated: `calibrated on ${c.parts.length} random calibration sets (aggregated conformal prediction, Carlsson et al. 2014: p-values averaged, interval bounds the medians)`,
+  }[c.method];
+  const what =
+    c.task === 'regression'
+      ? `a prediction interval at ${c.levels.map(percent).join(', ')} confidence${c.normalisation === 'none' ? '' : `, its width scaled to each compound's difficulty (${c.normalisation === 'spread' ? "the spread of the forest's trees" : 'the mean distance to the nearest training compounds'})`}`
+      : `a p-value per class and the prediction set at ${c.levels.map(percent).join(', ')} confidence (Mondrian: the guarantee holds within each class)`;
+  const measured = [...f.validations, ...f.crossvalidations].filter((v) => v.conformal?.length).map((v) => `${v.uri}${conformalLine(v.conformal)}`);
+  return `Every prediction comes with ${what}, ${how}. Under exchangeability an interval or set misses the true value for at most 1 − the level of new compounds.${measured.length ? ` Measured: ${measured.join('. ')}.` : ''}`;
 }
 
 function domainLimits(d: DomainFacts): string {
@@ -179,6 +210,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   b.attributes('dependent_var_availability', { answer: !available ? 'Unknown' : f.training.withTarget === f.training.rows ? 'All' : f.training.withTarget ? 'Some' : 'No' });
   b.text('preprocessing', (f.tree.warning as string[] | undefined)?.join(' ') ?? '');
   b.text('goodness_of_fit', f.fit ? `Predictions of the training set by the model: ${statisticsLine(task, f.fit)}.` : '');
+  b.text('other_statistics', uncertaintyText(f));
   const cvs = f.crossvalidations;
   b.text(
     'loo',

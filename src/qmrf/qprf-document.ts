@@ -3,6 +3,7 @@ import { formatNumber } from '../rdf/html.ts';
 import type { Block, ReportDocument, Text } from '../report/report-document.ts';
 import type { ChecklistElement } from './qaf-checklist.ts';
 import type { PredictionFacts } from './qprf-facts.ts';
+import { percent } from '../model/model-codec.ts';
 
 /**
  * A QPRF ((Q)SAR Prediction Reporting Format) for one prediction, and the OECD QAF prediction
@@ -17,7 +18,36 @@ const shown = (v: string | undefined) => (v === undefined ? '–' : v.trim() !==
 /** Similarity from which the nearest training compound counts as a close analogue. */
 const CLOSE_ANALOGUE = 0.5;
 
+/** A conformal model's interval per level, or its class p-values and sets, as rows of the prediction section. */
+function conformalRows(f: PredictionFacts): { label: string; value: string }[] {
+  const c = f.prediction.conformal;
+  const levels = f.model.conformal?.state.levels ?? [];
+  if (!c) return [];
+  if (c.intervals) return c.intervals.map(([lower, upper], i) => ({ label: `${percent(levels[i])} prediction interval`, value: `[${bound(lower)}, ${bound(upper)}]` }));
+  const p = [...(c.pValues ?? [])];
+  return [
+    { label: 'Class p-values', value: p.map(([label, v]) => `${label} ${formatNumber(v)}`).join(', ') },
+    ...levels.map((level) => ({
+      label: `${percent(level)} prediction set`,
+      value: `{${p
+        .filter(([, v]) => v > 1 - level + 1e-12)
+        .map(([label]) => label)
+        .join(', ')}}`,
+    })),
+  ];
+}
+
+const bound = (v: number) => (Number.isFinite(v) ? formatNumber(v) : v > 0 ? '∞' : '−∞');
+
+/** What a conformal model's intervals or sets guarantee. */
+function guarantee(f: PredictionFacts): string {
+  const c = f.model.conformal!.state;
+  const what = c.task === 'regression' ? 'interval' : 'set (Mondrian: within each class)';
+  return `conformal prediction (${c.method}, ${c.calibrationRows} calibration rows): under exchangeability the ${what} misses the true value for at most ${c.levels.map((l) => percent(1 - l)).join(', ')} of new compounds${c.method === 'cv+' && c.task === 'regression' ? ' (cv+: at most twice that in theory)' : ''}`;
+}
+
 export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): ChecklistElement[] {
+  const conformal = conformalRows(f);
   const area = { input: 'Correct input', domain: 'Applicability domain', reliability: 'Reliability of the prediction', purpose: 'Fitness for the regulatory purpose' };
   const domains = f.prediction.domains.filter((d) => d.inside !== undefined);
   const outside = domains.filter((d) => !d.inside);
@@ -57,8 +87,13 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
     {
       principle: area.reliability,
       question: 'Is the confidence of the prediction stated?',
-      verdict: f.prediction.confidence ? 'met' : 'not known',
-      evidence: f.prediction.confidence ? `confidence ${formatNumber(Number(f.prediction.confidence.value))}` : 'no confidence given',
+      verdict: f.prediction.confidence || conformal.length ? 'met' : 'not known',
+      evidence:
+        [
+          ...conformal.map((c) => `${c.label} ${c.value}`),
+          ...(f.prediction.confidence ? [`confidence ${formatNumber(Number(f.prediction.confidence.value))}`] : []),
+          ...(conformal.length ? [guarantee(f)] : []),
+        ].join('; ') || 'no confidence given',
     },
     {
       principle: area.purpose,
@@ -127,6 +162,8 @@ export function qprfDocument(
               : '–',
           ],
         },
+        ...conformalRows(f).map((c) => ({ label: c.label, value: [c.value] })),
+        ...(f.model.conformal ? [{ label: 'Guarantee', value: [guarantee(f)] }] : []),
         { label: 'Prediction', value: [f.source.kind === 'made' ? 'made by the service for this report' : link(f.source.uri, `from the prediction dataset ${f.source.uri}`)] },
         ...f.prediction.domains.map((d) => ({
           label: 'Applicability domain',

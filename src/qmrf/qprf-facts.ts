@@ -7,6 +7,8 @@ import { FeatureValues } from '../compound/feature-values.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
 import type { ModelStore, StoredModel } from '../model/model-store.ts';
+import { conformalObservation } from '../model/model-codec.ts';
+import type { ConformalObservation } from '../learning/conformal.ts';
 import type { Predictor, PredictionRow } from '../model/prediction.ts';
 import { numberOf } from '../rdf/terms.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
@@ -21,6 +23,8 @@ export interface PredictedRow {
   confidence?: RDF.Literal;
   /** Each applicability domain's metric and membership (embedded or linked), with its model. */
   domains: { model: string; metric?: number; inside?: boolean }[];
+  /** A conformal model's interval (per level) or class p-values for the row. */
+  conformal?: ConformalObservation;
 }
 
 export interface Neighbour {
@@ -120,6 +124,6 @@ export class QprfFacts {
       const inside = values.get(d.membership)?.value;
       return { model: d.model, metric: Number.isFinite(metric) ? metric : undefined, inside: inside === undefined ? undefined : inside === 'true' };
     });
-    return { value: values.get(model.predicted), confidence: values.get(model.confidence), domains };
+    return { value: values.get(model.predicted), confidence: values.get(model.confidence), domains, conformal: conformalObservation(model.conformal, model.classes, (f) => values.get(f)) };
   }
 }

@@ -13,11 +13,7 @@
  * counts the rows that are in). A statistic over no rows is omitted, as in statistics.ts.
  */
 
-/** A row's conformal answer as a validation reads it back: per level the interval, or per class label its p-value. */
-export interface ConformalObservation {
-  intervals?: [number, number][];
-  pValues?: Map<string, number>;
-}
+import type { ConformalObservation } from '../learning/conformal.ts';
 
 export interface ConformalClassStatistics {
   classValue: string;

@@ -7,7 +7,9 @@ import { numberOf } from '../rdf/terms.ts';
 import { classificationStatistics, regressionStatistics } from './statistics.ts';
 import type { ValidationRecord } from './validation-record.ts';
 import type { StoredModel } from '../model/model-codec.ts';
-import { intervalStatistics, setStatistics, type ConformalObservation, type ConformalStatistics } from './conformal-statistics.ts';
+import { intervalStatistics, setStatistics, type ConformalStatistics } from './conformal-statistics.ts';
+import type { ConformalObservation } from '../learning/conformal.ts';
+import { conformalObservation } from '../model/model-codec.ts';
 
 export interface Comparison {
   /** The dataset with the actual values, and the feature holding them. */
@@ -31,32 +33,6 @@ export interface PairedValue {
   confidence?: RDF.Literal;
   /** A conformal model's interval or class p-values for the row. */
   conformal?: ConformalObservation;
-}
-
-/** A bound as written (an unbounded one as INF or -INF), NaN when there is none. */
-function boundOf(v: RDF.Literal | undefined): number {
-  const s = v?.value.trim();
-  if (s === 'INF' || s === '+INF') return Number.POSITIVE_INFINITY;
-  if (s === '-INF') return Number.NEGATIVE_INFINITY;
-  return numberOf(v);
-}
-
-/** A row's conformal answer read from the values of a conformal model's features (undefined when the row has none). */
-export function conformalObservation(conformal: StoredModel['conformal'], classes: string[], value: (feature: string) => RDF.Literal | undefined): ConformalObservation | undefined {
-  if (!conformal) return undefined;
-  const { outputs } = conformal;
-  if (conformal.state.task === 'regression') {
-    const lower = outputs.filter((o) => o.kind === 'interval-lower').map((o) => boundOf(value(o.feature)));
-    const upper = outputs.filter((o) => o.kind === 'interval-upper').map((o) => boundOf(value(o.feature)));
-    if ([...lower, ...upper].some(Number.isNaN)) return undefined;
-    return { intervals: lower.map((l, i): [number, number] => [l, upper[i]]) };
-  }
-  const pValues = new Map<string, number>();
-  for (const o of outputs) {
-    const p = o.kind === 'p-value' ? numberOf(value(o.feature)) : Number.NaN;
-    if (!Number.isNaN(p)) pValues.set(classes[o.classIndex!], p);
-  }
-  return pValues.size ? { pValues } : undefined;
 }
 
 /** The conformal statistics of paired values at the model's levels (none for a model without calibration). */

@@ -10,7 +10,8 @@ import { createPredictionDataset, type PredictedValues, type Predictor } from '.
 import { planTraining, trainModel, type TrainingPlan } from '../model/training.ts';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
 import { checkParameters } from '../algorithm/parameters.ts';
-import { conformalObservation, conformalStatisticsOf, pairValues, statisticsOf, type PairedValue } from './evaluation.ts';
+import { conformalStatisticsOf, pairValues, statisticsOf, type PairedValue } from './evaluation.ts';
+import { conformalObservation } from '../model/model-codec.ts';
 import { permutation } from './splits.ts';
 import type { ValidationRecord } from './validation-record.ts';
 import type { ValidationStore } from './validation-store.ts';

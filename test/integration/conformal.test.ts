@@ -188,3 +188,51 @@ test('conformal parameters are checked before any work: 400 naming the parameter
   await refused('svr', { conformal: 'split', conformal_normalisation: 'spread' }, /conformal_normalisation: spread/);
   await refused('random-forest-regression', { conformal: 'split', calibration_fraction: '1' }, /calibration_fraction/);
 });
+
+/** POST and answer the resulting URI (at once, or when its task ends). */
+async function run(url: string, params: Record<string, string | string[]>): Promise<string> {
+  const r = await http(local(url), { method: 'POST', body: form(params), accept: 'text/uri-list' });
+  if (r.status === 200) return r.text.trim();
+  assert.equal(r.status, 202, r.text);
+  return waitForTask(s, r.text.trim());
+}
+
+test('a conformal supermodel predicts a SMILES with its interval; its page, QPRF and QMRF state the uncertainty and the measured coverage', async () => {
+  const raw = await upload(readFileSync('../shared/data/EPAFHM_log10.csv', 'utf8').trim().split('\n').slice(0, 201).join('\n'));
+  const target = (await features(raw))[0];
+  const supermodel = await run(`${s.base}/algorithm/superalgorithm`, {
+    dataset_uri: raw,
+    prediction_feature: target,
+    feature_calculation: 'rdkit-descriptors',
+    model_learning: 'random-forest-regression',
+    parameter: ['random-forest-regression conformal split', 'random-forest-regression confidence_level 0.9', 'random-forest-regression numTrees 30'],
+  });
+  // a structure the training set does not hold: its descriptors are calculated, and the interval comes with the prediction
+  const r = await http(local(supermodel), { method: 'POST', body: form({ smiles: 'CCCCCCCCCCO' }), accept: 'text/csv' });
+  assert.equal(r.status, 200, r.text);
+  const [header, row] = parseCsv(r.text) as string[][];
+  const at = (pattern: RegExp) => Number(row[header.findIndex((h) => pattern.test(h))]);
+  const [value, lower, upper] = [at(/predicted by model/), at(/lower bound of the 90 %/), at(/upper bound of the 90 %/)];
+  assert.ok(lower < value && value < upper, `${lower} < ${value} < ${upper}`);
+
+  const page = (await http(local(supermodel), { accept: 'text/html' })).text;
+  assert.match(page, /<dt>Uncertainty<\/dt><dd>conformal prediction \(split\): every prediction comes with its 90 % prediction interval/);
+
+  const compound = (await http(`${local(raw)}/compounds`, { accept: 'text/uri-list' })).text.trim().split('\r\n')[3];
+  const qprf = await run(`${s.base}/reach_report/qprf`, { model_uri: supermodel, compound_uri: compound });
+  const docbook = (await http(local(qprf), { accept: 'text/xml' })).text;
+  assert.match(docbook, /90 % prediction interval/);
+  assert.match(docbook, /misses the true value for at most 10 % of new compounds/);
+
+  // a validation of the model on a held-out part measures the coverage; the QMRF (6.12, and 7) says so
+  const external = await upload(['SMILES,value', ...readFileSync('../shared/data/EPAFHM_log10.csv', 'utf8').trim().split('\n').slice(201, 301)].join('\n'));
+  const validation = await run(`${s.base}/validation/test_set_validation`, { model_uri: supermodel, test_dataset_uri: external, prediction_feature: (await features(external))[0] });
+  const measured = conformalOf(await json(validation));
+  assert.equal(measured.length, 1);
+  assert.equal(measured[0].numInstances, 100);
+  const qmrf = await run(`${s.base}/reach_report/qmrf`, { model_uri: supermodel });
+  const xml = (await http(local(qmrf), { accept: 'application/qmrf-xml' })).text;
+  const other = /<other_statistics[^>]*>([^<]*)<\/other_statistics>/.exec(xml)?.[1] ?? '';
+  assert.match(other, /Every prediction comes with a prediction interval at 90 % confidence, calibrated on \d+ training rows held out/);
+  assert.ok(other.includes(`Measured: ${validation}; conformal prediction, 90 %: coverage `), other);
+});
