@@ -14,7 +14,9 @@ export type PlotRequest =
   /** A confusion matrix: counts per actual (rows) and predicted (columns) class. */
   | { kind: 'confusion'; title: string; classes: string[]; counts: number[][] }
   /** Bars per group and series (a statistic per fold, per algorithm ...), optionally with error bars. */
-  | { kind: 'bars'; title: string; xTitle: string; yTitle: string; bars: { group: string; series?: string; value: number; error?: number }[] };
+  | { kind: 'bars'; title: string; xTitle: string; yTitle: string; bars: { group: string; series?: string; value: number; error?: number }[] }
+  /** Conformal calibration: coverage against confidence level per series (all rows, each class), with the diagonal the guarantee promises. */
+  | { kind: 'calibration'; title: string; series: { label: string; points: { level: number; coverage: number }[] }[] };
 
 const FONT = 'DejaVu Sans';
 const WIDTH = 420;
@@ -96,6 +98,32 @@ function specOf(plot: PlotRequest): TopLevelSpec {
           {
             mark: { type: 'text', fontSize: 13 },
             encoding: { text: { field: 'count', type: 'quantitative' }, color: { condition: { test: `datum.count > ${max / 2}`, value: 'white' }, value: 'black' } },
+          },
+        ],
+      } as TopLevelSpec;
+    }
+    case 'calibration': {
+      const values = plot.series.flatMap((c) => c.points.map((p) => ({ series: c.label, ...p })));
+      const low = Math.max(0, Math.min(...values.flatMap((v) => [v.level, v.coverage])) - 0.05);
+      const domain = [Math.floor(low * 20) / 20, 1];
+      return {
+        ...common,
+        width: WIDTH,
+        height: WIDTH,
+        layer: [
+          {
+            data: { values: domain.map((v) => ({ v })) },
+            mark: { type: 'line', color: '#888', strokeDash: [4, 3] },
+            encoding: { x: { field: 'v', type: 'quantitative', scale: { domain } }, y: { field: 'v', type: 'quantitative', scale: { domain } } },
+          },
+          {
+            data: { values },
+            mark: { type: 'line', point: true },
+            encoding: {
+              x: { field: 'level', type: 'quantitative', title: 'confidence level', scale: { domain } },
+              y: { field: 'coverage', type: 'quantitative', title: 'coverage (share of test rows inside)', scale: { domain } },
+              color: { field: 'series', type: 'nominal', title: null },
+            },
           },
         ],
       } as TopLevelSpec;

@@ -92,6 +92,69 @@ export function predictionPlots(v: ValidationFacts, featureTitle: string, what: 
   ];
 }
 
+/** A conformal model's guarantee as measured: coverage and efficiency per level, per class, and the calibration plot (none for other models). */
+export function conformalSection(v: ValidationFacts): DraftSection[] {
+  const levels = v.record.conformal;
+  if (!levels?.length) return [];
+  const intervals = v.task === 'regression';
+  const classes = [...new Set(levels.flatMap((l) => (l.classes ?? []).map((c) => c.classValue)))].sort();
+  const perClass = (l: (typeof levels)[number], c: string) => l.classes?.find((k) => k.classValue === c);
+  return [
+    {
+      title: 'Conformal prediction: the guarantee, measured',
+      blocks: [
+        {
+          kind: 'para',
+          text: [
+            `The model states ${intervals ? 'a prediction interval' : 'a prediction set'} at each confidence level; under exchangeability it holds the true value for at least that share of new compounds${intervals ? '' : ', within each class'}. Coverage is the share of test rows whose true value it held (within the binomial error of the number of rows); `,
+            intervals ? 'efficiency is the width of the intervals (narrower is more informative).' : 'efficiency is the share of sets with a single class (the others hold both classes, or none).',
+          ],
+        },
+        {
+          kind: 'table',
+          title: 'Coverage and efficiency per confidence level',
+          head: [
+            'confidence level',
+            'test rows',
+            'coverage',
+            ...(intervals ? ['mean interval width', 'median interval width'] : ['single-label sets', 'empty sets', 'mean set size', ...classes.map((c) => `coverage of ${c}`)]),
+          ],
+          rows: levels.map((l) => [
+            formatNumber(l.confidenceLevel),
+            String(l.numInstances),
+            formatNumber(l.coverage),
+            ...(intervals
+              ? [formatNumber(l.meanIntervalWidth), formatNumber(l.medianIntervalWidth)]
+              : [
+                  formatNumber(l.singletonRate),
+                  formatNumber(l.emptySetRate),
+                  formatNumber(l.meanSetSize),
+                  ...classes.map((c) => `${formatNumber(perClass(l, c)?.coverage)} (${perClass(l, c)?.numInstances ?? 0})`),
+                ]),
+          ]),
+        },
+        {
+          kind: 'plot',
+          plot: {
+            kind: 'calibration',
+            title: 'Calibration: coverage against confidence level',
+            series: [
+              { label: 'all test rows', points: levels.flatMap((l) => (l.coverage === undefined ? [] : [{ level: l.confidenceLevel, coverage: l.coverage }])) },
+              ...classes.map((c) => ({
+                label: `class ${c}`,
+                points: levels.flatMap((l) => {
+                  const coverage = perClass(l, c)?.coverage;
+                  return coverage === undefined ? [] : [{ level: l.confidenceLevel, coverage }];
+                }),
+              })),
+            ],
+          },
+        },
+      ],
+    },
+  ];
+}
+
 /** The sections of a validation report. */
 export function validationSections(v: ValidationFacts): DraftSection[] {
   const facts: { label: string; value: Text[] }[] = [
@@ -117,6 +180,7 @@ export function validationSections(v: ValidationFacts): DraftSection[] {
         ...(v.task === 'classification' ? classTables(v) : []),
       ],
     },
+    ...conformalSection(v),
     { title: 'Plots', blocks: predictionPlots(v, title, 'this validation') },
   ];
 }
@@ -191,6 +255,7 @@ export function crossvalidationSections(cv: CrossvalidationFacts): DraftSection[
         },
       ],
     },
+    ...conformalSection(cv.pooled),
     { title: 'Plots of the pooled predictions', blocks: predictionPlots(cv.pooled, title, 'this cross-validation') },
   ];
 }

@@ -148,7 +148,8 @@ export class ReportFacts {
     if (!description || !(await this.datasets.readMeta(target)) || !(await this.datasets.readMeta(predictions))) return [];
     const records = await readFeatureRecords(this.services.store, description.description.predictedVariables);
     const confidence = [...records.values()].find((r) => r.confidenceOf)?.uri;
-    const predicted = description.description.predictedVariables.find((f) => f !== confidence);
+    // the predicted feature: neither the confidence nor a conformal bound, p-value or set
+    const predicted = description.description.predictedVariables.find((f) => f !== confidence && !records.get(f)?.conformalOf);
     if (!predicted) return [];
     return pairValues(this.datasets, { targetDataset: target, predictionFeature: feature, predictionDataset: predictions, predictedFeature: predicted, confidenceFeature: confidence, kind: task });
   }

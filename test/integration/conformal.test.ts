@@ -137,6 +137,13 @@ test('class sets (Kazius, random forest on Morgan bits, 5-fold cross-validation)
   assert.equal(conformalOf(fold).length, 3);
   const html = await http(local(`${cv}/statistics`), { accept: 'text/html' });
   assert.match(html.text, /Conformal prediction: coverage and efficiency/);
+  // the cross-validation's report: the measured guarantee per level and class, and the calibration plot
+  const report = await run(`${s.base}/validation/report/crossvalidation`, { validation_uris: cv });
+  const docbook = (await http(local(report), { accept: 'text/xml' })).text;
+  assert.match(docbook, /Conformal prediction: the guarantee, measured/);
+  const mutagenic = levels[1].conformalClassStatistics!.find((c) => c.classValue === 'mutagenic')!;
+  assert.ok(docbook.includes(`(${mutagenic.numInstances})</entry>`), 'per-class coverage with its rows');
+  assert.match(docbook, /Calibration: coverage against confidence level/);
 });
 
 test('a conformal model: its predictions fill interval features linked to the predicted feature, typed with the ontology terms, listed as predicted variables', async () => {
