@@ -14,6 +14,7 @@ import { benchTables } from './tables.ts';
 import { benchStandardisation } from './standardisation.ts';
 import { benchFirstPrediction } from './first-prediction.ts';
 import { benchDenseLearning } from './dense-learning.ts';
+import { benchConformal } from './conformal.ts';
 import { benchResources } from './resources.ts';
 import { benchSupermodel } from './supermodel.ts';
 import { benchReport } from './report.ts';
@@ -55,6 +56,7 @@ const benches = [
   ['standardisation', benchStandardisation],
   ['first-prediction', benchFirstPrediction],
   ['dense-learning', benchDenseLearning],
+  ['conformal', benchConformal],
   ['load', benchLoad],
   ['resources', benchResources],
   ['supermodel', benchSupermodel],

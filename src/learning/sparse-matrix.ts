@@ -65,3 +65,23 @@ function isSparseRows(s: unknown): s is SparseRows {
   const r = s as SparseRows | undefined;
   return !!r && typeof r.rows === 'number' && typeof r.cols === 'number' && r.offsets instanceof Int32Array && r.columns instanceof Int32Array && r.values instanceof Float64Array;
 }
+
+/** The rows of a matrix at `picked`, in that order: sparse rows stay sparse (their dense data is never made here). */
+export function selectedRows(x: Matrix, picked: number[]): Matrix {
+  if (x instanceof SparseBackedMatrix) {
+    const { offsets, columns, values } = x.sparse;
+    const count = picked.reduce((n, r) => n + offsets[r + 1] - offsets[r], 0);
+    const sparse: SparseRows = { rows: picked.length, cols: x.cols, offsets: new Int32Array(picked.length + 1), columns: new Int32Array(count), values: new Float64Array(count) };
+    let k = 0;
+    picked.forEach((r, i) => {
+      sparse.columns.set(columns.subarray(offsets[r], offsets[r + 1]), k);
+      sparse.values.set(values.subarray(offsets[r], offsets[r + 1]), k);
+      k += offsets[r + 1] - offsets[r];
+      sparse.offsets[i + 1] = k;
+    });
+    return new SparseBackedMatrix(picked.length, x.cols, sparse);
+  }
+  const data = new Float64Array(picked.length * x.cols);
+  picked.forEach((r, i) => data.set(x.data.subarray(r * x.cols, (r + 1) * x.cols), i * x.cols));
+  return { rows: picked.length, cols: x.cols, data };
+}

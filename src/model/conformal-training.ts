@@ -1,6 +1,7 @@
 import type { Learner, LearnerContext, Matrix, ParamValue, TrainingData } from '../learning/learner.ts';
 import { confidenceLevels, DIFFICULTY_NEIGHBOURS, difficultyBeta, partOutput, type CalibrationPart, type ConformalMethod, type ConformalState, type Normalisation } from '../learning/conformal.ts';
 import { Random } from '../learning/random.ts';
+import { selectedRows } from '../learning/sparse-matrix.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
 import { PREDICT_MODULE, type PartPrediction } from './predict-in-worker.ts';
 import { timePhase } from '../core/phase-times.ts';
@@ -32,10 +33,7 @@ export function conformalRequest(learner: Pick<Learner, 'id' | 'task'>, paramete
 
 /** The rows of `data` at `rows`. */
 function subset(data: TrainingData, rows: number[]): TrainingData {
-  const { cols } = data.x;
-  const x = new Float64Array(rows.length * cols);
-  rows.forEach((r, i) => x.set(data.x.data.subarray(r * cols, (r + 1) * cols), i * cols));
-  return { x: { rows: rows.length, cols, data: x }, binary: data.binary, y: Float64Array.from(rows, (r) => data.y[r]), classes: data.classes };
+  return { x: selectedRows(data.x, rows), binary: data.binary, y: Float64Array.from(rows, (r) => data.y[r]), classes: data.classes };
 }
 
 /** Row indices grouped by class (classification), or all in one group (regression), each group shuffled. */
@@ -43,7 +41,9 @@ function shuffledStrata(data: TrainingData, random: Random): number[][] {
   const groups = new Map<number, number[]>();
   for (let r = 0; r < data.y.length; r++) {
     const key = data.classes.length ? data.y[r] : 0;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
   }
   return [...groups.keys()].sort((a, b) => a - b).map((k) => random.shuffle(groups.get(k)!));
 }
