@@ -7,6 +7,7 @@ import { datasetSelectHtml } from '../dataset/dataset-page.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { keyStatistics } from './statistic-labels.ts';
 import { DOMAIN_OPTION } from '../learning/applicability-domain.ts';
+import { CONFORMAL_PARAMETERS } from '../learning/conformal.ts';
 import { validationQueries } from './validation-queries.ts';
 import { learnerOf, parseAlgorithmParams } from './validation-runner.ts';
 
@@ -21,6 +22,8 @@ export async function modelValidationsHtml(services: Pick<Services, 'uris' | 'st
   let algorithmParams = Object.entries(d.parameters)
     // the domain is the model's own, not a parameter of its learner (fold models carry none)
     .filter(([k]) => k !== DOMAIN_OPTION.name)
+    // calibration parameters at their defaults (none) need not be repeated
+    .filter(([k, v]) => !CONFORMAL_PARAMETERS.some((p) => p.name === k && String(p.default) === v))
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join(';');
   try {
