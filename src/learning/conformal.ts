@@ -56,7 +56,7 @@ export const CONFORMAL_PARAMETERS: ParameterSpec[] = [
   { name: 'calibration_sets', description: 'cv+: the number of folds; aggregated: the number of random calibration sets', type: 'integer', default: 5, min: 2, max: 20 },
   {
     name: 'conformal_normalisation',
-    description: `Regression: divide each residual by a difficulty estimate of its compound: none; knn (the mean distance to the ${DIFFICULTY_NEIGHBOURS} nearest training compounds: Euclidean on standardised descriptors, 1 − Tanimoto similarity on fingerprints); spread (the standard deviation of a random forest's trees)`,
+    description: `Regression: divide each residual by a difficulty estimate of its compound: none; knn (the mean Euclidean distance to the ${DIFFICULTY_NEIGHBOURS} nearest training compounds on standardised descriptors; on fingerprints 1 − the Tanimoto similarity of the nearest one); spread (the standard deviation of a random forest's trees)`,
     type: 'string',
     default: 'none',
     choices: [...NORMALISATIONS],
@@ -75,7 +75,8 @@ export function confidenceLevels(text: ParamValue): number[] {
     if (!/^[0-9.eE+-]+$/.test(s) || !(v > 0 && v < 1)) throw new RangeError(`confidence_level: ${s.slice(0, 40)} is not a number between 0 and 1 (exclusive)`);
     return v;
   });
-  const distinct = [...new Set(levels)].sort((a, b) => a - b);
+  // levels are named to six significant digits (features, columns): closer ones are one level
+  const distinct = [...new Set(levels.map((v) => Number(v.toPrecision(6))))].sort((a, b) => a - b);
   if (distinct.length > MAX_LEVELS) throw new RangeError(`confidence_level: at most ${MAX_LEVELS} levels`);
   return distinct;
 }
@@ -178,18 +179,21 @@ export function regressionIntervals(state: ConformalState, outputs: PartOutput[]
     return alphas.map((_, l) => [median(each.map((e) => e[l][0])), median(each.map((e) => e[l][1]))]);
   }
   // cv+: the fold model that did not see calibration row i predicts the new compound, ± its score
-  const lower: number[] = [];
-  const upper: number[] = [];
+  const n = state.parts.reduce((sum, part) => sum + part.scores!.length, 0);
+  const lower = new Float64Array(n);
+  const upper = new Float64Array(n);
+  let i = 0;
   state.parts.forEach((part, p) => {
     const y = outputs[p].values![row];
     const sigma = outputs[p].sigma?.[row] ?? 1;
     for (const r of part.scores!) {
-      lower.push(-(y - sigma * r));
-      upper.push(y + sigma * r);
+      lower[i] = -(y - sigma * r);
+      upper[i++] = y + sigma * r;
     }
   });
-  lower.sort((a, b) => a - b);
-  upper.sort((a, b) => a - b);
+  // a typed array sorts numerically without a comparator (a NaN, from a part that could not predict, sorts last)
+  lower.sort();
+  upper.sort();
   return alphas.map((alpha) => [-conformalQuantile(lower, alpha), conformalQuantile(upper, alpha)]);
 }
 
@@ -244,14 +248,6 @@ export function setLabel(set: number[], classes: string[]): string {
   return `{${set.map((k) => classes[k]).join(', ')}}`;
 }
 
-/** The class labels of a set's value (setLabel read back). */
-export function parseSetLabel(text: string): string[] | undefined {
-  const t = text.trim();
-  if (!t.startsWith('{') || !t.endsWith('}')) return undefined;
-  const inner = t.slice(1, -1).trim();
-  return inner ? inner.split(',').map((s) => s.trim()) : [];
-}
-
 /** What a part's predictions of rows give the conformal answers: values or class scores, and σ (difficulty + β). */
 export function partOutput(
   state: Pick<ConformalState, 'task'>,
@@ -263,4 +259,22 @@ export function partOutput(
   const sigma = difficulty?.map((d) => (Number.isFinite(d) ? d : 0) + (beta ?? 0));
   if (state.task === 'regression') return { values: predictions.map((p) => p.value), sigma };
   return { classScores: predictions.map((p) => Array.from({ length: classes }, (_, k) => classScore(p.probabilities, p.value, k))) };
+}
+
+/** A level as people write it: 0.9 → "90 %". */
+export const percent = (level: number) => `${Number((level * 100).toPrecision(6))} %`;
+
+/** What a calibration guarantees, in words, for its method and task (the error rates are 1 − each level). */
+export function guaranteeText(state: { method: ConformalState['method']; task?: ConformalState['task']; levels: number[] }): string {
+  const rates = state.levels.map((l) => percent(1 - l)).join(', ');
+  const doubled = state.levels.map((l) => percent(Math.min(1, 2 * (1 - l)))).join(', ');
+  const what = state.task === 'regression' ? 'the interval' : state.task === 'classification' ? 'the prediction set (Mondrian: within each class)' : 'the interval or set';
+  switch (state.method) {
+    case 'split':
+      return `under exchangeability ${what} misses the true value for at most ${rates} of new compounds`;
+    case 'cv+':
+      return `under exchangeability ${what} misses the true value for at most ${doubled} of new compounds (cv+ guarantees twice the error rate), and for about ${rates} in practice`;
+    case 'aggregated':
+      return `${what} misses the true value for about ${rates} of new compounds in practice; aggregated conformal prediction, which combines several split calibrations, has no finite-sample guarantee`;
+  }
 }

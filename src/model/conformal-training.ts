@@ -94,7 +94,7 @@ export async function trainConformal(
   params: Record<string, ParamValue>,
   context: LearnerContext,
   request: ConformalRequest,
-): Promise<{ state: unknown; conformal: ConformalState }> {
+): Promise<{ state: unknown; conformal: ConformalState; warnings: string[] }> {
   const plan = calibrationPlan(data, request, context.seed);
   const tooSmall = plan.find((p) => p.training.length < 2 || !p.calibration.length);
   if (tooSmall) throw new RangeError(`conformal ${request.method}: ${data.y.length} training rows are too few to hold out calibration rows`);
@@ -130,7 +130,31 @@ export async function trainConformal(
     parts,
     calibrationRows: plan.reduce((n, p) => n + p.calibration.length, 0),
   };
-  return { state: mainState, conformal };
+  return { state: mainState, conformal, warnings: calibrationWarnings(conformal, data.classes) };
+}
+
+/** The calibration rows a level needs for a finite quantile: n with ⌈(n + 1) · level⌉ ≤ n. */
+export function rowsNeeded(level: number): number {
+  return Math.ceil(level / (1 - level) - 1e-9);
+}
+
+/**
+ * Levels the calibration is too small for (a split part's rows, or cv+'s all; for classes, per
+ * class): their intervals are unbounded, their sets always hold the class. Said on the model.
+ */
+export function calibrationWarnings(state: ConformalState, classes: string[]): string[] {
+  const rows = (count: (part: CalibrationPart) => number) => (state.method === 'cv+' ? state.parts.reduce((n, p) => n + count(p), 0) : Math.min(...state.parts.map(count)));
+  const groups =
+    state.task === 'regression' ? [{ name: '', n: rows((p) => p.scores?.length ?? 0) }] : classes.map((c, k) => ({ name: ` of class ${c}`, n: rows((p) => p.classScores?.[k]?.length ?? 0) }));
+  const out: string[] = [];
+  for (const level of state.levels) {
+    const needed = rowsNeeded(level);
+    for (const g of groups.filter((x) => x.n < needed))
+      out.push(
+        `conformal: the calibration has ${g.n} row(s)${g.name}${state.method === 'cv+' ? '' : ' per calibration set'}, fewer than the ${needed} the ${Number((level * 100).toPrecision(6))} % level needs: ${state.task === 'regression' ? 'its intervals are unbounded' : `its sets always hold that class`}`,
+      );
+  }
+  return out;
 }
 
 /** fitDomain's arguments for the k-NN difficulty of a part's training rows: Tanimoto on fingerprints, else Euclidean on standardised descriptors. */

@@ -6,7 +6,7 @@ import type { ColumnEncoding } from '../learning/feature-matrix.ts';
 import { featureGraph } from '../feature/feature-record.ts';
 import { deflatedChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
-import type { ConformalObservation, ConformalState } from '../learning/conformal.ts';
+import { percent, type ConformalObservation, type ConformalState } from '../learning/conformal.ts';
 import { numberOf } from '../rdf/terms.ts';
 
 /** Everything prediction needs, read back from the store. */
@@ -91,9 +91,6 @@ export function conformalObservation(conformal: StoredModel['conformal'], classe
   }
   return pValues.size ? { pValues } : undefined;
 }
-
-/** A level as people write it: 0.9 → "90 %". */
-export const percent = (level: number) => `${Number((level * 100).toPrecision(6))} %`;
 
 export interface EmbeddedDomain {
   method: string;

@@ -3,8 +3,8 @@ import { featureTitles } from '../feature/feature-record.ts';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import { titlesOf } from '../store/query-helpers.ts';
 import { algorithmById } from '../algorithm/catalogue.ts';
-import { percent, type ModelDescription } from './model-codec.ts';
-import { confidenceLevels } from '../learning/conformal.ts';
+import type { ModelDescription } from './model-codec.ts';
+import { CONFORMAL_METHODS, confidenceLevels, guaranteeText, percent, type ConformalState } from '../learning/conformal.ts';
 
 /**
  * A model's page for people: what it was trained on and what it predicts, a form that predicts
@@ -62,5 +62,6 @@ function uncertaintyHtml(d: ModelDescription): string {
   }
   const normalisation = d.parameters.conformal_normalisation;
   const how = `${method}${normalisation && normalisation !== 'none' ? `, normalised by ${normalisation}` : ''}`;
-  return `<dt>Uncertainty</dt><dd>conformal prediction (${escapeHtml(how)}): every prediction comes with its ${escapeHtml(levels.map(percent).join(', '))} prediction interval, or prediction set with each class's p-value, which under exchangeability misses the true value for at most ${escapeHtml(levels.map((l) => percent(1 - l)).join(', '))} of new compounds</dd>\n`;
+  const guarantee = CONFORMAL_METHODS.includes(method as never) ? guaranteeText({ method: method as ConformalState['method'], levels }) : '';
+  return `<dt>Uncertainty</dt><dd>conformal prediction (${escapeHtml(how)}): every prediction comes with its ${escapeHtml(levels.map(percent).join(', '))} prediction interval, or prediction set with each class's p-value; ${escapeHtml(guarantee)}</dd>\n`;
 }

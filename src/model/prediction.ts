@@ -216,10 +216,11 @@ const double = (v: number) => literal(Number.isFinite(v) ? String(v) : v > 0 ? '
 /** A row's conformal answer as the literals of the model's conformal features. */
 function conformalValues(outputs: ConformalOutput[], answer: ConformalAnswer, classes: string[]): PredictedValues {
   return outputs.flatMap((o): PredictedValues => {
-    if (o.kind === 'p-value') return answer.pValues ? [[o.feature, double(answer.pValues[o.classIndex!])]] : [];
     const l = outputLevelIndex(outputs, o);
+    const value = o.kind === 'p-value' ? answer.pValues?.[o.classIndex!] : o.kind === 'prediction-set' ? undefined : answer.intervals?.[l][o.kind === 'interval-lower' ? 0 : 1];
     if (o.kind === 'prediction-set') return answer.sets ? [[o.feature, literal(setLabel(answer.sets[l], classes))]] : [];
-    return answer.intervals ? [[o.feature, double(answer.intervals[l][o.kind === 'interval-lower' ? 0 : 1])]] : [];
+    // a part that could not predict the row gives no bound rather than a wrong one
+    return value === undefined || Number.isNaN(value) ? [] : [[o.feature, double(value)]];
   });
 }
 

@@ -156,6 +156,13 @@ async function planSuper(services: Pick<Services, 'config' | 'uris' | 'store'>, 
   if (standardisation.length > 1) throw badRequest('structure_standardisation: at most one');
   const selection = steps('feature_selection', 'selection');
   if (given.size) throw badRequest(`parameter: ${[...given.keys()].join(', ')} is not a step of this request`);
+  const calibrated = learning.find((l) => String(l.values.conformal ?? 'none') !== 'none');
+  if (calibrated && learning.length > 1) throw badRequest(`parameter: ${calibrated.def.id} conformal: a consensus of several learners is not calibrated; calibrate a single learner`);
+  const supervised = selection.find((s) => s.def.method.supervised);
+  if (calibrated && supervised)
+    throw badRequest(
+      `parameter: ${calibrated.def.id} conformal: ${supervised.def.id} selects features by the target on every row, the calibration rows too, which would make the intervals too narrow; use an unsupervised selection, or none`,
+    );
 
   const datasetParam = params.required('dataset_uri');
   const { meta: dataset, selected: chosen } = await datasets.requireRef(datasetParam);

@@ -164,11 +164,15 @@ export async function trainModel(
   const data: TrainingData = { x, binary, y, classes };
   let state: unknown;
   let conformal: ConformalState | undefined;
+  const calibrationWarnings: string[] = [];
   try {
     const context = { seed: plan.seed, parallelism: services.config.workerThreads, run: services.workers.runner(job.signal), signal: job.signal };
     const calibration = conformalRequest(plan.learner, plan.parameters);
-    if (calibration) ({ state, conformal } = await timePhase(`training: ${plan.learner.id}`, () => trainConformal(plan.learner, data, plan.parameters, context, calibration)));
-    else state = await timePhase(`training: ${plan.learner.id}`, () => plan.learner.train(data, plan.parameters, context));
+    if (calibration) {
+      const calibrated = await timePhase(`training: ${plan.learner.id}`, () => trainConformal(plan.learner, data, plan.parameters, context, calibration));
+      ({ state, conformal } = calibrated);
+      calibrationWarnings.push(...calibrated.warnings);
+    } else state = await timePhase(`training: ${plan.learner.id}`, () => plan.learner.train(data, plan.parameters, context));
   } catch (e) {
     if (e instanceof HttpError || job.signal?.aborted) throw e;
     if (e instanceof RangeError && conformal === undefined && /^conformal/.test(e.message)) throw badRequest(e.message);
@@ -178,7 +182,7 @@ export async function trainModel(
   job.progress?.(0.8, 'fitting the applicability domain');
   const domain = await timePhase('applicability domain fitted', () => domainOf(services, plan, x, binary, job.signal));
   job.progress?.(0.9, 'storing the model');
-  const warnings: string[] = [];
+  const warnings: string[] = [...calibrationWarnings];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
   if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);
   return timePhase('model written', () =>

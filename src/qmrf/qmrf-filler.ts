@@ -1,5 +1,5 @@
 import { formatNumber } from '../rdf/html.ts';
-import { percent } from '../model/model-codec.ts';
+import { guaranteeText, percent } from '../learning/conformal.ts';
 import type { Tree } from '../rdf/resource-tree.ts';
 import { learnerById } from '../learning/learners.ts';
 import type { DomainState } from '../learning/applicability-domain.ts';
@@ -56,8 +56,8 @@ export function uncertaintyText(f: ModelFacts): string {
   const c = f.model.conformal?.state;
   if (!c) return '';
   const how = {
-    split: `calibrated on ${c.calibrationRows} training rows held out of the model's training (split conformal prediction: the guarantee is exact)`,
-    'cv+': `calibrated by ${c.parts.length}-fold cross-validation over all ${c.calibrationRows} training rows (${c.task === 'regression' ? 'CV+, Barber et al. 2021: a guarantee of at least 1 − 2α, about 1 − α in practice' : 'cross-conformal prediction, Vovk 2015'})`,
+    split: `calibrated on ${c.calibrationRows} training rows held out of the model's training (split conformal prediction)`,
+    'cv+': `calibrated by ${c.parts.length}-fold cross-validation over all ${c.calibrationRows} training rows (${c.task === 'regression' ? 'CV+, Barber et al. 2021' : 'cross-conformal prediction, Vovk 2015'})`,
     aggregated: `calibrated on ${c.parts.length} random calibration sets (aggregated conformal prediction, Carlsson et al. 2014: p-values averaged, interval bounds the medians)`,
   }[c.method];
   const what =
@@ -65,7 +65,8 @@ export function uncertaintyText(f: ModelFacts): string {
       ? `a prediction interval at ${c.levels.map(percent).join(', ')} confidence${c.normalisation === 'none' ? '' : `, its width scaled to each compound's difficulty (${c.normalisation === 'spread' ? "the spread of the forest's trees" : 'the mean distance to the nearest training compounds'})`}`
       : `a p-value per class and the prediction set at ${c.levels.map(percent).join(', ')} confidence (Mondrian: the guarantee holds within each class)`;
   const measured = [...f.validations, ...f.crossvalidations].filter((v) => v.conformal?.length).map((v) => `${v.uri}${conformalLine(v.conformal)}`);
-  return `Every prediction comes with ${what}, ${how}. Under exchangeability an interval or set misses the true value for at most 1 − the level of new compounds.${measured.length ? ` Measured: ${measured.join('. ')}.` : ''}`;
+  const guarantee = guaranteeText(c);
+  return `Every prediction comes with ${what}, ${how}. ${guarantee.charAt(0).toUpperCase()}${guarantee.slice(1)}.${measured.length ? ` Measured: ${measured.join('. ')}.` : ''}`;
 }
 
 function domainLimits(d: DomainFacts): string {

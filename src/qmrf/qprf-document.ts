@@ -3,7 +3,7 @@ import { formatNumber } from '../rdf/html.ts';
 import type { Block, ReportDocument, Text } from '../report/report-document.ts';
 import type { ChecklistElement } from './qaf-checklist.ts';
 import type { PredictionFacts } from './qprf-facts.ts';
-import { percent } from '../model/model-codec.ts';
+import { guaranteeText, percent } from '../learning/conformal.ts';
 
 /**
  * A QPRF ((Q)SAR Prediction Reporting Format) for one prediction, and the OECD QAF prediction
@@ -42,8 +42,7 @@ const bound = (v: number) => (Number.isFinite(v) ? formatNumber(v) : v > 0 ? 'âˆ
 /** What a conformal model's intervals or sets guarantee. */
 function guarantee(f: PredictionFacts): string {
   const c = f.model.conformal!.state;
-  const what = c.task === 'regression' ? 'interval' : 'set (Mondrian: within each class)';
-  return `conformal prediction (${c.method}, ${c.calibrationRows} calibration rows): under exchangeability the ${what} misses the true value for at most ${c.levels.map((l) => percent(1 - l)).join(', ')} of new compounds${c.method === 'cv+' && c.task === 'regression' ? ' (cv+: at most twice that in theory)' : ''}`;
+  return `conformal prediction (${c.method}, ${c.calibrationRows} calibration rows): ${guaranteeText(c)}`;
 }
 
 export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): ChecklistElement[] {

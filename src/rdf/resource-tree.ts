@@ -25,7 +25,11 @@ export interface Tree {
 
 function literalValue(t: RDF.Literal): string | number | boolean {
   const type = t.datatype.value;
-  if (/#(integer|int|long|double|float|decimal)$/.test(type)) return Number(t.value);
+  if (/#(integer|int|long|double|float|decimal)$/.test(type)) {
+    const n = Number(t.value);
+    // INF, -INF and NaN (an unbounded interval's width) stay as XSD writes them: JSON has no Infinity
+    return Number.isFinite(n) ? n : t.value.trim();
+  }
   if (type.endsWith('#boolean')) return t.value === 'true';
   return t.value;
 }

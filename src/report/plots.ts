@@ -104,7 +104,7 @@ function specOf(plot: PlotRequest): TopLevelSpec {
     }
     case 'calibration': {
       const values = plot.series.flatMap((c) => c.points.map((p) => ({ series: c.label, ...p })));
-      const low = Math.max(0, Math.min(...values.flatMap((v) => [v.level, v.coverage])) - 0.05);
+      const low = Math.max(0, Math.min(1, ...values.flatMap((v) => [v.level, v.coverage])) - 0.05);
       const domain = [Math.floor(low * 20) / 20, 1];
       return {
         ...common,

@@ -184,7 +184,7 @@ test('a conformal model: its predictions fill interval features linked to the pr
 
 test('conformal parameters are checked before any work: 400 naming the parameter', async () => {
   const base = { dataset_uri: epafhm.dataset, prediction_feature: epafhm.target };
-  const refused = async (algorithm: string, params: Record<string, string>, pattern: RegExp) => {
+  const refused = async (algorithm: string, params: Record<string, string | string[]>, pattern: RegExp) => {
     const r = await http(`${s.url}/algorithm/${algorithm}`, { method: 'POST', body: form({ ...base, ...params }), accept: 'text/turtle' });
     assert.equal(r.status, 400, `${JSON.stringify(params)}: ${r.status} ${r.text.slice(0, 300)}`);
     assert.match((await errorReport(r)).message ?? '', pattern);
@@ -194,6 +194,34 @@ test('conformal parameters are checked before any work: 400 naming the parameter
   await refused('random-forest-regression', { conformal: 'split', confidence_level: '0.9; DROP ALL' }, /confidence_level/);
   await refused('svr', { conformal: 'split', conformal_normalisation: 'spread' }, /conformal_normalisation: spread/);
   await refused('random-forest-regression', { conformal: 'split', calibration_fraction: '1' }, /calibration_fraction/);
+  await refused('random-forest-regression', { conformal: 'cv+', calibration_sets: '1' }, /calibration_sets/);
+  await refused('random-forest-regression', { conformal: 'split', confidence_level: '0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95' }, /at most 9/);
+  await refused('random-forest-classification', { conformal: 'split', conformal_normalisation: 'knn' }, /applies to regression/);
+  await refused('superalgorithm', { model_learning: ['mlr', 'pls'], parameter: ['mlr conformal split'] }, /a consensus of several learners is not calibrated/);
+  await refused('superalgorithm', { model_learning: 'mlr', feature_selection: 'fs-correlation', parameter: ['mlr conformal split'] }, /fs-correlation selects features by the target/);
+});
+
+test('a calibration too small for a level: unbounded intervals (INF in RDF, JSON and CSV), coverage 1, and a warning on the model', async () => {
+  const v = await json(
+    await task('/validation/training_test_split', {
+      dataset_uri: epafhm.dataset,
+      algorithm_uri: `${s.base}/algorithm/random-forest-regression`,
+      prediction_feature: epafhm.target,
+      split_ratio: '0.7',
+      // 406 training rows, 2 % of them calibrate: 8 rows, enough for 80 % (4), too few for 95 % (19)
+      algorithm_params: 'numTrees=20;conformal=split;confidence_level=0.8,0.95;calibration_fraction=0.02',
+    }),
+  );
+  const [eighty, ninetyFive] = conformalOf(v);
+  assert.equal(typeof eighty.meanIntervalWidth, 'number');
+  assert.equal(ninetyFive.meanIntervalWidth, 'INF' as unknown as number);
+  assert.equal(ninetyFive.coverage, 1);
+  const turtle = (await http(local(v.uri ?? ''), { accept: 'text/turtle' })).text;
+  assert.match(turtle, /"INF"\^\^(xsd:double|<http:\/\/www\.w3\.org\/2001\/XMLSchema#double>)/);
+  const model = parseTurtle((await http(local(v.model), { accept: 'text/turtle' })).text);
+  assert.ok(valuesOf(model, v.model, `${OT}warning`).some((w) => /fewer than the 19 the 95 % level needs: its intervals are unbounded/.test(w)));
+  const [header, row] = parseCsv((await http(local(v.predictionDataset), { accept: 'text/csv' })).text) as string[][];
+  assert.equal(row[header.findIndex((h) => /upper bound of the 95 %/.test(h))], 'INF');
 });
 
 /** POST and answer the resulting URI (at once, or when its task ends). */

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classPValues, confidenceLevels, conformalQuantile, partOutput, predictionSet, pValue, regressionIntervals, setLabel, type ConformalState } from '../../src/learning/conformal.ts';
-import { calibrationFolds, calibrationSplit, conformalRequest, trainConformal } from '../../src/model/conformal-training.ts';
+import { calibrationFolds, calibrationSplit, calibrationWarnings, conformalRequest, rowsNeeded, trainConformal } from '../../src/model/conformal-training.ts';
 import { predictConformal } from '../../src/model/predict-in-worker.ts';
-import { runInProcess, type TrainingData } from '../../src/learning/learner.ts';
+import { runInProcess, type Learner, type TrainingData } from '../../src/learning/learner.ts';
 import { multipleLinearRegression } from '../../src/learning/linear-regression.ts';
-import { randomForestClassification } from '../../src/learning/random-forest.ts';
+import { randomForestClassification, randomForestRegression } from '../../src/learning/random-forest.ts';
 import { Random } from '../../src/learning/random.ts';
 
 test('the conformal quantile is the ⌈(n+1)(1−α)⌉-th smallest score, unbounded when that rank exceeds n', () => {
@@ -46,7 +46,6 @@ test('split intervals are the prediction ± σ · the quantile; cv+ intervals us
   const cv: ConformalState = { method: 'cv+', task: 'regression', levels: [0.6], normalisation: 'none', calibrationRows: 4, parts: [{ scores: [1, 3] }, { scores: [2, 4] }] };
   assert.deepEqual(regressionIntervals(cv, [{ values: [10] }, { values: [20] }], 0), [[9, 22]]);
   // too few rows for the level: unbounded
-  assert.deepEqual(regressionIntervals(cv, [{ values: [10] }, { values: [20] }], 0).length, 1);
   const tight: ConformalState = { ...cv, levels: [0.95] };
   assert.deepEqual(regressionIntervals(tight, [{ values: [10] }, { values: [20] }], 0), [[Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY]]);
   // aggregated: the medians of the parts' bounds
@@ -201,4 +200,99 @@ test('calibration splits and folds are stratified by class and the same for the 
     folds.flat().sort((a, b) => a - b),
     [...Array(100).keys()],
   );
+});
+
+test('no part ever learns from the rows that calibrate it (a real learner, its training rows recorded)', async () => {
+  const data = linearData(200, 9);
+  // each row's target is unique: the rows a training saw are known by their targets
+  const seen: Set<number>[] = [];
+  const recording: Learner = {
+    ...multipleLinearRegression,
+    train: (d, params, context) => {
+      seen.push(new Set(d.y));
+      return multipleLinearRegression.train(d, params, context);
+    },
+  };
+  const context = { seed: 2, parallelism: 1, run: runInProcess };
+  for (const method of ['split', 'cv+', 'aggregated'] as const) {
+    seen.length = 0;
+    const { conformal } = await trainConformal(recording, data, {}, context, { method, levels: [0.9], fraction: 0.25, sets: 4, normalisation: 'none' });
+    const parts = method === 'split' ? 1 : 4;
+    assert.equal(seen.length, method === 'split' ? 1 : parts + 1, `${method}: the parts, then the model on all rows`);
+    assert.equal(conformal.parts.length, parts);
+    // a part's calibration rows are the rows its training did not see: as many scores as unseen rows
+    conformal.parts.forEach((part, i) => assert.equal(part.scores!.length, data.y.length - seen[i].size, `${method} part ${i}`));
+    if (method === 'cv+') assert.equal(conformal.calibrationRows, data.y.length, 'cv+: every row calibrates once');
+  }
+});
+
+test('normalised intervals keep their coverage; the forest spread widens them where the noise is, the k-NN distance away from the training compounds', async () => {
+  // noise sd grows with x₀: 0.2 at x₀ = 0 to 4.2 at x₀ = 10
+  const random = new Random(11);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+  const make = (n: number): TrainingData => {
+    const x = new Float64Array(n * 2);
+    const y = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      x[2 * i] = 10 * random.next();
+      x[2 * i + 1] = 10 * random.next();
+      y[i] = x[2 * i + 1] + (0.2 + 0.4 * x[2 * i]) * normal();
+    }
+    return { x: { rows: n, cols: 2, data: x }, binary: [false, false], y, classes: [] };
+  };
+  const train = make(800);
+  const fresh = make(2000);
+  const context = { seed: 4, parallelism: 1, run: runInProcess };
+  const forest = { numTrees: 60, maxFeatures: 'all', minSamplesLeaf: 10, maxDepth: 0, bootstrap: true };
+  for (const normalisation of ['spread', 'knn', 'none'] as const) {
+    const { state, conformal } = await trainConformal(randomForestRegression, train, forest, context, { method: 'split', levels: [0.9], fraction: 0.3, sets: 5, normalisation });
+    const { answers } = predictConformal(randomForestRegression.id, state, conformal, fresh.x, 0);
+    const inside = answers.filter((a, i) => a.intervals![0][0] <= fresh.y[i] && fresh.y[i] <= a.intervals![0][1]).length / fresh.y.length;
+    assert.ok(Math.abs(inside - 0.9) < 3 * Math.sqrt(0.09 * (1 / 2000 + 1 / 240)), `${normalisation}: coverage ${inside}`);
+    const width = (i: number) => answers[i].intervals![0][1] - answers[i].intervals![0][0];
+    const rows = [...fresh.y.keys()];
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + width(b), 0) / xs.length;
+    const noisy = mean(rows.filter((i) => fresh.x.data[2 * i] > 7));
+    const quiet = mean(rows.filter((i) => fresh.x.data[2 * i] < 3));
+    if (normalisation === 'none') assert.ok(Math.abs(noisy / quiet - 1) < 1e-9, 'without normalisation every interval is as wide');
+    if (normalisation === 'spread') assert.ok(noisy > 1.3 * quiet, `spread: intervals where the noise is large (${noisy.toFixed(2)}) wider than where it is small (${quiet.toFixed(2)})`);
+    if (normalisation === 'knn') {
+      // a compound far from every training compound against one among them
+      const far = predictConformal(randomForestRegression.id, state, conformal, { rows: 2, cols: 2, data: Float64Array.from([5, 5, 25, 25]) }, 0).answers.map(
+        (a) => a.intervals![0][1] - a.intervals![0][0],
+      );
+      assert.ok(far[1] > 3 * far[0], `knn: far from the training compounds ${far[1].toFixed(2)}, among them ${far[0].toFixed(2)}`);
+    }
+  }
+});
+
+test('a calibration too small for a level is said on the model: rows needed are ⌈level / (1 − level)⌉', () => {
+  assert.equal(rowsNeeded(0.8), 4);
+  assert.equal(rowsNeeded(0.9), 9);
+  assert.equal(rowsNeeded(0.95), 19);
+  assert.equal(rowsNeeded(0.99), 99);
+  // 9 scores: ⌈10 · 0.9⌉ = 9 is finite, ⌈10 · 0.95⌉ = 10 is not
+  const nine = { scores: [1, 2, 3, 4, 5, 6, 7, 8, 9] };
+  const regression: ConformalState = { method: 'split', task: 'regression', levels: [0.9, 0.95], normalisation: 'none', calibrationRows: 9, parts: [nine] };
+  assert.deepEqual(calibrationWarnings(regression, []), ['conformal: the calibration has 9 row(s) per calibration set, fewer than the 19 the 95 % level needs: its intervals are unbounded']);
+  assert.equal(conformalQuantile(nine.scores, 0.1), 9);
+  assert.equal(conformalQuantile(nine.scores, 0.05), Number.POSITIVE_INFINITY);
+  // cv+ counts every fold's rows; classes are counted one by one
+  const classes: ConformalState = {
+    method: 'cv+',
+    task: 'classification',
+    levels: [0.8],
+    normalisation: 'none',
+    calibrationRows: 7,
+    parts: [
+      { classScores: [[0.1, 0.2], [0.3]] },
+      {
+        classScores: [
+          [0.4, 0.5],
+          [0.6, 0.7],
+        ],
+      },
+    ],
+  };
+  assert.deepEqual(calibrationWarnings(classes, ['a', 'b']), ['conformal: the calibration has 3 row(s) of class b, fewer than the 4 the 80 % level needs: its sets always hold that class']);
 });
