@@ -7,7 +7,7 @@ import type { Predictor } from '../model/prediction.ts';
 import { defineJob } from '../task/job-definition.ts';
 import type { Crossvalidations } from './crossvalidation.ts';
 import { timePhase } from '../core/phase-times.ts';
-import { confidenceFeatureOf, pairValues, statisticsOf } from './evaluation.ts';
+import { confidenceFeatureOf, conformalStatisticsOf, pairValues, statisticsOf } from './evaluation.ts';
 import { splitValidation } from './split-validation.ts';
 import { learnerOf, parseAlgorithmParams, type LearningSetup, type ValidationRunner } from './validation-runner.ts';
 
@@ -143,7 +143,20 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
           title: `Validation of ${predictions.title ?? predictions.uri} against ${target.title ?? target.uri}`,
           work: async () => {
             const started = performance.now();
-            const pairs = await pairValues(runner.datasets, { targetDataset: target.uri, predictionFeature, predictionDataset: predictions.uri, predictedFeature, confidenceFeature, kind });
+            // the predictions of a conformal model of ours: its intervals or sets are measured too
+            const model = source ? await runner.requireModel(source).catch(() => undefined) : undefined;
+            const conformal = model?.predicted === predictedFeature ? model.conformal : undefined;
+            const classes = model?.classes ?? predicted.accepted;
+            const pairs = await pairValues(runner.datasets, {
+              targetDataset: target.uri,
+              predictionFeature,
+              predictionDataset: predictions.uri,
+              predictedFeature,
+              confidenceFeature,
+              kind,
+              classes,
+              conformal,
+            });
             return validations.create({
               validationType: 'validate_datasets',
               model: source,
@@ -152,6 +165,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
               predictionDataset: predictions.uri,
               predictionFeature,
               statistics: statisticsOf(pairs, kind, predicted.accepted),
+              conformal: conformalStatisticsOf(pairs, kind, conformal, classes),
               realRuntimeMs: performance.now() - started,
               date: new Date(),
             });

@@ -222,6 +222,17 @@ test('a calibration too small for a level: unbounded intervals (INF in RDF, JSON
   assert.ok(valuesOf(model, v.model, `${OT}warning`).some((w) => /fewer than the 19 the 95 % level needs: its intervals are unbounded/.test(w)));
   const [header, row] = parseCsv((await http(local(v.predictionDataset), { accept: 'text/csv' })).text) as string[][];
   assert.equal(row[header.findIndex((h) => /upper bound of the 95 %/.test(h))], 'INF');
+  // the same predictions validated as datasets (validate_datasets): the model's intervals are measured alike
+  const variables = (await http(`${local(v.model)}/predicted`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const described = await Promise.all(variables.map(async (f) => ({ f, quads: parseTurtle((await http(local(f), { accept: 'text/turtle' })).text) })));
+  const predicted = described.find((d) => !valuesOf(d.quads, d.f, `${OT}conformalOf`).length && !valuesOf(d.quads, d.f, `${OT}confidenceOf`).length)!.f;
+  const again = await json(
+    await task('/validation/validate_datasets', { test_dataset_uri: v.testDataset, prediction_feature: epafhm.target, prediction_dataset_uri: v.predictionDataset, predicted_feature: predicted }),
+  );
+  assert.deepEqual(
+    conformalOf(again).map((l) => [l.confidenceLevel, l.coverage, l.numInstances]),
+    conformalOf(v).map((l) => [l.confidenceLevel, l.coverage, l.numInstances]),
+  );
 });
 
 /** POST and answer the resulting URI (at once, or when its task ends). */
