@@ -7,13 +7,15 @@ import { renderPage } from '../rdf/html.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { notFound, notAcceptable } from '../core/errors.ts';
+import { notFound, notAcceptable, noSuchForm } from '../core/errors.ts';
 import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { learnerById } from '../learning/learners.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
 import { regressionPmml } from './pmml.ts';
+import { modelOnnx, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-export.ts';
+import { SERVICE_VERSION } from '../core/version.ts';
 import type { ModelStore } from './model-store.ts';
 import type { ModelDescription } from './model-codec.ts';
 import type { Predictor } from './prediction.ts';
@@ -64,7 +66,13 @@ export function modelRoutes(
   );
 
   routes.add(
-    { method: 'GET', path: '/model/:id', summary: 'A model (and PMML for linear ones)', tag: 'model', responses: answers([...MEDIA.resource, 'text/xml', 'application/xml'], 404, 406) },
+    {
+      method: 'GET',
+      path: '/model/:id',
+      summary: 'A model (PMML for linear ones, ONNX for forests and linear ones)',
+      tag: 'model',
+      responses: answers([...MEDIA.resource, 'text/xml', 'application/xml', ONNX_MEDIA_TYPE], 404, 406),
+    },
     async (ctx) => {
       const { uri, quads, description } = await requireModel(ctx);
       const renderers: Record<string, Renderer> = resourceRenderers(ctx, uri, quads, `Model: ${description.title ?? uri}`);
@@ -96,6 +104,15 @@ export function modelRoutes(
         renderers['text/xml'] = pmml;
         renderers['application/xml'] = pmml;
       }
+      // ONNX for the learners that have an ONNX form (406 naming why for the others)
+      renderers[ONNX_MEDIA_TYPE] = async () => {
+        const model = (await models.load(uri))!;
+        const why = onnxUnsupported(model);
+        if (why) throw noSuchForm(`${why}; ask for RDF`);
+        const features = await readFeatureRecords(store, model.independent);
+        ctx.set('Content-Disposition', `attachment; filename="model-${uri.split('/').pop()}.onnx"`);
+        return Buffer.from(modelOnnx(model, features, SERVICE_VERSION));
+      };
       await sendNegotiated(ctx, renderers);
     },
   );

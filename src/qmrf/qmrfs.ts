@@ -1,6 +1,6 @@
+import { SERVICE_VERSION } from '../core/version.ts';
 import { z } from 'zod';
 import { defineJob } from '../task/job-definition.ts';
-import { readFileSync } from 'node:fs';
 import { badRequest, HttpError, notFound } from '../core/errors.ts';
 import { currentUser } from '../core/request-context.ts';
 import type { Services } from '../core/services.ts';
@@ -13,8 +13,8 @@ import { fillQmrf, validationLine } from './qmrf-filler.ts';
 import type { QmrfStore } from './qmrf-store.ts';
 import { find, readQmrf, spec, toQmrfXml, type QmrfNode } from './qmrf-xml.ts';
 
-/** This server's version (package.json), written into the QMRF's software catalogue. */
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** This server's version, written into the QMRF's software catalogue. */
+const VERSION = SERVICE_VERSION;
 
 /** Parameters of a section update that are not QMRF elements. */
 const NOT_SECTIONS = new Set(['validation_uri', 'validation_uris', 'subjectid']);

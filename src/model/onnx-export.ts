@@ -1,0 +1,227 @@
+import onnxProto from 'onnx-proto';
+import type { ForestState } from '../learning/random-forest.ts';
+import { decodeTree, type Tree } from '../learning/histogram-tree.ts';
+import { learnerById } from '../learning/learners.ts';
+import type { FeatureRecord } from '../feature/feature-record.ts';
+import type { StoredModel } from './model-codec.ts';
+
+const { onnx } = onnxProto;
+type Attribute = InstanceType<typeof onnx.AttributeProto>;
+const { AttributeType } = onnx.AttributeProto;
+const { DataType } = onnx.TensorProto;
+
+/** The ONNX operator sets the files use: the standard one and the classical machine-learning one (TreeEnsemble*). */
+const OPSETS = [
+  { domain: '', version: 17 },
+  { domain: 'ai.onnx.ml', version: 3 },
+];
+/** IR version 8: what onnxruntime 1.x and the ONNX tools of the last years read. */
+const IR_VERSION = 8;
+export const ONNX_MEDIA_TYPE = 'application/onnx';
+/** The graph's input: one row per compound, one column per encoded variable (metadata `column.{i}` names it). */
+export const ONNX_INPUT = 'X';
+
+const text = (s: string) => new TextEncoder().encode(s);
+const ints = (name: string, values: number[]): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.INTS, ints: values });
+const int = (name: string, value: number): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.INT, i: value });
+const string = (name: string, value: string): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.STRING, s: text(value) });
+const strings = (name: string, values: string[]): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.STRINGS, strings: values.map(text) });
+/** Doubles as a tensor attribute (`*_as_tensor`): thresholds and leaf values keep their 64 bits. */
+const doubles = (name: string, values: number[]): Attribute =>
+  onnx.AttributeProto.create({ name, type: AttributeType.TENSOR, t: onnx.TensorProto.create({ dataType: DataType.DOUBLE, dims: [values.length], doubleData: values }) });
+
+function tensorInfo(name: string, elemType: number, dims: (number | string)[]) {
+  const dim = dims.map((d) => (typeof d === 'string' ? onnx.TensorShapeProto.Dimension.create({ dimParam: d }) : onnx.TensorShapeProto.Dimension.create({ dimValue: d })));
+  return onnx.ValueInfoProto.create({ name, type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType, shape: onnx.TensorShapeProto.create({ dim }) }) }) });
+}
+
+/** The encoded columns of a model's input, in order: a numeric feature is one, a fingerprint feature one per bit. */
+export function inputColumns(model: Pick<StoredModel, 'encodings'>): InputColumn[] {
+  return model.encodings.flatMap((e): InputColumn[] => (e.kind === 'numeric' ? [{ feature: e.feature, mean: e.mean }] : Array.from({ length: e.bits }, (_, bit) => ({ feature: e.feature, bit }))));
+}
+
+/** One column of the input: a numeric feature (imputed with its training mean when missing) or a bit of a fingerprint (0 when missing). */
+export interface InputColumn {
+  feature: string;
+  bit?: number;
+  mean?: number;
+}
+
+/** Why a model has no ONNX form here (undefined: it has one). */
+export function onnxUnsupported(model: StoredModel): string | undefined {
+  if (model.task !== 'regression' && model.task !== 'classification') return `model ${model.uri} does not predict (an applicability-domain or filtering model)`;
+  if (model.learnerId.startsWith('random-forest')) return undefined;
+  if (learnerById(model.learnerId)?.linearForm && model.task === 'regression') return undefined;
+  return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests and linear regression (mlr, pls) do`;
+}
+
+/** The nodes of one learner's graph: from the imputed input `X_imputed` to `variable` (regression) or `label` and `probabilities` (classification). */
+function learnerNodes(model: StoredModel): {
+  nodes: InstanceType<typeof onnx.NodeProto>[];
+  initializers?: InstanceType<typeof onnx.TensorProto>[];
+  outputs: InstanceType<typeof onnx.ValueInfoProto>[];
+} {
+  if (model.learnerId.startsWith('random-forest')) return forestNodes(model);
+  // a linear model in doubles: X · coefficients + intercept (onnxruntime's LinearRegressor takes floats only)
+  const form = learnerById(model.learnerId)!.linearForm!(model.state)!;
+  return {
+    nodes: [
+      onnx.NodeProto.create({ opType: 'MatMul', input: ['X_imputed', 'coefficients'], output: ['weighted'] }),
+      onnx.NodeProto.create({ opType: 'Add', input: ['weighted', 'intercept'], output: ['variable'] }),
+    ],
+    initializers: [
+      onnx.TensorProto.create({ name: 'coefficients', dataType: DataType.DOUBLE, dims: [form.coefficients.length, 1], doubleData: form.coefficients }),
+      onnx.TensorProto.create({ name: 'intercept', dataType: DataType.DOUBLE, dims: [1], doubleData: [form.intercept] }),
+    ],
+    outputs: [tensorInfo('variable', DataType.DOUBLE, ['N', 1])],
+  };
+}
+
+/**
+ * A forest as one tree ensemble: every node of every tree (a row goes to the true branch when
+ * its value is ≤ the threshold: BRANCH_LEQ, exactly as the server's trees), the leaves' values
+ * averaged (regression) or their class distributions summed with weight 1/trees (classification:
+ * the mean distribution, as the server's probabilities).
+ */
+function forestNodes(model: StoredModel) {
+  const state = model.state as ForestState;
+  const trees: Tree[] = state.trees.map(decodeTree);
+  const nodes = {
+    treeids: [] as number[],
+    nodeids: [] as number[],
+    featureids: [] as number[],
+    values: [] as number[],
+    modes: [] as string[],
+    truenodeids: [] as number[],
+    falsenodeids: [] as number[],
+  };
+  const targets = { treeids: [] as number[], nodeids: [] as number[], ids: [] as number[], weights: [] as number[] };
+  trees.forEach((tree, t) => {
+    for (let n = 0; n < tree.feature.length; n++) {
+      const leaf = tree.feature[n] < 0;
+      nodes.treeids.push(t);
+      nodes.nodeids.push(n);
+      nodes.featureids.push(leaf ? 0 : tree.feature[n]);
+      nodes.values.push(leaf ? 0 : tree.threshold[n]);
+      nodes.modes.push(leaf ? 'LEAF' : 'BRANCH_LEQ');
+      nodes.truenodeids.push(leaf ? 0 : tree.left[n]);
+      nodes.falsenodeids.push(leaf ? 0 : tree.right[n]);
+      if (!leaf) continue;
+      for (let k = 0; k < tree.width; k++) {
+        targets.treeids.push(t);
+        targets.nodeids.push(n);
+        targets.ids.push(k);
+        targets.weights.push(state.task === 'classification' ? tree.values[tree.left[n] + k] / trees.length : tree.values[tree.left[n] + k]);
+      }
+    }
+  });
+  const common = [
+    ints('nodes_treeids', nodes.treeids),
+    ints('nodes_nodeids', nodes.nodeids),
+    ints('nodes_featureids', nodes.featureids),
+    doubles('nodes_values_as_tensor', nodes.values),
+    strings('nodes_modes', nodes.modes),
+    ints('nodes_truenodeids', nodes.truenodeids),
+    ints('nodes_falsenodeids', nodes.falsenodeids),
+  ];
+  if (state.task === 'regression') {
+    return {
+      nodes: [
+        onnx.NodeProto.create({
+          opType: 'TreeEnsembleRegressor',
+          domain: 'ai.onnx.ml',
+          input: ['X_imputed'],
+          output: ['variable'],
+          attribute: [
+            ...common,
+            ints('target_treeids', targets.treeids),
+            ints('target_nodeids', targets.nodeids),
+            ints('target_ids', targets.ids),
+            doubles('target_weights_as_tensor', targets.weights),
+            int('n_targets', 1),
+            string('aggregate_function', 'AVERAGE'),
+          ],
+        }),
+      ],
+      outputs: [tensorInfo('variable', DataType.FLOAT, ['N', 1])],
+    };
+  }
+  return {
+    nodes: [
+      onnx.NodeProto.create({
+        opType: 'TreeEnsembleClassifier',
+        domain: 'ai.onnx.ml',
+        input: ['X_imputed'],
+        output: ['ensemble_label', 'probabilities'],
+        attribute: [
+          ...common,
+          ints('class_treeids', targets.treeids),
+          ints('class_nodeids', targets.nodeids),
+          ints('class_ids', targets.ids),
+          doubles('class_weights_as_tensor', targets.weights),
+          strings('classlabels_strings', model.classes),
+          string('post_transform', 'NONE'),
+        ],
+      }),
+      // the label is the most probable class, the first of equals, as the server's: onnxruntime's
+      // own label of a two-class ensemble reads the second class's score against 0.5 its own way
+      onnx.NodeProto.create({ opType: 'ArgMax', input: ['probabilities'], output: ['label_index'], attribute: [int('axis', 1), int('keepdims', 0)] }),
+      onnx.NodeProto.create({ opType: 'Gather', input: ['class_labels', 'label_index'], output: ['label'] }),
+    ],
+    initializers: [onnx.TensorProto.create({ name: 'class_labels', dataType: DataType.STRING, dims: [model.classes.length], stringData: model.classes.map(text) })],
+    outputs: [tensorInfo('label', DataType.STRING, ['N']), tensorInfo('probabilities', DataType.FLOAT, ['N', model.classes.length])],
+  };
+}
+
+/**
+ * A model as an ONNX file: input `X` (doubles, one row per compound, the model's encoded
+ * columns in order), missing values (NaN) replaced by the training means as the server does,
+ * then the learner. The metadata names what another tool must compute: each
+ * column's feature (`column.{i}`: the feature URI, with `#bit` for a fingerprint bit), the
+ * feature's title and the descriptor algorithm that makes it, the endpoint, and the model.
+ */
+export function modelOnnx(model: StoredModel, features: Map<string, FeatureRecord>, producerVersion: string): Uint8Array {
+  const columns = inputColumns(model);
+  const { nodes, outputs, initializers = [] } = learnerNodes(model);
+  // missing values (NaN) become the training means, in doubles (onnxruntime's Imputer takes floats only)
+  const imputation = [
+    onnx.NodeProto.create({ opType: 'IsNaN', input: [ONNX_INPUT], output: ['X_missing'] }),
+    onnx.NodeProto.create({ opType: 'Where', input: ['X_missing', 'training_means', ONNX_INPUT], output: ['X_imputed'] }),
+  ];
+  const means = onnx.TensorProto.create({ name: 'training_means', dataType: DataType.DOUBLE, dims: [columns.length], doubleData: columns.map((c) => c.mean ?? 0) });
+  const graph = onnx.GraphProto.create({
+    name: model.title.slice(0, 200),
+    node: [...imputation, ...nodes],
+    initializer: [means, ...initializers],
+    input: [tensorInfo(ONNX_INPUT, DataType.DOUBLE, ['N', columns.length])],
+    output: outputs,
+  });
+  const meta: [string, string][] = [
+    ['toxgraph.model', model.uri],
+    ['toxgraph.algorithm', model.algorithm],
+    ['toxgraph.learner', model.learnerId],
+    ['toxgraph.task', model.task],
+    ['toxgraph.dependent', model.dependent],
+    ['toxgraph.columns', String(columns.length)],
+    ...columns.map((c, i): [string, string] => [`column.${i}`, c.bit === undefined ? c.feature : `${c.feature}#bit${c.bit}`]),
+    ...[...new Set(columns.map((c) => c.feature))].flatMap((f): [string, string][] => {
+      const record = features.get(f);
+      return [
+        [`feature.${f}.title`, record?.title ?? ''],
+        [`feature.${f}.algorithm`, record?.source ?? ''],
+      ];
+    }),
+  ];
+  const file = onnx.ModelProto.create({
+    irVersion: IR_VERSION,
+    producerName: 'ToxGraph',
+    producerVersion,
+    domain: 'org.toxgraph',
+    modelVersion: 1,
+    docString: `${model.title} (${model.uri})`,
+    opsetImport: OPSETS.map((o) => onnx.OperatorSetIdProto.create(o)),
+    graph,
+    metadataProps: meta.map(([key, value]) => onnx.StringStringEntryProto.create({ key, value })),
+  });
+  return onnx.ModelProto.encode(file).finish();
+}
