@@ -1,5 +1,6 @@
 import onnxProto from 'onnx-proto';
 import type { ForestState } from '../learning/random-forest.ts';
+import type { BoostingState } from '../learning/gradient-boosting.ts';
 import { decodeTree, type Tree } from '../learning/histogram-tree.ts';
 import { learnerById } from '../learning/learners.ts';
 import type { FeatureRecord } from '../feature/feature-record.ts';
@@ -50,18 +51,15 @@ export interface InputColumn {
 /** Why a model has no ONNX form here (undefined: it has one). */
 export function onnxUnsupported(model: StoredModel): string | undefined {
   if (model.task !== 'regression' && model.task !== 'classification') return `model ${model.uri} does not predict (an applicability-domain or filtering model)`;
-  if (model.learnerId.startsWith('random-forest')) return undefined;
+  if (model.learnerId.startsWith('random-forest') || model.learnerId.startsWith('gradient-boosting')) return undefined;
   if (learnerById(model.learnerId)?.linearForm && model.task === 'regression') return undefined;
-  return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests and linear regression (mlr, pls) do`;
+  return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests, gradient boosting and linear regression (mlr, pls) do`;
 }
 
 /** The nodes of one learner's graph: from the imputed input `X_imputed` to `variable` (regression) or `label` and `probabilities` (classification). */
-function learnerNodes(model: StoredModel): {
-  nodes: InstanceType<typeof onnx.NodeProto>[];
-  initializers?: InstanceType<typeof onnx.TensorProto>[];
-  outputs: InstanceType<typeof onnx.ValueInfoProto>[];
-} {
+function learnerNodes(model: StoredModel): Graph {
   if (model.learnerId.startsWith('random-forest')) return forestNodes(model);
+  if (model.learnerId.startsWith('gradient-boosting')) return boostingNodes(model);
   // a linear model in doubles: X · coefficients + intercept (onnxruntime's LinearRegressor takes floats only)
   const form = learnerById(model.learnerId)!.linearForm!(model.state)!;
   return {
@@ -77,15 +75,8 @@ function learnerNodes(model: StoredModel): {
   };
 }
 
-/**
- * A forest as one tree ensemble: every node of every tree (a row goes to the true branch when
- * its value is ≤ the threshold: BRANCH_LEQ, exactly as the server's trees), the leaves' values
- * averaged (regression) or their class distributions summed with weight 1/trees (classification:
- * the mean distribution, as the server's probabilities).
- */
-function forestNodes(model: StoredModel) {
-  const state = model.state as ForestState;
-  const trees: Tree[] = state.trees.map(decodeTree);
+/** The attributes of a tree ensemble: every node of every tree (true branch when the value is ≤ the threshold, as the server's trees), and each leaf's (target, weight) pairs. */
+function ensembleAttributes(trees: Tree[], leaf: (t: number, tree: Tree, offset: number) => [number, number][], prefix: 'target' | 'class'): Attribute[] {
   const nodes = {
     treeids: [] as number[],
     nodeids: [] as number[],
@@ -98,24 +89,24 @@ function forestNodes(model: StoredModel) {
   const targets = { treeids: [] as number[], nodeids: [] as number[], ids: [] as number[], weights: [] as number[] };
   trees.forEach((tree, t) => {
     for (let n = 0; n < tree.feature.length; n++) {
-      const leaf = tree.feature[n] < 0;
+      const isLeaf = tree.feature[n] < 0;
       nodes.treeids.push(t);
       nodes.nodeids.push(n);
-      nodes.featureids.push(leaf ? 0 : tree.feature[n]);
-      nodes.values.push(leaf ? 0 : tree.threshold[n]);
-      nodes.modes.push(leaf ? 'LEAF' : 'BRANCH_LEQ');
-      nodes.truenodeids.push(leaf ? 0 : tree.left[n]);
-      nodes.falsenodeids.push(leaf ? 0 : tree.right[n]);
-      if (!leaf) continue;
-      for (let k = 0; k < tree.width; k++) {
+      nodes.featureids.push(isLeaf ? 0 : tree.feature[n]);
+      nodes.values.push(isLeaf ? 0 : tree.threshold[n]);
+      nodes.modes.push(isLeaf ? 'LEAF' : 'BRANCH_LEQ');
+      nodes.truenodeids.push(isLeaf ? 0 : tree.left[n]);
+      nodes.falsenodeids.push(isLeaf ? 0 : tree.right[n]);
+      if (!isLeaf) continue;
+      for (const [id, weight] of leaf(t, tree, tree.left[n])) {
         targets.treeids.push(t);
         targets.nodeids.push(n);
-        targets.ids.push(k);
-        targets.weights.push(state.task === 'classification' ? tree.values[tree.left[n] + k] / trees.length : tree.values[tree.left[n] + k]);
+        targets.ids.push(id);
+        targets.weights.push(weight);
       }
     }
   });
-  const common = [
+  return [
     ints('nodes_treeids', nodes.treeids),
     ints('nodes_nodeids', nodes.nodeids),
     ints('nodes_featureids', nodes.featureids),
@@ -123,54 +114,90 @@ function forestNodes(model: StoredModel) {
     strings('nodes_modes', nodes.modes),
     ints('nodes_truenodeids', nodes.truenodeids),
     ints('nodes_falsenodeids', nodes.falsenodeids),
+    ints(`${prefix}_treeids`, targets.treeids),
+    ints(`${prefix}_nodeids`, targets.nodeids),
+    ints(`${prefix}_ids`, targets.ids),
+    doubles(`${prefix}_weights_as_tensor`, targets.weights),
   ];
-  if (state.task === 'regression') {
-    return {
-      nodes: [
-        onnx.NodeProto.create({
-          opType: 'TreeEnsembleRegressor',
-          domain: 'ai.onnx.ml',
-          input: ['X_imputed'],
-          output: ['variable'],
-          attribute: [
-            ...common,
-            ints('target_treeids', targets.treeids),
-            ints('target_nodeids', targets.nodeids),
-            ints('target_ids', targets.ids),
-            doubles('target_weights_as_tensor', targets.weights),
-            int('n_targets', 1),
-            string('aggregate_function', 'AVERAGE'),
-          ],
-        }),
-      ],
-      outputs: [tensorInfo('variable', DataType.FLOAT, ['N', 1])],
-    };
-  }
+}
+
+type Graph = { nodes: InstanceType<typeof onnx.NodeProto>[]; initializers?: InstanceType<typeof onnx.TensorProto>[]; outputs: InstanceType<typeof onnx.ValueInfoProto>[] };
+
+/** From class probabilities to the label: the first most probable class, as the server's (onnxruntime's own label of a two-class ensemble reads the second class's score its own way). */
+function labelOf(probabilities: string, classes: string[]): Graph {
   return {
     nodes: [
-      onnx.NodeProto.create({
-        opType: 'TreeEnsembleClassifier',
-        domain: 'ai.onnx.ml',
-        input: ['X_imputed'],
-        output: ['ensemble_label', 'probabilities'],
-        attribute: [
-          ...common,
-          ints('class_treeids', targets.treeids),
-          ints('class_nodeids', targets.nodeids),
-          ints('class_ids', targets.ids),
-          doubles('class_weights_as_tensor', targets.weights),
-          strings('classlabels_strings', model.classes),
-          string('post_transform', 'NONE'),
-        ],
-      }),
-      // the label is the most probable class, the first of equals, as the server's: onnxruntime's
-      // own label of a two-class ensemble reads the second class's score against 0.5 its own way
-      onnx.NodeProto.create({ opType: 'ArgMax', input: ['probabilities'], output: ['label_index'], attribute: [int('axis', 1), int('keepdims', 0)] }),
+      onnx.NodeProto.create({ opType: 'ArgMax', input: [probabilities], output: ['label_index'], attribute: [int('axis', 1), int('keepdims', 0)] }),
       onnx.NodeProto.create({ opType: 'Gather', input: ['class_labels', 'label_index'], output: ['label'] }),
     ],
-    initializers: [onnx.TensorProto.create({ name: 'class_labels', dataType: DataType.STRING, dims: [model.classes.length], stringData: model.classes.map(text) })],
-    outputs: [tensorInfo('label', DataType.STRING, ['N']), tensorInfo('probabilities', DataType.FLOAT, ['N', model.classes.length])],
+    initializers: [onnx.TensorProto.create({ name: 'class_labels', dataType: DataType.STRING, dims: [classes.length], stringData: classes.map(text) })],
+    outputs: [tensorInfo('label', DataType.STRING, ['N']), tensorInfo('probabilities', DataType.FLOAT, ['N', classes.length])],
   };
+}
+
+/**
+ * A forest as one tree ensemble: the leaves' values averaged (regression), or their class
+ * distributions summed with weight 1/trees (classification: the mean distribution, as the
+ * server's probabilities).
+ */
+function forestNodes(model: StoredModel): Graph {
+  const state = model.state as ForestState;
+  const trees: Tree[] = state.trees.map(decodeTree);
+  const share = state.task === 'classification' ? 1 / trees.length : 1;
+  const attributes = ensembleAttributes(
+    trees,
+    (_, tree, offset) => Array.from({ length: tree.width }, (_, k): [number, number] => [k, tree.values[offset + k] * share]),
+    state.task === 'regression' ? 'target' : 'class',
+  );
+  if (state.task === 'regression') {
+    const node = onnx.NodeProto.create({
+      opType: 'TreeEnsembleRegressor',
+      domain: 'ai.onnx.ml',
+      input: ['X_imputed'],
+      output: ['variable'],
+      attribute: [...attributes, int('n_targets', 1), string('aggregate_function', 'AVERAGE')],
+    });
+    return { nodes: [node], outputs: [tensorInfo('variable', DataType.FLOAT, ['N', 1])] };
+  }
+  const ensemble = onnx.NodeProto.create({
+    opType: 'TreeEnsembleClassifier',
+    domain: 'ai.onnx.ml',
+    input: ['X_imputed'],
+    output: ['ensemble_label', 'probabilities'],
+    attribute: [...attributes, strings('classlabels_strings', model.classes), string('post_transform', 'NONE')],
+  });
+  const label = labelOf('probabilities', model.classes);
+  return { ...label, nodes: [ensemble, ...label.nodes] };
+}
+
+/**
+ * Boosted trees as one ensemble summed onto its initial scores (`base_values`): one score per
+ * round's tree (one for regression and two classes, one per class for more); two classes take the
+ * sigmoid of theirs, more a softmax, as the server's probabilities.
+ */
+function boostingNodes(model: StoredModel): Graph {
+  const state = model.state as BoostingState;
+  const trees: Tree[] = state.trees.map(decodeTree);
+  const attributes = ensembleAttributes(trees, (t, tree, offset) => [[t % state.treesPerRound, tree.values[offset]]], 'target');
+  const scores = onnx.NodeProto.create({
+    opType: 'TreeEnsembleRegressor',
+    domain: 'ai.onnx.ml',
+    input: ['X_imputed'],
+    output: [state.task === 'regression' ? 'variable' : 'scores'],
+    attribute: [...attributes, int('n_targets', state.treesPerRound), string('aggregate_function', 'SUM'), doubles('base_values_as_tensor', state.init)],
+  });
+  if (state.task === 'regression') return { nodes: [scores], outputs: [tensorInfo('variable', DataType.FLOAT, ['N', 1])] };
+  const label = labelOf('probabilities', model.classes);
+  const probabilities =
+    state.numClasses === 2
+      ? [
+          onnx.NodeProto.create({ opType: 'Sigmoid', input: ['scores'], output: ['p_second'] }),
+          onnx.NodeProto.create({ opType: 'Sub', input: ['one', 'p_second'], output: ['p_first'] }),
+          onnx.NodeProto.create({ opType: 'Concat', input: ['p_first', 'p_second'], output: ['probabilities'], attribute: [int('axis', 1)] }),
+        ]
+      : [onnx.NodeProto.create({ opType: 'Softmax', input: ['scores'], output: ['probabilities'], attribute: [int('axis', 1)] })];
+  const one = onnx.TensorProto.create({ name: 'one', dataType: DataType.FLOAT, dims: [1], floatData: [1] });
+  return { nodes: [scores, ...probabilities, ...label.nodes], initializers: [one, ...(label.initializers ?? [])], outputs: label.outputs };
 }
 
 /**

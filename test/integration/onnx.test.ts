@@ -75,9 +75,9 @@ async function serverPredictions(model: string, dataset: string): Promise<{ valu
 
 const relative = (a: number, b: number) => Math.abs(a - b) / Math.max(1e-12, Math.abs(b));
 
-test('a regression forest, MLR and PLS exported as ONNX predict in onnxruntime what the server predicts (1e-5 relative); the file names its columns and their algorithm', async () => {
+test('a regression forest, gradient boosting, MLR and PLS exported as ONNX predict in onnxruntime what the server predicts (1e-5 relative); the file names its columns and their algorithm', async () => {
   const { dataset, target } = await described('EPAFHM_log10.csv', 150);
-  for (const algorithm of ['random-forest-regression', 'mlr', 'pls']) {
+  for (const algorithm of ['random-forest-regression', 'gradient-boosting-regression', 'mlr', 'pls']) {
     const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, numTrees: '30' });
     const { decoded, meta, columns, out, rows } = await runExported(model, dataset);
     assert.equal(decoded.producerName, 'ToxGraph');
@@ -94,18 +94,20 @@ test('a regression forest, MLR and PLS exported as ONNX predict in onnxruntime w
   }
 });
 
-test('a classification forest exported as ONNX gives the server’s classes and probabilities; a model without an ONNX form answers 406 naming why', async () => {
+test('classification forests and boosting exported as ONNX give the server’s classes and probabilities; a model without an ONNX form answers 406 naming why', async () => {
   const { dataset, target } = await described('hamster_carcinogenicity.csv', 85);
-  const model = await run(`${s.base}/algorithm/random-forest-classification`, { dataset_uri: dataset, prediction_feature: target, numTrees: '30' });
-  const { out, rows } = await runExported(model, dataset);
-  const server = await serverPredictions(model, dataset);
-  const labels = out.label.data as string[];
-  const probabilities = out.probabilities.data as Float32Array;
-  const classes = probabilities.length / rows;
-  for (let i = 0; i < rows; i++) {
-    assert.equal(labels[i], server.value[i], `row ${i}`);
-    const best = Math.max(...probabilities.subarray(i * classes, (i + 1) * classes));
-    assert.ok(relative(best, server.confidence[i]) < 1e-5, `row ${i}: ${best} against ${server.confidence[i]}`);
+  for (const algorithm of ['random-forest-classification', 'gradient-boosting-classification']) {
+    const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, numTrees: '30' });
+    const { out, rows } = await runExported(model, dataset);
+    const server = await serverPredictions(model, dataset);
+    const labels = out.label.data as string[];
+    const probabilities = out.probabilities.data as Float32Array;
+    const classes = probabilities.length / rows;
+    for (let i = 0; i < rows; i++) {
+      assert.equal(labels[i], server.value[i], `${algorithm}, row ${i}`);
+      const best = Math.max(...probabilities.subarray(i * classes, (i + 1) * classes));
+      assert.ok(relative(best, server.confidence[i]) < 1e-5, `${algorithm}, row ${i}: ${best} against ${server.confidence[i]}`);
+    }
   }
   const knn = await run(`${s.base}/algorithm/knn-classification`, { dataset_uri: dataset, prediction_feature: target });
   const r = await http(local(knn), { accept: 'application/onnx' });
