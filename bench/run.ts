@@ -15,6 +15,7 @@ import { benchStandardisation } from './standardisation.ts';
 import { benchFirstPrediction } from './first-prediction.ts';
 import { benchDenseLearning } from './dense-learning.ts';
 import { benchConformal } from './conformal.ts';
+import { benchOnnx } from './onnx.ts';
 import { benchResources } from './resources.ts';
 import { benchSupermodel } from './supermodel.ts';
 import { benchReport } from './report.ts';
@@ -57,6 +58,7 @@ const benches = [
   ['first-prediction', benchFirstPrediction],
   ['dense-learning', benchDenseLearning],
   ['conformal', benchConformal],
+  ['onnx', benchOnnx],
   ['load', benchLoad],
   ['resources', benchResources],
   ['supermodel', benchSupermodel],

@@ -14,7 +14,7 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { learnerById } from '../learning/learners.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
 import { regressionPmml } from './pmml.ts';
-import { modelOnnx, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-export.ts';
+import { ONNX_EXPORT_MODULE, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-export.ts';
 import { SERVICE_VERSION } from '../core/version.ts';
 import type { ModelStore } from './model-store.ts';
 import type { ModelDescription } from './model-codec.ts';
@@ -29,7 +29,7 @@ export type ModelValidationsHtml = (model: ModelDescription, canRead: (uri: stri
 /** Model component (spec 2.5, 4.11): list, describe, delete; predictions in prediction-routes.ts. */
 export function modelRoutes(
   routes: DescribedRoutes,
-  services: Pick<Services, 'config' | 'uris' | 'store' | 'chemistry'>,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'chemistry' | 'workers'>,
   datasets: DatasetStore,
   models: ModelStore,
   predictor: Predictor,
@@ -110,8 +110,10 @@ export function modelRoutes(
         const why = onnxUnsupported(model);
         if (why) throw noSuchForm(`${why}; ask for RDF`);
         const features = await readFeatureRecords(store, model.independent);
+        // a forest's file is megabytes of nodes: written on the worker pool, never on the request thread
+        const bytes = await services.workers.run<Uint8Array>(ONNX_EXPORT_MODULE, 'modelOnnx', [model, features, SERVICE_VERSION]);
         ctx.set('Content-Disposition', `attachment; filename="model-${uri.split('/').pop()}.onnx"`);
-        return Buffer.from(modelOnnx(model, features, SERVICE_VERSION));
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       };
       await sendNegotiated(ctx, renderers);
     },

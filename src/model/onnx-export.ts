@@ -19,6 +19,8 @@ const OPSETS = [
 /** IR version 8: what onnxruntime 1.x and the ONNX tools of the last years read. */
 const IR_VERSION = 8;
 export const ONNX_MEDIA_TYPE = 'application/onnx';
+/** This module: `modelOnnx` runs on the worker pool. */
+export const ONNX_EXPORT_MODULE = import.meta.url;
 /** The graph's input: one row per compound, one column per encoded variable (metadata `column.{i}` names it). */
 export const ONNX_INPUT = 'X';
 

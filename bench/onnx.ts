@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { freePort, spawnServer } from '../test/helpers.ts';
+import { fmt, median, now, postAndFollow, ratio, tempDir, type Row } from './util.ts';
+
+/** Rows predicted in the prediction comparison (the dataset's rows repeated). */
+const ROWS = 10_000;
+
+/**
+ * ONNX export (issue 40): exporting a model against training it (through the service), and
+ * predicting 10,000 rows with the exported file in onnxruntime against the server's own learner
+ * on the same matrix in process (both on this thread, after a warm-up run).
+ */
+export async function benchOnnx(): Promise<Row[]> {
+  const bench = 'ONNX export: export vs training, onnxruntime vs the native learner (EPAFHM, RDKit descriptors)';
+  const tmp = await tempDir('toxgraph-bench-onnx-');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+  const rows: Row[] = [];
+  try {
+    const raw = await postAndFollow(`${base}/dataset`, {}, readFileSync(new URL('../../shared/data/EPAFHM_log10.csv', import.meta.url), 'utf8'), 'text/csv');
+    const target = (await (await fetch(`${raw}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
+    const dataset = await postAndFollow(`${base}/algorithm/rdkit-descriptors`, { dataset_uri: raw });
+    const ort = await import('onnxruntime-node');
+    const onnxProto = (await import('onnx-proto')).default;
+    const { learnerById } = await import('../src/learning/learners.ts');
+    for (const algorithm of ['random-forest-regression', 'gradient-boosting-regression', 'mlr']) {
+      const t = now();
+      const model = await postAndFollow(`${base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target });
+      const trainingMs = now() - t;
+      const exports: number[] = [];
+      let bytes = new Uint8Array();
+      for (let i = 0; i < 3; i++) {
+        const e = now();
+        bytes = new Uint8Array(await (await fetch(model, { headers: { Accept: 'application/onnx' } })).arrayBuffer());
+        exports.push(now() - e);
+      }
+      rows.push({ bench, measure: `${algorithm}: training through the service (baseline)`, value: `${fmt(trainingMs, 0)} ms`, ratio: '1.00x' });
+      rows.push({ bench, measure: `${algorithm}: GET as application/onnx (${fmt(bytes.length / 1024, 0)} KiB)`, value: `${fmt(median(exports), 0)} ms`, ratio: ratio(median(exports) / trainingMs) });
+      // the matrix in the file's column order, rows repeated to ROWS
+      const decoded = onnxProto.onnx.ModelProto.decode(bytes);
+      const meta = new Map(decoded.metadataProps.map((p) => [p.key, p.value]));
+      const columns = Array.from({ length: Number(meta.get('toxgraph.columns')) }, (_, i) => meta.get(`column.${i}`)!);
+      const entries = ((await (await fetch(dataset, { headers: { Accept: 'application/json' } })).json()) as { entries: { values: Record<string, unknown> }[] }).entries;
+      const x = new Float64Array(ROWS * columns.length);
+      for (let r = 0; r < ROWS; r++) {
+        const e = entries[r % entries.length];
+        columns.forEach((c, j) => {
+          const v = e.values[c];
+          x[r * columns.length + j] = typeof v === 'number' ? v : Number.NaN;
+        });
+      }
+      const session = await ort.InferenceSession.create(bytes);
+      const input = new ort.Tensor('float64', x, [ROWS, columns.length]);
+      await session.run({ X: input });
+      const o = now();
+      await session.run({ X: input });
+      const onnxMs = now() - o;
+      // the server's learner on the same matrix: its state read back as the server stores it
+      const state = await modelState(model);
+      const learner = learnerById(algorithm)!;
+      const matrix = { rows: ROWS, cols: columns.length, data: x.map((v, i) => (Number.isNaN(v) ? (state.means[i % columns.length] ?? 0) : v)) };
+      learner.predict(state.state, matrix);
+      const n = now();
+      learner.predict(state.state, matrix);
+      const nativeMs = now() - n;
+      rows.push(
+        { bench, measure: `${algorithm}: predicting ${ROWS} rows natively in process (baseline)`, value: `${fmt(nativeMs, 0)} ms`, ratio: '1.00x' },
+        { bench, measure: `${algorithm}: predicting them with the exported file in onnxruntime`, value: `${fmt(onnxMs, 0)} ms`, ratio: ratio(onnxMs / nativeMs) },
+      );
+    }
+  } finally {
+    server.kill();
+    await server.exited;
+    await tmp.remove();
+  }
+  return rows;
+
+  /** A model's learner state and its columns' training means, read from the store's Turtle of its content graph. */
+  async function modelState(model: string): Promise<{ state: unknown; means: number[] }> {
+    const { textOfChunks } = await import('../src/rdf/text-chunks.ts');
+    const { parseTurtle } = await import('../test/helpers.ts');
+    const turtle = await (
+      await fetch(`${base}/sparql`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/sparql-query', Accept: 'text/turtle' },
+        body: `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <${model}/content> { ?s ?p ?o } }`,
+      })
+    ).text();
+    const content = JSON.parse(textOfChunks(parseTurtle(turtle)));
+    return { state: content.state, means: (content.encodings as { kind: string; mean?: number }[]).map((e) => e.mean ?? 0) };
+  }
+}
