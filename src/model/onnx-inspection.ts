@@ -62,7 +62,7 @@ export function inspectOnnx(bytes: Uint8Array): OnnxInspection {
     throw badRequest(`file: not an ONNX model (${(e as Error).message.slice(0, 120)})`);
   }
   const graph = model.graph;
-  if (!graph || !graph.node?.length || !graph.output?.length) throw badRequest('file: not an ONNX model (no graph with nodes and outputs)');
+  if (!graph?.node?.length || !graph.output?.length) throw badRequest('file: not an ONNX model (no graph with nodes and outputs)');
   const initialized = new Set((graph.initializer ?? []).map((t) => t.name));
   let classLabels: string[] | undefined;
   for (const node of graph.node) {
