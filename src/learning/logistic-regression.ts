@@ -13,7 +13,7 @@
  * learning rate cannot diverge. Stops after `iterations` steps or when the gradient is tiny.
  */
 import type { Learner, Matrix, ParamValue, Prediction, TrainingData } from './learner.ts';
-import { applyScaler, argmax, classCount, decodeF64, decodedCache, encodeF64, fitScaler, type Scaler } from './scaling.ts';
+import { applyScaler, argmax, classCount, decodeF64, decodedCache, encodeF64, fitScaler, unscaledLinearForm, type Scaler } from './scaling.ts';
 
 interface LogisticState {
   kind: 'logistic-regression';
@@ -150,6 +150,19 @@ export function predictLogistic(state: LogisticState, x: Matrix): Prediction[] {
     out.push({ value, confidence: probabilities[value], probabilities });
   }
   return out;
+}
+
+/**
+ * The logits as linear functions of the unscaled input columns (`cols` of them; 0 for those the
+ * scaler dropped): one row per class, or for two classes the one logit of class 1 (an exporter's
+ * form of the model: probabilities are its softmax, or sigmoid).
+ */
+export function logitForm(state: unknown, cols: number): { intercepts: number[]; coefficients: number[][] } {
+  const s = state as LogisticState;
+  const w = decode(s);
+  const p = s.scaler.columns.length;
+  const rows = Array.from({ length: weightRows(s.classes) }, (_, c) => unscaledLinearForm(s.scaler, w.subarray(c * (p + 1), c * (p + 1) + p), w[c * (p + 1) + p], cols));
+  return { intercepts: rows.map((r) => r.intercept), coefficients: rows.map((r) => r.coefficients) };
 }
 
 export const logisticRegression: Learner = {

@@ -1,6 +1,7 @@
 import onnxProto from 'onnx-proto';
 import type { ForestState } from '../learning/random-forest.ts';
 import type { BoostingState } from '../learning/gradient-boosting.ts';
+import { logisticRegression, logitForm } from '../learning/logistic-regression.ts';
 import { decodeTree, type Tree } from '../learning/histogram-tree.ts';
 import { learnerById } from '../learning/learners.ts';
 import type { FeatureRecord } from '../feature/feature-record.ts';
@@ -53,15 +54,16 @@ export interface InputColumn {
 /** Why a model has no ONNX form here (undefined: it has one). */
 export function onnxUnsupported(model: StoredModel): string | undefined {
   if (model.task !== 'regression' && model.task !== 'classification') return `model ${model.uri} does not predict (an applicability-domain or filtering model)`;
-  if (model.learnerId.startsWith('random-forest') || model.learnerId.startsWith('gradient-boosting')) return undefined;
+  if (model.learnerId.startsWith('random-forest') || model.learnerId.startsWith('gradient-boosting') || model.learnerId === logisticRegression.id) return undefined;
   if (learnerById(model.learnerId)?.linearForm && model.task === 'regression') return undefined;
-  return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests, gradient boosting and linear regression (mlr, pls) do`;
+  return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests, gradient boosting, logistic regression and linear regression (mlr, pls) do`;
 }
 
 /** The nodes of one learner's graph: from the imputed input `X_imputed` to `variable` (regression) or `label` and `probabilities` (classification). */
 function learnerNodes(model: StoredModel): Graph {
   if (model.learnerId.startsWith('random-forest')) return forestNodes(model);
   if (model.learnerId.startsWith('gradient-boosting')) return boostingNodes(model);
+  if (model.learnerId === logisticRegression.id) return logisticNodes(model);
   // a linear model in doubles: X · coefficients + intercept (onnxruntime's LinearRegressor takes floats only)
   const form = learnerById(model.learnerId)!.linearForm!(model.state)!;
   return {
@@ -126,14 +128,14 @@ function ensembleAttributes(trees: Tree[], leaf: (t: number, tree: Tree, offset:
 type Graph = { nodes: InstanceType<typeof onnx.NodeProto>[]; initializers?: InstanceType<typeof onnx.TensorProto>[]; outputs: InstanceType<typeof onnx.ValueInfoProto>[] };
 
 /** From class probabilities to the label: the first most probable class, as the server's (onnxruntime's own label of a two-class ensemble reads the second class's score its own way). */
-function labelOf(probabilities: string, classes: string[]): Graph {
+function labelOf(probabilities: string, classes: string[], elemType: number = DataType.FLOAT): Graph {
   return {
     nodes: [
       onnx.NodeProto.create({ opType: 'ArgMax', input: [probabilities], output: ['label_index'], attribute: [int('axis', 1), int('keepdims', 0)] }),
       onnx.NodeProto.create({ opType: 'Gather', input: ['class_labels', 'label_index'], output: ['label'] }),
     ],
     initializers: [onnx.TensorProto.create({ name: 'class_labels', dataType: DataType.STRING, dims: [classes.length], stringData: classes.map(text) })],
-    outputs: [tensorInfo('label', DataType.STRING, ['N']), tensorInfo('probabilities', DataType.FLOAT, ['N', classes.length])],
+    outputs: [tensorInfo('label', DataType.STRING, ['N']), tensorInfo('probabilities', elemType, ['N', classes.length])],
   };
 }
 
@@ -200,6 +202,37 @@ function boostingNodes(model: StoredModel): Graph {
       : [onnx.NodeProto.create({ opType: 'Softmax', input: ['scores'], output: ['probabilities'], attribute: [int('axis', 1)] })];
   const one = onnx.TensorProto.create({ name: 'one', dataType: DataType.FLOAT, dims: [1], floatData: [1] });
   return { nodes: [scores, ...probabilities, ...label.nodes], initializers: [one, ...(label.initializers ?? [])], outputs: label.outputs };
+}
+
+/** Logistic regression in doubles: the logits X · W + b, then the sigmoid of class 1's (two classes) or the softmax. */
+function logisticNodes(model: StoredModel): Graph {
+  const { intercepts, coefficients } = logitForm(model.state, inputColumns(model).length);
+  const m = intercepts.length;
+  const weights = Array.from({ length: coefficients[0].length }, (_, j) => coefficients.map((row) => row[j])).flat();
+  const label = labelOf('probabilities', model.classes, DataType.DOUBLE);
+  const probabilities =
+    m === 1
+      ? [
+          onnx.NodeProto.create({ opType: 'Sigmoid', input: ['logits'], output: ['p_second'] }),
+          onnx.NodeProto.create({ opType: 'Sub', input: ['one', 'p_second'], output: ['p_first'] }),
+          onnx.NodeProto.create({ opType: 'Concat', input: ['p_first', 'p_second'], output: ['probabilities'], attribute: [int('axis', 1)] }),
+        ]
+      : [onnx.NodeProto.create({ opType: 'Softmax', input: ['logits'], output: ['probabilities'], attribute: [int('axis', 1)] })];
+  return {
+    nodes: [
+      onnx.NodeProto.create({ opType: 'MatMul', input: ['X_imputed', 'weights'], output: ['weighted'] }),
+      onnx.NodeProto.create({ opType: 'Add', input: ['weighted', 'intercepts'], output: ['logits'] }),
+      ...probabilities,
+      ...label.nodes,
+    ],
+    initializers: [
+      onnx.TensorProto.create({ name: 'weights', dataType: DataType.DOUBLE, dims: [coefficients[0].length, m], doubleData: weights }),
+      onnx.TensorProto.create({ name: 'intercepts', dataType: DataType.DOUBLE, dims: [m], doubleData: intercepts }),
+      onnx.TensorProto.create({ name: 'one', dataType: DataType.DOUBLE, dims: [1], doubleData: [1] }),
+      ...(label.initializers ?? []),
+    ],
+    outputs: label.outputs,
+  };
 }
 
 /**

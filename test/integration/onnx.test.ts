@@ -94,14 +94,14 @@ test('a regression forest, gradient boosting, MLR and PLS exported as ONNX predi
   }
 });
 
-test('classification forests and boosting exported as ONNX give the server’s classes and probabilities; a model without an ONNX form answers 406 naming why', async () => {
+test('classification forests, boosting and logistic regression exported as ONNX give the server’s classes and probabilities; a model without an ONNX form answers 406 naming why', async () => {
   const { dataset, target } = await described('hamster_carcinogenicity.csv', 85);
-  for (const algorithm of ['random-forest-classification', 'gradient-boosting-classification']) {
+  for (const algorithm of ['random-forest-classification', 'gradient-boosting-classification', 'logistic-regression']) {
     const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, numTrees: '30' });
     const { out, rows } = await runExported(model, dataset);
     const server = await serverPredictions(model, dataset);
     const labels = out.label.data as string[];
-    const probabilities = out.probabilities.data as Float32Array;
+    const probabilities = out.probabilities.data as Float32Array | Float64Array;
     const classes = probabilities.length / rows;
     for (let i = 0; i < rows; i++) {
       assert.equal(labels[i], server.value[i], `${algorithm}, row ${i}`);
