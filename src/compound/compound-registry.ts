@@ -20,6 +20,8 @@ import { graphGroups } from '../store/write-size.ts';
 const COMPOUND_WRITE_CHARS = 500_000;
 /** Compounds written in one batch at most (each with its index record: two graphs on a remote store). */
 const COMPOUND_WRITE_GRAPHS = 250;
+/** Compounds rewritten (stored ones posted again) per write. */
+const KNOWN_COMPOUND_WRITE_GRAPHS = 50;
 /** How long a claim on an InChIKey outlives it (the claiming process has written the compound long before). */
 const CLAIM_SECONDS = 3600;
 /** InChIKeys looked up in the store at once (see urisForKeys). */
@@ -166,9 +168,12 @@ export class CompoundRegistry {
           await this.services.store.createGraphs(Object.fromEntries(fresh), records);
           await this.indexed(records);
         }
-        if (known.length) {
-          const records = recordsOf(known);
-          await this.services.store.replaceGraphs(Object.fromEntries(known), records);
+        // rewritten compounds drop their graphs first: smaller groups (Virtuoso refuses an update
+        // that drops and rewrites 200 compounds with their records: "variables in state over the limit")
+        for (let i = 0; i < known.length; i += KNOWN_COMPOUND_WRITE_GRAPHS) {
+          const part = known.slice(i, i + KNOWN_COMPOUND_WRITE_GRAPHS);
+          const records = recordsOf(part);
+          await this.services.store.replaceGraphs(Object.fromEntries(part), records);
           await this.indexed(records);
         }
       }
