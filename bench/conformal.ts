@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { freePort, spawnServer } from '../test/helpers.ts';
-import { fmt, median, now, postAndFollow, ratio, tempDir, withPolling, type Row } from './util.ts';
+import { benchServer, describedSharedSet, fmt, median, now, postAndFollow, ratio, withPolling, type Row } from './util.ts';
 
 /** Runs of each measure (the median is printed). */
 const RUNS = 3;
@@ -15,10 +13,8 @@ const RUNS = 3;
  */
 export async function benchConformal(): Promise<Row[]> {
   const bench = 'conformal prediction: training and prediction with calibration vs without (random forest, through the service)';
-  const tmp = await tempDir('toxgraph-bench-conformal-');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+  const server = await benchServer('toxgraph-bench-conformal-');
+  const { base } = server;
   const rows: Row[] = [];
   try {
     const sets = [
@@ -26,9 +22,7 @@ export async function benchConformal(): Promise<Row[]> {
       { name: 'Kazius classification (4,069, Morgan 1,024 bits)', file: 'kazius.csv', algorithm: 'random-forest-classification', describe: 'morgan-fingerprint', params: { nBits: '1024' } },
     ];
     for (const set of sets) {
-      const raw = await postAndFollow(`${base}/dataset`, {}, readFileSync(new URL(`../../shared/data/${set.file}`, import.meta.url), 'utf8'), 'text/csv');
-      const target = (await (await fetch(`${raw}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
-      const dataset = await postAndFollow(`${base}/algorithm/${set.describe}`, { dataset_uri: raw, ...set.params });
+      const { target, dataset } = await describedSharedSet(base, set.file, set.describe, set.params);
       const train = async (conformal: string) => {
         const times: number[] = [];
         let model = '';
@@ -71,9 +65,7 @@ export async function benchConformal(): Promise<Row[]> {
       );
     }
   } finally {
-    server.kill();
-    await server.exited;
-    await tmp.remove();
+    await server.stop();
   }
   return rows;
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { freePort, spawnServer } from '../test/helpers.ts';
-import { fmt, median, now, postAndFollow, ratio, tempDir, type Row } from './util.ts';
+import { sparql } from '../src/store/sparql-template.ts';
+import { df } from '../src/rdf/namespaces.ts';
+import { benchServer, describedSharedSet, fmt, median, now, postAndFollow, ratio, type Row } from './util.ts';
 
 /** Rows predicted in the prediction comparison (the dataset's rows repeated). */
 const ROWS = 10_000;
@@ -12,15 +12,11 @@ const ROWS = 10_000;
  */
 export async function benchOnnx(): Promise<Row[]> {
   const bench = 'ONNX export: export vs training, onnxruntime vs the native learner (EPAFHM, RDKit descriptors)';
-  const tmp = await tempDir('toxgraph-bench-onnx-');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+  const server = await benchServer('toxgraph-bench-onnx-');
+  const { base } = server;
   const rows: Row[] = [];
   try {
-    const raw = await postAndFollow(`${base}/dataset`, {}, readFileSync(new URL('../../shared/data/EPAFHM_log10.csv', import.meta.url), 'utf8'), 'text/csv');
-    const target = (await (await fetch(`${raw}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
-    const dataset = await postAndFollow(`${base}/algorithm/rdkit-descriptors`, { dataset_uri: raw });
+    const { target, dataset } = await describedSharedSet(base, 'EPAFHM_log10.csv', 'rdkit-descriptors');
     const ort = await import('onnxruntime-node');
     const onnxProto = (await import('onnx-proto')).default;
     const { learnerById } = await import('../src/learning/learners.ts');
@@ -70,9 +66,7 @@ export async function benchOnnx(): Promise<Row[]> {
       );
     }
   } finally {
-    server.kill();
-    await server.exited;
-    await tmp.remove();
+    await server.stop();
   }
   return rows;
 
@@ -84,7 +78,7 @@ export async function benchOnnx(): Promise<Row[]> {
       await fetch(`${base}/sparql`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/sparql-query', Accept: 'text/turtle' },
-        body: `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <${model}/content> { ?s ?p ?o } }`,
+        body: String(sparql`CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ${df.namedNode(`${model}/content`)} { ?s ?p ?o } }`),
       })
     ).text();
     const content = JSON.parse(textOfChunks(parseTurtle(turtle)));

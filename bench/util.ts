@@ -131,3 +131,28 @@ export function residentMemory(pid: number): { all: number; anon: number; file: 
     return undefined;
   }
 }
+
+/** A server of its own on a temporary store, as an operator starts it; `stop` ends it and removes the store. */
+export async function benchServer(prefix: string): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
+  const { freePort, spawnServer } = await import('../test/helpers.ts');
+  const tmp = await tempDir(prefix);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet'], { port });
+  return {
+    base,
+    pid: server.pid,
+    stop: async () => {
+      server.kill();
+      await server.exited;
+      await tmp.remove();
+    },
+  };
+}
+
+/** A shared data set uploaded: its endpoint (first feature) and the dataset of it with a descriptor algorithm's columns. */
+export async function describedSharedSet(base: string, file: string, algorithm: string, params: Record<string, string> = {}): Promise<{ target: string; dataset: string }> {
+  const raw = await postAndFollow(`${base}/dataset`, {}, readFileSync(new URL(`../../shared/data/${file}`, import.meta.url), 'utf8'), 'text/csv');
+  const target = (await (await fetch(`${raw}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n')[0];
+  return { target, dataset: await postAndFollow(`${base}/algorithm/${algorithm}`, { dataset_uri: raw, ...params }) };
+}

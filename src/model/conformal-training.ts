@@ -5,6 +5,7 @@ import { selectedRows } from '../learning/sparse-matrix.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
 import { PREDICT_MODULE, type PartPrediction } from './predict-in-worker.ts';
 import { timePhase } from '../core/phase-times.ts';
+import { badRequest } from '../core/errors.ts';
 
 /** A learner's conformal parameters, checked (conformal.ts CONFORMAL_PARAMETERS). */
 export interface ConformalRequest {
@@ -97,7 +98,7 @@ export async function trainConformal(
 ): Promise<{ state: unknown; conformal: ConformalState; warnings: string[] }> {
   const plan = calibrationPlan(data, request, context.seed);
   const tooSmall = plan.find((p) => p.training.length < 2 || !p.calibration.length);
-  if (tooSmall) throw new RangeError(`conformal ${request.method}: ${data.y.length} training rows are too few to hold out calibration rows`);
+  if (tooSmall) throw badRequest(`conformal ${request.method}: ${data.y.length} training rows are too few to hold out calibration rows`);
   const parts: CalibrationPart[] = [];
   let mainState: unknown;
   for (const [i, { training, calibration }] of plan.entries()) {

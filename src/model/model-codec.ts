@@ -7,7 +7,7 @@ import { featureGraph } from '../feature/feature-record.ts';
 import { deflatedChunkQuads, textOfChunks } from '../rdf/text-chunks.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
 import { percent, type ConformalObservation, type ConformalState } from '../learning/conformal.ts';
-import { numberOf } from '../rdf/terms.ts';
+import { doubleOf, numberOf } from '../rdf/terms.ts';
 
 /** Everything prediction needs, read back from the store. */
 export interface StoredModel {
@@ -66,21 +66,13 @@ export function conformalOutputKinds(state: ConformalState, classes: string[]): 
   return [...classes.map((_, classIndex) => ({ kind: 'p-value' as const, classIndex })), ...state.levels.map((level) => ({ kind: 'prediction-set' as const, level }))];
 }
 
-/** A bound as written (an unbounded one as INF or -INF), NaN when there is none. */
-function boundOf(v: RDF.Literal | undefined): number {
-  const s = v?.value.trim();
-  if (s === 'INF' || s === '+INF') return Number.POSITIVE_INFINITY;
-  if (s === '-INF') return Number.NEGATIVE_INFINITY;
-  return numberOf(v);
-}
-
 /** A row's conformal answer read from the values of a conformal model's features (undefined when the row has none). */
 export function conformalObservation(conformal: StoredModel['conformal'], classes: string[], value: (feature: string) => RDF.Literal | undefined): ConformalObservation | undefined {
   if (!conformal) return undefined;
   const { outputs } = conformal;
   if (conformal.state.task === 'regression') {
-    const lower = outputs.filter((o) => o.kind === 'interval-lower').map((o) => boundOf(value(o.feature)));
-    const upper = outputs.filter((o) => o.kind === 'interval-upper').map((o) => boundOf(value(o.feature)));
+    const lower = outputs.filter((o) => o.kind === 'interval-lower').map((o) => doubleOf(value(o.feature)));
+    const upper = outputs.filter((o) => o.kind === 'interval-upper').map((o) => doubleOf(value(o.feature)));
     if ([...lower, ...upper].some(Number.isNaN)) return undefined;
     return { intervals: lower.map((l, i): [number, number] => [l, upper[i]]) };
   }

@@ -14,7 +14,7 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { learnerById } from '../learning/learners.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
 import { regressionPmml } from './pmml.ts';
-import { ONNX_EXPORT_MODULE, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-export.ts';
+import { ONNX_EXPORT_MODULE, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-forms.ts';
 import { SERVICE_VERSION } from '../core/version.ts';
 import type { ModelStore } from './model-store.ts';
 import type { ModelDescription } from './model-codec.ts';

@@ -19,9 +19,6 @@ const OPSETS = [
 ];
 /** IR version 8: what onnxruntime 1.x and the ONNX tools of the last years read. */
 const IR_VERSION = 8;
-export const ONNX_MEDIA_TYPE = 'application/onnx';
-/** This module: `modelOnnx` runs on the worker pool. */
-export const ONNX_EXPORT_MODULE = import.meta.url;
 /** The graph's input: one row per compound, one column per encoded variable (metadata `column.{i}` names it). */
 export const ONNX_INPUT = 'X';
 
@@ -49,14 +46,6 @@ export interface InputColumn {
   feature: string;
   bit?: number;
   mean?: number;
-}
-
-/** Why a model has no ONNX form here (undefined: it has one). */
-export function onnxUnsupported(model: StoredModel): string | undefined {
-  if (model.task !== 'regression' && model.task !== 'classification') return `model ${model.uri} does not predict (an applicability-domain or filtering model)`;
-  if (model.learnerId.startsWith('random-forest') || model.learnerId.startsWith('gradient-boosting') || model.learnerId === logisticRegression.id) return undefined;
-  if (learnerById(model.learnerId)?.linearForm && model.task === 'regression') return undefined;
-  return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests, gradient boosting, logistic regression and linear regression (mlr, pls) do`;
 }
 
 /** The nodes of one learner's graph: from the imputed input `X_imputed` to `variable` (regression) or `label` and `probabilities` (classification). */

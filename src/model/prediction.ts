@@ -9,7 +9,8 @@ import { checkParameters } from '../algorithm/parameters.ts';
 import type { DescriptorCalculation, DescriptorInstance } from '../algorithm/descriptor-calculation.ts';
 import { encodeRows } from '../learning/feature-matrix.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
-import { outputFeatures, type ConformalOutput, type StoredModel } from './model-codec.ts';
+import { outputFeatures, type StoredModel } from './model-codec.ts';
+import { doubleLiteral } from '../rdf/terms.ts';
 import { setLabel, type ConformalAnswer } from '../learning/conformal.ts';
 import type { DomainEstimate } from '../learning/applicability-domain.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
@@ -173,7 +174,7 @@ export class Predictor {
         [model.predicted, value],
         [model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))],
       ];
-      if (conformal && answers[i]) out.push(...conformalValues(conformal.outputs, answers[i], model.classes));
+      if (conformal && answers[i]) out.push(...conformalValues(conformal, answers[i], model.classes));
       // the embedded domain's estimate of the same row
       if (domain && Number.isFinite(estimates[i]?.metric))
         out.push([domain.metric, literal(String(estimates[i].metric), xsd('double'))], [domain.membership, literal(String(estimates[i].inside), xsd('boolean'))]);
@@ -210,23 +211,15 @@ export class Predictor {
   }
 }
 
-/** A number as xsd:double, an unbounded interval's bound as INF or -INF (the XSD spelling). */
-const double = (v: number) => literal(Number.isFinite(v) ? String(v) : v > 0 ? 'INF' : '-INF', xsd('double'));
-
 /** A row's conformal answer as the literals of the model's conformal features. */
-function conformalValues(outputs: ConformalOutput[], answer: ConformalAnswer, classes: string[]): PredictedValues {
-  return outputs.flatMap((o): PredictedValues => {
-    const l = outputLevelIndex(outputs, o);
-    const value = o.kind === 'p-value' ? answer.pValues?.[o.classIndex!] : o.kind === 'prediction-set' ? undefined : answer.intervals?.[l][o.kind === 'interval-lower' ? 0 : 1];
+function conformalValues(conformal: NonNullable<StoredModel['conformal']>, answer: ConformalAnswer, classes: string[]): PredictedValues {
+  return conformal.outputs.flatMap((o): PredictedValues => {
+    const l = conformal.state.levels.indexOf(o.level!);
     if (o.kind === 'prediction-set') return answer.sets ? [[o.feature, literal(setLabel(answer.sets[l], classes))]] : [];
+    const value = o.kind === 'p-value' ? answer.pValues?.[o.classIndex!] : answer.intervals?.[l][o.kind === 'interval-lower' ? 0 : 1];
     // a part that could not predict the row gives no bound rather than a wrong one
-    return value === undefined || Number.isNaN(value) ? [] : [[o.feature, double(value)]];
+    return value === undefined || Number.isNaN(value) ? [] : [[o.feature, doubleLiteral(value)]];
   });
-}
-
-/** The position of an output's level among the model's levels (outputs of one kind come in level order). */
-function outputLevelIndex(outputs: ConformalOutput[], o: ConformalOutput): number {
-  return outputs.filter((p) => p.kind === o.kind).indexOf(o);
 }
 
 const ONE = literal('1', xsd('int'));

@@ -162,27 +162,23 @@ export async function trainModel(
   const encodings = await timePhase('encoding', () => fitEncodings(plan.independent, rows));
   const { x, binary } = await timePhase('encoding', () => encodeRows(encodings, rows));
   const data: TrainingData = { x, binary, y, classes };
-  let state: unknown;
-  let conformal: ConformalState | undefined;
-  const calibrationWarnings: string[] = [];
+  let trained: { state: unknown; conformal?: ConformalState; warnings: string[] };
   try {
     const context = { seed: plan.seed, parallelism: services.config.workerThreads, run: services.workers.runner(job.signal), signal: job.signal };
     const calibration = conformalRequest(plan.learner, plan.parameters);
-    if (calibration) {
-      const calibrated = await timePhase(`training: ${plan.learner.id}`, () => trainConformal(plan.learner, data, plan.parameters, context, calibration));
-      ({ state, conformal } = calibrated);
-      calibrationWarnings.push(...calibrated.warnings);
-    } else state = await timePhase(`training: ${plan.learner.id}`, () => plan.learner.train(data, plan.parameters, context));
+    trained = await timePhase(`training: ${plan.learner.id}`, async () =>
+      calibration ? trainConformal(plan.learner, data, plan.parameters, context, calibration) : { state: await plan.learner.train(data, plan.parameters, context), warnings: [] },
+    );
   } catch (e) {
     if (e instanceof HttpError || job.signal?.aborted) throw e;
-    if (e instanceof RangeError && conformal === undefined && /^conformal/.test(e.message)) throw badRequest(e.message);
     // the learner's own failure: the task ends as a 500 that carries its message
     throw new Error(`the learner ${plan.learner.id} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
   job.progress?.(0.8, 'fitting the applicability domain');
   const domain = await timePhase('applicability domain fitted', () => domainOf(services, plan, x, binary, job.signal));
   job.progress?.(0.9, 'storing the model');
-  const warnings: string[] = [...calibrationWarnings];
+  const { state, conformal } = trained;
+  const warnings: string[] = [...trained.warnings];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
   if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);
   return timePhase('model written', () =>

@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.ts';
+import { literal, xsd } from './namespaces.ts';
 
 /** A string that identifies a term exactly (type, value, language, datatype). */
 export function termKey(t: RDF.Term): string {
@@ -33,6 +34,19 @@ export function numberOf(v: RDF.Literal | undefined): number {
   if (s === '') return NaN;
   const n = Number(s);
   return Number.isFinite(n) ? n : NaN;
+}
+
+/** A number as xsd:double, spelled as XSD spells the ones JSON has not: INF, -INF, NaN (an unbounded interval's bound). */
+export function doubleLiteral(v: number): RDF.Literal {
+  return literal(Number.isFinite(v) ? String(v) : Number.isNaN(v) ? 'NaN' : v > 0 ? 'INF' : '-INF', xsd('double'));
+}
+
+/** An xsd:double's value with INF and -INF as infinities (numberOf leaves them out); NaN when there is none. */
+export function doubleOf(v: RDF.Literal | undefined): number {
+  const s = v?.value.trim();
+  if (s === 'INF' || s === '+INF') return Number.POSITIVE_INFINITY;
+  if (s === '-INF') return Number.NEGATIVE_INFINITY;
+  return numberOf(v);
 }
 
 const IRI_FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\]/;

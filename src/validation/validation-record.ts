@@ -3,6 +3,7 @@ import { df, ot, rdf, dc, literal, xsd } from '../rdf/namespaces.ts';
 import type { ClassificationStatistics, ClassValueStatistics, RegressionStatistics, ValidationCounts } from './statistics.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
 import type { ConformalClassStatistics, ConformalStatistics } from './conformal-statistics.ts';
+import { doubleLiteral, doubleOf } from '../rdf/terms.ts';
 
 /** What a validation (spec 2.6, DESIGN.md "Validation vocabulary") records. */
 export interface ValidationRecord {
@@ -43,8 +44,7 @@ export const VALIDATION_KINDS: Record<string, string> = {
 const COUNT_KEYS: (keyof ValidationCounts)[] = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'];
 const INTEGER_KEYS = new Set(['numInstances', 'numWithoutClass', 'numUnpredicted', 'numCorrect', 'numIncorrect', 'numTruePositives', 'numTrueNegatives', 'numFalsePositives', 'numFalseNegatives']);
 
-const number = (key: string, v: number) =>
-  INTEGER_KEYS.has(key) ? literal(String(v), xsd('integer')) : literal(Number.isFinite(v) ? String(v) : v > 0 ? 'INF' : Number.isNaN(v) ? 'NaN' : '-INF', xsd('double'));
+const number = (key: string, v: number) => (INTEGER_KEYS.has(key) ? literal(String(v), xsd('integer')) : doubleLiteral(v));
 
 /** A local name usable in an IRI fragment. */
 const fragment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -159,8 +159,7 @@ function conformalOf(quads: RDF.Quad[], uri: string): ConformalStatistics[] | un
   const about = (node: string) => quads.filter((q) => q.subject.value === node);
   const numbersOf = (node: string): Record<string, number> => {
     const out: Record<string, number> = {};
-    for (const q of about(node))
-      if (q.object.termType === 'Literal' && q.predicate.value.startsWith(ot('').value)) out[q.predicate.value.slice(ot('').value.length)] = Number(q.object.value.replace(/^(-?)INF$/, '$1Infinity'));
+    for (const q of about(node)) if (q.object.termType === 'Literal' && q.predicate.value.startsWith(ot('').value)) out[q.predicate.value.slice(ot('').value.length)] = doubleOf(q.object);
     return out;
   };
   return nodes

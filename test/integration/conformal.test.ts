@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { startTestServer, http, form, errorReport, OT, waitForTask, parseTurtle, valuesOf, type TestServer } from '../helpers.ts';
+import { startTestServer, http, form, errorReport, OT, waitForTask, parseTurtle, valuesOf, checkRdfXml, type TestServer } from '../helpers.ts';
 
 /**
  * Conformal prediction over HTTP (issue 39): the guarantee measured on the shared data sets, the
@@ -217,6 +217,9 @@ test('a calibration too small for a level: unbounded intervals (INF in RDF, JSON
   assert.equal(ninetyFive.meanIntervalWidth, 'INF' as unknown as number);
   assert.equal(ninetyFive.coverage, 1);
   const turtle = (await http(local(v.uri ?? ''), { accept: 'text/turtle' })).text;
+  // the conformal statistics (an INF among them) in RDF/XML that an independent parser reads
+  const rdfXml = await checkRdfXml((await http(local(v.uri ?? ''), { accept: 'application/rdf+xml' })).text);
+  assert.ok(rdfXml.some((q) => q.predicate.value === `${OT}coverage`));
   assert.match(turtle, /"INF"\^\^(xsd:double|<http:\/\/www\.w3\.org\/2001\/XMLSchema#double>)/);
   const model = parseTurtle((await http(local(v.model), { accept: 'text/turtle' })).text);
   assert.ok(valuesOf(model, v.model, `${OT}warning`).some((w) => /fewer than the 19 the 95 % level needs: its intervals are unbounded/.test(w)));

@@ -296,3 +296,12 @@ test('a calibration too small for a level is said on the model: rows needed are 
   };
   assert.deepEqual(calibrationWarnings(classes, ['a', 'b']), ['conformal: the calibration has 3 row(s) of class b, fewer than the 4 the 80 % level needs: its sets always hold that class']);
 });
+
+test('too few training rows to hold out a calibration set: a 400 naming it, nothing trained', async () => {
+  const { HttpError } = await import('../../src/core/errors.ts');
+  const tiny = linearData(2, 3);
+  await assert.rejects(
+    trainConformal(multipleLinearRegression, tiny, {}, { seed: 1, parallelism: 1, run: runInProcess }, { method: 'split', levels: [0.9], fraction: 0.25, sets: 5, normalisation: 'none' }),
+    (e: unknown) => e instanceof HttpError && e.status === 400 && /2 training rows are too few to hold out calibration rows/.test(e.message),
+  );
+});
