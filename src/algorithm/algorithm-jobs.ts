@@ -85,6 +85,8 @@ export function algorithmJobs(services: Pick<Services, 'config' | 'uris' | 'stor
             });
           case 'cleanup':
             return cleanup({ algorithmUri: uri, method: def.method, parameters: values, datasetUri });
+          case 'import':
+            throw badRequest(`${uri} is not run on a dataset: POST the ONNX file to ${services.uris.collection('model')} (multipart/form-data: file, independent_features, prediction_feature)`);
           case 'mining': {
             const { meta: source, selected } = await datasets.requireRef(datasetUri);
             const classes = String(values.prediction_feature ?? '');

@@ -30,6 +30,7 @@ const KIND_TITLES: Record<AlgorithmDefinition['kind'], string> = {
   cleanup: 'Data cleanup',
   standardisation: 'Structure standardisation (QSAR-ready structures)',
   mining: 'Pattern mining',
+  import: 'Models trained elsewhere (imported)',
 };
 
 /**
@@ -85,6 +86,7 @@ function wantsTarget(def: AlgorithmDefinition): 'required' | 'optional' | undefi
 
 /** The form that runs an algorithm on a dataset (chosen from the stored ones; its features offered as the target). */
 export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: DatasetStore; store: TripleStore; chosen?: string; canRead: (uri: string) => boolean }): Promise<string> {
+  if (def.kind === 'import') return importFormHtml();
   const target = wantsTarget(def);
   // choosing another dataset reloads the page with its features (the page's script does it)
   const { html: datasetSelect, chosen } = await datasetSelectHtml(ctx.datasets, ctx.canRead, { name: 'dataset_uri', label: 'Dataset', chosen: ctx.chosen, reload: Boolean(target) });
@@ -117,5 +119,19 @@ ${extra ? `<p>${extra}</p>` : ''}
 ${parameters}
 ${chooseDataset}
 <p><button type="submit">Run ${escapeHtml(def.title)}</button></p>
+</form>`;
+}
+
+/** The upload form of an imported model: the file and its variables, posted to /model. */
+function importFormHtml(): string {
+  return `<h2>Import a model</h2>
+<form class="run" method="post" enctype="multipart/form-data" action="${escapeHtml(linkOf('/model').href)}">
+<p><label>ONNX file <input type="file" name="file" accept=".onnx,application/onnx" required></label></p>
+<p><label>Independent features (URIs, in the order of the input columns, one per line) <textarea name="independent_features" rows="4" cols="60" required></textarea></label></p>
+<p><label>Prediction feature (URI) <input name="prediction_feature" size="50" required></label></p>
+<p><label>Title <input name="title" size="50"></label></p>
+<p><label>Training dataset (URI, optional: its means fill missing values) <input name="training_dataset" size="50"></label></p>
+<p><label>How it was made <textarea name="algorithm_description" rows="3" cols="60"></textarea></label></p>
+<p><button type="submit">Import</button></p>
 </form>`;
 }

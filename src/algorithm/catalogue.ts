@@ -23,7 +23,8 @@ export type AlgorithmDefinition =
   | (Common & { kind: 'cleanup'; method: CleanupMethod })
   | (Common & { kind: 'standardisation' })
   | (Common & { kind: 'super' })
-  | (Common & { kind: 'mining' });
+  | (Common & { kind: 'mining' })
+  | (Common & { kind: 'import' });
 
 /** What the catalogue says of every algorithm, whatever it does. */
 export interface AlgorithmInfo {
@@ -39,6 +40,9 @@ export interface AlgorithmInfo {
 }
 
 type Common = AlgorithmInfo;
+
+/** The entry of imported models (`/algorithm/onnx-import`): the algorithm they name, and their learner id in a model's content. */
+export const ONNX_IMPORT_ID = 'onnx-import';
 
 /** When the catalogue's current descriptions were written (dc:date of every entry). */
 export const CATALOGUE_DATE = '2026-11-22T00:00:00Z';
@@ -73,6 +77,15 @@ export function catalogue(): AlgorithmDefinition[] {
       parameters: [],
     },
     { kind: 'mining', ...FREQUENT_SUBSTRUCTURES },
+    {
+      kind: 'import',
+      id: ONNX_IMPORT_ID,
+      title: 'ONNX model import: a model trained elsewhere (scikit-learn, R, PyTorch), hosted here',
+      description:
+        "Not run on a dataset: POST the ONNX file to /model (multipart/form-data: file; independent_features, feature URIs repeated in the order of the input columns; prediction_feature; optional title, training_dataset, algorithm_description). The file is checked (one input of [rows, features] floats or doubles, the width, a classifier's labels against the prediction feature's values) and run by onnxruntime; the model it makes predicts, validates and is documented as every other model here.",
+      types: ['Supervised'],
+      parameters: [],
+    },
     ...CLEANUP_METHODS.map((m): AlgorithmDefinition => ({ kind: 'cleanup', method: m, id: m.id, title: m.title, description: m.description, types: ['DataCleanup'], parameters: m.parameters })),
     { kind: 'standardisation', ...STRUCTURE_STANDARDISATION },
     ...SELECTION_METHODS.map(

@@ -44,6 +44,8 @@ export interface Config {
   defaultAccess: 'private' | 'public-read';
   /** Dataset uploads larger than this (bytes) run as tasks (202 + task URI). */
   datasetTaskBytes: number;
+  /** Imported model files (ONNX) larger than this (bytes) are refused with 413. */
+  modelImportBytes: number;
   /** Uploads of more rows (structures) than this run as tasks, whatever their size in bytes. */
   datasetTaskRows: number;
   /** Where the desktop QMRF editor's Java Web Start files are (the code base of `/reach_report/qmrf/{id}/editor`). */
@@ -116,6 +118,7 @@ const SPECS: Spec[] = [
   },
   { flag: 'dataset-task-bytes', env: 'TOXGRAPH_DATASET_TASK_BYTES', parse: int, key: 'datasetTaskBytes' },
   { flag: 'dataset-task-rows', env: 'TOXGRAPH_DATASET_TASK_ROWS', parse: int, key: 'datasetTaskRows' },
+  { flag: 'model-import-bytes', env: 'TOXGRAPH_MODEL_IMPORT_BYTES', parse: int, key: 'modelImportBytes' },
   { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
   { flag: 'representation-cache-mb', env: 'TOXGRAPH_REPRESENTATION_CACHE_MB', parse: int, key: 'representationCacheMb' },
   { flag: 'store-url', env: 'TOXGRAPH_STORE_URL', parse: String, key: 'storeUrl' },
@@ -152,6 +155,7 @@ export function defaultConfig(): Config {
     defaultAccess: 'private',
     datasetTaskBytes: 1024 * 1024,
     datasetTaskRows: 2000,
+    modelImportBytes: 64 * 1024 * 1024,
     quiet: false,
     representationCacheMb: 8,
     redisPrefix: 'toxgraph',

@@ -15,7 +15,8 @@ export interface StoredModel {
   title: string;
   algorithm: string;
   learnerId: string;
-  trainingDataset: string;
+  /** The dataset it was trained on (an imported model may name none). */
+  trainingDataset?: string;
   parameters: Record<string, ParamValue>;
   /**
    * `domain`: an applicability-domain model (spec 2.5), which estimates instead of predicting;
@@ -113,6 +114,8 @@ export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 't
   /** Resources about the model (`rdfs:seeAlso`). */
   related?: string[];
   title?: string;
+  /** How it was made, in words (an imported model's `algorithm_description`). */
+  description?: string;
   parameterSpecs: ParameterSpec[];
   targetTitle: string;
   warnings: string[];
@@ -124,8 +127,11 @@ export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 't
 export interface ModelDescription {
   uri: string;
   title?: string;
+  /** How it was made, in words (dc:description: an imported model's). */
+  description?: string;
   algorithm: string;
-  trainingDataset: string;
+  /** The dataset it was trained on (an imported model may name none). */
+  trainingDataset?: string;
   independent: string[];
   dependent: string;
   /** The predicted feature and the confidence feature, in no particular order. */
@@ -143,10 +149,11 @@ export interface ModelDescription {
 /** A model's description graph described once (spec 2.5); its parameters and content are written beside it. */
 export const modelDescriptionOf = describeResource([ot('Model')], {
   title: optional('text', dc('title')),
+  description: optional('text', dc('description')),
   creator: optional('text', dc('creator')),
   date: optional('date', dc('date')),
   algorithm: required('iri', ot('algorithm')),
-  trainingDataset: required('iri', ot('trainingDataset')),
+  trainingDataset: optional('iri', ot('trainingDataset')),
   independent: many('iri', ot('independentVariables')),
   /** One, or none for a filtering model. */
   dependent: many('iri', ot('dependentVariables')),
@@ -186,6 +193,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     ...modelDescriptionOf.encode({
       uri: at.uri,
       title,
+      description: model.description,
       creator: 'ToxGraph',
       date: new Date(),
       algorithm: model.algorithm,
@@ -280,8 +288,9 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
   return {
     uri,
     title: d.title,
+    description: d.description,
     algorithm: d.algorithm ?? '',
-    trainingDataset: d.trainingDataset ?? '',
+    trainingDataset: d.trainingDataset,
     independent: d.independent,
     dependent: d.dependent[0] ?? '',
     predictedVariables: d.predictedVariables,
@@ -312,7 +321,8 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
       description.predictedVariables.find((f) => f !== confidence && !state.conformal?.outputs.some((o: ConformalOutput) => o.feature === f)) ??
       '',
     confidence: (state.task === 'domain' ? description.adMembership : undefined) ?? confidence,
-    encodings: state.encodings,
+    // a mean JSON could not hold (an imported model's, without a training set: NaN) reads back as NaN
+    encodings: state.encodings.map((e: ColumnEncoding) => (e.kind === 'numeric' && typeof e.mean !== 'number' ? { ...e, mean: Number.NaN } : e)),
     state: state.state,
     domain: state.domain && description.adMetric && description.adMembership ? { ...state.domain, metric: description.adMetric, membership: description.adMembership } : undefined,
     linkedDomains: [],

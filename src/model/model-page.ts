@@ -19,14 +19,14 @@ export async function modelPageHtml(services: Pick<Services, 'store'>, d: ModelD
   );
   const feature = (f: string) => iriHtml(f, titles.get(f) ?? f);
   // what it was trained on and by, named by their titles
-  const named = await titlesOf(store, [d.trainingDataset]);
+  const named = await titlesOf(store, d.trainingDataset ? [d.trainingDataset] : []);
   const algorithm = algorithmById(d.algorithm.split('/').pop() ?? '')?.title;
   const path = linkOf(d.uri).href;
   // what applies to it: a predictive model predicts, is validated and documented; an AD model
   // estimates; a filtering model cleans datasets
   const kind = d.dependent ? 'predictive' : d.adMetric ? 'domain' : 'cleanup';
   const facts = `<dl class="facts">
-<dt>Trained on</dt><dd>${iriHtml(d.trainingDataset, named.get(d.trainingDataset) ?? d.trainingDataset)}</dd>
+<dt>Trained on</dt><dd>${d.trainingDataset ? iriHtml(d.trainingDataset, named.get(d.trainingDataset) ?? d.trainingDataset) : 'no dataset of this service (an imported model)'}</dd>${d.description ? `\n<dt>Made</dt><dd>${escapeHtml(d.description)}</dd>` : ''}
 <dt>Algorithm</dt><dd>${iriHtml(d.algorithm, algorithm ?? d.algorithm)}</dd>
 <dt>${kind === 'predictive' ? 'Predicts' : 'Gives'}</dt><dd>${d.dependent ? feature(d.dependent) : kind === 'domain' ? 'whether a structure is inside the applicability domain, and its metric' : 'a cleaned dataset'}</dd>
 <dt>From</dt><dd>${d.independent.length} features: ${d.independent.slice(0, 12).map(feature).join(', ')}${d.independent.length > 12 ? ' …' : ''}</dd>

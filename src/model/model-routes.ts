@@ -8,13 +8,16 @@ import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { notFound, notAcceptable, noSuchForm } from '../core/errors.ts';
-import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers } from '../http/respond.ts';
+import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendUri } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { learnerById } from '../learning/learners.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
 import { regressionPmml } from './pmml.ts';
 import { ONNX_EXPORT_MODULE, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-forms.ts';
+import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
+import { importOnnxModel, ONNX_IMPORT_FIELDS, readOnnxImport } from './onnx-import.ts';
+import type { OnnxState } from './onnx-runtime.ts';
 import { SERVICE_VERSION } from '../core/version.ts';
 import type { ModelStore } from './model-store.ts';
 import type { ModelDescription } from './model-codec.ts';
@@ -67,6 +70,23 @@ export function modelRoutes(
 
   routes.add(
     {
+      method: 'POST',
+      path: '/model',
+      summary: 'Import a model trained elsewhere: an ONNX file with its variables (multipart/form-data); 201 and its URI',
+      tag: 'model',
+      params: z.object(Object.fromEntries(Object.entries(ONNX_IMPORT_FIELDS).map(([name, description]) => [name, param.optional(description)]))),
+      ownInput: true,
+      body: ['multipart/form-data'],
+      responses: answers(MEDIA.uri, 400, 404, 413),
+    },
+    async (ctx) => {
+      const request = await readOnnxImport(ctx, services.config.modelImportBytes);
+      await sendUri(ctx, await importOnnxModel(services, datasets, models, request), 201);
+    },
+  );
+
+  routes.add(
+    {
       method: 'GET',
       path: '/model/:id',
       summary: 'A model (PMML for linear ones, ONNX for forests and linear ones)',
@@ -109,10 +129,12 @@ export function modelRoutes(
         const model = (await models.load(uri))!;
         const why = onnxUnsupported(model);
         if (why) throw noSuchForm(`${why}; ask for RDF`);
+        ctx.set('Content-Disposition', `attachment; filename="model-${uri.split('/').pop()}.onnx"`);
+        // an imported model: the file as it came
+        if (model.learnerId === ONNX_IMPORT_ID) return Buffer.from((model.state as OnnxState).file, 'base64');
         const features = await readFeatureRecords(store, model.independent);
         // a forest's file is megabytes of nodes: written on the worker pool, never on the request thread
         const bytes = await services.workers.run<Uint8Array>(ONNX_EXPORT_MODULE, 'modelOnnx', [model, features, SERVICE_VERSION]);
-        ctx.set('Content-Disposition', `attachment; filename="model-${uri.split('/').pop()}.onnx"`);
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       };
       await sendNegotiated(ctx, renderers);

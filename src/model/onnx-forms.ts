@@ -1,6 +1,7 @@
 import { learnerById } from '../learning/learners.ts';
 import { logisticRegression } from '../learning/logistic-regression.ts';
 import type { StoredModel } from './model-codec.ts';
+import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 
 /**
  * What the request path needs to know of ONNX export, without loading the writer: the writer
@@ -11,9 +12,13 @@ export const ONNX_MEDIA_TYPE = 'application/onnx';
 /** The module whose `modelOnnx` writes a model's file on the worker pool. */
 export const ONNX_EXPORT_MODULE = new URL('./onnx-export.ts', import.meta.url).href;
 
+/** The module that runs imported models (onnx-runtime.ts, with onnxruntime: loaded by a worker when it first runs one). */
+export const ONNX_RUNTIME_MODULE = new URL('./onnx-runtime.ts', import.meta.url).href;
+
 /** Why a model has no ONNX form here (undefined: it has one). */
 export function onnxUnsupported(model: StoredModel): string | undefined {
   if (model.task !== 'regression' && model.task !== 'classification') return `model ${model.uri} does not predict (an applicability-domain or filtering model)`;
+  if (model.learnerId === ONNX_IMPORT_ID) return undefined; // its own file
   if (model.learnerId.startsWith('random-forest') || model.learnerId.startsWith('gradient-boosting') || model.learnerId === logisticRegression.id) return undefined;
   if (learnerById(model.learnerId)?.linearForm && model.task === 'regression') return undefined;
   return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests, gradient boosting, logistic regression and linear regression (mlr, pls) do`;

@@ -89,6 +89,13 @@ export interface ImportOutputs {
   probabilities?: string;
 }
 
+/** What an import says of its file: the input's width, the task, and a classifier's accepted values (the prediction feature's). */
+export interface ImportExpectation {
+  columns: number;
+  task: 'regression' | 'classification';
+  accepted: string[];
+}
+
 /**
  * Check an ONNX file against what the import says it is, naming the first problem (400):
  * one input of floats or doubles, [rows, width] with the width the number of independent
@@ -96,7 +103,7 @@ export interface ImportOutputs {
  * row; for classification a label output and class labels that are values of the prediction
  * feature.
  */
-export function checkImport(inspection: OnnxInspection, expect: { columns: number; task: 'regression' | 'classification'; accepted: string[] }): ImportOutputs {
+export function checkImport(inspection: OnnxInspection, expect: ImportExpectation): ImportOutputs {
   const foreign = inspection.opsets.filter((o) => !IMPORT_DOMAINS.includes(o.domain));
   if (foreign.length) throw badRequest(`file: operators of domain ${foreign.map((o) => o.domain).join(', ')} cannot be run here (only ai.onnx and ai.onnx.ml)`);
   if (inspection.inputs.length !== 1) throw badRequest(`file: the model has ${inspection.inputs.length} inputs; one input of [rows, features] is needed`);

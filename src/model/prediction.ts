@@ -19,6 +19,8 @@ import { standardiseOn } from '../chemistry/structure-standardiser.ts';
 import { STRUCTURE_STANDARDISATION } from '../algorithm/structure-standardisation.ts';
 import { timePhase } from '../core/phase-times.ts';
 import { PREDICT_MODULE } from './predict-in-worker.ts';
+import { ONNX_RUNTIME_MODULE } from './onnx-forms.ts';
+import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 
 /** A supermodel's standardisation (recorded by superalgorithm.ts), when it has one. */
 function standardisationOf(model: StoredModel): StandardisationOptions | undefined {
@@ -160,7 +162,10 @@ export class Predictor {
             [model.learnerId, model.state, conformal.state, x, model.classes.length],
             job.signal,
           )
-        : { predictions: await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal), answers: [] },
+        : model.learnerId === ONNX_IMPORT_ID
+          ? // an imported model: its file run by onnxruntime (loaded by the worker that first runs one)
+            { predictions: await this.services.workers.run<Prediction[]>(ONNX_RUNTIME_MODULE, 'predictOnnx', [model.state, x], job.signal), answers: [] }
+          : { predictions: await this.services.workers.run<Prediction[]>(PREDICT_MODULE, 'predictWith', [model.learnerId, model.state, x], job.signal), answers: [] },
     );
     const { domain } = model;
     const estimates = domain
@@ -168,12 +173,11 @@ export class Predictor {
       : [];
     return predictions.map((p, i): PredictedValues => {
       const known = model.independent.some((f) => rows[i].values.has(f));
-      if (!known || !Number.isFinite(p.value) || !Number.isFinite(p.confidence)) return [];
+      if (!known || !Number.isFinite(p.value)) return [];
       const value = model.task === 'regression' ? literal(String(p.value), xsd('double')) : literal(model.classes[p.value]);
-      const out: PredictedValues = [
-        [model.predicted, value],
-        [model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))],
-      ];
+      const out: PredictedValues = [[model.predicted, value]];
+      // an imported regression states no confidence
+      if (Number.isFinite(p.confidence)) out.push([model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))]);
       if (conformal && answers[i]) out.push(...conformalValues(conformal, answers[i], model.classes));
       // the embedded domain's estimate of the same row
       if (domain && Number.isFinite(estimates[i]?.metric))

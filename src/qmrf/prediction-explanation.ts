@@ -28,7 +28,7 @@ export async function predictionExplanationHtml(
   // the explanation shows the model's training structures and values: only to who may read them
   if (!source || !canRead(source)) return '';
   const model = await deps.models.load(source);
-  if (!model || (model.task !== 'regression' && model.task !== 'classification') || !canRead(model.trainingDataset)) return '';
+  if (!model || (model.task !== 'regression' && model.task !== 'classification') || !model.trainingDataset || !canRead(model.trainingDataset)) return '';
   const shown = [...new Set(compounds)].slice(0, EXPLAINED_ROWS);
   const target = (await readFeatureRecords(deps.store, [model.dependent])).get(model.dependent);
   const units = target?.units ? ` ${target.units}` : '';

@@ -122,7 +122,9 @@ export class QmrfFacts {
     };
   }
 
-  private async trainingFacts(uri: string, target: string): Promise<ModelFacts['training']> {
+  /** The training set's rows and features (none for an imported model that names no training dataset: `uri` ''). */
+  private async trainingFacts(uri: string | undefined, target: string): Promise<ModelFacts['training']> {
+    if (!uri) return { uri: '', rows: 0, compounds: 0, withTarget: 0, features: [] };
     const meta = await this.datasets.readMeta(uri);
     if (!meta) return { uri, rows: 0, compounds: 0, withTarget: 0, features: [] };
     const compounds = new Set<string>();
@@ -162,7 +164,7 @@ export class QmrfFacts {
 
   /** Predict the training set with the model and score it (statistics of goodness of fit). */
   private async goodnessOfFit(model: StoredModel): Promise<Tree | undefined> {
-    if (model.task !== 'regression' && model.task !== 'classification') return undefined;
+    if ((model.task !== 'regression' && model.task !== 'classification') || !model.trainingDataset) return undefined;
     const meta = await this.datasets.readMeta(model.trainingDataset);
     if (!meta) return undefined;
     try {
@@ -221,8 +223,9 @@ export class QmrfFacts {
   }
 
   /** Cross-validations of the model's algorithm (or its learners) on its training set, and attached ones. */
-  private async crossvalidations(algorithms: string[], dataset: string, attached: string[]): Promise<ValidationSummary[]> {
-    const found = await Promise.all(algorithms.map((algorithm) => selectUris(this.services.store, validationQueries.crossvalidations({ algorithm, dataset }))));
+  private async crossvalidations(algorithms: string[], dataset: string | undefined, attached: string[]): Promise<ValidationSummary[]> {
+    // a model with no training dataset here (an imported one) has no recipe to cross-validate
+    const found = dataset ? await Promise.all(algorithms.map((algorithm) => selectUris(this.services.store, validationQueries.crossvalidations({ algorithm, dataset })))) : [];
     const uris = [...new Set([...found.flat(), ...attached])];
     return (await Promise.all(uris.map((u) => this.summary(u, 'Crossvalidation')))).filter((v): v is ValidationSummary => !!v);
   }

@@ -7,6 +7,8 @@ import { keyStatistics } from '../validation/statistic-labels.ts';
 import { entry, QmrfBuilder } from './qmrf-builder.ts';
 import type { DomainFacts, ModelFacts, ValidationSummary } from './qmrf-facts.ts';
 import type { QmrfNode } from './qmrf-xml.ts';
+import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
+import type { OnnxState } from '../model/onnx-runtime.ts';
 
 /** Who and what made the report: written into chapters 1, 2 and 9 and the catalogues. */
 export interface QmrfContext {
@@ -104,6 +106,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   const task = f.model.task === 'classification' ? 'classification' : 'regression';
   const learnerTitles = f.learners.map((l) => l.title).join(', ');
   const algorithmTitle = f.algorithm.def?.kind === 'super' && learnerTitles ? `${learnerTitles} (in a supermodel)` : (f.algorithm.def?.title ?? f.algorithm.uri);
+  const imported = f.model.learnerId === ONNX_IMPORT_ID ? (f.model.state as OnnxState) : undefined;
   const usesRdkit = f.descriptorSources.some((s) => /rdkit|morgan|maccs|fingerprint|substructure|fragment/i.test(s));
 
   // catalogues
@@ -119,11 +122,26 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
     ...(usesRdkit
       ? [entry('software', { id: 'software_rdkit', name: 'RDKit (RDKit.js)', number: '2', version: c.rdkitVersion, url: 'https://www.rdkit.org', description: 'Cheminformatics toolkit' })]
       : []),
+    // an imported model: the software that made its file (ONNX producer_name and producer_version)
+    ...(imported
+      ? [
+          entry('software', {
+            id: 'software_producer',
+            name: imported.producer.name || 'unnamed (the ONNX file names no producer)',
+            number: usesRdkit ? '3' : '2',
+            version: imported.producer.version,
+            url: '',
+            description: 'The software that made the model’s ONNX file; ToxGraph runs it with onnxruntime',
+          }),
+        ]
+      : []),
   ];
   const algorithm = entry('algorithm', {
     id: 'algorithm_1',
     definition: algorithmTitle,
-    description: (f.learners.length ? f.learners : f.algorithm.def ? [f.algorithm.def] : []).map((d) => d.description).join(' ') || algorithmTitle,
+    description:
+      [f.tree.description, (f.learners.length ? f.learners : f.algorithm.def ? [f.algorithm.def] : []).map((d) => d.description).join(' ')].filter((t) => typeof t === 'string' && t).join(' ') ||
+      algorithmTitle,
     ontology_term: f.learners[0]?.sameAs ?? f.algorithm.uri,
   });
   const descriptors = f.independent.map((x, i) =>
@@ -152,7 +170,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
       .map((d) => `applicability-domain model ${d.model}`)
       .join('; '),
   );
-  b.children('QSAR_software', [ref('software_ref', 'software_toxgraph')]);
+  b.children('QSAR_software', [ref('software_ref', 'software_toxgraph'), ...(imported ? [ref('software_ref', 'software_producer')] : [])]);
   // 2. general information
   b.text('qmrf_date', day(c.date));
   b.children('qmrf_authors', [ref('author_ref', 'author_1')]);
@@ -165,7 +183,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   if (endpoints.length) b.children('model_endpoint', [ref('endpoint_ref', 'endpoint_1')]);
   b.text(
     'endpoint_comments',
-    `The dependent variable is the feature ${f.dependent.title ?? f.dependent.uri} (${f.dependent.uri})${f.endpoint ? `, the endpoint ${f.endpoint.label ?? ''} (${f.endpoint.term})` : ''} of the training dataset ${f.training.title ?? f.training.uri}.`,
+    `The dependent variable is the feature ${f.dependent.title ?? f.dependent.uri} (${f.dependent.uri})${f.endpoint ? `, the endpoint ${f.endpoint.label ?? ''} (${f.endpoint.term})` : ''} ${f.training.uri ? ` of the training dataset ${f.training.title ?? f.training.uri}` : ''}.`,
   );
   b.text('endpoint_units', f.dependent.units ?? '');
   b.text('endpoint_variable', f.dependent.title ?? f.dependent.uri);
@@ -202,7 +220,14 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   // 6. internal validation
   const available = f.training.rows > 0;
   b.attributes('training_set_availability', { answer: yesNo(available) });
-  b.text('training_set_availability', available ? `The training set is the dataset ${f.training.uri} of this service.` : `The training dataset ${f.training.uri} is no longer stored.`);
+  b.text(
+    'training_set_availability',
+    available
+      ? `The training set is the dataset ${f.training.uri} of this service.`
+      : f.training.uri
+        ? `The training dataset ${f.training.uri} is no longer stored.`
+        : 'The model was imported (ONNX) without a training dataset of this service.',
+  );
   const structures = { chemname: 'No', cas: 'No', smiles: yesNo(available), inchi: yesNo(available), mol: yesNo(available), formula: 'No', nanomaterial: 'No' };
   b.attributes('training_set_data', structures);
   b.text('training_set_data', available ? 'Every training compound is a compound of this service: SMILES, InChI, InChIKey and molfile are available.' : '');

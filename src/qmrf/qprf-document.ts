@@ -136,7 +136,7 @@ export function qprfDocument(
       rows: [
         { label: 'Model', value: [link(f.model.uri, `${f.model.title} (${f.model.uri})`)] },
         { label: 'Algorithm', value: [link(f.model.algorithm)] },
-        { label: 'Training set', value: [link(f.model.trainingDataset), `, ${f.trainingRows} rows`] },
+        { label: 'Training set', value: f.model.trainingDataset ? [link(f.model.trainingDataset), `, ${f.trainingRows} rows`] : ['none stored here (an imported model)'] },
         ...(f.endpoint
           ? [
               { label: 'Endpoint', value: [`${f.endpoint.title ?? f.endpoint.uri}${f.endpoint.units ? ` (${f.endpoint.units})` : ''}`, ...f.endpoint.sameAs.flatMap((t): Text[] => ['; ', link(t)])] },

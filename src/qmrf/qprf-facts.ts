@@ -86,7 +86,8 @@ export class QprfFacts {
     const { model, compound } = checked;
     const prediction = checked.dataset ? await this.fromDataset(model, checked.dataset, compound.uri) : (await this.predict(model, [compound.uri]))[0];
     // the most similar training compounds, with their measured and predicted values
-    const rows = await this.datasets.allRows(model.trainingDataset);
+    // an imported model may name no training dataset: then no neighbours
+    const rows = model.trainingDataset ? await this.datasets.allRows(model.trainingDataset) : [];
     const trainingCompounds = [...new Set(rows.map((r) => r.compound))];
     const smiles = await this.descriptors.smilesOf(trainingCompounds);
     const nearest = await this.services.workers.run<{ index: number; similarity: number }[]>(SIMILARITY_MODULE, 'nearestNeighbours', [compound.smiles, smiles.map((s) => s ?? ''), NEIGHBOURS], signal);

@@ -10,6 +10,7 @@ import { DOMAIN_OPTION } from '../learning/applicability-domain.ts';
 import { CONFORMAL_PARAMETERS } from '../learning/conformal.ts';
 import { validationQueries } from './validation-queries.ts';
 import { learnerOf, parseAlgorithmParams } from './validation-runner.ts';
+import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 
 /**
  * The validations section of a model's page: the statistics of its validations and of the
@@ -31,11 +32,14 @@ export async function modelValidationsHtml(services: Pick<Services, 'uris' | 'st
   } catch {
     algorithmParams = ''; // not a learner's own parameters (a supermodel's steps): the recipe's defaults
   }
-  const recipe = `<input type="hidden" name="dataset_uri" value="${escapeHtml(d.trainingDataset)}">
+  const recipe = `<input type="hidden" name="dataset_uri" value="${escapeHtml(d.trainingDataset ?? '')}">
 <input type="hidden" name="algorithm_uri" value="${escapeHtml(d.algorithm)}">
 <input type="hidden" name="prediction_feature" value="${escapeHtml(d.dependent)}">${algorithmParams ? `\n<input type="hidden" name="algorithm_params" value="${escapeHtml(algorithmParams)}">` : ''}`;
   const validations = (await selectUris(store, validationQueries.validations({ model: d.uri }))).filter((v) => services.uris.isIn('validation', v) && canRead(v));
-  const crossvalidations = (await selectUris(store, validationQueries.crossvalidations({ algorithm: d.algorithm, dataset: d.trainingDataset }))).filter(canRead);
+  // a model trained here has a recipe (algorithm, parameters, training data) to repeat; an imported one has not
+  const { trainingDataset } = d;
+  const hasRecipe = !!trainingDataset && services.uris.idIn('algorithm', d.algorithm) !== ONNX_IMPORT_ID;
+  const crossvalidations = trainingDataset ? (await selectUris(store, validationQueries.crossvalidations({ algorithm: d.algorithm, dataset: trainingDataset }))).filter(canRead) : [];
   const row = async (uri: string, statisticsGraph: string) => {
     const tree = resourceTree(await store.readGraph(statisticsGraph), statisticsGraph, false);
     const stats = (tree.regressionStatistics ?? tree.classificationStatistics) as Tree | undefined;
@@ -59,7 +63,9 @@ ${rows.length ? `<table class="report sortable"><thead><tr><th>validation</th><t
 <p>${(await datasetSelectHtml(datasets, canRead, { name: 'test_dataset_uri', label: 'Test dataset' })).html}
 <button type="submit">Validate this model on it</button></p>
 </form>
-<form class="run" method="post" action="/validation/training_test_split">
+${
+  hasRecipe
+    ? `<form class="run" method="post" action="/validation/training_test_split">
 ${recipe}
 <p><label>Training share <input name="split_ratio" type="number" min="0.01" max="0.99" step="0.01" value="0.67"></label> <label>Random seed <input name="random_seed" type="number" value="1"></label>
 <button type="submit">Validate the recipe on a split of the training data</button></p>
@@ -68,6 +74,8 @@ ${recipe}
 ${recipe}
 <p><label>Folds <input name="num_folds" type="number" min="2" max="100" value="10"></label> <label>Random seed <input name="random_seed" type="number" value="1"></label>
 <button type="submit">Cross-validate this recipe</button></p>
-</form>
+</form>`
+    : ''
+}
 `;
 }

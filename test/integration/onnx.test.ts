@@ -7,12 +7,15 @@ import * as ort from 'onnxruntime-node';
 import { startTestServer, http, form, waitForTask, type TestServer } from '../helpers.ts';
 
 /**
- * Models out as ONNX (issue 40): the file a model exports, run by onnxruntime (not by us),
- * predicts what the server predicts, and says which columns it needs.
+ * Models in and out as ONNX (issue 40): the file a model exports, run by onnxruntime (not by
+ * us), predicts what the server predicts, and says which columns it needs; a file made
+ * elsewhere (here, by the test with known weights) is imported, checked, and predicts.
  */
 let s: TestServer;
+/** Imports larger than this are refused (413). */
+const IMPORT_LIMIT = 4_000_000;
 before(async () => {
-  s = await startTestServer();
+  s = await startTestServer(['--model-import-bytes', String(IMPORT_LIMIT)]);
 });
 after(() => s.stop());
 
@@ -113,4 +116,185 @@ test('classification forests, boosting and logistic regression exported as ONNX 
   const r = await http(local(knn), { accept: 'application/onnx' });
   assert.equal(r.status, 406, r.text);
   assert.match(r.text, /knn-classification\) has no ONNX form here/);
+});
+
+const { onnx } = onnxProto;
+const { DataType } = onnx.TensorProto;
+const encoder = new TextEncoder();
+
+function valueInfo(name: string, elemType: number, dims: (number | string)[]) {
+  const dim = dims.map((d) => (typeof d === 'string' ? onnx.TensorShapeProto.Dimension.create({ dimParam: d }) : onnx.TensorShapeProto.Dimension.create({ dimValue: d })));
+  return onnx.ValueInfoProto.create({ name, type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType, shape: onnx.TensorShapeProto.create({ dim }) }) }) });
+}
+
+/** A file of one graph, as another tool would write it (producer "handmade-test 0.1"). */
+function onnxFile(graph: InstanceType<typeof onnx.GraphProto>, opsets = [{ domain: '', version: 17 }]): Uint8Array {
+  return onnx.ModelProto.encode(
+    onnx.ModelProto.create({ irVersion: 8, producerName: 'handmade-test', producerVersion: '0.1', opsetImport: opsets.map((o) => onnx.OperatorSetIdProto.create(o)), graph }),
+  ).finish();
+}
+
+/** y = 2·x1 − 3·x2 + 0.5, in doubles: MatMul and Add. */
+function linearRegressionFile(width = 2): Uint8Array {
+  return onnxFile(
+    onnx.GraphProto.create({
+      name: 'known weights',
+      node: [onnx.NodeProto.create({ opType: 'MatMul', input: ['X', 'W'], output: ['XW'] }), onnx.NodeProto.create({ opType: 'Add', input: ['XW', 'B'], output: ['y'] })],
+      initializer: [
+        onnx.TensorProto.create({ name: 'W', dataType: DataType.DOUBLE, dims: [width, 1], doubleData: [2, -3, 1, 1].slice(0, width) }),
+        onnx.TensorProto.create({ name: 'B', dataType: DataType.DOUBLE, dims: [1], doubleData: [0.5] }),
+      ],
+      input: [valueInfo('X', DataType.DOUBLE, ['N', width])],
+      output: [valueInfo('y', DataType.DOUBLE, ['N', 1])],
+    }),
+  );
+}
+
+/** A linear classifier of floats (ai.onnx.ml LinearClassifier): score(first) = x1 − x2, score(second) = x2 − x1, softmax; labels as given. */
+function linearClassifierFile(labels: string[]): Uint8Array {
+  const attribute = (name: string, value: Record<string, unknown>) => onnx.AttributeProto.create({ name, ...value });
+  const { AttributeType } = onnx.AttributeProto;
+  return onnxFile(
+    onnx.GraphProto.create({
+      name: 'known classifier',
+      node: [
+        onnx.NodeProto.create({
+          opType: 'LinearClassifier',
+          domain: 'ai.onnx.ml',
+          input: ['X'],
+          output: ['label', 'probabilities'],
+          attribute: [
+            attribute('coefficients', { type: AttributeType.FLOATS, floats: [1, -1, -1, 1] }),
+            attribute('intercepts', { type: AttributeType.FLOATS, floats: [0, 0] }),
+            attribute('classlabels_strings', { type: AttributeType.STRINGS, strings: labels.map((l) => encoder.encode(l)) }),
+            attribute('post_transform', { type: AttributeType.STRING, s: encoder.encode('SOFTMAX') }),
+          ],
+        }),
+      ],
+      input: [valueInfo('X', DataType.FLOAT, ['N', 2])],
+      output: [valueInfo('label', DataType.STRING, ['N']), valueInfo('probabilities', DataType.FLOAT, ['N', 2])],
+    }),
+    [
+      { domain: '', version: 17 },
+      { domain: 'ai.onnx.ml', version: 3 },
+    ],
+  );
+}
+
+/** POST /model: an ONNX file with its variables. */
+function importModel(file: Uint8Array, fields: Record<string, string | string[]>) {
+  const fd = new FormData();
+  fd.append('file', new Blob([Buffer.from(file)], { type: 'application/onnx' }), 'model.onnx');
+  for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) fd.append(name, v);
+  return http(`${s.url}/model`, { method: 'POST', body: fd, accept: 'text/uri-list' });
+}
+
+/** A small table of two numeric descriptors, a numeric endpoint and a nominal one; its feature URIs by column title. */
+async function knownTable() {
+  const rows = [
+    ['CCO', 1, 2, 'active'],
+    ['CCCO', 0.5, -1, 'inactive'],
+    ['c1ccccc1', 3, 0.25, 'active'],
+    ['CC(=O)O', -2, 4, 'inactive'],
+    ['CCN', 10, 1, 'active'],
+  ];
+  const csv = ['SMILES,x1,x2,y,activity', ...rows.map(([smiles, x1, x2, c]) => `${smiles},${x1},${x2},${2 * Number(x1)},${c}`)].join('\n');
+  const dataset = await run(`${s.url}/dataset`, {}, csv);
+  const uris = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const [x1, x2, y, activity] = uris;
+  return { dataset, x1, x2, y, activity, rows };
+}
+
+test('an imported ONNX model with known weights predicts exactly; a classifier gives its labels and probabilities; the model is documented (page, QMRF with the producer) and validated like others', async () => {
+  const t = await knownTable();
+  const r = await importModel(linearRegressionFile(), { independent_features: [t.x1, t.x2], prediction_feature: t.y, title: 'Known weights', algorithm_description: 'MatMul and Add written by hand' });
+  assert.equal(r.status, 201, r.text);
+  const model = r.text.trim();
+  assert.match(model, new RegExp(`^${s.base}/model/\\d+$`));
+  assert.equal(r.headers.get('location'), model);
+  const predictions = await run(model, { dataset_uri: t.dataset });
+  const [header, ...lines] = parseCsv((await http(local(predictions), { accept: 'text/csv' })).text) as string[][];
+  const value = header.findIndex((h) => /predicted by model/.test(h));
+  const confidence = header.findIndex((h) => / confidence \(model/.test(h));
+  assert.deepEqual(
+    lines.map((l) => Number(l[value])),
+    t.rows.map(([, x1, x2]) => 2 * Number(x1) - 3 * Number(x2) + 0.5),
+  );
+  assert.ok(confidence < 0 || lines.every((l) => l[confidence] === ''), 'an imported regression states no confidence');
+  // described as every model: algorithm, variables, and no training dataset (none was named)
+  const d = JSON.parse((await http(local(model), { accept: 'application/ld+json' })).text);
+  const text = JSON.stringify(d);
+  assert.match(text, /algorithm\/onnx-import/);
+  assert.doesNotMatch(text, /trainingDataset/);
+  assert.equal((await http(`${local(model)}/independent`, { accept: 'text/uri-list' })).text.trim(), [t.x1, t.x2].join('\r\n'));
+  const page = (await http(local(model), { accept: 'text/html' })).text;
+  assert.match(page, /MatMul and Add written by hand/);
+  assert.match(page, /an imported model/);
+  // exported again: the same file
+  const back = new Uint8Array(await (await fetch(local(model), { headers: { Accept: 'application/onnx' } })).arrayBuffer());
+  assert.ok(Buffer.from(back).equals(Buffer.from(linearRegressionFile())), 'the file as it came');
+  // validated on a test set, and documented: the QMRF names the software that made the file
+  const validation = JSON.parse((await http(local(await run(`${s.base}/validation/test_set_validation`, { model_uri: model, test_dataset_uri: t.dataset })), { accept: 'application/json' })).text);
+  assert.equal(validation.numInstances, t.rows.length);
+  const qmrf = (await http(local(await run(`${s.base}/reach_report/qmrf`, { model_uri: model })), { accept: 'application/qmrf-xml' })).text;
+  assert.match(qmrf, /<software id="software_producer" name="handmade-test"[^>]*version="0.1"/);
+
+  // a classifier of floats: its labels, and the probability of each as the confidence
+  const c = await importModel(linearClassifierFile(['active', 'inactive']), { independent_features: [t.x1, t.x2], prediction_feature: t.activity, training_dataset: t.dataset });
+  assert.equal(c.status, 201, c.text);
+  const classified = await run(c.text.trim(), { dataset_uri: t.dataset });
+  const [h2, ...l2] = parseCsv((await http(local(classified), { accept: 'text/csv' })).text) as string[][];
+  const label = h2.findIndex((h) => /predicted by model/.test(h));
+  const conf = h2.findIndex((h) => / confidence \(model/.test(h));
+  t.rows.forEach(([, x1, x2], i) => {
+    const d1 = Number(x1) - Number(x2);
+    assert.equal(l2[i][label], d1 >= 0 ? 'active' : 'inactive', `row ${i}`);
+    const p = Math.fround(1 / (1 + Math.exp(-2 * Math.abs(d1))));
+    assert.ok(Math.abs(Number(l2[i][conf]) - p) < 1e-6, `row ${i}: ${l2[i][conf]} against ${p}`);
+  });
+});
+
+test('imports that do not fit answer 400 naming the problem (width, labels, shapes, corrupt files, missing fields), 404 for unknown features, 413 above the limit; nothing is stored', async () => {
+  const t = await knownTable();
+  const before = (await http(`${s.url}/model`, { accept: 'text/uri-list' })).text;
+  const cases: [Promise<Awaited<ReturnType<typeof importModel>>>, number, RegExp][] = [
+    [importModel(linearRegressionFile(), { independent_features: [t.x1], prediction_feature: t.y }), 400, /independent_features: 1 given, and the model.{1,6}s input X takes 2 columns/],
+    [importModel(linearRegressionFile(3), { independent_features: [t.x1, t.x2], prediction_feature: t.y }), 400, /takes 3 columns/],
+    [importModel(linearClassifierFile(['toxic', 'inactive']), { independent_features: [t.x1, t.x2], prediction_feature: t.activity }), 400, /classes toxic are not values of the prediction feature/],
+    [importModel(linearRegressionFile(), { independent_features: [t.x1, t.x2], prediction_feature: t.activity }), 400, /no label output/],
+    [importModel(linearClassifierFile(['active', 'inactive']), { independent_features: [t.x1, t.x2], prediction_feature: t.y }), 400, /no output of one number per row/],
+    [importModel(encoder.encode('not an onnx file at all, just text'), { independent_features: [t.x1, t.x2], prediction_feature: t.y }), 400, /file: not an ONNX model/],
+    [importModel(linearRegressionFile().slice(0, 40), { independent_features: [t.x1, t.x2], prediction_feature: t.y }), 400, /file: not an ONNX model/],
+    [importModel(linearRegressionFile(), { independent_features: [t.x1, t.x2] }), 400, /prediction_feature: missing/],
+    [importModel(linearRegressionFile(), { prediction_feature: t.y }), 400, /independent_features: none given/],
+    [importModel(linearRegressionFile(), { independent_features: [t.x1, `${s.base}/feature/999999`], prediction_feature: t.y }), 404, /feature\/999999 not found/],
+    [importModel(new Uint8Array(IMPORT_LIMIT + 1), { independent_features: [t.x1, t.x2], prediction_feature: t.y }), 413, /exceeds the limit/],
+    [http(`${s.url}/model`, { method: 'POST', body: form({ prediction_feature: t.y }), accept: 'text/uri-list' }), 400, /multipart\/form-data/],
+  ];
+  for (const [reply, status, message] of cases) {
+    const r = await reply;
+    assert.equal(r.status, status, r.text);
+    assert.match(r.text, message);
+  }
+  assert.equal((await http(`${s.url}/model`, { accept: 'text/uri-list' })).text, before, 'no model was stored');
+  // the catalogue's entry says where the file goes
+  const algorithm = await http(`${s.url}/algorithm/onnx-import`, { method: 'POST', body: form({ dataset_uri: t.dataset }), accept: 'text/uri-list' });
+  assert.equal(algorithm.status, 400);
+  assert.match(algorithm.text, /POST the ONNX file to/);
+});
+
+test('round trip: a forest exported as ONNX and imported again predicts what the native forest predicts', async () => {
+  const { dataset, target } = await described('EPAFHM_log10.csv', 60);
+  const native = await run(`${s.base}/algorithm/random-forest-regression`, { dataset_uri: dataset, prediction_feature: target, numTrees: '20' });
+  const r = await fetch(local(native), { headers: { Accept: 'application/onnx' } });
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  const meta = new Map(onnxProto.onnx.ModelProto.decode(bytes).metadataProps.map((p) => [p.key, p.value]));
+  const columns = Array.from({ length: Number(meta.get('toxgraph.columns')) }, (_, i) => meta.get(`column.${i}`)!);
+  const imported = await importModel(bytes, { independent_features: columns, prediction_feature: target, training_dataset: dataset });
+  assert.equal(imported.status, 201, imported.text);
+  const mine = await serverPredictions(native, dataset);
+  const theirs = await serverPredictions(imported.text.trim(), dataset);
+  assert.equal(theirs.value.length, mine.value.length);
+  const worst = Math.max(...mine.value.map((v, i) => relative(Number(theirs.value[i]), Number(v))));
+  assert.ok(worst < 1e-5, `worst relative difference ${worst}`);
 });

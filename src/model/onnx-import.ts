@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { badRequest, notFound, unsupportedType } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { requestMediaType } from '../http/body.ts';
+import { readMultipart } from '../http/multipart.ts';
+import type { DatasetStore } from '../dataset/dataset-store.ts';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
+import { columnCount, fitEncodings, isLearnable, type ColumnEncoding } from '../learning/feature-matrix.ts';
+import type { OnnxCheck, OnnxState } from './onnx-runtime.ts';
+import { ONNX_RUNTIME_MODULE } from './onnx-forms.ts';
+import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
+import type { ModelStore } from './model-store.ts';
+
+/** The parts of `POST /model` (multipart/form-data) that import an ONNX model. */
+export const ONNX_IMPORT_FIELDS = {
+  file: 'The ONNX model (application/onnx)',
+  independent_features: "Feature URIs, repeated, in the order of the model's input columns",
+  prediction_feature: "The endpoint's feature URI: the dependent variable (numeric: a regression; nominal: a classifier)",
+  title: 'The model’s title (optional)',
+  training_dataset: 'The dataset it was trained on (optional): its means fill missing values, as a model trained here does',
+  algorithm_description: 'How it was made (optional): the algorithm and software, in words',
+};
+
+export interface OnnxImportRequest {
+  file: Uint8Array;
+  independent: string[];
+  predictionFeature: string;
+  title?: string;
+  trainingDataset?: string;
+  algorithmDescription?: string;
+}
+
+/** Read `POST /model`'s multipart body: the file (413 above `limit` bytes) and the fields, 400 naming what is missing. */
+export async function readOnnxImport(ctx: Context, limit: number): Promise<OnnxImportRequest> {
+  if (requestMediaType(ctx) !== 'multipart/form-data')
+    throw unsupportedType(`POST /model imports an ONNX model: multipart/form-data with ${Object.keys(ONNX_IMPORT_FIELDS).join(', ')}; models trained here come from POST /algorithm/{id}`);
+  const { files, fields } = await readMultipart(ctx, limit, 1);
+  const file = files.find((f) => f.name === 'file');
+  if (!file?.body.length) throw badRequest('file: the ONNX model is missing (a part named file)');
+  const all = (name: string) => fields.filter(([n]) => n === name || n === `${name}[]`).map(([, v]) => v.trim());
+  const one = (name: string) => all(name).find((v) => v) || undefined;
+  const independent = all('independent_features')
+    .flatMap((v) => v.split(/\s+/))
+    .filter(Boolean);
+  if (!independent.length) throw badRequest('independent_features: none given (the feature URIs of the input columns, in order)');
+  if (new Set(independent).size !== independent.length) throw badRequest('independent_features: a feature is given twice');
+  const predictionFeature = one('prediction_feature');
+  if (!predictionFeature) throw badRequest('prediction_feature: missing (the feature URI of the endpoint the model predicts)');
+  return { file: file.body, independent, predictionFeature, title: one('title'), trainingDataset: one('training_dataset'), algorithmDescription: one('algorithm_description') };
+}
+
+/**
+ * Store an imported ONNX model as a model of this service (201): its independent and dependent
+ * variables are features of this service, its file is checked (shapes, width, class labels) and
+ * run once by onnxruntime on the worker pool before anything is stored. Answers its URI.
+ */
+export async function importOnnxModel(services: Pick<Services, 'uris' | 'store' | 'workers'>, datasets: DatasetStore, models: ModelStore, request: OnnxImportRequest): Promise<string> {
+  const records = await readFeatureRecords(services.store, [...request.independent, request.predictionFeature]);
+  const target = records.get(request.predictionFeature)!;
+  if (!target.exists) throw notFound(`prediction_feature: feature ${request.predictionFeature} not found`);
+  if (!target.numeric && !target.nominal) throw badRequest(`prediction_feature: feature ${request.predictionFeature} is neither numeric nor nominal`);
+  const independent = request.independent.map((f) => records.get(f)!);
+  const unknown = independent.filter((f) => !f.exists);
+  if (unknown.length) throw notFound(`independent_features: feature ${unknown[0].uri} not found`);
+  const unusable = independent.filter((f) => !isLearnable(f));
+  if (unusable.length) throw badRequest(`independent_features: feature ${unusable[0].title ?? unusable[0].uri} <${unusable[0].uri}> is neither numeric nor a fingerprint`);
+  if (independent.some((f) => f.uri === target.uri)) throw badRequest('independent_features: the prediction feature cannot be an input too');
+  const task = target.nominal ? 'classification' : 'regression';
+  const encodings = await encodingsOf(datasets, independent, request.trainingDataset);
+
+  const checked = await services.workers.run<OnnxCheck>(ONNX_RUNTIME_MODULE, 'checkOnnxFile', [request.file, { columns: columnCount(encodings), task, accepted: target.accepted }]);
+  if (!checked.ok) throw badRequest(checked.problem);
+  const state: OnnxState = { ...checked.state, file: Buffer.from(request.file).toString('base64'), digest: createHash('sha256').update(request.file).digest('hex') };
+  const software = [state.producer.name, state.producer.version].filter(Boolean).join(' ') || 'an unnamed producer';
+  return models.create({
+    algorithm: services.uris.item('algorithm', ONNX_IMPORT_ID),
+    learnerId: ONNX_IMPORT_ID,
+    trainingDataset: request.trainingDataset,
+    parameters: {},
+    parameterSpecs: [],
+    title: request.title ?? `${target.title ?? target.uri} (${task} model imported from ONNX, made by ${software})`,
+    description: request.algorithmDescription,
+    task,
+    classes: state.labels ?? [],
+    independent: request.independent,
+    dependent: target.uri,
+    encodings,
+    state,
+    targetTitle: target.title ?? target.uri,
+    warnings: request.trainingDataset ? [] : ['no training dataset was given: rows that lack a value of an independent variable are not predicted'],
+    endpoints: target.sameAs,
+  });
+}
+
+/**
+ * The columns of the model's input: a numeric feature one, a fingerprint one per bit. With a
+ * training dataset, its means fill missing values as for a model trained here; without one the
+ * means are unknown (NaN): rows with a missing value are not predicted.
+ */
+async function encodingsOf(datasets: DatasetStore, independent: FeatureRecord[], trainingDataset: string | undefined): Promise<ColumnEncoding[]> {
+  if (!trainingDataset)
+    return independent.map((f) => (f.bits !== undefined ? { feature: f.uri, kind: 'fingerprint', bits: f.bits } : { feature: f.uri, kind: 'numeric', mean: Number.NaN, binary: false }));
+  const meta = await datasets.requireMeta(trainingDataset, 'training_dataset');
+  const lacking = independent.filter((f) => !meta.features.includes(f.uri));
+  if (lacking.length) throw badRequest(`training_dataset: dataset ${meta.uri} has no column of independent feature ${lacking[0].title ?? lacking[0].uri} <${lacking[0].uri}>`);
+  const rows = await datasets.allRows(meta.uri);
+  return fitEncodings(
+    independent,
+    rows.map((r) => r.values),
+  );
+}
