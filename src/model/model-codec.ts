@@ -288,7 +288,7 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
   return {
     uri,
     title: d.title,
-    description: d.description,
+    ...(d.description ? { description: d.description } : {}),
     algorithm: d.algorithm ?? '',
     trainingDataset: d.trainingDataset,
     independent: d.independent,

@@ -15,6 +15,7 @@ const QMRF = toQmrfXml(
     .build(),
 );
 import { ETHANOL_3D } from '../fixtures.ts';
+import { linearClassifierFile, linearRegressionFile } from '../onnx-fixtures.ts';
 
 /** One HTTP request a fuzz target sends. */
 export interface FuzzRequest {
@@ -296,6 +297,48 @@ function formOf(names: string[], valid: Record<string, string>, c: FuzzContext):
   });
 }
 
+/** A multipart/form-data body of a file part and fields, as a browser's form sends it. */
+function multipartBody(file: Uint8Array, fields: [string, string][]): { contentType: string; body: Uint8Array } {
+  const boundary = 'fuzz-boundary-7c1e';
+  const part = (headers: string) => Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`);
+  const chunks = [part('Content-Disposition: form-data; name="file"; filename="model.onnx"\r\nContent-Type: application/onnx'), Buffer.from(file), Buffer.from('\r\n')];
+  for (const [name, value] of fields) chunks.push(part(`Content-Disposition: form-data; name="${name.replace(/["\r\n]/g, '_')}"`), Buffer.from(value), Buffer.from('\r\n'));
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body: new Uint8Array(Buffer.concat(chunks)) };
+}
+
+/** Imports of ONNX files (POST /model): valid files and their variables, files cut short or overwritten, fields wrong, missing or repeated. */
+function onnxImports(c: FuzzContext): fc.Arbitrary<FuzzRequest> {
+  const regression = linearRegressionFile(1);
+  const classifier = linearClassifierFile(['a', 'b']);
+  const valid: [Uint8Array, [string, string][]][] = [
+    [
+      regression,
+      [
+        ['independent_features', c.feature],
+        ['prediction_feature', c.target],
+      ],
+    ],
+    [
+      classifier,
+      [
+        ['independent_features', c.feature],
+        ['independent_features', c.target],
+        ['prediction_feature', c.classTarget],
+      ],
+    ],
+  ];
+  const names = ['independent_features', 'prediction_feature', 'title', 'training_dataset', 'algorithm_description'];
+  const field = fc.tuple(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), values(c));
+  const mutatedImports = fc
+    .tuple(fc.constantFrom(...valid), fc.oneof(fc.constant(undefined), mutatedBytes(regression), mutatedBytes(classifier)), fc.boolean(), fc.array(field, { maxLength: 3 }))
+    .map(([[file, fields], mutatedFile, keepFields, extra]) => multipartBody(mutatedFile ?? file, [...(keepFields ? fields : []), ...extra]));
+  // a valid import now and then, so that what a stored import leads to is fuzzed too
+  return fc
+    .oneof({ weight: 1, arbitrary: fc.constantFrom(...valid).map(([file, fields]) => multipartBody(file, fields)) }, { weight: 4, arbitrary: mutatedImports })
+    .map((body): FuzzRequest => ({ method: 'POST', path: '/model', ...body }));
+}
+
 const post =
   (path: string, contentType: string) =>
   (body: string): FuzzRequest => ({ method: 'POST', path, contentType, body });
@@ -412,6 +455,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
         .map(([k, v, extra]): FuzzRequest => ({ method: 'GET', path: `/compound?${new URLSearchParams([[k, v], ...extra])}` })),
       alsoAllowed: [503],
     },
+    { name: 'ONNX import (multipart)', input: onnxImports(c) },
     {
       name: 'form parameters of every POST',
       input: fc.constantFrom(...forms).chain(([path, names, valid]) => formOf(names, valid, c).map((body): FuzzRequest => ({ method: 'POST', path, contentType: form, body }))),

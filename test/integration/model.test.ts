@@ -361,7 +361,7 @@ test('every learner of the catalogue trains over HTTP and predicts with confiden
   const learners = (await http(`${s.url}/algorithm`, { accept: 'text/uri-list' })).text
     .trim()
     .split('\r\n')
-    .filter((u) => !/descriptors|fingerprint|maccs|superalgorithm|frequent-substructures|standardise-structures|\/algorithm\/(ad|fs|dc)-/.test(u));
+    .filter((u) => !/descriptors|fingerprint|maccs|superalgorithm|frequent-substructures|standardise-structures|onnx-import|\/algorithm\/(ad|fs|dc)-/.test(u));
   const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: await upload(sharedCsv('EPAFHM_log10.csv', 60, 9)) });
   const numericTarget = (await features(described))[0];
   const classes = await upload(sharedCsv('kazius.csv', 60, 60));

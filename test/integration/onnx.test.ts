@@ -5,6 +5,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import { startTestServer, http, form, waitForTask, type TestServer } from '../helpers.ts';
+import { linearClassifierFile, linearRegressionFile } from '../onnx-fixtures.ts';
 
 /**
  * Models in and out as ONNX (issue 40): the file a model exports, run by onnxruntime (not by
@@ -118,68 +119,7 @@ test('classification forests, boosting and logistic regression exported as ONNX 
   assert.match(r.text, /knn-classification\) has no ONNX form here/);
 });
 
-const { onnx } = onnxProto;
-const { DataType } = onnx.TensorProto;
 const encoder = new TextEncoder();
-
-function valueInfo(name: string, elemType: number, dims: (number | string)[]) {
-  const dim = dims.map((d) => (typeof d === 'string' ? onnx.TensorShapeProto.Dimension.create({ dimParam: d }) : onnx.TensorShapeProto.Dimension.create({ dimValue: d })));
-  return onnx.ValueInfoProto.create({ name, type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType, shape: onnx.TensorShapeProto.create({ dim }) }) }) });
-}
-
-/** A file of one graph, as another tool would write it (producer "handmade-test 0.1"). */
-function onnxFile(graph: InstanceType<typeof onnx.GraphProto>, opsets = [{ domain: '', version: 17 }]): Uint8Array {
-  return onnx.ModelProto.encode(
-    onnx.ModelProto.create({ irVersion: 8, producerName: 'handmade-test', producerVersion: '0.1', opsetImport: opsets.map((o) => onnx.OperatorSetIdProto.create(o)), graph }),
-  ).finish();
-}
-
-/** y = 2·x1 − 3·x2 + 0.5, in doubles: MatMul and Add. */
-function linearRegressionFile(width = 2): Uint8Array {
-  return onnxFile(
-    onnx.GraphProto.create({
-      name: 'known weights',
-      node: [onnx.NodeProto.create({ opType: 'MatMul', input: ['X', 'W'], output: ['XW'] }), onnx.NodeProto.create({ opType: 'Add', input: ['XW', 'B'], output: ['y'] })],
-      initializer: [
-        onnx.TensorProto.create({ name: 'W', dataType: DataType.DOUBLE, dims: [width, 1], doubleData: [2, -3, 1, 1].slice(0, width) }),
-        onnx.TensorProto.create({ name: 'B', dataType: DataType.DOUBLE, dims: [1], doubleData: [0.5] }),
-      ],
-      input: [valueInfo('X', DataType.DOUBLE, ['N', width])],
-      output: [valueInfo('y', DataType.DOUBLE, ['N', 1])],
-    }),
-  );
-}
-
-/** A linear classifier of floats (ai.onnx.ml LinearClassifier): score(first) = x1 − x2, score(second) = x2 − x1, softmax; labels as given. */
-function linearClassifierFile(labels: string[]): Uint8Array {
-  const attribute = (name: string, value: Record<string, unknown>) => onnx.AttributeProto.create({ name, ...value });
-  const { AttributeType } = onnx.AttributeProto;
-  return onnxFile(
-    onnx.GraphProto.create({
-      name: 'known classifier',
-      node: [
-        onnx.NodeProto.create({
-          opType: 'LinearClassifier',
-          domain: 'ai.onnx.ml',
-          input: ['X'],
-          output: ['label', 'probabilities'],
-          attribute: [
-            attribute('coefficients', { type: AttributeType.FLOATS, floats: [1, -1, -1, 1] }),
-            attribute('intercepts', { type: AttributeType.FLOATS, floats: [0, 0] }),
-            attribute('classlabels_strings', { type: AttributeType.STRINGS, strings: labels.map((l) => encoder.encode(l)) }),
-            attribute('post_transform', { type: AttributeType.STRING, s: encoder.encode('SOFTMAX') }),
-          ],
-        }),
-      ],
-      input: [valueInfo('X', DataType.FLOAT, ['N', 2])],
-      output: [valueInfo('label', DataType.STRING, ['N']), valueInfo('probabilities', DataType.FLOAT, ['N', 2])],
-    }),
-    [
-      { domain: '', version: 17 },
-      { domain: 'ai.onnx.ml', version: 3 },
-    ],
-  );
-}
 
 /** POST /model: an ONNX file with its variables. */
 function importModel(file: Uint8Array, fields: Record<string, string | string[]>) {
