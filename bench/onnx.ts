@@ -6,12 +6,13 @@ import { benchServer, describedSharedSet, fmt, median, now, postAndFollow, ratio
 const ROWS = 10_000;
 
 /**
- * ONNX export (issue 40): exporting a model against training it (through the service), and
- * predicting 10,000 rows with the exported file in onnxruntime against the server's own learner
- * on the same matrix in process (both on this thread, after a warm-up run).
+ * ONNX export and import (issue 40): exporting a model against training it (through the
+ * service); predicting 10,000 rows with the exported file in onnxruntime against the server's own
+ * learner on the same matrix in process (both on this thread, after a warm-up run); and a forest
+ * imported from its file against the native forest, predicting 10,000 structures through the service.
  */
 export async function benchOnnx(): Promise<Row[]> {
-  const bench = 'ONNX export: export vs training, onnxruntime vs the native learner (EPAFHM, RDKit descriptors)';
+  const bench = 'ONNX export and import: export vs training, onnxruntime vs the native learner, an imported forest vs the native one (EPAFHM, RDKit descriptors)';
   const server = await benchServer('toxgraph-bench-onnx-');
   const { base } = server;
   const rows: Row[] = [];
@@ -64,11 +65,46 @@ export async function benchOnnx(): Promise<Row[]> {
         { bench, measure: `${algorithm}: predicting ${ROWS} rows natively in process (baseline)`, value: `${fmt(nativeMs, 0)} ms`, ratio: '1.00x' },
         { bench, measure: `${algorithm}: predicting them with the exported file in onnxruntime`, value: `${fmt(onnxMs, 0)} ms`, ratio: ratio(onnxMs / nativeMs) },
       );
+      if (algorithm === 'random-forest-regression') rows.push(...(await importedAgainstNative({ native: model, bytes, columns, dataset, target, datasetRows: entries.length })));
     }
   } finally {
     await server.stop();
   }
   return rows;
+
+  /**
+   * The forest's file imported again (POST /model) against the native forest, both predicting the
+   * dataset through the service until at least ROWS structures are predicted (prediction datasets
+   * written), after one warm-up prediction each.
+   */
+  async function importedAgainstNative(given: { native: string; bytes: Uint8Array; columns: string[]; dataset: string; target: string; datasetRows: number }): Promise<Row[]> {
+    const { native, bytes, columns, dataset, target, datasetRows } = given;
+    const fd = new FormData();
+    fd.append('file', new Blob([Buffer.from(bytes)], { type: 'application/onnx' }), 'forest.onnx');
+    for (const c of columns) fd.append('independent_features', c);
+    fd.append('prediction_feature', target);
+    fd.append('training_dataset', dataset);
+    const i = now();
+    const reply = await fetch(`${base}/model`, { method: 'POST', body: fd, headers: { Accept: 'text/uri-list' } });
+    const importMs = now() - i;
+    const imported = (await reply.text()).trim();
+    if (reply.status !== 201) throw new Error(`import: ${reply.status} ${imported.slice(0, 300)}`);
+    const repeats = Math.ceil(ROWS / datasetRows);
+    const timeOf = async (model: string) => {
+      await postAndFollow(model, { dataset_uri: dataset });
+      const t = now();
+      for (let k = 0; k < repeats; k++) await postAndFollow(model, { dataset_uri: dataset });
+      return now() - t;
+    };
+    const nativeMs = await timeOf(native);
+    const importedMs = await timeOf(imported);
+    const n = repeats * datasetRows;
+    return [
+      { bench, measure: `forest imported again: POST /model (${fmt(bytes.length / 1024, 0)} KiB, checked and run once)`, value: `${fmt(importMs, 0)} ms`, ratio: '' },
+      { bench, measure: `native forest: predicting ${n} structures through the service (baseline)`, value: `${fmt(nativeMs, 0)} ms`, ratio: '1.00x' },
+      { bench, measure: `the same forest imported from its ONNX file: predicting them`, value: `${fmt(importedMs, 0)} ms`, ratio: ratio(importedMs / nativeMs) },
+    ];
+  }
 
   /** A model's learner state and its columns' training means, read from the store's Turtle of its content graph. */
   async function modelState(model: string): Promise<{ state: unknown; means: number[] }> {

@@ -98,7 +98,7 @@ test('a regression forest, gradient boosting, MLR and PLS exported as ONNX predi
   }
 });
 
-test('classification forests, boosting and logistic regression exported as ONNX give the server’s classes and probabilities; a model without an ONNX form answers 406 naming why', async () => {
+test('classification forests, boosting and logistic regression exported as ONNX give the server’s classes and probabilities, with two classes and with three; a model without an ONNX form answers 406 naming why', async () => {
   const { dataset, target } = await described('hamster_carcinogenicity.csv', 85);
   for (const algorithm of ['random-forest-classification', 'gradient-boosting-classification', 'logistic-regression']) {
     const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, numTrees: '30' });
@@ -111,6 +111,25 @@ test('classification forests, boosting and logistic regression exported as ONNX 
       assert.equal(labels[i], server.value[i], `${algorithm}, row ${i}`);
       const best = Math.max(...probabilities.subarray(i * classes, (i + 1) * classes));
       assert.ok(relative(best, server.confidence[i]) < 1e-5, `${algorithm}, row ${i}: ${best} against ${server.confidence[i]}`);
+    }
+  }
+  // three classes (EPAFHM's toxicity in three bins): softmax and the first most probable of three
+  const lines = readFileSync('../shared/data/EPAFHM_log10.csv', 'utf8').trim().split('\n').slice(1, 121);
+  const binned = ['SMILES,toxicity', ...lines.map((l) => `${l.split(',')[0]},${Number(l.split(',')[1]) < 0.5 ? 'low' : Number(l.split(',')[1]) < 1.5 ? 'medium' : 'high'}`)].join('\n');
+  const raw = await run(`${s.url}/dataset`, {}, binned);
+  const three = (await http(`${local(raw)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n')[0];
+  const threeDescribed = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: raw });
+  for (const algorithm of ['random-forest-classification', 'gradient-boosting-classification', 'logistic-regression']) {
+    const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: threeDescribed, prediction_feature: three, numTrees: '20' });
+    const { out, rows } = await runExported(model, threeDescribed);
+    const server = await serverPredictions(model, threeDescribed);
+    const probabilities = out.probabilities.data as Float32Array | Float64Array;
+    assert.equal(probabilities.length, rows * 3, `${algorithm}: three probabilities per row`);
+    for (let i = 0; i < rows; i++) {
+      assert.equal((out.label.data as string[])[i], server.value[i], `${algorithm} (three classes), row ${i}`);
+      const row = probabilities.subarray(i * 3, (i + 1) * 3);
+      assert.ok(Math.abs(Array.from(row).reduce((a, b) => a + b, 0) - 1) < 1e-5, `${algorithm}, row ${i}: probabilities sum to 1`);
+      assert.ok(relative(Math.max(...row), server.confidence[i]) < 1e-5, `${algorithm} (three classes), row ${i}`);
     }
   }
   const knn = await run(`${s.base}/algorithm/knn-classification`, { dataset_uri: dataset, prediction_feature: target });
