@@ -221,6 +221,82 @@ export function predictSvm(state: SvmState, x: Matrix): Prediction[] {
   }
 }
 
+/**
+ * A trained SVM as numbers, read from libsvm's model text (the values `predict` loads, as libsvm
+ * printed them): the scaling of the columns, the kernel, the support vectors over the scaled
+ * columns, their coefficients and the bias; for regression the target's mean and sd, for two
+ * classes Platt's sigmoid. Undefined when there is no libsvm model (a single class, no varying
+ * column) or more than two classes (libsvm's pairwise coupling of probabilities).
+ */
+export interface SvmForm {
+  kind: 'svr' | 'svc';
+  scaler: Scaler;
+  kernel: 'linear' | 'polynomial' | 'rbf' | 'sigmoid';
+  gamma: number;
+  coef0: number;
+  degree: number;
+  /** One row per support vector, over the scaled columns. */
+  supportVectors: number[][];
+  /** Its coefficient (yᵢαᵢ) per support vector. */
+  coefficients: number[];
+  /** The decision value is Σ coefficient · K(sv, z) − rho. */
+  rho: number;
+  /** SVR: the value is meanY + sdY · decision. */
+  meanY?: number;
+  sdY?: number;
+  /** SVC: the class the decision value's sigmoid is the probability of (libsvm's first label), and the sigmoid's A and B. */
+  firstLabel?: number;
+  probA?: number;
+  probB?: number;
+}
+
+export function svmForm(stateValue: unknown): SvmForm | undefined {
+  const state = stateValue as SvmState;
+  if (!state.model) return undefined;
+  const [head, body = ''] = state.model.split(/^SV\s*$/m);
+  const header = new Map(
+    head
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const [key, ...values] = l.trim().split(/\s+/);
+        return [key, values] as const;
+      }),
+  );
+  const numbers = (key: string) => header.get(key)?.map(Number) ?? [];
+  const [classes] = numbers('nr_class');
+  if (state.kind === 'svc' && classes !== 2) return undefined;
+  const p = state.scaler.columns.length;
+  const supportVectors: number[][] = [];
+  const coefficients: number[] = [];
+  for (const line of body
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim())) {
+    const [coefficient, ...cells] = line.trim().split(/\s+/);
+    const sv = new Array<number>(p).fill(0);
+    for (const cell of cells) {
+      const [index, value] = cell.split(':');
+      sv[Number(index) - 1] = Number(value);
+    }
+    coefficients.push(Number(coefficient));
+    supportVectors.push(sv);
+  }
+  const kernel = header.get('kernel_type')?.[0] as SvmForm['kernel'];
+  return {
+    kind: state.kind,
+    scaler: state.scaler,
+    kernel,
+    gamma: numbers('gamma')[0] ?? 0,
+    coef0: numbers('coef0')[0] ?? 0,
+    degree: numbers('degree')[0] ?? 3,
+    supportVectors,
+    coefficients,
+    rho: numbers('rho')[0],
+    ...(state.kind === 'svr' ? { meanY: state.meanY, sdY: state.sdY! > 0 ? state.sdY : 1 } : { firstLabel: numbers('label')[0], probA: numbers('probA')[0], probB: numbers('probB')[0] }),
+  };
+}
+
 function parameters(kind: 'svr' | 'svc'): ParameterSpec[] {
   const p: ParameterSpec[] = [
     { name: 'kernel', description: 'Kernel function', type: 'string', default: 'rbf', choices: KERNELS },

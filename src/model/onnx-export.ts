@@ -6,10 +6,11 @@ import { decodeTree, type Tree } from '../learning/histogram-tree.ts';
 import { learnerById } from '../learning/learners.ts';
 import type { FeatureRecord } from '../feature/feature-record.ts';
 import type { StoredModel } from './model-codec.ts';
+import { doubles, int, ints, labelOf, string, strings, tensorInfo, type Graph } from './onnx-graph.ts';
+import { svmNodes } from './onnx-svm.ts';
 
 const { onnx } = onnxProto;
 type Attribute = InstanceType<typeof onnx.AttributeProto>;
-const { AttributeType } = onnx.AttributeProto;
 const { DataType } = onnx.TensorProto;
 
 /** The ONNX operator sets the files use: the standard one and the classical machine-learning one (TreeEnsemble*). */
@@ -21,20 +22,6 @@ const OPSETS = [
 const IR_VERSION = 8;
 /** The graph's input: one row per compound, one column per encoded variable (metadata `column.{i}` names it). */
 export const ONNX_INPUT = 'X';
-
-const text = (s: string) => new TextEncoder().encode(s);
-const ints = (name: string, values: number[]): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.INTS, ints: values });
-const int = (name: string, value: number): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.INT, i: value });
-const string = (name: string, value: string): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.STRING, s: text(value) });
-const strings = (name: string, values: string[]): Attribute => onnx.AttributeProto.create({ name, type: AttributeType.STRINGS, strings: values.map(text) });
-/** Doubles as a tensor attribute (`*_as_tensor`): thresholds and leaf values keep their 64 bits. */
-const doubles = (name: string, values: number[]): Attribute =>
-  onnx.AttributeProto.create({ name, type: AttributeType.TENSOR, t: onnx.TensorProto.create({ dataType: DataType.DOUBLE, dims: [values.length], doubleData: values }) });
-
-function tensorInfo(name: string, elemType: number, dims: (number | string)[]) {
-  const dim = dims.map((d) => (typeof d === 'string' ? onnx.TensorShapeProto.Dimension.create({ dimParam: d }) : onnx.TensorShapeProto.Dimension.create({ dimValue: d })));
-  return onnx.ValueInfoProto.create({ name, type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType, shape: onnx.TensorShapeProto.create({ dim }) }) }) });
-}
 
 /** The encoded columns of a model's input, in order: a numeric feature is one, a fingerprint feature one per bit. */
 export function inputColumns(model: Pick<StoredModel, 'encodings'>): InputColumn[] {
@@ -53,6 +40,7 @@ function learnerNodes(model: StoredModel): Graph {
   if (model.learnerId.startsWith('random-forest')) return forestNodes(model);
   if (model.learnerId.startsWith('gradient-boosting')) return boostingNodes(model);
   if (model.learnerId === logisticRegression.id) return logisticNodes(model);
+  if (model.learnerId === 'svr' || model.learnerId === 'svc') return svmNodes(model);
   // a linear model in doubles: X · coefficients + intercept (onnxruntime's LinearRegressor takes floats only)
   const form = learnerById(model.learnerId)!.linearForm!(model.state)!;
   return {
@@ -112,20 +100,6 @@ function ensembleAttributes(trees: Tree[], leaf: (t: number, tree: Tree, offset:
     ints(`${prefix}_ids`, targets.ids),
     doubles(`${prefix}_weights_as_tensor`, targets.weights),
   ];
-}
-
-type Graph = { nodes: InstanceType<typeof onnx.NodeProto>[]; initializers?: InstanceType<typeof onnx.TensorProto>[]; outputs: InstanceType<typeof onnx.ValueInfoProto>[] };
-
-/** From class probabilities to the label: the first most probable class, as the server's (onnxruntime's own label of a two-class ensemble reads the second class's score its own way). */
-function labelOf(probabilities: string, classes: string[], elemType: number = DataType.FLOAT): Graph {
-  return {
-    nodes: [
-      onnx.NodeProto.create({ opType: 'ArgMax', input: [probabilities], output: ['label_index'], attribute: [int('axis', 1), int('keepdims', 0)] }),
-      onnx.NodeProto.create({ opType: 'Gather', input: ['class_labels', 'label_index'], output: ['label'] }),
-    ],
-    initializers: [onnx.TensorProto.create({ name: 'class_labels', dataType: DataType.STRING, dims: [classes.length], stringData: classes.map(text) })],
-    outputs: [tensorInfo('label', DataType.STRING, ['N']), tensorInfo('probabilities', elemType, ['N', classes.length])],
-  };
 }
 
 /**

@@ -79,10 +79,17 @@ async function serverPredictions(model: string, dataset: string): Promise<{ valu
 
 const relative = (a: number, b: number) => Math.abs(a - b) / Math.max(1e-12, Math.abs(b));
 
-test('a regression forest, gradient boosting, MLR and PLS exported as ONNX predict in onnxruntime what the server predicts (1e-5 relative); the file names its columns and their algorithm', async () => {
+test('a regression forest, gradient boosting, MLR, PLS and SVMs (every kernel) exported as ONNX predict in onnxruntime what the server predicts (1e-5 relative); the file names its columns and their algorithm', async () => {
   const { dataset, target } = await described('EPAFHM_log10.csv', 150);
-  for (const algorithm of ['random-forest-regression', 'gradient-boosting-regression', 'mlr', 'pls']) {
-    const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, numTrees: '30' });
+  const learners: [string, Record<string, string>][] = [
+    ['random-forest-regression', { numTrees: '30' }],
+    ['gradient-boosting-regression', {}],
+    ['mlr', {}],
+    ['pls', {}],
+    ...['rbf', 'linear', 'poly', 'sigmoid'].map((kernel): [string, Record<string, string>] => ['svr', { kernel }]),
+  ];
+  for (const [algorithm, parameters] of learners) {
+    const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, ...parameters });
     const { decoded, meta, columns, out, rows } = await runExported(model, dataset);
     assert.equal(decoded.producerName, 'ToxGraph');
     assert.equal(meta.get('toxgraph.model'), model);
@@ -94,13 +101,13 @@ test('a regression forest, gradient boosting, MLR and PLS exported as ONNX predi
     assert.equal(server.value.length, rows);
     const values = out.variable.data as Float32Array | Float64Array;
     const worst = Math.max(...server.value.map((v, i) => relative(values[i], Number(v))));
-    assert.ok(worst < 1e-5, `${algorithm}: worst relative difference ${worst}`);
+    assert.ok(worst < 1e-5, `${algorithm} ${JSON.stringify(parameters)}: worst relative difference ${worst}`);
   }
 });
 
-test('classification forests, boosting and logistic regression exported as ONNX give the server’s classes and probabilities, with two classes and with three; a model without an ONNX form answers 406 naming why', async () => {
+test('classification forests, boosting, logistic regression and SVMs exported as ONNX give the server’s classes and probabilities, with two classes and with three; a model without an ONNX form answers 406 naming why', async () => {
   const { dataset, target } = await described('hamster_carcinogenicity.csv', 85);
-  for (const algorithm of ['random-forest-classification', 'gradient-boosting-classification', 'logistic-regression']) {
+  for (const algorithm of ['random-forest-classification', 'gradient-boosting-classification', 'logistic-regression', 'svc']) {
     const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, numTrees: '30' });
     const { out, rows } = await runExported(model, dataset);
     const server = await serverPredictions(model, dataset);
@@ -132,6 +139,11 @@ test('classification forests, boosting and logistic regression exported as ONNX 
       assert.ok(relative(Math.max(...row), server.confidence[i]) < 1e-5, `${algorithm} (three classes), row ${i}`);
     }
   }
+  // libsvm's probabilities of three classes (pairwise coupling) have no ONNX form
+  const svc = await run(`${s.base}/algorithm/svc`, { dataset_uri: threeDescribed, prediction_feature: three });
+  const refused = await http(local(svc), { accept: 'application/onnx' });
+  assert.equal(refused.status, 406, refused.text);
+  assert.match(refused.text, /more than two classes/);
   const knn = await run(`${s.base}/algorithm/knn-classification`, { dataset_uri: dataset, prediction_feature: target });
   const r = await http(local(knn), { accept: 'application/onnx' });
   assert.equal(r.status, 406, r.text);
