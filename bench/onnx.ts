@@ -33,6 +33,13 @@ export async function benchOnnx(): Promise<Row[]> {
         exports.push(now() - e);
       }
       rows.push({ bench, measure: `${algorithm}: training through the service (baseline)`, value: `${fmt(trainingMs, 0)} ms`, ratio: '1.00x' });
+      if (algorithm !== 'gradient-boosting-regression') {
+        // PMML (boosting has none)
+        const p = now();
+        const pmml = await (await fetch(model, { headers: { Accept: 'text/xml' } })).text();
+        const pmmlMs = now() - p;
+        rows.push({ bench, measure: `${algorithm}: GET as PMML (${fmt(pmml.length / 1024, 0)} KiB)`, value: `${fmt(pmmlMs, 0)} ms`, ratio: ratio(pmmlMs / trainingMs) });
+      }
       rows.push({ bench, measure: `${algorithm}: GET as application/onnx (${fmt(bytes.length / 1024, 0)} KiB)`, value: `${fmt(median(exports), 0)} ms`, ratio: ratio(median(exports) / trainingMs) });
       // the matrix in the file's column order, rows repeated to ROWS
       const decoded = onnxProto.onnx.ModelProto.decode(bytes);

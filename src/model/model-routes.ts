@@ -7,13 +7,12 @@ import { renderPage } from '../rdf/html.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { notFound, notAcceptable, noSuchForm } from '../core/errors.ts';
+import { notFound, noSuchForm } from '../core/errors.ts';
 import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendUri } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
-import { learnerById } from '../learning/learners.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
-import { regressionPmml } from './pmml.ts';
+import { PMML_MEDIA_TYPES, PMML_MODULE, pmmlUnsupported } from './pmml.ts';
 import { ONNX_EXPORT_MODULE, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-forms.ts';
 import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 import { importOnnxModel, ONNX_IMPORT_FIELDS, readOnnxImport } from './onnx-import.ts';
@@ -89,7 +88,7 @@ export function modelRoutes(
     {
       method: 'GET',
       path: '/model/:id',
-      summary: 'A model (PMML for linear ones, ONNX for forests and linear ones)',
+      summary: 'A model (PMML and ONNX for forests, SVMs, linear and logistic regression; ONNX for boosting too)',
       tag: 'model',
       responses: answers([...MEDIA.resource, 'text/xml', 'application/xml', ONNX_MEDIA_TYPE], 404, 406),
     },
@@ -110,20 +109,16 @@ export function modelRoutes(
           alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES),
           jsonld: await serializeRdf(quads, 'application/ld+json'),
         });
-      const learner = learnerById(services.uris.idIn('algorithm', description.algorithm) ?? '');
-      if (learner?.linearForm) {
-        // PMML for linear models (spec 4.11: text/xml)
-        const pmml = async () => {
-          const model = (await models.load(uri))!;
-          const form = learnerById(model.learnerId)!.linearForm!(model.state);
-          const titles = await readFeatureRecords(store, [...model.independent, model.dependent]);
-          const xml = form && regressionPmml(model, form, new Map([...titles].map(([f, d]) => [f, d.title ?? f])));
-          if (!xml) throw notAcceptable(`model ${uri} has no PMML form (only linear models of numeric variables have one); ask for RDF`);
-          return xml;
-        };
-        renderers['text/xml'] = pmml;
-        renderers['application/xml'] = pmml;
-      }
+      // PMML for linear and logistic regression, forests and SVMs of numeric variables (406 naming why for the others)
+      const pmml = async () => {
+        const model = (await models.load(uri))!;
+        const why = pmmlUnsupported(model);
+        if (why) throw noSuchForm(`${why}; ask for RDF`);
+        const titles = await readFeatureRecords(store, [...model.independent, model.dependent]);
+        // a forest's document is megabytes: written on the worker pool
+        return services.workers.run<string>(PMML_MODULE, 'modelPmml', [model, new Map([...titles].map(([f, d]) => [f, d.title ?? f]))]);
+      };
+      for (const type of PMML_MEDIA_TYPES) renderers[type] = pmml;
       // ONNX for the learners that have an ONNX form (406 naming why for the others)
       renderers[ONNX_MEDIA_TYPE] = async () => {
         const model = (await models.load(uri))!;

@@ -254,18 +254,11 @@ export class ValidationRunner {
 
   /** The version of the rows a dataset shows (its own, or those of the dataset it selects from): when they were last written. */
   async rowsVersion(dataset: DatasetMeta): Promise<number | undefined> {
-    const TMPv = (await this.datasets.readMeta(dataset.rowsOf ?? dataset.uri))?.modified?.getTime(); // TMPLOG
-    (await import('node:fs')).appendFileSync('/tmp/tglog.txt', `${new Date().toISOString()} VERSION ${dataset.uri} ${TMPv}\n`); // TMPLOG
-    return TMPv; // TMPLOG
+    return (await this.datasets.readMeta(dataset.rowsOf ?? dataset.uri))?.modified?.getTime();
   }
 
   /** 409 when the rows read at `version` have been written since (a merge, a deletion renumbers them). */
   async checkRowsUnchanged(dataset: DatasetMeta, version: number | undefined): Promise<void> {
-    const TMPnow = await this.datasets.readMeta(dataset.rowsOf ?? dataset.uri); // TMPLOG
-    (await import('node:fs')).appendFileSync(
-      '/tmp/tglog.txt',
-      `${new Date().toISOString()} CHECK ${dataset.uri} was=${version} now=${TMPnow?.modified?.getTime()} quads=${TMPnow?.quads.length} mod=${JSON.stringify(TMPnow?.quads.filter((q) => q.predicate.value.endsWith('modified')).map((q) => q.object.value))}\n`,
-    ); // TMPLOG
     if ((await this.rowsVersion(dataset)) !== version)
       throw conflict(`the rows of dataset ${dataset.rowsOf ?? dataset.uri} were changed while the validation ran on the rows it had read; run it again`);
   }

@@ -129,16 +129,10 @@ export class RemoteSparqlStore implements TripleStore {
   }
 
   /** One update request: drop `dropped`, then insert every graph's quads. */
-  private async write(dropped: string[], graphs: Record<string, RDF.Quad[]>): Promise<void> {
+  private write(dropped: string[], graphs: Record<string, RDF.Quad[]>): Promise<void> {
     const operations = dropped.map(dropGraph);
     for (const [g, quads] of Object.entries(graphs)) operations.push(...insertOperations(quads.map((q) => df.quad(q.subject, q.predicate, q.object, df.namedNode(g)))));
     if (!operations.length) return Promise.resolve();
-    (await import('node:fs')).appendFileSync(
-      '/tmp/tglog.txt',
-      `${new Date().toISOString()} WRITE-QUEUED drop=${dropped.join(',')} graphs=${Object.entries(graphs)
-        .map(([g, q]) => `${g}:${q.length}`)
-        .join(',')} ops=${operations.length}\n`,
-    ); // TMPLOG
     return this.exclusive(async () => {
       try {
         await this.writingGraphs([...dropped, ...Object.keys(graphs)], () => this.client.update(request(operations)));
@@ -222,7 +216,6 @@ export class RemoteSparqlStore implements TripleStore {
       options.beforeWrite?.(changed);
       if (changed.some(isServerGraph)) throw new Error('the server’s own graphs cannot be changed');
       const text = await this.changesAsUpdate(pending.deletions, pending.additions);
-      (await import('node:fs')).appendFileSync('/tmp/tglog.txt', `${new Date().toISOString()} UPDATE changed=${changed.join(',')}\n`); // TMPLOG
       await this.writingGraphs(changed, () => this.client.update(text));
     });
   }

@@ -6,11 +6,14 @@ import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import { startTestServer, http, form, waitForTask, type TestServer } from '../helpers.ts';
 import { linearClassifierFile, linearRegressionFile } from '../onnx-fixtures.ts';
+import { scorePmml } from '../pmml-evaluator.ts';
 
 /**
- * Models in and out as ONNX (issue 40): the file a model exports, run by onnxruntime (not by
- * us), predicts what the server predicts, and says which columns it needs; a file made
- * elsewhere (here, by the test with known weights) is imported, checked, and predicts.
+ * Models in and out (issue 40): the ONNX file a model exports, run by onnxruntime (not by us),
+ * predicts what the server predicts, and says which columns it needs; a file made elsewhere
+ * (here, by the test with known weights) is imported, checked, and predicts; the PMML document
+ * of a model, scored by a small PMML scorer written from the specification, predicts what the
+ * server predicts.
  */
 let s: TestServer;
 /** Imports larger than this are refused (413). */
@@ -268,4 +271,50 @@ test('round trip: a forest exported as ONNX and imported again predicts what the
   assert.equal(theirs.value.length, mine.value.length);
   const worst = Math.max(...mine.value.map((v, i) => relative(Number(theirs.value[i]), Number(v))));
   assert.ok(worst < 1e-5, `worst relative difference ${worst}`);
+});
+
+/** A dataset's rows as maps feature → number (what a PMML scorer takes). */
+async function numericRows(dataset: string): Promise<Map<string, number>[]> {
+  const entries = (JSON.parse((await http(local(dataset), { accept: 'application/json' })).text) as { entries: { values: Record<string, unknown> }[] }).entries;
+  return entries.map((e) => new Map(Object.entries(e.values).filter((p): p is [string, number] => typeof p[1] === 'number')));
+}
+
+test('PMML of linear and logistic regression, forests and SVMs (every kernel) scores what the server predicts; boosting and k-NN answer 406 naming why', async () => {
+  const epafhm = await described('EPAFHM_log10.csv', 100);
+  const hamster = await described('hamster_carcinogenicity.csv', 85);
+  const cases: [typeof epafhm, string, Record<string, string>][] = [
+    [epafhm, 'mlr', {}],
+    [epafhm, 'pls', {}],
+    [epafhm, 'random-forest-regression', { numTrees: '15' }],
+    ...['rbf', 'linear', 'poly', 'sigmoid'].map((kernel): [typeof epafhm, string, Record<string, string>] => [epafhm, 'svr', { kernel }]),
+    [hamster, 'logistic-regression', {}],
+    [hamster, 'random-forest-classification', { numTrees: '15' }],
+    [hamster, 'svc', {}],
+    [hamster, 'svc', { kernel: 'poly' }],
+  ];
+  for (const [{ dataset, target }, algorithm, parameters] of cases) {
+    const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: dataset, prediction_feature: target, ...parameters });
+    const reply = await http(local(model), { accept: 'text/xml' });
+    assert.equal(reply.status, 200, `${algorithm}: ${reply.text.slice(0, 300)}`);
+    assert.equal(reply.type, 'text/xml');
+    const score = scorePmml(reply.text);
+    const rows = await numericRows(dataset);
+    const server = await serverPredictions(model, dataset);
+    assert.equal(server.value.length, rows.length);
+    rows.forEach((row, i) => {
+      const scored = score(row);
+      const what = `${algorithm} ${JSON.stringify(parameters)}, row ${i}`;
+      if (typeof scored.value === 'number') assert.ok(relative(scored.value, Number(server.value[i])) < 1e-9, `${what}: ${scored.value} against ${server.value[i]}`);
+      else {
+        assert.equal(scored.value, server.value[i], what);
+        if (scored.probabilities) assert.ok(relative(scored.probabilities.get(scored.value)!, server.confidence[i]) < 1e-9, `${what}: probability`);
+      }
+    });
+  }
+  for (const algorithm of ['gradient-boosting-regression', 'knn-regression']) {
+    const model = await run(`${s.base}/algorithm/${algorithm}`, { dataset_uri: epafhm.dataset, prediction_feature: epafhm.target });
+    const reply = await http(local(model), { accept: 'text/xml' });
+    assert.equal(reply.status, 406, reply.text);
+    assert.match(reply.text, /has no PMML form here/);
+  }
 });
