@@ -6,7 +6,10 @@ import { requestMediaType } from '../http/body.ts';
 import { readMultipart } from '../http/multipart.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
-import { columnCount, fitEncodings, isLearnable, type ColumnEncoding } from '../learning/feature-matrix.ts';
+import type * as RDF from '@rdfjs/types';
+import { columnCount, encodeRows, fitEncodings, isLearnable, type ColumnEncoding } from '../learning/feature-matrix.ts';
+import { DOMAIN_OPTION } from '../learning/applicability-domain.ts';
+import { fittedDomain } from './training.ts';
 import type { OnnxCheck, OnnxState } from './onnx-runtime.ts';
 import { ONNX_RUNTIME_MODULE } from './onnx-forms.ts';
 import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
@@ -20,6 +23,7 @@ export const ONNX_IMPORT_FIELDS = {
   title: 'The model’s title (optional)',
   training_dataset: 'The dataset it was trained on (optional): its means fill missing values, as a model trained here does',
   algorithm_description: 'How it was made (optional): the algorithm and software, in words',
+  applicability_domain: `With training_dataset: the applicability domain the model carries, fitted on the training set's independent variables (${DOMAIN_OPTION.choices!.join(', ')}; default auto)`,
 };
 
 export interface OnnxImportRequest {
@@ -29,6 +33,8 @@ export interface OnnxImportRequest {
   title?: string;
   trainingDataset?: string;
   algorithmDescription?: string;
+  /** DOMAIN_OPTION's choice (id), or undefined: auto with a training dataset, none without. */
+  domain?: string;
 }
 
 /** Read `POST /model`'s multipart body: the file (413 above `limit` bytes) and the fields, 400 naming what is missing. */
@@ -47,7 +53,11 @@ export async function readOnnxImport(ctx: Context, limit: number): Promise<OnnxI
   if (new Set(independent).size !== independent.length) throw badRequest('independent_features: a feature is given twice');
   const predictionFeature = one('prediction_feature');
   if (!predictionFeature) throw badRequest('prediction_feature: missing (the feature URI of the endpoint the model predicts)');
-  return { file: file.body, independent, predictionFeature, title: one('title'), trainingDataset: one('training_dataset'), algorithmDescription: one('algorithm_description') };
+  const trainingDataset = one('training_dataset');
+  const domain = one('applicability_domain')?.split('/').pop();
+  if (domain !== undefined && !DOMAIN_OPTION.choices!.includes(domain)) throw badRequest(`applicability_domain: ${domain} is not one of ${DOMAIN_OPTION.choices!.join(', ')}`);
+  if (domain && domain !== 'none' && !trainingDataset) throw badRequest('applicability_domain: a domain is fitted on the training set; give training_dataset');
+  return { file: file.body, independent, predictionFeature, title: one('title'), trainingDataset, algorithmDescription: one('algorithm_description'), domain };
 }
 
 /**
@@ -67,11 +77,14 @@ export async function importOnnxModel(services: Pick<Services, 'uris' | 'store' 
   if (unusable.length) throw badRequest(`independent_features: feature ${unusable[0].title ?? unusable[0].uri} <${unusable[0].uri}> is neither numeric nor a fingerprint`);
   if (independent.some((f) => f.uri === target.uri)) throw badRequest('independent_features: the prediction feature cannot be an input too');
   const task = target.nominal ? 'classification' : 'regression';
-  const encodings = await encodingsOf(datasets, independent, request.trainingDataset);
+  const { encodings, training } = await encodingsOf(datasets, independent, request.trainingDataset);
 
   const checked = await services.workers.run<OnnxCheck>(ONNX_RUNTIME_MODULE, 'checkOnnxFile', [request.file, { columns: columnCount(encodings), task, accepted: target.accepted }]);
   if (!checked.ok) throw badRequest(checked.problem);
   const state: OnnxState = { ...checked.state, file: Buffer.from(request.file).toString('base64'), digest: createHash('sha256').update(request.file).digest('hex') };
+  // the domain it carries: fitted on the training rows' matrix, as a model trained here
+  const matrix = training && (await encodeRows(encodings, training));
+  const domain = matrix ? await fittedDomain(services, request.domain ?? 'auto', matrix.x, matrix.binary) : undefined;
   const software = [state.producer.name, state.producer.version].filter(Boolean).join(' ') || 'an unnamed producer';
   return models.create({
     algorithm: services.uris.item('algorithm', ONNX_IMPORT_ID),
@@ -90,6 +103,7 @@ export async function importOnnxModel(services: Pick<Services, 'uris' | 'store' 
     targetTitle: target.title ?? target.uri,
     warnings: request.trainingDataset ? [] : ['no training dataset was given: rows that lack a value of an independent variable are not predicted'],
     endpoints: target.sameAs,
+    domain,
   });
 }
 
@@ -98,15 +112,12 @@ export async function importOnnxModel(services: Pick<Services, 'uris' | 'store' 
  * training dataset, its means fill missing values as for a model trained here; without one the
  * means are unknown (NaN): rows with a missing value are not predicted.
  */
-async function encodingsOf(datasets: DatasetStore, independent: FeatureRecord[], trainingDataset: string | undefined): Promise<ColumnEncoding[]> {
+async function encodingsOf(datasets: DatasetStore, independent: FeatureRecord[], trainingDataset: string | undefined): Promise<{ encodings: ColumnEncoding[]; training?: Map<string, RDF.Literal>[] }> {
   if (!trainingDataset)
-    return independent.map((f) => (f.bits !== undefined ? { feature: f.uri, kind: 'fingerprint', bits: f.bits } : { feature: f.uri, kind: 'numeric', mean: Number.NaN, binary: false }));
+    return { encodings: independent.map((f) => (f.bits !== undefined ? { feature: f.uri, kind: 'fingerprint', bits: f.bits } : { feature: f.uri, kind: 'numeric', mean: Number.NaN, binary: false })) };
   const meta = await datasets.requireMeta(trainingDataset, 'training_dataset');
   const lacking = independent.filter((f) => !meta.features.includes(f.uri));
   if (lacking.length) throw badRequest(`training_dataset: dataset ${meta.uri} has no column of independent feature ${lacking[0].title ?? lacking[0].uri} <${lacking[0].uri}>`);
-  const rows = await datasets.allRows(meta.uri);
-  return fitEncodings(
-    independent,
-    rows.map((r) => r.values),
-  );
+  const training = (await datasets.allRows(meta.uri)).map((r) => r.values);
+  return { encodings: await fitEncodings(independent, training), training };
 }

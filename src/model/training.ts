@@ -217,7 +217,14 @@ async function domainOf(services: Pick<Services, 'workers'>, plan: TrainingPlan,
   const lazy = plan.learner.types.includes('ApplicabilityDomain');
   if (plan.domain === undefined) return lazy ? embeddedDomain(services, x, binary, plan.parameters, signal) : undefined;
   if (plan.domain === 'auto') return embeddedDomain(services, x, binary, lazy ? plan.parameters : {}, signal);
-  const method = DOMAIN_METHODS.find((m) => m.id === plan.domain)!;
+  return fittedDomain(services, plan.domain, x, binary, signal);
+}
+
+/** The domain a model carries for a choice of DOMAIN_OPTION's (`auto`, `none`, or a method's id with its default parameters), fitted on the training rows' matrix. */
+export async function fittedDomain(services: Pick<Services, 'workers'>, choice: string, x: Matrix, binary: boolean[], signal?: AbortSignal): Promise<{ method: string; state: unknown } | undefined> {
+  if (choice === 'none') return undefined;
+  if (choice === 'auto') return embeddedDomain(services, x, binary, {}, signal);
+  const method = DOMAIN_METHODS.find((m) => m.id === choice)!;
   const defaults = Object.fromEntries(method.parameters.map((p) => [p.name, p.default]));
   return { method: method.id, state: await fitDomainState(services, method.id, x, defaults, signal) };
 }

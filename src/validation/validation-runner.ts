@@ -259,8 +259,13 @@ export class ValidationRunner {
 
   /** 409 when the rows read at `version` have been written since (a merge, a deletion renumbers them). */
   async checkRowsUnchanged(dataset: DatasetMeta, version: number | undefined): Promise<void> {
-    if ((await this.rowsVersion(dataset)) !== version)
-      throw conflict(`the rows of dataset ${dataset.rowsOf ?? dataset.uri} were changed while the validation ran on the rows it had read; run it again`);
+    const now = await this.rowsVersion(dataset);
+    if (now === version) return;
+    // both versions named: a dataset rewritten meanwhile, or one whose description could not be read again
+    const stamp = (v: number | undefined) => (v === undefined ? 'none' : new Date(v).toISOString());
+    throw conflict(
+      `the rows of dataset ${dataset.rowsOf ?? dataset.uri} were changed while the validation ran on the rows it had read (modified ${stamp(version)} then, ${stamp(now)} now); run it again`,
+    );
   }
 
   /** Test a model just trained and store the validation (once `written`, the sets' own writes, has settled). */

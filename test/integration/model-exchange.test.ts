@@ -35,7 +35,7 @@ async function run(url: string, params: Record<string, string>, body?: string): 
   return waitForTask(s, r.text.trim());
 }
 
-async function described(file: string, rows: number): Promise<{ dataset: string; target: string }> {
+async function described(file: string, rows: number): Promise<{ dataset: string; target: string; raw: string }> {
   const raw = await run(
     `${s.url}/dataset`,
     {},
@@ -46,7 +46,7 @@ async function described(file: string, rows: number): Promise<{ dataset: string;
       .join('\n'),
   );
   const target = (await http(`${local(raw)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n')[0];
-  return { dataset: await run(`${s.url}/algorithm/rdkit-descriptors`, { dataset_uri: raw }), target };
+  return { dataset: await run(`${s.url}/algorithm/rdkit-descriptors`, { dataset_uri: raw }), target, raw };
 }
 
 /** A model's ONNX file, its metadata, and onnxruntime's predictions of a dataset's rows (in the columns the metadata names). */
@@ -257,8 +257,8 @@ test('imports that do not fit answer 400 naming the problem (width, labels, shap
   assert.match(algorithm.text, /POST the ONNX file to/);
 });
 
-test('round trip: a forest exported as ONNX and imported again predicts what the native forest predicts', async () => {
-  const { dataset, target } = await described('EPAFHM_log10.csv', 60);
+test('round trip: a forest exported as ONNX and imported again predicts what the native forest predicts, from the structures alone (descriptors calculated first), with the applicability domain it carries', async () => {
+  const { dataset, target, raw } = await described('EPAFHM_log10.csv', 60);
   const native = await run(`${s.base}/algorithm/random-forest-regression`, { dataset_uri: dataset, prediction_feature: target, numTrees: '20' });
   const r = await fetch(local(native), { headers: { Accept: 'application/onnx' } });
   const bytes = new Uint8Array(await r.arrayBuffer());
@@ -271,6 +271,20 @@ test('round trip: a forest exported as ONNX and imported again predicts what the
   assert.equal(theirs.value.length, mine.value.length);
   const worst = Math.max(...mine.value.map((v, i) => relative(Number(theirs.value[i]), Number(v))));
   assert.ok(worst < 1e-5, `worst relative difference ${worst}`);
+  // from the structures alone: the descriptors come from the catalogue's RDKit algorithm, calculated first
+  const fromStructures = await serverPredictions(imported.text.trim(), raw);
+  assert.equal(fromStructures.value.length, mine.value.length);
+  fromStructures.value.forEach((v, i) => assert.ok(relative(Number(v), Number(theirs.value[i])) < 1e-9, `row ${i}: ${v} against ${theirs.value[i]}`));
+  // it carries a domain fitted on its training set (auto: the Euclidean distance to the nearest training compounds), as a model trained here
+  const predictions = await run(imported.text.trim(), { dataset_uri: dataset });
+  const [header, ...rows] = parseCsv((await http(local(predictions), { accept: 'text/csv' })).text) as string[][];
+  const inside = header.findIndex((h) => /inside the applicability domain/.test(h));
+  assert.ok(inside > 0, header.join(' | '));
+  assert.ok(rows.every((r) => r[inside] === 'true' || r[inside] === 'false'));
+  assert.ok(rows.filter((r) => r[inside] === 'true').length > rows.length / 2, 'most of its own training set is inside');
+  const none = await importModel(bytes, { independent_features: columns, prediction_feature: target, applicability_domain: 'ad-leverage' });
+  assert.equal(none.status, 400, 'a domain needs the training set');
+  assert.match(none.text, /applicability_domain: a domain is fitted on the training set/);
 });
 
 /** A dataset's rows as maps feature → number (what a PMML scorer takes). */
