@@ -63,3 +63,34 @@ export function linearClassifierFile(labels: string[]): Uint8Array {
     ],
   );
 }
+
+/** A small MLP in doubles: y = w2 · relu(W1 · x + b1) + b2, with two inputs and three hidden units. */
+export const MLP = { w1: [1, -2, 0.5, 3, -1, 1], b1: [0.5, -1, 0.25], w2: [2, -1, 0.5], b2: 0.125 };
+export function mlpFile(): Uint8Array {
+  return onnxFile(
+    onnx.GraphProto.create({
+      name: 'known MLP',
+      node: [
+        onnx.NodeProto.create({ opType: 'MatMul', input: ['X', 'W1'], output: ['XW1'] }),
+        onnx.NodeProto.create({ opType: 'Add', input: ['XW1', 'B1'], output: ['hidden_in'] }),
+        onnx.NodeProto.create({ opType: 'Relu', input: ['hidden_in'], output: ['hidden'] }),
+        onnx.NodeProto.create({ opType: 'MatMul', input: ['hidden', 'W2'], output: ['HW2'] }),
+        onnx.NodeProto.create({ opType: 'Add', input: ['HW2', 'B2'], output: ['y'] }),
+      ],
+      initializer: [
+        onnx.TensorProto.create({ name: 'W1', dataType: DataType.DOUBLE, dims: [2, 3], doubleData: MLP.w1 }),
+        onnx.TensorProto.create({ name: 'B1', dataType: DataType.DOUBLE, dims: [3], doubleData: MLP.b1 }),
+        onnx.TensorProto.create({ name: 'W2', dataType: DataType.DOUBLE, dims: [3, 1], doubleData: MLP.w2 }),
+        onnx.TensorProto.create({ name: 'B2', dataType: DataType.DOUBLE, dims: [1], doubleData: [MLP.b2] }),
+      ],
+      input: [valueInfo('X', DataType.DOUBLE, ['N', 2])],
+      output: [valueInfo('y', DataType.DOUBLE, ['N', 1])],
+    }),
+  );
+}
+
+/** What the MLP gives for a row (x1, x2). */
+export function mlpValue(x1: number, x2: number): number {
+  const hidden = MLP.b1.map((b, k) => Math.max(0, b + x1 * MLP.w1[k] + x2 * MLP.w1[3 + k]));
+  return hidden.reduce((s, h, k) => s + h * MLP.w2[k], MLP.b2);
+}

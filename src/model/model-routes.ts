@@ -12,7 +12,7 @@ import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone,
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
-import { PMML_MEDIA_TYPES, PMML_MODULE, pmmlUnsupported } from './pmml.ts';
+import { PMML_MEDIA_TYPES, PMML_MODULE, pmmlUnsupported, type PmmlFeature } from './pmml.ts';
 import { ONNX_EXPORT_MODULE, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-forms.ts';
 import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 import { importOnnxModel, ONNX_IMPORT_FIELDS, readOnnxImport } from './onnx-import.ts';
@@ -114,9 +114,10 @@ export function modelRoutes(
         const model = (await models.load(uri))!;
         const why = pmmlUnsupported(model);
         if (why) throw noSuchForm(`${why}; ask for RDF`);
-        const titles = await readFeatureRecords(store, [...model.independent, model.dependent]);
+        const records = await readFeatureRecords(store, [...model.independent, model.dependent]);
+        const features = new Map([...records].map(([f, d]): [string, PmmlFeature] => [f, { title: d.title, algorithm: d.source && services.uris.isIn('algorithm', d.source) ? d.source : undefined }]));
         // a forest's document is megabytes: written on the worker pool
-        return services.workers.run<string>(PMML_MODULE, 'modelPmml', [model, new Map([...titles].map(([f, d]) => [f, d.title ?? f]))]);
+        return services.workers.run<string>(PMML_MODULE, 'modelPmml', [model, features]);
       };
       for (const type of PMML_MEDIA_TYPES) renderers[type] = pmml;
       // ONNX for the learners that have an ONNX form (406 naming why for the others)

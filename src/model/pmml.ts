@@ -34,13 +34,28 @@ export function pmmlUnsupported(model: StoredModel): string | undefined {
   return `the learner of model ${model.uri} (${id}) has no PMML form here: linear and logistic regression, random forests and SVMs (two classes at most) do`;
 }
 
-/** Worker-pool entry: a model's PMML document (`pmmlUnsupported` said it has one). Titles are the features' display names. */
-export function modelPmml(model: StoredModel, titles: Map<string, string>): string {
+/** What a document says of a feature: its title (the display name) and the descriptor algorithm that calculates it. */
+export interface PmmlFeature {
+  title?: string;
+  algorithm?: string;
+}
+
+/**
+ * Worker-pool entry: a model's PMML document (`pmmlUnsupported` said it has one). Each variable
+ * names the descriptor algorithm instance that calculates it (an `Extension`), so that another
+ * tool knows which inputs to compute.
+ */
+export function modelPmml(model: StoredModel, features: Map<string, PmmlFeature>): string {
   const fields = model.encodings.map((e) => e.feature);
   const classification = model.task === 'classification';
-  const dataField = (uri: string) => `<DataField name="${attr(uri)}" displayName="${attr(titles.get(uri) ?? uri)}" optype="continuous" dataType="double"/>`;
+  const titleOf = (uri: string) => features.get(uri)?.title ?? uri;
+  const dataField = (uri: string) => {
+    const algorithm = features.get(uri)?.algorithm;
+    const head = `<DataField name="${attr(uri)}" displayName="${attr(titleOf(uri))}" optype="continuous" dataType="double"`;
+    return algorithm ? `${head}><Extension name="descriptorAlgorithm" value="${attr(algorithm)}"/></DataField>` : `${head}/>`;
+  };
   const target = classification
-    ? `<DataField name="${attr(model.dependent)}" displayName="${attr(titles.get(model.dependent) ?? model.dependent)}" optype="categorical" dataType="string">${model.classes.map((c) => `<Value value="${attr(c)}"/>`).join('')}</DataField>`
+    ? `<DataField name="${attr(model.dependent)}" displayName="${attr(titleOf(model.dependent))}" optype="categorical" dataType="string">${model.classes.map((c) => `<Value value="${attr(c)}"/>`).join('')}</DataField>`
     : dataField(model.dependent);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

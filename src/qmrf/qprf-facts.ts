@@ -106,6 +106,8 @@ export class QprfFacts {
 
   /** Predict compounds with the model (their own feature values, descriptors calculated as needed). */
   private async predict(model: StoredModel, compounds: string[]): Promise<PredictedRow[]> {
+    // no neighbours (an imported model without a training set): nothing to plan inputs for
+    if (!compounds.length) return [];
     const values = new FeatureValues(this.services.store, this.services.uris);
     const rows: PredictionRow[] = [];
     for (const c of compounds) rows.push({ compound: c, values: new Map((await values.read(c, model.independent)).map((v) => [v.feature, v.value])) });

@@ -5,7 +5,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 import { startTestServer, http, form, waitForTask, type TestServer } from '../helpers.ts';
-import { linearClassifierFile, linearRegressionFile } from '../onnx-fixtures.ts';
+import { linearClassifierFile, linearRegressionFile, mlpFile, mlpValue } from '../onnx-fixtures.ts';
 import { scorePmml } from '../pmml-evaluator.ts';
 
 /**
@@ -179,7 +179,7 @@ async function knownTable() {
   return { dataset, x1, x2, y, activity, rows };
 }
 
-test('an imported ONNX model with known weights predicts exactly; a classifier gives its labels and probabilities; the model is documented (page, QMRF with the producer) and validated like others', async () => {
+test('imported ONNX models with known weights (linear, an MLP) predict exactly; a classifier gives its labels and probabilities; the model is documented (page, QMRF with the producer, QPRF) and validated like others', async () => {
   const t = await knownTable();
   const r = await importModel(linearRegressionFile(), { independent_features: [t.x1, t.x2], prediction_feature: t.y, title: 'Known weights', algorithm_description: 'MatMul and Add written by hand' });
   assert.equal(r.status, 201, r.text);
@@ -212,6 +212,21 @@ test('an imported ONNX model with known weights predicts exactly; a classifier g
   assert.equal(validation.numInstances, t.rows.length);
   const qmrf = (await http(local(await run(`${s.base}/reach_report/qmrf`, { model_uri: model })), { accept: 'application/qmrf-xml' })).text;
   assert.match(qmrf, /<software id="software_producer" name="handmade-test"[^>]*version="0.1"/);
+  // and a QPRF of one prediction (no training set to find neighbours in)
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const qprf = await http(local(await run(`${s.base}/reach_report/qprf`, { model_uri: model, compound_uri: compound, dataset_uri: predictions })), { accept: 'text/html' });
+  assert.equal(qprf.status, 200);
+  assert.match(qprf.text, /none stored here \(an imported model\)/);
+
+  // a small MLP (MatMul, Relu) predicts exactly too
+  const mlp = await importModel(mlpFile(), { independent_features: [t.x1, t.x2], prediction_feature: t.y });
+  assert.equal(mlp.status, 201, mlp.text);
+  const [mlpHeader, ...mlpRows] = parseCsv((await http(local(await run(mlp.text.trim(), { dataset_uri: t.dataset })), { accept: 'text/csv' })).text) as string[][];
+  const mlpColumn = mlpHeader.findIndex((h) => /predicted by model/.test(h));
+  assert.deepEqual(
+    mlpRows.map((l) => Number(l[mlpColumn])),
+    t.rows.map(([, x1, x2]) => mlpValue(Number(x1), Number(x2))),
+  );
 
   // a classifier of floats: its labels, and the probability of each as the confidence
   const c = await importModel(linearClassifierFile(['active', 'inactive']), { independent_features: [t.x1, t.x2], prediction_feature: t.activity, training_dataset: t.dataset });
@@ -312,6 +327,12 @@ test('PMML of linear and logistic regression, forests and SVMs (every kernel) sc
     assert.equal(reply.status, 200, `${algorithm}: ${reply.text.slice(0, 300)}`);
     assert.equal(reply.type, 'text/xml');
     const score = scorePmml(reply.text);
+    // every variable names the descriptor algorithm that calculates it
+    assert.equal(
+      (reply.text.match(/<Extension name="descriptorAlgorithm" value="[^"]*\/algorithm\/rdkit-descriptors\//g) ?? []).length,
+      (reply.text.match(/<DataField /g) ?? []).length - 1,
+      algorithm,
+    );
     const rows = await numericRows(dataset);
     const server = await serverPredictions(model, dataset);
     assert.equal(server.value.length, rows.length);
