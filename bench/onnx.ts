@@ -74,10 +74,58 @@ export async function benchOnnx(): Promise<Row[]> {
       );
       if (algorithm === 'random-forest-regression') rows.push(...(await importedAgainstNative({ native: model, bytes, columns, dataset, target, datasetRows: entries.length })));
     }
+    rows.push(...(await largeImport()));
   } finally {
     await server.stop();
   }
   return rows;
+
+  /**
+   * A 30 MB file imported (checked and run in a worker, stored) while GET /health is asked every
+   * 20 ms: the slowest answer shows how long the main thread was held. Baseline: the slowest
+   * /health answer in the same time with nothing else running.
+   */
+  async function largeImport(): Promise<Row[]> {
+    const { largeOnnxFile } = await import('../test/onnx-fixtures.ts');
+    const bytes = largeOnnxFile(30);
+    const table = await postAndFollow(`${base}/dataset`, {}, 'SMILES,x1,y\nCCO,1,2\nCCC,2,3\n', 'text/csv');
+    const [x1, y] = (await (await fetch(`${table}/features`, { headers: { Accept: 'text/uri-list' } })).text()).trim().split('\r\n');
+    const worstHealth = async (during: Promise<unknown>) => {
+      let worst = 0;
+      let done = false;
+      const finished = during.finally(() => {
+        done = true;
+      });
+      while (!done) {
+        const t = now();
+        await fetch(`${base}/health`);
+        worst = Math.max(worst, now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await finished;
+      return worst;
+    };
+    const t = now();
+    const fd = new FormData();
+    fd.append('file', new Blob([Buffer.from(bytes)], { type: 'application/onnx' }), 'large.onnx');
+    fd.append('independent_features', x1);
+    fd.append('prediction_feature', y);
+    const importing = fetch(`${base}/model`, { method: 'POST', body: fd, headers: { Accept: 'text/uri-list' } }).then(async (r) => {
+      if (r.status !== 201) throw new Error(`large import: ${r.status} ${(await r.text()).slice(0, 300)}`);
+    });
+    const duringImport = await worstHealth(importing);
+    const importMs = now() - t;
+    const idle = await worstHealth(new Promise((r) => setTimeout(r, importMs)));
+    return [
+      { bench, measure: 'slowest GET /health with nothing running (baseline)', value: `${fmt(idle, 0)} ms`, ratio: '1.00x' },
+      {
+        bench,
+        measure: `slowest GET /health during an import of a ${fmt(bytes.length / 1048576, 0)} MB file (${fmt(importMs, 0)} ms)`,
+        value: `${fmt(duringImport, 0)} ms`,
+        ratio: ratio(duringImport / idle),
+      },
+    ];
+  }
 
   /**
    * The forest's file imported again (POST /model) against the native forest, both predicting the

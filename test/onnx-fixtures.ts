@@ -94,3 +94,29 @@ export function mlpValue(x1: number, x2: number): number {
   const hidden = MLP.b1.map((b, k) => Math.max(0, b + x1 * MLP.w1[k] + x2 * MLP.w1[3 + k]));
   return hidden.reduce((s, h, k) => s + h * MLP.w2[k], MLP.b2);
 }
+
+/** A file of about `mb` megabytes, all of it used: y = Σ x · wₖ over a long weight vector (MatMul, ReduceSum), one input column. */
+export function largeOnnxFile(mb: number): Uint8Array {
+  const n = Math.round((mb * 1024 * 1024) / 8);
+  const weights = new Float64Array(n).map((_, i) => Math.sin(i));
+  return onnxFile(
+    onnx.GraphProto.create({
+      name: 'large',
+      node: [
+        onnx.NodeProto.create({ opType: 'MatMul', input: ['X', 'W'], output: ['XW'] }),
+        onnx.NodeProto.create({
+          opType: 'ReduceSum',
+          input: ['XW', 'axes'],
+          output: ['y'],
+          attribute: [onnx.AttributeProto.create({ name: 'keepdims', type: onnx.AttributeProto.AttributeType.INT, i: 1 })],
+        }),
+      ],
+      initializer: [
+        onnx.TensorProto.create({ name: 'W', dataType: DataType.DOUBLE, dims: [1, n], rawData: new Uint8Array(weights.buffer) }),
+        onnx.TensorProto.create({ name: 'axes', dataType: DataType.INT64, dims: [1], int64Data: [1] }),
+      ],
+      input: [valueInfo('X', DataType.DOUBLE, ['N', 1])],
+      output: [valueInfo('y', DataType.DOUBLE, ['N', 1])],
+    }),
+  );
+}

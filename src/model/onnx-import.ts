@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { badRequest, notFound, unsupportedType } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
@@ -81,7 +80,7 @@ export async function importOnnxModel(services: Pick<Services, 'uris' | 'store' 
 
   const checked = await services.workers.run<OnnxCheck>(ONNX_RUNTIME_MODULE, 'checkOnnxFile', [request.file, { columns: columnCount(encodings), task, accepted: target.accepted }]);
   if (!checked.ok) throw badRequest(checked.problem);
-  const state: OnnxState = { ...checked.state, file: Buffer.from(request.file).toString('base64'), digest: createHash('sha256').update(request.file).digest('hex') };
+  const state: OnnxState = { ...checked.state, file: Buffer.from(request.file).toString('base64') };
   // the domain it carries: fitted on the training rows' matrix, as a model trained here
   const matrix = training && (await encodeRows(encodings, training));
   const domain = matrix ? await fittedDomain(services, request.domain ?? 'auto', matrix.x, matrix.binary) : undefined;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import type { Matrix, Prediction } from '../learning/learner.ts';
 import { HttpError } from '../core/errors.ts';
@@ -27,7 +28,7 @@ export interface OnnxState {
 }
 
 /** The answer of a check: the state to store, or the problem (a 400's message; the worker pool passes messages only). */
-export type OnnxCheck = { ok: true; state: Omit<OnnxState, 'file' | 'digest'> } | { ok: false; problem: string };
+export type OnnxCheck = { ok: true; state: Omit<OnnxState, 'file'> } | { ok: false; problem: string };
 
 type Runtime = typeof import('onnxruntime-node');
 let runtime: Promise<Runtime> | undefined;
@@ -114,9 +115,9 @@ export async function checkOnnxFile(bytes: Uint8Array, expect: ImportExpectation
   const [input] = inspection.inputs;
   const labels = expect.task === 'classification' ? (inspection.classLabels ?? [...expect.accepted].sort()) : undefined;
   if (labels && !labels.length) return { ok: false, problem: 'file: the model names no class labels, and the prediction feature lists no accepted values to read its labels as' };
-  const state: OnnxState = {
-    file: Buffer.from(bytes).toString('base64'),
-    digest: `check-${process.hrtime.bigint()}`,
+  const state: Omit<OnnxState, 'file'> = {
+    // the key of the sessions workers keep of this file (hashed here, off the main thread)
+    digest: createHash('sha256').update(bytes).digest('hex'),
     input: input.name,
     inputType: input.elemType as 'float' | 'double',
     value: checked.value,
@@ -155,8 +156,7 @@ export async function checkOnnxFile(bytes: Uint8Array, expect: ImportExpectation
   } finally {
     await session.release().catch(() => undefined);
   }
-  const { file: _file, digest: _digest, ...kept } = state;
-  return { ok: true, state: kept };
+  return { ok: true, state };
 }
 
 const firstLine = (e: unknown) =>
