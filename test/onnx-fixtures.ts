@@ -12,9 +12,12 @@ function valueInfo(name: string, elemType: number, dims: (number | string)[]) {
 
 /** A file of one graph, as another tool would write it (producer "handmade-test 0.1"). */
 function onnxFile(graph: InstanceType<typeof onnx.GraphProto>, opsets = [{ domain: '', version: 17 }]): Uint8Array {
-  return onnx.ModelProto.encode(
-    onnx.ModelProto.create({ irVersion: 8, producerName: 'handmade-test', producerVersion: '0.1', opsetImport: opsets.map((o) => onnx.OperatorSetIdProto.create(o)), graph }),
-  ).finish();
+  // a Uint8Array of its own (protobufjs answers a Buffer, whose slices are views)
+  return new Uint8Array(
+    onnx.ModelProto.encode(
+      onnx.ModelProto.create({ irVersion: 8, producerName: 'handmade-test', producerVersion: '0.1', opsetImport: opsets.map((o) => onnx.OperatorSetIdProto.create(o)), graph }),
+    ).finish(),
+  );
 }
 
 /** y = 2·x1 − 3·x2 + 0.5, in doubles: MatMul and Add. */

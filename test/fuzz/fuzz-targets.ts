@@ -158,7 +158,8 @@ const WORKBOOK = await (async () => {
 /** A workbook's bytes, cut short and with bytes overwritten (its zip structure, its XML). */
 const mutatedBytes = (seed: Uint8Array) =>
   fc.tuple(fc.nat(seed.length), fc.array(fc.tuple(fc.nat(seed.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 8 })).map(([keep, writes]) => {
-    const bytes = seed.slice(0, Math.max(1, keep));
+    // a copy (a Buffer's slice would be a view, and the writes would change the seed itself)
+    const bytes = new Uint8Array(seed.subarray(0, Math.max(1, keep)));
     for (const [at, value] of writes) if (at < bytes.length) bytes[at] = value;
     return bytes;
   });
@@ -334,9 +335,8 @@ function onnxImports(c: FuzzContext): fc.Arbitrary<FuzzRequest> {
     .tuple(fc.constantFrom(...valid), fc.oneof(fc.constant(undefined), mutatedBytes(regression), mutatedBytes(classifier)), fc.boolean(), fc.array(field, { maxLength: 3 }))
     .map(([[file, fields], mutatedFile, keepFields, extra]) => multipartBody(mutatedFile ?? file, [...(keepFields ? fields : []), ...extra]));
   // a valid import now and then, so that what a stored import leads to is fuzzed too
-  return fc
-    .oneof({ weight: 1, arbitrary: fc.constantFrom(...valid).map(([file, fields]) => multipartBody(file, fields)) }, { weight: 4, arbitrary: mutatedImports })
-    .map((body): FuzzRequest => ({ method: 'POST', path: '/model', ...body }));
+  const validImports = fc.constantFrom(...valid).map(([file, fields]) => multipartBody(file, fields));
+  return fc.oneof({ weight: 1, arbitrary: validImports }, { weight: 4, arbitrary: mutatedImports }).map((body): FuzzRequest => ({ method: 'POST', path: '/model', ...body }));
 }
 
 const post =
