@@ -21,6 +21,7 @@ const READ_PARAMS = [
   'prediction_feature',
   'test_dataset_uri',
   'training_dataset_uri',
+  'training_dataset',
   'test_target_dataset_uri',
   'prediction_dataset_uri',
   'result_dataset',

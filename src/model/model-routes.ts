@@ -15,7 +15,7 @@ import { readFeatureRecords } from '../feature/feature-record.ts';
 import { PMML_MEDIA_TYPES, PMML_MODULE, pmmlUnsupported, type PmmlFeature } from './pmml.ts';
 import { ONNX_EXPORT_MODULE, ONNX_MEDIA_TYPE, onnxUnsupported } from './onnx-forms.ts';
 import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
-import { importOnnxModel, ONNX_IMPORT_FIELDS, readOnnxImport } from './onnx-import.ts';
+import { checkImportReadable, importOnnxModel, ONNX_IMPORT_FIELDS, readOnnxImport } from './onnx-import.ts';
 import type { OnnxState } from './onnx-runtime.ts';
 import { SERVICE_VERSION } from '../core/version.ts';
 import type { ModelStore } from './model-store.ts';
@@ -80,6 +80,8 @@ export function modelRoutes(
     },
     async (ctx) => {
       const request = await readOnnxImport(ctx, services.config.modelImportBytes);
+      // a multipart body is read here, not by the access-control middleware: what it names is checked here
+      if (ctx.state.canRead) checkImportReadable(request, ctx.state.canRead);
       await sendUri(ctx, await importOnnxModel(services, datasets, models, request), 201);
     },
   );

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { badRequest, notFound, unsupportedType } from '../core/errors.ts';
+import { badRequest, HttpError, notFound, unsupportedType } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import { requestMediaType } from '../http/body.ts';
 import { readMultipart } from '../http/multipart.ts';
@@ -57,6 +57,20 @@ export async function readOnnxImport(ctx: Context, limit: number): Promise<OnnxI
   if (domain !== undefined && !DOMAIN_OPTION.choices!.includes(domain)) throw badRequest(`applicability_domain: ${domain} is not one of ${DOMAIN_OPTION.choices!.join(', ')}`);
   if (domain && domain !== 'none' && !trainingDataset) throw badRequest('applicability_domain: a domain is fitted on the training set; give training_dataset');
   return { file: file.body, independent, predictionFeature, title: one('title'), trainingDataset, algorithmDescription: one('algorithm_description'), domain };
+}
+
+/**
+ * With access control on: 403 unless the caller may read every resource the import names (the
+ * training dataset's means and rows go into the model, its domain and its reports).
+ */
+export function checkImportReadable(request: OnnxImportRequest, canRead: (uri: string) => boolean): void {
+  const named: [string, string][] = [
+    ...request.independent.map((f): [string, string] => ['independent_features', f]),
+    ['prediction_feature', request.predictionFeature],
+    ...(request.trainingDataset ? [['training_dataset', request.trainingDataset] as [string, string]] : []),
+  ];
+  const hidden = named.find(([, uri]) => !canRead(uri));
+  if (hidden) throw new HttpError(403, 'Forbidden', `the caller may not read ${hidden[1]} (parameter ${hidden[0]})`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, testStoreFlags, http, form, errorReport, featureTurtle, type TestServer } from '../helpers.ts';
+import { linearRegressionFile } from '../onnx-fixtures.ts';
 
 let s: TestServer;
 let admin: string;
@@ -354,6 +355,30 @@ test('algorithms and models: any user applies an algorithm; the model belongs to
   await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: described, public_read: 'true' }), ...as(alice) });
   assert.equal((await post(model, bob, { dataset_uri: described })).status, 200, 'a readable model can be applied');
   assert.equal((await http(model.replace(s.base, s.url), { method: 'DELETE', ...as(bob) })).status, 403, 'but not deleted');
+});
+
+test('an ONNX import reads on its caller’s behalf: features and a training dataset the caller may not read are refused (403); the model belongs to its importer', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const upload = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,x1,y\nCCO,1,2\nCCCO,2,4\nc1ccccc1,3,5\n', contentType: 'text/csv', accept: 'text/uri-list', ...as(alice) });
+  const dataset = upload.text.trim();
+  const [x1, y] = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', ...as(alice) })).text.trim().split('\r\n');
+  const importAs = (token: string, fields: Record<string, string>) => {
+    const fd = new FormData();
+    fd.append('file', new Blob([Buffer.from(linearRegressionFile(1))], { type: 'application/onnx' }), 'model.onnx');
+    for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+    return http(`${s.url}/model`, { method: 'POST', body: fd, accept: 'text/uri-list', ...as(token) });
+  };
+  const refused = await importAs(bob, { independent_features: x1, prediction_feature: y });
+  assert.equal(refused.status, 403, refused.text);
+  assert.match((await errorReport(refused)).message ?? '', /parameter independent_features/);
+  for (const f of [x1, y]) await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: f, public_read: 'true' }), ...as(alice) });
+  const training = await importAs(bob, { independent_features: x1, prediction_feature: y, training_dataset: dataset });
+  assert.equal(training.status, 403, "bob may not read alice's training set");
+  assert.match((await errorReport(training)).message ?? '', /parameter training_dataset/);
+  const own = await importAs(alice, { independent_features: x1, prediction_feature: y, training_dataset: dataset });
+  assert.equal(own.status, 201, own.text);
+  assert.equal((await http(own.text.trim().replace(s.base, s.url), { ...as(bob) })).status, 403, 'the model is its importer’s');
 });
 
 test('validations: any user validates what they may read; validations and cross-validations belong to their maker, also under the Ruby layout', async () => {
