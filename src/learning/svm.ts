@@ -250,6 +250,14 @@ export interface SvmForm {
   probB?: number;
 }
 
+/** Why a trained SVM has no exported form (undefined: svmForm reads it). */
+export function svmFormMissing(stateValue: unknown): string | undefined {
+  const state = stateValue as SvmState;
+  if (!state.model) return 'it was trained on a single class or without a varying column';
+  if (state.kind === 'svc' && state.classes !== 2) return "libsvm's probabilities of more than two classes (pairwise coupling) are not written";
+  return undefined;
+}
+
 export function svmForm(stateValue: unknown): SvmForm | undefined {
   const state = stateValue as SvmState;
   if (!state.model) return undefined;
@@ -324,6 +332,9 @@ function parameters(kind: 'svr' | 'svc'): ParameterSpec[] {
   }
   return p;
 }
+
+/** Is this learner id one of the SVMs (`svr`, `svc`)? */
+export const isSvm = (learnerId: string) => learnerId === supportVectorRegression.id || learnerId === supportVectorClassification.id;
 
 export const supportVectorRegression: Learner = {
   id: 'svr',

@@ -57,7 +57,9 @@ async function planDomain(services: Pick<Services, 'uris' | 'store'>, datasets: 
     if (!model?.dependent) throw badRequest(`model_uri: ${request.model} is not a predictive model of this service`);
     const missing = model.independent.filter((f) => !dataset.features.includes(f));
     if (missing.length)
-      throw badRequest(`dataset_uri: dataset ${uri} lacks ${missing.length} of the independent variables of model ${request.model} (its training dataset is ${model.trainingDataset})`);
+      throw badRequest(
+        `dataset_uri: dataset ${uri} lacks ${missing.length} of the independent variables of model ${request.model}${model.trainingDataset ? ` (its training dataset is ${model.trainingDataset})` : ''}`,
+      );
     candidates = model.independent;
   }
   if (request.leaveOut && !dataset.features.includes(request.leaveOut)) throw badRequest(`prediction_feature ${request.leaveOut} is not a feature of dataset ${uri}`);

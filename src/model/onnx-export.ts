@@ -4,6 +4,7 @@ import type { BoostingState } from '../learning/gradient-boosting.ts';
 import { logisticRegression, logitForm } from '../learning/logistic-regression.ts';
 import { decodeTree, type Tree } from '../learning/histogram-tree.ts';
 import { learnerById } from '../learning/learners.ts';
+import { isSvm } from '../learning/svm.ts';
 import type { FeatureRecord } from '../feature/feature-record.ts';
 import type { StoredModel } from './model-codec.ts';
 import { doubles, int, ints, labelOf, string, strings, tensorInfo, type Graph } from './onnx-graph.ts';
@@ -40,7 +41,7 @@ function learnerNodes(model: StoredModel): Graph {
   if (model.learnerId.startsWith('random-forest')) return forestNodes(model);
   if (model.learnerId.startsWith('gradient-boosting')) return boostingNodes(model);
   if (model.learnerId === logisticRegression.id) return logisticNodes(model);
-  if (model.learnerId === 'svr' || model.learnerId === 'svc') return svmNodes(model);
+  if (isSvm(model.learnerId)) return svmNodes(model);
   // a linear model in doubles: X · coefficients + intercept (onnxruntime's LinearRegressor takes floats only)
   const form = learnerById(model.learnerId)!.linearForm!(model.state)!;
   return {

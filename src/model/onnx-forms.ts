@@ -1,6 +1,6 @@
 import { learnerById } from '../learning/learners.ts';
 import { logisticRegression } from '../learning/logistic-regression.ts';
-import { svmForm } from '../learning/svm.ts';
+import { isSvm, svmFormMissing } from '../learning/svm.ts';
 import type { StoredModel } from './model-codec.ts';
 import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 
@@ -22,9 +22,9 @@ export function onnxUnsupported(model: StoredModel): string | undefined {
   if (model.learnerId === ONNX_IMPORT_ID) return undefined; // its own file
   if (model.learnerId.startsWith('random-forest') || model.learnerId.startsWith('gradient-boosting') || model.learnerId === logisticRegression.id) return undefined;
   if (learnerById(model.learnerId)?.linearForm && model.task === 'regression') return undefined;
-  if (model.learnerId === 'svr' || model.learnerId === 'svc') {
-    if (svmForm(model.state)) return undefined;
-    return `the SVM of model ${model.uri} has no ONNX form here: ${model.learnerId === 'svc' && model.classes.length > 2 ? "libsvm's probabilities of more than two classes (pairwise coupling) are not written as ONNX" : 'it was trained on a single class or without a varying column'}`;
+  if (isSvm(model.learnerId)) {
+    const missing = svmFormMissing(model.state);
+    return missing && `the SVM of model ${model.uri} has no ONNX form here: ${missing}`;
   }
   return `the learner of model ${model.uri} (${model.learnerId}) has no ONNX form here: random forests, gradient boosting, logistic regression, linear regression (mlr, pls) and SVMs (two classes at most) do`;
 }

@@ -1,11 +1,29 @@
 import onnxProto from 'onnx-proto';
 import { badRequest } from '../core/errors.ts';
+import { scanOnnxWire } from './onnx-wire-scan.ts';
 
 const { onnx } = onnxProto;
 const { DataType } = onnx.TensorProto;
 
 /** Operator domains an imported model may use: the standard operators and the classical machine-learning ones, as onnxruntime runs them. */
 export const IMPORT_DOMAINS = ['', 'ai.onnx', 'ai.onnx.ml'];
+
+/**
+ * The ai.onnx operators an imported model may use: what tree ensembles, linear models, SVMs and
+ * MLPs are written with (arithmetic, matrix products, activations, reductions, reshaping). Left
+ * out: control flow (If, Loop, Scan: a loop of 10^15 steps holds a worker for good), operators
+ * that make tensors of a computed size (ConstantOfShape, Expand, Tile, Range, Resize, Pad), and
+ * everything else (convolutions, recurrent layers, random numbers).
+ */
+const STANDARD_OPERATORS = new Set(
+  (
+    'Abs Acos Acosh Add And ArgMax ArgMin Asin Asinh Atan Atanh BatchNormalization Cast Ceil Celu Clip Concat Constant Cos Cosh Div Dropout Elu Equal Erf Exp ' +
+    'Flatten Floor Gather GatherElements Gelu Gemm Greater GreaterOrEqual HardSigmoid HardSwish Hardmax Identity IsInf IsNaN LayerNormalization LeakyRelu Less LessOrEqual Log ' +
+    'LogSoftmax MatMul Max Mean Min Mish Mod Mul Neg Not Or PRelu Pow Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ' +
+    'ReduceSum ReduceSumSquare Relu Reshape Round Selu Shape Sigmoid Sign Sin Sinh Size Slice Softmax Softplus Softsign Split Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu ' +
+    'TopK Transpose Trilu Unsqueeze Where Xor'
+  ).split(' '),
+);
 
 /** A tensor's element type and its dimensions (a number, or undefined where the file leaves it open). */
 export interface TensorInfo {
@@ -24,6 +42,8 @@ export interface OnnxInspection {
   /** The class labels a classifier node or a ZipMap names, as text (undefined: none named). */
   classLabels?: string[];
   nodes: number;
+  /** Each node's operator: its domain ('' for ai.onnx) and type. */
+  operators: { domain: string; opType: string }[];
 }
 
 const TYPE_NAMES: Record<number, string> = {
@@ -55,6 +75,8 @@ function tensorInfo(v: onnxProto.onnx.IValueInfoProto): TensorInfo {
  * classifier or ZipMap node. 400 when the bytes are not an ONNX model with a graph.
  */
 export function inspectOnnx(bytes: Uint8Array): OnnxInspection {
+  const scan = scanOnnxWire(bytes);
+  if (scan.problem) throw badRequest(scan.problem);
   let model: InstanceType<typeof onnx.ModelProto>;
   try {
     model = onnx.ModelProto.decode(bytes);
@@ -78,6 +100,7 @@ export function inspectOnnx(bytes: Uint8Array): OnnxInspection {
     outputs: graph.output.map(tensorInfo),
     classLabels,
     nodes: graph.node.length,
+    operators: graph.node.map((n) => ({ domain: n.domain === 'ai.onnx' ? '' : (n.domain ?? ''), opType: n.opType ?? '' })),
   };
 }
 
@@ -106,6 +129,11 @@ export interface ImportExpectation {
 export function checkImport(inspection: OnnxInspection, expect: ImportExpectation): ImportOutputs {
   const foreign = inspection.opsets.filter((o) => !IMPORT_DOMAINS.includes(o.domain));
   if (foreign.length) throw badRequest(`file: operators of domain ${foreign.map((o) => o.domain).join(', ')} cannot be run here (only ai.onnx and ai.onnx.ml)`);
+  const refused = inspection.operators.find((o) => (o.domain === 'ai.onnx.ml' ? false : o.domain !== '' || !STANDARD_OPERATORS.has(o.opType)));
+  if (refused)
+    throw badRequest(
+      `file: the operator ${refused.domain ? `${refused.domain}.` : ''}${refused.opType} is not run here: imported models are tree ensembles, linear models, SVMs and MLPs (every ai.onnx.ml operator; of ai.onnx, arithmetic, matrix products, activations, reductions and reshaping, no control flow or operators that make tensors of a computed size)`,
+    );
   if (inspection.inputs.length !== 1) throw badRequest(`file: the model has ${inspection.inputs.length} inputs; one input of [rows, features] is needed`);
   const [input] = inspection.inputs;
   if (input.kind !== 'tensor' || (input.elemType !== 'float' && input.elemType !== 'double'))

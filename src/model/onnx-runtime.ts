@@ -136,22 +136,33 @@ export async function checkOnnxFile(bytes: Uint8Array, expect: ImportExpectation
     return { ok: false, problem: `file: onnxruntime cannot load the model (${firstLine(e)})` };
   }
   try {
-    const rows = 2;
-    const zeros: Matrix = { rows, cols: expect.columns, data: new Float64Array(rows * expect.columns) };
+    // rows of −1, 0 and 1 in every column
+    const rows = 3;
+    const zeros: Matrix = { rows, cols: expect.columns, data: Float64Array.from({ length: rows * expect.columns }, (_, i) => Math.floor(i / expect.columns) - 1) };
     const fetches = [state.value, ...(state.probabilities ? [state.probabilities] : [])];
     let out: Awaited<ReturnType<InferenceSession['run']>>;
     try {
       out = await session.run({ [state.input]: await inputTensor(state, zeros) }, fetches);
     } catch (e) {
-      return { ok: false, problem: `file: onnxruntime cannot run the model on rows of ${expect.columns} columns (${firstLine(e)})` };
+      return { ok: false, problem: `file: onnxruntime cannot run the model on ${rows} rows of ${expect.columns} columns (${firstLine(e)}; a model of a fixed batch size of 1 is not imported)` };
     }
     const values = out[state.value].data as ArrayLike<unknown>;
-    if (values.length !== rows) return { ok: false, problem: `file: the output ${state.value} gives ${values.length} values for ${rows} rows; one per row is needed` };
+    if (values.length !== rows)
+      return { ok: false, problem: `file: the output ${state.value} gives ${values.length} values for ${rows} rows; one per row is needed (a model of a fixed batch size of 1 is not imported)` };
     if (labels) {
       const unknown = Array.from(values, String).filter((v) => !labels.includes(v));
       if (unknown.length) return { ok: false, problem: `prediction_feature: the model answers the label ${unknown[0]}, which is not one of the classes ${labels.join(', ')}` };
       const width = state.probabilities ? out[state.probabilities].data.length / rows : labels.length;
       if (width !== labels.length) return { ok: false, problem: `file: the output ${state.probabilities} gives ${width} probabilities per row for ${labels.length} classes (${labels.join(', ')})` };
+      // labels read from the prediction feature, not the file: the probability columns are taken in their order only if the most probable one is the label on every check row
+      if (state.probabilities && !inspection.classLabels) {
+        const p = out[state.probabilities].data as ArrayLike<number>;
+        const agrees = Array.from(values, String).every((label, r) => {
+          const row = Array.from({ length: width }, (_, k) => Number(p[r * width + k]));
+          return labels[row.indexOf(Math.max(...row))] === label;
+        });
+        if (!agrees) state.probabilities = undefined;
+      }
     }
   } finally {
     await session.release().catch(() => undefined);

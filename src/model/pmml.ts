@@ -1,9 +1,9 @@
-import { escapeHtml } from '../rdf/html.ts';
+import { escapeXml } from '../rdf/xml-text.ts';
 import { learnerById } from '../learning/learners.ts';
 import { logisticRegression, logitForm } from '../learning/logistic-regression.ts';
 import { decodeTree, type Tree } from '../learning/histogram-tree.ts';
 import type { ForestState } from '../learning/random-forest.ts';
-import { svmForm, type SvmForm } from '../learning/svm.ts';
+import { isSvm, svmForm, svmFormMissing, type SvmForm } from '../learning/svm.ts';
 import type { StoredModel } from './model-codec.ts';
 
 /**
@@ -18,7 +18,7 @@ import type { StoredModel } from './model-codec.ts';
 export const PMML_MODULE = import.meta.url;
 export const PMML_MEDIA_TYPES = ['text/xml', 'application/xml'];
 
-const attr = (s: string | number) => escapeHtml(String(s));
+const attr = (s: string | number) => escapeXml(String(s));
 
 /** Why a model has no PMML form here (undefined: it has one). */
 export function pmmlUnsupported(model: StoredModel): string | undefined {
@@ -27,9 +27,9 @@ export function pmmlUnsupported(model: StoredModel): string | undefined {
   const id = model.learnerId;
   if (model.task === 'regression' && learnerById(id)?.linearForm?.(model.state)) return undefined;
   if (id === logisticRegression.id || id.startsWith('random-forest')) return undefined;
-  if (id === 'svr' || id === 'svc') {
-    if (svmForm(model.state)) return undefined;
-    return `the SVM of model ${model.uri} has no PMML form here: ${id === 'svc' && model.classes.length > 2 ? "libsvm's more than two classes are not written" : 'it was trained on a single class or without a varying column'}`;
+  if (isSvm(id)) {
+    const missing = svmFormMissing(model.state);
+    return missing && `the SVM of model ${model.uri} has no PMML form here: ${missing}`;
   }
   return `the learner of model ${model.uri} (${id}) has no PMML form here: linear and logistic regression, random forests and SVMs (two classes at most) do`;
 }
@@ -74,7 +74,7 @@ export function modelPmml(model: StoredModel, features: Map<string, PmmlFeature>
 function modelElement(model: StoredModel): string[] {
   const id = model.learnerId;
   if (id.startsWith('random-forest')) return forestModel(model);
-  if (id === 'svr' || id === 'svc') return svmModel(model, svmForm(model.state)!);
+  if (isSvm(id)) return svmModel(model, svmForm(model.state)!);
   if (id === logisticRegression.id) return logisticModel(model);
   const form = learnerById(id)!.linearForm!(model.state)!;
   return [
@@ -197,9 +197,11 @@ function svmModel(model: StoredModel, form: SvmForm): string[] {
   if (form.kind === 'svc') {
     const first = model.classes[form.firstLabel!];
     const second = model.classes[1 - form.firstLabel!];
-    // P(first) > 1/2 ⟺ A · decision + B < 0: below the threshold −B/A is the first class when A > 0, the second when A < 0
-    threshold = -form.probB! / form.probA!;
-    const [below, above] = form.probA! > 0 ? [first, second] : [second, first];
+    // P(first) > 1/2 ⟺ A · decision + B < 0: below the threshold −B/A is the first class when A > 0, the second when A < 0;
+    // with A = 0 the probability is the same for every row (first where B < 0)
+    const constant = form.probB! < 0 ? first : second;
+    threshold = form.probA === 0 ? 0 : -form.probB! / form.probA!;
+    const [below, above] = form.probA === 0 ? [constant, constant] : form.probA! > 0 ? [first, second] : [second, first];
     classes = ` targetCategory="${attr(below)}" alternateTargetCategory="${attr(above)}"`;
   }
   const indices = Array.from({ length: p }, (_, j) => j + 1).join(' ');

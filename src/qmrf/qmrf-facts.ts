@@ -206,8 +206,10 @@ export class QmrfFacts {
     const { algorithm, trainingDataset } = described.description;
     const t = summary.tree;
     let ofModel: boolean;
-    if (isCrossvalidation) ofModel = t.algorithm === algorithm && t.dataset === trainingDataset;
-    else if (t.model === model) ofModel = true;
+    if (t.model === model) ofModel = true;
+    // a model with no training set here (an imported one) has no recipe: only its own validations are of it
+    else if (!trainingDataset) ofModel = false;
+    else if (isCrossvalidation) ofModel = t.algorithm === algorithm && t.dataset === trainingDataset;
     else {
       const training = typeof t.trainingDataset === 'string' ? await this.datasets.readMeta(t.trainingDataset) : undefined;
       const source = training?.quads.find((q) => q.subject.value === training.uri && q.predicate.equals(ot('hasSource')))?.object.value;

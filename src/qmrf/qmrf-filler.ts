@@ -139,9 +139,16 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   const algorithm = entry('algorithm', {
     id: 'algorithm_1',
     definition: algorithmTitle,
+    // an imported model: how it was made as its importer said, and the software that wrote the file (the catalogue entry only says how to import)
     description:
-      [f.tree.description, (f.learners.length ? f.learners : f.algorithm.def ? [f.algorithm.def] : []).map((d) => d.description).join(' ')].filter((t) => typeof t === 'string' && t).join(' ') ||
-      algorithmTitle,
+      [
+        f.tree.description,
+        imported
+          ? `Trained elsewhere and imported as an ONNX file written by ${[imported.producer.name, imported.producer.version].filter(Boolean).join(' ') || 'an unnamed producer'}; ToxGraph runs it with onnxruntime.`
+          : (f.learners.length ? f.learners : f.algorithm.def ? [f.algorithm.def] : []).map((d) => d.description).join(' '),
+      ]
+        .filter((t) => typeof t === 'string' && t)
+        .join(' ') || algorithmTitle,
     ontology_term: f.learners[0]?.sameAs ?? f.algorithm.uri,
   });
   const descriptors = f.independent.map((x, i) =>
@@ -183,7 +190,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   if (endpoints.length) b.children('model_endpoint', [ref('endpoint_ref', 'endpoint_1')]);
   b.text(
     'endpoint_comments',
-    `The dependent variable is the feature ${f.dependent.title ?? f.dependent.uri} (${f.dependent.uri})${f.endpoint ? `, the endpoint ${f.endpoint.label ?? ''} (${f.endpoint.term})` : ''} ${f.training.uri ? ` of the training dataset ${f.training.title ?? f.training.uri}` : ''}.`,
+    `The dependent variable is the feature ${f.dependent.title ?? f.dependent.uri} (${f.dependent.uri})${f.endpoint ? `, the endpoint ${f.endpoint.label ?? ''} (${f.endpoint.term})` : ''}${f.training.uri ? ` of the training dataset ${f.training.title ?? f.training.uri}` : ''}.`,
   );
   b.text('endpoint_units', f.dependent.units ?? '');
   b.text('endpoint_variable', f.dependent.title ?? f.dependent.uri);

@@ -6,7 +6,7 @@ import type { Services } from '../core/services.ts';
 import { readText, requestMediaType } from '../http/body.ts';
 import { Params } from '../http/params.ts';
 import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, sendUri, type Renderer } from '../http/respond.ts';
-import { escapeXml } from '../report/report-document.ts';
+import { escapeXml } from '../rdf/xml-text.ts';
 import { resourceTree } from '../rdf/resource-tree.ts';
 import type { Qmrfs } from './qmrfs.ts';
 import type { QmrfStore } from './qmrf-store.ts';

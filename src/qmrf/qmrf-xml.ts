@@ -1,5 +1,5 @@
 import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
-import { escapeXml } from '../report/report-document.ts';
+import { escapeXml } from '../rdf/xml-text.ts';
 import type { QmrfElementSpec } from './qmrf-spec.ts';
 import { QMRF_ELEMENTS } from './qmrf-structure.ts';
 

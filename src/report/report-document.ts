@@ -4,6 +4,7 @@
  * DocBook 5 (the stored core of a report, spec 2.7) and read back from it; HTML and PDF are
  * rendered from what is read back, so every format says exactly what the DocBook says.
  */
+import { escapeXml } from '../rdf/xml-text.ts';
 
 /** A piece of text, or a link. */
 export type Text = string | { text: string; href: string };
@@ -31,13 +32,6 @@ export interface ReportDocument {
 
 export const DOCBOOK_NS = 'http://docbook.org/ns/docbook';
 const XLINK_NS = 'http://www.w3.org/1999/xlink';
-
-/** Characters XML 1.0 cannot carry at all (they are dropped). */
-const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-
-export function escapeXml(s: string): string {
-  return s.replace(NOT_XML, '').replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
-}
 
 export function textOf(t: Text): string {
   return typeof t === 'string' ? t : t.text;

@@ -107,3 +107,43 @@ test('a classifier exported here is accepted for its own classes, refused for a 
     /the model's classes active, inactive are not values of the prediction feature/,
   );
 });
+
+/** A file of one graph around the linear model's nodes, with `extra` nodes and initializers, and local functions when asked. */
+function withGraph(extra: { nodes?: InstanceType<typeof onnx.NodeProto>[]; initializers?: InstanceType<typeof onnx.TensorProto>[]; functions?: boolean }): Uint8Array {
+  const base = onnx.ModelProto.decode(linearModel());
+  base.graph!.node!.push(...(extra.nodes ?? []));
+  base.graph!.initializer!.push(...(extra.initializers ?? []));
+  if (extra.functions) base.functions = [onnx.FunctionProto.create({ name: 'f', domain: 'local', node: [onnx.NodeProto.create({ opType: 'Identity', input: ['a'], output: ['b'] })] })];
+  return onnx.ModelProto.encode(base).finish();
+}
+
+test('files that could hold a worker or its memory are refused before they are decoded or run: control flow, operators of computed size, local functions, external data, too many nodes or repeated items', () => {
+  const { AttributeType } = onnx.AttributeProto;
+  const body = onnx.GraphProto.create({ name: 'body', node: [onnx.NodeProto.create({ opType: 'Identity', input: ['c'], output: ['d'] })] });
+  // a Loop of 10^15 steps: its body is a subgraph
+  const loop = onnx.NodeProto.create({ opType: 'Loop', input: ['n', '', 'y'], output: ['z'], attribute: [onnx.AttributeProto.create({ name: 'body', type: AttributeType.GRAPH, g: body })] });
+  refused(() => inspectOnnx(withGraph({ nodes: [loop] })), /a node has a subgraph/);
+  const expand = onnx.NodeProto.create({ opType: 'Expand', input: ['y', 'shape'], output: ['big'] });
+  refused(() => checkImport(inspectOnnx(withGraph({ nodes: [expand] })), { columns: 2, task: 'regression', accepted: [] }), /the operator Expand is not run here/);
+  refused(() => inspectOnnx(withGraph({ functions: true })), /local functions/);
+  const external = onnx.TensorProto.create({
+    name: 'secret',
+    dataType: DataType.DOUBLE,
+    dims: [1],
+    dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+    externalData: [onnx.StringStringEntryProto.create({ key: 'location', value: '/etc/passwd' })],
+  });
+  refused(() => inspectOnnx(withGraph({ initializers: [external] })), /external file/);
+  // 30,000 empty nodes: about 60 kB that a decode would make 30,000 objects of
+  refused(() => inspectOnnx(withGraph({ nodes: Array.from({ length: 30_000 }, () => onnx.NodeProto.create({})) })), /30002 nodes; at most 20000/);
+  // seventeen million one-byte int64s (each a Long once decoded) in one attribute
+  const ints = onnx.NodeProto.create({
+    opType: 'Identity',
+    input: ['y'],
+    output: ['y2'],
+    attribute: [onnx.AttributeProto.create({ name: 'x', type: AttributeType.INTS, ints: new Array(17_000_000).fill(1) })],
+  });
+  refused(() => inspectOnnx(withGraph({ nodes: [ints] })), /repeated items/);
+  // the files the tests import pass the walk
+  assert.equal(checkImport(inspectOnnx(linearModel()), { columns: 2, task: 'regression', accepted: [] }).value, 'y');
+});
