@@ -22,7 +22,7 @@ export async function benchRemoteStore(): Promise<Row[]> {
     const virtuoso = store === 'Virtuoso' ? await startVirtuoso(join(tmp.dir, 'virtuoso')) : undefined;
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet', ...(virtuoso ? ['--store-url', virtuoso.queryUrl] : [])], { port });
+    const server = await spawnServer(['--data', tmp.dir, '--host', '127.0.0.1', '--base-url', base, '--quiet', ...(virtuoso ? virtuoso.storeFlags : [])], { port });
     try {
       const { mixed, written, writes, lost } = await loadMix(base, await mixTargets(base), connections, seconds);
       results[store] = mixed.requests.average;

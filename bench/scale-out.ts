@@ -19,7 +19,7 @@ export async function benchScaleOut(): Promise<Row[]> {
   const [virtuoso, redis] = await Promise.all([startVirtuoso(join(tmp.dir, 'virtuoso')), startRedis(join(tmp.dir, 'redis'))]);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const shared = ['--store-url', virtuoso.queryUrl, '--redis-url', redis.url, '--base-url', base, '--quiet', '--host', '127.0.0.1'];
+  const shared = [...virtuoso.storeFlags, '--redis-url', redis.url, '--base-url', base, '--quiet', '--host', '127.0.0.1'];
   const serve = await spawnServer([...shared, '--data', join(tmp.dir, 'serve')], { port });
   let workers: ServerProcess[] = [];
   const startWorkers = async (n: number) => {

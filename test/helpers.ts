@@ -43,7 +43,7 @@ export async function stopTestStores(): Promise<void> {
 /** The flags that put a server (or the user command) on the test store of a data directory: none for the embedded store. */
 export async function testStoreFlags(dir: string): Promise<string[]> {
   if (!testStore) return [];
-  return ['--store-url', (await virtuosoFor(join(dir, 'virtuoso'))).queryUrl];
+  return (await virtuosoFor(join(dir, 'virtuoso'))).storeFlags;
 }
 
 /**
@@ -54,7 +54,7 @@ export async function testStoreFlags(dir: string): Promise<string[]> {
 export async function startTestServer(flags: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'toxgraph-test-')));
   const remote = testStore ? await virtuosoFor(join(dir, 'virtuoso')) : undefined;
-  const storeFlags = remote ? ['--store-url', remote.queryUrl] : [];
+  const storeFlags = remote ? remote.storeFlags : [];
   const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...storeFlags, ...flags], {})).catch(async (e) => {
     await remote?.stop();
     throw e;

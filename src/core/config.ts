@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseAllowedRanges, type Cidr } from './address-rules.ts';
 
@@ -60,6 +61,8 @@ export interface Config {
   /** HTTP Basic credentials for the remote store. */
   storeUser?: string;
   storePassword?: string;
+  /** A bearer token for a store behind a gateway (sent instead of a user and password). */
+  storeToken?: string;
   /** A Redis that several processes share: the task queue, id counters, messages (README, "Scaling out"). */
   redisUrl?: string;
   /** The prefix of every Redis key (several deployments may share one Redis). */
@@ -125,6 +128,10 @@ const SPECS: Spec[] = [
   { flag: 'store-update-url', env: 'TOXGRAPH_STORE_UPDATE_URL', parse: String, key: 'storeUpdateUrl' },
   { flag: 'store-user', env: 'TOXGRAPH_STORE_USER', parse: String, key: 'storeUser' },
   { flag: 'store-password', env: 'TOXGRAPH_STORE_PASSWORD', parse: String, key: 'storePassword' },
+  // as container secrets are mounted: the file's content, without its final newline
+  { flag: 'store-password-file', env: 'TOXGRAPH_STORE_PASSWORD_FILE', parse: secretFile, key: 'storePassword' },
+  { flag: 'store-token', env: 'TOXGRAPH_STORE_TOKEN', parse: String, key: 'storeToken' },
+  { flag: 'store-token-file', env: 'TOXGRAPH_STORE_TOKEN_FILE', parse: secretFile, key: 'storeToken' },
   { flag: 'redis-url', env: 'TOXGRAPH_REDIS_URL', parse: String, key: 'redisUrl' },
   { flag: 'redis-prefix', env: 'TOXGRAPH_REDIS_PREFIX', parse: String, key: 'redisPrefix' },
   { flag: 'job-lock-seconds', env: 'TOXGRAPH_JOB_LOCK_SECONDS', parse: int, key: 'jobLockSeconds' },
@@ -162,6 +169,15 @@ export function defaultConfig(): Config {
     jobLockSeconds: 30,
     qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',
   };
+}
+
+/** A secret kept in a file (a mounted container secret): its text without the final line break. */
+function secretFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+  }
 }
 
 /** Flags (`--port 9000`, `--port=9000`) win over environment variables, which win over defaults. */

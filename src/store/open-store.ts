@@ -6,6 +6,7 @@ import type { TripleStore } from './triple-store.ts';
 
 /** The store the configuration names: a remote SPARQL 1.1 server (`--store-url`), or the embedded one under the data directory. */
 export function openStore(config: Config): Promise<TripleStore> {
-  if (config.storeUrl) return RemoteSparqlStore.open({ queryUrl: config.storeUrl, updateUrl: config.storeUpdateUrl ?? config.storeUrl, user: config.storeUser, password: config.storePassword });
+  if (config.storeUrl)
+    return RemoteSparqlStore.open({ queryUrl: config.storeUrl, updateUrl: config.storeUpdateUrl ?? config.storeUrl, user: config.storeUser, password: config.storePassword, token: config.storeToken });
   return QuadstoreTripleStore.open(join(config.dataDir, 'store'));
 }

@@ -70,7 +70,8 @@ for (const writer of ['this process', 'another process'] as const) {
     const { RemoteSparqlStore } = await import('../../src/store/remote/remote-sparql-store.ts');
     const url = s.services.config.storeUrl ?? '';
     // another process: a second store on the same server, which this process's reads know nothing of
-    const writes = writer === 'this process' ? s.services.store : await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url });
+    const { storeUser: user, storePassword: password } = s.services.config;
+    const writes = writer === 'this process' ? s.services.store : await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url, user, password });
     const g = `http://example.org/remote/replaced/${writer.replace(' ', '-')}`;
     const size = 8;
     const version = (n: number) => Array.from({ length: size }, (_, i) => df.quad(df.namedNode(`${g}#r${i}`), df.namedNode('http://example.org/version'), df.literal(String(n))));
@@ -116,7 +117,7 @@ test('a request whose connection is closed under it is sent again', { skip, time
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}${target.pathname}`;
   try {
-    const store = await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url });
+    const store = await RemoteSparqlStore.open({ queryUrl: url, updateUrl: url, user: s.services.config.storeUser, password: s.services.config.storePassword });
     try {
       assert.equal(dropped, 1, 'the first connection was dropped');
       assert.equal(await store.hasGraph('http://example.org/remote/values'), true);
@@ -126,4 +127,23 @@ test('a request whose connection is closed under it is sent again', { skip, time
   } finally {
     proxy.close();
   }
+});
+
+test('the store is signed in to (HTTP Digest, a password from a file): ToxGraph writes through its own account; an anonymous write, or a request without credentials, is refused', {
+  skip: testStore !== 'virtuoso' && 'Virtuoso only (its anonymous endpoint)',
+}, async () => {
+  const { storeUrl, storeUser, storePassword } = s.services.config;
+  assert.match(storeUrl ?? '', /\/sparql-auth$/);
+  assert.ok(storeUser && storePassword, 'signed in with a user and the password read from a file');
+  const g = 'http://example.org/remote/anonymous-write';
+  const form = (field: string, text: string) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ [field]: text }) });
+  const anonymous = await fetch((storeUrl ?? '').replace(/\/sparql-auth$/, '/sparql'), form('update', `INSERT DATA { GRAPH <${g}> { <urn:a> <urn:b> "c" } }`));
+  await anonymous.text();
+  assert.ok(!anonymous.ok, `an anonymous update answered ${anonymous.status}`);
+  const unsigned = await fetch(storeUrl ?? '', form('query', 'ASK {}'));
+  await unsigned.text();
+  assert.equal(unsigned.status, 401, 'the signed-in endpoint asks for credentials');
+  assert.equal(await s.services.store.hasGraph(g), false, 'nothing was written');
+  await s.services.store.replaceGraphs({ [g]: [df.quad(df.namedNode('urn:a'), df.namedNode('urn:b'), df.literal('c'))] });
+  assert.equal(await s.services.store.hasGraph(g), true, 'ToxGraph writes through its own account');
 });

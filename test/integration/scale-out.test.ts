@@ -39,7 +39,7 @@ describe('several processes on one store and one queue', { skip }, () => {
     const ports = [await freePort(), await freePort()];
     // one service behind (say) a load balancer: every process mints URIs under the same base
     base = `http://127.0.0.1:${ports[0]}`;
-    shared = ['--store-url', virtuoso.queryUrl, '--redis-url', redis.url, '--base-url', base, '--quiet'];
+    shared = [...virtuoso.storeFlags, '--redis-url', redis.url, '--base-url', base, '--quiet'];
     for (const port of ports) serve.push(await spawnServer([...shared, '--data', await mkdtemp(join(dir, 'serve-'))], { port }));
     await startWorker();
     await startWorker();
@@ -207,7 +207,7 @@ describe('access control across serve processes', { skip }, () => {
     dir = await mkdtemp(join(tmpdir(), 'toxgraph-scale-auth-'));
     [virtuoso, redis] = await Promise.all([startVirtuoso(join(dir, 'virtuoso')), startRedis(join(dir, 'redis'))]);
     const ports = [await freePort(), await freePort()];
-    const flags = ['--store-url', virtuoso.queryUrl, '--redis-url', redis.url, '--base-url', `http://127.0.0.1:${ports[0]}`, '--quiet', '--auth', '--host', '127.0.0.1'];
+    const flags = [...virtuoso.storeFlags, '--redis-url', redis.url, '--base-url', `http://127.0.0.1:${ports[0]}`, '--quiet', '--auth', '--host', '127.0.0.1'];
     // the first creates the administrator; the second finds it in the store
     serve.push(await spawnServer([...flags, '--data', await mkdtemp(join(dir, 'serve-')), '--admin-user', 'admin', '--admin-password', 'admin-secret-1'], { port: ports[0] }));
     serve.push(await spawnServer([...flags, '--data', await mkdtemp(join(dir, 'serve-'))], { port: ports[1] }));

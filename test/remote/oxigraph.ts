@@ -21,6 +21,7 @@ export async function startOxigraph(dir: string): Promise<RunningVirtuoso> {
   });
   return {
     queryUrl: `http://127.0.0.1:${port}/sparql`,
+    storeFlags: ['--store-url', `http://127.0.0.1:${port}/sparql`],
     async stop() {
       child.kill('SIGTERM');
       await exited;

@@ -12,9 +12,19 @@ export const VIRTUOSO = '/usr/bin/virtuoso-t';
 export const hasVirtuoso = existsSync(VIRTUOSO) && existsSync('/usr/bin/isql-vt');
 
 export interface RunningVirtuoso {
+  /** The endpoint ToxGraph uses (Virtuoso's: `/sparql-auth`, signed in with HTTP Digest). */
   queryUrl: string;
+  /** The flags that put a server on this store, with its credentials. */
+  storeFlags: string[];
+  /** The account ToxGraph signs in with, if the store has one. */
+  credentials?: { user: string; password: string };
+  /** The endpoint anyone reaches without signing in (read-only), if the store has one. */
+  anonymousUrl?: string;
   stop(): Promise<void>;
 }
+
+/** The account the tests' ToxGraph servers sign in to Virtuoso with (the anonymous SPARQL user stays read-only). */
+const ACCOUNT = { user: 'toxgraph', password: 'store "secret" 1' };
 
 export async function startVirtuoso(dir: string): Promise<RunningVirtuoso> {
   mkdirSync(dir, { recursive: true });
@@ -65,12 +75,20 @@ MaxQueryExecutionTime = 0
     await new Promise((r) => setTimeout(r, 100));
   }
   if (fresh) {
-    // the anonymous SPARQL user may update (loopback only; a deployment signs in instead)
-    const grant = spawnSync('/usr/bin/isql-vt', [String(sqlPort), 'dba', 'dba', 'exec=grant SPARQL_UPDATE to "SPARQL";'], { encoding: 'utf8' });
-    if (grant.status !== 0) throw new Error(`isql-vt failed: ${grant.stderr}${grant.stdout}`);
+    // ToxGraph's own account, which may update; the anonymous SPARQL user keeps Virtuoso's read-only rights
+    const sql = `DB.DBA.USER_CREATE('${ACCOUNT.user}', '${ACCOUNT.password.replace(/'/g, "''")}'); GRANT SPARQL_SELECT TO "${ACCOUNT.user}"; GRANT SPARQL_UPDATE TO "${ACCOUNT.user}"; DB.DBA.RDF_DEFAULT_USER_PERMS_SET('${ACCOUNT.user}', 15);`;
+    const grant = spawnSync('/usr/bin/isql-vt', [String(sqlPort), 'dba', 'dba', `exec=${sql}`], { encoding: 'utf8' });
+    if (grant.status !== 0 || /\*\*\* Error/.test(grant.stdout + grant.stderr)) throw new Error(`isql-vt failed: ${grant.stderr}${grant.stdout}`);
   }
+  // the password as a mounted container secret would be: a file
+  const passwordFile = join(dir, 'store-password');
+  writeFileSync(passwordFile, `${ACCOUNT.password}\n`, { mode: 0o600 });
+  const authUrl = `http://127.0.0.1:${httpPort}/sparql-auth`;
   return {
-    queryUrl,
+    queryUrl: authUrl,
+    storeFlags: ['--store-url', authUrl, '--store-user', ACCOUNT.user, '--store-password-file', passwordFile],
+    credentials: ACCOUNT,
+    anonymousUrl: queryUrl,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -5,13 +5,12 @@ import { SparqlJsonParser } from 'sparqljson-parse';
 import { Agent } from 'undici';
 import type { Solution } from '../triple-store.ts';
 import type { SparqlText } from '../sparql-template.ts';
+import { StoreAuthentication, type StoreCredentials } from './store-authentication.ts';
 
-/** Where the remote store is and how to sign in (`--store-url`, `--store-update-url`, `--store-user`, `--store-password`). */
-export interface RemoteStoreConfig {
+/** Where the remote store is and how to sign in (`--store-url`, `--store-update-url`, `--store-user`, `--store-password`, `--store-token`). */
+export interface RemoteStoreConfig extends StoreCredentials {
   queryUrl: string;
   updateUrl: string;
-  user?: string;
-  password?: string;
 }
 
 /**
@@ -22,12 +21,12 @@ export interface RemoteStoreConfig {
 export class SparqlProtocolClient {
   // idle connections are closed well before servers close them (Virtuoso: 10 s by default)
   private readonly agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 16 });
-  private readonly headers: Record<string, string> = {};
+  private readonly authentication: StoreAuthentication;
 
   private readonly config: RemoteStoreConfig;
   constructor(config: RemoteStoreConfig) {
     this.config = config;
-    if (config.user !== undefined) this.headers.Authorization = `Basic ${Buffer.from(`${config.user}:${config.password ?? ''}`).toString('base64')}`;
+    this.authentication = new StoreAuthentication(config);
   }
 
   /**
@@ -37,14 +36,18 @@ export class SparqlProtocolClient {
    */
   private async post(url: string, field: 'query' | 'update', text: SparqlText | string, accept: string, signal?: AbortSignal): Promise<Response> {
     const { fetch } = await import('undici');
+    const body = new URLSearchParams({ [field]: String(text) }).toString();
+    // a challenge (401 with WWW-Authenticate) is answered once per request, apart from the retries below
+    let challengesAnswered = 0;
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= 2;
       let response: Response;
+      const authorization = this.authentication.header('POST', url);
       try {
         response = (await fetch(url, {
           method: 'POST',
-          headers: { ...this.headers, 'Content-Type': 'application/x-www-form-urlencoded', Accept: accept },
-          body: new URLSearchParams({ [field]: String(text) }).toString(),
+          headers: { ...(authorization ? { Authorization: authorization } : {}), 'Content-Type': 'application/x-www-form-urlencoded', Accept: accept },
+          body,
           dispatcher: this.agent,
           signal,
         })) as unknown as Response;
@@ -53,6 +56,12 @@ export class SparqlProtocolClient {
         continue;
       }
       if (response.ok) return response;
+      if (response.status === 401 && challengesAnswered < 2 && this.authentication.challenged(response.headers.get('www-authenticate'), authorization)) {
+        challengesAnswered++;
+        attempt--;
+        await response.arrayBuffer();
+        continue;
+      }
       const message = (await response.text()).slice(0, 2000);
       if (!last && /\b40001\b|SR172|deadlock/i.test(message)) {
         await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
