@@ -44,18 +44,18 @@ export class StoreAuthentication {
 
   /**
    * Learn from a 401's challenges. True when the request should be sent again with the new
-   * header: a first challenge, or a Digest nonce gone stale; false when the credentials were
-   * already sent and refused (or there are none, or no scheme this client speaks).
+   * header: a Digest challenge (first, stale, or again), a first Basic one; false when Basic
+   * credentials were already sent, or there are none, or no scheme this client speaks.
    */
-  challenged(challenges: string | null, sentHeader: string | undefined): boolean {
+  challenged(challenges: string | null, sentHeader?: string): boolean {
     if (this.credentials.token || this.credentials.user === undefined || !challenges) return false;
     const digest = parseDigest(challenges);
     if (digest) {
-      // the same nonce again, not stale: the store refused these credentials
-      const stale = /\bstale\s*=\s*"?true"?/i.test(challenges);
-      const refused = sentHeader?.startsWith('Digest ') && !stale && typeof this.scheme === 'object' && this.scheme.digest.nonce === digest.nonce;
-      if (refused) return false;
-      this.scheme = { digest, count: 0 };
+      // answered again even for the nonce just used (a request that overtook another may carry a
+      // count the store has seen); the client answers at most twice per request, so refused
+      // credentials end as the store's 401
+      const same = typeof this.scheme === 'object' && this.scheme.digest.nonce === digest.nonce;
+      this.scheme = { digest, count: same && typeof this.scheme === 'object' ? this.scheme.count : 0 };
       return true;
     }
     if (/^\s*basic\b|,\s*basic\b/i.test(challenges) && !sentHeader) {
