@@ -1,15 +1,40 @@
-import { AUTH_GRAPH_PREFIX, POLICIES_GRAPH, TOKENS_GRAPH, USERS_GRAPH, policiesFrom, tokensFrom, usersFrom, usersQuads, type Policy, type User } from './auth-codec.ts';
+import {
+  AUTH_GRAPH_PREFIX,
+  KEYS_GRAPH,
+  POLICIES_GRAPH,
+  TOKENS_GRAPH,
+  USERS_GRAPH,
+  keysFrom,
+  policiesFrom,
+  tokensFrom,
+  usersFrom,
+  usersQuads,
+  type ApiKey,
+  type Policy,
+  type User,
+} from './auth-codec.ts';
 import { authQueries } from './auth-queries.ts';
 import type { GraphScope, TripleStore } from '../store/triple-store.ts';
 import type { Config } from '../core/config.ts';
 import { UriScheme } from '../core/uri-scheme.ts';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { hashPassword, newToken, tokenHash, verifyPassword } from './passwords.ts';
-import { select } from '../store/query-helpers.ts';
+import { construct, select } from '../store/query-helpers.ts';
 import { LocalCoordination, type Coordination } from '../core/coordination.ts';
 
 /** What one process tells the others when access control changes (processes sharing the store). */
-type AccessChange = { policy: Policy } | { users: true } | { loggedOut: string };
+type AccessChange = { policy: Policy } | { users: true } | { loggedOut: string } | { key: ApiKey };
+
+/** Who a request's token stands for, and whether it may only read (a read-only API key). */
+export interface Caller {
+  user: string;
+  readOnly: boolean;
+}
+
+/** API keys are `tgk_` and 43 characters of randomness; only their hash is kept. */
+const KEY_PREFIX = 'tgk_';
+/** A key's last use is written at most this often (it is kept in memory between). */
+const LAST_USE_WRITE_MS = 60_000;
 
 export type Action = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -26,6 +51,10 @@ export class AccessControl {
   private readonly tokens = new Map<string, { user: string; expires: number }>();
   private readonly policies = new Map<string, Policy>();
   private readonly groups = new Map<string, Set<string>>();
+  /** API keys by the hash of the key. */
+  private readonly keys = new Map<string, ApiKey>();
+  /** When each key's last use was last written. */
+  private readonly lastUseWritten = new Map<string, number>();
   private jwks?: ReturnType<typeof createRemoteJWKSet>;
 
   private readonly uris: UriScheme;
@@ -50,6 +79,7 @@ export class AccessControl {
     await coordination.subscribe('access', (message) => void ac.changedElsewhere(message as AccessChange).catch(() => undefined));
     for (const [hash, token] of tokensFrom(await store.readGraph(TOKENS_GRAPH), Date.now())) ac.tokens.set(hash, token);
     for (const [resource, policy] of policiesFrom(await store.readGraph(POLICIES_GRAPH))) ac.policies.set(resource, policy);
+    for (const [hash, key] of keysFrom(await store.readGraph(KEYS_GRAPH))) ac.keys.set(hash, key);
     if (config.adminUser && config.adminPassword && !ac.users.has(config.adminUser)) await ac.setUser(config.adminUser, config.adminPassword, true);
     return ac;
   }
@@ -66,6 +96,7 @@ export class AccessControl {
   private async changedElsewhere(change: AccessChange): Promise<void> {
     if ('policy' in change) this.policies.set(change.policy.resource, change.policy);
     else if ('loggedOut' in change) this.tokens.delete(change.loggedOut);
+    else if ('key' in change) this.keys.set(change.key.hash, change.key);
     else if ('users' in change) await this.loadUsers();
   }
 
@@ -104,8 +135,10 @@ export class AccessControl {
     if (!this.users.delete(name)) return false;
     for (const members of this.groups.values()) members.delete(name);
     for (const [h, t] of this.tokens) if (t.user === name) this.tokens.delete(h);
+    for (const [h, k] of this.keys) if (k.user === name) this.keys.delete(h);
     await this.saveUsers();
     await this.store.update(authQueries.removeTokensOf(name));
+    await this.store.update(authQueries.removeKeysOf(name));
     return true;
   }
 
@@ -126,7 +159,21 @@ export class AccessControl {
    * configured) a JWT it signed, checked against its JWKS; such users are named `oidc:{name}`.
    */
   async userOfToken(token: string | undefined): Promise<string | undefined> {
+    return (await this.callerOfToken(token))?.user;
+  }
+
+  /** The caller a token stands for: a login token or an OIDC token (read-write), or an API key (its own scope). */
+  async callerOfToken(token: string | undefined): Promise<Caller | undefined> {
     if (!token) return undefined;
+    if (token.startsWith(KEY_PREFIX)) {
+      const key = await this.liveKey(token);
+      return key && { user: key.user, readOnly: key.scope === 'read' };
+    }
+    const user = await this.userOfLoginToken(token);
+    return user === undefined ? undefined : { user, readOnly: false };
+  }
+
+  private async userOfLoginToken(token: string): Promise<string | undefined> {
     const hash = tokenHash(token);
     const t = this.tokens.get(hash) ?? (this.coordination.shared ? await this.storedToken(hash) : undefined);
     if (t && t.expires > Date.now() && this.users.has(t.user)) return t.user;
@@ -154,6 +201,56 @@ export class AccessControl {
     if (!this.users.has(token.user)) await this.loadUsers();
     this.tokens.set(hash, token);
     return token;
+  }
+
+  // --- API keys ------------------------------------------------------------------------
+
+  /** A new API key of `user` (shown once: only its hash is kept). */
+  async createKey(user: string, name: string, scope: ApiKey['scope'], lifetimeMs: number): Promise<{ key: string; record: ApiKey }> {
+    const key = `${KEY_PREFIX}${newToken()}`;
+    const now = Date.now();
+    const record: ApiKey = { id: tokenHash(`${key}:id`).slice(0, 16), user, name, scope, hash: tokenHash(key), created: now, expires: now + lifetimeMs, revoked: false };
+    await this.saveKey(record);
+    return { key, record };
+  }
+
+  /** The keys of a user, newest first (revoked and expired ones too: they show when they stopped). */
+  keysOf(user: string): ApiKey[] {
+    return [...this.keys.values()].filter((k) => k.user === user).sort((a, b) => b.created - a.created);
+  }
+
+  /** Revoke a key by its id (its owner's, or any for an administrator): false when there is no such key for the caller. */
+  async revokeKey(caller: string, id: string): Promise<boolean> {
+    const key = [...this.keys.values()].find((k) => k.id === id && (k.user === caller || this.isAdmin(caller)));
+    if (!key) return false;
+    if (!key.revoked) await this.saveKey({ ...key, revoked: true });
+    return true;
+  }
+
+  private async saveKey(key: ApiKey): Promise<void> {
+    await this.store.update(authQueries.setKey(key));
+    this.keys.set(key.hash, key);
+    await this.coordination.publish('access', { key } satisfies AccessChange);
+  }
+
+  /** The key a token is, if it is live (known, not revoked, not expired, its user still there); its use is recorded. */
+  private async liveKey(token: string): Promise<ApiKey | undefined> {
+    const hash = tokenHash(token);
+    let key = this.keys.get(hash);
+    if (!key && this.coordination.shared) {
+      // made by another process sharing the store
+      key = keysFrom(await construct(this.store, authQueries.keyByHash(hash))).get(hash);
+      if (key) this.keys.set(hash, key);
+    }
+    const now = Date.now();
+    if (!key || key.revoked || key.expires <= now || !this.users.has(key.user)) return undefined;
+    key.lastUsed = now;
+    if (now - (this.lastUseWritten.get(hash) ?? 0) >= LAST_USE_WRITE_MS) {
+      this.lastUseWritten.set(hash, now);
+      // recorded in the background: a use never waits for it
+      void this.store.update(authQueries.setKeyLastUsed(key.id, now)).catch(() => undefined);
+    }
+    return key;
   }
 
   async logout(token: string): Promise<boolean> {

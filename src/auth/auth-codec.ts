@@ -6,6 +6,73 @@ export const AUTH_GRAPH_PREFIX = 'urn:toxgraph:auth:';
 export const USERS_GRAPH = `${AUTH_GRAPH_PREFIX}users`;
 export const TOKENS_GRAPH = `${AUTH_GRAPH_PREFIX}tokens`;
 export const POLICIES_GRAPH = `${AUTH_GRAPH_PREFIX}policies`;
+export const KEYS_GRAPH = `${AUTH_GRAPH_PREFIX}keys`;
+
+/** A user's named API key (only its SHA-256 hash is stored): read-only or read-write, with an expiry, revocable, its last use recorded. */
+export interface ApiKey {
+  id: string;
+  user: string;
+  name: string;
+  scope: 'read' | 'write';
+  hash: string;
+  created: number;
+  expires: number;
+  lastUsed?: number;
+  revoked: boolean;
+}
+
+const KEY = 'urn:toxgraph:key:';
+
+/** The node of an API key in the keys graph. */
+export function keyNode(id: string): RDF.NamedNode {
+  return df.namedNode(`${KEY}${id}`);
+}
+
+/** An API key's statements in the keys graph. */
+export function keyQuads(k: ApiKey): RDF.Quad[] {
+  const node = keyNode(k.id);
+  return [
+    df.quad(node, ot('user'), literal(k.user)),
+    df.quad(node, ot('keyName'), literal(k.name)),
+    df.quad(node, ot('keyScope'), literal(k.scope)),
+    df.quad(node, ot('keyHash'), literal(k.hash)),
+    df.quad(node, ot('created'), literal(new Date(k.created))),
+    df.quad(node, ot('expires'), literal(new Date(k.expires))),
+    ...(k.lastUsed !== undefined ? [df.quad(node, ot('lastUsed'), literal(new Date(k.lastUsed)))] : []),
+    df.quad(node, ot('revoked'), literal(k.revoked)),
+  ];
+}
+
+/** The API keys of the keys graph, by the hash of each key. */
+export function keysFrom(quads: RDF.Quad[]): Map<string, ApiKey> {
+  const by = new Map<string, Map<string, string>>();
+  for (const q of quads) {
+    if (!q.subject.value.startsWith(KEY)) continue;
+    const id = q.subject.value.slice(KEY.length);
+    if (!by.has(id)) by.set(id, new Map());
+    by.get(id)!.set(q.predicate.value, q.object.value);
+  }
+  const keys = new Map<string, ApiKey>();
+  for (const [id, v] of by) {
+    const get = (local: string) => v.get(ot(local).value);
+    const hash = get('keyHash');
+    const user = get('user');
+    if (!hash || !user) continue;
+    const lastUsed = get('lastUsed');
+    keys.set(hash, {
+      id,
+      user,
+      name: get('keyName') ?? '',
+      scope: get('keyScope') === 'read' ? 'read' : 'write',
+      hash,
+      created: Date.parse(get('created') ?? ''),
+      expires: Date.parse(get('expires') ?? ''),
+      lastUsed: lastUsed ? Date.parse(lastUsed) : undefined,
+      revoked: get('revoked') === 'true',
+    });
+  }
+  return keys;
+}
 
 export interface User {
   name: string;

@@ -30,6 +30,15 @@ const READ_PARAMS = [
   'validation_uris',
 ];
 
+/** Does a request only read? GET, HEAD, OPTIONS, and a SPARQL query posted to /sparql or /ontology (the protocol's POST forms of a query, not an update). */
+function readsOnly(ctx: Context, params: Params): boolean {
+  if (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) return true;
+  if (ctx.method !== 'POST' || (ctx.path !== '/sparql' && ctx.path !== '/ontology')) return false;
+  const type = requestMediaType(ctx);
+  if (type === 'application/sparql-query') return true;
+  return type === 'application/x-www-form-urlencoded' && params.all('query').length === 1 && params.all('update').length === 0;
+}
+
 /**
  * Access control on every request when it is on (spec 5): no token or a bad one → 401; an
  * action the resource's policy does not allow, on the resource or on a resource the request
@@ -43,13 +52,15 @@ export function accessControl(services: Pick<Services, 'config' | 'uris' | 'acce
     if (OPEN_PATHS.includes(ctx.path) || (ctx.path === '/' && ctx.method === 'GET')) return currentUser.run(undefined, next);
     const token = await callerTokenOf(ctx, config.bodyLimit);
     if (!token) throw new HttpError(401, 'Unauthorized', 'access control is on: send a token in the subjectid header (from POST /auth/authenticate)');
-    const user = await access.userOfToken(token);
-    if (!user) throw new HttpError(401, 'Unauthorized', 'the token is not valid (unknown, expired or logged out)');
+    const caller = await access.callerOfToken(token);
+    if (!caller) throw new HttpError(401, 'Unauthorized', 'the token is not valid (unknown, expired, revoked or logged out)');
+    const { user } = caller;
     const action = (['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) ? 'GET' : ctx.method) as Action;
     const target = services.uris.ofPath(ctx.path);
     if (!access.allowed(user, target, action)) throw new HttpError(403, 'Forbidden', `${user} may not ${ctx.method} ${target}`);
     const params =
       ctx.method === 'GET' ? Params.fromQuery(ctx) : requestMediaType(ctx) === 'application/x-www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : Params.fromQuery(ctx);
+    if (caller.readOnly && !readsOnly(ctx, params)) throw new HttpError(403, 'Forbidden', `a read-only API key may not ${ctx.method} ${ctx.path} (it reads, and asks SPARQL queries)`);
     for (const name of READ_PARAMS) {
       for (const value of params.all(name).flatMap((v) => v.split(','))) {
         if (!access.allowed(user, value.trim(), 'GET')) throw new HttpError(403, 'Forbidden', `${user} may not read ${value.trim()} (parameter ${name})`);

@@ -1,7 +1,7 @@
 import { df, literal, ot } from '../rdf/namespaces.ts';
 import { dataTriples, sparql, type SparqlText } from '../store/sparql-template.ts';
 import { checkIri } from '../rdf/terms.ts';
-import { POLICIES_GRAPH, TOKENS_GRAPH, policyQuads, tokenNode, tokensQuads, type Policy } from './auth-codec.ts';
+import { KEYS_GRAPH, POLICIES_GRAPH, TOKENS_GRAPH, keyNode, keyQuads, policyQuads, tokenNode, tokensQuads, type ApiKey, type Policy } from './auth-codec.ts';
 
 /**
  * The SPARQL of access control. Users are a small graph written whole; tokens and policies are
@@ -24,6 +24,26 @@ export const authQueries = {
   /** The user and expiry of one token (binds ?user ?expires). */
   token(hash: string): SparqlText {
     return sparql`SELECT ?user ?expires WHERE { GRAPH ${df.namedNode(TOKENS_GRAPH)} { ${tokenNode(hash)} ${ot('user')} ?user ; ${ot('expires')} ?expires } }`;
+  },
+  /** Write one API key whole (a new one, its revocation, its last use), in place of what was stored of it. */
+  setKey(key: ApiKey): SparqlText {
+    const g = df.namedNode(KEYS_GRAPH);
+    return sparql`DELETE WHERE { GRAPH ${g} { ${keyNode(key.id)} ?p ?o } } ; INSERT DATA { GRAPH ${g} { ${dataTriples(keyQuads(key))} } }`;
+  },
+  /** A key's last use, and nothing else of it (a revocation written meanwhile by another process stays). */
+  setKeyLastUsed(id: string, when: number): SparqlText {
+    const g = df.namedNode(KEYS_GRAPH);
+    return sparql`DELETE WHERE { GRAPH ${g} { ${keyNode(id)} ${ot('lastUsed')} ?o } } ; INSERT DATA { GRAPH ${g} { ${keyNode(id)} ${ot('lastUsed')} ${literal(new Date(when))} } }`;
+  },
+  /** The statements of the key with this hash (another process made it). */
+  keyByHash(hash: string): SparqlText {
+    const g = df.namedNode(KEYS_GRAPH);
+    return sparql`CONSTRUCT { ?k ?p ?o } WHERE { GRAPH ${g} { ?k ${ot('keyHash')} ${literal(hash)} ; ?p ?o } }`;
+  },
+  /** Every key of a user (a removed user). */
+  removeKeysOf(user: string): SparqlText {
+    const g = df.namedNode(KEYS_GRAPH);
+    return sparql`DELETE { GRAPH ${g} { ?k ?p ?o } } WHERE { GRAPH ${g} { ?k ${ot('user')} ${literal(user)} ; ${ot('keyHash')} ?h ; ?p ?o } }`;
   },
   /** Replace one resource's policy (one atomic request). */
   setPolicy(policy: Policy): SparqlText {

@@ -9,6 +9,7 @@ import type { Action } from './access-control.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { policyRoutes } from './policy-routes.ts';
+import { keyRoutes } from './key-routes.ts';
 
 /** The caller's token as a parameter (else the subjectid header, or Authorization: Bearer; caller-token.ts reads it). */
 const SUBJECTID = param.optional('The caller’s token (else the subjectid header, or Authorization: Bearer)');
@@ -90,4 +91,5 @@ export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
 
   adminRoutes(routes, services);
   policyRoutes(routes, services);
+  keyRoutes(routes, services);
 }

@@ -381,6 +381,61 @@ test('an ONNX import reads on its caller’s behalf: features and a training dat
   assert.equal((await http(own.text.trim().replace(s.base, s.url), { ...as(bob) })).status, 403, 'the model is its importer’s');
 });
 
+test('API keys: named, read-only or read-write, shown once and kept hashed, their last use listed; a read-only key cannot write through REST, SPARQL Update or the Graph Store; revoked and expired keys get 401', async () => {
+  const alice = await login('alice', 'alice-password');
+  const make = async (fields: Record<string, string>, token = alice) => {
+    const r = await http(`${s.url}/auth/key`, { method: 'POST', body: form(fields), accept: 'application/json', ...as(token) });
+    assert.equal(r.status, 201, r.text);
+    return JSON.parse(r.text) as { key: string; id: string; scope: string; expires: string };
+  };
+  const reader = await make({ name: 'dashboard', scope: 'read' });
+  const writer = await make({ name: 'pipeline' });
+  assert.match(reader.key, /^tgk_[A-Za-z0-9_-]{43}$/);
+  assert.equal(writer.scope, 'write', 'read-write by default');
+  assert.equal((await http(`${s.url}/auth/key`, { method: 'POST', body: form({ name: 'x', scope: 'admin' }), ...as(alice) })).status, 400);
+  // a key works wherever a token does
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list', headers: { Authorization: `Bearer ${reader.key}` } })).status, 200);
+  assert.equal((await http(`${s.url}/dataset?subjectid=${reader.key}`, { accept: 'text/uri-list' })).status, 200);
+  const query = await http(`${s.url}/sparql`, { method: 'POST', body: 'ASK {}', contentType: 'application/sparql-query', accept: 'application/sparql-results+json', ...as(reader.key) });
+  assert.equal(query.status, 200, 'a read-only key asks SPARQL queries');
+  // ... and writes nothing
+  const writes = [
+    http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,y\nCCO,1\n', contentType: 'text/csv', ...as(reader.key) }),
+    http(`${s.url}/sparql`, { method: 'POST', body: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }', contentType: 'application/sparql-update', ...as(reader.key) }),
+    http(`${s.url}/sparql`, { method: 'POST', body: form({ update: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }' }), ...as(reader.key) }),
+    http(`${s.url}/graph-store?graph=${encodeURIComponent('urn:x:g')}`, { method: 'PUT', body: '<urn:a> <urn:b> <urn:c> .', contentType: 'application/n-triples', ...as(reader.key) }),
+    http(`${s.url}/auth/key`, { method: 'POST', body: form({ name: 'more' }), ...as(reader.key) }),
+  ];
+  for (const r of await Promise.all(writes)) {
+    assert.equal(r.status, 403, r.text);
+    assert.match((await errorReport(r)).message ?? '', /read-only API key/);
+  }
+  const upload = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,y\nCCO,1\n', contentType: 'text/csv', accept: 'text/uri-list', ...as(writer.key) });
+  assert.equal(upload.status, 200, 'a read-write key writes');
+  assert.equal((await http(upload.text.trim().replace(s.base, s.url), { accept: 'text/csv', ...as(alice) })).status, 200, 'what it made is its user’s');
+  // listed with their last use, never the key itself
+  const listing = await http(`${s.url}/auth/key`, { accept: 'application/json', ...as(alice) });
+  const keys = JSON.parse(listing.text) as { id: string; name: string; lastUsed: string | null; revoked: boolean }[];
+  assert.deepEqual(keys.map((k) => k.name).sort(), ['dashboard', 'pipeline']);
+  assert.ok(
+    keys.every((k) => k.lastUsed !== null),
+    'both were used',
+  );
+  assert.ok(!listing.text.includes(reader.key) && !listing.text.includes(writer.key));
+  const bob = await login('bob', 'bob-password');
+  assert.deepEqual(JSON.parse((await http(`${s.url}/auth/key`, { accept: 'application/json', ...as(bob) })).text), [], "another user's keys are not shown");
+  assert.equal((await http(`${s.url}/auth/key/${reader.id}`, { method: 'DELETE', ...as(bob) })).status, 404, 'nor revoked by them');
+  // revoked: 401
+  assert.equal((await http(`${s.url}/auth/key/${reader.id}`, { method: 'DELETE', ...as(alice) })).status, 200);
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list', ...as(reader.key) })).status, 401);
+  assert.equal(JSON.parse((await http(`${s.url}/auth/key`, { accept: 'application/json', ...as(alice) })).text).find((k: { id: string }) => k.id === reader.id).revoked, true);
+  // expired: 401
+  const brief = await make({ name: 'brief', expires_in_days: String(1.5 / 86400) });
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list', ...as(brief.key) })).status, 200);
+  await new Promise((r) => setTimeout(r, 1600));
+  assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list', ...as(brief.key) })).status, 401);
+});
+
 test('validations: any user validates what they may read; validations and cross-validations belong to their maker, also under the Ruby layout', async () => {
   const alice = await login('alice', 'alice-password');
   const bob = await login('bob', 'bob-password');
