@@ -127,6 +127,11 @@ export class AccessControl {
     await this.saveUsers();
   }
 
+  /** The groups a user is a member of. */
+  groupsOf(user: string): string[] {
+    return [...this.groups].filter(([, members]) => members.has(user)).map(([group]) => group);
+  }
+
   hasGroup(group: string): boolean {
     return this.groups.has(group);
   }

@@ -13,6 +13,10 @@ local floor = tonumber(ARGV[1])
 if current < floor then redis.call('SET', KEYS[1], floor) end
 return redis.call('INCRBY', KEYS[1], tonumber(ARGV[2]))`;
 
+const COUNT_IN_WINDOW = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1])) end
+return n`;
+
 /** Several processes, one Redis (`--redis-url`): every key under `{prefix}:`. */
 export class RedisCoordination implements Coordination {
   readonly processId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -56,6 +60,10 @@ export class RedisCoordination implements Coordination {
     const k = this.key(`claim:${key}`);
     if (await this.redis.set(k, value, 'EX', ttlSeconds, 'NX')) return value;
     return (await this.redis.get(k)) ?? (await this.claim(key, value, ttlSeconds));
+  }
+
+  async countInWindow(key: string, ttlSeconds: number): Promise<number> {
+    return Number(await this.redis.eval(COUNT_IN_WINDOW, 1, this.key(`window:${key}`), ttlSeconds));
   }
 
   async mark(key: string, ttlSeconds: number): Promise<void> {

@@ -3,6 +3,32 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseAllowedRanges, type Cidr } from './address-rules.ts';
 
+/** A number of requests per period. */
+export interface JobQuota {
+  limit: number;
+  periodMs: number;
+}
+
+const PERIODS: Record<string, number> = { s: 1000, min: 60_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `20/h`, `100/d`, `5/min`, `1/30s`: requests per period. */
+export function parseQuota(text: string): JobQuota {
+  const m = /^\s*(\d+)\s*\/\s*(\d*)\s*(s|min|m|h|d)\s*$/.exec(text);
+  if (!m) throw new Error(`a quota is a number per period, such as 20/h, 100/d, 5/min or 1/30s, not ${text}`);
+  return { limit: Number(m[1]), periodMs: Number(m[2] || 1) * PERIODS[m[3]] };
+}
+
+/** `curators=200/h,students=10/h`: quotas by group. */
+function parseGroupQuotas(text: string): Map<string, JobQuota> {
+  return new Map(
+    list(text).map((entry) => {
+      const [group, quota] = entry.split('=');
+      if (!group || !quota) throw new Error(`a group quota is GROUP=N/PERIOD, not ${entry}`);
+      return [group.trim(), parseQuota(quota)];
+    }),
+  );
+}
+
 export interface Config {
   port: number;
   /** Interface to listen on; empty: 127.0.0.1 with access control off, 0.0.0.0 with it on. */
@@ -47,6 +73,10 @@ export interface Config {
   datasetTaskBytes: number;
   /** Imported model files (ONNX) larger than this (bytes) are refused with 413. */
   modelImportBytes: number;
+  /** Requests that start jobs (uploads, descriptors, training, validation, predictions of datasets) each caller may send per period (none: no limit). */
+  jobQuota?: JobQuota;
+  /** The same for the members of a group (the largest of a caller's groups' applies). */
+  groupJobQuotas: Map<string, JobQuota>;
   /** Uploads of more rows (structures) than this run as tasks, whatever their size in bytes. */
   datasetTaskRows: number;
   /** Where the desktop QMRF editor's Java Web Start files are (the code base of `/reach_report/qmrf/{id}/editor`). */
@@ -122,6 +152,8 @@ const SPECS: Spec[] = [
   { flag: 'dataset-task-bytes', env: 'TOXGRAPH_DATASET_TASK_BYTES', parse: int, key: 'datasetTaskBytes' },
   { flag: 'dataset-task-rows', env: 'TOXGRAPH_DATASET_TASK_ROWS', parse: int, key: 'datasetTaskRows' },
   { flag: 'model-import-bytes', env: 'TOXGRAPH_MODEL_IMPORT_BYTES', parse: int, key: 'modelImportBytes' },
+  { flag: 'job-quota', env: 'TOXGRAPH_JOB_QUOTA', parse: parseQuota, key: 'jobQuota' },
+  { flag: 'group-job-quotas', env: 'TOXGRAPH_GROUP_JOB_QUOTAS', parse: parseGroupQuotas, key: 'groupJobQuotas' },
   { flag: 'quiet', env: 'TOXGRAPH_QUIET', parse: bool, key: 'quiet' },
   { flag: 'representation-cache-mb', env: 'TOXGRAPH_REPRESENTATION_CACHE_MB', parse: int, key: 'representationCacheMb' },
   { flag: 'store-url', env: 'TOXGRAPH_STORE_URL', parse: String, key: 'storeUrl' },
@@ -163,6 +195,7 @@ export function defaultConfig(): Config {
     datasetTaskBytes: 1024 * 1024,
     datasetTaskRows: 2000,
     modelImportBytes: 64 * 1024 * 1024,
+    groupJobQuotas: new Map(),
     quiet: false,
     representationCacheMb: 8,
     redisPrefix: 'toxgraph',

@@ -14,6 +14,8 @@ export interface Coordination {
   reserve(counter: string, floor: number, count: number): Promise<number>;
   /** Bind `key` to `value` unless it is bound; answers the value bound (this one or an earlier claim's). */
   claim(key: string, value: string, ttlSeconds: number): Promise<string>;
+  /** Count one more of `key` in a window that ends `ttlSeconds` after its first count; answers the count so far. */
+  countInWindow(key: string, ttlSeconds: number): Promise<number>;
   mark(key: string, ttlSeconds: number): Promise<void>;
   isMarked(key: string): Promise<boolean>;
   /** Tell every other process; a process is not told its own messages. */
@@ -33,6 +35,17 @@ export class LocalCoordination implements Coordination {
   private readonly counters = new Map<string, number>();
   private readonly claims = new Map<string, { value: string; until: number }>();
   private readonly marks = new Map<string, number>();
+  private readonly windows = new Map<string, { count: number; until: number }>();
+
+  async countInWindow(key: string, ttlSeconds: number): Promise<number> {
+    const now = Date.now();
+    // windows that ended are forgotten: memory holds the callers of the current windows only
+    for (const [k, w] of this.windows) if (w.until <= now) this.windows.delete(k);
+    const w = this.windows.get(key) ?? { count: 0, until: now + ttlSeconds * 1000 };
+    w.count++;
+    this.windows.set(key, w);
+    return w.count;
+  }
 
   async reserve(counter: string, floor: number, count: number): Promise<number> {
     const last = Math.max(this.counters.get(counter) ?? 0, floor) + count;

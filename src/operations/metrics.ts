@@ -17,6 +17,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'method' | 'route' | 'status'>;
+  private readonly refusals: Counter<'quota'>;
 
   /** `storeDir`: the embedded store's folder (its size on disk is a gauge); none for a remote store, whose size is its server's to tell. */
   constructor(tasks: TaskRunner, store: TripleStore, storeDir?: string) {
@@ -25,6 +26,12 @@ export class ServiceMetrics {
       name: 'toxgraph_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern and status',
       labelNames: ['method', 'route', 'status'],
+      registers: [this.registry],
+    });
+    this.refusals = new Counter({
+      name: 'toxgraph_quota_refusals_total',
+      help: 'Requests refused (429) because their caller was over a quota, by quota',
+      labelNames: ['quota'],
       registers: [this.registry],
     });
     this.durations = new Histogram({
@@ -94,6 +101,11 @@ export class ServiceMetrics {
           this.set(await directorySize(storeDir));
         },
       });
+  }
+
+  /** A request refused because its caller was over a quota. */
+  quotaRefused(quota: string): void {
+    this.refusals.inc({ quota });
   }
 
   /** Figures of the representation cache: requests it answered, representations it stored, what it holds. */

@@ -10,6 +10,7 @@ import { actorOf } from '../http/actor.ts';
 import type { Services } from '../core/services.ts';
 import type { OntologyRegistry } from '../ontology/registry.ts';
 import { accessControl } from '../auth/auth-middleware.ts';
+import { jobQuotas } from '../auth/job-quotas.ts';
 import { createComponents } from './components.ts';
 import { DescribedRoutes } from '../http/route-description.ts';
 import { createWebComponent } from '../web/web-component.ts';
@@ -49,6 +50,7 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   app.use(hostCheck(config.host, config.baseUrl, config.auth));
   app.use(crossOrigin(config.baseUrl, config.bodyLimit));
   app.use(accessControl(services));
+  app.use(jobQuotas(services));
 
   // every component's routes, registered with their descriptions (the OpenAPI document is made
   // from them) in this order: reports before /validation/{id}, which would take /validation/report
