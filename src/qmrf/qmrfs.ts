@@ -79,7 +79,8 @@ export class Qmrfs {
         modified: context.date,
         model: modelUri,
         algorithm: facts.algorithm.uri,
-        datasets: [facts.training.uri, ...describedBy(tree).datasets.filter((d) => d !== facts.training.uri)],
+        // an imported model may name no training dataset ('')
+        datasets: [...(facts.training.uri ? [facts.training.uri] : []), ...describedBy(tree).datasets.filter((d) => d && d !== facts.training.uri)],
         validations: [],
       },
       xml,
