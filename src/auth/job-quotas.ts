@@ -27,8 +27,9 @@ export function jobQuotas(services: Pick<Services, 'config' | 'access' | 'coordi
   const { config, access, coordination, metrics } = services;
   const quotaOf = (user: string | undefined): JobQuota | undefined => {
     const ofGroups = user ? access.groupsOf(user).flatMap((g) => config.groupJobQuotas.get(g) ?? []) : [];
-    // the most generous: the most requests per millisecond
-    return [...ofGroups, ...(ofGroups.length ? [] : config.jobQuota ? [config.jobQuota] : [])].sort((a, b) => b.limit / b.periodMs - a.limit / a.periodMs)[0];
+    if (!ofGroups.length) return config.jobQuota;
+    // a member of several groups: the most generous (the most requests per millisecond)
+    return ofGroups.sort((a, b) => b.limit / b.periodMs - a.limit / a.periodMs)[0];
   };
   return async (ctx: Context, next: Next) => {
     if (!startsJob(ctx)) return next();

@@ -76,27 +76,35 @@ export function svmNodes(model: StoredModel): Graph {
 
 /** From the scaled rows `Z` to `K`, each row's kernel value with each support vector ([rows, support vectors]), with the kernel's constants. */
 function kernelGraph(form: SvmForm): Required<Omit<Graph, 'outputs'>> {
-  // γ·(z·sv) as z·(γ·sv): onnxruntime's extended optimisations fuse a MatMul followed by a Mul into one that is only as exact as floats (6e-8 off)
-  const gammaDot = node('MatMul', ['Z', 'gamma_support_vectors_t'], 'gamma_dot');
-  const gammaSupportVectors = constant(
-    'gamma_support_vectors_t',
-    [form.scaler.columns.length, form.supportVectors.length],
-    transposed(form.supportVectors).map((v) => v * form.gamma),
-  );
-  const coef0 = constant('svm_coef0', [1], [form.coef0]);
+  // γ·(z·sv) + coef0 as z·(γ·sv) + coef0 (poly and sigmoid): onnxruntime's extended optimisations fuse a MatMul followed by a Mul into one that is only as exact as floats (6e-8 off)
+  const gammaDot = () => ({
+    nodes: [node('MatMul', ['Z', 'gamma_support_vectors_t'], 'gamma_dot')],
+    initializers: [
+      constant(
+        'gamma_support_vectors_t',
+        [form.scaler.columns.length, form.supportVectors.length],
+        transposed(form.supportVectors).map((v) => v * form.gamma),
+      ),
+      constant('svm_coef0', [1], [form.coef0]),
+    ],
+  });
   switch (form.kernel) {
     case 'linear':
       return { nodes: [node('MatMul', ['Z', 'support_vectors_t'], 'K')], initializers: [] };
-    case 'polynomial':
+    case 'polynomial': {
+      const scaled = gammaDot();
       return {
-        nodes: [gammaDot, node('Add', ['gamma_dot', 'svm_coef0'], 'poly_base'), node('Pow', ['poly_base', 'svm_degree'], 'K')],
-        initializers: [gammaSupportVectors, coef0, constant('svm_degree', [1], [form.degree])],
+        nodes: [...scaled.nodes, node('Add', ['gamma_dot', 'svm_coef0'], 'poly_base'), node('Pow', ['poly_base', 'svm_degree'], 'K')],
+        initializers: [...scaled.initializers, constant('svm_degree', [1], [form.degree])],
       };
-    case 'sigmoid':
+    }
+    case 'sigmoid': {
+      const scaled = gammaDot();
       return {
-        nodes: [gammaDot, node('Add', ['gamma_dot', 'svm_coef0'], 'tanh_argument'), node('Tanh', ['tanh_argument'], 'K')],
-        initializers: [gammaSupportVectors, coef0],
+        nodes: [...scaled.nodes, node('Add', ['gamma_dot', 'svm_coef0'], 'tanh_argument'), node('Tanh', ['tanh_argument'], 'K')],
+        initializers: scaled.initializers,
       };
+    }
     case 'rbf':
       // ‖z − sv‖² = ‖z‖² − 2 z·sv + ‖sv‖²
       return {

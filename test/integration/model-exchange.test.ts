@@ -258,6 +258,12 @@ test('imports that do not fit answer 400 naming the problem (width, labels, shap
     [importModel(linearRegressionFile(), { prediction_feature: t.y }), 400, /independent_features: none given/],
     [importModel(linearRegressionFile(), { independent_features: [t.x1, `${s.base}/feature/999999`], prediction_feature: t.y }), 404, /feature\/999999 not found/],
     [importModel(new Uint8Array(IMPORT_LIMIT + 1), { independent_features: [t.x1, t.x2], prediction_feature: t.y }), 413, /exceeds the limit/],
+    [importModel(linearRegressionFile(), { independent_features: Array.from({ length: 10_001 }, () => t.x1), prediction_feature: t.y }), 413, /the multipart body has more than \d+ (fields|parts)/],
+    [
+      importModel(linearRegressionFile(), { independent_features: [t.x1, t.x2], prediction_feature: t.y, training_dataset: t.dataset, applicability_domain: 'ad-astrology' }),
+      400,
+      /applicability_domain: ad-astrology is not one of/,
+    ],
     [http(`${s.url}/model`, { method: 'POST', body: form({ prediction_feature: t.y }), accept: 'text/uri-list' }), 400, /multipart\/form-data/],
   ];
   for (const [reply, status, message] of cases) {

@@ -54,8 +54,8 @@ export class StoreAuthentication {
       // answered again even for the nonce just used (a request that overtook another may carry a
       // count the store has seen); the client answers at most twice per request, so refused
       // credentials end as the store's 401
-      const same = typeof this.scheme === 'object' && this.scheme.digest.nonce === digest.nonce;
-      this.scheme = { digest, count: same && typeof this.scheme === 'object' ? this.scheme.count : 0 };
+      const count = typeof this.scheme === 'object' && this.scheme.digest.nonce === digest.nonce ? this.scheme.count : 0;
+      this.scheme = { digest, count };
       return true;
     }
     if (/^\s*basic\b|,\s*basic\b/i.test(challenges) && !sentHeader) {
