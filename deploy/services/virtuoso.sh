@@ -1,0 +1,76 @@
+#!/bin/sh
+# Virtuoso (Debian's virtuoso-opensource-7) as ToxGraph's store, in the toxgraph-services image.
+# Its database is in /var/lib/toxgraph/virtuoso (the volume). At the first start it sets the
+# dba password and creates ToxGraph's own account, both read from secret files, and leaves the
+# anonymous SPARQL user read-only; ToxGraph signs in to /sparql-auth (HTTP Digest).
+#   DBA_PASSWORD_FILE    (/run/secrets/virtuoso-dba-password)
+#   STORE_USER           (toxgraph)
+#   STORE_PASSWORD_FILE  (/run/secrets/store-password)
+#   VIRTUOSO_BUFFERS     (100000: 8 KiB pages kept in memory, about 800 MiB)
+set -eu
+DIR=/var/lib/toxgraph/virtuoso
+DBA_PASSWORD_FILE="${DBA_PASSWORD_FILE:-/run/secrets/virtuoso-dba-password}"
+STORE_USER="${STORE_USER:-toxgraph}"
+STORE_PASSWORD_FILE="${STORE_PASSWORD_FILE:-/run/secrets/store-password}"
+BUFFERS="${VIRTUOSO_BUFFERS:-100000}"
+mkdir -p "$DIR"
+cd "$DIR"
+cat > virtuoso.ini <<INI
+[Database]
+DatabaseFile = $DIR/virtuoso.db
+ErrorLogFile = $DIR/virtuoso.log
+LockFile = $DIR/virtuoso.lck
+TransactionFile = $DIR/virtuoso.trx
+xa_persistent_file = $DIR/virtuoso.pxa
+[TempDatabase]
+DatabaseFile = $DIR/virtuoso-temp.db
+TransactionFile = $DIR/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:1111
+DisableUnixSocket = 1
+NumberOfBuffers = $BUFFERS
+MaxDirtyBuffers = $((BUFFERS * 3 / 4))
+CheckpointInterval = 60
+DirsAllowed = .
+[HTTPServer]
+ServerPort = 0.0.0.0:8890
+ServerRoot = $DIR
+ServerThreads = 20
+MaxClientConnections = 20
+Charset = UTF-8
+[SPARQL]
+ResultSetMaxRows = 100000000
+MaxQueryCostEstimationTime = 0
+MaxQueryExecutionTime = 0
+INI
+
+# a secret file's text without its final line break, quoted for SQL
+secret() {
+  [ -r "$1" ] || { echo "virtuoso.sh: cannot read $1" >&2; exit 1; }
+  printf '%s' "$(cat "$1")" | sed "s/'/''/g"
+}
+
+if [ ! -f virtuoso.db ]; then
+  dba="$(secret "$DBA_PASSWORD_FILE")"
+  store="$(secret "$STORE_PASSWORD_FILE")"
+  virtuoso-t -f -c virtuoso.ini &
+  pid=$!
+  i=0
+  until isql-vt 1111 dba dba 'exec=status();' >/dev/null 2>&1; do
+    i=$((i + 1))
+    [ "$i" -lt 300 ] && kill -0 "$pid" 2>/dev/null || { echo "virtuoso.sh: Virtuoso did not start" >&2; exit 1; }
+    sleep 0.2
+  done
+  isql-vt 1111 dba dba "exec=DB.DBA.USER_CREATE('$STORE_USER', '$store'); GRANT SPARQL_SELECT TO \"$STORE_USER\"; GRANT SPARQL_UPDATE TO \"$STORE_USER\"; DB.DBA.RDF_DEFAULT_USER_PERMS_SET('$STORE_USER', 15); DB.DBA.USER_SET_PASSWORD('dba', '$dba'); checkpoint;" >setup.log 2>&1
+  if grep -q '\*\*\* Error' setup.log; then
+    cat setup.log >&2
+    kill "$pid"
+    wait "$pid" || true
+    rm -f virtuoso.db virtuoso.trx
+    exit 1
+  fi
+  rm -f setup.log
+  kill "$pid"
+  wait "$pid" || true
+fi
+exec virtuoso-t -f -c virtuoso.ini
