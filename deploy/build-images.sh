@@ -30,6 +30,8 @@ for tool in mmdebstrap buildah skopeo npm git; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "build-images: run as root (mmdebstrap and buildah write root-owned files)" >&2; exit 2; }
 
+# Docker's image format from the first step: buildah ignores HEALTHCHECK and STOPSIGNAL in OCI's
+export BUILDAH_FORMAT=docker
 WORK="$(mktemp -d)"
 CONTAINERS=()
 cleanup() {
@@ -56,7 +58,7 @@ rootfs() {
   local name="$1" packages="$2"
   shift 2
   mmdebstrap --quiet --variant=minbase --include="$packages" "${SLIM[@]}" \
-    --customize-hook='chroot "$1" useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin toxgraph' \
+    --customize-hook='chroot "$1" useradd --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin toxgraph' \
     "$@" \
     --customize-hook='rm -rf "$1"/var/log/* "$1"/var/cache/debconf/*-old "$1"/var/lib/dpkg/*-old' \
     "$SUITE" "$WORK/$name.tar" "${SOURCES[@]}"
@@ -99,6 +101,8 @@ build_toxgraph() {
     find "$ort" -mindepth 2 -maxdepth 2 -type d ! -name linux -exec rm -rf {} +
     find "$ort" -mindepth 3 -maxdepth 3 -type d -path '*/linux/*' ! -name "$(uname -m | sed 's/x86_64/x64/;s/aarch64/arm64/')" -exec rm -rf {} +
   fi
+  # Node.js's C headers (67 MB) are for building addons, which the image does not do
+  rm -rf "$WORK"/app/node_modules/node/node_modules/node-*/include "$WORK"/app/node_modules/node/node_modules/node-*/share
   "$WORK/app/node_modules/.bin/node" --version >/dev/null
 
   rootfs toxgraph libjemalloc2,tini \
