@@ -105,7 +105,7 @@ build_toxgraph() {
   rm -rf "$WORK"/app/node_modules/node/node_modules/node-*/include "$WORK"/app/node_modules/node/node_modules/node-*/share
   "$WORK/app/node_modules/.bin/node" --version >/dev/null
 
-  rootfs toxgraph libjemalloc2,tini \
+  rootfs toxgraph libjemalloc2,libatomic1,tini \
     --customize-hook="copy-in $WORK/app /" \
     --customize-hook='chown -R root:root "$1/app" && mkdir -p "$1/data" && chown 10001:10001 "$1/data"'
   image toxgraph "$WORK/toxgraph.tar" \

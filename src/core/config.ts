@@ -93,6 +93,8 @@ export interface Config {
   storePassword?: string;
   /** A bearer token for a store behind a gateway (sent instead of a user and password). */
   storeToken?: string;
+  /** Seconds a start waits for a remote store that is not answering yet (a container started beside it). */
+  storeWaitSeconds: number;
   /** A Redis that several processes share: the task queue, id counters, messages (README, "Scaling out"). */
   redisUrl?: string;
   /** The prefix of every Redis key (several deployments may share one Redis). */
@@ -136,6 +138,7 @@ const SPECS: Spec[] = [
   { flag: 'auth', env: 'TOXGRAPH_AUTH', parse: bool, key: 'auth' },
   { flag: 'admin-user', env: 'TOXGRAPH_ADMIN_USER', parse: String, key: 'adminUser' },
   { flag: 'admin-password', env: 'TOXGRAPH_ADMIN_PASSWORD', parse: String, key: 'adminPassword' },
+  { flag: 'admin-password-file', env: 'TOXGRAPH_ADMIN_PASSWORD_FILE', parse: secretFile, key: 'adminPassword' },
   { flag: 'oidc-jwks-url', env: 'TOXGRAPH_OIDC_JWKS_URL', parse: String, key: 'oidcJwksUrl' },
   { flag: 'oidc-issuer', env: 'TOXGRAPH_OIDC_ISSUER', parse: String, key: 'oidcIssuer' },
   { flag: 'oidc-audience', env: 'TOXGRAPH_OIDC_AUDIENCE', parse: String, key: 'oidcAudience' },
@@ -162,6 +165,7 @@ const SPECS: Spec[] = [
   { flag: 'store-password', env: 'TOXGRAPH_STORE_PASSWORD', parse: String, key: 'storePassword' },
   // as container secrets are mounted: the file's content, without its final newline
   { flag: 'store-password-file', env: 'TOXGRAPH_STORE_PASSWORD_FILE', parse: secretFile, key: 'storePassword' },
+  { flag: 'store-wait', env: 'TOXGRAPH_STORE_WAIT', parse: int, key: 'storeWaitSeconds' },
   { flag: 'store-token', env: 'TOXGRAPH_STORE_TOKEN', parse: String, key: 'storeToken' },
   { flag: 'store-token-file', env: 'TOXGRAPH_STORE_TOKEN_FILE', parse: secretFile, key: 'storeToken' },
   { flag: 'redis-url', env: 'TOXGRAPH_REDIS_URL', parse: String, key: 'redisUrl' },
@@ -199,6 +203,7 @@ export function defaultConfig(): Config {
     quiet: false,
     representationCacheMb: 8,
     redisPrefix: 'toxgraph',
+    storeWaitSeconds: 60,
     jobLockSeconds: 30,
     qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',
   };

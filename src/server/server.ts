@@ -102,7 +102,10 @@ export interface OpenedServices {
 export async function openServices(config: Config, log: Logger): Promise<OpenedServices> {
   await mkdir(config.dataDir, { recursive: true });
   if (config.redisUrl && !config.storeUrl) throw new Error('--redis-url needs --store-url: processes can only share a remote store (the embedded store belongs to one process)');
-  const store = await openStore(config);
+  let waited = 0;
+  const store = await openStore(config, (e) => {
+    if (waited++ % 10 === 0) log.warn('waiting for the store to answer', { storeUrl: config.storeUrl, error: String((e as Error)?.cause ?? e) });
+  });
   const coordination: Coordination = config.redisUrl ? await RedisCoordination.connect(config.redisUrl, config.redisPrefix) : new LocalCoordination();
   const published = new PublishedScope();
   const vocabularies = await loadVocabularies(store, join(ROOT, 'ontology'));

@@ -3,6 +3,12 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/core/config.ts';
+import { RemoteSparqlStore } from '../../src/store/remote/remote-sparql-store.ts';
+import { freePort } from '../helpers.ts';
 import { digestHeader, parseDigest } from '../../src/store/remote/store-authentication.ts';
 import { SparqlProtocolClient } from '../../src/store/remote/sparql-protocol-client.ts';
 
@@ -20,7 +26,7 @@ test('Digest answers: the example of RFC 7616 (3.9.1), MD5 and SHA-256', () => {
 });
 
 /** A SPARQL endpoint on loopback that asks for credentials one way: Digest (with nonces going stale), Basic or a bearer token; it answers ASK with true. */
-function endpoint(kind: 'digest' | 'basic' | 'bearer') {
+function endpoint(kind: 'digest' | 'basic' | 'bearer', port = 0) {
   const user = 'toxgraph';
   const password = 'p@ss "word"';
   let nonce = 'nonce-1';
@@ -55,7 +61,7 @@ function endpoint(kind: 'digest' | 'basic' | 'bearer') {
     });
   });
   return new Promise<{ url: string; user: string; password: string; counts: () => { requests: number; refused: number }; close: () => void }>((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
+    server.listen(port, '127.0.0.1', () =>
       resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sparql-auth`, user, password, counts: () => ({ requests, refused }), close: () => server.close() }),
     ),
   );
@@ -95,4 +101,39 @@ test('a store that asks for Basic, and one behind a gateway that takes a bearer 
   assert.deepEqual(gateway.counts(), { requests: 1, refused: 0 }, 'the token goes with the first request');
   await assert.rejects(client(gateway.url, { token: 'forged' }).ask('ASK {}'), /answered 401/);
   gateway.close();
+});
+
+test('secrets read from files as containers mount them: the text without its final line break; a missing file is named', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toxgraph-secrets-'));
+  writeFileSync(join(dir, 'store'), 'store "secret" 1\n');
+  writeFileSync(join(dir, 'admin'), 'line one\nline two\r\n');
+  writeFileSync(join(dir, 'token'), 'tok');
+  const config = loadConfig(['--store-password-file', join(dir, 'store'), '--store-token-file', join(dir, 'token')], {
+    TOXGRAPH_ADMIN_PASSWORD_FILE: join(dir, 'admin'),
+  });
+  assert.equal(config.storePassword, 'store "secret" 1');
+  assert.equal(config.storeToken, 'tok');
+  assert.equal(config.adminPassword, 'line one\nline two', 'only the final line break is dropped');
+  assert.throws(() => loadConfig(['--admin-password-file', join(dir, 'absent')], {}), /cannot read .*absent/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a start waits for a store that is not answering yet (as a container started beside it), never for one that refuses its password', async () => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/sparql-auth`;
+  const at = (password: string) => ({ queryUrl: url, updateUrl: url, user: 'toxgraph', password });
+  let tries = 0;
+  const opening = RemoteSparqlStore.open(at('p@ss "word"'), 30_000, () => tries++);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.ok(tries >= 1, 'nothing listens yet: asked again');
+  const store = await endpoint('basic', port);
+  await (await opening).close();
+  let triesAfterRefusal = 0;
+  await assert.rejects(
+    RemoteSparqlStore.open(at('wrong'), 30_000, () => triesAfterRefusal++),
+    /answered 401/,
+  );
+  assert.equal(triesAfterRefusal, 0, 'a refused password fails the start at once');
+  store.close();
+  await assert.rejects(RemoteSparqlStore.open(at('p@ss "word"'), 0), 'without a wait, a store that does not answer fails the start');
 });

@@ -11,7 +11,7 @@ import { ScopedSource } from '../scoped-source.ts';
 import { dataTriples, sparql, SparqlText } from '../sparql-template.ts';
 import { checkIri } from '../../rdf/terms.ts';
 import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type RecordWrites, type TripleStore } from '../triple-store.ts';
-import { SparqlProtocolClient, type RemoteStoreConfig } from './sparql-protocol-client.ts';
+import { SparqlProtocolClient, storeNotAnsweringYet, type RemoteStoreConfig } from './sparql-protocol-client.ts';
 import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.ts';
 import { fromServer, quadFromServer, toServer } from './literal-transport.ts';
 
@@ -47,10 +47,24 @@ export class RemoteSparqlStore implements TripleStore {
     this.client = client;
   }
 
-  static async open(config: RemoteStoreConfig): Promise<RemoteSparqlStore> {
+  /**
+   * The store, once it answers: a store that is not answering yet is asked again every second
+   * for `waitMs` (`onWait` is told each time); anything else, a refused password among them,
+   * fails the start at once.
+   */
+  static async open(config: RemoteStoreConfig, waitMs = 0, onWait?: (e: unknown) => void): Promise<RemoteSparqlStore> {
     const client = new SparqlProtocolClient(config);
-    await client.ask('ASK { }'); // the server answers, or the start fails here
-    return new RemoteSparqlStore(client);
+    const until = Date.now() + waitMs;
+    for (;;) {
+      try {
+        await client.ask('ASK { }');
+        return new RemoteSparqlStore(client);
+      } catch (e) {
+        if (!storeNotAnsweringYet(e) || Date.now() >= until) throw e;
+        onWait?.(e);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   }
 
   /** A graph whole; read again when it was being rewritten by another process while it was read. */

@@ -142,6 +142,20 @@ async function* untilDone<T>(items: AsyncIterable<T>, body: Readable): AsyncIter
 }
 
 /** A request that failed because its connection closed (a reused keep-alive connection the server had just closed). */
+/**
+ * The store is not answering yet, as when it starts beside this process (a container of the same
+ * stack): nothing listens, its name is not known yet, or a proxy in front of it says it is not
+ * there. A refusal of the credentials or of the request is not this.
+ */
+export function storeNotAnsweringYet(e: unknown): boolean {
+  const code = (e as { cause?: { code?: string } })?.cause?.code ?? '';
+  return (
+    ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code) ||
+    connectionLost(e) ||
+    /the SPARQL store answered (502|503|504) /.test(String((e as Error)?.message))
+  );
+}
+
 function connectionLost(e: unknown): boolean {
   const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
   return ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED'].includes(cause?.code ?? '') || /other side closed/i.test(cause?.message ?? '');
