@@ -22,6 +22,7 @@ import { benchReport } from './report.ts';
 import { benchRemoteStore } from './remote-store.ts';
 import { benchScaleOut } from './scale-out.ts';
 import { benchRuntime } from './runtime.ts';
+import { benchContainer } from './container.ts';
 import { benchSparqlCore } from './sparql-core.ts';
 import { benchSparqlHttp } from './sparql-http.ts';
 import { benchStructureSearch } from './structure-search.ts';
@@ -66,6 +67,7 @@ const benches = [
   ['remote-store', benchRemoteStore],
   ['scale-out', benchScaleOut],
   ['runtime', benchRuntime],
+  ['container', benchContainer],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();

@@ -113,7 +113,7 @@ build_toxgraph() {
     --env TOXGRAPH_HOST=0.0.0.0 --env TOXGRAPH_DATA_DIR=/data --env PORT=8080 \
     --port 8080 --volume /data --stop-signal SIGTERM \
     --entrypoint '["/usr/bin/tini", "--", "/app/bin/toxgraph-server"]' --cmd '[]' \
-    --healthcheck 'CMD ["/app/node_modules/.bin/node", "/app/deploy/image/health-check.mjs"]' \
+    --healthcheck 'CMD /app/node_modules/.bin/node /app/deploy/image/health-check.mjs' \
     --healthcheck-interval 30s --healthcheck-timeout 5s --healthcheck-start-period 60s --healthcheck-retries 3
 }
 
