@@ -92,6 +92,9 @@ export function predictionPlots(v: ValidationFacts, featureTitle: string, what: 
   ];
 }
 
+const SET_EFFICIENCY = ['single-label sets', 'empty sets', 'mean set size'];
+const setEfficiency = (l: { singletonRate?: number; emptySetRate?: number; meanSetSize?: number }) => [formatNumber(l.singletonRate), formatNumber(l.emptySetRate), formatNumber(l.meanSetSize)];
+
 /** A conformal model's guarantee as measured: coverage and efficiency per level, per class, and the calibration plot (none for other models). */
 export function conformalSection(v: ValidationFacts): DraftSection[] {
   const levels = v.record.conformal;
@@ -107,32 +110,37 @@ export function conformalSection(v: ValidationFacts): DraftSection[] {
           kind: 'para',
           text: [
             `The model states ${intervals ? 'a prediction interval' : 'a prediction set'} at each confidence level; under exchangeability it holds the true value for at least that share of new compounds${intervals ? '' : ', within each class'}. Coverage is the share of test rows whose true value it held (within the binomial error of the number of rows); `,
-            intervals ? 'efficiency is the width of the intervals (narrower is more informative).' : 'efficiency is the share of sets with a single class (the others hold both classes, or none).',
+            intervals
+              ? 'efficiency is the width of the intervals (narrower is more informative).'
+              : 'efficiency is the share of sets with a single class (the others hold both classes, or none), the share of empty sets and the mean number of classes in a set; per class, of the test rows whose true class it is.',
           ],
         },
         {
           kind: 'table',
           title: 'Coverage and efficiency per confidence level',
-          head: [
-            'confidence level',
-            'test rows',
-            'coverage',
-            ...(intervals ? ['mean interval width', 'median interval width'] : ['single-label sets', 'empty sets', 'mean set size', ...classes.map((c) => `coverage of ${c}`)]),
-          ],
+          head: ['confidence level', 'test rows', 'coverage', ...(intervals ? ['mean interval width', 'median interval width'] : SET_EFFICIENCY)],
           rows: levels.map((l) => [
             formatNumber(l.confidenceLevel),
             String(l.numInstances),
             formatNumber(l.coverage),
-            ...(intervals
-              ? [formatNumber(l.meanIntervalWidth), formatNumber(l.medianIntervalWidth)]
-              : [
-                  formatNumber(l.singletonRate),
-                  formatNumber(l.emptySetRate),
-                  formatNumber(l.meanSetSize),
-                  ...classes.map((c) => `${formatNumber(perClass(l, c)?.coverage)} (${perClass(l, c)?.numInstances ?? 0})`),
-                ]),
+            ...(intervals ? [formatNumber(l.meanIntervalWidth), formatNumber(l.medianIntervalWidth)] : setEfficiency(l)),
           ]),
         },
+        ...(classes.length
+          ? [
+              {
+                kind: 'table' as const,
+                title: 'Coverage and efficiency per class (the test rows of each class)',
+                head: ['confidence level', 'class', 'test rows', 'coverage', ...SET_EFFICIENCY],
+                rows: levels.flatMap((l) =>
+                  classes.flatMap((c) => {
+                    const own = perClass(l, c);
+                    return own ? [[formatNumber(l.confidenceLevel), c, String(own.numInstances), formatNumber(own.coverage), ...setEfficiency(own)]] : [];
+                  }),
+                ),
+              },
+            ]
+          : []),
         {
           kind: 'plot',
           plot: {

@@ -7,7 +7,8 @@
  *   binomial error of the number of rows;
  * - efficiency: for intervals their mean and median width (INF when any is unbounded); for sets
  *   the share of single-label sets, of empty sets, and the mean set size;
- * - for classes, coverage per class: the Mondrian guarantee holds within each class.
+ * - for classes, coverage and efficiency per class (the rows whose true class it is): the Mondrian
+ *   guarantee holds within each class, and how informative the sets are may differ between them.
  *
  * Rows without an actual value or without a conformal answer are left out (`numInstances`
  * counts the rows that are in). A statistic over no rows is omitted, as in statistics.ts.
@@ -19,6 +20,9 @@ export interface ConformalClassStatistics {
   classValue: string;
   numInstances: number;
   coverage?: number;
+  singletonRate?: number;
+  emptySetRate?: number;
+  meanSetSize?: number;
 }
 
 export interface ConformalStatistics {
@@ -69,7 +73,7 @@ export function setStatistics(rows: { actual: string | undefined; observation?: 
     let single = 0;
     let empty = 0;
     let sizes = 0;
-    const perClass = new Map(classes.map((c) => [c, { n: 0, inside: 0 }]));
+    const perClass = new Map(classes.map((c) => [c, { n: 0, inside: 0, single: 0, empty: 0, sizes: 0 }]));
     for (const r of usable) {
       const set = [...r.observation!.pValues!].filter(([, p]) => p > alpha + 1e-12).map(([c]) => c);
       const hit = set.includes(r.actual!);
@@ -77,9 +81,12 @@ export function setStatistics(rows: { actual: string | undefined; observation?: 
       if (set.length === 1) single++;
       if (!set.length) empty++;
       sizes += set.length;
-      const own = perClass.get(r.actual!) ?? { n: 0, inside: 0 };
+      const own = perClass.get(r.actual!) ?? { n: 0, inside: 0, single: 0, empty: 0, sizes: 0 };
       own.n++;
       if (hit) own.inside++;
+      if (set.length === 1) own.single++;
+      if (!set.length) own.empty++;
+      own.sizes += set.length;
       perClass.set(r.actual!, own);
     }
     return {
@@ -89,7 +96,13 @@ export function setStatistics(rows: { actual: string | undefined; observation?: 
       singletonRate: single / n,
       emptySetRate: empty / n,
       meanSetSize: sizes / n,
-      classes: [...perClass].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([classValue, c]) => ({ classValue, numInstances: c.n, ...(c.n ? { coverage: c.inside / c.n } : {}) })),
+      classes: [...perClass]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([classValue, c]) => ({
+          classValue,
+          numInstances: c.n,
+          ...(c.n ? { coverage: c.inside / c.n, singletonRate: c.single / c.n, emptySetRate: c.empty / c.n, meanSetSize: c.sizes / c.n } : {}),
+        })),
     };
   });
 }

@@ -138,7 +138,7 @@ export function validationQuads(uri: string, v: ValidationRecord): RDF.Quad[] {
   return quads;
 }
 
-/** A conformal statistics node (`{uri}#conformal-{level}`) with its per-class nodes. */
+/** A conformal statistics node (`{uri}#conformal-{level}`) with its per-class nodes (coverage and efficiency of the rows of each class). */
 function conformalQuads(uri: string, c: ConformalStatistics): RDF.Quad[] {
   const node = df.namedNode(`${uri}#conformal-${c.confidenceLevel}`);
   const { classes, ...values } = c;
@@ -146,8 +146,9 @@ function conformalQuads(uri: string, c: ConformalStatistics): RDF.Quad[] {
   for (const [key, value] of Object.entries(values)) if (typeof value === 'number') quads.push(df.quad(node, ot(key), number(key, value)));
   for (const k of classes ?? []) {
     const cn = df.namedNode(`${uri}#conformal-${c.confidenceLevel}-class-${fragment(k.classValue)}`);
-    quads.push(df.quad(node, ot('conformalClassStatistics'), cn), df.quad(cn, ot('classValue'), literal(k.classValue)), df.quad(cn, ot('numInstances'), number('numInstances', k.numInstances)));
-    if (k.coverage !== undefined) quads.push(df.quad(cn, ot('coverage'), number('coverage', k.coverage)));
+    const { classValue, ...numbers } = k;
+    quads.push(df.quad(node, ot('conformalClassStatistics'), cn), df.quad(cn, ot('classValue'), literal(classValue)));
+    for (const [key, value] of Object.entries(numbers)) if (typeof value === 'number') quads.push(df.quad(cn, ot(key), number(key, value)));
   }
   return quads;
 }
@@ -167,9 +168,9 @@ function conformalOf(quads: RDF.Quad[], uri: string): ConformalStatistics[] | un
       const { confidenceLevel, numInstances, ...rest } = numbersOf(node);
       const classNodes = about(node).filter((q) => q.predicate.equals(ot('conformalClassStatistics')));
       const classes = classNodes.map((q): ConformalClassStatistics => {
-        const { numInstances: n, coverage } = numbersOf(q.object.value);
+        const { numInstances: n, classValue: _, ...rest } = numbersOf(q.object.value);
         const classValue = about(q.object.value).find((c) => c.predicate.equals(ot('classValue')))?.object.value ?? '';
-        return { classValue, numInstances: n ?? 0, ...(coverage !== undefined ? { coverage } : {}) };
+        return { classValue, numInstances: n ?? 0, ...rest };
       });
       return { confidenceLevel, numInstances: numInstances ?? 0, ...rest, ...(classNodes.length ? { classes: classes.sort((a, b) => (a.classValue < b.classValue ? -1 : 1)) } : {}) };
     })

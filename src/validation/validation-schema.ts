@@ -43,7 +43,7 @@ ${choice(
   true,
 )}
 ${choice('ConformalStatistics', [el('confidenceLevel', 'xs:double'), el('numInstances', 'xs:integer'), ...doubles(['coverage', 'meanIntervalWidth', 'medianIntervalWidth', 'singletonRate', 'emptySetRate', 'meanSetSize']), el('conformalClassStatistics', 'ConformalClassStatistics')])}
-${choice('ConformalClassStatistics', [el('classValue', 'xs:string'), el('numInstances', 'xs:integer'), el('coverage', 'xs:double')])}
+${choice('ConformalClassStatistics', [el('classValue', 'xs:string'), el('numInstances', 'xs:integer'), ...doubles(['coverage', 'singletonRate', 'emptySetRate', 'meanSetSize'])])}
 ${choice('CrossvalidationInfo', [el('crossvalidation', 'xs:anyURI'), el('crossvalidationFold', 'xs:integer')])}
 ${choice('ClassificationStatistics', [...integers(['numCorrect', 'numIncorrect']), ...doubles(['percentCorrect', 'percentIncorrect', 'accuracy', 'weightedAccuracy', 'averageAreaUnderRoc', 'matthewsCorrelationCoefficient']), el('confusionMatrix', 'ConfusionMatrix'), el('classValueStatistics', 'ClassValueStatistics')])}
 ${choice('ConfusionMatrix', [el('confusionMatrixCell', 'ConfusionMatrixCell')])}

@@ -79,35 +79,33 @@ function statisticsHtml(tree: Tree): string {
   return parts.join('\n');
 }
 
-/** The conformal guarantee per level: coverage against the level, efficiency, and per class coverage. */
+/** The conformal guarantee per level: coverage against the level and efficiency; for classes the same per class (the rows whose true class it is). */
 function conformalHtml(levels: Tree[]): string {
   const sorted = [...levels].sort((a, b) => Number(a.confidenceLevel) - Number(b.confidenceLevel));
-  const classes = [...new Set(sorted.flatMap((l) => ((l.conformalClassStatistics as Tree[] | undefined) ?? []).map((c) => String(c.classValue))))].sort();
+  const classesOf = (l: Tree) => [...((l.conformalClassStatistics as Tree[] | undefined) ?? [])].sort((a, b) => (String(a.classValue) < String(b.classValue) ? -1 : 1));
   const intervals = sorted.some((l) => l.meanIntervalWidth !== undefined);
-  const columns: [string, (l: Tree) => unknown][] = [
-    ['confidence level', (l) => l.confidenceLevel],
-    ['coverage', (l) => l.coverage],
-    ['test rows', (l) => l.numInstances],
-    ...(intervals
-      ? ([
-          ['mean interval width', (l) => l.meanIntervalWidth],
-          ['median interval width', (l) => l.medianIntervalWidth],
-        ] as [string, (l: Tree) => unknown][])
-      : ([
-          ['single-label sets', (l) => l.singletonRate],
-          ['empty sets', (l) => l.emptySetRate],
-          ['mean set size', (l) => l.meanSetSize],
-        ] as [string, (l: Tree) => unknown][])),
-    ...classes.map((c): [string, (l: Tree) => unknown] => [
-      `coverage of ${c}`,
-      (l) => {
-        const own = ((l.conformalClassStatistics as Tree[] | undefined) ?? []).find((k) => String(k.classValue) === c);
-        return own ? `${fmt(own.coverage)} (${fmt(own.numInstances)})` : '';
-      },
-    ]),
-  ];
-  const cell = (v: unknown) => (typeof v === 'string' && v.includes('(') ? escapeHtml(v) : fmt(v));
-  return `<h2>Conformal prediction: coverage and efficiency</h2><p>Under exchangeability, the share of test compounds whose true value is in the ${intervals ? 'interval' : 'prediction set'} is at least the confidence level (within the binomial error of the test set's size)${intervals ? '' : ', for each class'}.</p><table><thead><tr>${columns.map(([name]) => `<th>${escapeHtml(name)}</th>`).join('')}</tr></thead><tbody>${sorted.map((l) => `<tr>${columns.map(([, of]) => `<td>${cell(of(l))}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+  type Column = [string, (l: Tree) => unknown];
+  const efficiency: Column[] = intervals
+    ? [
+        ['mean interval width', (l) => l.meanIntervalWidth],
+        ['median interval width', (l) => l.medianIntervalWidth],
+      ]
+    : [
+        ['single-label sets', (l) => l.singletonRate],
+        ['empty sets', (l) => l.emptySetRate],
+        ['mean set size', (l) => l.meanSetSize],
+      ];
+  const table = (columns: Column[], rows: Tree[]) =>
+    `<table><thead><tr>${columns.map(([name]) => `<th>${escapeHtml(name)}</th>`).join('')}</tr></thead><tbody>${rows.map((l) => `<tr>${columns.map(([, of]) => `<td>${fmt(of(l))}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+  const perLevel = table([['confidence level', (l) => l.confidenceLevel], ['coverage', (l) => l.coverage], ['test rows', (l) => l.numInstances], ...efficiency], sorted);
+  const perClassRows = sorted.flatMap((l) => classesOf(l).map((c): Tree => ({ ...c, confidenceLevel: l.confidenceLevel })));
+  const perClass = perClassRows.length
+    ? `<h3>Per class (the test rows of each class)</h3>${table(
+        [['confidence level', (c) => c.confidenceLevel], ['class', (c) => c.classValue], ['coverage', (c) => c.coverage], ['test rows', (c) => c.numInstances], ...efficiency],
+        perClassRows,
+      )}`
+    : '';
+  return `<h2>Conformal prediction: coverage and efficiency</h2><p>Under exchangeability, the share of test compounds whose true value is in the ${intervals ? 'interval' : 'prediction set'} is at least the confidence level (within the binomial error of the test set's size)${intervals ? '' : ', for each class'}.</p>${perLevel}${perClass}`;
 }
 
 /**

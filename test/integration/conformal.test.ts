@@ -1,7 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { startTestServer, http, form, errorReport, OT, waitForTask, parseTurtle, valuesOf, checkRdfXml, type TestServer } from '../helpers.ts';
 
 /**
@@ -20,6 +24,7 @@ after(() => s.stop());
 
 const local = (uri: string) => uri.replace(s.base, s.url);
 const LEVELS = [0.8, 0.9, 0.95];
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 async function upload(csv: string): Promise<string> {
   const r = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
@@ -42,7 +47,16 @@ interface LevelStatistics {
   meanIntervalWidth?: number;
   singletonRate?: number;
   emptySetRate?: number;
-  conformalClassStatistics?: { classValue: string; numInstances: number; coverage: number }[];
+  meanSetSize?: number;
+  conformalClassStatistics?: ClassStatistics[];
+}
+interface ClassStatistics {
+  classValue: string;
+  numInstances: number;
+  coverage: number;
+  singletonRate: number;
+  emptySetRate: number;
+  meanSetSize: number;
 }
 const conformalOf = (v: { conformalStatistics?: LevelStatistics[] }) => [...(v.conformalStatistics ?? [])].sort((a, b) => a.confidenceLevel - b.confidenceLevel);
 
@@ -95,54 +109,159 @@ test('regression intervals (EPAFHM, random forest): coverage at 0.8, 0.9 and 0.9
       assert.ok(coverage <= level + margin + 0.03, `${method} at ${level}: coverage ${coverage} is far above the level (intervals too wide)`);
     });
   }
+  // cv+ against split: widths are comparable only where the coverages are alike, so each level states both
   const split = pooled.get('split')!;
   const cv = pooled.get('cv+')!;
-  const narrower = cv.width[1] < split.width[1];
-  t.diagnostic(
-    `at 0.9, cv+ intervals are ${narrower ? 'narrower' : 'NOT narrower'} than split intervals: mean width ${(cv.width[1] / cv.n).toFixed(3)} against ${(split.width[1] / split.n).toFixed(3)}`,
-  );
+  LEVELS.forEach((level, i) => {
+    const [coverage, width] = [(m: typeof split) => m.covered[i] / m.n, (m: typeof split) => m.width[i] / m.n];
+    const gap = coverage(cv) - coverage(split);
+    const error = Math.sqrt((level * (1 - level) * 2) / split.n);
+    t.diagnostic(
+      `at ${level}: split coverage ${coverage(split).toFixed(3)}, mean width ${width(split).toFixed(3)}; cv+ coverage ${coverage(cv).toFixed(3)}, mean width ${width(cv).toFixed(3)}: cv+ is ${width(cv) < width(split) ? 'narrower' : 'NOT narrower'} (${(width(cv) / width(split)).toFixed(3)} times the width), its coverage ${gap >= 0 ? 'higher' : 'lower'} by ${Math.abs(gap).toFixed(3)} (${Math.abs(gap) <= 2 * error ? 'equal within' : 'beyond'} two standard errors, ${(2 * error).toFixed(3)})`,
+    );
+  });
 });
 
-test('class sets (Kazius, random forest on Morgan bits, 5-fold cross-validation): pooled coverage per class at each level; efficiency stated', async (t) => {
+/** The XML of a validation checked against the published schema (by xmllint, when it is installed). */
+async function checkSchema(xml: string): Promise<void> {
+  if (spawnSync('xmllint', ['--version'], { stdio: 'ignore' }).error) return;
+  const dir = mkdtempSync(join(tmpdir(), 'toxgraph-xsd-'));
+  try {
+    writeFileSync(join(dir, 'schema.xsd'), (await http(`${s.url}/validation/schema.xsd`)).text);
+    const r = spawnSync('xmllint', ['--noout', '--schema', join(dir, 'schema.xsd'), '-'], { input: xml, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const KAZIUS_SEEDS = ['1', '2', '3'];
+
+test('class sets (Kazius, random forest on Morgan bits, 5-fold cross-validation over three seeds): coverage per class within a binomial tolerance of each level; efficiency per class stated and consistent', async (t) => {
   const raw = await upload(readFileSync('../shared/data/kazius.csv', 'utf8'));
   const target = (await features(raw))[0];
+  // the fingerprints are calculated once; each seed draws its own folds (and so its own calibration sets)
   const dataset = await task('/algorithm/morgan-fingerprint', { dataset_uri: raw, nBits: '1024' });
-  const cv = await task('/crossvalidation', {
-    dataset_uri: dataset,
-    algorithm_uri: `${s.base}/algorithm/random-forest-classification`,
-    prediction_feature: target,
-    num_folds: '5',
-    algorithm_params: 'numTrees=50;conformal=split;confidence_level=0.8,0.9,0.95',
-  });
-  const pooled = await json(`${cv}/statistics`);
-  const levels = conformalOf(pooled);
-  assert.deepEqual(
-    levels.map((l) => l.confidenceLevel),
-    LEVELS,
-  );
-  for (const l of levels) {
-    assert.ok(l.numInstances > 4000, `${l.numInstances} pooled rows`);
-    const classes = l.conformalClassStatistics!;
-    assert.equal(classes.length, 2);
-    for (const c of classes) {
-      t.diagnostic(`${l.confidenceLevel}: class ${c.classValue}: coverage ${c.coverage.toFixed(3)} over ${c.numInstances} rows`);
-      assert.ok(c.coverage >= l.confidenceLevel - tolerance(l.confidenceLevel, c.numInstances), `class ${c.classValue} at ${l.confidenceLevel}: ${c.coverage}`);
-    }
-    t.diagnostic(`${l.confidenceLevel}: single-label sets ${l.singletonRate!.toFixed(3)}, empty sets ${l.emptySetRate!.toFixed(3)}`);
-    assert.ok(l.singletonRate! > 0.2, 'the sets say something: not all of them hold both classes');
+  const runs: { cv: string; levels: LevelStatistics[] }[] = [];
+  for (const seed of KAZIUS_SEEDS) {
+    const cv = await task('/crossvalidation', {
+      dataset_uri: dataset,
+      algorithm_uri: `${s.base}/algorithm/random-forest-classification`,
+      prediction_feature: target,
+      num_folds: '5',
+      random_seed: seed,
+      algorithm_params: 'numTrees=50;conformal=split;confidence_level=0.8,0.9,0.95',
+    });
+    runs.push({ cv, levels: conformalOf(await json(`${cv}/statistics`)) });
   }
-  // every fold's validation states its own guarantee as well
+  for (const [r, { levels }] of runs.entries()) {
+    assert.deepEqual(
+      levels.map((l) => l.confidenceLevel),
+      LEVELS,
+    );
+    levels.forEach((l, i) => {
+      assert.ok(l.numInstances > 4000, `${l.numInstances} pooled rows`);
+      const classes = l.conformalClassStatistics!;
+      assert.deepEqual(
+        classes.map((c) => c.classValue),
+        ['mutagenic', 'non-mutagenic'],
+      );
+      for (const c of classes) {
+        // each fold's model is calibrated on a quarter of its training side (80 %), stratified by class: over the five folds, as many calibration rows of the class as test rows
+        const margin = tolerance(l.confidenceLevel, c.numInstances, c.numInstances);
+        assert.ok(c.coverage >= l.confidenceLevel - margin, `seed ${KAZIUS_SEEDS[r]}: class ${c.classValue} at ${l.confidenceLevel}: coverage ${c.coverage} over ${c.numInstances} rows`);
+        // above the level as well, a little more where the forest's probabilities tie (the p-values are conservative)
+        assert.ok(c.coverage <= l.confidenceLevel + margin + 0.03, `seed ${KAZIUS_SEEDS[r]}: class ${c.classValue} at ${l.confidenceLevel}: coverage ${c.coverage} is far above the level`);
+        // the efficiency of the class's sets: shares within [0, 1], a mean size within [0, 2]
+        for (const share of [c.singletonRate, c.emptySetRate, c.singletonRate + c.emptySetRate]) assert.ok(share >= 0 && share <= 1 + 1e-9, JSON.stringify(c));
+        assert.ok(c.meanSetSize >= 0 && c.meanSetSize <= classes.length, JSON.stringify(c));
+        // of two classes, a set that is neither single nor empty holds both, and always the true class; an empty set never does
+        assert.ok(Math.abs(c.meanSetSize - (c.singletonRate + 2 * (1 - c.singletonRate - c.emptySetRate))) < 1e-9, JSON.stringify(c));
+        assert.ok(c.coverage >= 1 - c.singletonRate - c.emptySetRate - 1e-9 && c.coverage <= 1 - c.emptySetRate + 1e-9, JSON.stringify(c));
+        // a higher level only adds classes to the sets
+        const lower = i ? levels[i - 1].conformalClassStatistics!.find((k) => k.classValue === c.classValue)! : undefined;
+        if (lower) assert.ok(c.coverage >= lower.coverage && c.meanSetSize >= lower.meanSetSize && c.emptySetRate <= lower.emptySetRate, `${c.classValue}: ${JSON.stringify([lower, c])}`);
+      }
+      // the level's statistics are those of its classes, weighted by their rows
+      const n = classes.reduce((a, c) => a + c.numInstances, 0);
+      assert.equal(n, l.numInstances);
+      for (const key of ['coverage', 'singletonRate', 'emptySetRate', 'meanSetSize'] as const)
+        assert.ok(Math.abs(classes.reduce((a, c) => a + c[key] * c.numInstances, 0) / n - l[key]!) < 1e-9, `${key} at ${l.confidenceLevel}`);
+      // the right single-label sets are at most the coverage (the rest is sets of both classes)
+      assert.ok(l.coverage >= 1 - l.singletonRate! - l.emptySetRate! - 1e-9);
+      assert.ok(l.singletonRate! > 0.2, 'the sets say something: not all of them hold both classes');
+    });
+  }
+  LEVELS.forEach((level, i) => {
+    for (const value of ['mutagenic', 'non-mutagenic']) {
+      const of = runs.map(({ levels }) => levels[i].conformalClassStatistics!.find((c) => c.classValue === value)!);
+      t.diagnostic(
+        `${level}: class ${value} over ${of[0].numInstances} rows, seeds ${KAZIUS_SEEDS.join(', ')}: coverage ${of.map((c) => c.coverage.toFixed(3)).join(', ')}; single-label sets ${of.map((c) => c.singletonRate.toFixed(3)).join(', ')}; empty sets ${of.map((c) => c.emptySetRate.toFixed(3)).join(', ')}; mean set size ${of.map((c) => c.meanSetSize.toFixed(3)).join(', ')}`,
+      );
+    }
+  });
+  const { cv, levels } = runs[0];
+  // the per-class efficiency in every format: XML valid against the published schema, YAML, HTML
+  const statistics = local(`${cv}/statistics`);
+  const xml = (await http(statistics, { accept: 'application/xml' })).text;
+  assert.match(xml, /<conformalClassStatistics>(?:(?!<\/conformalClassStatistics>)[\s\S])*<meanSetSize>/);
+  await checkSchema(xml);
+  assert.match((await http(statistics, { accept: 'text/x-yaml' })).text, /conformalClassStatistics:[\s\S]*emptySetRate:/);
+  const html = (await http(statistics, { accept: 'text/html' })).text;
+  assert.match(html, /Conformal prediction: coverage and efficiency/);
+  assert.match(
+    html,
+    /Per class \(the test rows of each class\)<\/h3><table><thead><tr><th>confidence level<\/th><th>class<\/th><th>coverage<\/th><th>test rows<\/th><th>single-label sets<\/th><th>empty sets<\/th><th>mean set size<\/th>/,
+  );
+  // every fold's validation states its own guarantee as well, per class
   const folds = (await http(`${local(cv)}/validations`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
   const fold = await json(folds[0]);
   assert.equal(conformalOf(fold).length, 3);
-  const html = await http(local(`${cv}/statistics`), { accept: 'text/html' });
-  assert.match(html.text, /Conformal prediction: coverage and efficiency/);
-  // the cross-validation's report: the measured guarantee per level and class, and the calibration plot
+  assert.equal(typeof conformalOf(fold)[0].conformalClassStatistics![0].singletonRate, 'number');
+  // the fold's model: a p-value per class and a set per level among its predicted variables, and in its prediction dataset's CSV
+  const variables = (await http(`${local(fold.model)}/predicted`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const described = await Promise.all(variables.map(async (f) => ({ f, quads: parseTurtle((await http(local(f), { accept: 'text/turtle' })).text) })));
+  const typed = (type: string) => described.filter((d) => valuesOf(d.quads, d.f, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type').includes(`${OT}${type}`));
+  assert.deepEqual(
+    typed('ClassPValue')
+      .map((d) => valuesOf(d.quads, d.f, `${OT}pValueClass`)[0])
+      .sort(),
+    ['mutagenic', 'non-mutagenic'],
+  );
+  assert.deepEqual(
+    typed('PredictionSet')
+      .map((d) => Number(valuesOf(d.quads, d.f, `${OT}confidenceLevel`)[0]))
+      .sort(),
+    LEVELS,
+  );
+  const [header, ...lines] = parseCsv((await http(local(fold.predictionDataset), { accept: 'text/csv' })).text) as string[][];
+  const column = (pattern: RegExp) => header.findIndex((h) => pattern.test(h));
+  const pColumns = ['mutagenic', 'non-mutagenic'].map((c) => column(new RegExp(`conformal p-value of class ${c} `)));
+  const setColumns = ['80', '90', '95'].map((level) => column(new RegExp(`: ${level} % prediction set`)));
+  assert.ok(
+    [...pColumns, ...setColumns].every((i) => i > 0),
+    header.join(' | '),
+  );
+  assert.ok(lines.length > 700, `${lines.length} rows`);
+  for (const cells of lines) {
+    const p = pColumns.map((i) => Number(cells[i]));
+    assert.ok(
+      p.every((v) => v > 0 && v <= 1),
+      cells.join(','),
+    );
+    // the set at a level holds the classes whose p-value is above 1 − the level
+    LEVELS.forEach((level, l) => {
+      const expected = ['mutagenic', 'non-mutagenic'].filter((_, k) => p[k] > 1 - level + 1e-12);
+      assert.equal(cells[setColumns[l]], `{${expected.join(', ')}}`, `${level}: ${cells.join(',')}`);
+    });
+  }
+  // the cross-validation's report: the measured guarantee per level and per class, and the calibration plot
   const report = await run(`${s.base}/validation/report/crossvalidation`, { validation_uris: cv });
   const docbook = (await http(local(report), { accept: 'text/xml' })).text;
   assert.match(docbook, /Conformal prediction: the guarantee, measured/);
+  assert.match(docbook, /Coverage and efficiency per class \(the test rows of each class\)/);
   const mutagenic = levels[1].conformalClassStatistics!.find((c) => c.classValue === 'mutagenic')!;
-  assert.ok(docbook.includes(`(${mutagenic.numInstances})</entry>`), 'per-class coverage with its rows');
+  assert.ok(docbook.includes(`<entry>mutagenic</entry><entry>${mutagenic.numInstances}</entry>`), 'per-class rows with their counts');
   assert.match(docbook, /Calibration: coverage against confidence level/);
 });
 
@@ -180,6 +299,21 @@ test('a conformal model: its predictions fill interval features linked to the pr
   const [p, lo, hi] = [column(/predicted by model/), column(/lower bound of the 90 % prediction interval/), column(/upper bound of the 90 % prediction interval/)];
   assert.ok(p > 0 && lo > 0 && hi > 0, header.join(' | '));
   for (const cells of lines) assert.ok(Number(cells[lo]) < Number(cells[p]) && Number(cells[p]) < Number(cells[hi]), cells.join(','));
+  // and the workbook: the same columns, the bounds as numbers
+  const xlsx = await fetch(local(predictions), { headers: { accept: XLSX } });
+  assert.equal(xlsx.headers.get('content-type'), XLSX);
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.load(Buffer.from(await xlsx.arrayBuffer()) as never);
+  const sheet = book.worksheets[0];
+  const titles = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
+  const cell = (pattern: RegExp) => titles.findIndex((h) => pattern.test(h)) + 1;
+  const [xp, xlo, xhi] = [cell(/predicted by model/), cell(/lower bound of the 90 % prediction interval/), cell(/upper bound of the 90 % prediction interval/)];
+  assert.ok(xp > 1 && xlo > 1 && xhi > 1, titles.join(' | '));
+  assert.equal(sheet.actualRowCount, lines.length + 1);
+  for (let r = 2; r <= sheet.actualRowCount; r++) {
+    const [vp, vlo, vhi] = [xp, xlo, xhi].map((c) => sheet.getRow(r).getCell(c).value);
+    assert.ok(typeof vlo === 'number' && typeof vhi === 'number' && (vlo as number) < (vp as number) && (vp as number) < (vhi as number), `row ${r}: ${vlo} ${vp} ${vhi}`);
+  }
 });
 
 test('conformal parameters are checked before any work: 400 naming the parameter', async () => {

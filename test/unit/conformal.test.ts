@@ -7,6 +7,9 @@ import { runInProcess, type Learner, type TrainingData } from '../../src/learnin
 import { multipleLinearRegression } from '../../src/learning/linear-regression.ts';
 import { randomForestClassification, randomForestRegression } from '../../src/learning/random-forest.ts';
 import { Random } from '../../src/learning/random.ts';
+import { setStatistics } from '../../src/validation/conformal-statistics.ts';
+import { validationQuads, validationRecord, type ValidationRecord } from '../../src/validation/validation-record.ts';
+import type { ClassificationStatistics } from '../../src/validation/statistics.ts';
 
 test('the conformal quantile is the ⌈(n+1)(1−α)⌉-th smallest score, unbounded when that rank exceeds n', () => {
   const nine = [1, 2, 3, 4, 5, 6, 7, 8, 9];
@@ -91,6 +94,50 @@ test('Mondrian p-values use only the calibration rows of the class; sets keep th
   const fold = (p0: number) => partOutput(cv, [{ value: 0, probabilities: [p0, 1 - p0] }], undefined, undefined, 2);
   // fold 1 scores class 0 at 0.3 (#{} of {0.1}), fold 2 at 0.5 (#{0.6}): (0 + 1 + 1) / 4
   assert.equal(classPValues(cv, [fold(0.7), fold(0.5)], 0, 2)[0], 2 / 4);
+});
+
+test('set statistics: coverage and efficiency over all rows and per class (the rows whose true class it is), and they round-trip through the validation graph', () => {
+  const row = (actual: string, a: number, b: number) => ({
+    actual,
+    observation: {
+      pValues: new Map([
+        ['a', a],
+        ['b', b],
+      ]),
+    },
+  });
+  // at 0.8 (α = 0.2): a → {a}, {a, b}, {}; b → {a, b}, {a}
+  const rows = [row('a', 0.5, 0.1), row('a', 0.5, 0.3), row('a', 0.1, 0.04), row('b', 0.3, 0.9), row('b', 0.25, 0.15), { actual: undefined, observation: undefined }];
+  const [eighty, ninetyFive] = setStatistics(rows, [0.8, 0.95], ['a', 'b']);
+  assert.deepEqual(eighty, {
+    confidenceLevel: 0.8,
+    numInstances: 5,
+    coverage: 3 / 5,
+    singletonRate: 2 / 5,
+    emptySetRate: 1 / 5,
+    meanSetSize: 6 / 5,
+    classes: [
+      { classValue: 'a', numInstances: 3, coverage: 2 / 3, singletonRate: 1 / 3, emptySetRate: 1 / 3, meanSetSize: 3 / 3 },
+      { classValue: 'b', numInstances: 2, coverage: 1 / 2, singletonRate: 1 / 2, emptySetRate: 0, meanSetSize: 3 / 2 },
+    ],
+  });
+  // at 0.95 (α = 0.05): a → {a, b}, {a, b}, {a}; b → {a, b}, {a, b}
+  assert.deepEqual(ninetyFive.classes, [
+    { classValue: 'a', numInstances: 3, coverage: 1, singletonRate: 1 / 3, emptySetRate: 0, meanSetSize: 5 / 3 },
+    { classValue: 'b', numInstances: 2, coverage: 1, singletonRate: 0, emptySetRate: 0, meanSetSize: 2 },
+  ]);
+  // a class without test rows has its count and no rates
+  assert.deepEqual(setStatistics(rows.slice(0, 3), [0.8], ['a', 'b'])[0].classes![1], { classValue: 'b', numInstances: 0 });
+  const uri = 'http://localhost/validation/1';
+  const record: ValidationRecord = {
+    validationType: 'test_set_validation',
+    predictionFeature: 'http://localhost/feature/1',
+    realRuntimeMs: 10,
+    date: new Date('2026-11-26T06:00:00.000Z'),
+    statistics: { kind: 'classification', values: { numInstances: 5, accuracy: 0.6, confusionMatrix: {}, classValueStatistics: {} } as unknown as ClassificationStatistics },
+    conformal: [eighty, ninetyFive],
+  };
+  assert.deepEqual(validationRecord(validationQuads(uri, record), uri)?.conformal, [eighty, ninetyFive]);
 });
 
 test('confidence levels: comma-separated numbers strictly between 0 and 1, at most nine', () => {
