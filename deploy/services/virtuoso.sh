@@ -15,6 +15,8 @@ STORE_PASSWORD_FILE="${STORE_PASSWORD_FILE:-/run/secrets/store-password}"
 BUFFERS="${VIRTUOSO_BUFFERS:-100000}"
 mkdir -p "$DIR"
 cd "$DIR"
+# virtuoso.ini, with its HTTP server on ADDRESS
+write_ini() {
 cat > virtuoso.ini <<INI
 [Database]
 DatabaseFile = $DIR/virtuoso.db
@@ -33,7 +35,7 @@ MaxDirtyBuffers = $((BUFFERS * 3 / 4))
 CheckpointInterval = 60
 DirsAllowed = .
 [HTTPServer]
-ServerPort = 0.0.0.0:8890
+ServerPort = $1
 ServerRoot = $DIR
 ServerThreads = 20
 MaxClientConnections = 20
@@ -43,6 +45,7 @@ ResultSetMaxRows = 100000000
 MaxQueryCostEstimationTime = 0
 MaxQueryExecutionTime = 0
 INI
+}
 
 # a secret file's text without its final line break, quoted for SQL
 secret() {
@@ -53,6 +56,9 @@ secret() {
 if [ ! -f virtuoso.db ]; then
   dba="$(secret "$DBA_PASSWORD_FILE")"
   store="$(secret "$STORE_PASSWORD_FILE")"
+  # set up with its HTTP server out of reach: ToxGraph waits for a refused connection, not for
+  # the 404s of a server still being set up
+  write_ini 127.0.0.1:18890
   virtuoso-t -f -c virtuoso.ini &
   pid=$!
   i=0
@@ -61,16 +67,22 @@ if [ ! -f virtuoso.db ]; then
     [ "$i" -lt 300 ] && kill -0 "$pid" 2>/dev/null || { echo "virtuoso.sh: Virtuoso did not start" >&2; exit 1; }
     sleep 0.2
   done
-  isql-vt 1111 dba dba "exec=DB.DBA.USER_CREATE('$STORE_USER', '$store'); GRANT SPARQL_SELECT TO \"$STORE_USER\"; GRANT SPARQL_UPDATE TO \"$STORE_USER\"; DB.DBA.RDF_DEFAULT_USER_PERMS_SET('$STORE_USER', 15); DB.DBA.USER_SET_PASSWORD('dba', '$dba'); checkpoint;" >setup.log 2>&1
+  # on standard input, not in the arguments every process in the container can read
+  printf '%s\n' "DB.DBA.USER_CREATE('$STORE_USER', '$store');" "GRANT SPARQL_SELECT TO \"$STORE_USER\";" \
+    "GRANT SPARQL_UPDATE TO \"$STORE_USER\";" "DB.DBA.RDF_DEFAULT_USER_PERMS_SET('$STORE_USER', 15);" \
+    "USER_SET_PASSWORD('dba', '$dba');" "checkpoint;" | isql-vt 1111 dba dba >setup.log 2>&1
   if grep -q '\*\*\* Error' setup.log; then
-    cat setup.log >&2
+    # the error lines only: the statements around them hold the passwords
+    echo "virtuoso.sh: setting up the accounts failed:" >&2
+    grep '\*\*\* Error' setup.log >&2
     kill "$pid"
     wait "$pid" || true
-    rm -f virtuoso.db virtuoso.trx
+    rm -f setup.log virtuoso.db virtuoso.trx
     exit 1
   fi
   rm -f setup.log
   kill "$pid"
   wait "$pid" || true
 fi
+write_ini 0.0.0.0:8890
 exec virtuoso-t -f -c virtuoso.ini
