@@ -15,8 +15,17 @@ STORE_PASSWORD_FILE="${STORE_PASSWORD_FILE:-/run/secrets/store-password}"
 BUFFERS="${VIRTUOSO_BUFFERS:-100000}"
 mkdir -p "$DIR"
 cd "$DIR"
-# virtuoso.ini, with its HTTP server on ADDRESS
+# virtuoso.ini; with "http", its HTTP server on port 8890 of every address. (Virtuoso binds its
+# /sparql and /sparql-auth paths to the address its HTTP server has when the database is made:
+# written with an address such as 0.0.0.0:8890 they answer 404 to every other Host.)
 write_ini() {
+http=""
+[ "$1" = http ] && http="[HTTPServer]
+ServerPort = 8890
+ServerRoot = $DIR
+ServerThreads = 20
+MaxClientConnections = 20
+Charset = UTF-8"
 cat > virtuoso.ini <<INI
 [Database]
 DatabaseFile = $DIR/virtuoso.db
@@ -34,12 +43,7 @@ NumberOfBuffers = $BUFFERS
 MaxDirtyBuffers = $((BUFFERS * 3 / 4))
 CheckpointInterval = 60
 DirsAllowed = .
-[HTTPServer]
-ServerPort = $1
-ServerRoot = $DIR
-ServerThreads = 20
-MaxClientConnections = 20
-Charset = UTF-8
+$http
 [SPARQL]
 ResultSetMaxRows = 100000000
 MaxQueryCostEstimationTime = 0
@@ -56,9 +60,9 @@ secret() {
 if [ ! -f virtuoso.db ]; then
   dba="$(secret "$DBA_PASSWORD_FILE")"
   store="$(secret "$STORE_PASSWORD_FILE")"
-  # set up with its HTTP server out of reach: ToxGraph waits for a refused connection, not for
-  # the 404s of a server still being set up
-  write_ini 127.0.0.1:18890
+  # set up without its HTTP server: ToxGraph waits for a refused connection, not for the 401s
+  # of an account not made yet
+  write_ini
   virtuoso-t -f -c virtuoso.ini &
   pid=$!
   i=0
@@ -84,5 +88,5 @@ if [ ! -f virtuoso.db ]; then
   kill "$pid"
   wait "$pid" || true
 fi
-write_ini 0.0.0.0:8890
+write_ini http
 exec virtuoso-t -f -c virtuoso.ini
