@@ -8,7 +8,7 @@
 #   STORE_PASSWORD_FILE  (/run/secrets/store-password)
 #   VIRTUOSO_BUFFERS     (100000: 8 KiB pages kept in memory, about 800 MiB)
 set -eu
-DIR=/var/lib/toxgraph/virtuoso
+DIR="${VIRTUOSO_DIR:-/var/lib/toxgraph/virtuoso}"
 DBA_PASSWORD_FILE="${DBA_PASSWORD_FILE:-/run/secrets/virtuoso-dba-password}"
 STORE_USER="${STORE_USER:-toxgraph}"
 STORE_PASSWORD_FILE="${STORE_PASSWORD_FILE:-/run/secrets/store-password}"
@@ -20,7 +20,7 @@ cd "$DIR"
 # written with an address such as 0.0.0.0:8890 they answer 404 to every other Host.)
 write_ini() {
 http=""
-[ "$1" = http ] && http="[HTTPServer]
+[ "${1:-}" = http ] && http="[HTTPServer]
 ServerPort = 8890
 ServerRoot = $DIR
 ServerThreads = 20
