@@ -93,7 +93,7 @@ async function measure(start: () => Promise<Started>, label: string): Promise<Fi
     await postAndFollow(model, { dataset_uri: dataset });
     const jobSeconds = (now() - t) / 1000;
     const afterJobMiB = (await metric(s.base, 'process_resident_memory_bytes')) / 2 ** 20;
-    console.log(`container: ${label}: start-up ${startupMs.map((x) => fmt(x, 0)).join(', ')} ms; at rest ${fmt(restMiB, 0)} MiB; job ${fmt(jobSeconds)} s, then ${fmt(afterJobMiB, 0)} MiB`);
+    console.log(`container: ${label}: start-up ${startupMs.map((x) => fmt(x, 0)).join(', ')} ms; at rest ${fmt(restMiB)} MiB; job ${fmt(jobSeconds)} s, then ${fmt(afterJobMiB)} MiB`);
     return { startupMs, restMiB, afterJobMiB, jobSeconds };
   } finally {
     await s.stop();
@@ -119,11 +119,11 @@ export async function benchContainer(): Promise<Row[]> {
   console.log(`container: image ${fmt(imageMiB, 0)} MiB`);
   return [
     { bench: 'container', measure: `start-up to a 200 on /health: image vs npm start (median of ${ROUNDS})`, value: `${fmt(startIn, 0)} vs ${fmt(startOut, 0)} ms`, ratio: ratio(startIn / startOut) },
-    { bench: 'container', measure: 'resident memory at rest: image vs npm start', value: `${fmt(inn.restMiB, 0)} vs ${fmt(out.restMiB, 0)} MiB`, ratio: ratio(inn.restMiB / out.restMiB) },
+    { bench: 'container', measure: 'resident memory at rest: image vs npm start', value: `${fmt(inn.restMiB)} vs ${fmt(out.restMiB)} MiB`, ratio: ratio(inn.restMiB / out.restMiB) },
     {
       bench: 'container',
       measure: 'resident memory after one job: image vs npm start',
-      value: `${fmt(inn.afterJobMiB, 0)} vs ${fmt(out.afterJobMiB, 0)} MiB`,
+      value: `${fmt(inn.afterJobMiB)} vs ${fmt(out.afterJobMiB)} MiB`,
       ratio: ratio(inn.afterJobMiB / out.afterJobMiB),
     },
     {
