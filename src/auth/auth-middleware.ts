@@ -7,7 +7,9 @@ import type { Action } from './access-control.ts';
 import { currentUser } from '../core/request-context.ts';
 import { callerTokenOf } from './caller-token.ts';
 
-const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout', '/health', '/metrics'];
+// /mcp: an agent's tool calls are requests to this service carrying the agent's token, checked
+// there as any other request (src/mcp/service-client.ts); listing the tools needs no token
+const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout', '/health', '/metrics', '/mcp'];
 
 /** Parameters that name other resources the request reads on the caller's behalf. */
 const READ_PARAMS = [

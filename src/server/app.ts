@@ -57,7 +57,7 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   const described = new DescribedRoutes(router, config.bodyLimit);
   const { components: c, ready } = createComponents(services, registry);
   const web = createWebComponent({ config, routes: () => routes });
-  for (const component of [c.service, web, c.operations, c.auth, c.compound, c.dataset, c.algorithm, c.model, c.report, c.qmrf, c.validation, c.feature, c.task, c.sparql, c.ontology])
+  for (const component of [c.service, web, c.operations, c.auth, c.compound, c.dataset, c.algorithm, c.model, c.report, c.qmrf, c.validation, c.feature, c.task, c.sparql, c.ontology, c.mcp])
     component.routes(described);
   app.use(segmentDispatch(router));
   app.use(async (ctx, next) => {

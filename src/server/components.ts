@@ -18,6 +18,7 @@ import { createOntologyComponent } from '../ontology/ontology-component.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { ModelStore } from '../model/model-store.ts';
 import { titlesOf } from '../store/query-helpers.ts';
+import { createMcpComponent } from '../mcp/mcp-component.ts';
 
 /**
  * Every component, made in the order of their dependencies, with every kind of job registered with
@@ -71,6 +72,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     task: createTaskComponent(services),
     sparql: createSparqlComponent(services),
     ontology: createOntologyComponent({ ...services, registry }),
+    mcp: createMcpComponent(services),
   };
   for (const component of Object.values(components)) services.tasks.registerAll(component.jobs);
   // the structure index read; rows of an upload that a crash cut off before its metadata was

@@ -1,0 +1,404 @@
+import { z } from 'zod';
+import type * as RDF from '@rdfjs/types';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { df } from '../rdf/namespaces.ts';
+import { sparql } from '../store/sparql-template.ts';
+import { ArgumentError, ServiceError, explanation, type ServiceClient } from './service-client.ts';
+
+const OT = 'http://www.opentox.org/api/1.1#';
+const OWL_SAME_AS = 'http://www.w3.org/2002/07/owl#sameAs';
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+const TITLES = ['http://purl.org/dc/elements/1.1/title', 'http://purl.org/dc/terms/title', 'http://www.w3.org/2000/01/rdf-schema#label'];
+/** The most a tool answers of a resource's JSON-LD. */
+const MAX_RESOURCE_BYTES = 2 * 2 ** 20;
+/** How long make_qprf waits for its report before it answers the task instead. */
+const QPRF_WAIT_MS = 30_000;
+
+const uri = (what: string) => z.string().min(1).max(2000).describe(what);
+const reads = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
+const writes = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+/** A tool's answer: structured content, and the same as text for clients that read only text. */
+function answer(structured: Record<string, unknown>): CallToolResult {
+  return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+}
+
+/** A tool's work, with its failures answered as MCP tool errors (the argument or the service's own explanation), never thrown. */
+function tool<A>(work: (args: A) => Promise<Record<string, unknown>>, onInternal: (e: unknown) => void): (args: A) => Promise<CallToolResult> {
+  return async (args) => {
+    try {
+      return answer(await work(args));
+    } catch (e) {
+      if (e instanceof ArgumentError || e instanceof ServiceError) return { isError: true, content: [{ type: 'text', text: e.message }] };
+      onInternal(e);
+      return { isError: true, content: [{ type: 'text', text: 'the service failed to answer this call' }] };
+    }
+  };
+}
+
+const objects = (quads: RDF.Quad[], subject: string, predicate: string) => quads.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object);
+const first = (quads: RDF.Quad[], subject: string, predicates: string[]) => predicates.map((p) => objects(quads, subject, p)[0]?.value).find((v) => v !== undefined);
+const lines = (text: string) => text.split(/\r?\n/).filter((l) => l.trim());
+const number = (v: string | undefined) => (v === undefined ? undefined : Number.isFinite(Number(v)) ? Number(v) : v);
+
+/** A task's state as the service reports it. */
+async function taskState(client: ServiceClient, task: string) {
+  const answer = await client.request('GET', task, { accept: 'application/n-triples' });
+  if (answer.status === 404 || answer.status === 401 || answer.status === 403) throw new ServiceError(answer.status, `task ${task}: ${answer.status === 404 ? 'not found' : 'not yours to read'}`);
+  const { Parser } = await import('n3');
+  const quads = new Parser({ format: 'application/n-triples' }).parse(answer.text);
+  const value = (p: string) => first(quads, task, [OT + p]);
+  const error = objects(quads, task, `${OT}error`)[0];
+  return {
+    task,
+    status: value('hasStatus') ?? 'Unknown',
+    percentage_completed: number(value('percentageCompleted')),
+    result: value('resultURI'),
+    ...(error ? { error: first(quads, error.value, [`${OT}message`, `${OT}details`]) ?? 'failed' } : {}),
+  };
+}
+
+/** What a request that may run as a task answered: the result's URI, or the task to follow. */
+function resultOrTask(status: number, text: string, key: string): Record<string, unknown> {
+  const target = lines(text)[0];
+  return status === 202 ? { task: target, status: 'Running', next: 'get_task' } : { [key]: target };
+}
+
+/** Every tool of the endpoint, on one caller's view of the service. */
+export function registerTools(server: McpServer, client: ServiceClient, onInternal: (e: unknown) => void): void {
+  server.registerTool(
+    'search_compounds',
+    {
+      title: 'Search compounds',
+      description:
+        'Find compounds by name or identifier (CAS, InChI, InChIKey; name* for a prefix), by exact SMILES, by substructure (SMARTS) or by similarity to a structure (Tanimoto on Morgan fingerprints). Give exactly one of text, smiles, smarts, similar_to.',
+      inputSchema: {
+        text: z.string().min(1).max(4000).optional().describe('A name, CAS number, InChI or InChIKey'),
+        smiles: z.string().min(1).max(4000).optional().describe('A structure as SMILES: the same structure'),
+        smarts: z.string().min(1).max(4000).optional().describe('A substructure (SMARTS, or SMILES)'),
+        similar_to: z.string().min(1).max(100_000).optional().describe('A structure (SMILES or molfile): compounds similar to it'),
+        threshold: z.number().min(0).max(1).optional().describe('similar_to: the least Tanimoto similarity (default 0.7)'),
+        limit: z.number().int().min(1).max(1000).optional().describe('At most this many compounds (default 20)'),
+      },
+      annotations: { title: 'Search compounds', ...reads },
+    },
+    tool(async (a: { text?: string; smiles?: string; smarts?: string; similar_to?: string; threshold?: number; limit?: number }) => {
+      const given = (['text', 'smiles', 'smarts', 'similar_to'] as const).filter((k) => a[k] !== undefined);
+      if (given.length !== 1) throw new ArgumentError(given[1] ?? 'text', 'give exactly one of text, smiles, smarts or similar_to');
+      const limit = a.limit ?? 20;
+      const query =
+        a.similar_to !== undefined
+          ? { similarity: a.similar_to, threshold: String(a.threshold ?? 0.7), top: String(limit) }
+          : a.smarts !== undefined
+            ? { smarts: a.smarts, pagesize: String(limit) }
+            : { search: a.text ?? a.smiles };
+      const found = await client.request('GET', '/compound', { query, accept: a.similar_to !== undefined ? 'text/csv' : 'text/uri-list' });
+      if (found.status === 404) return { compounds: [], count: 0 };
+      if (found.status === 400) throw new ArgumentError(given[0], explanation(found));
+      if (found.status !== 200) throw new ServiceError(found.status, explanation(found));
+      const compounds =
+        a.similar_to !== undefined
+          ? lines(found.text)
+              .slice(1)
+              .map((l) => l.split(','))
+              .map(([compound, similarity]) => ({ compound, similarity: Number(similarity) }))
+          : lines(found.text).map((compound) => ({ compound }));
+      return { compounds: compounds.slice(0, limit), count: compounds.length };
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'get_resource',
+    {
+      title: 'Read a resource',
+      description: 'Any resource of this service (compound, feature, dataset, algorithm, model, validation, report, task) by its URI, as JSON-LD.',
+      inputSchema: { uri: uri('The resource URI') },
+      annotations: { title: 'Read a resource', ...reads },
+    },
+    tool(async (a: { uri: string }) => {
+      const target = client.uriArgument('uri', a.uri);
+      const got = await client.expect('GET', target, { accept: 'application/ld+json' });
+      if (got.text.length > MAX_RESOURCE_BYTES)
+        throw new ArgumentError('uri', `its JSON-LD is ${got.text.length} bytes, more than a tool answers (${MAX_RESOURCE_BYTES}); ask for a part with sparql_query`);
+      return { uri: target, resource: JSON.parse(got.text) };
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'list_models',
+    {
+      title: 'List models',
+      description: 'The models the caller may use, with their endpoint, learner, training dataset and its size, and the statistics of their validations.',
+      inputSchema: {
+        endpoint: z.string().min(1).max(2000).optional().describe('Only models of this endpoint (an ontology IRI the model is owl:sameAs)'),
+        limit: z.number().int().min(1).max(200).optional().describe('At most this many, the newest first (default 50)'),
+      },
+      annotations: { title: 'List models', ...reads },
+    },
+    tool(async (a: { endpoint?: string; limit?: number }) => {
+      const listed = await client.expect('GET', '/model', { query: { query: a.endpoint } });
+      const all = lines(listed.text);
+      const uris = all.slice(-(a.limit ?? 50)).reverse();
+      const statistics = await validationStatistics(client, uris);
+      const models = await Promise.all(
+        uris.map(async (model) => {
+          const quads = await client.triples(model);
+          const training = first(quads, model, [`${OT}trainingDataset`]);
+          const size = training ? lines((await client.request('GET', `${training}/compounds`)).text).length : undefined;
+          return {
+            model,
+            title: first(quads, model, TITLES),
+            endpoint: objects(quads, model, OWL_SAME_AS).map((o) => o.value),
+            learner: first(quads, model, [`${OT}algorithm`]),
+            training_dataset: training,
+            training_set_size: size,
+            predicts: objects(quads, model, `${OT}dependentVariables`).map((o) => o.value),
+            validations: statistics.get(model) ?? [],
+          };
+        }),
+      );
+      return { models, count: all.length };
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'predict',
+    {
+      title: 'Predict a structure',
+      description:
+        "A model's prediction for one structure (smiles) or compound: the value, its confidence or conformal interval/set where the model has one, and the applicability-domain verdicts. The prediction is stored as a dataset, whose page also lists the most similar training structures.",
+      inputSchema: {
+        model: uri('The model URI'),
+        smiles: z.string().min(1).max(4000).optional().describe('The structure as SMILES'),
+        compound: z.string().min(1).max(2000).optional().describe('Or a compound URI of this service'),
+      },
+      annotations: { title: 'Predict a structure', ...writes },
+    },
+    tool(async (a: { model: string; smiles?: string; compound?: string }) => {
+      const model = client.uriArgument('model', a.model, 'model');
+      if ((a.smiles === undefined) === (a.compound === undefined)) throw new ArgumentError('smiles', 'give smiles or compound (one of them)');
+      const form = a.smiles !== undefined ? { smiles: a.smiles } : { compound_uri: client.uriArgument('compound', a.compound!, 'compound') };
+      const done = await client.request('POST', model, { form, accept: 'application/n-triples' });
+      if (done.status === 400) throw new ArgumentError(a.smiles !== undefined ? 'smiles' : 'compound', explanation(done));
+      if (done.status === 404) throw new ArgumentError(/compound/.test(done.text) ? 'compound' : 'model', explanation(done));
+      if (done.status !== 200) throw new ServiceError(done.status, explanation(done));
+      const { Parser } = await import('n3');
+      const quads = new Parser({ format: 'application/n-triples' }).parse(done.text);
+      const dataset = done.location ?? quads.find((q) => q.predicate.value === `${OT}dataEntry`)?.subject.value;
+      const entry = quads.find((q) => q.predicate.value === `${OT}dataEntry`)?.object.value;
+      const compound = entry ? first(quads, entry, [`${OT}compound`]) : undefined;
+      const values = entry ? objects(quads, entry, `${OT}values`).map((v) => ({ feature: first(quads, v.value, [`${OT}feature`])!, value: objects(quads, v.value, `${OT}value`)[0] })) : [];
+      const features = await Promise.all(values.map((v) => client.triples(v.feature).then((fq) => ({ ...v, fq }))));
+      // the applicability domains' features: the model's own (embedded) and its linked domain models'
+      const described = await client.triples(model);
+      const linked = objects(described, model, `${OT}hasDomain`).filter((d) => d.value !== model);
+      const domains = [...described, ...(await Promise.all(linked.map((d) => client.triples(d.value)))).flat()];
+      const featuresOf = (p: string) => new Set(domains.filter((q) => q.predicate.value === OT + p).map((q) => q.object.value));
+      const [metrics, memberships] = [featuresOf('adMetric'), featuresOf('adMembership')];
+      const outputs = features.map(({ feature, value, fq }) => {
+        const types = objects(fq, feature, RDF_TYPE).map((t) => t.value.replace(/^.*[#/]/, ''));
+        const of = first(fq, feature, [`${OT}confidenceOf`, `${OT}conformalOf`]);
+        return {
+          feature,
+          title: first(fq, feature, TITLES),
+          kind: memberships.has(feature)
+            ? 'applicability domain'
+            : metrics.has(feature)
+              ? 'applicability domain metric'
+              : first(fq, feature, [`${OT}confidenceOf`])
+                ? 'confidence'
+                : first(fq, feature, [`${OT}conformalOf`])
+                  ? 'conformal'
+                  : 'prediction',
+          types,
+          ...(of ? { of } : {}),
+          ...(first(fq, feature, [`${OT}confidenceLevel`]) ? { confidence_level: Number(first(fq, feature, [`${OT}confidenceLevel`])) } : {}),
+          value: value === undefined ? null : value.termType === 'Literal' && /#(double|float|decimal|integer|int|long)$/.test(value.datatype.value) ? Number(value.value) : value.value,
+        };
+      });
+      const inside = outputs.filter((o) => o.kind === 'applicability domain').map((o) => o.value === 'true');
+      return { model, compound, prediction_dataset: dataset, page: dataset, outputs, inside_applicability_domain: inside.length ? inside.every(Boolean) : null };
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'upload_dataset',
+    {
+      title: 'Upload a dataset',
+      description:
+        'A table of structures and values as CSV (a SMILES column, in any dialect Excel writes) or SDF text. Small tables answer the dataset at once; larger ones a task (follow it with get_task).',
+      inputSchema: {
+        content: z
+          .string()
+          .min(1)
+          .max(50 * 2 ** 20)
+          .describe('The file as text'),
+        format: z.enum(['csv', 'sdf']).describe('csv or sdf'),
+        title: z.string().min(1).max(500).optional().describe('Its title'),
+      },
+      annotations: { title: 'Upload a dataset', ...writes },
+    },
+    tool(async (a: { content: string; format: 'csv' | 'sdf'; title?: string }) => {
+      const sent = await client.request('POST', '/dataset', { body: a.content, contentType: a.format === 'csv' ? 'text/csv' : 'chemical/x-mdl-sdfile', query: { title: a.title } });
+      if (sent.status === 400 || sent.status === 415) throw new ArgumentError('content', explanation(sent));
+      if (sent.status !== 200 && sent.status !== 201 && sent.status !== 202) throw new ServiceError(sent.status, explanation(sent));
+      return resultOrTask(sent.status, sent.text, 'dataset');
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'train_model',
+    {
+      title: 'Train a model',
+      description:
+        "Apply a learning algorithm (its id, e.g. random-forest-regression, or URI) to a dataset with descriptors, for one target feature. Answers a task; its result is the model. The algorithm's parameters as name/value pairs.",
+      inputSchema: {
+        algorithm: z.string().min(1).max(2000).describe('An algorithm id or URI of this service'),
+        dataset: uri('The training dataset URI'),
+        target: uri('The feature to predict (prediction_feature)'),
+        parameters: z
+          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(2000))
+          .optional()
+          .describe('Algorithm parameters, e.g. {"numTrees": "100", "conformal": "cv+"}'),
+      },
+      annotations: { title: 'Train a model', ...writes },
+    },
+    tool(async (a: { algorithm: string; dataset: string; target: string; parameters?: Record<string, string> }) => {
+      const algorithm = algorithmUri(client, a.algorithm);
+      const form = { ...a.parameters, dataset_uri: client.uriArgument('dataset', a.dataset, 'dataset'), prediction_feature: client.uriArgument('target', a.target) };
+      const sent = await client.request('POST', algorithm, { form });
+      if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), LEARNING_PARAMETERS, sent.status === 404 ? 'algorithm' : 'parameters'), explanation(sent));
+      if (sent.status !== 200 && sent.status !== 201 && sent.status !== 202) throw new ServiceError(sent.status, explanation(sent));
+      return resultOrTask(sent.status, sent.text, 'model');
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'cross_validate',
+    {
+      title: 'Cross-validate',
+      description: 'A k-fold cross-validation of a learning algorithm on a dataset for one target. Answers a task; its result is the cross-validation with pooled and per-fold statistics.',
+      inputSchema: {
+        algorithm: z.string().min(1).max(2000).describe('An algorithm id or URI of this service'),
+        dataset: uri('The dataset URI'),
+        target: uri('The feature to predict'),
+        folds: z.number().int().min(2).max(100).optional().describe('Number of folds (default 10)'),
+        seed: z.number().int().min(0).optional().describe('Random seed of the folds (default 1)'),
+        parameters: z
+          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(2000))
+          .optional()
+          .describe('The algorithm’s parameters'),
+      },
+      annotations: { title: 'Cross-validate', ...writes },
+    },
+    tool(async (a: { algorithm: string; dataset: string; target: string; folds?: number; seed?: number; parameters?: Record<string, string> }) => {
+      const form = {
+        algorithm_uri: algorithmUri(client, a.algorithm),
+        dataset_uri: client.uriArgument('dataset', a.dataset, 'dataset'),
+        prediction_feature: client.uriArgument('target', a.target),
+        num_folds: a.folds === undefined ? undefined : String(a.folds),
+        random_seed: a.seed === undefined ? undefined : String(a.seed),
+        algorithm_params: a.parameters
+          ? Object.entries(a.parameters)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(';')
+          : undefined,
+      };
+      const sent = await client.request('POST', '/crossvalidation', { form });
+      if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), LEARNING_PARAMETERS, 'parameters'), explanation(sent));
+      if (sent.status !== 202 && sent.status !== 200 && sent.status !== 201) throw new ServiceError(sent.status, explanation(sent));
+      return resultOrTask(sent.status, sent.text, 'crossvalidation');
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'get_task',
+    {
+      title: 'Follow a task',
+      description: "A task's status (Queued, Running, Completed, Cancelled, Error), progress, result URI and error.",
+      inputSchema: { task: uri('The task URI') },
+      annotations: { title: 'Follow a task', ...reads },
+    },
+    tool(async (a: { task: string }) => taskState(client, client.uriArgument('task', a.task, 'task')), onInternal),
+  );
+
+  server.registerTool(
+    'sparql_query',
+    {
+      title: 'SPARQL query',
+      description: "A SPARQL 1.1 SELECT, ASK, CONSTRUCT or DESCRIBE over the graphs the caller may read, under the service's query time limit. Updates are refused.",
+      inputSchema: { query: z.string().min(1).max(100_000).describe('The query') },
+      annotations: { title: 'SPARQL query', ...reads },
+    },
+    tool(async (a: { query: string }) => {
+      const sent = await client.request('POST', '/sparql', { form: { query: a.query }, accept: 'application/sparql-results+json, application/n-triples;q=0.9' });
+      if (sent.status === 400) throw new ArgumentError('query', explanation(sent));
+      if (sent.status !== 200) throw new ServiceError(sent.status, explanation(sent));
+      if (sent.text.trimStart().startsWith('{')) return { results: JSON.parse(sent.text) };
+      return { triples: sent.text };
+    }, onInternal),
+  );
+
+  server.registerTool(
+    'make_qprf',
+    {
+      title: 'Make a QPRF',
+      description: "A QMRF prediction report (QPRF) for one compound's prediction by one model: its URI, which a browser opens as HTML (and PDF, XML).",
+      inputSchema: { model: uri('The model URI'), compound: uri('The compound URI') },
+      annotations: { title: 'Make a QPRF', ...writes },
+    },
+    tool(async (a: { model: string; compound: string }) => {
+      const form = { model_uri: client.uriArgument('model', a.model, 'model'), compound_uri: client.uriArgument('compound', a.compound, 'compound') };
+      const sent = await client.request('POST', '/reach_report/qprf', { form });
+      if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), { compound: 'compound', model: 'model' }, 'model'), explanation(sent));
+      if (sent.status !== 202 && sent.status !== 200 && sent.status !== 201) throw new ServiceError(sent.status, explanation(sent));
+      if (sent.status !== 202) return { qprf: lines(sent.text)[0], html: lines(sent.text)[0] };
+      const task = lines(sent.text)[0];
+      const until = Date.now() + QPRF_WAIT_MS;
+      for (;;) {
+        const state = await taskState(client, task);
+        if (state.status === 'Completed' && state.result) return { qprf: state.result, html: state.result, task };
+        if (state.status === 'Error' || state.status === 'Cancelled') throw new ServiceError(500, `the QPRF task ended ${state.status}: ${state.error ?? ''}`);
+        if (Date.now() > until) return { task, status: state.status, next: 'get_task' };
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }, onInternal),
+  );
+}
+
+/** The tool argument a service's 400 or 404 is about: the one whose REST parameter its message names, else `fallback`. */
+function blamed(message: string, parameters: Record<string, string>, fallback: string): string {
+  return Object.entries(parameters).find(([parameter]) => message.includes(parameter))?.[1] ?? fallback;
+}
+const LEARNING_PARAMETERS = { dataset_uri: 'dataset', prediction_feature: 'target', algorithm: 'algorithm', num_folds: 'folds', random_seed: 'seed' };
+
+/** An algorithm argument: an id of the catalogue or a URI of this service. */
+function algorithmUri(client: ServiceClient, algorithm: string): string {
+  if (/^[a-z0-9][a-z0-9+-]*$/i.test(algorithm)) return `${client.baseUrl}/algorithm/${algorithm}`;
+  return client.uriArgument('algorithm', algorithm, 'algorithm');
+}
+
+/** The statistics of each model's validations (one SPARQL query, in the caller's scope). */
+async function validationStatistics(client: ServiceClient, models: string[]): Promise<Map<string, { validation: string; statistics: Record<string, number | string> }[]>> {
+  const out = new Map<string, { validation: string; statistics: Record<string, number | string> }[]>();
+  if (!models.length) return out;
+  const query = sparql`PREFIX ot: ${df.namedNode(OT)}
+SELECT ?model ?validation ?statistic ?value WHERE {
+  VALUES ?model { ${models.map((m) => df.namedNode(m))} }
+  ?validation ot:model ?model .
+  { ?validation ot:regressionStatistics ?s } UNION { ?validation ot:classificationStatistics ?s }
+  ?s ?statistic ?value . FILTER(isLiteral(?value))
+}`;
+  const sent = await client.request('POST', '/sparql', { form: { query: String(query) }, accept: 'application/sparql-results+json' });
+  if (sent.status !== 200) return out;
+  const bindings = JSON.parse(sent.text).results.bindings as Record<string, { value: string }>[];
+  const byValidation = new Map<string, { model: string; statistics: Record<string, number | string> }>();
+  for (const b of bindings) {
+    const entry = byValidation.get(b.validation.value) ?? { model: b.model.value, statistics: {} };
+    entry.statistics[b.statistic.value.replace(/^.*[#/]/, '')] = number(b.value.value)!;
+    byValidation.set(b.validation.value, entry);
+  }
+  for (const [validation, { model, statistics }] of byValidation) out.set(model, [...(out.get(model) ?? []), { validation, statistics }]);
+  return out;
+}
