@@ -189,7 +189,16 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       const entry = quads.find((q) => q.predicate.value === `${OT}dataEntry`)?.object.value;
       const compound = entry ? first(quads, entry, [`${OT}compound`]) : undefined;
       const values = entry ? objects(quads, entry, `${OT}values`).map((v) => ({ feature: first(quads, v.value, [`${OT}feature`])!, value: objects(quads, v.value, `${OT}value`)[0] })) : [];
-      const features = await Promise.all(values.map((v) => client.triples(v.feature).then((fq) => ({ ...v, fq }))));
+      // each output feature's description (titles, kinds), where the caller may read it: a model
+      // shared for predictions need not share its features
+      const features = await Promise.all(
+        values.map((v) =>
+          client
+            .triples(v.feature)
+            .catch((e) => (e instanceof ServiceError && (e.status === 403 || e.status === 401) ? [] : Promise.reject(e)))
+            .then((fq) => ({ ...v, fq })),
+        ),
+      );
       // the applicability domains' features: the model's own (embedded) and its linked domain models'
       const described = await client.triples(model);
       const linked = objects(described, model, `${OT}hasDomain`).filter((d) => d.value !== model);
@@ -218,7 +227,21 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         };
       });
       const inside = outputs.filter((o) => o.kind === 'applicability domain').map((o) => o.value === 'true');
-      return { model, compound, prediction_dataset: dataset, page: dataset, outputs, inside_applicability_domain: inside.length ? inside.every(Boolean) : null };
+      // what a QPRF would report: the interval's levels, each domain's verdict, the nearest training compounds
+      const evidence =
+        dataset && compound ? await client.request('GET', '/reach_report/qprf/evidence', { query: { dataset_uri: dataset, compound_uri: compound }, accept: 'application/json' }) : undefined;
+      const facts = evidence?.status === 200 ? (JSON.parse(evidence.text) as Record<string, unknown>) : undefined;
+      return {
+        model,
+        compound,
+        prediction_dataset: dataset,
+        page: dataset,
+        ...(facts ? { prediction: facts.prediction, applicability_domains: facts.applicability_domains } : {}),
+        inside_applicability_domain: inside.length ? inside.every(Boolean) : null,
+        nearest_training_compounds: facts?.nearest_training_compounds ?? null,
+        ...(facts ? {} : { evidence: evidence ? explanation(evidence) : 'none' }),
+        outputs,
+      };
     }, onInternal),
   );
 

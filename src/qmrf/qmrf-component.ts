@@ -1,4 +1,7 @@
 import type { Services } from '../core/services.ts';
+import { HttpError } from '../core/errors.ts';
+
+const forbidden = (message: string) => new HttpError(403, 'Forbidden', message);
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
 import { predictionExplanationHtml } from './prediction-explanation.ts';
@@ -37,7 +40,12 @@ export function createQmrfComponent(deps: QmrfDeps) {
     jobs: { ...qmrfs.jobs, ...qprfs.jobs },
     routes: (routes: DescribedRoutes) => {
       qmrfRoutes(routes, deps, qmrfs, store);
-      qprfRoutes(routes, deps, qprfs);
+      qprfRoutes(routes, deps, qprfs, async (request, canRead) => {
+        const checked = await facts.check(request);
+        // the nearest training compounds and their values: only to who may read the training set
+        if (canRead && checked.model.trainingDataset && !canRead(checked.model.trainingDataset)) throw forbidden(`the training dataset of ${checked.model.uri} is not yours to read`);
+        return facts.of(checked);
+      });
     },
   };
 }

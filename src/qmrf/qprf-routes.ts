@@ -6,11 +6,18 @@ import type { Services } from '../core/services.ts';
 import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendTask, type Renderer } from '../http/respond.ts';
 import { resourceTree } from '../rdf/resource-tree.ts';
 import type { Qprfs } from './qprfs.ts';
+import type { PredictionFacts } from './qprf-facts.ts';
+import { predictionEvidence } from './prediction-evidence.ts';
 
 const RENDER_MODULE = new URL('../report/report-render.ts', import.meta.url).href;
 
 /** QPRF reports (beyond the interface: ECHA's (Q)SAR Prediction Reporting Format), also under `/validation/reach_report/qprf`. */
-export function qprfRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>, qprfs: Qprfs): void {
+export function qprfRoutes(
+  routes: DescribedRoutes,
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>,
+  qprfs: Qprfs,
+  evidence: (request: { modelUri?: string; datasetUri?: string; compoundUri: string }, canRead?: (uri: string) => boolean) => Promise<PredictionFacts>,
+): void {
   const { uris, config } = services;
   const uriOf = (ctx: Context) => uris.reachReport('qprf', ctx.params.id);
 
@@ -44,6 +51,27 @@ export function qprfRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
       responses: taskResponses(400, 404),
     },
     async (ctx, p) => sendTask(ctx, await qprfs.start({ modelUri: p.model_uri, datasetUri: p.dataset_uri, compoundUri: p.compound_uri })),
+  );
+
+  routes.add(
+    {
+      method: 'GET',
+      path: '/reach_report/qprf/evidence',
+      aliases: also('/reach_report/qprf/evidence'),
+      summary:
+        'What a QPRF would report about one prediction, as JSON: the prediction, its applicability domains and the nearest training compounds (made now for a model, or read from a prediction dataset)',
+      tag: 'qmrf',
+      params: z.object({
+        compound_uri: param.required('The compound predicted'),
+        model_uri: param.optional('The model that predicts it'),
+        dataset_uri: param.optional('Or the prediction dataset that holds the prediction'),
+      }),
+      responses: answers(['application/json'], 400, 403, 404),
+    },
+    async (ctx, p) => {
+      const facts = await evidence({ modelUri: p.model_uri, datasetUri: p.dataset_uri, compoundUri: p.compound_uri }, ctx.state.canRead);
+      await sendNegotiated(ctx, { 'application/json': () => JSON.stringify(predictionEvidence(facts)) });
+    },
   );
 
   routes.add(

@@ -124,6 +124,27 @@ test('predict through MCP answers what POST /model/{id} answers, with the applic
     JSON.stringify(r.outputs),
   );
   assert.equal(typeof r.inside_applicability_domain, 'boolean');
+  assert.equal(r.prediction.value, prediction.value);
+  assert.equal(r.applicability_domains.length, 1);
+  assert.equal(r.nearest_training_compounds.length, 5, 'the nearest training compounds, as on the prediction page');
+  for (const n of r.nearest_training_compounds) {
+    assert.match(n.uri, /\/compound\/\d+$/);
+    assert.ok(n.similarity > 0 && n.similarity <= 1);
+    assert.ok(Number.isFinite(Number(n.measured)), JSON.stringify(n));
+  }
+  const similarities = r.nearest_training_compounds.map((n: { similarity: number }) => n.similarity);
+  assert.deepEqual(
+    similarities,
+    [...similarities].sort((a, b) => b - a),
+    'the most similar first',
+  );
+  // the evidence is the training set's: another user who may use the model but not read its training set does not get it
+  const evidence = await http(`${s.url}/reach_report/qprf/evidence?${new URLSearchParams({ model_uri: model, compound_uri: r.compound })}`, {
+    accept: 'application/json',
+    headers: { subjectid: alice },
+  });
+  assert.equal(evidence.status, 200, evidence.text);
+  assert.equal(JSON.parse(evidence.text).prediction.value, prediction.value, 'made again from the model: the same value');
   // the same prediction through REST
   const rest = await http(model.replace(s.base, s.url), { method: 'POST', body: form({ smiles }), accept: 'text/turtle', headers: { subjectid: alice } });
   assert.equal(rest.status, 200, rest.text);
@@ -227,4 +248,14 @@ test('DNS rebinding: a POST to /mcp with a foreign Host header is refused (403);
   assert.equal(status, 403);
   assert.equal((await http(`${s.url}/mcp`)).status, 405);
   assert.equal((await http(`${s.url}/mcp`, { method: 'DELETE' })).status, 405);
+});
+
+test('a model shared for predictions, not its training set: its predictions through MCP leave out the training compounds (403 on the evidence)', async () => {
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: model, public_read: 'true' }), headers: { subjectid: alice } })).status, 200);
+  const r = structured(await call(await mcp(bob), 'predict', { model, smiles: 'CCCCCO' }));
+  assert.equal(typeof r.outputs.find((o: { kind: string }) => o.kind === 'prediction').value, 'number', 'bob predicts with the shared model');
+  assert.equal(r.nearest_training_compounds, null);
+  assert.match(r.evidence, /^403: .*training dataset/);
+  const withTraining = structured(await call(await mcp(alice), 'predict', { model, smiles: 'CCCCCO' }));
+  assert.equal(withTraining.nearest_training_compounds.length, 5, 'its owner still gets them');
 });
