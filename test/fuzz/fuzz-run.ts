@@ -83,6 +83,7 @@ export async function fuzzServer(s: TestServer, context: FuzzContext, options: {
 }
 
 async function sendAndCheck(s: TestServer, target: FuzzTarget, request: FuzzRequest, writes: ReturnType<typeof watchWrites>): Promise<number> {
+  if (target.protocol === 'mcp') return sendMcpAndCheck(s, target, request, writes);
   const mark = writes.mark();
   const what = `${target.name}: ${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.body?.slice(0, 400) ?? '')}`;
   let reply: Awaited<ReturnType<typeof http>>;
@@ -114,5 +115,48 @@ async function sendAndCheck(s: TestServer, target: FuzzTarget, request: FuzzRequ
         .find((l) => l.startsWith(`${s.base}/task/`));
     if (task) await s.services.tasks.settled(task);
   }
+  return status;
+}
+
+/**
+ * An MCP message: a tool result, a tool error naming what is wrong, or (for a message that is not
+ * a tool call) a JSON-RPC error; never 5xx or a hang. A tool error wrote nothing; a task an
+ * accepted call started is waited for.
+ */
+async function sendMcpAndCheck(s: TestServer, target: FuzzTarget, request: FuzzRequest, writes: ReturnType<typeof watchWrites>): Promise<number> {
+  const mark = writes.mark();
+  const what = `${target.name}: ${String(request.body).slice(0, 400)}`;
+  let reply: Awaited<ReturnType<typeof http>>;
+  try {
+    reply = await http(`${s.url}${request.path}`, {
+      method: 'POST',
+      body: request.body as never,
+      contentType: 'application/json',
+      accept: 'application/json, text/event-stream',
+      signal: AbortSignal.timeout(HANG_MS),
+    });
+  } catch (e) {
+    throw new Error(`no answer within ${HANG_MS} ms or the connection failed (${(e as Error).message}): ${what}`);
+  }
+  const { status } = reply;
+  assert.ok((status >= 200 && status < 300) || (status >= 400 && status < 500), `HTTP ${status} for ${what}\n${reply.text.slice(0, 500)}`);
+  if (status === 202) return status; // a notification: nothing to answer
+  const message = JSON.parse(reply.text) as { result?: { isError?: boolean; content?: { text: string }[]; structuredContent?: { task?: string } }; error?: { code: number; message: string } };
+  if (message.error || status >= 400) {
+    assert.ok(message.error && typeof message.error.message === 'string', `a JSON-RPC error for ${what}: ${reply.text.slice(0, 300)}`);
+    assert.deepEqual(writes.since(mark), [], `a refused message wrote ${writes.since(mark).join(', ')}: ${what}`);
+    return status;
+  }
+  assert.ok(message.result, `a result for ${what}`);
+  if (message.result.isError) {
+    assert.ok(message.result.content?.[0]?.text, `a tool error says what is wrong: ${what}`);
+    assert.doesNotMatch(message.result.content[0].text, /the service failed to answer/, `an internal failure: ${what}`);
+    // a job that was started and then failed (make_qprf waits for its task) leaves its task, as over REST
+    const written = writes.since(mark).filter((uri) => !uri.startsWith(`${s.base}/task/`));
+    assert.deepEqual(written, [], `a tool error wrote ${written.join(', ')}: ${what}`);
+    return 299; // counted apart from accepted calls
+  }
+  const task = message.result.structuredContent?.task;
+  if (task) await s.services.tasks.settled(task);
   return status;
 }

@@ -28,6 +28,8 @@ export interface FuzzRequest {
 export interface FuzzTarget {
   name: string;
   input: fc.Arbitrary<FuzzRequest>;
+  /** `mcp`: the answers are JSON-RPC (a tool result, a tool error, or a protocol error), checked as such. */
+  protocol?: 'mcp';
   /** Statuses outside 2xx/4xx that this target may answer with an error report (e.g. 502 for fetches). */
   alsoAllowed?: number[];
   /** Runs of this target as a multiple of the runs per target (targets with many endpoints get more). */
@@ -284,6 +286,71 @@ function values(c: FuzzContext): fc.Arbitrary<string> {
   );
 }
 
+/** The MCP tools and the arguments they take, with values that are right for them. */
+function mcpToolArguments(c: FuzzContext): [string, Record<string, unknown>][] {
+  return [
+    ['search_compounds', { text: 'ethanol' }],
+    ['search_compounds', { smiles: 'CCO' }],
+    ['search_compounds', { smarts: 'c1ccccc1', limit: 5 }],
+    ['search_compounds', { similar_to: 'CCO', threshold: 0.3 }],
+    ['get_resource', { uri: c.model }],
+    ['list_models', { limit: 3 }],
+    ['predict', { model: c.model, smiles: 'CCCCO' }],
+    ['predict', { model: c.model, compound: c.compound }],
+    ['upload_dataset', { content: 'SMILES,y\nCCO,1\nCCCO,2\n', format: 'csv' }],
+    ['train_model', { algorithm: 'mlr', dataset: c.dataset, target: c.target }],
+    ['cross_validate', { algorithm: 'mlr', dataset: c.dataset, target: c.target, folds: 2 }],
+    ['get_task', { task: `${c.base}/task/x` }],
+    ['sparql_query', { query: 'SELECT * WHERE { ?s ?p ?o } LIMIT 2' }],
+    ['make_qprf', { model: c.model, compound: c.compound }],
+  ];
+}
+
+/**
+ * MCP tool calls (POST /mcp, JSON-RPC): right arguments with one changed to a value of another
+ * kind, removed, or added under a wrong name; now and then a message that is not JSON-RPC.
+ */
+function mcpCalls(c: FuzzContext): fc.Arbitrary<FuzzRequest> {
+  const json = fc.oneof(
+    { weight: 3, arbitrary: values(c) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.integer(),
+        fc.double(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+        fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }),
+      ),
+    },
+    { weight: 1, arbitrary: fc.oneof(mutated(SMILES), mutated(SMARTS), mutated(SPARQL)) },
+  );
+  const call = fc
+    .tuple(fc.constantFrom(...mcpToolArguments(c)), fc.nat(), json, fc.constantFrom('change', 'remove', 'add', 'keep'), fc.string({ maxLength: 8 }))
+    .map(([[name, args], which, value, how, extra]) => {
+      const keys = Object.keys(args);
+      const key = keys[which % keys.length];
+      const changed: Record<string, unknown> = { ...args };
+      if (how === 'change') changed[key] = value;
+      if (how === 'remove') delete changed[key];
+      if (how === 'add') changed[extra || 'x'] = value;
+      return JSON.stringify({ jsonrpc: '2.0', id: which, method: 'tools/call', params: { name, arguments: changed } });
+    });
+  const broken = fc.oneof(
+    fc.constantFrom(
+      '{',
+      '[]',
+      'null',
+      '{"jsonrpc":"2.0"}',
+      '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}',
+    ),
+    fc.string({ maxLength: 40 }),
+  );
+  return fc.oneof({ weight: 9, arbitrary: call }, { weight: 1, arbitrary: broken }).map((body): FuzzRequest => ({ method: 'POST', path: '/mcp', contentType: 'application/json', body }));
+}
+
 /**
  * Random parameters (names of this endpoint, now and then an unknown one), each possibly
  * repeated; half of the time on top of a request that would be accepted, so that the checks
@@ -456,6 +523,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
       alsoAllowed: [503],
     },
     { name: 'ONNX import (multipart)', input: onnxImports(c) },
+    { name: 'MCP tool calls', input: mcpCalls(c), protocol: 'mcp', weight: 2 },
     {
       name: 'form parameters of every POST',
       input: fc.constantFrom(...forms).chain(([path, names, valid]) => formOf(names, valid, c).map((body): FuzzRequest => ({ method: 'POST', path, contentType: form, body }))),
