@@ -23,6 +23,7 @@ import { benchRemoteStore } from './remote-store.ts';
 import { benchScaleOut } from './scale-out.ts';
 import { benchRuntime } from './runtime.ts';
 import { benchContainer } from './container.ts';
+import { benchMcp } from './mcp.ts';
 import { benchSparqlCore } from './sparql-core.ts';
 import { benchSparqlHttp } from './sparql-http.ts';
 import { benchStructureSearch } from './structure-search.ts';
@@ -68,6 +69,7 @@ const benches = [
   ['scale-out', benchScaleOut],
   ['runtime', benchRuntime],
   ['container', benchContainer],
+  ['mcp', benchMcp],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();

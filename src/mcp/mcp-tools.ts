@@ -172,10 +172,11 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         model: uri('The model URI'),
         smiles: z.string().min(1).max(4000).optional().describe('The structure as SMILES'),
         compound: z.string().min(1).max(2000).optional().describe('Or a compound URI of this service'),
+        neighbours: z.boolean().optional().describe('With the nearest training compounds and their measured values (default true; false answers sooner)'),
       },
       annotations: { title: 'Predict a structure', ...writes },
     },
-    tool(async (a: { model: string; smiles?: string; compound?: string }) => {
+    tool(async (a: { model: string; smiles?: string; compound?: string; neighbours?: boolean }) => {
       const model = client.uriArgument('model', a.model, 'model');
       if ((a.smiles === undefined) === (a.compound === undefined)) throw new ArgumentError('smiles', 'give smiles or compound (one of them)');
       const form = a.smiles !== undefined ? { smiles: a.smiles } : { compound_uri: client.uriArgument('compound', a.compound!, 'compound') };
@@ -229,7 +230,9 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       const inside = outputs.filter((o) => o.kind === 'applicability domain').map((o) => o.value === 'true');
       // what a QPRF would report: the interval's levels, each domain's verdict, the nearest training compounds
       const evidence =
-        dataset && compound ? await client.request('GET', '/reach_report/qprf/evidence', { query: { dataset_uri: dataset, compound_uri: compound }, accept: 'application/json' }) : undefined;
+        dataset && compound && a.neighbours !== false
+          ? await client.request('GET', '/reach_report/qprf/evidence', { query: { dataset_uri: dataset, compound_uri: compound }, accept: 'application/json' })
+          : undefined;
       const facts = evidence?.status === 200 ? (JSON.parse(evidence.text) as Record<string, unknown>) : undefined;
       return {
         model,
@@ -239,7 +242,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         ...(facts ? { prediction: facts.prediction, applicability_domains: facts.applicability_domains } : {}),
         inside_applicability_domain: inside.length ? inside.every(Boolean) : null,
         nearest_training_compounds: facts?.nearest_training_compounds ?? null,
-        ...(facts ? {} : { evidence: evidence ? explanation(evidence) : 'none' }),
+        ...(facts || a.neighbours === false ? {} : { evidence: evidence ? explanation(evidence) : 'none' }),
         outputs,
       };
     }, onInternal),

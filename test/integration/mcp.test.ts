@@ -145,6 +145,9 @@ test('predict through MCP answers what POST /model/{id} answers, with the applic
   });
   assert.equal(evidence.status, 200, evidence.text);
   assert.equal(JSON.parse(evidence.text).prediction.value, prediction.value, 'made again from the model: the same value');
+  const bare = structured(await call(client, 'predict', { model, smiles, neighbours: false }));
+  assert.equal(bare.nearest_training_compounds, null);
+  assert.equal(bare.outputs.find((o: { kind: string }) => o.kind === 'prediction').value, prediction.value);
   // the same prediction through REST
   const rest = await http(model.replace(s.base, s.url), { method: 'POST', body: form({ smiles }), accept: 'text/turtle', headers: { subjectid: alice } });
   assert.equal(rest.status, 200, rest.text);
