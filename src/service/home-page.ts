@@ -86,7 +86,9 @@ ${taskRows.length ? `<table class="report"><thead><tr><th>task</th><th>status</t
 <pre>curl -H 'Accept: text/uri-list' ${escapeHtml(base)}/dataset
 curl -X POST -H 'Content-Type: text/csv' --data-binary @data.csv ${escapeHtml(base)}/dataset
 curl -X POST -d dataset_uri=${escapeHtml(base)}/dataset/1 -d prediction_feature=${escapeHtml(base)}/feature/1 ${escapeHtml(base)}/algorithm/random-forest-regression
-curl -H 'Accept: text/uri-list' ${escapeHtml(base)}/task/1</pre>`;
+curl -H 'Accept: text/uri-list' ${escapeHtml(base)}/task/1</pre>
+<h2>For language-model agents</h2>
+<p>An MCP client (Model Context Protocol, Streamable HTTP) connects to <code>${escapeHtml(base)}/mcp</code>, sending its token in a <code>subjectid</code> or <code>Authorization: Bearer</code> header: tools to search compounds, read resources, list models, predict with domains and nearest training compounds, upload, train, cross-validate, follow tasks, query SPARQL and make QPRFs, with the rights of that token.</p>`;
 }
 
 /** "Start here": the steps from a table to a documented prediction, linked with what was made last. */
