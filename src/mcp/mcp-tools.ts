@@ -19,16 +19,26 @@ const uri = (what: string) => z.string().min(1).max(2000).describe(what);
 const reads = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
 const writes = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
-/** A tool's answer: structured content, and the same as text for clients that read only text. */
-function answer(structured: Record<string, unknown>): CallToolResult {
-  return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+/** Every URI of this service in an answer (at most `limit`), the resources it is about. */
+function urisIn(value: unknown, base: string, found = new Set<string>(), limit = 50): Set<string> {
+  if (found.size >= limit) return found;
+  if (typeof value === 'string' && value.startsWith(`${base}/`)) found.add(value);
+  else if (Array.isArray(value)) for (const v of value) urisIn(v, base, found, limit);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) urisIn(v, base, found, limit);
+  return found;
+}
+
+/** A tool's answer: structured content, the same as text for clients that read only text, and a link to each resource it names. */
+function answer(structured: Record<string, unknown>, base: string): CallToolResult {
+  const links = [...urisIn(structured, base)].map((uri) => ({ type: 'resource_link' as const, uri, name: uri.slice(base.length + 1) }));
+  return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }, ...links] };
 }
 
 /** A tool's work, with its failures answered as MCP tool errors (the argument or the service's own explanation), never thrown. */
-function tool<A>(work: (args: A) => Promise<Record<string, unknown>>, onInternal: (e: unknown) => void): (args: A) => Promise<CallToolResult> {
+function tool<A>(work: (args: A) => Promise<Record<string, unknown>>, onInternal: (e: unknown) => void, base: string): (args: A) => Promise<CallToolResult> {
   return async (args) => {
     try {
-      return answer(await work(args));
+      return answer(await work(args), base);
     } catch (e) {
       if (e instanceof ArgumentError || e instanceof ServiceError) return { isError: true, content: [{ type: 'text', text: e.message }] };
       onInternal(e);
@@ -67,6 +77,7 @@ function resultOrTask(status: number, text: string, key: string): Record<string,
 
 /** Every tool of the endpoint, on one caller's view of the service. */
 export function registerTools(server: McpServer, client: ServiceClient, onInternal: (e: unknown) => void): void {
+  const handle = <A>(work: (args: A) => Promise<Record<string, unknown>>) => tool(work, onInternal, client.baseUrl);
   server.registerTool(
     'search_compounds',
     {
@@ -83,7 +94,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       },
       annotations: { title: 'Search compounds', ...reads },
     },
-    tool(async (a: { text?: string; smiles?: string; smarts?: string; similar_to?: string; threshold?: number; limit?: number }) => {
+    handle(async (a: { text?: string; smiles?: string; smarts?: string; similar_to?: string; threshold?: number; limit?: number }) => {
       const given = (['text', 'smiles', 'smarts', 'similar_to'] as const).filter((k) => a[k] !== undefined);
       if (given.length !== 1) throw new ArgumentError(given[1] ?? 'text', 'give exactly one of text, smiles, smarts or similar_to');
       const limit = a.limit ?? 20;
@@ -105,7 +116,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
               .map(([compound, similarity]) => ({ compound, similarity: Number(similarity) }))
           : lines(found.text).map((compound) => ({ compound }));
       return { compounds: compounds.slice(0, limit), count: compounds.length };
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -116,13 +127,13 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       inputSchema: { uri: uri('The resource URI') },
       annotations: { title: 'Read a resource', ...reads },
     },
-    tool(async (a: { uri: string }) => {
+    handle(async (a: { uri: string }) => {
       const target = client.uriArgument('uri', a.uri);
       const got = await client.expect('GET', target, { accept: 'application/ld+json' });
       if (got.text.length > MAX_RESOURCE_BYTES)
         throw new ArgumentError('uri', `its JSON-LD is ${got.text.length} bytes, more than a tool answers (${MAX_RESOURCE_BYTES}); ask for a part with sparql_query`);
       return { uri: target, resource: JSON.parse(got.text) };
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -136,7 +147,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       },
       annotations: { title: 'List models', ...reads },
     },
-    tool(async (a: { endpoint?: string; limit?: number }) => {
+    handle(async (a: { endpoint?: string; limit?: number }) => {
       const listed = await client.expect('GET', '/model', { query: { query: a.endpoint } });
       const all = lines(listed.text);
       const uris = all.slice(-(a.limit ?? 50)).reverse();
@@ -159,7 +170,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         }),
       );
       return { models, count: all.length };
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -176,7 +187,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       },
       annotations: { title: 'Predict a structure', ...writes },
     },
-    tool(async (a: { model: string; smiles?: string; compound?: string; neighbours?: boolean }) => {
+    handle(async (a: { model: string; smiles?: string; compound?: string; neighbours?: boolean }) => {
       const model = client.uriArgument('model', a.model, 'model');
       if ((a.smiles === undefined) === (a.compound === undefined)) throw new ArgumentError('smiles', 'give smiles or compound (one of them)');
       const form = a.smiles !== undefined ? { smiles: a.smiles } : { compound_uri: client.uriArgument('compound', a.compound!, 'compound') };
@@ -245,7 +256,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         ...(facts || a.neighbours === false ? {} : { evidence: evidence ? explanation(evidence) : 'none' }),
         outputs,
       };
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -265,12 +276,12 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       },
       annotations: { title: 'Upload a dataset', ...writes },
     },
-    tool(async (a: { content: string; format: 'csv' | 'sdf'; title?: string }) => {
+    handle(async (a: { content: string; format: 'csv' | 'sdf'; title?: string }) => {
       const sent = await client.request('POST', '/dataset', { body: a.content, contentType: a.format === 'csv' ? 'text/csv' : 'chemical/x-mdl-sdfile', query: { title: a.title } });
       if (sent.status === 400 || sent.status === 415) throw new ArgumentError('content', explanation(sent));
       if (sent.status !== 200 && sent.status !== 201 && sent.status !== 202) throw new ServiceError(sent.status, explanation(sent));
       return resultOrTask(sent.status, sent.text, 'dataset');
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -290,14 +301,14 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       },
       annotations: { title: 'Train a model', ...writes },
     },
-    tool(async (a: { algorithm: string; dataset: string; target: string; parameters?: Record<string, string> }) => {
+    handle(async (a: { algorithm: string; dataset: string; target: string; parameters?: Record<string, string> }) => {
       const algorithm = algorithmUri(client, a.algorithm);
       const form = { ...a.parameters, dataset_uri: client.uriArgument('dataset', a.dataset, 'dataset'), prediction_feature: client.uriArgument('target', a.target) };
       const sent = await client.request('POST', algorithm, { form });
       if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), LEARNING_PARAMETERS, sent.status === 404 ? 'algorithm' : 'parameters'), explanation(sent));
       if (sent.status !== 200 && sent.status !== 201 && sent.status !== 202) throw new ServiceError(sent.status, explanation(sent));
       return resultOrTask(sent.status, sent.text, 'model');
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -318,7 +329,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       },
       annotations: { title: 'Cross-validate', ...writes },
     },
-    tool(async (a: { algorithm: string; dataset: string; target: string; folds?: number; seed?: number; parameters?: Record<string, string> }) => {
+    handle(async (a: { algorithm: string; dataset: string; target: string; folds?: number; seed?: number; parameters?: Record<string, string> }) => {
       const form = {
         algorithm_uri: algorithmUri(client, a.algorithm),
         dataset_uri: client.uriArgument('dataset', a.dataset, 'dataset'),
@@ -335,7 +346,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), LEARNING_PARAMETERS, 'parameters'), explanation(sent));
       if (sent.status !== 202 && sent.status !== 200 && sent.status !== 201) throw new ServiceError(sent.status, explanation(sent));
       return resultOrTask(sent.status, sent.text, 'crossvalidation');
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -346,7 +357,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       inputSchema: { task: uri('The task URI') },
       annotations: { title: 'Follow a task', ...reads },
     },
-    tool(async (a: { task: string }) => taskState(client, client.uriArgument('task', a.task, 'task')), onInternal),
+    handle(async (a: { task: string }) => taskState(client, client.uriArgument('task', a.task, 'task'))),
   );
 
   server.registerTool(
@@ -357,13 +368,13 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       inputSchema: { query: z.string().min(1).max(100_000).describe('The query') },
       annotations: { title: 'SPARQL query', ...reads },
     },
-    tool(async (a: { query: string }) => {
+    handle(async (a: { query: string }) => {
       const sent = await client.request('POST', '/sparql', { form: { query: a.query }, accept: 'application/sparql-results+json, application/n-triples;q=0.9' });
       if (sent.status === 400) throw new ArgumentError('query', explanation(sent));
       if (sent.status !== 200) throw new ServiceError(sent.status, explanation(sent));
       if (sent.text.trimStart().startsWith('{')) return { results: JSON.parse(sent.text) };
       return { triples: sent.text };
-    }, onInternal),
+    }),
   );
 
   server.registerTool(
@@ -374,7 +385,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       inputSchema: { model: uri('The model URI'), compound: uri('The compound URI') },
       annotations: { title: 'Make a QPRF', ...writes },
     },
-    tool(async (a: { model: string; compound: string }) => {
+    handle(async (a: { model: string; compound: string }) => {
       const form = { model_uri: client.uriArgument('model', a.model, 'model'), compound_uri: client.uriArgument('compound', a.compound, 'compound') };
       const sent = await client.request('POST', '/reach_report/qprf', { form });
       if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), { compound: 'compound', model: 'model' }, 'model'), explanation(sent));
@@ -389,7 +400,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         if (Date.now() > until) return { task, status: state.status, next: 'get_task' };
         await new Promise((r) => setTimeout(r, 200));
       }
-    }, onInternal),
+    }),
   );
 }
 

@@ -110,8 +110,11 @@ test('tools/list: the ten tools by name, each with a JSON schema; the tools that
 test('predict through MCP answers what POST /model/{id} answers, with the applicability domain and the confidence', async () => {
   const client = await mcp(alice);
   const smiles = 'CCCCCCCCO';
-  const r = structured(await call(client, 'predict', { model, smiles }));
+  const raw = await call(client, 'predict', { model, smiles });
+  const r = structured(raw);
   assert.equal(r.model, model);
+  const links = raw.content.filter((c) => c.type === 'resource_link').map((c) => (c as { uri: string }).uri);
+  assert.ok(links.includes(r.prediction_dataset) && links.includes(model), `resource links: ${links.join(' ')}`);
   assert.match(r.compound, /\/compound\/\d+$/);
   const prediction = r.outputs.find((o: { kind: string }) => o.kind === 'prediction');
   assert.equal(typeof prediction.value, 'number');
