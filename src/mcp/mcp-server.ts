@@ -9,6 +9,7 @@ const RESOURCE_COLLECTIONS = [
   { name: 'models', collection: 'model', description: 'Models the caller may use' },
   { name: 'datasets', collection: 'dataset', description: 'Datasets the caller may read (not the intermediate ones of validations)' },
   { name: 'validations', collection: 'validation', description: 'Validations the caller may read' },
+  { name: 'qmrfs', collection: 'reach_report/qmrf', description: 'QMRF reports of models' },
   { name: 'qprfs', collection: 'reach_report/qprf', description: 'QPRF reports of predictions' },
 ] as const;
 
@@ -18,7 +19,7 @@ const ASSESS_SUBSTANCE = (substance: string) => `Assess the substance ${substanc
 2. Suitable models: list_models. For each endpoint that matters (for example mutagenicity, aquatic toxicity), choose the models with the best validation statistics; say what each model predicts and how it was validated.
 3. Predictions: call predict for each chosen model. Report the value with its confidence, or its conformal interval or prediction set and confidence level where the model has one.
 4. Applicability domain: report every verdict; a prediction outside the domain is not reliable, so say so plainly.
-5. Evidence for a QPRF: the most similar training structures and their measured values are on the prediction dataset's page; make_qprf writes the QPRF of the prediction you rely on. Give its URI.
+5. Evidence for a QPRF: predict gives the most similar training structures with their measured and predicted values; compare them with the prediction. make_qprf writes the QPRF of the prediction you rely on. Give its URI.
 6. Conclude: what is predicted, how sure, and what is missing (endpoints without a suitable model, predictions outside the domain).`;
 
 /** The MCP server of one request (the endpoint is stateless): every tool, resource and prompt on one caller's view of the service. */
