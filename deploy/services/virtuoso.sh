@@ -51,13 +51,26 @@ MaxQueryExecutionTime = 0
 INI
 }
 
-# a secret file's text without its final line break, quoted for SQL
+# a secret file's text without its final line break (as ToxGraph reads it: one \n or \r\n),
+# quoted for SQL
 secret() {
   [ -r "$1" ] || { echo "virtuoso.sh: cannot read $1" >&2; exit 1; }
-  printf '%s' "$(cat "$1")" | sed "s/'/''/g"
+  nl='
+'
+  cr="$(printf '\r')"
+  text="$(cat "$1"; printf x)"
+  text="${text%x}"
+  case "$text" in *"$nl") text="${text%"$nl"}" && text="${text%"$cr"}" ;; esac
+  printf '%s' "$text" | sed "s/'/''/g"
 }
 
-if [ ! -f virtuoso.db ]; then
+case "$STORE_USER" in *[!A-Za-z0-9_]* | '') echo "virtuoso.sh: STORE_USER is letters, digits and _ only" >&2; exit 1 ;; esac
+
+# The database is set up once; .toxgraph-ready says it was, whole. A first start cut short (a
+# failure, a stop) leaves no database behind, so the next start sets it up again rather than
+# serving one without its accounts and with dba's default password.
+if [ ! -f .toxgraph-ready ]; then
+  rm -f virtuoso.db virtuoso.trx virtuoso.pxa virtuoso-temp.db virtuoso-temp.trx virtuoso.lck setup.log
   dba="$(secret "$DBA_PASSWORD_FILE")"
   store="$(secret "$STORE_PASSWORD_FILE")"
   # set up without its HTTP server: ToxGraph waits for a refused connection, not for the 401s
@@ -65,28 +78,38 @@ if [ ! -f virtuoso.db ]; then
   write_ini
   virtuoso-t -f -c virtuoso.ini &
   pid=$!
+  abandon() {
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -f setup.log virtuoso.db virtuoso.trx virtuoso.pxa virtuoso-temp.db virtuoso-temp.trx virtuoso.lck
+  }
+  trap 'abandon; exit 1' INT TERM
   i=0
   until isql-vt 1111 dba dba 'exec=status();' >/dev/null 2>&1; do
     i=$((i + 1))
-    [ "$i" -lt 300 ] && kill -0 "$pid" 2>/dev/null || { echo "virtuoso.sh: Virtuoso did not start" >&2; exit 1; }
+    if [ "$i" -ge 300 ] || ! kill -0 "$pid" 2>/dev/null; then
+      echo "virtuoso.sh: Virtuoso did not start" >&2
+      abandon
+      exit 1
+    fi
     sleep 0.2
   done
   # on standard input, not in the arguments every process in the container can read
   printf '%s\n' "DB.DBA.USER_CREATE('$STORE_USER', '$store');" "GRANT SPARQL_SELECT TO \"$STORE_USER\";" \
     "GRANT SPARQL_UPDATE TO \"$STORE_USER\";" "DB.DBA.RDF_DEFAULT_USER_PERMS_SET('$STORE_USER', 15);" \
-    "USER_SET_PASSWORD('dba', '$dba');" "checkpoint;" | isql-vt 1111 dba dba >setup.log 2>&1
-  if grep -q '\*\*\* Error' setup.log; then
+    "USER_SET_PASSWORD('dba', '$dba');" "checkpoint;" | isql-vt 1111 dba dba >setup.log 2>&1 || true
+  if grep -q '\*\*\* Error' setup.log || ! grep -q 'Done' setup.log; then
     # the error lines only: the statements around them hold the passwords
     echo "virtuoso.sh: setting up the accounts failed:" >&2
-    grep '\*\*\* Error' setup.log >&2
-    kill "$pid"
-    wait "$pid" || true
-    rm -f setup.log virtuoso.db virtuoso.trx
+    grep '\*\*\* Error' setup.log >&2 || true
+    abandon
     exit 1
   fi
   rm -f setup.log
   kill "$pid"
   wait "$pid" || true
+  trap - INT TERM
+  touch .toxgraph-ready
 fi
 write_ini http
 exec virtuoso-t -f -c virtuoso.ini

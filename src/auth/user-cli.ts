@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   if (config.storeUrl && (await serverAnswers(config))) return viaHttp(config, command, name, members);
   let store: TripleStore;
   try {
-    store = await openStore({ ...config, storeWaitSeconds: 0 }); // a command says at once that the store is not there
+    store = await openStore(config);
   } catch (e) {
     if (/lock/i.test(String((e as Error)?.message) + String((e as { cause?: Error })?.cause?.message))) return viaHttp(config, command, name, members);
     throw e;

@@ -203,7 +203,7 @@ export function defaultConfig(): Config {
     quiet: false,
     representationCacheMb: 8,
     redisPrefix: 'toxgraph',
-    storeWaitSeconds: 60,
+    storeWaitSeconds: 0,
     jobLockSeconds: 30,
     qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',
   };

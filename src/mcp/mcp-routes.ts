@@ -4,9 +4,15 @@ import type { Services } from '../core/services.ts';
 import type { DescribedRoutes } from '../http/route-description.ts';
 import { createMcpServer } from './mcp-server.ts';
 import { ServiceClient } from './service-client.ts';
+import { HttpError } from '../core/errors.ts';
+import { readText } from '../http/body.ts';
 
-/** The largest JSON-RPC message the endpoint reads (an uploaded table travels inside one). */
-const MAX_MESSAGE_BYTES = 64 * 2 ** 20;
+/** A JSON-RPC error for a message the transport is not given. */
+function jsonRpcError(ctx: Context, status: number, code: number, message: string): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
 
 /**
  * The Host headers the endpoint answers (the SDK's DNS-rebinding protection): the base URL's host
@@ -25,7 +31,7 @@ function allowedHosts(ctx: Context, baseUrl: string): string[] {
  * answers any message, and nothing is kept between requests. GET (a stream of server messages)
  * and DELETE (ending a session) have no meaning without sessions: the router answers 405.
  */
-export function mcpRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'log'>): void {
+export function mcpRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'log' | 'access'>): void {
   routes.add(
     {
       method: 'POST',
@@ -34,17 +40,35 @@ export function mcpRoutes(routes: DescribedRoutes, services: Pick<Services, 'con
       tag: 'service',
       ownInput: true,
       body: ['application/json'],
-      responses: { 200: ['application/json', 'text/event-stream'], 400: ['application/json'], 403: ['application/json'], 406: ['application/json'] },
+      responses: {
+        200: ['application/json', 'text/event-stream'],
+        400: ['application/json'],
+        401: ['application/json'],
+        403: ['application/json'],
+        406: ['application/json'],
+        413: ['application/json'],
+      },
     },
     async (ctx) => {
       const client = ServiceClient.of(ctx, services.config.baseUrl);
+      // a token that is given must be good (401 as over REST); none: the anonymous view
+      if (services.config.auth && client.token && !(await services.access.callerOfToken(client.token)))
+        throw new HttpError(401, 'Unauthorized', 'the token is not valid (unknown, expired or revoked)');
+      // one message per request, within the server's body limit (an uploaded table travels inside one)
+      const text = await readText(ctx, services.config.bodyLimit);
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        return jsonRpcError(ctx, 400, -32700, 'Parse error: the body is not JSON');
+      }
+      if (Array.isArray(message)) return jsonRpcError(ctx, 400, -32600, 'Invalid request: batches are not accepted, send one message per request');
       const server = createMcpServer(client, services.log);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
         enableDnsRebindingProtection: true,
         allowedHosts: allowedHosts(ctx, services.config.baseUrl),
-        maxRequestBodySize: MAX_MESSAGE_BYTES,
       });
       ctx.respond = false;
       ctx.res.on('close', () => {
@@ -52,7 +76,7 @@ export function mcpRoutes(routes: DescribedRoutes, services: Pick<Services, 'con
         void server.close();
       });
       await server.connect(transport);
-      await transport.handleRequest(ctx.req, ctx.res);
+      await transport.handleRequest(ctx.req, ctx.res, message);
     },
   );
 }

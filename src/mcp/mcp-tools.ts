@@ -49,6 +49,14 @@ function tool<A>(work: (args: A) => Promise<Record<string, unknown>>, onInternal
 
 const objects = (quads: RDF.Quad[], subject: string, predicate: string) => quads.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object);
 const first = (quads: RDF.Quad[], subject: string, predicates: string[]) => predicates.map((p) => objects(quads, subject, p)[0]?.value).find((v) => v !== undefined);
+/** A JSON answer of the service; one that is not JSON is the service's error about `argument`. */
+function json(text: string, argument: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ArgumentError(argument, `the service did not answer JSON: ${text.slice(0, 200)}`);
+  }
+}
 const lines = (text: string) => text.split(/\r?\n/).filter((l) => l.trim());
 const number = (v: string | undefined) => (v === undefined ? undefined : Number.isFinite(Number(v)) ? Number(v) : v);
 
@@ -132,7 +140,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       const got = await client.expect('GET', target, { accept: 'application/ld+json' });
       if (got.text.length > MAX_RESOURCE_BYTES)
         throw new ArgumentError('uri', `its JSON-LD is ${got.text.length} bytes, more than a tool answers (${MAX_RESOURCE_BYTES}); ask for a part with sparql_query`);
-      return { uri: target, resource: JSON.parse(got.text) };
+      return { uri: target, resource: json(got.text, 'uri') };
     }),
   );
 
@@ -148,7 +156,9 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       annotations: { title: 'List models', ...reads },
     },
     handle(async (a: { endpoint?: string; limit?: number }) => {
-      const listed = await client.expect('GET', '/model', { query: { query: a.endpoint } });
+      const listed = await client.request('GET', '/model', { query: { query: a.endpoint } });
+      if (listed.status === 404 && a.endpoint) return { models: [], count: 0 };
+      if (listed.status !== 200) throw new ServiceError(listed.status, explanation(listed));
       const all = lines(listed.text);
       const uris = all.slice(-(a.limit ?? 50)).reverse();
       const statistics = await validationStatistics(client, uris);
@@ -156,7 +166,9 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         uris.map(async (model) => {
           const quads = await client.triples(model);
           const training = first(quads, model, [`${OT}trainingDataset`]);
-          const size = training ? lines((await client.request('GET', `${training}/compounds`)).text).length : undefined;
+          const compounds = training ? await client.request('GET', `${training}/compounds`) : undefined;
+          // unknown when the caller may not read the training set
+          const size = compounds?.status === 200 ? lines(compounds.text).length : undefined;
           return {
             model,
             title: first(quads, model, TITLES),
@@ -189,11 +201,12 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
     },
     handle(async (a: { model: string; smiles?: string; compound?: string; neighbours?: boolean }) => {
       const model = client.uriArgument('model', a.model, 'model');
-      if ((a.smiles === undefined) === (a.compound === undefined)) throw new ArgumentError('smiles', 'give smiles or compound (one of them)');
+      if ((a.smiles === undefined) === (a.compound === undefined)) throw new ArgumentError(a.smiles === undefined ? 'smiles' : 'compound', 'give smiles or compound (one of them, not both)');
       const form = a.smiles !== undefined ? { smiles: a.smiles } : { compound_uri: client.uriArgument('compound', a.compound!, 'compound') };
       const done = await client.request('POST', model, { form, accept: 'application/n-triples' });
-      if (done.status === 400) throw new ArgumentError(a.smiles !== undefined ? 'smiles' : 'compound', explanation(done));
-      if (done.status === 404) throw new ArgumentError(/compound/.test(done.text) ? 'compound' : 'model', explanation(done));
+      const given = a.smiles !== undefined ? 'smiles' : 'compound';
+      if (done.status === 400 || done.status === 404)
+        throw new ArgumentError(blamed(explanation(done), { smiles: 'smiles', compound: 'compound', 'model ': 'model', filters: 'model' }, done.status === 404 ? 'model' : given), explanation(done));
       if (done.status !== 200) throw new ServiceError(done.status, explanation(done));
       const { Parser } = await import('n3');
       const quads = new Parser({ format: 'application/n-triples' }).parse(done.text);
@@ -244,7 +257,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         dataset && compound && a.neighbours !== false
           ? await client.request('GET', '/reach_report/qprf/evidence', { query: { dataset_uri: dataset, compound_uri: compound }, accept: 'application/json' })
           : undefined;
-      const facts = evidence?.status === 200 ? (JSON.parse(evidence.text) as Record<string, unknown>) : undefined;
+      const facts = evidence?.status === 200 ? (json(evidence.text, 'model') as Record<string, unknown>) : undefined;
       return {
         model,
         compound,
@@ -372,7 +385,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       const sent = await client.request('POST', '/sparql', { form: { query: a.query }, accept: 'application/sparql-results+json, application/n-triples;q=0.9' });
       if (sent.status === 400) throw new ArgumentError('query', explanation(sent));
       if (sent.status !== 200) throw new ServiceError(sent.status, explanation(sent));
-      if (sent.text.trimStart().startsWith('{')) return { results: JSON.parse(sent.text) };
+      if (sent.text.trimStart().startsWith('{')) return { results: json(sent.text, 'query') };
       return { triples: sent.text };
     }),
   );
@@ -429,7 +442,7 @@ SELECT ?model ?validation ?statistic ?value WHERE {
 }`;
   const sent = await client.request('POST', '/sparql', { form: { query: String(query) }, accept: 'application/sparql-results+json' });
   if (sent.status !== 200) return out;
-  const bindings = JSON.parse(sent.text).results.bindings as Record<string, { value: string }>[];
+  const bindings = (json(sent.text, 'endpoint') as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings;
   const byValidation = new Map<string, { model: string; statistics: Record<string, number | string> }>();
   for (const b of bindings) {
     const entry = byValidation.get(b.validation.value) ?? { model: b.model.value, statistics: {} };

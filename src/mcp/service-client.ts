@@ -38,7 +38,8 @@ export class ServiceClient {
   private readonly self: string;
   /** The service's base URL: the prefix of every URI it mints. */
   readonly baseUrl: string;
-  private readonly token?: string;
+  /** The caller's token, sent with every request (none: anonymous). */
+  readonly token?: string;
   constructor(self: string, base: string, token?: string) {
     this.self = self;
     this.baseUrl = base.replace(/\/+$/, '');
@@ -49,7 +50,9 @@ export class ServiceClient {
   static of(ctx: Context, baseUrl: string): ServiceClient {
     const address = (ctx.req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
     const host = address.includes(':') ? `[${address}]` : address;
-    const token = ctx.get('subjectid') || /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1] || undefined;
+    // read as everywhere else (caller-token.ts), but never from the JSON-RPC body
+    const query = ctx.query.subjectid;
+    const token = ctx.get('subjectid') || (typeof query === 'string' ? query : undefined) || /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1] || undefined;
     return new ServiceClient(`http://${host}:${ctx.req.socket.localPort}`, baseUrl, token);
   }
 
@@ -60,13 +63,26 @@ export class ServiceClient {
     return uri;
   }
 
+  /**
+   * A path of the service, or one of its URIs, as reached on this process. Anything that would
+   * leave it (`http://base@elsewhere/`, a base URL followed by anything but a path, a query or a
+   * fragment) is refused: the caller's token goes to this process only.
+   */
+  private local(target: string): URL {
+    const rest = target.startsWith(this.baseUrl) ? target.slice(this.baseUrl.length) : target;
+    if (!(rest === '' || /^[/?#]/.test(rest))) throw new ServiceError(400, `not a URI of this service: ${target.slice(0, 200)}`);
+    const url = new URL(this.self + rest);
+    if (url.origin !== new URL(this.self).origin) throw new ServiceError(400, `not a URI of this service: ${target.slice(0, 200)}`);
+    return url;
+  }
+
   /** One request: a path of the service or one of its URIs; a form body from `form`. */
   async request(
     method: 'GET' | 'POST',
     target: string,
     options: { form?: Record<string, string | string[] | undefined>; query?: Record<string, string | undefined>; body?: string; contentType?: string; accept?: string } = {},
   ): Promise<ServiceAnswer> {
-    const url = new URL(target.startsWith(this.baseUrl) ? this.self + target.slice(this.baseUrl.length) : this.self + target);
+    const url = this.local(target);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     let body: string | undefined = options.body;
     let contentType = options.contentType;

@@ -40,12 +40,22 @@ export function createQmrfComponent(deps: QmrfDeps) {
     jobs: { ...qmrfs.jobs, ...qprfs.jobs },
     routes: (routes: DescribedRoutes) => {
       qmrfRoutes(routes, deps, qmrfs, store);
-      qprfRoutes(routes, deps, qprfs, async (request, canRead) => {
-        const checked = await facts.check(request);
-        // the nearest training compounds and their values: only to who may read the training set
-        if (canRead && checked.model.trainingDataset && !canRead(checked.model.trainingDataset)) throw forbidden(`the training dataset of ${checked.model.uri} is not yours to read`);
-        return facts.of(checked);
+      qprfRoutes(routes, deps, qprfs, {
+        readable: (request, canRead) => readableFacts(facts, request, canRead),
+        evidence: async (request, canRead) => facts.of(await readableFacts(facts, request, canRead)),
       });
     },
   };
+}
+
+/**
+ * A prediction's facts may be reported (a QPRF, its evidence as JSON) only to who may read the
+ * model (also when it comes from a prediction dataset's ot:hasSource) and its training dataset:
+ * they hold the nearest training compounds and their measured values.
+ */
+async function readableFacts(facts: QprfFacts, request: { modelUri?: string; datasetUri?: string; compoundUri: string }, canRead?: (uri: string) => boolean) {
+  const checked = await facts.check(request);
+  if (canRead && !canRead(checked.model.uri)) throw forbidden(`model_uri: model ${checked.model.uri} is not yours to read`);
+  if (canRead && checked.model.trainingDataset && !canRead(checked.model.trainingDataset)) throw forbidden(`the training dataset of ${checked.model.uri} is not yours to read`);
+  return checked;
 }

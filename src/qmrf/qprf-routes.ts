@@ -16,7 +16,11 @@ export function qprfRoutes(
   routes: DescribedRoutes,
   services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>,
   qprfs: Qprfs,
-  evidence: (request: { modelUri?: string; datasetUri?: string; compoundUri: string }, canRead?: (uri: string) => boolean) => Promise<PredictionFacts>,
+  prediction: {
+    /** 403 unless the caller may read the model and its training dataset. */
+    readable: (request: { modelUri?: string; datasetUri?: string; compoundUri: string }, canRead?: (uri: string) => boolean) => Promise<unknown>;
+    evidence: (request: { modelUri?: string; datasetUri?: string; compoundUri: string }, canRead?: (uri: string) => boolean) => Promise<PredictionFacts>;
+  },
 ): void {
   const { uris, config } = services;
   const uriOf = (ctx: Context) => uris.reachReport('qprf', ctx.params.id);
@@ -48,9 +52,13 @@ export function qprfRoutes(
         model_uri: param.optional('The model that predicted it'),
         dataset_uri: param.optional('Or the prediction dataset that holds the prediction'),
       }),
-      responses: taskResponses(400, 404),
+      responses: taskResponses(400, 403, 404),
     },
-    async (ctx, p) => sendTask(ctx, await qprfs.start({ modelUri: p.model_uri, datasetUri: p.dataset_uri, compoundUri: p.compound_uri })),
+    async (ctx, p) => {
+      const request = { modelUri: p.model_uri, datasetUri: p.dataset_uri, compoundUri: p.compound_uri };
+      await prediction.readable(request, ctx.state.canRead);
+      await sendTask(ctx, await qprfs.start(request));
+    },
   );
 
   routes.add(
@@ -69,7 +77,7 @@ export function qprfRoutes(
       responses: answers(['application/json'], 400, 403, 404),
     },
     async (ctx, p) => {
-      const facts = await evidence({ modelUri: p.model_uri, datasetUri: p.dataset_uri, compoundUri: p.compound_uri }, ctx.state.canRead);
+      const facts = await prediction.evidence({ modelUri: p.model_uri, datasetUri: p.dataset_uri, compoundUri: p.compound_uri }, ctx.state.canRead);
       await sendNegotiated(ctx, { 'application/json': () => JSON.stringify(predictionEvidence(facts)) });
     },
   );

@@ -252,6 +252,12 @@ test('DNS rebinding: a POST to /mcp with a foreign Host header is refused (403);
     req.end(body);
   });
   assert.equal(status, 403);
+  // one message per request; a token that is given must be good
+  const batch = await http(`${s.url}/mcp`, { method: 'POST', body: `[${body},${body}]`, contentType: 'application/json', accept: 'application/json, text/event-stream' });
+  assert.equal(batch.status, 400);
+  assert.match(batch.text, /batches are not accepted/);
+  const forged = await http(`${s.url}/mcp`, { method: 'POST', body, contentType: 'application/json', accept: 'application/json, text/event-stream', headers: { subjectid: 'forged-token' } });
+  assert.equal(forged.status, 401);
   assert.equal((await http(`${s.url}/mcp`)).status, 405);
   assert.equal((await http(`${s.url}/mcp`, { method: 'DELETE' })).status, 405);
 });
@@ -262,6 +268,7 @@ test('a model shared for predictions, not its training set: its predictions thro
   assert.equal(typeof r.outputs.find((o: { kind: string }) => o.kind === 'prediction').value, 'number', 'bob predicts with the shared model');
   assert.equal(r.nearest_training_compounds, null);
   assert.match(r.evidence, /^403: .*training dataset/);
+  assert.match(errorText(await call(await mcp(bob), 'make_qprf', { model, compound: r.compound })), /403: .*training dataset/, 'nor in a QPRF');
   const withTraining = structured(await call(await mcp(alice), 'predict', { model, smiles: 'CCCCCO' }));
   assert.equal(withTraining.nearest_training_compounds.length, 5, 'its owner still gets them');
 });
