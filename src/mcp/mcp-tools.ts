@@ -2,19 +2,18 @@ import { z } from 'zod';
 import type * as RDF from '@rdfjs/types';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { df } from '../rdf/namespaces.ts';
-import { sparql } from '../store/sparql-template.ts';
-import { ArgumentError, ServiceError, explanation, type ServiceClient } from './service-client.ts';
+import { dc, dcterms, ot, owl, RDF_TYPE, rdfs } from '../rdf/namespaces.ts';
+import { propertyValue, propertyValues } from '../rdf/graph-values.ts';
+import { mcpQueries } from './mcp-queries.ts';
+import { ArgumentError, ServiceError, explanation, type ServiceAnswer, type ServiceClient } from './service-client.ts';
 
-const OT = 'http://www.opentox.org/api/1.1#';
-const OWL_SAME_AS = 'http://www.w3.org/2002/07/owl#sameAs';
-const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
-const TITLES = ['http://purl.org/dc/elements/1.1/title', 'http://purl.org/dc/terms/title', 'http://www.w3.org/2000/01/rdf-schema#label'];
 /** The most a tool answers of a resource's JSON-LD. */
 const MAX_RESOURCE_BYTES = 2 * 2 ** 20;
 /** How long make_qprf waits for its report before it answers the task instead. */
 const QPRF_WAIT_MS = 30_000;
 
+/** An algorithm's parameters, by name. */
+const PARAMETERS = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(2000)).optional();
 const uri = (what: string) => z.string().min(1).max(2000).describe(what);
 const reads = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
 const writes = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
@@ -47,8 +46,8 @@ function tool<A>(work: (args: A) => Promise<Record<string, unknown>>, onInternal
   };
 }
 
-const objects = (quads: RDF.Quad[], subject: string, predicate: string) => quads.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object);
-const first = (quads: RDF.Quad[], subject: string, predicates: string[]) => predicates.map((p) => objects(quads, subject, p)[0]?.value).find((v) => v !== undefined);
+/** A resource's title, whichever of the usual properties gives it. */
+const titleOf = (quads: RDF.Quad[], subject: string) => [dc('title'), dcterms('title'), rdfs('label')].map((p) => propertyValue(quads, subject, p)).find((v) => v !== undefined);
 /** A JSON answer of the service; one that is not JSON is the service's error about `argument`. */
 function json(text: string, argument: string): unknown {
   try {
@@ -64,23 +63,66 @@ const number = (v: string | undefined) => (v === undefined ? undefined : Number.
 async function taskState(client: ServiceClient, task: string) {
   const answer = await client.request('GET', task, { accept: 'application/n-triples' });
   if (answer.status === 404 || answer.status === 401 || answer.status === 403) throw new ServiceError(answer.status, `task ${task}: ${answer.status === 404 ? 'not found' : 'not yours to read'}`);
-  const { Parser } = await import('n3');
-  const quads = new Parser({ format: 'application/n-triples' }).parse(answer.text);
-  const value = (p: string) => first(quads, task, [OT + p]);
-  const error = objects(quads, task, `${OT}error`)[0];
+  // the task's description comes with every status (202 while it runs, the error's own when it failed)
+  const quads = await client.parse(answer);
+  const value = (p: string) => propertyValue(quads, task, ot(p));
+  const error = value('error');
   return {
     task,
     status: value('hasStatus') ?? 'Unknown',
     percentage_completed: number(value('percentageCompleted')),
     result: value('resultURI'),
-    ...(error ? { error: first(quads, error.value, [`${OT}message`, `${OT}details`]) ?? 'failed' } : {}),
+    ...(error ? { error: propertyValue(quads, error, ot('message')) ?? propertyValue(quads, error, ot('details')) ?? 'failed' } : {}),
   };
 }
 
-/** What a request that may run as a task answered: the result's URI, or the task to follow. */
-function resultOrTask(status: number, text: string, key: string): Record<string, unknown> {
-  const target = lines(text)[0];
-  return status === 202 ? { task: target, status: 'Running', next: 'get_task' } : { [key]: target };
+/**
+ * What a request that may run as a task answered: the result's URI (as `key`), or the task to
+ * follow; a 400, 404 or 415 is about the argument `blame` names from the service's message.
+ */
+function started(sent: ServiceAnswer, key: string, blame: (message: string) => string): Record<string, unknown> {
+  if (sent.status === 400 || sent.status === 404 || sent.status === 415) throw new ArgumentError(blame(explanation(sent)), explanation(sent));
+  if (sent.status !== 200 && sent.status !== 201 && sent.status !== 202) throw new ServiceError(sent.status, explanation(sent));
+  const target = lines(sent.text)[0];
+  return sent.status === 202 ? { task: target, status: 'Running', next: 'get_task' } : { [key]: target };
+}
+
+/** A prediction's values, each with its feature's title and kind (prediction, confidence, conformal, applicability domain). */
+async function outputsOf(client: ServiceClient, model: string, quads: RDF.Quad[], entry: RDF.Term) {
+  // the applicability domains' features: the model's own (embedded) and its linked domain models'
+  const described = await client.triples(model);
+  const linked = propertyValues(described, model, ot('hasDomain')).filter((d) => d !== model);
+  const domains = [...described, ...(await Promise.all(linked.map((d) => client.triples(d)))).flat()];
+  const featuresOf = (p: string) => new Set(domains.filter((q) => q.predicate.equals(ot(p))).map((q) => q.object.value));
+  const [metrics, memberships] = [featuresOf('adMetric'), featuresOf('adMembership')];
+  const nodes = quads.filter((q) => q.subject.equals(entry) && q.predicate.equals(ot('values'))).map((q) => q.object);
+  return Promise.all(
+    nodes.map(async (node) => {
+      const feature = propertyValue(quads, node, ot('feature')) ?? '';
+      const value = quads.find((q) => q.subject.equals(node) && q.predicate.equals(ot('value')))?.object;
+      // its description where the caller may read it: a model shared for predictions need not share its features
+      const fq = await client.triples(feature).catch((e) => (e instanceof ServiceError && (e.status === 403 || e.status === 401) ? [] : Promise.reject(e)));
+      const of = propertyValue(fq, feature, ot('confidenceOf')) ?? propertyValue(fq, feature, ot('conformalOf'));
+      const level = propertyValue(fq, feature, ot('confidenceLevel'));
+      return {
+        feature,
+        title: titleOf(fq, feature),
+        kind: memberships.has(feature)
+          ? 'applicability domain'
+          : metrics.has(feature)
+            ? 'applicability domain metric'
+            : of === undefined
+              ? 'prediction'
+              : propertyValue(fq, feature, ot('confidenceOf'))
+                ? 'confidence'
+                : 'conformal',
+        types: propertyValues(fq, feature, RDF_TYPE).map((t) => t.replace(/^.*[#/]/, '')),
+        ...(of ? { of } : {}),
+        ...(level ? { confidence_level: Number(level) } : {}),
+        value: value === undefined ? null : value.termType === 'Literal' && /#(double|float|decimal|integer|int|long)$/.test(value.datatype.value) ? Number(value.value) : value.value,
+      };
+    }),
+  );
 }
 
 /** Every tool of the endpoint, on one caller's view of the service. */
@@ -165,18 +207,18 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       const models = await Promise.all(
         uris.map(async (model) => {
           const quads = await client.triples(model);
-          const training = first(quads, model, [`${OT}trainingDataset`]);
+          const training = propertyValue(quads, model, ot('trainingDataset'));
           const compounds = training ? await client.request('GET', `${training}/compounds`) : undefined;
           // unknown when the caller may not read the training set
           const size = compounds?.status === 200 ? lines(compounds.text).length : undefined;
           return {
             model,
-            title: first(quads, model, TITLES),
-            endpoint: objects(quads, model, OWL_SAME_AS).map((o) => o.value),
-            learner: first(quads, model, [`${OT}algorithm`]),
+            title: titleOf(quads, model),
+            endpoint: propertyValues(quads, model, owl('sameAs')),
+            learner: propertyValue(quads, model, ot('algorithm')),
             training_dataset: training,
             training_set_size: size,
-            predicts: objects(quads, model, `${OT}dependentVariables`).map((o) => o.value),
+            predicts: propertyValues(quads, model, ot('dependentVariables')),
             validations: statistics.get(model) ?? [],
           };
         }),
@@ -208,49 +250,11 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       if (done.status === 400 || done.status === 404)
         throw new ArgumentError(blamed(explanation(done), { smiles: 'smiles', compound: 'compound', 'model ': 'model', filters: 'model' }, done.status === 404 ? 'model' : given), explanation(done));
       if (done.status !== 200) throw new ServiceError(done.status, explanation(done));
-      const { Parser } = await import('n3');
-      const quads = new Parser({ format: 'application/n-triples' }).parse(done.text);
-      const dataset = done.location ?? quads.find((q) => q.predicate.value === `${OT}dataEntry`)?.subject.value;
-      const entry = quads.find((q) => q.predicate.value === `${OT}dataEntry`)?.object.value;
-      const compound = entry ? first(quads, entry, [`${OT}compound`]) : undefined;
-      const values = entry ? objects(quads, entry, `${OT}values`).map((v) => ({ feature: first(quads, v.value, [`${OT}feature`])!, value: objects(quads, v.value, `${OT}value`)[0] })) : [];
-      // each output feature's description (titles, kinds), where the caller may read it: a model
-      // shared for predictions need not share its features
-      const features = await Promise.all(
-        values.map((v) =>
-          client
-            .triples(v.feature)
-            .catch((e) => (e instanceof ServiceError && (e.status === 403 || e.status === 401) ? [] : Promise.reject(e)))
-            .then((fq) => ({ ...v, fq })),
-        ),
-      );
-      // the applicability domains' features: the model's own (embedded) and its linked domain models'
-      const described = await client.triples(model);
-      const linked = objects(described, model, `${OT}hasDomain`).filter((d) => d.value !== model);
-      const domains = [...described, ...(await Promise.all(linked.map((d) => client.triples(d.value)))).flat()];
-      const featuresOf = (p: string) => new Set(domains.filter((q) => q.predicate.value === OT + p).map((q) => q.object.value));
-      const [metrics, memberships] = [featuresOf('adMetric'), featuresOf('adMembership')];
-      const outputs = features.map(({ feature, value, fq }) => {
-        const types = objects(fq, feature, RDF_TYPE).map((t) => t.value.replace(/^.*[#/]/, ''));
-        const of = first(fq, feature, [`${OT}confidenceOf`, `${OT}conformalOf`]);
-        return {
-          feature,
-          title: first(fq, feature, TITLES),
-          kind: memberships.has(feature)
-            ? 'applicability domain'
-            : metrics.has(feature)
-              ? 'applicability domain metric'
-              : first(fq, feature, [`${OT}confidenceOf`])
-                ? 'confidence'
-                : first(fq, feature, [`${OT}conformalOf`])
-                  ? 'conformal'
-                  : 'prediction',
-          types,
-          ...(of ? { of } : {}),
-          ...(first(fq, feature, [`${OT}confidenceLevel`]) ? { confidence_level: Number(first(fq, feature, [`${OT}confidenceLevel`])) } : {}),
-          value: value === undefined ? null : value.termType === 'Literal' && /#(double|float|decimal|integer|int|long)$/.test(value.datatype.value) ? Number(value.value) : value.value,
-        };
-      });
+      const quads = await client.parse(done);
+      const entry = quads.find((q) => q.predicate.equals(ot('dataEntry')));
+      const dataset = done.location ?? entry?.subject.value;
+      const compound = entry && propertyValue(quads, entry.object, ot('compound'));
+      const outputs = entry ? await outputsOf(client, model, quads, entry.object) : [];
       const inside = outputs.filter((o) => o.kind === 'applicability domain').map((o) => o.value === 'true');
       // what a QPRF would report: the interval's levels, each domain's verdict, the nearest training compounds
       const evidence =
@@ -291,9 +295,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
     },
     handle(async (a: { content: string; format: 'csv' | 'sdf'; title?: string }) => {
       const sent = await client.request('POST', '/dataset', { body: a.content, contentType: a.format === 'csv' ? 'text/csv' : 'chemical/x-mdl-sdfile', query: { title: a.title } });
-      if (sent.status === 400 || sent.status === 415) throw new ArgumentError('content', explanation(sent));
-      if (sent.status !== 200 && sent.status !== 201 && sent.status !== 202) throw new ServiceError(sent.status, explanation(sent));
-      return resultOrTask(sent.status, sent.text, 'dataset');
+      return started(sent, 'dataset', () => 'content');
     }),
   );
 
@@ -307,10 +309,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         algorithm: z.string().min(1).max(2000).describe('An algorithm id or URI of this service'),
         dataset: uri('The training dataset URI'),
         target: uri('The feature to predict (prediction_feature)'),
-        parameters: z
-          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(2000))
-          .optional()
-          .describe('Algorithm parameters, e.g. {"numTrees": "100", "conformal": "cv+"}'),
+        parameters: PARAMETERS.describe('Algorithm parameters, e.g. {"numTrees": "100", "conformal": "cv+"}'),
       },
       annotations: { title: 'Train a model', ...writes },
     },
@@ -318,9 +317,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       const algorithm = algorithmUri(client, a.algorithm);
       const form = { ...a.parameters, dataset_uri: client.uriArgument('dataset', a.dataset, 'dataset'), prediction_feature: client.uriArgument('target', a.target) };
       const sent = await client.request('POST', algorithm, { form });
-      if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), LEARNING_PARAMETERS, sent.status === 404 ? 'algorithm' : 'parameters'), explanation(sent));
-      if (sent.status !== 200 && sent.status !== 201 && sent.status !== 202) throw new ServiceError(sent.status, explanation(sent));
-      return resultOrTask(sent.status, sent.text, 'model');
+      return started(sent, 'model', (message) => blamed(message, LEARNING_PARAMETERS, sent.status === 404 ? 'algorithm' : 'parameters'));
     }),
   );
 
@@ -335,10 +332,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         target: uri('The feature to predict'),
         folds: z.number().int().min(2).max(100).optional().describe('Number of folds (default 10)'),
         seed: z.number().int().min(0).optional().describe('Random seed of the folds (default 1)'),
-        parameters: z
-          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(2000))
-          .optional()
-          .describe('The algorithm’s parameters'),
+        parameters: PARAMETERS.describe('The algorithm’s parameters'),
       },
       annotations: { title: 'Cross-validate', ...writes },
     },
@@ -356,9 +350,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
           : undefined,
       };
       const sent = await client.request('POST', '/crossvalidation', { form });
-      if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), LEARNING_PARAMETERS, 'parameters'), explanation(sent));
-      if (sent.status !== 202 && sent.status !== 200 && sent.status !== 201) throw new ServiceError(sent.status, explanation(sent));
-      return resultOrTask(sent.status, sent.text, 'crossvalidation');
+      return started(sent, 'crossvalidation', (message) => blamed(message, LEARNING_PARAMETERS, 'parameters'));
     }),
   );
 
@@ -400,11 +392,9 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
     },
     handle(async (a: { model: string; compound: string }) => {
       const form = { model_uri: client.uriArgument('model', a.model, 'model'), compound_uri: client.uriArgument('compound', a.compound, 'compound') };
-      const sent = await client.request('POST', '/reach_report/qprf', { form });
-      if (sent.status === 400 || sent.status === 404) throw new ArgumentError(blamed(explanation(sent), { compound: 'compound', model: 'model' }, 'model'), explanation(sent));
-      if (sent.status !== 202 && sent.status !== 200 && sent.status !== 201) throw new ServiceError(sent.status, explanation(sent));
-      if (sent.status !== 202) return { qprf: lines(sent.text)[0], html: lines(sent.text)[0] };
-      const task = lines(sent.text)[0];
+      const sent = started(await client.request('POST', '/reach_report/qprf', { form }), 'qprf', (message) => blamed(message, { compound: 'compound', model: 'model' }, 'model'));
+      if (!sent.task) return { ...sent, html: sent.qprf };
+      const task = String(sent.task);
       const until = Date.now() + QPRF_WAIT_MS;
       for (;;) {
         const state = await taskState(client, task);
@@ -433,14 +423,7 @@ function algorithmUri(client: ServiceClient, algorithm: string): string {
 async function validationStatistics(client: ServiceClient, models: string[]): Promise<Map<string, { validation: string; statistics: Record<string, number | string> }[]>> {
   const out = new Map<string, { validation: string; statistics: Record<string, number | string> }[]>();
   if (!models.length) return out;
-  const query = sparql`PREFIX ot: ${df.namedNode(OT)}
-SELECT ?model ?validation ?statistic ?value WHERE {
-  VALUES ?model { ${models.map((m) => df.namedNode(m))} }
-  ?validation ot:model ?model .
-  { ?validation ot:regressionStatistics ?s } UNION { ?validation ot:classificationStatistics ?s }
-  ?s ?statistic ?value . FILTER(isLiteral(?value))
-}`;
-  const sent = await client.request('POST', '/sparql', { form: { query: String(query) }, accept: 'application/sparql-results+json' });
+  const sent = await client.request('POST', '/sparql', { form: { query: String(mcpQueries.validationStatistics(models)) }, accept: 'application/sparql-results+json' });
   if (sent.status !== 200) return out;
   const bindings = (json(sent.text, 'endpoint') as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings;
   const byValidation = new Map<string, { model: string; statistics: Record<string, number | string> }>();

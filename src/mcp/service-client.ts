@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { Parser } from 'n3';
+import { parseRdf } from '../rdf/parse.ts';
 import type * as RDF from '@rdfjs/types';
 
 /** What a request to the service answered. */
@@ -109,10 +109,14 @@ export class ServiceClient {
     return answer;
   }
 
-  /** A resource's triples (N-Triples). */
+  /** A resource's triples. */
   async triples(uri: string): Promise<RDF.Quad[]> {
-    const answer = await this.expect('GET', uri, { accept: 'application/n-triples' });
-    return new Parser({ format: 'application/n-triples' }).parse(answer.text);
+    return this.parse(await this.expect('GET', uri, { accept: 'application/n-triples' }));
+  }
+
+  /** The triples of an answer asked for as N-Triples (read by the project's own RDF parser). */
+  parse(answer: ServiceAnswer): Promise<RDF.Quad[]> {
+    return parseRdf(answer.text, 'application/n-triples', this.baseUrl);
   }
 }
 
