@@ -1,11 +1,16 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
 import type { Services } from '../core/services.ts';
 import type { DescribedRoutes } from '../http/route-description.ts';
-import { createMcpServer } from './mcp-server.ts';
 import { ServiceClient } from './service-client.ts';
 import { HttpError } from '../core/errors.ts';
 import { readText } from '../http/body.ts';
+
+/**
+ * The SDK (about 280 ms and 40 MiB to load) is loaded by the first MCP request, not at start:
+ * most serve processes, and every worker, never answer one.
+ */
+let sdk: Promise<[typeof import('./mcp-server.ts'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('./mcp-server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
 /** A JSON-RPC error for a message the transport is not given. */
 function jsonRpcError(ctx: Context, status: number, code: number, message: string): void {
@@ -63,6 +68,7 @@ export function mcpRoutes(routes: DescribedRoutes, services: Pick<Services, 'con
         return jsonRpcError(ctx, 400, -32700, 'Parse error: the body is not JSON');
       }
       if (Array.isArray(message)) return jsonRpcError(ctx, 400, -32600, 'Invalid request: batches are not accepted, send one message per request');
+      const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
       const server = createMcpServer(client, services.log);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
