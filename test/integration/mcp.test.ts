@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startTestServer, http, form, sharedCsv, parseTurtle, OT, type TestServer } from '../helpers.ts';
+import { startTestServer, http, form, sharedCsv, parseTurtle, errorReport, OT, type TestServer } from '../helpers.ts';
 
 /**
  * The Model Context Protocol endpoint (issue 42) through the SDK's own client over real HTTP, on a
@@ -148,6 +148,19 @@ test('predict through MCP answers what POST /model/{id} answers, with the applic
   });
   assert.equal(evidence.status, 200, evidence.text);
   assert.equal(JSON.parse(evidence.text).prediction.value, prediction.value, 'made again from the model: the same value');
+  assert.match(evidence.headers.get('content-type') ?? '', /^application\/json/);
+  // the refusals as ot:ErrorReports (asked for in Turtle, as the helper reads them)
+  const ask = (params: Record<string, string>) => http(`${s.url}/reach_report/qprf/evidence?${new URLSearchParams(params)}`, { accept: 'text/turtle', headers: { subjectid: alice } });
+  for (const [params, status] of [
+    [{ model_uri: model }, 400],
+    [{ model_uri: model, compound_uri: `${s.base}/compound/999999` }, 404],
+    [{ model_uri: `${s.base}/model/999999`, compound_uri: r.compound }, 404],
+    [{ dataset_uri: dataset, compound_uri: r.compound }, 400],
+  ] as const) {
+    const bad = await ask(params);
+    assert.equal(bad.status, status, `${JSON.stringify(params)}: ${bad.text}`);
+    assert.ok((await errorReport(bad)).message, 'an ot:ErrorReport');
+  }
   const bare = structured(await call(client, 'predict', { model, smiles, neighbours: false }));
   assert.equal(bare.nearest_training_compounds, null);
   assert.equal(bare.outputs.find((o: { kind: string }) => o.kind === 'prediction').value, prediction.value);
