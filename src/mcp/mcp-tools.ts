@@ -204,25 +204,26 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       const all = lines(listed.text);
       const uris = all.slice(-(a.limit ?? 50)).reverse();
       const statistics = await validationStatistics(client, uris);
-      const models = await Promise.all(
-        uris.map(async (model) => {
-          const quads = await client.triples(model);
-          const training = propertyValue(quads, model, ot('trainingDataset'));
-          const compounds = training ? await client.request('GET', `${training}/compounds`) : undefined;
-          // unknown when the caller may not read the training set
-          const size = compounds?.status === 200 ? lines(compounds.text).length : undefined;
-          return {
-            model,
-            title: titleOf(quads, model),
-            endpoint: propertyValues(quads, model, owl('sameAs')),
-            learner: propertyValue(quads, model, ot('algorithm')),
-            training_dataset: training,
-            training_set_size: size,
-            predicts: propertyValues(quads, model, ot('dependentVariables')),
-            validations: statistics.get(model) ?? [],
-          };
-        }),
-      );
+      const describe = async (model: string) => {
+        const quads = await client.triples(model);
+        const training = propertyValue(quads, model, ot('trainingDataset'));
+        const compounds = training ? await client.request('GET', `${training}/compounds`) : undefined;
+        // unknown when the caller may not read the training set
+        const size = compounds?.status === 200 ? lines(compounds.text).length : undefined;
+        return {
+          model,
+          title: titleOf(quads, model),
+          endpoint: propertyValues(quads, model, owl('sameAs')),
+          learner: propertyValue(quads, model, ot('algorithm')),
+          training_dataset: training,
+          training_set_size: size,
+          predicts: propertyValues(quads, model, ot('dependentVariables')),
+          validations: statistics.get(model) ?? [],
+        };
+      };
+      // a few models at a time: each costs two requests to this process
+      const models = [];
+      for (let i = 0; i < uris.length; i += 8) models.push(...(await Promise.all(uris.slice(i, i + 8).map(describe))));
       return { models, count: all.length };
     }),
   );
