@@ -19,6 +19,7 @@ export class HttpError extends Error {
 
 export const badRequest = (message: string, details?: string) => new HttpError(400, 'InvalidInput', message, details);
 export const notFound = (message: string) => new HttpError(404, 'NotFound', message);
+export const forbidden = (message: string) => new HttpError(403, 'Forbidden', message);
 export const notAcceptable = (message: string) => new HttpError(400, 'NotAcceptable', message);
 /** A resource that has no form in the type asked for (a model without an ONNX form): 406, beyond the interface's own codes. */
 export const noSuchForm = (message: string) => new HttpError(406, 'NotAcceptable', message);

@@ -1,7 +1,5 @@
 import type { Services } from '../core/services.ts';
-import { HttpError } from '../core/errors.ts';
-
-const forbidden = (message: string) => new HttpError(403, 'Forbidden', message);
+import { forbidden } from '../core/errors.ts';
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
 import { predictionExplanationHtml } from './prediction-explanation.ts';
