@@ -107,6 +107,7 @@ export function algorithmRoutes(
     {
       method: 'POST',
       path: '/algorithm/:id',
+      startsJob: true,
       summary:
         "Apply an algorithm: train a model, calculate descriptors, select features, fit a domain, clean, mine, or build a supermodel; the algorithm's own parameters as GET /algorithm/{id} lists them",
       tag: 'algorithm',

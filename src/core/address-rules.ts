@@ -39,6 +39,22 @@ export function refusalOf(address: string, allowed: Cidr[] = []): string | undef
 export function parseAllowedRanges(value: string): Cidr[] {
   const v = value.trim().toLowerCase();
   if (['all', 'on', 'true', 'yes', '1'].includes(v)) return [ipaddr.parseCIDR('0.0.0.0/0'), ipaddr.parseCIDR('::/0')];
+  return parseRanges(v, '--allow-private-targets takes "all" or CIDRs such as 10.1.0.0/16');
+}
+
+/**
+ * `--trust-proxy`: the addresses or CIDRs of the proxies in front of the server, whose
+ * `X-Forwarded-For` is believed (none by default). Never "all": that would believe every client.
+ */
+export function parseTrustedProxies(value: string): Cidr[] {
+  if (['all', 'on', 'true', 'yes', '1'].includes(value.trim().toLowerCase())) {
+    throw new Error('--trust-proxy names the proxies (addresses or CIDRs such as 10.0.0.5 or 10.89.0.0/24), not "all": X-Forwarded-For is written by whoever connects');
+  }
+  return parseRanges(value, '--trust-proxy takes addresses or CIDRs such as 10.0.0.5 or 10.89.0.0/24');
+}
+
+function parseRanges(value: string, usage: string): Cidr[] {
+  const v = value.trim().toLowerCase();
   if (['', 'off', 'false', 'no', '0', 'none'].includes(v)) return [];
   return v
     .split(',')
@@ -50,7 +66,7 @@ export function parseAllowedRanges(value: string): Cidr[] {
         const a = ipaddr.parse(s);
         return [a, a.kind() === 'ipv4' ? 32 : 128] as Cidr;
       } catch {
-        throw new Error(`--allow-private-targets takes "all" or CIDRs such as 10.1.0.0/16, not ${s}`);
+        throw new Error(`${usage}, not ${s}`);
       }
     });
 }

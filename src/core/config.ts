@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseAllowedRanges, type Cidr } from './address-rules.ts';
+import { parseAllowedRanges, parseTrustedProxies, type Cidr } from './address-rules.ts';
 
 /** A number of requests per period. */
 export interface JobQuota {
@@ -58,6 +58,8 @@ export interface Config {
   harvestAllow: string[];
   /** Internal address ranges that outbound requests may reach anyway (none by default). */
   allowPrivateTargets: Cidr[];
+  /** Proxies whose X-Forwarded-For (and -Proto, -Host) is believed; none by default: the socket's peer is the caller. */
+  trustProxy: Cidr[];
   /** Access control (spec 5): off by default. */
   auth: boolean;
   adminUser?: string;
@@ -135,6 +137,7 @@ const SPECS: Spec[] = [
   { flag: 'harvest-max-bytes', env: 'TOXGRAPH_HARVEST_MAX_BYTES', parse: int, key: 'harvestMaxBytes' },
   { flag: 'harvest-allow', env: 'TOXGRAPH_HARVEST_ALLOW', parse: list, key: 'harvestAllow' },
   { flag: 'allow-private-targets', env: 'TOXGRAPH_ALLOW_PRIVATE_TARGETS', parse: parseAllowedRanges, key: 'allowPrivateTargets', bare: 'all' },
+  { flag: 'trust-proxy', env: 'TOXGRAPH_TRUST_PROXY', parse: parseTrustedProxies, key: 'trustProxy' },
   { flag: 'auth', env: 'TOXGRAPH_AUTH', parse: bool, key: 'auth' },
   { flag: 'admin-user', env: 'TOXGRAPH_ADMIN_USER', parse: String, key: 'adminUser' },
   { flag: 'admin-password', env: 'TOXGRAPH_ADMIN_PASSWORD', parse: String, key: 'adminPassword' },
@@ -193,6 +196,7 @@ export function defaultConfig(): Config {
     harvestMaxBytes: 10 * 1024 * 1024,
     harvestAllow: [],
     allowPrivateTargets: [],
+    trustProxy: [],
     auth: false,
     tokenTtlSeconds: 24 * 3600,
     defaultAccess: 'private',

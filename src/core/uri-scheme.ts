@@ -1,3 +1,5 @@
+import { canonicalPath, isCanonicalPath } from './canonical-path.ts';
+
 /**
  * Every URI of this server's resources is built and taken apart here, and nowhere else:
  * collections (`{base}/dataset`), items (`{base}/dataset/7`), the named graphs that belong to a
@@ -71,8 +73,46 @@ export function isConformer(structure: string): boolean {
 export class UriScheme {
   /** `base` without a trailing slash, e.g. `http://localhost:8080`. */
   readonly base: string;
+  /** The base's origin and path as WHATWG URL writes them (host in lower case, no default port). */
+  private readonly origin: string;
+  private readonly basePath: string;
   constructor(base: string) {
     this.base = base;
+    let url: URL | undefined;
+    try {
+      url = new URL(base);
+    } catch {
+      url = undefined; // not a URL (a unit test's base): URIs are compared as written
+    }
+    this.origin = url?.origin ?? base;
+    this.basePath = url ? url.pathname.replace(/\/+$/, '') : '';
+  }
+
+  /**
+   * A URI of this server in its one spelling (core/canonical-path.ts): the base as configured
+   * (`HTTP://LOCALHOST:80/` is `http://localhost`), then the canonical path, query and fragment
+   * as written. Other URIs, and text that is no URI, come back as they are.
+   */
+  canonical(uri: string): string {
+    const at = uri.search(/[?#]/);
+    const [head, tail] = at < 0 ? [uri, ''] : [uri.slice(0, at), uri.slice(at)];
+    if (head.startsWith(`${this.base}/`) && isCanonicalPath(head.slice(this.base.length))) return uri;
+    let url: URL;
+    try {
+      url = new URL(head);
+    } catch {
+      return uri;
+    }
+    if (url.origin !== this.origin || url.username || url.password) return uri;
+    // the path as written (URL resolves `.` and `..` but leaves `%2e%2e` and `//` as they are)
+    const slash = head.indexOf('/', head.indexOf('//') + 2);
+    const path = slash < 0 ? '/' : head.slice(slash);
+    if (this.basePath && path !== this.basePath && !path.startsWith(`${this.basePath}/`)) return uri;
+    try {
+      return `${this.base}${canonicalPath(path.slice(this.basePath.length) || '/')}${tail}`;
+    } catch {
+      return uri; // not well-formed: no URI of ours
+    }
   }
 
   /** `{base}/{component}`: where the component's resources are listed and created. */
@@ -178,7 +218,9 @@ export class UriScheme {
    * The resource a URI or graph name belongs to (`{base}/dataset/7/entries` → `{base}/dataset/7`),
    * or undefined for URIs that name no resource of this server (collections, services, others).
    */
-  resourceOf(iri: string): string | undefined {
+  resourceOf(written: string): string | undefined {
+    // decided on the one spelling of the URI, as requests are routed (`/dataset//1/`, `/dataset/%31` are dataset 1)
+    const iri = this.canonical(written);
     if (!this.isLocal(iri)) return undefined;
     let parts = iri.slice(this.base.length + 1).split(/[/#?]/);
     // the Ruby service layout /validation/crossvalidation/{id} is the cross-validation {id} (and /validation/report/… the report)

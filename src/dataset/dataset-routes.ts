@@ -97,6 +97,7 @@ export function datasetRoutes(
     {
       method: 'POST',
       path: '/dataset',
+      startsJob: true,
       summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), or make one from a subset of another (form)',
       tag: 'dataset',
       params: z.object({
@@ -132,6 +133,7 @@ export function datasetRoutes(
     {
       method: 'POST',
       path: '/dataset/preview',
+      startsJob: true,
       summary: 'Look at an upload before storing it: how it was read, its columns, its first rows, the rows it would skip; its page stores it',
       tag: 'dataset',
       params: z.object({ pending: param.optional('The file a preview read, read again (its settings changed)'), ...DIALECT }),
@@ -272,6 +274,7 @@ export function datasetRoutes(
     {
       method: 'PUT',
       path: '/dataset/:id',
+      startsJob: true,
       summary: 'Merge rows and columns into a dataset: from another dataset (a form) or an upload',
       tag: 'dataset',
       params: z.object({ dataset_uri: SOURCE, ...SELECTION, ...ANNOTATIONS, ...DIALECT }),

@@ -31,6 +31,8 @@ export interface RouteDescription<S extends z.ZodObject = z.ZodObject, G = unkno
   ownInput?: boolean;
   /** Who may call, checked before the parameters are read (so 401 or 403 comes before 400); what it answers (the caller) is the handler's third argument. */
   guard?: (ctx: Context) => Promise<G> | G;
+  /** It starts a job (an upload or its preview, a calculation, a training, a validation): counted by the caller's job quota before anything else is read. */
+  startsJob?: true;
   /** Request body media types besides a form. */
   body?: string[];
   /** Status → the media types answered. */
@@ -87,9 +89,12 @@ export class DescribedRoutes {
 
   private readonly router: Router;
   private readonly bodyLimit: number;
-  constructor(router: Router, bodyLimit: number) {
+  private readonly countJob: (ctx: Context) => Promise<void>;
+  /** `countJob`: the job quota, asked before a route that starts a job does anything (it throws 429 over the quota). */
+  constructor(router: Router, bodyLimit: number, countJob: (ctx: Context) => Promise<void> = async () => undefined) {
     this.router = router;
     this.bodyLimit = bodyLimit;
+    this.countJob = countJob;
   }
 
   /** A route whose parameters are read here (from `params`); `guard` first, when it has one. */
@@ -102,6 +107,7 @@ export class DescribedRoutes {
     for (const path of [description.path, ...(description.aliases ?? [])]) {
       this.router[method](path, async (ctx) => {
         const caller = await description.guard?.(ctx);
+        if (description.startsJob) await this.countJob(ctx);
         await handler(ctx, description.ownInput ? undefined : await readParams(ctx, description, this.bodyLimit), caller);
       });
     }

@@ -6,13 +6,13 @@ import type { Middleware } from 'koa';
  * hundred and fifty routes that is a few microseconds of every request. This splits the
  * routes by their first segment (`/compound/:id` → `compound`) into one router each, in their
  * original order; a route whose first segment is a parameter (or a pattern) is in every one.
- * A request then tries only the routes of its own segment (case-insensitive, as the router).
+ * A request then tries only the routes of its own segment (case-sensitive, as the router).
  */
 export function segmentDispatch(router: Router): Middleware {
   const segmentOf = (path: unknown) => {
     if (typeof path !== 'string') return undefined;
     const first = path.split('/')[1] ?? '';
-    return /^[A-Za-z0-9._~-]*$/.test(first) ? first.toLowerCase() : undefined;
+    return /^[A-Za-z0-9._~-]*$/.test(first) ? first : undefined;
   };
   const layers = router.stack;
   const segments = new Set(layers.map((l) => segmentOf(l.path)).filter((s): s is string => s !== undefined));
@@ -26,7 +26,7 @@ export function segmentDispatch(router: Router): Middleware {
   return (ctx, next) => {
     const path = ctx.path;
     const end = path.indexOf('/', 1);
-    const first = (end < 0 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+    const first = end < 0 ? path.slice(1) : path.slice(1, end);
     return (dispatch.get(first) ?? rest)(ctx, next);
   };
 }

@@ -71,6 +71,7 @@ export function modelRoutes(
     {
       method: 'POST',
       path: '/model',
+      startsJob: true,
       summary: 'Import a model trained elsewhere: an ONNX file with its variables (multipart/form-data); 201 and its URI',
       tag: 'model',
       params: z.object(Object.fromEntries(Object.entries(ONNX_IMPORT_FIELDS).map(([name, description]) => [name, param.optional(description)]))),

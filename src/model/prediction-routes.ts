@@ -37,6 +37,7 @@ export function predictionRoutes(
     {
       method: 'POST',
       path: '/model/:id',
+      startsJob: true,
       summary: 'Predict a dataset, a compound or a SMILES (with applicability-domain estimates); a filtering model cleans a dataset',
       tag: 'model',
       params: z.object({

@@ -11,6 +11,8 @@ import type { Services } from '../core/services.ts';
 import type { OntologyRegistry } from '../ontology/registry.ts';
 import { accessControl } from '../auth/auth-middleware.ts';
 import { jobQuotas } from '../auth/job-quotas.ts';
+import { canonicalRequestPath } from '../http/request-path.ts';
+import { callerAddress } from '../http/caller-address.ts';
 import { createComponents } from './components.ts';
 import { DescribedRoutes } from '../http/route-description.ts';
 import { createWebComponent } from '../web/web-component.ts';
@@ -24,10 +26,15 @@ export interface Route {
 /** The Koa application: logging, errors as ot:ErrorReport, then every component's routes. */
 export function createApp(services: Services, registry: OntologyRegistry, pages: PageSettings): { app: Koa; ready: Promise<void>; routes: Route[] } {
   const app = new Koa();
-  app.proxy = true;
   const { log, config } = services;
+  // X-Forwarded-* count only from the proxies --trust-proxy names (callerAddress removes them otherwise)
+  app.proxy = config.trustProxy.length > 0;
 
-  const router = new Router();
+  // paths are case-sensitive (as URIs are): /DATASET/1 is no resource of ours
+  const router = new Router({ sensitive: true });
+  // before anything looks at the request: who calls, and the one spelling of the path it names
+  app.use(callerAddress(config.trustProxy));
+  app.use(canonicalRequestPath(config.baseUrl));
   // every page of a request links and labels by the server's settings
   app.use((_ctx, next) => withPageSettings(pages, next));
   let routes: Route[] = [];
@@ -50,11 +57,10 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   app.use(hostCheck(config.host, config.baseUrl, config.auth));
   app.use(crossOrigin(config.baseUrl, config.bodyLimit));
   app.use(accessControl(services));
-  app.use(jobQuotas(services));
 
   // every component's routes, registered with their descriptions (the OpenAPI document is made
   // from them) in this order: reports before /validation/{id}, which would take /validation/report
-  const described = new DescribedRoutes(router, config.bodyLimit);
+  const described = new DescribedRoutes(router, config.bodyLimit, jobQuotas(services));
   const { components: c, ready } = createComponents(services, registry);
   const web = createWebComponent({ config, routes: () => routes });
   for (const component of [c.service, web, c.operations, c.auth, c.compound, c.dataset, c.algorithm, c.model, c.report, c.qmrf, c.validation, c.feature, c.task, c.sparql, c.ontology, c.mcp])

@@ -56,6 +56,7 @@ export function crossvalidationRoutes(
     {
       method: 'POST',
       path: '/crossvalidation',
+      startsJob: true,
       aliases: ['/validation/crossvalidation'],
       summary: 'k-fold cross-validation (folds drawn over structures)',
       tag: 'validation',
@@ -68,6 +69,7 @@ export function crossvalidationRoutes(
     {
       method: 'POST',
       path: '/crossvalidation/loo',
+      startsJob: true,
       aliases: ['/validation/crossvalidation/loo'],
       summary: 'Leave-one-out cross-validation',
       tag: 'validation',

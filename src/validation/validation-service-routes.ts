@@ -34,6 +34,7 @@ export function validationServiceRoutes(routes: DescribedRoutes, start: Validati
     {
       method: 'POST',
       path: '/validation/test_set_validation',
+      startsJob: true,
       summary: 'Validate a model on a test set',
       tag: 'validation',
       params: z.object({
@@ -51,6 +52,7 @@ export function validationServiceRoutes(routes: DescribedRoutes, start: Validati
     {
       method: 'POST',
       path: '/validation/training_test_validation',
+      startsJob: true,
       aliases: ['/validation/training_test_valdiation'], // the spec's spelling
       summary: 'Train on one dataset, validate on another',
       tag: 'validation',
@@ -65,6 +67,7 @@ export function validationServiceRoutes(routes: DescribedRoutes, start: Validati
     {
       method: 'POST',
       path: '/validation/training_test_split',
+      startsJob: true,
       summary: 'Split a dataset (by structure), train and validate',
       tag: 'validation',
       params: learning.extend({ dataset_uri: param.required('The dataset to split'), split_ratio: specParam(V.splitRatio), random_seed: specParam(V.randomSeed) }),
@@ -77,6 +80,7 @@ export function validationServiceRoutes(routes: DescribedRoutes, start: Validati
     {
       method: 'POST',
       path: '/validation/bootstrapping',
+      startsJob: true,
       summary: 'Bootstrap validation: train on a draw with replacement, validate on the rows not drawn',
       tag: 'validation',
       params: learning.extend({ dataset_uri: param.required('The dataset to draw from'), bootstrap_percentage: specParam(V.bootstrapPercentage), random_seed: specParam(V.randomSeed) }),
@@ -89,6 +93,7 @@ export function validationServiceRoutes(routes: DescribedRoutes, start: Validati
     {
       method: 'POST',
       path: '/validation/validate_datasets',
+      startsJob: true,
       summary: 'Score a prediction dataset against a test dataset',
       tag: 'validation',
       params: z.object({
