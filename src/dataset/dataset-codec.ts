@@ -1,7 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df, ot, owl, rdf, dc, dcterms, literal } from '../rdf/namespaces.ts';
 import { describeResource, many, optional, required } from '../rdf/resource-description.ts';
-import { propertyValue } from '../rdf/graph-values.ts';
 
 /** A dataset's metadata graph as a typed record (spec 2.4). */
 export interface DatasetMeta extends DatasetMetadata {
@@ -65,9 +64,19 @@ export const OWN = new Set([rdf('type'), ...Object.entries(datasetDescription.fi
 export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undefined {
   if (!datasetDescription.isOne(quads, uri)) return undefined;
   const { title, columns, warnings, created, modified, rowsOf, selectedRows } = datasetDescription.decode(quads, uri);
-  const columnValue = (node: string, p: RDF.NamedNode) => propertyValue(quads, node, p);
+  // each column node's feature and index, in one pass (a dataset may have thousands of columns)
+  const wanted = new Set(columns);
+  const featureOf = new Map<string, string>();
+  const indexOf = new Map<string, string>();
+  const feature = ot('feature').value;
+  const index = ot('index').value;
+  for (const q of quads) {
+    if (!wanted.has(q.subject.value)) continue;
+    if (q.predicate.value === feature && !featureOf.has(q.subject.value)) featureOf.set(q.subject.value, q.object.value);
+    else if (q.predicate.value === index && !indexOf.has(q.subject.value)) indexOf.set(q.subject.value, q.object.value);
+  }
   const features = columns
-    .map((c) => ({ feature: columnValue(c, ot('feature')), index: Number(columnValue(c, ot('index'))) }))
+    .map((c) => ({ feature: featureOf.get(c), index: Number(indexOf.get(c)) }))
     .filter((c): c is { feature: string; index: number } => !!c.feature)
     .sort((a, b) => a.index - b.index)
     .map((c) => c.feature);
