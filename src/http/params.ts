@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { readText, requestMediaType } from './body.ts';
 import { badRequest } from '../core/errors.ts';
+import { nonXmlCharProblem } from '../core/xml-chars.ts';
 
 /** Shared by every request without a query string; Params never changes its parameters. */
 const EMPTY_QUERY = new URLSearchParams();
@@ -11,8 +12,9 @@ const EMPTY_QUERY = new URLSearchParams();
  */
 export class Params {
   private readonly search: URLSearchParams;
+  /** Every parameter of a request passes through here: one holding a character XML cannot carry is a 400 (see checkedText). */
   constructor(search: URLSearchParams) {
-    this.search = search;
+    this.search = search === EMPTY_QUERY ? search : checkedText(search);
   }
 
   static fromQuery(ctx: Context): Params {
@@ -52,8 +54,21 @@ export class Params {
     return [...this.search.entries()];
   }
 
-  /** Parameters as JSON carries them (a queued job's input). */
+  /** Parameters as JSON carries them (a queued job's input: checked when it was a request). */
   static fromEntries(entries: [string, string][]): Params {
     return new Params(new URLSearchParams(entries));
   }
+}
+
+/**
+ * Parameters whose names and values XML 1.0 can carry: a title, a SMILES or a URI holding NUL
+ * (or another C0 control, U+FFFE, U+FFFF, a lone surrogate) is a 400 naming the parameter,
+ * before it can reach the store and break every RDF/XML answer that would include it.
+ */
+export function checkedText(search: URLSearchParams): URLSearchParams {
+  for (const [name, value] of search) {
+    const problem = nonXmlCharProblem(name, 'a parameter name') ?? nonXmlCharProblem(value, `parameter ${name.slice(0, 60)}`);
+    if (problem) throw badRequest(problem);
+  }
+  return search;
 }

@@ -3,6 +3,7 @@ import { badRequest, HttpError, notFound, unsupportedType } from '../core/errors
 import type { Services } from '../core/services.ts';
 import { requestMediaType } from '../http/body.ts';
 import { readMultipart } from '../http/multipart.ts';
+import { checkedText } from '../http/params.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
 import type * as RDF from '@rdfjs/types';
@@ -41,6 +42,7 @@ export async function readOnnxImport(ctx: Context, limit: number): Promise<OnnxI
   if (requestMediaType(ctx) !== 'multipart/form-data')
     throw unsupportedType(`POST /model imports an ONNX model: multipart/form-data with ${Object.keys(ONNX_IMPORT_FIELDS).join(', ')}; models trained here come from POST /algorithm/{id}`);
   const { files, fields } = await readMultipart(ctx, limit, 1);
+  checkedText(new URLSearchParams(fields));
   const file = files.find((f) => f.name === 'file');
   if (!file?.body.length) throw badRequest('file: the ONNX model is missing (a part named file)');
   const all = (name: string) => fields.filter(([n]) => n === name || n === `${name}[]`).map(([, v]) => v.trim());

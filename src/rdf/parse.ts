@@ -4,6 +4,7 @@ import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { JsonLdParser } from 'jsonld-streaming-parser';
 import { badRequest, unsupportedType } from '../core/errors.ts';
 import { df } from './namespaces.ts';
+import { nonXmlCharProblem } from '../core/xml-chars.ts';
 
 /** Request body media types that carry RDF, mapped to the parser that reads them. */
 const PARSERS: Record<string, 'n3' | 'rdfxml' | 'jsonld'> = {
@@ -24,8 +25,24 @@ export function isRdfMediaType(mediaType: string): boolean {
   return mediaType in PARSERS;
 }
 
-/** Parse a request body; any syntax error becomes a 400 that says where it is. */
+/**
+ * Parse a request body; any syntax error becomes a 400 that says where it is, and so does a term
+ * holding a character that RDF/XML cannot carry (`"a\u0000b"` in Turtle): what is stored must be
+ * servable in every RDF syntax.
+ */
 export async function parseRdf(body: string, mediaType: string, baseIri: string): Promise<RDF.Quad[]> {
+  const quads = await parseRdfSyntax(body, mediaType, baseIri);
+  for (const q of quads) {
+    for (const term of [q.subject, q.predicate, q.object, q.graph]) {
+      if (term.termType !== 'Literal' && term.termType !== 'NamedNode') continue;
+      const problem = nonXmlCharProblem(term.value, term.termType === 'Literal' ? `the literal "${term.value.slice(0, 40)}"` : `the IRI <${term.value.slice(0, 80)}>`);
+      if (problem) throw badRequest(`the ${mediaType} body is not accepted: ${problem}`);
+    }
+  }
+  return quads;
+}
+
+async function parseRdfSyntax(body: string, mediaType: string, baseIri: string): Promise<RDF.Quad[]> {
   const kind = PARSERS[mediaType];
   if (!kind) throw unsupportedType(`unsupported RDF media type ${mediaType}; use one of ${RDF_INPUT_TYPES.join(', ')}`);
   try {

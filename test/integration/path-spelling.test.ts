@@ -28,7 +28,13 @@ before(async () => {
   }
   alice = await login('alice', 'alice-password');
   bob = await login('bob', 'bob-password');
-  const upload = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,x1,y\nCCO,1,2\nCCCO,2,4\nc1ccccc1,3,5\n', contentType: 'text/csv', accept: 'text/uri-list', headers: { subjectid: alice } });
+  const upload = await http(`${s.url}/dataset`, {
+    method: 'POST',
+    body: 'SMILES,x1,y\nCCO,1,2\nCCCO,2,4\nc1ccccc1,3,5\n',
+    contentType: 'text/csv',
+    accept: 'text/uri-list',
+    headers: { subjectid: alice },
+  });
   assert.equal(upload.status, 200, upload.text);
   dataset = upload.text.trim();
   const [x1, y] = (await http(`${dataset.replace(s.base, s.url)}/features`, { accept: 'text/uri-list', headers: { subjectid: alice } })).text.trim().split('\r\n');
@@ -53,12 +59,21 @@ async function login(username: string, password: string): Promise<string> {
 function raw(method: string, path: string, token: string, body?: string): Promise<{ status: number; text: string }> {
   const { hostname, port } = new URL(s.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path, method, headers: { subjectid: token, accept: 'text/uri-list, text/csv;q=0.9, */*;q=0.1', ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: hostname,
+        port,
+        path,
+        method,
+        headers: { subjectid: token, accept: 'text/uri-list, text/csv;q=0.9, */*;q=0.1', ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -100,7 +115,14 @@ test('every route, every spelling of its path: the same answer as the canonical 
 test('the reproductions of issue 52: /DATASET/1 and /MODEL/1 are no resources; PUT and DELETE of other spellings are refused', async () => {
   const path = new URL(dataset).pathname;
   assert.equal((await raw('GET', path, bob)).status, 403);
-  for (const spelling of [path.toUpperCase(), path.replace('/dataset/', '/Dataset/'), `${path}/`, path.replace('/dataset/', '/dataset//'), path.replace('/dataset/', '/x/../dataset/'), path.replace(/(\d+)$/, (d) => `%3${d[0]}${d.slice(1)}`)]) {
+  for (const spelling of [
+    path.toUpperCase(),
+    path.replace('/dataset/', '/Dataset/'),
+    `${path}/`,
+    path.replace('/dataset/', '/dataset//'),
+    path.replace('/dataset/', '/x/../dataset/'),
+    path.replace(/(\d+)$/, (d) => `%3${d[0]}${d.slice(1)}`),
+  ]) {
     const got = await raw('GET', spelling, bob);
     assert.ok([403, 404].includes(got.status), `GET ${spelling}: ${got.status}`);
     assert.ok((await raw('DELETE', spelling, bob)).status >= 400, `DELETE ${spelling}`);
@@ -113,7 +135,12 @@ test('the reproductions of issue 52: /DATASET/1 and /MODEL/1 are no resources; P
 
 test('URIs in parameters are judged as the resource they name in any spelling', async () => {
   const { pathname } = new URL(dataset);
-  const spellings = [`${s.base}${pathname}/`, `${s.base}${pathname.replace('/dataset/', '/dataset//')}`, `${s.base}${pathname.replace(/(\d)$/, (d) => `%3${d}`)}`, `${s.base.replace('http://', 'HTTP://')}${pathname}/.`];
+  const spellings = [
+    `${s.base}${pathname}/`,
+    `${s.base}${pathname.replace('/dataset/', '/dataset//')}`,
+    `${s.base}${pathname.replace(/(\d)$/, (d) => `%3${d}`)}`,
+    `${s.base.replace('http://', 'HTTP://')}${pathname}/.`,
+  ];
   for (const uri of spellings) {
     const r = await raw('POST', '/dataset', bob, new URLSearchParams({ dataset_uri: uri }).toString());
     assert.ok([403, 404].includes(r.status), `dataset_uri=${uri}: ${r.status} ${r.text.slice(0, 200)}`);
