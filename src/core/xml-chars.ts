@@ -4,10 +4,11 @@
  * pair. RDF/XML (and so every dataset, feature and literal served as RDF/XML) cannot hold them,
  * so text is checked once, where it comes in, with this one function.
  *
- * With the `u` flag a well-formed surrogate pair is one code point above U+FFFF and does not
- * match the surrogate range; only a lone surrogate does.
+ * A surrogate is refused only when it is not half of a pair (the look-arounds). The expression
+ * has no `u` flag on purpose: with it V8 searches ASCII text some fifteen times slower (45 MiB:
+ * 280 ms against 17 ms), and the text of a whole upload is searched with it.
  */
-const NON_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF\uD800-\uDFFF]/u;
+const NON_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The index (UTF-16 code unit) of the first character XML 1.0 cannot represent, or -1. */
 export function firstNonXmlChar(text: string): number {
