@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { badRequest } from '../core/errors.ts';
+import { TimeSlices } from '../core/time-slices.ts';
 
 /**
  * How a delimited text file was written: its encoding, its column separator and its decimal
@@ -52,14 +53,17 @@ const DELIMITER_NAMES: Record<string, string> = { ',': 'commas', ';': 'semicolon
 const SAMPLE_RECORDS = 1000;
 const SAMPLE_CHARS = 256 * 1024;
 
-/** Decode a delimited file and find its dialect; what a request gives is taken as it is. */
-export function decodeTable(body: Buffer, overrides: DialectOverrides = {}): DecodedTable {
+/**
+ * Decode a delimited file and find its dialect; what a request gives is taken as it is. The
+ * file is decoded a slice at a time, handing the event loop back between slices.
+ */
+export async function decodeTable(body: Buffer, overrides: DialectOverrides = {}): Promise<DecodedTable> {
   const guesses: string[] = [];
   const { encoding, bomLength, guessed } = encodingOf(body, overrides.encoding);
   if (guessed && encoding !== 'utf-8') guesses.push(`the file was read as ${ENCODING_NAMES[encoding]}${encoding === 'windows-1252' ? ' (it is not UTF-8)' : ''}`);
   let text: string;
   try {
-    text = encoding === 'windows-1252' ? fromWindows1252(body.subarray(bomLength)) : new TextDecoder(encoding, { fatal: true }).decode(body.subarray(bomLength));
+    text = await decodeInSlices(body.subarray(bomLength), encoding);
   } catch {
     throw badRequest(`the file cannot be decoded as ${ENCODING_NAMES[encoding]}${overrides.encoding ? '' : '; give its encoding with encoding= (utf-8, utf-16le, utf-16be, windows-1252)'}`);
   }
@@ -69,6 +73,22 @@ export function decodeTable(body: Buffer, overrides: DialectOverrides = {}): Dec
   const decimal = overrides.decimal !== undefined ? decimalOf(overrides.decimal, delimiter) : guessDecimal(sample, delimiter);
   if (overrides.decimal === undefined && decimal === ',') guesses.push('numbers are written with a decimal comma (1,5 is read as 1.5)');
   return { text, dialect: { encoding, delimiter, decimal }, guesses };
+}
+
+/** Bytes decoded between two looks at the clock (a MiB of UTF-8 decodes in about a millisecond). */
+const DECODED_PER_SLICE = 1024 * 1024;
+
+async function decodeInSlices(bytes: Buffer, encoding: CsvEncoding): Promise<string> {
+  const parts: string[] = [];
+  const decoder = encoding === 'windows-1252' ? undefined : new TextDecoder(encoding, { fatal: true });
+  const slices = new TimeSlices();
+  for (let at = 0; at < bytes.length; at += DECODED_PER_SLICE) {
+    const slice = bytes.subarray(at, at + DECODED_PER_SLICE);
+    parts.push(decoder ? decoder.decode(slice, { stream: true }) : fromWindows1252(slice));
+    await slices.pause();
+  }
+  if (decoder) parts.push(decoder.decode());
+  return parts.join('');
 }
 
 function encodingOf(body: Buffer, given: string | undefined): { encoding: CsvEncoding; bomLength: number; guessed: boolean } {

@@ -3,7 +3,7 @@ import type * as RDF from '@rdfjs/types';
 import { readMultipart } from '../http/multipart.ts';
 import { df, ot, rdf, literal } from '../rdf/namespaces.ts';
 import { checkIri } from '../rdf/terms.ts';
-import { badRequest, notFound, tooLarge, unsupportedType } from '../core/errors.ts';
+import { badRequest, notFound, unsupportedType } from '../core/errors.ts';
 import { Params } from '../http/params.ts';
 import { readBody, requestMediaType } from '../http/body.ts';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
@@ -11,8 +11,9 @@ import type { ShapeValidator } from '../shacl/shape-validator.ts';
 import { DC_PARAMS, type DatasetStore, type RowFilter } from './dataset-store.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import { featuresByTitle } from '../feature/feature-record.ts';
-import { arffSource, csvSource, rdfSource, sdfSource, xlsxSource, type TableSource } from './table-input.ts';
-import { unpackedSize, XLSX_MAX_UNPACKED, XLSX_TYPE } from './xlsx-table.ts';
+import { arffSource, checkedSource, csvSource, rdfSource, sdfSource, xlsxSource, type TableSource } from './table-input.ts';
+import { checkCell } from './table-limits.ts';
+import { unpackedSize, XLSX_TYPE } from './xlsx-table.ts';
 import type { Config } from '../core/config.ts';
 import type { RunFunction } from '../learning/learner.ts';
 import { OWN } from './dataset-codec.ts';
@@ -37,27 +38,14 @@ export async function readUpload(ctx: Context, limit: number): Promise<Upload> {
 }
 
 /**
- * Is an upload large enough to be stored as a task (by its bytes, its rough rows, or what a
- * workbook unpacks to)? A workbook that says it unpacks beyond the limit is refused here, 413,
- * before any task starts.
+ * Is an upload of `rows` rows (its table read and checked: openTable) large enough to be stored
+ * as a task? By its rows (`--dataset-task-rows`, whatever its format), its bytes
+ * (`--dataset-task-bytes`), or what a workbook unpacks to.
  */
-export function isLargeUpload(upload: Upload, limits: Pick<Config, 'datasetTaskBytes' | 'datasetTaskRows'>): boolean {
-  if (upload.body.length > limits.datasetTaskBytes || roughRows(upload.body) > limits.datasetTaskRows) return true;
-  if (fileTypeOf(upload) !== XLSX_TYPE) return false;
-  const unpacked = unpackedSize(upload.body) ?? 0;
-  if (unpacked > XLSX_MAX_UNPACKED) throw tooLarge(`the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
+export function isLargeUpload(upload: Upload, rows: number, limits: Pick<Config, 'datasetTaskBytes' | 'datasetTaskRows'>): boolean {
+  if (upload.body.length > limits.datasetTaskBytes || rows > limits.datasetTaskRows) return true;
   // a workbook's rows are in its zipped XML: what that unpacks to says how large it is
-  return unpacked > limits.datasetTaskBytes;
-}
-
-/** Records of an upload, roughly: its SD records (`$$$$` lines) when it has any, else its lines. */
-function roughRows(body: Buffer): number {
-  const count = (what: string | number) => {
-    let n = 0;
-    for (let at = body.indexOf(what); at >= 0; at = body.indexOf(what, at + 1)) n++;
-    return n;
-  };
-  return count('$$$$') || count(0x0a);
+  return fileTypeOf(upload) === XLSX_TYPE && (unpackedSize(upload.body) ?? 0) > limits.datasetTaskBytes;
 }
 
 /** The media type of an uploaded file: declared, or guessed from the file name. */
@@ -84,8 +72,17 @@ export function fileTypeOf(upload: Upload): string {
   return declared;
 }
 
-/** An uploaded file as a table source, by its media type; nothing is parsed beyond its header yet. */
-export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource> {
+/**
+ * An uploaded file as a table source, by its media type, read and checked whole against
+ * table-limits.ts (checkedSource): the one way the upload, its preview and a merge open a table,
+ * so that they accept and refuse the same tables with the same words, before any task starts.
+ */
+export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource & { rows: number }> {
+  return checkedSource(await sourceOf(upload, baseIri, shapes, run));
+}
+
+/** An uploaded file as a table source, by its media type. */
+async function sourceOf(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource> {
   const type = fileTypeOf(upload);
   if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
   // a form's "as found" is an empty value: not given
@@ -100,12 +97,13 @@ export async function openTable(upload: Upload, baseIri: string, shapes: ShapeVa
   throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, text/tab-separated-values, an Excel workbook (${XLSX_TYPE}), chemical/x-mdl-sdfile, text/arff or RDF`);
 }
 
-/** Dublin Core parameters of a request as annotations. */
+/** Dublin Core parameters of a request as annotations (each as long and of the characters a cell may be: 400 otherwise). */
 export function annotationsOf(params: Params): [RDF.NamedNode, RDF.Term][] {
   const out: [RDF.NamedNode, RDF.Term][] = [];
   for (const [name, p] of Object.entries(DC_PARAMS)) {
     for (const v of params.all(name)) {
       if (!v.trim()) continue;
+      checkCell(v, `the parameter ${name}`);
       out.push([p, name === 'license' || name === 'seeAlso' ? (/^[a-z][a-z0-9+.-]*:/i.test(v) ? df.namedNode(checkIri(v)) : literal(v)) : literal(v)]);
     }
   }

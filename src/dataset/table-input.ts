@@ -1,13 +1,13 @@
-import { Readable } from 'node:stream';
-import { parse as parseCsvStream } from 'csv-parse';
-import { parse as parseCsv } from 'csv-parse/sync';
 import type * as RDF from '@rdfjs/types';
 import { badRequest, tooLarge } from '../core/errors.ts';
 import { ot, rdf, rdfs, dc, literal, xsd } from '../rdf/namespaces.ts';
 import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.ts';
 import type { StructureInput, StructureReader } from '../chemistry/structure-reader.ts';
 import { TimeSlices } from '../core/time-slices.ts';
+import { firstNonXmlChar } from '../core/xml-chars.ts';
 import { decodeTable, withDecimalPoint, type DialectOverrides } from './csv-dialect.ts';
+import { csvRecords } from './csv-records.ts';
+import { CELL_MAX_CHARS, cellAt, checkCell, checkCells, checkColumns, NO_ROWS, readColumns, STRUCTURE_MAX_CHARS, tooLongCell } from './table-limits.ts';
 import { isCasNumber, layoutOf, titleAndUnits, type TableLayout } from './column-roles.ts';
 import { unpackedSize, XLSX_MAX_UNPACKED, type SheetCell, type SheetTable } from './xlsx-table.ts';
 import type { RunFunction } from '../learning/learner.ts';
@@ -66,6 +66,8 @@ export interface TableSource {
   title?: string;
   /** What was guessed in reading the file (its encoding, separator, decimal mark), for the upload's warnings. */
   notes?: string[];
+  /** Its rows (the header not counted), once every cell has been checked against table-limits.ts (checkedSource). */
+  rows?: number;
   /** The rows in order, `size` at a time. */
   chunks(size: number): AsyncGenerator<RawRow[]>;
 }
@@ -81,8 +83,6 @@ export interface InputTable {
 
 /** Rows per chunk while reading an upload: enough to keep the worker pool busy, small in memory. */
 export const ROWS_PER_CHUNK = 1000;
-
-const CSV_OPTIONS = { relax_column_count: true, skip_empty_lines: true, trim: true } as const;
 
 function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: string): RawRow {
   const cells = layout.featureAt.map((i) => record[i]);
@@ -108,50 +108,64 @@ function cellText(cell: Cell): string {
   return (typeof cell === 'string' ? cell : (cell?.value ?? '')).trim();
 }
 
-/** The records of a delimited text, parsed as a stream (never all records at once). */
-async function* csvRecords(text: string, delimiter: string): AsyncGenerator<string[]> {
-  const parser = Readable.from(slicesOf(text)).pipe(parseCsvStream({ ...CSV_OPTIONS, delimiter }));
-  const slices = new TimeSlices();
-  try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      yield record;
-      await slices.pause();
-    }
-  } catch (e) {
-    throw badRequest(`the CSV cannot be read: ${(e as Error).message}`);
-  } finally {
-    parser.destroy();
-  }
-}
-
-function* slicesOf(text: string, size = 64 * 1024): Generator<string> {
-  for (let at = 0; at < text.length; at += size) yield text.slice(at, at + size);
-}
-
 /**
  * A delimited table (CSV, TSV, Excel's `;` and UTF-16 exports): its encoding, separator and
- * decimal mark are found from the file unless the request gives them (csv-dialect.ts).
+ * decimal mark are found from the file unless the request gives them (csv-dialect.ts). The
+ * whole file is read once first (csv-records.ts, handing the event loop back as it goes): its
+ * size and every value against table-limits.ts, the columns that hold values, its rows.
  */
 export async function csvSource(body: Buffer, overrides: DialectOverrides = {}): Promise<TableSource> {
-  const { text, dialect, guesses } = decodeTable(body, overrides);
+  const { text, dialect, guesses } = await decodeTable(body, overrides);
+  // a character XML cannot carry is looked for once in the whole text; only a text that holds one is looked at value by value, to say where
+  const suspect = firstNonXmlChar(text) >= 0;
   let header: string[] | undefined;
-  for await (const record of csvRecords(text, dialect.delimiter)) {
-    header = record;
-    break;
-  }
-  if (!header) throw badRequest('the CSV is empty');
-  return headedSource(header, guesses, async function* () {
-    let first = true;
-    let line = 1;
-    for await (const record of csvRecords(text, dialect.delimiter)) {
-      if (first) {
-        first = false;
+  let rows = 0;
+  const valueRows: number[] = [];
+  const firstValueRow: number[] = [];
+  for await (const batch of csvRecords(text, dialect.delimiter)) {
+    for (const record of batch) {
+      const line = header ? rows + 2 : 1;
+      if (suspect) record.forEach((cell, j) => checkCell(cell, cellAt('row', line, j + 1, header?.[j])));
+      if (!header) {
+        header = record;
+        layoutOf(header);
         continue;
       }
-      // rows are numbered as the file's lines would be without blank lines (the header is row 1)
-      yield { line: ++line, cells: record.map((cell) => withDecimalPoint(cell, dialect.decimal)) };
+      rows++;
+      const width = Math.min(header.length, record.length);
+      for (let j = 0; j < width; j++) {
+        if (!record[j]) continue;
+        if (!valueRows[j]) [valueRows[j], firstValueRow[j]] = [0, line];
+        valueRows[j]++;
+      }
     }
-  });
+  }
+  if (!header) throw badRequest('the CSV is empty');
+  const { keep, notes } = readColumns(header, valueRows, firstValueRow, (i, row) => cellAt('row', row, i + 1));
+  const kept = keep.length === header.length ? undefined : keep;
+  const decimal = (cell: string | undefined) => (cell === undefined ? undefined : withDecimalPoint(cell, dialect.decimal));
+  return headedSource(
+    kept ? kept.map((i) => header[i]) : header,
+    [...guesses, ...notes],
+    async function* () {
+      let first = true;
+      let line = 1;
+      for await (const batch of csvRecords(text, dialect.delimiter)) {
+        const out: { line: number; cells: Cell[] }[] = [];
+        for (const record of batch) {
+          if (first) {
+            first = false;
+            continue;
+          }
+          // rows are numbered as the file's lines would be without blank lines (the header is row 1)
+          out.push({ line: ++line, cells: kept ? kept.map((i) => decimal(record[i])) : record.map(decimal) });
+        }
+        yield out;
+      }
+    },
+    undefined,
+    rows,
+  );
 }
 
 /**
@@ -175,9 +189,11 @@ export async function xlsxSource(body: Buffer, sheet: string | undefined, run: R
     table.header,
     table.notes,
     async function* () {
-      for (const row of table.rows) yield { line: row.line, cells: row.cells.map(sheetCell) };
+      for (let i = 0; i < table.rows.length; i += ROWS_PER_CHUNK) yield table.rows.slice(i, i + ROWS_PER_CHUNK).map((row) => ({ line: row.line, cells: row.cells.map(sheetCell) }));
     },
     table.described,
+    // the worker checked every cell against table-limits.ts
+    table.rows.length,
   );
 }
 
@@ -195,7 +211,13 @@ function sheetCell(cell: SheetCell): Cell {
  * A table of a header and records: the structure column is found by its header; every other
  * column is a feature. Rows whose structure is empty or unreadable are reported and left out.
  */
-function headedSource(header: string[], notes: string[], records: () => AsyncGenerator<{ line: number; cells: Cell[] }>, described?: { title: string; units?: string }[]): TableSource {
+function headedSource(
+  header: string[],
+  notes: string[],
+  records: () => AsyncGenerator<{ line: number; cells: Cell[] }[]>,
+  described?: { title: string; units?: string }[],
+  rows?: number,
+): TableSource {
   const layout = layoutOf(header);
   // a workbook this server wrote says what its columns are (after the structure, in order)
   const columnAt = (i: number, k: number) => (described && layout.structureAt === 0 ? described[k] : titleAndUnits(header[i] || `column ${i + 1}`));
@@ -204,13 +226,16 @@ function headedSource(header: string[], notes: string[], records: () => AsyncGen
     unit: 'row',
     structureHeader: header[layout.structureAt],
     notes,
+    rows,
     async *chunks(size) {
       let chunk: RawRow[] = [];
-      for await (const { line, cells } of records()) {
-        chunk.push(rawRowOf(cells, line, layout, 'row'));
-        if (chunk.length >= size) {
-          yield chunk;
-          chunk = [];
+      for await (const batch of records()) {
+        for (const { line, cells } of batch) {
+          chunk.push(rawRowOf(cells, line, layout, 'row'));
+          if (chunk.length >= size) {
+            yield chunk;
+            chunk = [];
+          }
         }
       }
       if (chunk.length) yield chunk;
@@ -226,6 +251,7 @@ export async function sdfSource(text: string): Promise<TableSource> {
   let records = 0;
   for (const record of sdfRecords(text)) {
     records++;
+    if (record.length > STRUCTURE_MAX_CHARS) throw badRequest(tooLongCell(`record ${records}`, record.length, STRUCTURE_MAX_CHARS));
     for (const k of Object.keys(sdfFields(record))) {
       if (seen.has(k)) continue;
       seen.add(k);
@@ -297,12 +323,8 @@ export async function arffSource(text: string): Promise<TableSource> {
         if (!line || line.startsWith('%')) continue;
         // ARFF quotes with '...'; missing values are ?
         const csv = line.replace(/'([^']*)'/g, (_, v: string) => `"${v.replace(/"/g, '""')}"`).replace(/(^|,)\?(?=,|$)/g, '$1');
-        let record: string[];
-        try {
-          record = (parseCsv(csv, CSV_OPTIONS) as string[][])[0] ?? [];
-        } catch (e) {
-          throw badRequest(`the ARFF cannot be read at line ${n}: ${(e as Error).message}`);
-        }
+        let record: string[] = [];
+        for await (const batch of csvRecords(csv, ',', { unit: 'line', firstRow: n, header: attributes, what: 'the ARFF' })) record = batch[0] ?? record;
         chunk.push(rawRowOf(record, n, layout, 'line'));
         if (chunk.length >= size) {
           yield chunk;
@@ -354,6 +376,44 @@ export async function withStructures(chunk: RawRow[], read: StructureReader, war
     } else rows.push({ line: r.line, structure: { structure: result.structure, names: r.names?.length ? r.names : result.name ? [result.name] : [] }, cells: r.cells });
   }
   return rows;
+}
+
+/**
+ * The one check of an uploaded table, for the upload and its preview alike (openTable calls it):
+ * its headers, its size and every cell against table-limits.ts, and that it has rows. A source
+ * that checked its cells while it read the file (CSV/TSV, workbooks) says how many rows it has;
+ * the others (SDF, ARFF, RDF) are read once here. Answers the source with its count of rows.
+ */
+export async function checkedSource(source: TableSource): Promise<TableSource & { rows: number }> {
+  const width = source.columns.length + 1;
+  checkColumns(width);
+  source.columns.forEach((c, j) => {
+    checkCell(c.title, `the header of column ${j + 1}`);
+    if (c.units) checkCell(c.units, `the units of column ${j + 1}`);
+  });
+  let rows = source.rows;
+  if (rows === undefined) {
+    rows = 0;
+    for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
+      for (const r of chunk) checkRow(r, source);
+      rows += chunk.length;
+      checkCells((rows + 1) * width);
+    }
+  }
+  if (!rows) throw badRequest(NO_ROWS);
+  checkCells((rows + 1) * width);
+  return { ...source, rows };
+}
+
+/** 400 when a row's cells or structure cannot be stored (too long, or a character RDF/XML cannot carry). */
+function checkRow(r: RawRow, source: TableSource): void {
+  r.cells.forEach((cell, j) => {
+    const text = typeof cell === 'string' ? cell : cell?.value;
+    if (text) checkCell(text, cellAt(source.unit, r.line, j + 1, source.columns[j]?.title));
+  });
+  if (!r.structure) return;
+  const structure = 'uri' in r.structure ? r.structure.uri : r.structure.text;
+  checkCell(structure, `${source.unit} ${r.line}: its structure`, 'kind' in r.structure && r.structure.kind === 'sdf-record' ? STRUCTURE_MAX_CHARS : CELL_MAX_CHARS);
 }
 
 /** A whole source in memory (for PUT merges). */

@@ -2,6 +2,7 @@ import { badRequest } from '../core/errors.ts';
 import type { Params } from '../http/params.ts';
 import { checkIri } from '../rdf/terms.ts';
 import type { Endpoint, TableSource } from './table-input.ts';
+import { checkCell } from './table-limits.ts';
 
 /**
  * What the person uploading a table decided on its preview page (upload-preview.ts), as
@@ -31,10 +32,17 @@ export function uploadChoicesOf(params: Params): UploadChoices {
   const units = new Map<number, string>();
   for (const [name, value] of params.entries()) {
     const m = /^units_(\d+)$/.exec(name);
-    if (m) units.set(number(name, m[1]), value.trim());
+    if (!m) continue;
+    checkCell(value, `the parameter ${name}`);
+    units.set(number(name, m[1]), value.trim());
   }
   const column = params.get('endpoint_column')?.trim();
-  const text = (name: string) => params.get(name)?.trim() || undefined;
+  // what describes the endpoint becomes its feature's literals: a cell's length and characters at most
+  const text = (name: string) => {
+    const value = params.get(name)?.trim() || undefined;
+    if (value) checkCell(value, `the parameter ${name}`);
+    return value;
+  };
   const term = text('endpoint');
   if (term) checkIri(term);
   const endpoint = column ? { column: number('endpoint_column', column), sameAs: term, species: text('species'), protocol: text('guideline') } : undefined;

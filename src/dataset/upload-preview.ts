@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { notFound, tooLarge } from '../core/errors.ts';
+import { HttpError, notFound, tooLarge } from '../core/errors.ts';
 import { escapeHtml, labelledTerms, valueHtml } from '../rdf/html.ts';
 import { otee } from '../rdf/namespaces.ts';
 import type { StructureReader } from '../chemistry/structure-reader.ts';
@@ -166,39 +166,133 @@ ${skipped}
 </form>`;
 }
 
-/** A waiting upload: its file and parameters, whose it is, since when. */
+/** A waiting upload: its file and parameters, whose it is, who sent it, since when, and what it holds. */
 interface Pending {
   upload: Upload;
   owner?: string;
+  caller: string;
   at: number;
+  bytes: number;
+}
+
+/** Uploads one caller may have waiting on their previews. */
+export const PREVIEWS_PER_CALLER = 10;
+/** What all waiting uploads may hold together, in request bodies (`--body-limit`): 250 MiB by default. */
+export const PREVIEW_STORE_BODIES = 5;
+/** How long an upload waits for its page's form. */
+export const PREVIEW_TTL_MS = 3_600_000;
+/** What one waiting upload is counted beyond its file and fields (its record, its name, its type). */
+const UPLOAD_OVERHEAD_BYTES = 1024;
+/** What one field is counted beyond its name and value. */
+const FIELD_OVERHEAD_BYTES = 64;
+
+export interface PreviewLimits {
+  /** Bytes all waiting uploads may hold together. */
+  maxBytes: number;
+  /** Bytes the waiting uploads of one caller may hold together (one upload more: 413). */
+  callerBytes: number;
+  /** Uploads one caller may have waiting. */
+  perCaller: number;
+  ttlMs: number;
+}
+
+/** The limits of the preview store of a server whose requests may carry `bodyLimit` bytes. */
+export function previewLimitsOf(bodyLimit: number): PreviewLimits {
+  const maxBytes = PREVIEW_STORE_BODIES * bodyLimit;
+  return { maxBytes, callerBytes: Math.floor(maxBytes / 2), perCaller: PREVIEWS_PER_CALLER, ttlMs: PREVIEW_TTL_MS };
 }
 
 /**
- * Uploads waiting on their preview page, in this process, for at most `ttlMs` and `maxBytes`
- * in all (the oldest goes first): the file is sent once, and stored or left.
+ * What a waiting upload holds in memory: its file, and every field and parameter that came
+ * with it (strings of JavaScript count two bytes a character), each with what its record
+ * costs. Nothing decoded from the file is kept: its preview is read again from the file.
+ */
+export function pendingBytes(upload: Upload): number {
+  let bytes = UPLOAD_OVERHEAD_BYTES + upload.body.length + 2 * ((upload.filename?.length ?? 0) + upload.mediaType.length);
+  for (const [name, value] of upload.params.entries()) bytes += FIELD_OVERHEAD_BYTES + 2 * (name.length + value.length);
+  return bytes;
+}
+
+/**
+ * Uploads waiting on their preview page, in this process: each for at most `ttlMs`, at most
+ * `perCaller` and `callerBytes` of one caller (the user with access control on, else the client's
+ * address), at most `maxBytes` in all, everything they keep counted (pendingBytes). The file is
+ * sent once, and stored or left. What does not fit is refused, never made room for: an upload
+ * larger than a caller may keep answers 413, one more than the caller's share or the store's
+ * room answers 429 with Retry-After (when the caller's, or anyone's, oldest is forgotten).
  */
 export class PendingUploads {
   private readonly waiting = new Map<string, Pending>();
-  private readonly ttlMs: number;
-  private readonly maxBytes: number;
-  constructor(ttlMs = 3_600_000, maxBytes = 256 * 1024 * 1024) {
-    this.ttlMs = ttlMs;
-    this.maxBytes = maxBytes;
+  private readonly limits: PreviewLimits;
+  constructor(limits: PreviewLimits = previewLimitsOf(50 * 1024 * 1024)) {
+    this.limits = limits;
   }
 
-  /** Keep an upload waiting (under `id` again when it was read before with other settings); answers its name. */
-  keep(upload: Upload, owner: string | undefined, id: string = randomUUID()): string {
-    this.waiting.delete(id);
-    if (upload.body.length > this.maxBytes) throw tooLarge(`a file to preview may have ${this.maxBytes} bytes; upload it without a preview`);
+  /** What the waiting uploads hold together, as counted against `maxBytes`. */
+  get bytes(): number {
     this.expire();
-    let bytes = upload.body.length + [...this.waiting.values()].reduce((n, p) => n + p.upload.body.length, 0);
-    for (const [id, p] of this.waiting) {
-      if (bytes <= this.maxBytes) break;
+    let bytes = 0;
+    for (const p of this.waiting.values()) bytes += p.bytes;
+    return bytes;
+  }
+
+  /**
+   * Keep an upload waiting (under `id` again when it was read before with other settings, in
+   * place of what it was); answers its name and how to undo this (the file could not be read:
+   * what waited before under that name waits again).
+   */
+  keep(upload: Upload, owner: string | undefined, caller: string, id: string = randomUUID()): { id: string; undo: () => void } {
+    this.expire();
+    const previous = this.waiting.get(id);
+    this.waiting.delete(id);
+    const undo = () => {
       this.waiting.delete(id);
-      bytes -= p.upload.body.length;
+      if (previous) this.waiting.set(id, previous);
+    };
+    try {
+      this.admit(pendingBytes(upload), caller);
+    } catch (e) {
+      undo();
+      throw e;
     }
-    this.waiting.set(id, { upload, owner, at: Date.now() });
-    return id;
+    this.waiting.set(id, { upload, owner, caller, at: Date.now(), bytes: pendingBytes(upload) });
+    return { id, undo };
+  }
+
+  private admit(bytes: number, caller: string): void {
+    const { maxBytes, callerBytes, perCaller, ttlMs } = this.limits;
+    if (bytes > callerBytes) throw tooLarge(`a file to preview with its fields may hold ${callerBytes} bytes (this one holds ${bytes}); upload it without a preview (POST /dataset)`);
+    const now = Date.now();
+    const retry = (oldest: number) => ({ 'Retry-After': String(Math.max(1, Math.ceil((oldest + ttlMs - now) / 1000))) });
+    const all = [...this.waiting.values()];
+    const mine = all.filter((p) => p.caller === caller);
+    const who = caller.replace(/^(user|address):/, '');
+    if (mine.length >= perCaller)
+      throw new HttpError(
+        429,
+        'TooManyRequests',
+        `${who} has ${mine.length} uploads waiting on their previews, the most one caller may have: store one or wait until the oldest is forgotten (an hour after it was read)`,
+        undefined,
+        retry(mine[0].at),
+      );
+    const held = mine.reduce((n, p) => n + p.bytes, 0);
+    if (held + bytes > callerBytes)
+      throw new HttpError(
+        429,
+        'TooManyRequests',
+        `the uploads of ${who} waiting on their previews hold ${held} bytes; with this one (${bytes}) they would pass the ${callerBytes} one caller may keep: store one or wait until the oldest is forgotten`,
+        undefined,
+        retry(mine[0]?.at ?? now),
+      );
+    const total = all.reduce((n, p) => n + p.bytes, 0);
+    if (total + bytes > maxBytes)
+      throw new HttpError(
+        429,
+        'TooManyRequests',
+        `the uploads waiting on their previews hold ${total} bytes; with this one (${bytes}) they would pass the ${maxBytes} this server keeps: try again later, or upload it without a preview (POST /dataset)`,
+        undefined,
+        retry(all[0]?.at ?? now),
+      );
   }
 
   /** The waiting upload `id` of `owner` (404 when it is gone: expired, stored, or another's). */
@@ -215,6 +309,6 @@ export class PendingUploads {
 
   private expire(): void {
     const now = Date.now();
-    for (const [id, p] of this.waiting) if (now - p.at > this.ttlMs) this.waiting.delete(id);
+    for (const [id, p] of this.waiting) if (now - p.at > this.limits.ttlMs) this.waiting.delete(id);
   }
 }

@@ -1,6 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
+import { cellProblem, checkCells, readColumns, TABLE_MAX_CELLS, TABLE_MAX_COLUMNS } from './table-limits.ts';
 
 // Excel workbooks in and out (exceljs). Reading runs on the worker pool (a workbook is parsed
 // whole); what crosses back to the main thread is plain data.
@@ -22,16 +23,45 @@ export type SheetTable =
     }
   | { error: string; status: 400 | 413 };
 
+/**
+ * Parts of a sheet that exceljs is not asked to read: nothing here needs them, and some of them
+ * it lays out one cell or one column at a time (a data validation over A1:XFD1048576 is 17
+ * billion steps, `<col min="1" max="1000000000">` a billion columns).
+ */
+const IGNORED_NODES = [
+  'cols',
+  'dataValidations',
+  'conditionalFormatting',
+  'hyperlinks',
+  'autoFilter',
+  'rowBreaks',
+  'drawing',
+  'picture',
+  'tableParts',
+  'extLst',
+  'sheetProtection',
+  'pageSetup',
+  'headerFooter',
+  'printOptions',
+  'pageMargins',
+];
+
 /** Worker entry: read a workbook's sheet (what is wrong with it comes back as `error`, for a 400 or a 413). */
 export async function readWorkbook(body: Uint8Array, sheetName?: string): Promise<SheetTable> {
   // the parts are inflated once against the limit before exceljs inflates them whole: a
-  // directory that lies about its sizes stops here, at the limit
-  const unpacked = inflatedSize(body, XLSX_MAX_UNPACKED);
+  // directory that lies about its sizes stops here, at the limit; and what exceljs would lay out
+  // cell by cell (merged cells, named ranges) is measured in their XML before it does
+  let laidOut = 0;
+  const unpacked = inflatedSize(body, XLSX_MAX_UNPACKED, (name, xml) => {
+    laidOut += laidOutCells(name, xml);
+  });
   if (unpacked === 'too large') return { error: `the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`, status: 413 };
   if (unpacked === undefined) return { error: 'the file is not an Excel workbook (.xlsx): its zip archive cannot be read', status: 400 };
+  if (laidOut > TABLE_MAX_CELLS)
+    return { error: `the workbook's merged cells and named ranges cover ${laidOut} cells; they may cover at most ${TABLE_MAX_CELLS} (its reader lays them out one by one)`, status: 400 };
   const book = new ExcelJS.Workbook();
   try {
-    await book.xlsx.load(Buffer.from(body.buffer, body.byteOffset, body.byteLength) as never);
+    await book.xlsx.load(Buffer.from(body.buffer, body.byteOffset, body.byteLength) as never, { ignoreNodes: IGNORED_NODES } as never);
   } catch (e) {
     return { error: `the file is not an Excel workbook (.xlsx): ${(e as Error).message.slice(0, 200)}`, status: 400 };
   }
@@ -41,20 +71,133 @@ export async function readWorkbook(body: Uint8Array, sheetName?: string): Promis
   if (!sheet) return { error: `sheet: the workbook has no sheet ${JSON.stringify(sheetName)} (it has ${sheets.map((s) => JSON.stringify(s.name)).join(', ')})`, status: 400 };
   const notes: string[] = [];
   if (sheetName === undefined && sheets.length > 1) notes.push(`the first sheet (${sheet.name}) of ${sheets.length} was read; name another with sheet=`);
-  const grid: { line: number; cells: SheetCell[] }[] = [];
-  sheet.eachRow({ includeEmpty: false }, (row, line) => {
-    const cells: SheetCell[] = [];
-    for (let c = 1; c <= row.cellCount; c++) cells.push(cellValue(row.getCell(c), `${columnName(c)}${line}`, notes));
-    if (cells.some((v) => v !== null && v !== '')) grid.push({ line, cells });
-  });
+  const grid = filledRows(sheet, notes);
+  if ('error' in grid) return { error: grid.error, status: 400 };
   if (!grid.length) return { error: `sheet ${sheet.name} is empty`, status: 400 };
-  const [first, ...rows] = grid;
-  // columns past the last with a header or a value are empty trailing columns
-  let width = lastFilled(first.cells);
-  for (const r of rows) width = Math.max(width, lastFilled(r.cells));
-  const header = uniqueTitles(Array.from({ length: width }, (_, i) => textOf(first.cells[i])));
-  const described = sheet === sheets[0] ? describedColumns(book, width - 1) : undefined;
-  return { sheet: sheet.name, header, rows: rows.map((r) => ({ line: r.line, cells: Array.from({ length: width }, (_, i) => r.cells[i] ?? null) })), notes, described };
+  const [first, ...rest] = grid;
+  // the used range, from the cells themselves (a sheet's own <dimension> may say anything): the
+  // columns with a header or a value, of which those without a header and with a value in one
+  // row only are left out (readColumns); empty columns between them are no columns at all
+  const valueRows = new Map<number, number>();
+  const firstValueRow = new Map<number, number>();
+  for (const r of rest) {
+    for (const c of r.cells.keys()) {
+      valueRows.set(c, (valueRows.get(c) ?? 0) + 1);
+      if (!firstValueRow.has(c)) firstValueRow.set(c, r.line);
+    }
+  }
+  const used = [...new Set([...first.cells.keys(), ...valueRows.keys()])].sort((a, b) => a - b);
+  if (used.length > TABLE_MAX_COLUMNS)
+    return { error: `sheet ${sheet.name} has a header or values in ${used.length} columns; a table may have at most ${TABLE_MAX_COLUMNS} (its structure column counted)`, status: 400 };
+  const { keep, notes: left } = readColumns(
+    used.map((c) => textOf(first.cells.get(c) ?? null)),
+    used.map((c) => valueRows.get(c) ?? 0),
+    used.map((c) => firstValueRow.get(c) ?? 0),
+    (i, row) => `cell ${columnName(used[i])}${row}`,
+  );
+  notes.push(...left);
+  const columns = keep.map((i) => used[i]);
+  const rows = rest.map((r) => ({ line: r.line, cells: columns.map((c) => r.cells.get(c) ?? null) })).filter((r) => r.cells.some((v) => v !== null));
+  try {
+    checkCells((rows.length + 1) * columns.length);
+  } catch (e) {
+    return { error: (e as Error).message, status: 400 };
+  }
+  const header = uniqueTitles(
+    columns.map((c) => textOf(first.cells.get(c) ?? null)),
+    columns,
+  );
+  const described = sheet === sheets[0] ? describedColumns(book, columns.length - 1) : undefined;
+  return { sheet: sheet.name, header, rows, notes, described };
+}
+
+/**
+ * The rows of a sheet that hold a value, each with its cells that do, by column number; every
+ * text checked (table-limits.ts, cellProblem), the cells counted against TABLE_MAX_CELLS.
+ * exceljs's own iterations (eachRow, eachCell, dimensions) step through every position of a
+ * sparse row: a row with one cell at XFD is 16,384 steps, 10,000 such rows seconds. Its rows
+ * and cells are arrays by position, so they are read here by their keys, which are only the
+ * positions that hold something.
+ */
+function filledRows(sheet: ExcelJS.Worksheet, notes: string[]): { line: number; cells: Map<number, SheetCell> }[] | { error: string } {
+  type Sparse<T> = Record<string, T | undefined>;
+  const rowsOf = (sheet as unknown as { _rows?: Sparse<ExcelJS.Row> })._rows;
+  const cellsOf = (row: ExcelJS.Row) => (row as unknown as { _cells?: Sparse<ExcelJS.Cell> })._cells;
+  const grid: { line: number; cells: Map<number, SheetCell> }[] = [];
+  let count = 0;
+  const take = (line: number, cells: Iterable<[number, ExcelJS.Cell]>): string | undefined => {
+    let filled: Map<number, SheetCell> | undefined;
+    for (const [c, cell] of cells) {
+      const at = `${columnName(c)}${line}`;
+      const value = cellValue(cell, at, notes);
+      if (value === null || value === '') continue;
+      if (typeof value === 'string') {
+        const problem = cellProblem(value, `cell ${at}`);
+        if (problem) return problem;
+      }
+      if (++count > TABLE_MAX_CELLS) return `sheet ${sheet.name} has more than ${TABLE_MAX_CELLS} cells with a value; a table may have at most ${TABLE_MAX_CELLS}`;
+      (filled ??= new Map()).set(c, value);
+    }
+    if (filled) grid.push({ line, cells: filled });
+    return undefined;
+  };
+  if (rowsOf && typeof rowsOf === 'object') {
+    for (const key of Object.keys(rowsOf)) {
+      const row = rowsOf[key];
+      const cells = row && cellsOf(row);
+      if (!row || !cells) continue;
+      const problem = take(row.number, keyed(cells));
+      if (problem) return { error: problem };
+    }
+    return grid;
+  }
+  // an exceljs that keeps its rows otherwise: its own iteration
+  let problem: string | undefined;
+  sheet.eachRow({ includeEmpty: false }, (row, line) => {
+    const cells: [number, ExcelJS.Cell][] = [];
+    row.eachCell({ includeEmpty: false }, (cell, c) => cells.push([c, cell]));
+    problem ??= take(line, cells);
+  });
+  return problem ? { error: problem } : grid;
+}
+
+function* keyed<T>(sparse: Record<string, T | undefined>): Generator<[number, T]> {
+  for (const key of Object.keys(sparse)) {
+    const value = sparse[key];
+    if (value) yield [Number(key) + 1, value];
+  }
+}
+
+/**
+ * Cells exceljs lays out one by one as it reads a part: a sheet's merged cells (each covered
+ * cell is made), the workbook's named ranges (each named cell is listed); print areas and
+ * titles are not.
+ */
+function laidOutCells(name: string, xml: Buffer): number {
+  const text = () => xml.toString('latin1');
+  let cells = 0;
+  if (/^xl\/worksheets\/[^/]+\.xml$/.test(name)) {
+    if (xml.indexOf('<mergeCell ') < 0) return 0;
+    for (const m of text().matchAll(/<mergeCell\s[^>]*?\bref="([A-Z]{1,3})(\d+):([A-Z]{1,3})(\d+)"/g)) cells += areaOf(m[1], m[2], m[3], m[4]);
+  } else if (name === 'xl/workbook.xml') {
+    if (xml.indexOf('<definedName') < 0) return 0;
+    for (const d of text().matchAll(/<definedName\s([^>]*)>([^<]*)<\/definedName>/g)) {
+      if (/name="_xlnm\.Print_(Area|Titles)"/.test(d[1])) continue;
+      for (const m of d[2].matchAll(/\$([A-Z]{1,3})\$(\d+):\$([A-Z]{1,3})\$(\d+)/g)) cells += areaOf(m[1], m[2], m[3], m[4]);
+    }
+  }
+  return cells;
+}
+
+function areaOf(left: string, top: string, right: string, bottom: string): number {
+  return (Math.abs(columnNumber(right) - columnNumber(left)) + 1) * (Math.abs(Number(bottom) - Number(top)) + 1);
+}
+
+/** `A` → 1, `XFD` → 16384. */
+function columnNumber(name: string): number {
+  let n = 0;
+  for (const ch of name) n = n * 26 + ch.charCodeAt(0) - 64;
+  return n;
 }
 
 /**
@@ -73,11 +216,6 @@ function describedColumns(book: ExcelJS.Workbook, count: number): { title: strin
   return columns.map((r) => (r[3] ? { title: r[0], units: r[3] } : { title: r[0] }));
 }
 
-function lastFilled(cells: SheetCell[]): number {
-  for (let i = cells.length - 1; i >= 0; i--) if (cells[i] !== null && cells[i] !== '') return i + 1;
-  return 0;
-}
-
 /** `A`, `B`, … `AA` (for warnings that name a cell). */
 function columnName(c: number): string {
   let name = '';
@@ -91,11 +229,11 @@ function textOf(cell: SheetCell): string {
   return String(cell).trim();
 }
 
-/** Header titles made unique (a merged header cell repeats its title over the columns it spans): `LC50`, `LC50 (2)`. */
-function uniqueTitles(titles: string[]): string[] {
+/** Header titles made unique (a merged header cell repeats its title over the columns it spans): `LC50`, `LC50 (2)`; an empty one is its column's number. */
+function uniqueTitles(titles: string[], columns: number[]): string[] {
   const seen = new Map<string, number>();
   return titles.map((t, i) => {
-    const title = t || `column ${i + 1}`;
+    const title = t || `column ${columns[i]}`;
     const n = (seen.get(title) ?? 0) + 1;
     seen.set(title, n);
     return n === 1 ? title : `${title} (${n})`;
@@ -225,7 +363,7 @@ export function unpackedSize(body: Uint8Array): number | undefined {
  * (the entries are found by their signatures in the central directory, whatever its count
  * says): `too large` past it, undefined when it is not a zip archive that can be read.
  */
-export function inflatedSize(body: Uint8Array, limit: number): number | 'too large' | undefined {
+export function inflatedSize(body: Uint8Array, limit: number, look?: (name: string, data: Buffer) => void): number | 'too large' | undefined {
   const buffer = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   let end = -1;
   for (let at = buffer.length - 22; at >= Math.max(0, buffer.length - 65_557); at--) {
@@ -243,10 +381,15 @@ export function inflatedSize(body: Uint8Array, limit: number): number | 'too lar
     if (local + 30 > buffer.length || buffer.readUInt32LE(local) !== 0x04034b50) return undefined;
     const start = local + 30 + buffer.readUInt16LE(local + 26) + buffer.readUInt16LE(local + 28);
     const data = buffer.subarray(start, start + compressed);
-    if (method === 0) total += data.length;
-    else if (method === 8) {
+    const name = buffer.toString('latin1', entry + 46, entry + 46 + buffer.readUInt16LE(entry + 28));
+    if (method === 0) {
+      total += data.length;
+      look?.(name, data);
+    } else if (method === 8) {
       try {
-        total += inflateRawSync(data, { maxOutputLength: Math.max(1, limit - total) }).length;
+        const inflated = inflateRawSync(data, { maxOutputLength: Math.max(1, limit - total) });
+        total += inflated.length;
+        look?.(name, inflated);
       } catch (e) {
         if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return 'too large';
         return undefined;
