@@ -83,6 +83,11 @@ export interface InputTable {
 
 /** Rows per chunk while reading an upload: enough to keep the worker pool busy, small in memory. */
 export const ROWS_PER_CHUNK = 1000;
+/**
+ * Cells per chunk at most: a chunk of a wide table has fewer rows, so that what is done with one
+ * chunk at a time (typing its cells, writing its rows) holds the event loop for milliseconds.
+ */
+export const CELLS_PER_CHUNK = 100_000;
 
 function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: string): RawRow {
   const cells = layout.featureAt.map((i) => record[i]);
@@ -229,10 +234,11 @@ function headedSource(
     rows,
     async *chunks(size) {
       let chunk: RawRow[] = [];
+      const rowsPerChunk = Math.max(1, Math.min(size, Math.floor(CELLS_PER_CHUNK / header.length)));
       for await (const batch of records()) {
         for (const { line, cells } of batch) {
           chunk.push(rawRowOf(cells, line, layout, 'row'));
-          if (chunk.length >= size) {
+          if (chunk.length >= rowsPerChunk) {
             yield chunk;
             chunk = [];
           }
