@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { badRequest } from '../core/errors.ts';
 import { TimeSlices } from '../core/time-slices.ts';
+import { firstNonXmlChar } from '../core/xml-chars.ts';
 
 /**
  * How a delimited text file was written: its encoding, its column separator and its decimal
@@ -28,6 +29,12 @@ export interface DecodedTable {
   dialect: CsvDialect;
   /** Every guess that is not the plain default (UTF-8, `,`, `.`), said in words. */
   guesses: string[];
+  /**
+   * Whether the text may hold a character XML cannot carry (xml-chars.ts): looked for slice by
+   * slice as it was decoded, so a surrogate pair split between two slices makes it true too;
+   * false means there is none.
+   */
+  mayHoldNonXml: boolean;
 }
 
 const ENCODINGS: Record<string, CsvEncoding> = {
@@ -61,34 +68,40 @@ export async function decodeTable(body: Buffer, overrides: DialectOverrides = {}
   const guesses: string[] = [];
   const { encoding, bomLength, guessed } = encodingOf(body, overrides.encoding);
   if (guessed && encoding !== 'utf-8') guesses.push(`the file was read as ${ENCODING_NAMES[encoding]}${encoding === 'windows-1252' ? ' (it is not UTF-8)' : ''}`);
-  let text: string;
+  let decoded: { text: string; mayHoldNonXml: boolean };
   try {
-    text = await decodeInSlices(body.subarray(bomLength), encoding);
+    decoded = await decodeInSlices(body.subarray(bomLength), encoding);
   } catch {
     throw badRequest(`the file cannot be decoded as ${ENCODING_NAMES[encoding]}${overrides.encoding ? '' : '; give its encoding with encoding= (utf-8, utf-16le, utf-16be, windows-1252)'}`);
   }
+  const { text, mayHoldNonXml } = decoded;
   const sample = sampleRecords(text);
   const delimiter = overrides.delimiter !== undefined ? delimiterOf(overrides.delimiter) : guessDelimiter(sample);
   if (overrides.delimiter === undefined && delimiter !== ',') guesses.push(`columns are separated by ${DELIMITER_NAMES[delimiter]}`);
   const decimal = overrides.decimal !== undefined ? decimalOf(overrides.decimal, delimiter) : guessDecimal(sample, delimiter);
   if (overrides.decimal === undefined && decimal === ',') guesses.push('numbers are written with a decimal comma (1,5 is read as 1.5)');
-  return { text, dialect: { encoding, delimiter, decimal }, guesses };
+  return { text, dialect: { encoding, delimiter, decimal }, guesses, mayHoldNonXml };
 }
 
 /** Bytes decoded between two looks at the clock (a MiB of UTF-8 decodes in about a millisecond). */
 const DECODED_PER_SLICE = 1024 * 1024;
 
-async function decodeInSlices(bytes: Buffer, encoding: CsvEncoding): Promise<string> {
+async function decodeInSlices(bytes: Buffer, encoding: CsvEncoding): Promise<{ text: string; mayHoldNonXml: boolean }> {
   const parts: string[] = [];
   const decoder = encoding === 'windows-1252' ? undefined : new TextDecoder(encoding, { fatal: true });
   const slices = new TimeSlices();
+  let mayHoldNonXml = false;
+  const add = (part: string) => {
+    parts.push(part);
+    mayHoldNonXml ||= firstNonXmlChar(part) >= 0;
+  };
   for (let at = 0; at < bytes.length; at += DECODED_PER_SLICE) {
     const slice = bytes.subarray(at, at + DECODED_PER_SLICE);
-    parts.push(decoder ? decoder.decode(slice, { stream: true }) : fromWindows1252(slice));
+    add(decoder ? decoder.decode(slice, { stream: true }) : fromWindows1252(slice));
     await slices.pause();
   }
-  if (decoder) parts.push(decoder.decode());
-  return parts.join('');
+  if (decoder) add(decoder.decode());
+  return { text: parts.join(''), mayHoldNonXml };
 }
 
 function encodingOf(body: Buffer, given: string | undefined): { encoding: CsvEncoding; bomLength: number; guessed: boolean } {

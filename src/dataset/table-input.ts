@@ -4,7 +4,6 @@ import { ot, rdf, rdfs, dc, literal, xsd } from '../rdf/namespaces.ts';
 import { sdfFields, sdfRecords, type Structure } from '../chemistry/chemistry.ts';
 import type { StructureInput, StructureReader } from '../chemistry/structure-reader.ts';
 import { TimeSlices } from '../core/time-slices.ts';
-import { firstNonXmlChar } from '../core/xml-chars.ts';
 import { decodeTable, withDecimalPoint, type DialectOverrides } from './csv-dialect.ts';
 import { csvRecords } from './csv-records.ts';
 import { CELL_MAX_CHARS, cellAt, checkCell, checkCells, checkColumns, NO_ROWS, readColumns, STRUCTURE_MAX_CHARS, tooLongCell } from './table-limits.ts';
@@ -120,9 +119,9 @@ function cellText(cell: Cell): string {
  * size and every value against table-limits.ts, the columns that hold values, its rows.
  */
 export async function csvSource(body: Buffer, overrides: DialectOverrides = {}): Promise<TableSource> {
-  const { text, dialect, guesses } = await decodeTable(body, overrides);
-  // a character XML cannot carry is looked for once in the whole text; only a text that holds one is looked at value by value, to say where
-  const suspect = firstNonXmlChar(text) >= 0;
+  const { text, dialect, guesses, mayHoldNonXml } = await decodeTable(body, overrides);
+  // a character XML cannot carry is looked for once in the whole text as it is decoded; only a text that may hold one is looked at value by value, to say where
+  const suspect = mayHoldNonXml;
   let header: string[] | undefined;
   let rows = 0;
   const valueRows: number[] = [];

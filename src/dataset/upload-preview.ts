@@ -19,6 +19,8 @@ import { ROWS_PER_CHUNK, withStructures, type Cell, type TableSource } from './t
 export const PREVIEW_ROWS = 15;
 /** Rows whose structures are read for the preview (the rest are read when the table is stored). */
 export const CHECKED_ROWS = 5000;
+/** Characters of a cell shown in the preview's rows (a cell of 100,000 characters is stored whole, shown cut short). */
+export const SHOWN_CELL_CHARS = 200;
 
 export interface TablePreview {
   file: { name?: string; type: string; bytes: number };
@@ -56,10 +58,10 @@ export async function previewOf(upload: Upload, type: string, source: TableSourc
     skipped.push(...found.filter((w) => /skipped$/.test(w)));
     for (const r of read_) {
       if (rows.length >= PREVIEW_ROWS) break;
-      rows.push({ line: r.line, smiles: r.structure && 'structure' in r.structure ? r.structure.structure.smiles : r.structure?.uri, cells: r.cells.map(text) });
+      rows.push({ line: r.line, smiles: r.structure && 'structure' in r.structure ? r.structure.structure.smiles : r.structure?.uri, cells: r.cells.map((c) => shown(text(c))) });
     }
   }
-  const columns = typer.columns().map((c, i) => ({ ...c, n: i + 1, role: roleByHeader(c.title), values: values[i] }));
+  const columns = typer.columns().map((c, i) => ({ ...c, accepted: c.accepted.map(shown), n: i + 1, role: roleByHeader(c.title), values: values[i] }));
   return {
     file: { name: upload.filename, type, bytes: upload.body.length },
     notes: source.notes ?? [],
@@ -74,6 +76,7 @@ export async function previewOf(upload: Upload, type: string, source: TableSourc
 }
 
 const text = (c: Cell) => (typeof c === 'string' ? c : (c?.value ?? '')).trim();
+const shown = (t: string) => (t.length > SHOWN_CELL_CHARS ? `${t.slice(0, SHOWN_CELL_CHARS)}…` : t);
 
 /** The preview's page: what was read, and one form to correct it and store it (or read it again). */
 export function previewHtml(p: TablePreview, pending: string, given: { encoding?: string; delimiter?: string; decimal?: string; sheet?: string; title?: string }): string {
