@@ -139,7 +139,7 @@ export function datasetRoutes(
       params: z.object({ pending: param.optional('The file a preview read, read again (its settings changed)'), ...DIALECT }),
       ownInput: true,
       body: DATASET_INPUT_TYPES,
-      responses: { ...answers(['application/json'], 400, 404, 413), 303: [] },
+      responses: { ...answers(['application/json'], 400, 404, 413, 429), 303: [] },
     },
     async (ctx) => {
       const type = requestMediaType(ctx);
