@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Route } from '../server/app.ts';
-import type { RouteDescription } from '../http/route-description.ts';
+import { MEDIA, type RouteDescription } from '../http/route-description.ts';
 
 /**
  * The OpenAPI 3.1 description of the whole interface (`GET /openapi.json`): one entry per route
@@ -61,7 +61,8 @@ export function openapiDocument(routes: Route[], base: string, descriptions: Rou
       operationId: `${method}${path.replace(/[^A-Za-z0-9]+/g, '_')}`,
       parameters: [...pathParams, ...(formish ? [] : params.map((p) => ({ ...p, in: 'query' })))],
       responses: Object.fromEntries(
-        Object.entries(d.responses).map(([status, types]) => [
+        // a route that starts a job answers 429 over the caller's job quota
+        Object.entries(d.startsJob ? { ...d.responses, 429: d.responses[429] ?? MEDIA.error } : d.responses).map(([status, types]) => [
           status,
           { description: DESCRIPTIONS[Number(status)] ?? 'see the interface', ...(types.length ? { content: Object.fromEntries(types.map((t) => [t, {}])) } : {}) },
         ]),
@@ -97,7 +98,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   406: 'Not acceptable',
   413: 'Too large',
-  429: 'Too many attempts',
+  429: 'Too many requests (a job quota, waiting previews, failed logins): Retry-After says when to try again',
   500: 'Error',
   502: 'Another service failed',
   503: 'Unavailable (a cancelled task, a query time-out, starting or stopping)',
