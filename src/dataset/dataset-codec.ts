@@ -64,16 +64,17 @@ export const OWN = new Set([rdf('type'), ...Object.entries(datasetDescription.fi
 export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undefined {
   if (!datasetDescription.isOne(quads, uri)) return undefined;
   const { title, columns, warnings, created, modified, rowsOf, selectedRows } = datasetDescription.decode(quads, uri);
-  // each column node's feature and index, in one pass (a dataset may have thousands of columns)
-  const wanted = new Set(columns);
+  // each column node's feature and index, and the annotations, in one pass (a dataset may have thousands of columns)
   const featureOf = new Map<string, string>();
   const indexOf = new Map<string, string>();
+  const annotations: Annotation[] = [];
   const feature = ot('feature').value;
   const index = ot('index').value;
   for (const q of quads) {
-    if (!wanted.has(q.subject.value)) continue;
-    if (q.predicate.value === feature && !featureOf.has(q.subject.value)) featureOf.set(q.subject.value, q.object.value);
-    else if (q.predicate.value === index && !indexOf.has(q.subject.value)) indexOf.set(q.subject.value, q.object.value);
+    const p = q.predicate.value;
+    if (p === feature && !featureOf.has(q.subject.value)) featureOf.set(q.subject.value, q.object.value);
+    else if (p === index && !indexOf.has(q.subject.value)) indexOf.set(q.subject.value, q.object.value);
+    if (q.subject.value === uri && !OWN.has(p)) annotations.push([q.predicate as RDF.NamedNode, q.object]);
   }
   const features = columns
     .map((c) => ({ feature: featureOf.get(c), index: Number(indexOf.get(c)) }))
@@ -86,7 +87,7 @@ export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undef
     title,
     features,
     warnings,
-    annotations: quads.filter((q) => q.subject.value === uri && !OWN.has(q.predicate.value)).map((q) => [q.predicate as RDF.NamedNode, q.object]),
+    annotations,
     created,
     modified,
     rowsOf,

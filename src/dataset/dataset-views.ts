@@ -1,24 +1,22 @@
 import { structureFrom } from '../compound/compound-codec.ts';
 import type { Chemistry } from '../chemistry/chemistry.ts';
 import { featureRecord } from '../feature/feature-record.ts';
-import { Readable, type Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { Writer as N3Writer } from 'n3';
-import { JsonLdSerializer } from 'jsonld-streaming-serializer';
-import scribe from '@graphy/content.xml.scribe';
 import { stringify as yamlStringify } from 'yaml';
-import { df, ot, rdf, PREFIXES } from '../rdf/namespaces.ts';
+import { df, ot, rdf } from '../rdf/namespaces.ts';
 import { compact, renderPage } from '../rdf/html.ts';
 import { curationColumnsOf } from './curation-report.ts';
 import { notAcceptable } from '../core/errors.ts';
-import { columnStatistics, datasetPageHtml, STATISTICS_ROWS } from './dataset-page.ts';
-import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
+import { TimeSlices } from '../core/time-slices.ts';
+import { columnStatistics, datasetPageHtml, PAGE_COLUMNS, STATISTICS_ROWS } from './dataset-page.ts';
+import { RDF_OUTPUT_TYPES, rdfText } from '../rdf/serialize.ts';
+import { xmlText } from '../rdf/xml-text.ts';
 import { alternateLinks, type Renderer } from '../http/respond.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
 import { isNumericDatatype } from './columns.ts';
-import { toC3r } from '../rdf/serialize.ts';
 import { sheetTooLarge, writeWorkbook, XLSX_TYPE } from './xlsx-table.ts';
 
 export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', XLSX_TYPE, 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list'];
@@ -34,12 +32,30 @@ interface FeatureInfo {
   quads: RDF.Quad[];
 }
 
+/**
+ * How much is made at a time, so that no step holds the event loop for long whatever the shape
+ * of a dataset (300 columns of 5,000 rows, 16,383 columns of 3): rows are read in chunks of at
+ * most CELLS_PER_CHUNK values (one row at least, MAX_ROWS_PER_CHUNK at most), every renderer
+ * pauses (TimeSlices) between rows and every few hundred cells of a row, and a row goes to the
+ * RDF writers VALUES_PER_PART values at a time.
+ */
+const CELLS_PER_CHUNK = 20_000;
+const MAX_ROWS_PER_CHUNK = 500;
+const VALUES_PER_PART = 2000;
+/** Feature graphs read at once (thousands of reads at once hold the event loop while they settle). */
+const FEATURE_READS = 64;
+
+/** The features of the columns, their graphs read a few at a time. */
 async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureInfo[]> {
-  return Promise.all(
-    uris.map(async (uri) => {
-      const quads = await store.readGraph(uri);
+  const slices = new TimeSlices();
+  const out: FeatureInfo[] = [];
+  for (let i = 0; i < uris.length; i += FEATURE_READS) {
+    const group = uris.slice(i, i + FEATURE_READS);
+    const graphs = await Promise.all(group.map((uri) => store.readGraph(uri)));
+    group.forEach((uri, k) => {
+      const quads = graphs[k];
       const record = featureRecord(quads, uri);
-      return {
+      out.push({
         uri,
         title: record.title ?? uri,
         kind: record.numeric ? 'numeric' : record.nominal ? 'nominal' : 'string',
@@ -48,19 +64,22 @@ async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureI
         source: record.source,
         sameAs: record.sameAs,
         quads,
-      } as FeatureInfo;
-    }),
-  );
+      });
+    });
+    await slices.pause();
+  }
+  return out;
 }
 
-/** Rows in chunks, each with the compounds' SMILES and molfiles read in one go. */
+/** Rows in chunks (of at most CELLS_PER_CHUNK values of `columns` columns), each with the compounds' SMILES and molfiles read in one go. */
 async function* chunks(
   datasets: DatasetStore,
   store: TripleStore,
   uri: string,
   filter: RowFilter,
-  size = 500,
+  columns: number,
 ): AsyncGenerator<{ rows: DatasetRow[]; structure: Map<string, { smiles: string; molfile?: string }> }> {
+  const size = Math.max(1, Math.min(MAX_ROWS_PER_CHUNK, Math.floor(CELLS_PER_CHUNK / Math.max(1, columns))));
   let rows: DatasetRow[] = [];
   const flush = async () => {
     const structure = new Map<string, { smiles: string; molfile?: string }>();
@@ -92,58 +111,37 @@ function arffValue(v: string | undefined, kind: FeatureInfo['kind']): string {
   return kind === 'numeric' ? v : `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** The standard OpenTox form of one row. */
-export function rowQuads(datasetUri: string, row: DatasetRow, features: string[]): RDF.Quad[] {
+/**
+ * The standard OpenTox form of one row, in parts of at most VALUES_PER_PART values (the first
+ * with the entry itself): a row of thousands of columns is written a part at a time.
+ */
+function* rowQuadParts(datasetUri: string, row: DatasetRow, features: string[]): Generator<RDF.Quad[]> {
   const e = df.namedNode(row.entry);
-  const quads = [df.quad(df.namedNode(datasetUri), ot('dataEntry'), e), df.quad(e, rdf('type'), ot('DataEntry')), df.quad(e, ot('compound'), df.namedNode(row.compound))];
-  features.forEach((f, j) => {
-    const v = row.values.get(f);
-    if (!v) return;
-    const node = df.namedNode(`${row.entry}-value-${j + 1}`);
-    quads.push(df.quad(e, ot('values'), node), df.quad(node, rdf('type'), ot('FeatureValue')), df.quad(node, ot('feature'), df.namedNode(f)), df.quad(node, ot('value'), v));
-  });
-  return quads;
-}
-
-/** Stream RDF in any of our RDF types from chunks of quads (backpressure respected). */
-function rdfStream(mediaType: string, parts: AsyncIterable<RDF.Quad[]>): Readable {
-  if (mediaType === 'application/rdf+xml' || mediaType === 'application/ld+json') {
-    const writer: Transform = mediaType === 'application/rdf+xml' ? scribe({ prefixes: PREFIXES }) : (new JsonLdSerializer({ space: '  ', context: PREFIXES } as any) as unknown as Transform);
-    void (async () => {
-      try {
-        for await (const quads of parts) {
-          const ok = mediaType === 'application/rdf+xml' ? writer.write({ type: 'c3r', value: toC3r(quads) }) : quads.map((q) => writer.write(q)).every(Boolean);
-          if (!ok) await new Promise((r) => writer.once('drain', r));
-        }
-        writer.end();
-      } catch (e) {
-        writer.destroy(e as Error);
-      }
-    })();
-    return writer as unknown as Readable;
+  let quads = [df.quad(df.namedNode(datasetUri), ot('dataEntry'), e), df.quad(e, rdf('type'), ot('DataEntry')), df.quad(e, ot('compound'), df.namedNode(row.compound))];
+  for (let from = 0; from < features.length; from += VALUES_PER_PART) {
+    for (let j = from; j < Math.min(features.length, from + VALUES_PER_PART); j++) {
+      const f = features[j];
+      const v = row.values.get(f);
+      if (!v) continue;
+      const node = df.namedNode(`${row.entry}-value-${j + 1}`);
+      quads.push(df.quad(e, ot('values'), node), df.quad(node, rdf('type'), ot('FeatureValue')), df.quad(node, ot('feature'), df.namedNode(f)), df.quad(node, ot('value'), v));
+    }
+    if (quads.length) yield quads;
+    quads = [];
   }
-  const format = { 'text/turtle': 'Turtle', 'text/n3': 'N3', 'application/n-triples': 'N-Triples' }[mediaType] ?? 'N-Triples';
-  const lineBased = format === 'N-Triples';
-  return Readable.from(
-    (async function* () {
-      let first = true;
-      for await (const quads of parts) {
-        const writer = new N3Writer({ format, prefixes: lineBased ? undefined : PREFIXES });
-        writer.addQuads(quads as any);
-        let text: string = await new Promise((res, rej) => writer.end((err, out) => (err ? rej(err) : res(out))));
-        // prefixes once, at the top
-        if (!first && !lineBased) text = text.replace(/^@prefix[^\n]*\n/gm, '');
-        first = false;
-        yield text;
-      }
-    })(),
-  );
+  if (quads.length) yield quads;
 }
 
 async function* csvLines(features: FeatureInfo[], parts: ReturnType<typeof chunks>): AsyncGenerator<string> {
-  yield `${['SMILES', ...features.map((f) => f.title)].map(csvField).join(',')}\r\n`;
+  const slices = new TimeSlices();
+  yield `${['SMILES', ...(await slices.map(features, (f) => f.title))].map(csvField).join(',')}\r\n`;
   for await (const { rows, structure } of parts) {
-    yield rows.map((r) => `${[structure.get(r.compound)?.smiles ?? '', ...features.map((f) => r.values.get(f.uri)?.value ?? '')].map(csvField).join(',')}\r\n`).join('');
+    const lines: string[] = [];
+    for (const r of rows) {
+      const cells = await slices.map(features, (f) => csvField(r.values.get(f.uri)?.value ?? ''));
+      lines.push(`${csvField(structure.get(r.compound)?.smiles ?? '')}${cells.length ? ',' : ''}${cells.join(',')}\r\n`);
+    }
+    yield lines.join('');
   }
 }
 
@@ -153,35 +151,34 @@ async function* csvLines(features: FeatureInfo[], parts: ReturnType<typeof chunk
  * column are (titles, units, sources) on a second.
  */
 function datasetWorkbook(meta: DatasetMeta, features: FeatureInfo[], parts: ReturnType<typeof chunks>): Readable {
+  const slices = new TimeSlices();
+  // a workbook is XML: text loses the characters XML cannot carry (a stored literal may hold them)
+  const cell = (v: RDF.Literal | undefined) => (v && isNumericDatatype(v.datatype.value) && Number.isFinite(Number(v.value)) ? Number(v.value) : v && xmlText(v.value));
+  const text = (v: string | undefined) => v && xmlText(v);
   const rows = async function* () {
-    yield [['SMILES', ...features.map(columnHeader)]];
+    yield [['SMILES', ...(await slices.map(features, (f) => xmlText(columnHeader(f))))]];
     for await (const { rows, structure } of parts) {
-      yield rows.map((r) => [
-        structure.get(r.compound)?.smiles ?? '',
-        ...features.map((f) => {
-          const v = r.values.get(f.uri);
-          return v && isNumericDatatype(v.datatype.value) && Number.isFinite(Number(v.value)) ? Number(v.value) : v?.value;
-        }),
-      ]);
+      const out: (string | number | undefined)[][] = [];
+      for (const r of rows) out.push([xmlText(structure.get(r.compound)?.smiles ?? ''), ...(await slices.map(features, (f) => cell(r.values.get(f.uri))))]);
+      yield out;
     }
   };
-  const about: (string | undefined)[][] = [
-    ['dataset', meta.uri],
-    ...meta.annotations.map(([p, o]) => [compact(p.value), o.value]),
-    [],
-    ['column', 'feature', 'type', 'units', 'source', 'same as'],
-    ...features.map((f) => [f.title, f.uri, f.kind, f.units, f.source, f.sameAs.join(' ')]),
-  ];
+  const about = async function* () {
+    yield [['dataset', meta.uri], ...meta.annotations.map(([p, o]) => [compact(p.value), o.value].map(text)), [], ['column', 'feature', 'type', 'units', 'source', 'same as']];
+    for (let i = 0; i < features.length; i += MAX_ROWS_PER_CHUNK) {
+      yield await slices.map(features.slice(i, i + MAX_ROWS_PER_CHUNK), (f) => [f.title, f.uri, f.kind, f.units, f.source, f.sameAs.join(' ')].map(text));
+    }
+  };
   return writeWorkbook([
     { name: 'rows', rows: rows(), widths: [40, ...features.map(() => 16)] },
-    { name: 'metadata', rows: about, widths: [30, 50, 10, 12, 50, 50] },
+    { name: 'metadata', rows: about(), widths: [30, 50, 10, 12, 50, 50] },
   ]);
 }
 
 /** A whole dataset as CSV text: a SMILES column, then one column per feature titled by its title. */
 export async function datasetCsv(datasets: DatasetStore, store: TripleStore, meta: DatasetMeta): Promise<string> {
   let out = '';
-  for await (const line of csvLines(await featureInfo(store, meta.features), chunks(datasets, store, meta.uri, {}))) out += line;
+  for await (const line of csvLines(await featureInfo(store, meta.features), chunks(datasets, store, meta.uri, {}, meta.features.length))) out += line;
   return out;
 }
 
@@ -201,93 +198,146 @@ export async function datasetRenderers(
   explain?: ExplainPredictions,
 ): Promise<Record<string, Renderer>> {
   const uri = meta.uri;
-  const featureUris = filter.features?.length ? meta.features.filter((f) => filter.features!.includes(f)) : meta.features;
-  const features = await featureInfo(store, featureUris);
-  const rowsOf = () => chunks(datasets, store, uri, filter);
+  const selected = filter.features?.length ? new Set(filter.features) : undefined;
+  const featureUris = selected ? meta.features.filter((f) => selected.has(f)) : meta.features;
+  // read once, by the renderer chosen (a URI list needs none of thousands of feature graphs)
+  let read: Promise<FeatureInfo[]> | undefined;
+  const featuresOf = () => (read ??= featureInfo(store, featureUris));
+  const rowsOf = () => chunks(datasets, store, uri, filter, featureUris.length);
   const title = meta.title ?? uri;
   const rdfParts = async function* () {
-    yield [...meta.quads, ...features.flatMap((f) => f.quads)].map((q) => df.quad(q.subject, q.predicate, q.object));
-    for await (const { rows } of rowsOf()) yield rows.flatMap((r) => rowQuads(uri, r, featureUris));
+    yield [...meta.quads, ...(await featuresOf()).flatMap((f) => f.quads)];
+    for await (const { rows } of rowsOf()) for (const r of rows) yield* rowQuadParts(uri, r, featureUris);
   };
   const renderers: Record<string, Renderer> = {};
-  for (const t of RDF_OUTPUT_TYPES) renderers[t] = () => rdfStream(t, rdfParts());
-  renderers['text/csv'] = () => Readable.from(csvLines(features, rowsOf()));
+  for (const t of RDF_OUTPUT_TYPES) renderers[t] = () => Readable.from(rdfText(rdfParts(), t));
+  renderers['text/csv'] = async () => Readable.from(csvLines(await featuresOf(), rowsOf()));
   renderers[XLSX_TYPE] = async () => {
     // what a spreadsheet program cannot open is refused before a byte is written
     const count = await datasets.count(uri);
-    const problem = sheetTooLarge(Math.min(count, filter.pagesize ?? count), features.length + 1);
+    const problem = sheetTooLarge(Math.min(count, filter.pagesize ?? count), featureUris.length + 1);
     if (problem) throw notAcceptable(`dataset ${uri}: ${problem}; ask for pages (page, pagesize), fewer features (feature_uris[]) or CSV`);
-    return datasetWorkbook(meta, features, rowsOf());
+    return datasetWorkbook(meta, await featuresOf(), rowsOf());
   };
-  renderers['text/arff'] = () =>
-    Readable.from(
+  renderers['text/arff'] = async () => {
+    const features = await featuresOf();
+    return Readable.from(
       (async function* () {
+        const slices = new TimeSlices();
         const q = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-        yield `@relation ${q(title)}\n\n@attribute SMILES string\n${features.map((f) => `@attribute ${q(f.title)} ${f.kind === 'numeric' ? 'numeric' : f.kind === 'nominal' && f.accepted.length ? `{${f.accepted.map(q).join(',')}}` : 'string'}`).join('\n')}\n\n@data\n`;
+        const attributes = await slices.map(
+          features,
+          (f) => `@attribute ${q(f.title)} ${f.kind === 'numeric' ? 'numeric' : f.kind === 'nominal' && f.accepted.length ? `{${f.accepted.map(q).join(',')}}` : 'string'}`,
+        );
+        yield `@relation ${q(title)}\n\n@attribute SMILES string\n${attributes.join('\n')}\n\n@data\n`;
         for await (const { rows, structure } of rowsOf()) {
-          yield rows.map((r) => `${[q(structure.get(r.compound)?.smiles ?? ''), ...features.map((f) => arffValue(r.values.get(f.uri)?.value, f.kind))].join(',')}\n`).join('');
+          const lines: string[] = [];
+          for (const r of rows) lines.push(`${[q(structure.get(r.compound)?.smiles ?? ''), ...(await slices.map(features, (f) => arffValue(r.values.get(f.uri)?.value, f.kind)))].join(',')}\n`);
+          yield lines.join('');
         }
       })(),
     );
-  renderers['chemical/x-mdl-sdfile'] = () =>
-    Readable.from(
+  };
+  renderers['chemical/x-mdl-sdfile'] = async () => {
+    const features = await featuresOf();
+    return Readable.from(
       (async function* () {
+        const slices = new TimeSlices();
+        const field = (k: string, v: string) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`;
         for await (const { rows, structure } of rowsOf()) {
-          yield rows
-            .map((r) => {
-              const s = structure.get(r.compound);
-              // a structure given without coordinates is laid out in 2D here
-              const molfile = s?.smiles ? chemistry.molfileOf(s) : '';
-              const fields = [['Compound', r.compound], ...features.filter((f) => r.values.has(f.uri)).map((f) => [f.title, r.values.get(f.uri)!.value])];
-              return `${molfile.endsWith('\n') ? molfile : `${molfile}\n`}${fields.map(([k, v]) => `> <${k.replace(/[<>\r\n]/g, ' ')}>\n${v.replace(/\r?\n\s*\r?\n/g, '\n')}\n\n`).join('')}$$$$\n`;
-            })
-            .join('');
+          const records: string[] = [];
+          for (const r of rows) {
+            const s = structure.get(r.compound);
+            // a structure given without coordinates is laid out in 2D here
+            const molfile = s?.smiles ? chemistry.molfileOf(s) : '';
+            const fields = await slices.map(features, (f) => {
+              const v = r.values.get(f.uri);
+              return v ? field(f.title, v.value) : '';
+            });
+            records.push(`${molfile.endsWith('\n') ? molfile : `${molfile}\n`}${field('Compound', r.compound)}${fields.join('')}$$$$\n`);
+            await slices.pause();
+          }
+          yield records.join('');
         }
       })(),
     );
+  };
   const jsonValue = (v: RDF.Literal) => (isNumericDatatype(v.datatype.value) ? Number(v.value) : v.value);
-  const head = {
+  const headOf = async (features: FeatureInfo[], slices: TimeSlices) => ({
     uri,
     title: meta.title,
     warnings: meta.warnings,
-    features: features.map((f) => ({ uri: f.uri, title: f.title, type: f.kind, ...(f.accepted.length ? { acceptValues: f.accepted } : {}) })),
-  };
-  const entryObject = (r: DatasetRow, smiles: string) => ({
-    uri: r.entry,
-    compound: r.compound,
-    smiles,
-    values: Object.fromEntries(features.filter((f) => r.values.has(f.uri)).map((f) => [f.uri, jsonValue(r.values.get(f.uri)!)])),
+    features: await slices.map(features, (f) => ({ uri: f.uri, title: f.title, type: f.kind, ...(f.accepted.length ? { acceptValues: f.accepted } : {}) })),
   });
-  renderers['application/json'] = () =>
-    Readable.from(
+  /** A row's values by feature URI, as [uri, value] pairs (its columns in order, those without a value left out). */
+  const valuesOf = async (r: DatasetRow, features: FeatureInfo[], slices: TimeSlices) =>
+    (await slices.map(features, (f): [string, string | number] | undefined => (r.values.has(f.uri) ? [f.uri, jsonValue(r.values.get(f.uri)!)] : undefined))).filter((p) => p !== undefined);
+  renderers['application/json'] = async () => {
+    const features = await featuresOf();
+    return Readable.from(
       (async function* () {
-        yield `${JSON.stringify(head).slice(0, -1)},"entries":[`;
+        const slices = new TimeSlices();
+        yield `${JSON.stringify(await headOf(features, slices)).slice(0, -1)},"entries":[`;
         let separator = '';
         for await (const { rows, structure } of rowsOf()) {
-          if (!rows.length) continue;
-          yield separator + rows.map((r) => `\n${JSON.stringify(entryObject(r, structure.get(r.compound)?.smiles ?? ''))}`).join(',');
-          separator = ',';
+          const entries: string[] = [];
+          for (const r of rows) {
+            const entry = { uri: r.entry, compound: r.compound, smiles: structure.get(r.compound)?.smiles ?? '', values: Object.fromEntries(await valuesOf(r, features, slices)) };
+            entries.push(`${separator}\n${JSON.stringify(entry)}`);
+            separator = ',';
+          }
+          yield entries.join('');
         }
         yield '\n]}\n';
       })(),
     );
+  };
   renderers['text/x-json'] = renderers['application/json'];
-  renderers['text/x-yaml'] = () =>
-    Readable.from(
+  renderers['text/x-yaml'] = async () => {
+    const features = await featuresOf();
+    return Readable.from(
       (async function* () {
-        yield `${yamlStringify(head)}entries:\n`;
+        const slices = new TimeSlices();
+        const indent = (text: string, spaces: string) => text.replace(/^(?!$)/gm, spaces);
+        // a long list or mapping is written a few hundred items at a time (the pieces of a block list or mapping are one)
+        const { features: heads, ...head } = await headOf(features, slices);
+        yield yamlStringify(head);
+        if (heads.length) {
+          yield 'features:\n';
+          for (let i = 0; i < heads.length; i += MAX_ROWS_PER_CHUNK) {
+            yield indent(yamlStringify(heads.slice(i, i + MAX_ROWS_PER_CHUNK)), '  ');
+            await slices.pause();
+          }
+        } else yield 'features: []\n';
+        yield 'entries:\n';
         for await (const { rows, structure } of rowsOf()) {
-          yield rows.map((r) => yamlStringify([entryObject(r, structure.get(r.compound)?.smiles ?? '')]).replace(/^/gm, '  ')).join('');
+          const entries: string[] = [];
+          for (const r of rows) {
+            entries.push(indent(yamlStringify([{ uri: r.entry, compound: r.compound, smiles: structure.get(r.compound)?.smiles ?? '' }]), '  '));
+            const values = await valuesOf(r, features, slices);
+            if (!values.length) entries.push('    values: {}\n');
+            else entries.push('    values:\n');
+            for (let i = 0; i < values.length; i += MAX_ROWS_PER_CHUNK) {
+              entries.push(indent(yamlStringify(Object.fromEntries(values.slice(i, i + MAX_ROWS_PER_CHUNK))), '      '));
+              await slices.pause();
+            }
+          }
+          yield entries.join('');
         }
       })(),
     );
+  };
   renderers['text/uri-list'] = () => `${uri}\r\n`;
   renderers['text/html'] = async () => {
+    const features = await featuresOf();
+    const slices = new TimeSlices();
     const page = filter.page ?? 0;
     const pagesize = filter.pagesize ?? 50;
     const rows: Parameters<typeof datasetPageHtml>[0]['rows'] = [];
-    for await (const { rows: chunk, structure } of chunks(datasets, store, uri, { ...filter, page, pagesize })) {
-      for (const r of chunk) rows.push({ index: r.index, compound: r.compound, smiles: structure.get(r.compound)?.smiles ?? '', values: featureUris.map((f) => r.values.get(f)?.value) });
+    // the table shows the first PAGE_COLUMNS columns (the page says so)
+    const shown = featureUris.slice(0, PAGE_COLUMNS);
+    for await (const { rows: chunk, structure } of chunks(datasets, store, uri, { ...filter, page, pagesize }, featureUris.length)) {
+      for (const r of chunk) rows.push({ index: r.index, compound: r.compound, smiles: structure.get(r.compound)?.smiles ?? '', values: await slices.map(shown, (f) => r.values.get(f)?.value) });
     }
     const total = await datasets.count(uri);
     let count = total;
@@ -320,7 +370,7 @@ export async function datasetRenderers(
         ctx,
         DATASET_OUTPUT_TYPES.filter((t) => t !== 'text/html'),
       ),
-      intro: datasetPageHtml({
+      intro: await datasetPageHtml({
         uri,
         title: meta.title,
         description: annotation('description'),

@@ -1,13 +1,13 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { negotiate, negotiateOrFail } from './negotiate.ts';
-import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
+import { RDF_OUTPUT_TYPES, serializeRdf, type RdfWriteOptions } from '../rdf/serialize.ts';
 import { renderPage, escapeHtml, iriHtml, linkOf, type PageOptions } from '../rdf/html.ts';
 import YAML from 'yaml';
 import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
 import type { TripleStore } from '../store/triple-store.ts';
-import { readGraphs } from '../store/query-helpers.ts';
+import { TimeSlices } from '../core/time-slices.ts';
 
 export type Renderer = () => Promise<string | Buffer | Readable> | string | Buffer | Readable;
 
@@ -21,13 +21,50 @@ export function acceptOf(ctx: Context): string | undefined {
 export async function sendNegotiated(ctx: Context, renderers: Record<string, Renderer>, status = 200, fallback?: string): Promise<void> {
   const offered = Object.keys(renderers);
   const mediaType = fallback ? (negotiate(acceptOf(ctx), offered) ?? fallback) : negotiateOrFail(acceptOf(ctx), offered);
-  const body = await renderers[mediaType]();
+  const rendered = await renderers[mediaType]();
+  // a stream's first piece is made before the status is committed: what fails at once is an error report
+  const body = rendered instanceof Readable ? await startedStream(ctx, rendered) : rendered;
   ctx.status = status;
   ctx.type = mediaType;
   // Koa would add "; charset=utf-8" to text types; the interface wants the bare type.
   ctx.set('Content-Type', mediaType);
   ctx.set('Vary', 'Accept');
   ctx.body = body;
+}
+
+/**
+ * A body stream whose first piece is already made (an error before it throws here, while the
+ * status can still say so), then the rest as it comes. An error after the status and headers
+ * went out aborts the connection: the client sees a transfer that broke off, never a complete
+ * answer that lacks its end.
+ */
+async function startedStream(ctx: Context, stream: Readable): Promise<Readable> {
+  const pieces = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<unknown>;
+  try {
+    first = await pieces.next();
+  } catch (e) {
+    stream.destroy();
+    throw e;
+  }
+  const res = ctx.res;
+  return Readable.from(
+    (async function* () {
+      try {
+        if (first.done) return;
+        yield first.value;
+        for (let next = await pieces.next(); !next.done; next = await pieces.next()) yield next.value;
+      } catch (e) {
+        // the status line is gone: only the connection can say that this answer is not whole
+        res.destroy(e as Error);
+        throw e;
+      } finally {
+        // a client gone: the rest is not made
+        await pieces.return?.();
+      }
+    })(),
+    { objectMode: stream.readableObjectMode },
+  );
 }
 
 export function alternateLinks(ctx: Context, types: string[]): Record<string, string> {
@@ -40,9 +77,16 @@ export function alternateLinks(ctx: Context, types: string[]): Record<string, st
   return out;
 }
 
-export function rdfRenderers(ctx: Context, quads: () => Promise<RDF.Quad[]> | RDF.Quad[], title: string, intro?: string, page: Pick<PageOptions, 'refresh'> = {}): Record<string, Renderer> {
+export function rdfRenderers(
+  ctx: Context,
+  quads: () => Promise<RDF.Quad[]> | RDF.Quad[],
+  title: string,
+  intro?: string,
+  page: Pick<PageOptions, 'refresh'> = {},
+  writing: RdfWriteOptions = {},
+): Record<string, Renderer> {
   const renderers: Record<string, Renderer> = {};
-  for (const t of RDF_OUTPUT_TYPES) renderers[t] = async () => serializeRdf(await quads(), t);
+  for (const t of RDF_OUTPUT_TYPES) renderers[t] = async () => serializeRdf(await quads(), t, undefined, writing);
   renderers['text/html'] = async () => {
     const all = await quads();
     return renderPage({ title, intro, quads: all, alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES), jsonld: await serializeRdf(all, 'application/ld+json'), ...page });
@@ -88,9 +132,10 @@ export async function sendList(
   const canRead: ((uri: string) => boolean) | undefined = ctx.state.canRead;
   const uris = canRead ? all.filter(canRead) : all;
   const rdf = canRead ? async () => (await rdfOf(uris)).filter((q) => canRead(q.subject.value)) : () => rdfOf(uris);
+  // one member RDF/XML cannot express (a property with no QName form) does not take the list from everyone
   const renderers: Record<string, Renderer> = {
     'text/uri-list': () => uriList(uris),
-    ...rdfRenderers(ctx, rdf, title),
+    ...rdfRenderers(ctx, rdf, title, undefined, {}, { omitUnrepresentable: true }),
   };
   renderers['text/html'] = async () => {
     // members by their titles (a page shows the first 500)
@@ -108,7 +153,21 @@ export async function sendList(
 
 /** Send a list of resources whose RDF is their own graphs in the store. */
 export function sendGraphList(ctx: Context, store: TripleStore, uris: string[], title: string, intro = ''): Promise<void> {
-  return sendList(ctx, uris, (members) => readGraphs(store, members), title, intro);
+  return sendList(ctx, uris, (members) => readGraphsInSlices(store, members), title, intro);
+}
+
+/** Graphs read at once for a list (thousands of reads at once hold the event loop while they settle). */
+const GRAPH_READS = 64;
+
+/** The graphs of many resources, as one list (in the order given), read a few at a time. */
+async function readGraphsInSlices(store: TripleStore, uris: string[]): Promise<RDF.Quad[]> {
+  const slices = new TimeSlices();
+  const out: RDF.Quad[] = [];
+  for (let i = 0; i < uris.length; i += GRAPH_READS) {
+    for (const quads of await Promise.all(uris.slice(i, i + GRAPH_READS).map((u) => store.readGraph(u)))) for (const q of quads) out.push(q);
+    await slices.pause();
+  }
+  return out;
 }
 
 /** A `text/uri-list` body: one URI per line, CRLF-terminated. */

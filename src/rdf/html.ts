@@ -2,6 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { createHash } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PREFIXES, dc, rdf } from './namespaces.ts';
+import { xmlText } from './xml-text.ts';
 
 /** The one stylesheet of every page, inline; the Content-Security-Policy allows it by its hash. */
 const PAGE_STYLE = `
@@ -37,8 +38,9 @@ figcaption{font-style:italic;color:#555;font-size:.9rem}
 `;
 export const PAGE_STYLE_HASH = `'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`;
 
+/** Text as HTML character data or an attribute value: markup escaped, and the characters XML cannot carry dropped as every XML output drops them (xml-text.ts). */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return xmlText(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** A number as pages show it (statistics, values): integers as they are, other numbers with four significant digits. */

@@ -68,10 +68,22 @@ export function describeResource<F extends Fields>(types: RDF.NamedNode[], field
       return Object.entries(fields).every(([name, f]) => f.cardinality !== 'required' || record[name] !== undefined);
     },
     decode(quads, uri) {
-      const own = quads.filter((q) => q.subject.termType === 'NamedNode' && q.subject.value === uri);
+      // its own statements by property, in one pass (a dataset's metadata has thousands of ot:hasColumn)
+      const own = new Map<string, RDF.Term[]>();
+      for (const q of quads) {
+        if (q.subject.termType !== 'NamedNode' || q.subject.value !== uri || q.predicate.termType !== 'NamedNode') continue;
+        const objects = own.get(q.predicate.value);
+        if (objects) objects.push(q.object);
+        else own.set(q.predicate.value, [q.object]);
+      }
       const record: Record<string, unknown> = { uri };
       for (const [name, field] of Object.entries(fields)) {
-        const values = own.filter((q) => q.predicate.equals(field.path) && fits(q.object, field.kind)).flatMap((q) => readValue(q.object, field.kind));
+        const values: unknown[] = [];
+        for (const o of own.get(field.path.value) ?? []) {
+          if (!fits(o, field.kind)) continue;
+          const value = readValue(o, field.kind);
+          if (value !== NONE) values.push(value);
+        }
         if (field.cardinality === 'many') record[name] = values;
         else if (values.length) record[name] = values[0];
       }
@@ -99,22 +111,25 @@ function fits(term: RDF.Term, kind: ValueKind): boolean {
   return kind === 'iri' ? term.termType === 'NamedNode' : term.termType === 'Literal';
 }
 
-/** A term's value, or none when it is not one of the kind (a number or a date that does not read). */
-function readValue(term: RDF.Term, kind: ValueKind): unknown[] {
+/** What readValue answers for a term that is not one of its kind. */
+const NONE = Symbol('none');
+
+/** A term's value, or NONE when it is not one of the kind (a number or a date that does not read). */
+function readValue(term: RDF.Term, kind: ValueKind): unknown {
   switch (kind) {
     case 'integer':
     case 'number': {
       const n = Number(term.value);
-      return term.value.trim() === '' || Number.isNaN(n) ? [] : [n];
+      return term.value.trim() === '' || Number.isNaN(n) ? NONE : n;
     }
     case 'boolean':
-      return [term.value === 'true' || term.value === '1'];
+      return term.value === 'true' || term.value === '1';
     case 'date': {
       const d = new Date(term.value);
-      return Number.isNaN(d.getTime()) ? [] : [d];
+      return Number.isNaN(d.getTime()) ? NONE : d;
     }
     default:
-      return [term.value];
+      return term.value;
   }
 }
 

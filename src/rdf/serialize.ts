@@ -3,7 +3,9 @@ import { Writer as N3Writer } from 'n3';
 import { JsonLdSerializer } from 'jsonld-streaming-serializer';
 import scribe from '@graphy/content.xml.scribe';
 import { HttpError } from '../core/errors.ts';
+import { TimeSlices } from '../core/time-slices.ts';
 import { df, PREFIXES } from './namespaces.ts';
+import { writableIri, xmlText } from './xml-text.ts';
 
 /** RDF media types we write, the default first. */
 export const RDF_OUTPUT_TYPES = ['application/rdf+xml', 'text/turtle', 'application/n-triples', 'application/ld+json', 'text/n3'];
@@ -11,52 +13,139 @@ export const RDF_OUTPUT_TYPES = ['application/rdf+xml', 'text/turtle', 'applicat
 /** Media types whose output can hold named graphs. */
 export const QUAD_OUTPUT_TYPES = ['application/n-quads', 'application/trig'];
 
-export async function serializeRdf(quads: RDF.Quad[], mediaType: string, prefixes: Record<string, string> = PREFIXES): Promise<string> {
-  switch (mediaType) {
-    case 'application/rdf+xml':
-      return writeRdfXml(quads, prefixes);
-    case 'application/ld+json':
-      return writeJsonLd(quads, prefixes);
-    case 'text/turtle':
-    case 'text/n3':
-    case 'application/n-triples':
-    case 'application/n-quads':
-    case 'application/trig':
-      return writeN3(quads, mediaType, prefixes);
-    default:
-      throw new Error(`no RDF serializer for ${mediaType}`);
-  }
+const N3_FORMATS: Record<string, string> = {
+  'text/turtle': 'Turtle',
+  'text/n3': 'N3',
+  'application/n-triples': 'N-Triples',
+  'application/n-quads': 'N-Quads',
+  'application/trig': 'TriG',
+};
+
+/** Quads handed to a writer at a time: the event loop gets a turn between pieces when a time slice is used up. */
+const QUADS_PER_PIECE = 1000;
+
+export interface RdfWriteOptions {
+  prefixes?: Record<string, string>;
+  /**
+   * RDF/XML: leave out the statements it cannot express (a predicate with no QName form)
+   * instead of refusing the whole: a list of many resources is not refused for one of them.
+   */
+  omitUnrepresentable?: boolean;
 }
 
-function asTriples(quads: RDF.Quad[]): RDF.Quad[] {
-  return quads.map((q) => (q.graph.termType === 'DefaultGraph' ? q : df.quad(q.subject, q.predicate, q.object)));
+export async function serializeRdf(quads: RDF.Quad[], mediaType: string, prefixes: Record<string, string> = PREFIXES, options: RdfWriteOptions = {}): Promise<string> {
+  const out: string[] = [];
+  for await (const text of rdfText([quads], mediaType, { ...options, prefixes })) out.push(text);
+  return out.join('');
 }
 
-function writeN3(quads: RDF.Quad[], mediaType: string, prefixes: Record<string, string>): Promise<string> {
+/**
+ * RDF text in pieces, from parts of quads that may come one at a time (a dataset's rows): each
+ * part is written a thousand quads at a time, and the event loop gets a turn whenever a time
+ * slice is used up, however large the part. What a format cannot carry is refused (RDF/XML) or
+ * percent-encoded (IRIs) before anything of its part is written; the first text comes with the
+ * first part's.
+ */
+export async function* rdfText(parts: AsyncIterable<RDF.Quad[]> | Iterable<RDF.Quad[]>, mediaType: string, options: RdfWriteOptions = {}): AsyncGenerator<string> {
+  const prefixes = options.prefixes ?? PREFIXES;
+  if (mediaType === 'application/rdf+xml') yield* rdfXmlText(parts, prefixes, options.omitUnrepresentable ?? false);
+  else if (mediaType === 'application/ld+json') yield* jsonLdText(parts, prefixes);
+  else if (N3_FORMATS[mediaType]) yield* n3Text(parts, mediaType, prefixes);
+  else throw new Error(`no RDF serializer for ${mediaType}`);
+}
+
+/** A named node whose IRI holds what an IRI cannot (see writableIri) made writable; any other term as it is. */
+function writableTerm<T extends RDF.Term>(t: T): T {
+  if (t.termType !== 'NamedNode') return t;
+  const iri = writableIri(t.value);
+  return iri === t.value ? t : (df.namedNode(iri) as unknown as T);
+}
+
+function writableQuad(q: RDF.Quad, keepGraph: boolean): RDF.Quad {
+  const s = writableTerm(q.subject);
+  const p = writableTerm(q.predicate);
+  const o = q.object.termType === 'Literal' && q.object.datatype.value !== writableIri(q.object.datatype.value) ? df.literal(q.object.value, writableTerm(q.object.datatype)) : writableTerm(q.object);
+  const g = keepGraph ? writableTerm(q.graph) : df.defaultGraph();
+  return s === q.subject && p === q.predicate && o === q.object && g === q.graph ? q : df.quad(s, p, o, g);
+}
+
+/** A writer's output as it comes ('data' events), and its error. */
+function collect(writer: NodeJS.EventEmitter): { take(): string; failed(): Error | undefined; ended: Promise<void> } {
+  const pending: string[] = [];
+  let error: Error | undefined;
+  writer.on('data', (d: string | Buffer) => pending.push(d.toString()));
+  const ended = new Promise<void>((resolve, reject) => {
+    writer.on('end', () => resolve());
+    writer.on('error', (e: Error) => {
+      error = e;
+      reject(e);
+    });
+  });
+  ended.catch(() => undefined); // read through failed() and awaited at the end
+  return {
+    take: () => pending.splice(0).join(''),
+    failed: () => error,
+    ended,
+  };
+}
+
+async function* n3Text(parts: AsyncIterable<RDF.Quad[]> | Iterable<RDF.Quad[]>, mediaType: string, prefixes: Record<string, string>): AsyncGenerator<string> {
   const keepGraphs = QUAD_OUTPUT_TYPES.includes(mediaType);
   const lineBased = mediaType === 'application/n-triples' || mediaType === 'application/n-quads';
-  const format = { 'text/turtle': 'Turtle', 'text/n3': 'N3', 'application/n-triples': 'N-Triples', 'application/n-quads': 'N-Quads', 'application/trig': 'TriG' }[mediaType];
-  const writer = new N3Writer({ format, prefixes: lineBased ? undefined : prefixes });
-  writer.addQuads((keepGraphs ? quads : asTriples(quads)) as any);
-  return new Promise((resolve, reject) => writer.end((err, out) => (err ? reject(err) : resolve(out))));
+  const pending: string[] = [];
+  // one writer for the whole output (a subject's statements stay together across parts, prefixes come once); it writes to `pending`
+  const sink = {
+    write(text: string, _encoding?: string, done?: () => void) {
+      pending.push(text);
+      done?.();
+      return true;
+    },
+    end: (done?: () => void) => done?.(),
+  };
+  const writer = new N3Writer(sink as never, { format: N3_FORMATS[mediaType], prefixes: lineBased ? undefined : prefixes });
+  const slices = new TimeSlices();
+  for await (const quads of parts) {
+    for (let i = 0; i < quads.length; i++) {
+      writer.addQuad(writableQuad(quads[i], keepGraphs) as never);
+      if (i % QUADS_PER_PIECE === QUADS_PER_PIECE - 1) {
+        if (pending.length) yield pending.splice(0).join('');
+        await slices.pause();
+      }
+    }
+    if (pending.length) yield pending.splice(0).join('');
+    await slices.pause();
+  }
+  await new Promise<void>((resolve, reject) => writer.end((err: Error | null) => (err ? reject(err) : resolve())));
+  if (pending.length) yield pending.join('');
 }
 
-function writeJsonLd(quads: RDF.Quad[], prefixes: Record<string, string>): Promise<string> {
-  const serializer = new JsonLdSerializer({ space: '  ', context: prefixes, useRdfType: false } as any);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    serializer.on('data', (chunk: Buffer | string) => (out += chunk.toString()));
-    serializer.on('error', reject);
-    serializer.on('end', () => resolve(out));
-    for (const q of asTriples(quads)) serializer.write(q);
-    serializer.end();
-  });
+async function* jsonLdText(parts: AsyncIterable<RDF.Quad[]> | Iterable<RDF.Quad[]>, prefixes: Record<string, string>): AsyncGenerator<string> {
+  const serializer = new JsonLdSerializer({ space: '  ', context: prefixes, useRdfType: false } as never);
+  const out = collect(serializer as unknown as NodeJS.EventEmitter);
+  const slices = new TimeSlices();
+  for await (const quads of parts) {
+    for (let i = 0; i < quads.length; i++) {
+      serializer.write(writableQuad(quads[i], false));
+      if (i % QUADS_PER_PIECE === QUADS_PER_PIECE - 1) {
+        await slices.pause();
+        if (out.failed()) throw out.failed();
+        const text = out.take();
+        if (text) yield text;
+      }
+    }
+    await slices.pause();
+    if (out.failed()) throw out.failed();
+    const text = out.take();
+    if (text) yield text;
+  }
+  serializer.end();
+  await out.ended;
+  const text = out.take();
+  if (text) yield text;
 }
 
 // --- RDF/XML ---------------------------------------------------------------------------
 
-// Characters XML 1.0 allows in text and attribute values.
-const XML_ILLEGAL = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 // A predicate needs an NCName tail to become an element name.
 const NCNAME_TAIL =
   /[A-Za-z_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD][A-Za-z0-9_.\-\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C-\u200D\u203F-\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*$/;
@@ -67,37 +156,37 @@ export class NotRepresentableError extends HttpError {
   }
 }
 
-function checkXmlText(text: string, what: string): void {
-  if (XML_ILLEGAL.test(text)) throw new NotRepresentableError(`${what} contains a character that XML 1.0 does not allow`);
+/** Why RDF/XML cannot express a statement (of a quad already made writable), or undefined when it can. */
+function notRepresentable(q: RDF.Quad, predicates: Map<string, boolean>): string | undefined {
+  let fits = predicates.get(q.predicate.value);
+  if (fits === undefined) predicates.set(q.predicate.value, (fits = NCNAME_TAIL.test(q.predicate.value)));
+  if (!fits) return `the predicate <${q.predicate.value}> has no XML QName form`;
+  for (const t of [q.subject, q.object]) if (t.termType !== 'NamedNode' && t.termType !== 'BlankNode' && t.termType !== 'Literal') return `a ${t.termType} term`;
+  return undefined;
 }
 
+/** A term in graphy's concise form; literal text without what XML cannot carry (dropped), language tags as BCP 47 allows them. */
 function c1(term: RDF.Term): string {
   switch (term.termType) {
     case 'NamedNode':
-      checkXmlText(term.value, `the IRI <${term.value.slice(0, 100)}>`);
       return `>${term.value}`;
     case 'BlankNode':
       return `_:${term.value.replace(/[^A-Za-z0-9_]/g, '_')}`;
-    case 'Literal':
-      checkXmlText(term.value, 'a literal');
-      if (term.language) return `@${term.language}"${term.value}`;
-      if (term.datatype && term.datatype.value !== 'http://www.w3.org/2001/XMLSchema#string') {
-        checkXmlText(term.datatype.value, 'a datatype IRI');
-        return `^>${term.datatype.value}"${term.value}`;
-      }
-      return `"${term.value}`;
+    case 'Literal': {
+      const text = xmlText(term.value);
+      if (term.language) return `@${term.language.replace(/[^A-Za-z0-9-]/g, '')}"${text}`;
+      if (term.datatype && term.datatype.value !== 'http://www.w3.org/2001/XMLSchema#string') return `^>${term.datatype.value}"${text}`;
+      return `"${text}`;
+    }
     default:
       throw new NotRepresentableError(`a ${term.termType} term`);
   }
 }
 
-/** Quads as graphy's concise triples hash, checked for what RDF/XML can carry. */
-export function toC3r(quads: RDF.Quad[]): Record<string, Record<string, string[]>> {
+/** Quads (already checked and made writable) as graphy's concise triples hash. */
+function toC3r(quads: RDF.Quad[]): Record<string, Record<string, string[]>> {
   const tree: Record<string, Record<string, string[]>> = {};
   for (const q of quads) {
-    if (!NCNAME_TAIL.test(q.predicate.value)) {
-      throw new NotRepresentableError(`the predicate <${q.predicate.value}> has no XML QName form`);
-    }
     const s = c1(q.subject);
     const p = c1(q.predicate);
     ((tree[s] ??= {})[p] ??= []).push(c1(q.object));
@@ -105,15 +194,31 @@ export function toC3r(quads: RDF.Quad[]): Record<string, Record<string, string[]
   return tree;
 }
 
-function writeRdfXml(quads: RDF.Quad[], prefixes: Record<string, string>): Promise<string> {
-  const tree = toC3r(quads);
-  return new Promise((resolve, reject) => {
-    const writer = scribe({ prefixes });
-    let out = '';
-    writer.on('data', (d: string | Buffer) => (out += d.toString()));
-    writer.on('error', reject);
-    writer.on('end', () => resolve(out));
-    writer.write({ type: 'c3r', value: tree });
-    writer.end();
-  });
+async function* rdfXmlText(parts: AsyncIterable<RDF.Quad[]> | Iterable<RDF.Quad[]>, prefixes: Record<string, string>, omit: boolean): AsyncGenerator<string> {
+  const writer = scribe({ prefixes });
+  const out = collect(writer as unknown as NodeJS.EventEmitter);
+  const slices = new TimeSlices();
+  const predicates = new Map<string, boolean>();
+  for await (const part of parts) {
+    // the whole part is checked before any of it is written: a refusal comes before its text
+    const quads: RDF.Quad[] = [];
+    for (let i = 0; i < part.length; i++) {
+      const writable = writableQuad(part[i], false);
+      const problem = notRepresentable(writable, predicates);
+      if (!problem) quads.push(writable);
+      else if (!omit) throw new NotRepresentableError(problem);
+      if (i % QUADS_PER_PIECE === QUADS_PER_PIECE - 1) await slices.pause();
+    }
+    for (let i = 0; i < quads.length; i += QUADS_PER_PIECE) {
+      writer.write({ type: 'c3r', value: toC3r(quads.slice(i, i + QUADS_PER_PIECE)) });
+      await slices.pause();
+      if (out.failed()) throw out.failed();
+      const text = out.take();
+      if (text) yield text;
+    }
+  }
+  writer.end();
+  await out.ended;
+  const text = out.take();
+  if (text) yield text;
 }
