@@ -2,8 +2,10 @@ import initRDKitModule from '@rdkit/rdkit';
 import indigoModuleFn from 'indigo-ketcher';
 import { Resvg } from '@resvg/resvg-js';
 import { parse as parseSdf } from 'sdf-parser';
-import { badRequest } from '../core/errors.ts';
+import { badRequest, HttpError } from '../core/errors.ts';
+import { CRASH_WORDS, isWasmCrash } from '../task/worker-pool.ts';
 import { standardise, type StandardisationOptions, type StandardisationResult } from './standardisation.ts';
+import { checkStructureText, STRUCTURE_MAX_ATOMS, structureTextKind, tooManyAtoms } from './structure-limits.ts';
 
 /** What ToxGraph keeps of a parsed structure. */
 export interface Structure {
@@ -45,20 +47,58 @@ export interface StructureRecord {
   fields: Record<string, string>;
 }
 
-export const MAX_ATOMS = 1000;
-const MAX_INPUT_CHARS = 200_000;
+/** Atoms of a structure as parsed, at most (structure-limits.ts: its text is measured before). */
+export const MAX_ATOMS = STRUCTURE_MAX_ATOMS;
+
+async function loadRdkit(): Promise<any> {
+  const r = await (initRDKitModule as any)();
+  r.disable_logging();
+  return r;
+}
+
+const loadIndigo = (): Promise<any> => (indigoModuleFn as any)();
+
+type Toolkit = 'RDKit' | 'Indigo';
+
+/** What a call answers when the toolkit crashed on it: 400 when its input is to blame, 500 when it is not. */
+type OnCrash = (toolkit: Toolkit, reason: string) => HttpError;
+
+/** A crash on an input (a structure or a pattern someone gave): 400, and the toolkit is fresh for the next call. */
+const inputCrashed =
+  (what: string, verb = 'read'): OnCrash =>
+  (toolkit, reason) =>
+    badRequest(`the ${what} could not be ${verb}: ${toolkit} failed on it (${reason}); the toolkit has been restarted`);
+
+/** A crash on a structure stored here (a depiction, a conversion): 500. */
+const toolkitCrashed =
+  (what: string): OnCrash =>
+  (toolkit, reason) =>
+    new HttpError(500, 'InternalError', `${toolkit} failed on the ${what} (${reason}); the toolkit has been restarted`);
 
 /**
  * The chemistry toolkit, loaded once per process: RDKit.js (parsing, canonical SMILES,
  * InChI, molfiles, depiction, fingerprints) and Indigo (InChI and CML input, CML output),
  * PNG drawn from RDKit's SVG by resvg. Every RDKit molecule is freed after use.
+ *
+ * Every text is measured against structure-limits.ts before a toolkit reads it. Should a toolkit
+ * crash all the same (a WebAssembly trap or stack overflow: its memory may be corrupt), that
+ * instance is thrown away at once and a fresh one loaded; the call answers an HttpError (400 when
+ * its input is to blame), whose message keeps the crash's words (CRASH_WORDS) so that a worker
+ * pool also retires the thread; calls made while the fresh one loads answer 503 (`ready()` waits
+ * for it instead).
  */
 export class Chemistry {
-  private readonly rdkit: any;
-  private readonly indigo: any;
+  private rdkitNow: any;
+  private indigoNow: any;
+  private readonly withIndigo: boolean;
+  /** Fresh toolkits being loaded after a crash. */
+  private restarting?: Promise<void>;
+  /** Counts the RDKit instances thrown away: what was made on one (a matcher's query) is not used with the next. */
+  private generation = 0;
   private constructor(rdkit: any, indigo: any) {
-    this.rdkit = rdkit;
-    this.indigo = indigo;
+    this.rdkitNow = rdkit;
+    this.indigoNow = indigo;
+    this.withIndigo = indigo !== undefined;
   }
 
   private static loading?: Promise<Chemistry>;
@@ -70,47 +110,95 @@ export class Chemistry {
    * structure-parsing workers), and its methods then refuse with an error.
    */
   static load(options: { indigo?: boolean } = {}): Promise<Chemistry> {
-    const rdkit = async () => {
-      const r = await (initRDKitModule as any)();
-      r.disable_logging();
-      return r;
-    };
     if (options.indigo === false) {
-      Chemistry.loadingRdkitOnly ??= (async () => new Chemistry(await rdkit(), undefined))();
+      Chemistry.loadingRdkitOnly ??= (async () => new Chemistry(await loadRdkit(), undefined))();
       return Chemistry.loadingRdkitOnly;
     }
-    Chemistry.loading ??= (async () => new Chemistry(await rdkit(), await (indigoModuleFn as any)()))();
+    Chemistry.loading ??= (async () => new Chemistry(await loadRdkit(), await loadIndigo()))();
     return Chemistry.loading;
+  }
+
+  /** RDKit; 503 while a fresh one loads after a crash. */
+  private get rdkit(): any {
+    if (this.rdkitNow === undefined) throw restartingError();
+    return this.rdkitNow;
+  }
+
+  private get indigo(): any {
+    if (this.withIndigo && this.indigoNow === undefined) throw restartingError();
+    return this.indigoNow;
+  }
+
+  /** Resolves when the toolkit can be used: at once, or when the fresh one is loaded after a crash. */
+  async ready(): Promise<void> {
+    if (this.rdkitNow === undefined || (this.withIndigo && this.indigoNow === undefined)) this.restarting ??= this.reload();
+    await this.restarting;
+  }
+
+  private async reload(): Promise<void> {
+    try {
+      if (this.rdkitNow === undefined) this.rdkitNow = await loadRdkit();
+      if (this.withIndigo && this.indigoNow === undefined) this.indigoNow = await loadIndigo();
+    } finally {
+      this.restarting = undefined;
+    }
+  }
+
+  /**
+   * `work` on the toolkit. A crash of its WebAssembly throws that toolkit instance away (nothing
+   * runs on it again: a fresh one is loaded) and answers `onCrash`; any other error is `work`'s own.
+   */
+  private guarded<T>(work: () => T, onCrash: OnCrash, toolkit: Toolkit = 'RDKit'): T {
+    try {
+      return work();
+    } catch (e) {
+      if (!isWasmCrash(e)) throw e;
+      if (toolkit === 'RDKit') {
+        this.rdkitNow = undefined;
+        this.generation++;
+      } else this.indigoNow = undefined;
+      this.restarting ??= this.reload();
+      // a failed load is tried again by the next ready()
+      this.restarting.catch(() => undefined);
+      throw onCrash(toolkit, `${CRASH_WORDS}: ${(e as Error).message}`);
+    }
   }
 
   get rdkitVersion(): string {
     return this.rdkit.version();
   }
 
-  /** Run `work` on an RDKit molecule parsed from SMILES or a molfile, and free it. */
-  withMol<T>(input: string, work: (mol: any) => T, what = 'structure'): T {
-    if (input.length > MAX_INPUT_CHARS) throw badRequest(`the ${what} is too large (${input.length} characters; at most ${MAX_INPUT_CHARS})`);
-    let mol: any = null;
-    try {
-      mol = this.rdkit.get_mol(input);
-    } catch {
-      mol = null;
-    }
-    if (!mol?.is_valid()) {
-      mol?.delete();
-      throw badRequest(`the ${what} cannot be parsed: ${JSON.stringify(input.length > 80 ? `${input.slice(0, 80)}…` : input)}`);
-    }
-    try {
-      return work(mol);
-    } finally {
-      mol.delete();
-    }
+  /**
+   * Run `work` on an RDKit molecule parsed from SMILES or a molfile, and free it. The input is
+   * measured first (structure-limits.ts: 400 naming `what` beyond a limit).
+   */
+  withMol<T>(input: string, work: (mol: any) => T, what = 'structure', onCrash: OnCrash = inputCrashed(what)): T {
+    checkStructureText(structureTextKind(input), input, what);
+    return this.guarded(() => {
+      let mol: any = null;
+      try {
+        mol = this.rdkit.get_mol(input);
+      } catch (e) {
+        if (isWasmCrash(e) || e instanceof HttpError) throw e;
+        mol = null;
+      }
+      if (!mol?.is_valid()) {
+        mol?.delete();
+        throw badRequest(`the ${what} cannot be parsed: ${JSON.stringify(input.length > 80 ? `${input.slice(0, 80)}…` : input)}`);
+      }
+      try {
+        return work(mol);
+      } finally {
+        mol.delete();
+      }
+    }, onCrash);
   }
 
   private describe(mol: any, what: string): Structure {
     const atoms = mol.get_num_atoms();
     if (atoms === 0) throw badRequest(`the ${what} is empty (no atoms)`);
-    if (atoms > MAX_ATOMS) throw badRequest(`the ${what} has ${atoms} atoms; at most ${MAX_ATOMS} are accepted`);
+    const heavy: number = mol.get_num_atoms(true);
+    if (heavy > MAX_ATOMS) throw badRequest(tooManyAtoms(what, heavy));
     const inchi: string = mol.get_inchi();
     if (!inchi?.startsWith('InChI=')) throw badRequest(`no standard InChI can be computed for the ${what}`);
     // before any 2D layout below: the pickle then holds no coordinates
@@ -141,7 +229,7 @@ export class Chemistry {
 
   /** The QSAR-ready parent of a SMILES or molfile (standardisation.ts), on this toolkit's RDKit. */
   standardise(input: string, options: StandardisationOptions = {}): StandardisationResult {
-    return standardise(this.rdkit, input, options);
+    return this.guarded(() => standardise(this.rdkit, input, options), inputCrashed('structure', 'standardised'));
   }
 
   fromSmiles(smiles: string, what = 'SMILES'): Structure {
@@ -163,7 +251,8 @@ export class Chemistry {
   inchiKeyOf(input: string, what = 'structure'): string {
     const s = input.includes('\n') ? input : input.trim();
     if (s.startsWith('InChI=')) {
-      const key: string = this.rdkit.get_inchikey_for_inchi(s);
+      checkStructureText('inchi', s, what);
+      const key: string = this.guarded(() => this.rdkit.get_inchikey_for_inchi(s), inputCrashed(what));
       if (!key) throw badRequest(`the ${what} is not a readable InChI`);
       return key;
     }
@@ -182,38 +271,52 @@ export class Chemistry {
   /** A structure's molfile: the one it was given with, or its SMILES laid out in 2D (the same layout every time). */
   molfileOf(s: { molfile?: string; smiles: string }): string {
     if (s.molfile) return s.molfile;
-    return this.withMol(s.smiles, (mol) => {
-      mol.set_new_coords();
-      return mol.get_molblock() as string;
-    });
+    return this.withMol(
+      s.smiles,
+      (mol) => {
+        mol.set_new_coords();
+        return mol.get_molblock() as string;
+      },
+      'structure',
+      toolkitCrashed('structure'),
+    );
   }
 
   /** RDKit.js cannot read InChI: Indigo turns it into a molfile first. */
   fromInchi(inchi: string, what = 'InChI'): Structure {
     const s = inchi.trim();
     if (!/^InChI=1S?\//.test(s)) throw badRequest(`the ${what} is not an InChI (it must start with "InChI=1S/"): ${JSON.stringify(s.slice(0, 80))}`);
+    checkStructureText('inchi', s, what);
     const molfile = this.indigoConvert(s, 'molfile', what);
     return this.fromMolfile(molfile, what);
   }
 
   fromCml(cml: string, what = 'CML document'): Structure {
     if (!/<(cml|molecule)\b/.test(cml)) throw badRequest(`the ${what} is not CML (no <cml> or <molecule> element)`);
+    checkStructureText('cml', cml, what);
     return this.fromMolfile(this.indigoConvert(cml, 'molfile', what), what);
   }
 
-  private indigoConvert(input: string, format: string, what: string): string {
-    if (!this.indigo) throw new Error('this toolkit was loaded without Indigo');
-    if (input.length > MAX_INPUT_CHARS) throw badRequest(`the ${what} is too large`);
-    const options = new this.indigo.MapStringString();
-    try {
-      const out = this.indigo.convert(input, format, options);
-      if (typeof out !== 'string' || !out.trim()) throw new Error('no output');
-      return out;
-    } catch (e) {
-      throw badRequest(`the ${what} cannot be read: ${indigoMessage(e)}`);
-    } finally {
-      options.delete?.();
-    }
+  private indigoConvert(input: string, format: string, what: string, onCrash: OnCrash = inputCrashed(what)): string {
+    if (!this.withIndigo) throw new Error('this toolkit was loaded without Indigo');
+    return this.guarded(
+      () => {
+        const indigo = this.indigo;
+        const options = new indigo.MapStringString();
+        try {
+          const out = indigo.convert(input, format, options);
+          if (typeof out !== 'string' || !out.trim()) throw new Error('no output');
+          return out;
+        } catch (e) {
+          if (isWasmCrash(e)) throw e;
+          throw badRequest(`the ${what} cannot be read: ${indigoMessage(e)}`);
+        } finally {
+          options.delete?.();
+        }
+      },
+      onCrash,
+      'Indigo',
+    );
   }
 
   /** Records of an SD file; record numbers (1-based) name the broken record in errors. */
@@ -230,15 +333,15 @@ export class Chemistry {
   }
 
   cml(molfile: string): string {
-    return this.indigoConvert(molfile, 'cml', 'structure');
+    return this.indigoConvert(molfile, 'cml', 'structure', toolkitCrashed('structure'));
   }
 
   v3000(molfile: string): string {
-    return this.withMol(molfile, (mol) => mol.get_v3Kmolblock());
+    return this.withMol(molfile, (mol) => mol.get_v3Kmolblock(), 'structure', toolkitCrashed('structure'));
   }
 
   svg(molfile: string, width = 300, height = 240): string {
-    return this.withMol(molfile, (mol) => mol.get_svg(width, height));
+    return this.withMol(molfile, (mol) => mol.get_svg(width, height), 'structure', toolkitCrashed('structure'));
   }
 
   png(molfile: string, width = 300, height = 240): Buffer {
@@ -247,50 +350,74 @@ export class Chemistry {
   }
 
   /** Is the SMARTS pattern one atom that any atom matches (`*`): every compound matches it. */
-  matchesEveryAtom(smarts: string): boolean {
-    const q = this.queryMol(smarts);
-    try {
-      return q.get_num_atoms() === 1 && /^\[?\*\]?$/.test(smarts.trim());
-    } finally {
-      q.delete();
-    }
+  matchesEveryAtom(smarts: string, what = 'SMARTS pattern'): boolean {
+    return this.guarded(() => {
+      const q = this.queryMol(smarts, what);
+      try {
+        return q.get_num_atoms() === 1 && /^\[?\*\]?$/.test(smarts.trim());
+      } finally {
+        q.delete();
+      }
+    }, inputCrashed(what));
   }
 
   /** Morgan (ECFP-like) fingerprint as packed bits. */
-  morgan(smilesOrMolfile: string, radius = 2, nBits = 2048): Uint8Array {
-    return this.withMol(smilesOrMolfile, (mol) => mol.get_morgan_fp_as_uint8array(JSON.stringify({ radius, nBits })));
+  morgan(smilesOrMolfile: string, radius = 2, nBits = 2048, what = 'structure'): Uint8Array {
+    return this.withMol(smilesOrMolfile, (mol) => mol.get_morgan_fp_as_uint8array(JSON.stringify({ radius, nBits })), what);
   }
 
   /**
    * A substructure query for index entries: its pattern fingerprint (an entry lacking one of its
-   * bits cannot match) and a match against an entry's pickle. `close` frees it.
+   * bits cannot match) and a match against an entry's pickle. `close` frees it. After a crash it
+   * is not used again (its query belongs to the RDKit thrown away): its methods throw.
    */
   substructureMatcher(smarts: string): { screen: Uint8Array; matchesPickle(pickle: Uint8Array): boolean; close(): void } {
-    const q = this.queryMol(smarts);
+    const onCrash = inputCrashed('SMARTS pattern', 'matched');
+    const { q, screen } = this.guarded(() => {
+      const q = this.queryMol(smarts);
+      try {
+        return { q, screen: Uint8Array.from(q.get_pattern_fp_as_uint8array(PATTERN_OPTIONS)) };
+      } catch (e) {
+        q.delete();
+        throw e;
+      }
+    }, onCrash);
+    const made = this.generation;
+    const live = () => {
+      if (made !== this.generation) throw new Error('this substructure matcher belongs to an RDKit thrown away after a crash');
+      return this.rdkit;
+    };
     return {
-      screen: Uint8Array.from(q.get_pattern_fp_as_uint8array(PATTERN_OPTIONS)),
-      matchesPickle: (pickle) => {
-        let mol: any = null;
-        try {
-          mol = this.rdkit.get_mol_from_uint8array(pickle);
-          return !!mol && mol.get_substruct_match(q) !== '{}';
-        } catch {
-          return false;
-        } finally {
-          mol?.delete();
-        }
+      screen,
+      matchesPickle: (pickle) =>
+        this.guarded(() => {
+          const rdkit = live();
+          let mol: any = null;
+          try {
+            mol = rdkit.get_mol_from_uint8array(pickle);
+            return !!mol && mol.get_substruct_match(q) !== '{}';
+          } catch (e) {
+            if (isWasmCrash(e)) throw e;
+            return false;
+          } finally {
+            mol?.delete();
+          }
+        }, onCrash),
+      close: () => {
+        if (made === this.generation) q.delete();
       },
-      close: () => q.delete(),
     };
   }
 
-  /** A SMARTS pattern parsed, or 400 naming it. */
-  private queryMol(smarts: string): any {
-    if (smarts.length > MAX_INPUT_CHARS) throw badRequest(`the SMARTS pattern is too large (${smarts.length} characters)`);
+  /** A SMARTS pattern parsed, or 400 naming it (beyond structure-limits.ts, or not SMARTS). */
+  private queryMol(smarts: string, what = 'SMARTS pattern'): any {
+    const pattern = smarts.trim();
+    checkStructureText('smarts', pattern, what);
     let q: any = null;
     try {
-      q = smarts.trim() ? this.rdkit.get_qmol(smarts.trim()) : null;
-    } catch {
+      q = pattern ? this.rdkit.get_qmol(pattern) : null;
+    } catch (e) {
+      if (isWasmCrash(e) || e instanceof HttpError) throw e;
       q = null;
     }
     if (!q?.is_valid()) {
@@ -299,6 +426,11 @@ export class Chemistry {
     }
     return q;
   }
+}
+
+/** What a call is told while a fresh toolkit loads after a crash (a moment). */
+function restartingError(): HttpError {
+  return new HttpError(503, 'ServiceUnavailable', 'the chemistry toolkit is being restarted after a failure; try again in a moment', undefined, { 'Retry-After': '1' });
 }
 
 function splitSdf(sdf: string): string[] {

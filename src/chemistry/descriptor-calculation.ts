@@ -1,4 +1,6 @@
 import initRDKitModule from '@rdkit/rdkit';
+import { isWasmCrash } from '../task/worker-pool.ts';
+import { structureTextKind, structureTextProblem } from './structure-limits.ts';
 
 /**
  * Descriptor and fingerprint calculation with RDKit.js, as pure functions of SMILES so that
@@ -17,15 +19,34 @@ export function toolkit(): Promise<any> {
   return rdkit;
 }
 
+/**
+ * After a crash of this thread's RDKit (a WebAssembly trap: its memory may be corrupt) nothing
+ * runs on that module again: the next `toolkit()` loads a fresh one. The error goes on to the
+ * worker pool, which ends the thread.
+ */
+export function forgetToolkitAfter(e: unknown): void {
+  if (isWasmCrash(e)) rdkit = undefined;
+}
+
+/**
+ * `work` on each structure; null for one RDKit cannot read, and for one beyond
+ * structure-limits.ts (never handed to RDKit). A crash of RDKit is thrown, not a null.
+ */
 export async function eachMolecule<T>(smiles: string[], work: (mol: any) => T): Promise<(T | null)[]> {
   const r = await toolkit();
   return smiles.map((s) => {
+    if (structureTextProblem(structureTextKind(s), s, 'structure')) return null;
     let mol: any = null;
     try {
       mol = r.get_mol(s);
       if (!mol?.is_valid()) return null;
       return work(mol);
-    } catch {
+    } catch (e) {
+      if (isWasmCrash(e)) {
+        forgetToolkitAfter(e);
+        mol = null; // not freed on a module that crashed
+        throw e;
+      }
       return null;
     } finally {
       mol?.delete();

@@ -1,5 +1,7 @@
 import jstat from 'jstat';
-import { eachMolecule, toolkit } from './descriptor-calculation.ts';
+import { eachMolecule, forgetToolkitAfter, toolkit } from './descriptor-calculation.ts';
+import { checkStructureText } from './structure-limits.ts';
+import { isWasmCrash } from '../task/worker-pool.ts';
 
 /**
  * Frequent substructure mining (spec 2.4 `PatternMining`) over linear fragments: every simple
@@ -159,6 +161,8 @@ function association(fragment: string, sets: (Set<string> | null)[], target: Min
  * calculated for structures a model has not seen. A pattern RDKit cannot read is an error.
  */
 export async function substructureOccurrences(smiles: string[], smarts: string[]): Promise<(number[] | null)[]> {
+  // measured before RDKit reads any (structure-limits.ts)
+  smarts.forEach((s, k) => checkStructureText('smarts', s, `fragment SMARTS ${k + 1}`));
   const r = await toolkit();
   const queries: any[] = [];
   try {
@@ -171,6 +175,11 @@ export async function substructureOccurrences(smiles: string[], smarts: string[]
       queries.push(q);
     }
     return await eachMolecule(smiles, (mol) => queries.flatMap((q, k) => (mol.get_substruct_match(q) !== '{}' ? [k] : [])));
+  } catch (e) {
+    forgetToolkitAfter(e);
+    // queries of a module that crashed are not freed on it
+    if (isWasmCrash(e)) queries.length = 0;
+    throw e;
   } finally {
     for (const q of queries) q.delete();
   }

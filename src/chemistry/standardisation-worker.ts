@@ -22,17 +22,25 @@ export type StandardisedStructure =
 
 export async function standardiseStructures(inputs: string[], options: StandardisationOptions): Promise<StandardisedStructure[]> {
   const chemistry = await Chemistry.load({ indigo: false });
-  return inputs.map((input): StandardisedStructure => {
-    // one structure RDKit trips over (an exception, not a result) fails its row, not the dataset
-    try {
-      const r = chemistry.standardise(input, options);
-      if (!r.ok) return { ok: false, error: r.error };
-      const { parent, original, rules, flags } = r;
-      // the same structure (written with explicit hydrogens, or a tautomer the standard InChI does not tell apart): no other compound
-      if (parent === input || parent === original || chemistry.inchiKeyOf(parent) === chemistry.inchiKeyOf(original)) return { ok: true, parent, original, rules, flags };
-      return { ok: true, parent, original, rules, flags, structure: chemistry.fromSmiles(parent, 'parent structure') };
-    } catch (e) {
-      return { ok: false, error: (e as Error)?.message ?? String(e) };
-    }
-  });
+  const results: StandardisedStructure[] = [];
+  for (const input of inputs) {
+    // after a crash on one row, a fresh toolkit (Chemistry reloads it) for the rest
+    await chemistry.ready();
+    results.push(standardiseOne(chemistry, input, options));
+  }
+  return results;
+}
+
+function standardiseOne(chemistry: Chemistry, input: string, options: StandardisationOptions): StandardisedStructure {
+  // one structure RDKit trips over (an exception, not a result) fails its row, not the dataset
+  try {
+    const r = chemistry.standardise(input, options);
+    if (!r.ok) return { ok: false, error: r.error };
+    const { parent, original, rules, flags } = r;
+    // the same structure (written with explicit hydrogens, or a tautomer the standard InChI does not tell apart): no other compound
+    if (parent === input || parent === original || chemistry.inchiKeyOf(parent) === chemistry.inchiKeyOf(original)) return { ok: true, parent, original, rules, flags };
+    return { ok: true, parent, original, rules, flags, structure: chemistry.fromSmiles(parent, 'parent structure') };
+  } catch (e) {
+    return { ok: false, error: (e as Error)?.message ?? String(e) };
+  }
 }

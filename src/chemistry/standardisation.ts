@@ -27,6 +27,9 @@
  * throws.
  */
 
+import { isWasmCrash } from '../task/worker-pool.ts';
+import { structureTextKind, structureTextProblem } from './structure-limits.ts';
+
 /** The RDKit.js module as `Chemistry.load()` holds it. */
 type RDKitModule = any;
 
@@ -190,7 +193,9 @@ function parse(rdkit: RDKitModule, text: string, details?: string): any | null {
   let mol: any = null;
   try {
     mol = details === undefined ? rdkit.get_mol(text) : rdkit.get_mol(text, details);
-  } catch {
+  } catch (e) {
+    // a crash is not an unreadable input: the module is unusable (Chemistry replaces it)
+    if (isWasmCrash(e)) throw e;
     mol = null;
   }
   if (mol && !mol.is_valid()) {
@@ -764,7 +769,8 @@ function readGraph(rdkit: RDKitModule, text: string): Graph | null {
     if (!mol) continue;
     try {
       return graphOf(mol.get_json());
-    } catch {
+    } catch (e) {
+      if (isWasmCrash(e)) throw e;
       // RDKit could not write it (a kekulé structure of the unsanitised molecule): try sanitised
     } finally {
       mol.delete();
@@ -799,6 +805,9 @@ export function standardise(rdkit: RDKitModule, input: string, options: Standard
   const text = inputText(input);
   const failed = (error: string): NotStandardised => ({ ok: false, original: input, error, rules: [], flags: ['unparseable'] });
   if (text === '') return failed('the input is empty');
+  // what RDKit would crash on is not read (structure-limits.ts)
+  const tooLarge = structureTextProblem(structureTextKind(text), text, 'input');
+  if (tooLarge) return failed(tooLarge);
 
   const graph = readGraph(rdkit, text);
   if (!graph) return failed('RDKit cannot parse the input as SMILES or a molfile');
@@ -846,6 +855,7 @@ export function applyRule(rdkit: RDKitModule, name: string, input: string): stri
   const r = RULES.find((x) => x.name === name);
   if (!r) throw new Error(`standardisation: no rule named ${JSON.stringify(name)}`);
   const text = inputText(input);
+  if (structureTextProblem(structureTextKind(text), text, 'input')) return null;
   if (r.kind === 'graph') {
     const graph = readGraph(rdkit, text);
     if (!graph) return null;

@@ -17,7 +17,13 @@ export type StructureResult = { structure: Structure; name?: string; fields: Rec
 export async function parseStructures(inputs: StructureInput[]): Promise<StructureResult[]> {
   // Indigo (about 200 MB per thread) only for InChI; SMILES and SD records need RDKit alone
   const chemistry = await Chemistry.load({ indigo: inputs.some((i) => i.kind === 'inchi') });
-  return parseWith(chemistry, inputs);
+  const results: StructureResult[] = [];
+  for (const input of inputs) {
+    // a structure the toolkit crashed on fails its row; the rows after it are read by a fresh toolkit
+    await chemistry.ready();
+    results.push(...parseWith(chemistry, [input]));
+  }
+  return results;
 }
 
 /** The same with a toolkit already loaded (the main thread's, for a few structures). */
@@ -37,12 +43,14 @@ export function parseWith(chemistry: Chemistry, inputs: StructureInput[]): Struc
 /** SVG pictures of structures given as SMILES (none for an empty or unreadable one), for pages that show structures that are not compounds here. */
 export async function depictSmiles(smiles: string[], width: number, height: number): Promise<(string | undefined)[]> {
   const chemistry = await Chemistry.load({ indigo: false });
-  return smiles.map((s) => {
-    if (!s) return undefined;
+  const pictures: (string | undefined)[] = [];
+  for (const s of smiles) {
+    await chemistry.ready();
     try {
-      return chemistry.svg(s, width, height);
+      pictures.push(s ? chemistry.svg(s, width, height) : undefined);
     } catch {
-      return undefined;
+      pictures.push(undefined);
     }
-  });
+  }
+  return pictures;
 }

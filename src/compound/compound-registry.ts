@@ -4,7 +4,8 @@ import { compoundQueries } from './compound-queries.ts';
 import { compoundQuads, keyQuads, readNames, structureFrom, type StoredStructure } from './compound-codec.ts';
 
 export type { StoredStructure } from './compound-codec.ts';
-import { badRequest } from '../core/errors.ts';
+import { badRequest, HttpError } from '../core/errors.ts';
+import { checkSearchText } from '../chemistry/structure-limits.ts';
 import type { Services } from '../core/services.ts';
 import type { Chemistry, Searchable } from '../chemistry/chemistry.ts';
 import type { PostedStructure } from './structure-input.ts';
@@ -279,11 +280,14 @@ export class CompoundRegistry {
 
   /**
    * `search=`: SMILES, InChI, InChIKey, name, synonym or CAS number (names case-insensitively;
-   * a trailing `*` finds names that start with the rest). Index look-ups only.
+   * a trailing `*` finds names that start with the rest). Index look-ups only. `what` names the
+   * text in errors ("parameter search"): one beyond structure-limits.ts is refused (400).
    */
-  async search(term: string): Promise<string[]> {
+  async search(term: string, what = 'search text'): Promise<string[]> {
     const { index } = this.opened();
     const t = term.trim();
+    checkSearchText(t, what);
+    await this.chemistry.ready();
     const found = new Set<number>();
     const byKey = (key: string) => {
       const id = index.idForKey(key);
@@ -293,9 +297,10 @@ export class CompoundRegistry {
     else if (INCHIKEY.test(t)) byKey(t);
     else {
       try {
-        byKey(this.chemistry.inchiKeyOf(t));
-      } catch {
-        /* not a structure (SMILES or InChI): names only */
+        byKey(this.chemistry.inchiKeyOf(t, what));
+      } catch (e) {
+        // not a structure (SMILES or InChI): names only; a toolkit that failed is not a missing structure
+        if (!(e instanceof HttpError) || e.status >= 500) throw e;
       }
       for (const id of index.idsForName(t)) found.add(id);
     }
@@ -307,14 +312,14 @@ export class CompoundRegistry {
   }
 
   /** Compounds containing a SMARTS pattern: one page of them, in index order. */
-  async substructure(smarts: string, offset: number, limit: number): Promise<{ uris: string[]; more: boolean }> {
-    const page: SearchPage = await this.opened().search.substructure(smarts, offset, limit);
+  async substructure(smarts: string, offset: number, limit: number, what?: string): Promise<{ uris: string[]; more: boolean }> {
+    const page: SearchPage = await this.opened().search.substructure(smarts, offset, limit, what);
     return { uris: page.ids.map((id) => this.uriOf(id)), more: page.more };
   }
 
   /** Tanimoto similarity on Morgan fingerprints (radius 2, 2048 bits), best first, at most `top`. */
-  async similar(query: string, threshold: number, top: number): Promise<{ uri: string; similarity: number }[]> {
-    const hits: SimilarityHit[] = await this.opened().search.similar(query, threshold, top);
+  async similar(query: string, threshold: number, top: number, what?: string): Promise<{ uri: string; similarity: number }[]> {
+    const hits: SimilarityHit[] = await this.opened().search.similar(query, threshold, top, what);
     return hits.map((h) => ({ uri: this.uriOf(h.id), similarity: h.similarity }));
   }
 }

@@ -59,13 +59,15 @@ export function compoundRoutes(routes: DescribedRoutes, services: Pick<Services,
       const given = kind && p.q ? { ...p, [kind]: p.q } : p;
       const blank = (['similarity', 'smarts', 'search', 'sameas'] as const).find((name) => given[name] !== undefined && given[name].trim() === '');
       if (blank) throw badRequest(`missing required parameter ${blank}`);
+      // errors name the parameter the text came in (structure-limits.ts: 400 beyond a limit)
+      const parameter = (name: 'similarity' | 'smarts' | 'search') => (kind === name && p.q ? 'q' : name);
       const query: CompoundQuery =
         given.similarity !== undefined
-          ? { kind: 'similarity', query: given.similarity, threshold: given.threshold, top: given.top ?? limit }
+          ? { kind: 'similarity', query: given.similarity, threshold: given.threshold, top: given.top ?? limit, parameter: parameter('similarity') }
           : given.smarts !== undefined
-            ? { kind: 'smarts', pattern: given.smarts, page: given.page ?? 0, pagesize: given.pagesize ?? limit }
+            ? { kind: 'smarts', pattern: given.smarts, page: given.page ?? 0, pagesize: given.pagesize ?? limit, parameter: parameter('smarts') }
             : given.search !== undefined
-              ? { kind: 'search', text: given.search }
+              ? { kind: 'search', text: given.search, parameter: parameter('search') }
               : given.sameas !== undefined
                 ? { kind: 'sameas', iri: given.sameas }
                 : { kind: 'all' };

@@ -4,9 +4,12 @@ import type { CompoundRegistry } from './compound-registry.ts';
 export type CompoundQuery =
   | { kind: 'all' }
   | { kind: 'sameas'; iri: string }
-  | { kind: 'search'; text: string }
-  | { kind: 'smarts'; pattern: string; page: number; pagesize: number }
-  | { kind: 'similarity'; query: string; threshold: number; top: number };
+  | { kind: 'search'; text: string; parameter?: string }
+  | { kind: 'smarts'; pattern: string; page: number; pagesize: number; parameter?: string }
+  | { kind: 'similarity'; query: string; threshold: number; top: number; parameter?: string };
+
+/** How an error names the query's text: the request parameter that gave it. */
+const named = (query: { parameter?: string }, otherwise: string) => (query.parameter ? `parameter ${query.parameter}` : otherwise);
 
 /** What a query found, in order: compounds, their similarity (similarity searches), and whether a page follows (substructure pages). */
 export interface CompoundHits {
@@ -21,7 +24,7 @@ export interface CompoundHits {
 export async function findCompounds(compounds: CompoundRegistry, query: CompoundQuery): Promise<CompoundHits> {
   switch (query.kind) {
     case 'similarity': {
-      const hits = await compounds.similar(query.query, query.threshold, query.top);
+      const hits = await compounds.similar(query.query, query.threshold, query.top, named(query, 'structure'));
       return {
         query,
         uris: hits.map((h) => h.uri),
@@ -30,11 +33,11 @@ export async function findCompounds(compounds: CompoundRegistry, query: Compound
       };
     }
     case 'smarts': {
-      const found = await compounds.substructure(query.pattern, query.page * query.pagesize, query.pagesize);
+      const found = await compounds.substructure(query.pattern, query.page * query.pagesize, query.pagesize, named(query, 'SMARTS pattern'));
       return { query, uris: found.uris, more: found.more, title: `Compounds containing ${query.pattern}` };
     }
     case 'search':
-      return { query, uris: await compounds.search(query.text), title: `Compounds matching ${query.text}` };
+      return { query, uris: await compounds.search(query.text, named(query, 'search text')), title: `Compounds matching ${query.text}` };
     case 'sameas':
       return { query, uris: await compounds.sameAs(query.iri), title: `Compounds with owl:sameAs ${query.iri}` };
     default:

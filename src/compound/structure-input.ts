@@ -31,6 +31,8 @@ export async function readStructures(ctx: Context, chemistry: Chemistry, shapes:
   }
   const text = await readText(ctx, bodyLimit);
   if (!text.trim()) throw badRequest('the request body is empty: no structure');
+  // every structure is measured (structure-limits.ts) and read by the toolkit, fresh after a crash
+  await chemistry.ready();
   const plain = (r: StructureRecord): PostedStructure => ({ structure: r.structure, names: r.name ? [r.name] : [], fields: r.fields, sameAs: [] });
   switch (type) {
     case 'chemical/x-daylight-smiles':

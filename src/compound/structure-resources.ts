@@ -86,6 +86,8 @@ export class StructureResources {
       })());
     // RDF shows the graph, and feature values only when asked for: no query for what it never shows
     const rdf = () => (requested.length ? details().then((d) => d.rdf) : quads);
+    // after a crash of the toolkit, its fresh instance (pictures, molfiles)
+    await this.compounds.chemistry.ready();
     await sendNegotiated(ctx, structureRenderers(ctx, this.compounds.chemistry, s, details, rdf));
     storeRepresentation(ctx);
   }

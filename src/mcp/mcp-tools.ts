@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dc, dcterms, ot, owl, RDF_TYPE, rdfs } from '../rdf/namespaces.ts';
 import { propertyValue, propertyValues } from '../rdf/graph-values.ts';
 import { mcpQueries } from './mcp-queries.ts';
+import { INCHI_MAX_CHARS, MOLFILE_MAX_CHARS, SMARTS_MAX_CHARS, SMILES_MAX_CHARS } from '../chemistry/structure-limits.ts';
 import { ArgumentError, ServiceError, explanation, type ServiceAnswer, type ServiceClient } from './service-client.ts';
 
 /** The most a tool answers of a resource's JSON-LD. */
@@ -135,10 +136,11 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
       description:
         'Find compounds by name or identifier (CAS, InChI, InChIKey; name* for a prefix), by exact SMILES, by substructure (SMARTS) or by similarity to a structure (Tanimoto on Morgan fingerprints). Give exactly one of text, smiles, smarts, similar_to.',
       inputSchema: {
-        text: z.string().min(1).max(4000).optional().describe('A name, CAS number, InChI or InChIKey'),
-        smiles: z.string().min(1).max(4000).optional().describe('A structure as SMILES: the same structure'),
-        smarts: z.string().min(1).max(4000).optional().describe('A substructure (SMARTS, or SMILES)'),
-        similar_to: z.string().min(1).max(100_000).optional().describe('A structure (SMILES or molfile): compounds similar to it'),
+        // the service's own limits (structure-limits.ts); it measures atoms and nesting too, and its 400 names them
+        text: z.string().min(1).max(INCHI_MAX_CHARS).optional().describe('A name, CAS number, InChI or InChIKey'),
+        smiles: z.string().min(1).max(SMILES_MAX_CHARS).optional().describe('A structure as SMILES: the same structure'),
+        smarts: z.string().min(1).max(SMARTS_MAX_CHARS).optional().describe('A substructure (SMARTS, or SMILES)'),
+        similar_to: z.string().min(1).max(MOLFILE_MAX_CHARS).optional().describe('A structure (SMILES or molfile): compounds similar to it'),
         threshold: z.number().min(0).max(1).optional().describe('similar_to: the least Tanimoto similarity (default 0.7)'),
         limit: z.number().int().min(1).max(1000).optional().describe('At most this many compounds (default 20)'),
       },
@@ -236,7 +238,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         "A model's prediction for one structure (smiles) or compound: the value, its confidence or conformal interval/set where the model has one, and the applicability-domain verdicts. The prediction is stored as a dataset, whose page also lists the most similar training structures.",
       inputSchema: {
         model: uri('The model URI'),
-        smiles: z.string().min(1).max(4000).optional().describe('The structure as SMILES'),
+        smiles: z.string().min(1).max(SMILES_MAX_CHARS).optional().describe('The structure as SMILES'),
         compound: z.string().min(1).max(2000).optional().describe('Or a compound URI of this service'),
         neighbours: z.boolean().optional().describe('With the nearest training compounds and their measured values (default true; false answers sooner)'),
       },

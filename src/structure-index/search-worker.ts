@@ -22,6 +22,7 @@ export interface ChunkHits {
 /** Slots read between looks at the clock. */
 const CLOCK_EVERY = 256;
 
+/** The last pattern's matcher, kept for the next chunk of the same search; dropped when a call with it fails. */
 let matcher: { smarts: string; m: ReturnType<Chemistry['substructureMatcher']> } | undefined;
 
 async function matcherFor(smarts: string) {
@@ -33,9 +34,27 @@ async function matcherFor(smarts: string) {
   return matcher.m;
 }
 
-/** Entries of the chunk that contain the SMARTS pattern: screened by pattern fingerprint, then matched with RDKit; at most `maxHits`. */
+/**
+ * Entries of the chunk that contain the SMARTS pattern: screened by pattern fingerprint, then
+ * matched with RDKit; at most `maxHits`. A call that fails leaves no matcher behind: after a
+ * crash of RDKit (whose error the pool reads as one: it ends this thread) nothing of it is used.
+ */
 export async function substructureHits(chunk: IndexChunk, smarts: string, maxHits: number, deadline: number): Promise<ChunkHits> {
-  const m = await matcherFor(smarts);
+  try {
+    return screenAndMatch(chunk, await matcherFor(smarts), maxHits, deadline);
+  } catch (e) {
+    const failed = matcher;
+    matcher = undefined;
+    try {
+      failed?.m.close(); // a no-op once its RDKit was thrown away
+    } catch {
+      // nothing more of it is used
+    }
+    throw e;
+  }
+}
+
+function screenAndMatch(chunk: IndexChunk, m: ReturnType<Chemistry['substructureMatcher']>, maxHits: number, deadline: number): ChunkHits {
   const screen = words(m.screen);
   const needed: number[] = [];
   for (let w = 0; w < FINGERPRINT_WORDS; w++) if (screen[w]) needed.push(w);

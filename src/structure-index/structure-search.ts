@@ -1,6 +1,6 @@
-import { HttpError } from '../core/errors.ts';
+import { badRequest, HttpError } from '../core/errors.ts';
 import type { Chemistry } from '../chemistry/chemistry.ts';
-import type { WorkerPool } from '../task/worker-pool.ts';
+import { WorkerCrash, type WorkerPool } from '../task/worker-pool.ts';
 import { SEGMENT_SLOTS, words } from './index-segments.ts';
 import type { ChunkHits } from './search-worker.ts';
 import type { IndexChunk, StructureIndex } from './structure-index.ts';
@@ -54,13 +54,18 @@ export class StructureSearch {
     this.limits = limits;
   }
 
-  /** The compounds that contain a SMARTS pattern, hits `offset` to `offset + limit` in index order. */
-  async substructure(smarts: string, offset: number, limit: number): Promise<SearchPage> {
+  /**
+   * The compounds that contain a SMARTS pattern, hits `offset` to `offset + limit` in index order.
+   * `what` names the pattern in errors ("parameter smarts"): one beyond structure-limits.ts, or
+   * not SMARTS, is refused (400) here, before any worker reads it.
+   */
+  async substructure(smarts: string, offset: number, limit: number, what = 'SMARTS pattern'): Promise<SearchPage> {
     const pattern = smarts.trim();
+    await this.chemistry.ready();
     // a pattern that every structure matches is answered from the index (400 for a bad pattern)
-    if (this.chemistry.matchesEveryAtom(pattern)) return pageOf(this.everyId(offset + limit + 1), offset, limit);
+    if (this.chemistry.matchesEveryAtom(pattern, what)) return pageOf(this.everyId(offset + limit + 1), offset, limit);
     const cursor = this.cursorFor(pattern);
-    const run = cursor.turn.then(() => this.readOn(cursor, pattern, offset, limit));
+    const run = cursor.turn.then(() => this.readOn(cursor, pattern, offset, limit, what));
     cursor.turn = run.catch(() => undefined);
     return run;
   }
@@ -70,7 +75,7 @@ export class StructureSearch {
    * a few ahead of the one whose result is taken next (results are taken in index order), so a
    * thread that finishes its chunk starts another at once.
    */
-  private async readOn(cursor: Cursor, pattern: string, offset: number, limit: number): Promise<SearchPage> {
+  private async readOn(cursor: Cursor, pattern: string, offset: number, limit: number, what: string): Promise<SearchPage> {
     const needed = offset + limit + 1;
     const deadline = Date.now() + this.limits.timeoutMs;
     const signal = AbortSignal.timeout(this.limits.timeoutMs + GRACE_MS);
@@ -92,7 +97,7 @@ export class StructureSearch {
     while (inFlight.length && cursor.hits.length < needed) {
       const { chunk, result } = inFlight.shift()!;
       const r = await result.catch((e) => {
-        throw signal.aborted ? timeout(this.limits.timeoutMs) : e;
+        throw signal.aborted ? timeout(this.limits.timeoutMs) : e instanceof WorkerCrash ? unmatchable(what, e) : e;
       });
       cursor.hits.push(...r.ids);
       cursor.position = chunk.index * SEGMENT_SLOTS + r.next;
@@ -111,11 +116,13 @@ export class StructureSearch {
 
   /**
    * Compounds whose Morgan fingerprint (radius 2, 2048 bits) has a Tanimoto similarity of at
-   * least `threshold` to the query's (SMILES or a molfile), best first, at most `top`.
+   * least `threshold` to the query's (SMILES or a molfile), best first, at most `top`. `what`
+   * names the query in errors ("parameter similarity").
    */
-  async similar(query: string, threshold: number, top: number): Promise<SimilarityHit[]> {
+  async similar(query: string, threshold: number, top: number, what = 'structure'): Promise<SimilarityHit[]> {
+    await this.chemistry.ready();
     // a molfile's first lines are significant, white space included
-    const probe = words(this.chemistry.morgan(query.includes('\n') ? query : query.trim()));
+    const probe = words(this.chemistry.morgan(query.includes('\n') ? query : query.trim(), 2, 2048, what));
     const signal = AbortSignal.timeout(this.limits.timeoutMs);
     const parts = await Promise.all(
       this.index.chunksFrom(0, SEGMENT_SLOTS).map((c) =>
@@ -155,6 +162,14 @@ export class StructureSearch {
 /** A page of the hits read (a search reads one hit past the page, or to the end: `more` is certain). */
 function pageOf(hits: number[], offset: number, limit: number): SearchPage {
   return { ids: hits.slice(offset, offset + limit), more: hits.length > offset + limit };
+}
+
+/**
+ * A pattern whose match crashed a search thread (the pool has replaced the thread): the pattern is
+ * to blame, 400. Its measure is within structure-limits.ts, or it would not have been matched.
+ */
+function unmatchable(what: string, crash: WorkerCrash): HttpError {
+  return badRequest(`the ${what} could not be matched: the chemistry toolkit failed on it (${crash.message.slice(0, 300)}); the search thread has been replaced`);
 }
 
 function timeout(ms: number): HttpError {

@@ -5,6 +5,37 @@ function newWorker(): Worker {
   return new Worker(new URL('./worker-entry.mjs', import.meta.url));
 }
 
+/**
+ * A WebAssembly trap ("memory access out of bounds", "unreachable", ...) or a stack overflow: the
+ * module instance it came from may have written over its own memory, so nothing may run on it
+ * again. Code that catches such an error and answers another keeps CRASH_WORDS and the trap's
+ * own words in its message (Chemistry does), so that the pool still knows.
+ */
+export function isWasmCrash(e: unknown): boolean {
+  if (e instanceof WebAssembly.RuntimeError) return true;
+  return e instanceof RangeError && /call stack size exceeded/i.test(e.message);
+}
+
+/** What the message of an error that came of a crash (isWasmCrash) carries, when it is not the trap's own. */
+export const CRASH_WORDS = 'WebAssembly crash';
+
+/** V8's words for a WebAssembly trap and a stack overflow: a call's error crosses from its thread as its message alone. */
+const TRAP_MESSAGE =
+  /^(?:RuntimeError: )?(?:unreachable|memory access out of bounds|table index is out of bounds|null function or function signature mismatch|null function|function signature mismatch|divide by zero|remainder by zero|divide result unrepresentable|float unrepresentable in integer range|operation does not support unaligned accesses|data segment out of bounds|element segment out of bounds|array element access out of bounds|dereferencing a null pointer|illegal cast|Aborted\(.*\)|Maximum call stack size exceeded)$/;
+
+/** Did a call fail of a crash of its thread's WebAssembly (the error's message)? */
+export function isCrashMessage(message: string): boolean {
+  return message.includes(CRASH_WORDS) || TRAP_MESSAGE.test(message.trim());
+}
+
+/**
+ * A call that crashed its thread (isCrashMessage), or whose thread stopped under it. The thread
+ * is ended and replaced: the next call runs on a fresh one.
+ */
+export class WorkerCrash extends Error {
+  override readonly name = 'WorkerCrash';
+}
+
 interface Pending {
   resolve(v: unknown): void;
   reject(e: Error): void;
@@ -38,6 +69,10 @@ export interface RunOptions {
  * A small pool of worker threads for CPU-heavy task work (model training, descriptor
  * calculation). Work is named by module URL and export, so any component can hand off a pure
  * function without a worker file of its own. Aborting a running call terminates its worker.
+ *
+ * A call that crashes its thread's WebAssembly (a toolkit's trap or stack overflow) fails with a
+ * WorkerCrash and its thread is ended, never used again: the next call gets a fresh one. So does a
+ * call whose thread stops under it.
  *
  * A worker left idle for `idleMs` is ended: a thread keeps the heap and the WebAssembly memory
  * (RDKit's grows, never shrinks) of the largest job it ran, so a pool that kept its workers
@@ -85,9 +120,12 @@ export class WorkerPool {
     while (this.queue.length) {
       let slot = this.slots.find((s) => !s.busy);
       if (!slot && this.slots.length < this.size) {
-        slot = { worker: newWorker(), busy: false };
-        slot.worker.unref();
-        this.slots.push(slot);
+        const fresh: Slot = { worker: newWorker(), busy: false };
+        fresh.worker.unref();
+        // a thread that stops while idle is no longer handed calls (one that stops while busy: see start)
+        fresh.worker.once('exit', () => this.remove(fresh));
+        this.slots.push(fresh);
+        slot = fresh;
       }
       if (!slot) return;
       const job = this.takeNext();
@@ -107,26 +145,35 @@ export class WorkerPool {
     const finish = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);
+      worker.off('exit', onExit);
       job.signal?.removeEventListener('abort', onAbort);
       slot.busy = false;
       this.dispatch();
       if (!slot.busy && this.slots.includes(slot)) this.retireWhenIdle(slot);
     };
+    // the thread is taken out of the pool before `finish` hands out the next call
+    const replace = () => {
+      this.remove(slot);
+      void worker.terminate();
+    };
     const onMessage = (m: { id: number; ok: boolean; value?: unknown; error?: string }) => {
       if (m.id !== id) return;
+      const error = m.ok ? undefined : String(m.error);
+      const crashed = error !== undefined && isCrashMessage(error);
+      if (crashed) replace();
       finish();
-      if (m.ok) job.pending.resolve(m.value);
-      else job.pending.reject(new Error(m.error));
-    };
-    const replace = () => {
-      const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots.splice(i, 1);
-      void worker.terminate();
+      if (error === undefined) job.pending.resolve(m.value);
+      else job.pending.reject(crashed ? new WorkerCrash(error) : new Error(error));
     };
     const onError = (e: Error) => {
       replace();
       finish();
       job.pending.reject(e);
+    };
+    const onExit = (code: number) => {
+      replace();
+      finish();
+      job.pending.reject(new WorkerCrash(`the worker thread stopped (exit code ${code}) during the call`));
     };
     const onAbort = () => {
       replace();
@@ -135,8 +182,15 @@ export class WorkerPool {
     };
     worker.on('message', onMessage);
     worker.on('error', onError);
+    worker.on('exit', onExit);
     job.signal?.addEventListener('abort', onAbort, { once: true });
     worker.postMessage({ id, module: job.module, fn: job.fn, args: job.args });
+  }
+
+  private remove(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
   }
 
   private retireWhenIdle(slot: Slot): void {

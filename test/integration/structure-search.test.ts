@@ -7,6 +7,8 @@ import initRDKitModule from '@rdkit/rdkit';
 import { startTestServer, spawnServer, http, errorReport, testStore, OT, parseTurtle, type TestServer } from '../helpers.ts';
 import { analogueSmiles } from '../analogues.ts';
 import { QuadstoreTripleStore } from '../../src/store/quadstore-triple-store.ts';
+import { SMARTS_MAX_ATOMS, SMARTS_MAX_CHARS, SMARTS_MAX_NESTING, SMILES_MAX_CHARS, STRUCTURE_MAX_ATOMS } from '../../src/chemistry/structure-limits.ts';
+import { WorkerCrash } from '../../src/task/worker-pool.ts';
 
 /**
  * Structure searches read the structure index (src/structure-index/). Their answers are checked
@@ -182,6 +184,76 @@ test('bad input answers 400 naming the problem', async () => {
     const report = await errorReport(r);
     assert.ok(report.message && report.message.length > 10, q);
   }
+});
+
+/** A V2000 molfile of a chain of `n` carbons, written here (RDKit itself breaks on long chains). */
+function chainMolfile(n: number): string {
+  const pad = (v: number) => String(v).padStart(3);
+  const atoms = Array.from({ length: n }, (_, i) => `${(i * 1.5).toFixed(4).padStart(10)}    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0`);
+  const bonds = Array.from({ length: n - 1 }, (_, i) => `${pad(i + 1)}${pad(i + 2)}  1  0`);
+  return ['chain', '  hand-written', '', `${pad(n)}${pad(n - 1)}  0  0  0  0  0  0  0  0999 V2000`, ...atoms, ...bonds, 'M  END', ''].join('\n');
+}
+
+test('patterns and structures beyond the limits answer 400 naming the parameter and the limit, before RDKit reads them; the searches after them answer as before', async () => {
+  const refused = async (path: string, words: RegExp, init: Parameters<typeof http>[1] = {}) => {
+    const r = await http(`${s.url}${path}`, { accept: 'text/turtle', ...init });
+    assert.equal(r.status, 400, `${path.slice(0, 60)}: ${r.text.slice(0, 300)}`);
+    const report = await errorReport(r);
+    assert.equal(report.code, 'InvalidInput');
+    assert.match(report.message ?? '', words, path.slice(0, 60));
+  };
+  const q = encodeURIComponent;
+  // too long (each of these crashed RDKit's WebAssembly, and every search after them answered 500)
+  await refused(`/compound?smarts=${'C'.repeat(12_000)}`, new RegExp(`parameter smarts is 12000 characters long; a SMARTS pattern may have at most ${SMARTS_MAX_CHARS}`));
+  await refused(`/compound?smarts=${q('('.repeat(5000))}`, /parameter smarts is 5000 characters long/);
+  await refused(`/compound?similarity=${'C'.repeat(12_000)}`, new RegExp(`parameter similarity is 12000 characters long; a SMILES may have at most ${SMILES_MAX_CHARS}`));
+  await refused(`/compound?search=${'C'.repeat(12_000)}`, /parameter search is 12000 characters long/);
+  // short enough, and each would crash RDKit all the same: a chain of 900 atoms, 250 nested recursive SMARTS, long chains as structures
+  await refused(`/compound?smarts=${'C'.repeat(900)}`, new RegExp(`parameter smarts has 900 atoms \\(those of recursive SMARTS counted\\); a SMARTS pattern may have at most ${SMARTS_MAX_ATOMS}`));
+  await refused(`/compound?kind=smarts&q=${'C'.repeat(900)}`, /parameter q has 900 atoms/);
+  await refused(
+    `/compound?smarts=${q(`${'[$('.repeat(250)}C${')]'.repeat(250)}`)}`,
+    new RegExp(`parameter smarts nests recursive SMARTS .* 250 deep; a SMARTS pattern may nest them at most ${SMARTS_MAX_NESTING} deep`),
+  );
+  await refused(`/compound?smarts=${q(`C${'(C'.repeat(600)}${')'.repeat(600)}`)}`, /parameter smarts has 601 atoms/);
+  await refused(`/compound?similarity=${'C'.repeat(700)}`, new RegExp(`parameter similarity has 700 atoms other than hydrogen; a structure may have at most ${STRUCTURE_MAX_ATOMS}`));
+  await refused(`/compound?search=${'C'.repeat(700)}`, /parameter search has 700 atoms/);
+  await refused('/compound', /SMILES on line 2 has 700 atoms other than hydrogen/, { method: 'POST', body: `CCO\n${'C'.repeat(700)}\n`, contentType: 'chemical/x-daylight-smiles' });
+  await refused('/compound', /molfile has 600 atoms other than hydrogen/, { method: 'POST', body: chainMolfile(600), contentType: 'chemical/x-mdl-molfile' });
+  // at the limits: read as usual (a chain of 500 atoms is no compound here: 404)
+  assert.equal((await http(`${s.url}/compound?similarity=${'C'.repeat(STRUCTURE_MAX_ATOMS)}`, { accept: 'text/uri-list' })).status, 404);
+  assert.equal((await http(`${s.url}/compound?smarts=${'C'.repeat(SMARTS_MAX_ATOMS)}`, { accept: 'text/uri-list' })).status, 404);
+  // and the searches after them find what they should (patterns not searched before: no cursor answers them)
+  const carbon = await http(`${s.url}/compound?smarts=${q('[#6]')}&pagesize=10`, { accept: 'text/uri-list' });
+  assert.equal(carbon.status, 200, carbon.text.slice(0, 300));
+  assert.equal(carbon.text.trim().split(/\r?\n/).length, 10);
+  assert.deepEqual(new Set(await allPages(s, `smarts=${q('C(=O)N')}`, 5000)), new Set(bruteForce('C(=O)N')));
+});
+
+test('a crash of RDKit in the search threads: the thread is replaced, the search that meets a broken one answers an ErrorReport, and the searches after run on fresh threads', async () => {
+  const workers = s.services.searchWorkers;
+  // reachable from here only: crashes the RDKit of the thread it runs on, past Chemistry's measure of the input
+  const crash = new URL('../fixtures/toolkit-crash.ts', import.meta.url).href;
+  // patterns searched here first (a search's kept cursor would answer again without a thread)
+  const expected = new Set(bruteForce('c1ccccc1Cl'));
+  const everyThread = <T>(fn: string) => Promise.allSettled(Array.from({ length: workers.threads }, () => workers.run<T>(crash, fn, [])));
+  // a crash that reaches the pool: every search thread is ended
+  for (const r of await everyThread('crashToolkit')) {
+    assert.equal(r.status, 'rejected');
+    assert.ok((r as PromiseRejectedResult).reason instanceof WorkerCrash, String((r as PromiseRejectedResult).reason));
+  }
+  const oxygen = await http(`${s.url}/compound?smarts=${encodeURIComponent('[#8]')}&pagesize=10`, { accept: 'text/uri-list' });
+  assert.equal(oxygen.status, 200, oxygen.text.slice(0, 300));
+  assert.equal(oxygen.text.trim().split(/\r?\n/).length, 10);
+  assert.deepEqual(new Set(await allPages(s, `smarts=${encodeURIComponent('c1ccccc1Cl')}`, 5000)), expected);
+  // a crash that no one reported: the search that meets the broken RDKit is answered with an ErrorReport, its thread replaced
+  for (const r of await everyThread<string>('crashToolkitQuietly')) assert.equal(r.status, 'fulfilled');
+  const met = await http(`${s.url}/compound?smarts=${encodeURIComponent('[#7]')}&pagesize=10`, { accept: 'text/turtle' });
+  assert.equal(met.status, 400, met.text.slice(0, 300));
+  assert.match((await errorReport(met)).message ?? '', /parameter smarts could not be matched: the chemistry toolkit failed on it \(.*WebAssembly crash.*\); the search thread has been replaced/);
+  assert.deepEqual(new Set(await allPages(s, `smarts=${encodeURIComponent('c1ccccc1O')}`, 5000)), new Set(bruteForce('c1ccccc1O')));
+  const nitrogen = await http(`${s.url}/compound?smarts=${encodeURIComponent('[#7]')}&pagesize=10`, { accept: 'text/uri-list' });
+  assert.equal(nitrogen.status, 200, nitrogen.text.slice(0, 300));
 });
 
 test('a search past its time limit answers 503 QueryTimeout, and the server answers meanwhile', async () => {

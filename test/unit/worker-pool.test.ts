@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runInChunks, WorkerPool } from '../../src/task/worker-pool.ts';
+import { CRASH_WORDS, isCrashMessage, runInChunks, WorkerCrash, WorkerPool } from '../../src/task/worker-pool.ts';
 
 const module = new URL('../fixtures/cpu-work.ts', import.meta.url).href;
+const crashing = new URL('../fixtures/wasm-crash.ts', import.meta.url).href;
 
 test('runInChunks answers one result per item in order, and queues at most one chunk per thread: a call made meanwhile waits for one chunk, not for the whole job', async () => {
   const pool = new WorkerPool(2);
@@ -73,6 +74,57 @@ test('a call that is not background work starts before queued background work: i
     const call = pool.run<number[]>(module, 'squaresAfter', [[5], 0]).then(() => order.push('call'));
     await Promise.all([...pieces, call]);
     assert.deepEqual(order, ['piece 1', 'call', 'piece 2', 'piece 3', 'piece 4']);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a call that crashes the WebAssembly of its thread fails with a WorkerCrash, and the thread is replaced: the next call runs on a fresh one', async () => {
+  const pool = new WorkerPool(1);
+  try {
+    const first = await pool.run<number>(crashing, 'thread', []);
+    await assert.rejects(pool.run(crashing, 'trap', []), (e: Error) => e instanceof WorkerCrash && /unreachable/.test(e.message));
+    // the crashed thread would answer "crashed before"
+    const next = await pool.run<number>(crashing, 'thread', []);
+    assert.notEqual(next, first);
+    // and so again, with calls queued behind the one that crashes: they run on the fresh thread
+    const queued = [pool.run(crashing, 'trap', []), pool.run<number>(crashing, 'thread', []), pool.run<number>(module, 'sumOfSquares', [4])];
+    await assert.rejects(queued[0], WorkerCrash);
+    const after = await queued[1];
+    assert.notEqual(after, next);
+    assert.equal(await queued[2], 14);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a call whose thread stops under it fails with a WorkerCrash, and the next call gets a fresh thread', async () => {
+  const pool = new WorkerPool(1);
+  try {
+    const first = await pool.run<number>(crashing, 'thread', []);
+    await assert.rejects(pool.run(crashing, 'stopThread', []), (e: Error) => e instanceof WorkerCrash && /exit code 3/.test(e.message));
+    assert.notEqual(await pool.run<number>(crashing, 'thread', []), first);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a crash is told from its words: the traps of WebAssembly, a stack overflow, and errors that say they came of one; other errors keep their thread', async () => {
+  for (const m of [
+    'memory access out of bounds',
+    'RuntimeError: unreachable',
+    'table index is out of bounds',
+    'null function or function signature mismatch',
+    'Maximum call stack size exceeded',
+    `the SMILES could not be read: RDKit failed on it (${CRASH_WORDS}: memory access out of bounds)`,
+  ])
+    assert.ok(isCrashMessage(m), m);
+  for (const m of ['not a valid SMARTS pattern: "[[["', 'the host is unreachable', 'cancelled']) assert.ok(!isCrashMessage(m), m);
+  const pool = new WorkerPool(1);
+  try {
+    const first = await pool.run<number>(crashing, 'thread', []);
+    await assert.rejects(pool.run(module, 'noSuchExport', []), (e: Error) => !(e instanceof WorkerCrash));
+    assert.equal(await pool.run<number>(crashing, 'thread', []), first);
   } finally {
     await pool.close();
   }
