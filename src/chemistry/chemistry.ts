@@ -135,10 +135,14 @@ export class Chemistry {
     await this.restarting;
   }
 
+  /** Loads what was thrown away, until nothing is missing (one may crash while the other loads). */
   private async reload(): Promise<void> {
     try {
-      if (this.rdkitNow === undefined) this.rdkitNow = await loadRdkit();
-      if (this.withIndigo && this.indigoNow === undefined) this.indigoNow = await loadIndigo();
+      for (;;) {
+        if (this.rdkitNow === undefined) this.rdkitNow = await loadRdkit();
+        else if (this.withIndigo && this.indigoNow === undefined) this.indigoNow = await loadIndigo();
+        else return;
+      }
     } finally {
       this.restarting = undefined;
     }

@@ -6,11 +6,12 @@ import { badRequest } from '../core/errors.ts';
  * recurses once per atom along the longest path of a molecule (or of a query, recursive SMARTS
  * inside it counted), and past some 580 atoms in a chain (200 nested `$(`) it writes over its own
  * memory ("memory access out of bounds"), which leaves that RDKit instance broken for every call
- * after. So every text is measured here before any toolkit reads it (Chemistry does on every
- * path: withMol, its SMARTS queries, InChI and CML; the routes do first, naming their
- * parameter), and what is beyond a limit answers 400 with an ot:ErrorReport that names the
- * input and the limit. The atom limits keep well below where RDKit breaks; a molecule's atoms
- * bound the depth of any walk over it, whatever its shape.
+ * after. So every text is measured here before any toolkit reads it: Chemistry does on each of
+ * its paths (withMol, SMARTS queries, InChI, CML), as do standardisation, descriptor calculation
+ * and fragment SMARTS; the searches pass the name of their request parameter down. What is beyond
+ * a limit answers 400 with an ot:ErrorReport that names the input and the limit (a row's error
+ * where a table is read row by row). The atom limits keep well below where RDKit breaks; a
+ * molecule's atoms bound the depth of any walk over it, whatever its shape.
  */
 
 /** Characters of a SMARTS pattern (a substructure query): the longest published ones have a few hundred. */
