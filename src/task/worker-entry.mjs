@@ -18,6 +18,8 @@ if (!workerData?.foreground) {
 
 // matrices that travel as sparse rows get their dense data here (src/learning/sparse-matrix.ts)
 const { withDenseMatrices } = await import('../learning/sparse-matrix.ts');
+// a WebAssembly trap or a stack overflow is told apart from an ordinary error: the pool replaces this thread
+const { isWasmCrash } = await import('./worker-pool.ts');
 
 parentPort.on('message', async (m) => {
   try {
@@ -25,6 +27,6 @@ parentPort.on('message', async (m) => {
     const value = await mod[m.fn](...withDenseMatrices(m.args));
     parentPort.postMessage({ id: m.id, ok: true, value });
   } catch (e) {
-    parentPort.postMessage({ id: m.id, ok: false, error: e?.message ?? String(e) });
+    parentPort.postMessage({ id: m.id, ok: false, error: e?.message ?? String(e), crashed: isWasmCrash(e) });
   }
 });

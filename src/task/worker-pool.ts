@@ -156,10 +156,11 @@ export class WorkerPool {
       this.remove(slot);
       void worker.terminate();
     };
-    const onMessage = (m: { id: number; ok: boolean; value?: unknown; error?: string }) => {
+    const onMessage = (m: { id: number; ok: boolean; value?: unknown; error?: string; crashed?: boolean }) => {
       if (m.id !== id) return;
       const error = m.ok ? undefined : String(m.error);
-      const crashed = error !== undefined && isCrashMessage(error);
+      // the thread says so (worker-entry.mjs), or the error names a crash that code on the way caught and answered
+      const crashed = error !== undefined && (m.crashed === true || isCrashMessage(error));
       if (crashed) replace();
       finish();
       if (error === undefined) job.pending.resolve(m.value);
