@@ -42,6 +42,8 @@ interface FeatureInfo {
 const CELLS_PER_CHUNK = 20_000;
 const MAX_ROWS_PER_CHUNK = 500;
 const VALUES_PER_PART = 2000;
+/** Cells handed to the workbook writer at a time (it writes them without a pause: exceljs takes some 5 µs a cell). */
+const WORKBOOK_CELLS = 4000;
 /** Feature graphs read at once (thousands of reads at once hold the event loop while they settle). */
 const FEATURE_READS = 64;
 
@@ -155,12 +157,19 @@ function datasetWorkbook(meta: DatasetMeta, features: FeatureInfo[], parts: Retu
   // a workbook is XML: text loses the characters XML cannot carry (a stored literal may hold them)
   const cell = (v: RDF.Literal | undefined) => (v && isNumericDatatype(v.datatype.value) && Number.isFinite(Number(v.value)) ? Number(v.value) : v && xmlText(v.value));
   const text = (v: string | undefined) => v && xmlText(v);
+  // the workbook writer writes what it is given in one go: a few thousand cells at a time
+  const perGroup = Math.max(1, Math.floor(WORKBOOK_CELLS / (features.length + 1)));
   const rows = async function* () {
     yield [['SMILES', ...(await slices.map(features, (f) => xmlText(columnHeader(f))))]];
     for await (const { rows, structure } of parts) {
-      const out: (string | number | undefined)[][] = [];
-      for (const r of rows) out.push([xmlText(structure.get(r.compound)?.smiles ?? ''), ...(await slices.map(features, (f) => cell(r.values.get(f.uri))))]);
-      yield out;
+      let group: (string | number | undefined)[][] = [];
+      for (const r of rows) {
+        group.push([xmlText(structure.get(r.compound)?.smiles ?? ''), ...(await slices.map(features, (f) => cell(r.values.get(f.uri))))]);
+        if (group.length < perGroup) continue;
+        yield group;
+        group = [];
+      }
+      if (group.length) yield group;
     }
   };
   const about = async function* () {

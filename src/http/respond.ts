@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { negotiate, negotiateOrFail } from './negotiate.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf, type RdfWriteOptions } from '../rdf/serialize.ts';
-import { renderPage, escapeHtml, iriHtml, linkOf, type PageOptions } from '../rdf/html.ts';
+import { renderPage, renderPageInSlices, escapeHtml, iriHtml, linkOf, type PageOptions } from '../rdf/html.ts';
 import YAML from 'yaml';
 import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
 import type { TripleStore } from '../store/triple-store.ts';
@@ -89,7 +89,7 @@ export function rdfRenderers(
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = async () => serializeRdf(await quads(), t, undefined, writing);
   renderers['text/html'] = async () => {
     const all = await quads();
-    return renderPage({ title, intro, quads: all, alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES), jsonld: await serializeRdf(all, 'application/ld+json'), ...page });
+    return renderPageInSlices({ title, intro, quads: all, alternates: alternateLinks(ctx, RDF_OUTPUT_TYPES), jsonld: await serializeRdf(all, 'application/ld+json'), ...page });
   };
   return renderers;
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PREFIXES, dc, rdf } from './namespaces.ts';
 import { xmlText } from './xml-text.ts';
+import { TimeSlices } from '../core/time-slices.ts';
 
 /** The one stylesheet of every page, inline; the Content-Security-Policy allows it by its hash. */
 const PAGE_STYLE = `
@@ -183,26 +184,68 @@ export interface PageOptions {
   status?: number;
 }
 
+/** Statements by subject, in the order their subjects first come. */
+function bySubject(quads: RDF.Quad[]): { term: RDF.Term; rows: RDF.Quad[] }[] {
+  const subjects = new Map<string, { term: RDF.Term; rows: RDF.Quad[] }>();
+  for (const q of quads) {
+    const key = `${q.subject.termType}:${q.subject.value}`;
+    const entry = subjects.get(key);
+    if (entry) entry.rows.push(q);
+    else subjects.set(key, { term: q.subject, rows: [q] });
+  }
+  return [...subjects.values()];
+}
+
+const collator = new Intl.Collator();
+
+/** A subject's statements as its table lists them: by property (as localeCompare orders them), each property's in their order. */
+function byProperty(rows: RDF.Quad[]): RDF.Quad[] {
+  const properties = new Map<string, RDF.Quad[]>();
+  for (const r of rows) {
+    const same = properties.get(r.predicate.value);
+    if (same) same.push(r);
+    else properties.set(r.predicate.value, [r]);
+  }
+  return [...properties.keys()].sort(collator.compare).flatMap((p) => properties.get(p)!);
+}
+
+const rowHtml = (r: RDF.Quad) => `<tr><th>${propertyHtml(r.predicate)}</th><td>${termHtml(r.object)}</td></tr>`;
+
+/** One subject's section of a page: its title and types, then the table of its statements (`rows`, as rowHtml wrote them). */
+function sectionHtml(term: RDF.Term, statements: RDF.Quad[], rows: string[]): string {
+  const title = statements.find((r) => r.predicate.equals(dc('title')))?.object.value;
+  const types = statements.filter((r) => r.predicate.equals(rdf('type'))).map((r) => compact(r.object.value));
+  const id = term.termType === 'NamedNode' && term.value.includes('#') ? ` id="${escapeHtml(term.value.split('#').pop()!)}"` : '';
+  return `<section${id}><h2>${termHtml(term)}${title ? ` — ${escapeHtml(title)}` : ''}</h2>${types.length ? `<p class="types">${types.map(escapeHtml).join(', ')}</p>` : ''}
+<table><tbody>${rows.join('\n')}</tbody></table></section>`;
+}
+
 /** A plain page for people browsing resources as linked data. */
 export function renderPage(opts: PageOptions): string {
-  const bySubject = new Map<string, { term: RDF.Term; rows: RDF.Quad[] }>();
-  for (const q of opts.quads ?? []) {
-    const key = `${q.subject.termType}:${q.subject.value}`;
-    if (!bySubject.has(key)) bySubject.set(key, { term: q.subject, rows: [] });
-    bySubject.get(key)!.rows.push(q);
+  const sections = bySubject(opts.quads ?? []).map(({ term, rows }) => {
+    const ordered = byProperty(rows);
+    return sectionHtml(term, ordered, ordered.map(rowHtml));
+  });
+  return pageHtml(opts, sections.join('\n'));
+}
+
+/**
+ * renderPage for pages of many statements (a dataset's metadata with thousands of columns, a
+ * list): the statements are written in time slices, the event loop given its turns between.
+ */
+export async function renderPageInSlices(opts: PageOptions): Promise<string> {
+  const slices = new TimeSlices();
+  const sections: string[] = [];
+  for (const { term, rows } of bySubject(opts.quads ?? [])) {
+    const ordered = byProperty(rows);
+    sections.push(sectionHtml(term, ordered, await slices.map(ordered, rowHtml, 64)));
+    await slices.pause();
   }
-  const sections = [...bySubject.values()]
-    .map(({ term, rows }) => {
-      const title = rows.find((r) => r.predicate.equals(dc('title')))?.object.value;
-      const types = rows.filter((r) => r.predicate.equals(rdf('type'))).map((r) => compact(r.object.value));
-      const id = term.termType === 'NamedNode' && term.value.includes('#') ? ` id="${escapeHtml(term.value.split('#').pop()!)}"` : '';
-      return `<section${id}><h2>${termHtml(term)}${title ? ` — ${escapeHtml(title)}` : ''}</h2>${types.length ? `<p class="types">${types.map(escapeHtml).join(', ')}</p>` : ''}
-<table><tbody>${rows
-        .sort((a, b) => a.predicate.value.localeCompare(b.predicate.value))
-        .map((r) => `<tr><th>${propertyHtml(r.predicate)}</th><td>${termHtml(r.object)}</td></tr>`)
-        .join('\n')}</tbody></table></section>`;
-    })
-    .join('\n');
+  return pageHtml(opts, sections.join('\n'));
+}
+
+/** The page around its sections. */
+function pageHtml(opts: PageOptions, sections: string): string {
   const alternates = Object.entries(opts.alternates ?? {}).map(([type, href]): [string, string] => [type, linkOf(href).href]);
   const formats = alternates.length
     ? `<nav class="formats">Also as: ${alternates.map(([type, href]) => `<a href="${escapeHtml(href)}" type="${escapeHtml(type)}">${escapeHtml(FORMAT_NAMES[type] ?? type)}</a>`).join(' · ')}</nav>`

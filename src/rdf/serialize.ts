@@ -69,8 +69,12 @@ function writableQuad(q: RDF.Quad, keepGraph: boolean): RDF.Quad {
   return s === q.subject && p === q.predicate && o === q.object && g === q.graph ? q : df.quad(s, p, o, g);
 }
 
-/** A writer's output as it comes ('data' events), and its error. */
-function collect(writer: NodeJS.EventEmitter): { take(): string; failed(): Error | undefined; ended: Promise<void> } {
+/**
+ * A writer's output as it comes ('data' events), its error, and `drained` for a write it did
+ * not take at once: its writes are then buffered and would all be written in one go later,
+ * however many, so the next waits until they are.
+ */
+function collect(writer: NodeJS.EventEmitter): { take(): string; failed(): Error | undefined; ended: Promise<void>; drained(): Promise<unknown> } {
   const pending: string[] = [];
   let error: Error | undefined;
   writer.on('data', (d: string | Buffer) => pending.push(d.toString()));
@@ -86,6 +90,7 @@ function collect(writer: NodeJS.EventEmitter): { take(): string; failed(): Error
     take: () => pending.splice(0).join(''),
     failed: () => error,
     ended,
+    drained: () => Promise.race([new Promise((resolve) => writer.once('drain', resolve)), ended]),
   };
 }
 
@@ -125,7 +130,7 @@ async function* jsonLdText(parts: AsyncIterable<RDF.Quad[]> | Iterable<RDF.Quad[
   const slices = new TimeSlices();
   for await (const quads of parts) {
     for (let i = 0; i < quads.length; i++) {
-      serializer.write(writableQuad(quads[i], false));
+      if (!serializer.write(writableQuad(quads[i], false))) await out.drained();
       if (i % QUADS_PER_PIECE === QUADS_PER_PIECE - 1) {
         await slices.pause();
         if (out.failed()) throw out.failed();
@@ -210,7 +215,7 @@ async function* rdfXmlText(parts: AsyncIterable<RDF.Quad[]> | Iterable<RDF.Quad[
       if (i % QUADS_PER_PIECE === QUADS_PER_PIECE - 1) await slices.pause();
     }
     for (let i = 0; i < quads.length; i += QUADS_PER_PIECE) {
-      writer.write({ type: 'c3r', value: toC3r(quads.slice(i, i + QUADS_PER_PIECE)) });
+      if (!writer.write({ type: 'c3r', value: toC3r(quads.slice(i, i + QUADS_PER_PIECE)) })) await out.drained();
       await slices.pause();
       if (out.failed()) throw out.failed();
       const text = out.take();
