@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import ExcelJS from 'exceljs';
 import { catalogue } from '../../src/algorithm/catalogue.ts';
 import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.ts';
+import { spellingsOf } from './path-spellings.ts';
 import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
 import { toQmrfXml } from '../../src/qmrf/qmrf-xml.ts';
 
@@ -523,6 +524,14 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
       alsoAllowed: [503],
     },
     { name: 'ONNX import (multipart)', input: onnxImports(c) },
+    {
+      // other spellings of resource paths (case, percent-encoding, slashes, dot segments): answered as the canonical path, or 404
+      name: 'path spellings',
+      input: fc
+        .constantFrom(...[c.dataset, c.model, c.compound, c.feature, c.crossvalidation, c.validation].map(local), '/dataset', '/algorithm/mlr', '/sparql')
+        .chain((path) => spellingsOf(path))
+        .map((spelling): FuzzRequest => ({ method: 'GET', path: spelling.path })),
+    },
     { name: 'MCP tool calls', input: mcpCalls(c), protocol: 'mcp', weight: 2 },
     {
       name: 'form parameters of every POST',
