@@ -7,7 +7,7 @@ import { renderPage, renderPageInSlices, escapeHtml, iriHtml, linkOf, type PageO
 import YAML from 'yaml';
 import { resourceTree, type Tree } from '../rdf/resource-tree.ts';
 import type { TripleStore } from '../store/triple-store.ts';
-import { TimeSlices } from '../core/time-slices.ts';
+import { readGraphs } from '../store/query-helpers.ts';
 
 export type Renderer = () => Promise<string | Buffer | Readable> | string | Buffer | Readable;
 
@@ -153,21 +153,7 @@ export async function sendList(
 
 /** Send a list of resources whose RDF is their own graphs in the store. */
 export function sendGraphList(ctx: Context, store: TripleStore, uris: string[], title: string, intro = ''): Promise<void> {
-  return sendList(ctx, uris, (members) => readGraphsInSlices(store, members), title, intro);
-}
-
-/** Graphs read at once for a list (thousands of reads at once hold the event loop while they settle). */
-const GRAPH_READS = 64;
-
-/** The graphs of many resources, as one list (in the order given), read a few at a time. */
-async function readGraphsInSlices(store: TripleStore, uris: string[]): Promise<RDF.Quad[]> {
-  const slices = new TimeSlices();
-  const out: RDF.Quad[] = [];
-  for (let i = 0; i < uris.length; i += GRAPH_READS) {
-    for (const quads of await Promise.all(uris.slice(i, i + GRAPH_READS).map((u) => store.readGraph(u)))) for (const q of quads) out.push(q);
-    await slices.pause();
-  }
-  return out;
+  return sendList(ctx, uris, (members) => readGraphs(store, members), title, intro);
 }
 
 /** A `text/uri-list` body: one URI per line, CRLF-terminated. */

@@ -42,12 +42,14 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   if (log.logsRequests !== false)
     app.use(async (ctx, next) => {
       const started = performance.now();
-      try {
-        await next();
-      } finally {
-        // One JSON line per request; the URL is redacted (no tokens), headers are never logged.
-        log.info('request', { method: ctx.method, url: actorOf(ctx, ''), status: ctx.status, ms: Math.round(performance.now() - started) });
-      }
+      // One JSON line per request, when its response has ended (a streamed body is sent after the
+      // handlers return): a body that broke off is logged as such, not as the status it began
+      // with. The URL is redacted (no tokens), headers are never logged.
+      ctx.res.once('close', () => {
+        const aborted = !ctx.res.writableFinished;
+        log.info('request', { method: ctx.method, url: actorOf(ctx, ''), status: ctx.status, ms: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) });
+      });
+      await next();
     });
   const representations = new RepresentationCache(services.store.writeCount?.bind(services.store), () => !services.access.enabled, config.representationCacheMb * 1024 * 1024);
   services.metrics.watchRepresentationCache(representations);
@@ -66,6 +68,8 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   for (const component of [c.service, web, c.operations, c.auth, c.compound, c.dataset, c.algorithm, c.model, c.report, c.qmrf, c.validation, c.feature, c.task, c.sparql, c.ontology, c.mcp])
     component.routes(described);
   app.use(segmentDispatch(router));
+  // what fails after a response has begun (a body stream breaking off) is logged as JSON, like the rest
+  app.on('error', (err: Error, ctx?: Koa.Context) => log.error('response failed', { method: ctx?.method, path: ctx?.path, error: err?.stack ?? String(err) }));
   app.use(async (ctx, next) => {
     // A known path with an unsupported method is 405 with Allow; anything else falls to 404.
     const allowed = new Set<string>();

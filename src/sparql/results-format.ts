@@ -2,11 +2,13 @@ import type * as RDF from '@rdfjs/types';
 import type { Solution } from '../store/triple-store.ts';
 import { escapeHtml } from '../rdf/html.ts';
 import { writeTerm } from '../store/sparql-template.ts';
+import { escapeXml } from '../rdf/xml-text.ts';
 
 /** Writers for SPARQL 1.1 query results: XML, JSON, CSV, TSV and an HTML table. */
 export const RESULT_TYPES = ['application/sparql-results+xml', 'application/sparql-results+json', 'text/csv', 'text/tab-separated-values', 'text/html'];
 
-const xmlEscape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+/** Markup escaped, text XML cannot carry dropped (a literal holding U+0000 must not make the document ill-formed). */
+const xmlEscape = escapeXml;
 
 function xmlTerm(t: RDF.Term): string {
   if (t.termType === 'NamedNode') return `<uri>${xmlEscape(t.value)}</uri>`;

@@ -3,6 +3,7 @@ import { sparql, type SparqlText } from './sparql-template.ts';
 import { checkIri } from '../rdf/terms.ts';
 import { df, RDF_TYPE } from '../rdf/namespaces.ts';
 import { sortById } from './id-minter.ts';
+import { TimeSlices } from '../core/time-slices.ts';
 import type { QueryOptions, Solution, TripleStore } from './triple-store.ts';
 
 /** Run a SELECT template and collect its solutions. */
@@ -31,8 +32,18 @@ export async function ask(store: TripleStore, query: SparqlText, options?: Query
 
 /** The graphs of many resources, as one list (in the order given). */
 export async function readGraphs(store: TripleStore, uris: string[]): Promise<RDF.Quad[]> {
-  return (await Promise.all(uris.map((u) => store.readGraph(u)))).flat();
+  const slices = new TimeSlices();
+  const out: RDF.Quad[] = [];
+  // a few at a time: thousands of reads at once hold the event loop while they settle
+  for (let i = 0; i < uris.length; i += GRAPH_READS) {
+    for (const quads of await Promise.all(uris.slice(i, i + GRAPH_READS).map((u) => store.readGraph(u)))) for (const q of quads) out.push(q);
+    await slices.pause();
+  }
+  return out;
 }
+
+/** Graphs read at once by readGraphs. */
+const GRAPH_READS = 64;
 
 /** The `dc:title` of resources (each in its own graph), by URI; those without one are left out. */
 export async function titlesOf(store: TripleStore, uris: string[]): Promise<Map<string, string>> {
