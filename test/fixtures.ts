@@ -1,3 +1,4 @@
+import { crc32, deflateRawSync } from 'node:zlib';
 /** Structures that several test files post. */
 
 /** Ethanol with 3D coordinates (heavy atoms only). */
@@ -51,4 +52,48 @@ export function syntheticCsv(rows: number, seed = 20261122): string {
     lines.push(`${smiles},${(next() * 8 - 2).toFixed(3)},${next() < 0.4 ? 'active' : 'inactive'},batch ${i % 977}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A zip archive of deflated entries, as spreadsheet programs write them (sizes and CRC-32 true). */
+export function zipArchive(entries: [string, string][]): Uint8Array {
+  const parts: Buffer[] = [];
+  const directory: Buffer[] = [];
+  let offset = 0;
+  for (const [entry, text] of entries) {
+    const name = Buffer.from(entry);
+    const raw = Buffer.from(text);
+    const data = deflateRawSync(raw);
+    const header = (signature: number, size: number) => {
+      const h = Buffer.alloc(size);
+      h.writeUInt32LE(signature, 0);
+      return h;
+    };
+    const local = header(0x04034b50, 30);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc32(raw), 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(raw.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = header(0x02014b50, 46);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc32(raw), 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(raw.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    parts.push(local, name, data);
+    directory.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const size = directory.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(size, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...parts, ...directory, end]));
 }

@@ -1,8 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32, deflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { startTestServer, http, form, errorReport, parseTurtle, waitForTask, OT, type TestServer, type Reply } from '../helpers.ts';
+import { zipArchive } from '../fixtures.ts';
 import { CELL_MAX_CHARS, NO_ROWS, TABLE_MAX_COLUMNS } from '../../src/dataset/table-limits.ts';
 import { PendingUploads, pendingBytes, PREVIEWS_PER_CALLER } from '../../src/dataset/upload-preview.ts';
 import { Params } from '../../src/http/params.ts';
@@ -306,52 +306,11 @@ _:v <${OT}value> "a\\u0000b" .
   assert.ok(!parseTurtle((await http(`${s.url}/dataset`, { accept: 'text/turtle' })).text).some((q) => q.object.value === 'a\u0000b'));
 });
 
-/** A zip archive of deflated entries (sizes and CRC-32 true). */
-function zip(entries: [string, string][]): Uint8Array {
-  const parts: Buffer[] = [];
-  const directory: Buffer[] = [];
-  let offset = 0;
-  for (const [entry, text] of entries) {
-    const name = Buffer.from(entry);
-    const raw = Buffer.from(text);
-    const data = deflateRawSync(raw);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc32(raw), 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(raw), 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    parts.push(local, name, data);
-    directory.push(central, name);
-    offset += local.length + name.length + data.length;
-  }
-  const size = directory.reduce((n, b) => n + b.length, 0);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(size, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, ...directory, end]));
-}
-
 /** A workbook of one sheet written by hand: its rows' XML, and what follows its sheetData (merges, validations) or precedes it (cols). */
 function sheetWorkbook(rows: string, after = '', beforeData = '', names = ''): Uint8Array {
   const ns = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
   const rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-  return zip([
+  return zipArchive([
     [
       '[Content_Types].xml',
       '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',

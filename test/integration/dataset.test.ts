@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { crc32, deflateRawSync } from 'node:zlib';
-import { syntheticCsv } from '../fixtures.ts';
+import { deflateRawSync } from 'node:zlib';
+import { syntheticCsv, zipArchive } from '../fixtures.ts';
 import { startTestServer, sharedCsv, http, form, parseRdfXml, parseTurtle, errorReport, OT, waitForTask as waitForTaskOf, type TestServer } from '../helpers.ts';
 
 let s: TestServer;
@@ -592,50 +592,6 @@ test('XLSX: a workbook that would unpack beyond the limit is refused before it i
   assert.match((await errorReport(lying)).message ?? '', /unpacks to more than 64 MiB/);
   assert.equal((await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text, before);
 });
-
-/** A zip archive of deflated entries, as spreadsheet programs write them (sizes and CRC-32 true). */
-function zipArchive(entries: [string, string][]): Uint8Array {
-  const parts: Buffer[] = [];
-  const directory: Buffer[] = [];
-  let offset = 0;
-  for (const [entry, text] of entries) {
-    const name = Buffer.from(entry);
-    const raw = Buffer.from(text);
-    const data = deflateRawSync(raw);
-    const header = (signature: number, size: number) => {
-      const h = Buffer.alloc(size);
-      h.writeUInt32LE(signature, 0);
-      return h;
-    };
-    const local = header(0x04034b50, 30);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc32(raw), 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = header(0x02014b50, 46);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(raw), 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    parts.push(local, name, data);
-    directory.push(central, name);
-    offset += local.length + name.length + data.length;
-  }
-  const size = directory.reduce((n, b) => n + b.length, 0);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(size, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, ...directory, end]));
-}
 
 /** A minimal workbook of one sheet: a SMILES and an LC50 column, `rows` rows (inline strings, as some exporters write). */
 function workbookOfRows(rows: number): Uint8Array {
