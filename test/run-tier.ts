@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+
+/**
+ * Runs a tier of the tests (issue 53): `unit` and `integration` use both cores, two files at a
+ * time (every integration file starts its own servers on its own temporary stores and ports);
+ * the few files that assert on the order of events under load (the event loop answering /health
+ * during a long upload or download, a kill -9 in the middle of a task) then run one at a time.
+ * Each run prints the spec reporter's lines and, at its end, the slowest files and hooks
+ * (test/reporters/timings.ts, kept in test-output/timings.txt).
+ *
+ *   node test/run-tier.ts unit|integration [files…]
+ */
+const ONE_AT_A_TIME = ['operations.test.ts', 'bounded-input.test.ts', 'bounded-output.test.ts'];
+
+const [tier, ...only] = process.argv.slice(2);
+const folder = `test/${tier}`;
+const files = (
+  only.length
+    ? only
+    : readdirSync(folder)
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => `${folder}/${f}`)
+).sort();
+const serial = files.filter((f) => ONE_AT_A_TIME.some((name) => f.endsWith(`/${name}`)));
+const parallel = files.filter((f) => !serial.includes(f));
+
+function run(label: string, list: string[], concurrency: number): number {
+  if (!list.length) return 0;
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./test/reporters/timings.ts',
+      '--test-reporter-destination=stdout',
+      ...list,
+    ],
+    { stdio: 'inherit', env: { ...process.env, TOXGRAPH_CHECK_TEMPLATES: '1', TOXGRAPH_TEST_TIER: label } },
+  );
+  return result.status ?? 1;
+}
+
+const together = run(tier, parallel, 2);
+const alone = run(`${tier}-one-at-a-time`, serial, 1);
+process.exit(together || alone);
