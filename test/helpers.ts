@@ -55,10 +55,13 @@ export async function startTestServer(flags: string[] = [], dataDir?: string): P
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'toxgraph-test-')));
   const remote = testStore ? await virtuosoFor(join(dir, 'virtuoso')) : undefined;
   const storeFlags = remote ? remote.storeFlags : [];
-  const server = await startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...storeFlags, ...flags], {})).catch(async (e) => {
-    await remote?.stop();
-    throw e;
-  });
+  // a bad flag (loadConfig throws) stops the remote store too
+  const server = await Promise.resolve()
+    .then(() => startServer(loadConfig(['--port', '0', '--host', '127.0.0.1', '--data', dir, '--quiet', ...storeFlags, ...flags], {})))
+    .catch(async (e) => {
+      await remote?.stop();
+      throw e;
+    });
   return {
     ...server,
     base: server.services.config.baseUrl,
@@ -129,6 +132,8 @@ export function featureTurtle(title: string, extra = ''): string {
 /** Follow a task until it completes; answers its result URI (throws with the error report when it fails). */
 export async function waitForTask(server: TestServer, taskUri: string): Promise<string> {
   const local = taskUri.replace(server.base, server.url);
+  // the task's own completion, when this process runs it (then one request reads its end), not a poll
+  await server.services.tasks.settled(taskUri).catch(() => undefined);
   for (let i = 0; i < 6000; i++) {
     const r = await http(local, { accept: 'text/uri-list' });
     if (r.status === 200) return r.text.trim();

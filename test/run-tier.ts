@@ -5,13 +5,16 @@ import { readdirSync } from 'node:fs';
  * Runs a tier of the tests (issue 53): `unit` and `integration` use both cores, two files at a
  * time (every integration file starts its own servers on its own temporary stores and ports);
  * the few files that assert on the order of events under load (the event loop answering /health
- * during a long upload or download, a kill -9 in the middle of a task) then run one at a time.
+ * during a long upload or download, a kill -9 in the middle of a task) and the scale-out suite
+ * (several serve and worker processes on one remote store) then run one at a time. With
+ * TOXGRAPH_TEST_STORE (virtuoso, oxigraph) every test server has its own remote store.
  * Each run prints the spec reporter's lines and, at its end, the slowest files and hooks
  * (test/reporters/timings.ts, kept in test-output/timings.txt).
  *
  *   node test/run-tier.ts unit|integration [files…]
+ *   TOXGRAPH_TEST_STORE=virtuoso node test/run-tier.ts integration
  */
-const ONE_AT_A_TIME = ['operations.test.ts', 'bounded-input.test.ts', 'bounded-output.test.ts'];
+const ONE_AT_A_TIME = ['operations.test.ts', 'bounded-input.test.ts', 'bounded-output.test.ts', 'scale-out.test.ts'];
 
 const [tier, ...only] = process.argv.slice(2);
 const folder = `test/${tier}`;
@@ -43,6 +46,8 @@ function run(label: string, list: string[], concurrency: number): number {
   return result.status ?? 1;
 }
 
-const together = run(tier, parallel, 2);
-const alone = run(`${tier}-one-at-a-time`, serial, 1);
+// the timings of a run on a remote store are kept apart from the embedded store's
+const label = process.env.TOXGRAPH_TEST_STORE ? `${tier}-${process.env.TOXGRAPH_TEST_STORE}` : tier;
+const together = run(label, parallel, 2);
+const alone = run(`${label}-one-at-a-time`, serial, 1);
 process.exit(together || alone);
