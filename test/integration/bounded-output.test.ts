@@ -5,7 +5,15 @@ import { Readable } from 'node:stream';
 import { createServer } from 'node:http';
 import Koa from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { startTestServer, http, parseRdfXml, parseTurtle, type TestServer } from '../helpers.ts';
+import { startTestServer, http, parseRdfXml, parseTurtle, testStore, type TestServer } from '../helpers.ts';
+
+/**
+ * These tests put their data into the store directly (the REST input refuses it, or would take
+ * minutes). On a remote store that write is itself refused: Virtuoso takes no NUL in a literal and
+ * no update over 10 MB. What they check is the server's own writing of answers, which is the same
+ * whatever the store; they run on the embedded store.
+ */
+const embeddedOnly = { skip: testStore ? `data written straight into the store, which ${testStore} does not take (the answers are written the same on every store)` : false };
 import { df, dc, literal, xsd } from '../../src/rdf/namespaces.ts';
 import { featureGraph } from '../../src/feature/feature-record.ts';
 import { datasetMeta, entryQuads, metadataQuads } from '../../src/dataset/dataset-codec.ts';
@@ -49,7 +57,7 @@ async function setLiteral(graph: string, subject: string, predicate: RDF.NamedNo
   await s.services.store.replaceGraphs({ [graph]: [...quads, df.quad(df.namedNode(subject), predicate, literal(value), df.namedNode(graph))] });
 }
 
-test('text XML cannot carry, already in the store, never breaks a dataset, its list or a feature in any format', async () => {
+test('text XML cannot carry, already in the store, never breaks a dataset, its list or a feature in any format', embeddedOnly, async () => {
   const { uri } = await smallDataset(2);
   // U+0000 in the title, other characters XML 1.0 cannot carry in the description and a feature's title
   await setLiteral(uri, uri, dc('title'), 'a\u0000b');
@@ -141,7 +149,7 @@ async function healthDuring(url: string, type: string): Promise<{ order: string[
   return { order, body: bytes };
 }
 
-test('a dataset of 16,383 columns is downloaded whole while the server answers other requests', async () => {
+test('a dataset of 16,383 columns is downloaded whole while the server answers other requests', embeddedOnly, async () => {
   const { compounds } = await smallDataset(3);
   const uri = await wideDataset(16_383, compounds);
 
