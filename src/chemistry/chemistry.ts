@@ -95,10 +95,9 @@ export class Chemistry {
   private restarting?: Promise<void>;
   /** Counts the RDKit instances thrown away: what was made on one (a matcher's query) is not used with the next. */
   private generation = 0;
-  private constructor(rdkit: any, indigo: any) {
+  private constructor(rdkit: any, withIndigo: boolean) {
     this.rdkitNow = rdkit;
-    this.indigoNow = indigo;
-    this.withIndigo = indigo !== undefined;
+    this.withIndigo = withIndigo;
   }
 
   private static loading?: Promise<Chemistry>;
@@ -106,15 +105,17 @@ export class Chemistry {
 
   /**
    * The toolkit, once per thread. Indigo (InChI and CML) takes about 200 MB of WebAssembly
-   * memory; `{ indigo: false }` leaves it out where only SMILES and molfiles are read (the
-   * structure-parsing workers), and its methods then refuse with an error.
+   * memory and 0.2–0.4 s to load: it is loaded by the first `ready()` (every request path that
+   * reads or writes structures waits for it), not when the server starts. `{ indigo: false }`
+   * leaves it out where only SMILES and molfiles are read (the structure-parsing workers), and
+   * its methods then refuse with an error.
    */
   static load(options: { indigo?: boolean } = {}): Promise<Chemistry> {
     if (options.indigo === false) {
-      Chemistry.loadingRdkitOnly ??= (async () => new Chemistry(await loadRdkit(), undefined))();
+      Chemistry.loadingRdkitOnly ??= (async () => new Chemistry(await loadRdkit(), false))();
       return Chemistry.loadingRdkitOnly;
     }
-    Chemistry.loading ??= (async () => new Chemistry(await loadRdkit(), await loadIndigo()))();
+    Chemistry.loading ??= (async () => new Chemistry(await loadRdkit(), true))();
     return Chemistry.loading;
   }
 
@@ -129,7 +130,7 @@ export class Chemistry {
     return this.indigoNow;
   }
 
-  /** Resolves when the toolkit can be used: at once, or when the fresh one is loaded after a crash. */
+  /** Resolves when the toolkit can be used: at once, or when Indigo is loaded for the first time, or when the fresh one is loaded after a crash. */
   async ready(): Promise<void> {
     if (this.rdkitNow === undefined || (this.withIndigo && this.indigoNow === undefined)) this.restarting ??= this.reload();
     await this.restarting;

@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { cellProblem, checkCells, readColumns, TABLE_MAX_CELLS, TABLE_MAX_COLUMNS } from './table-limits.ts';
 
 // Excel workbooks in and out (exceljs). Reading runs on the worker pool (a workbook is parsed
@@ -59,7 +59,7 @@ export async function readWorkbook(body: Uint8Array, sheetName?: string): Promis
   if (unpacked === undefined) return { error: 'the file is not an Excel workbook (.xlsx): its zip archive cannot be read', status: 400 };
   if (laidOut > TABLE_MAX_CELLS)
     return { error: `the workbook's merged cells and named ranges cover ${laidOut} cells; they may cover at most ${TABLE_MAX_CELLS} (its reader lays them out one by one)`, status: 400 };
-  const book = new ExcelJS.Workbook();
+  const book = new (await loadExcel()).Workbook();
   try {
     await book.xlsx.load(Buffer.from(body.buffer, body.byteOffset, body.byteLength) as never, { ignoreNodes: IGNORED_NODES } as never);
   } catch (e) {
@@ -288,10 +288,10 @@ export interface SheetToWrite {
  */
 export function writeWorkbook(sheets: SheetToWrite[]): Readable {
   const out = new PassThrough();
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
-  book.creator = 'ToxGraph';
   void (async () => {
     try {
+      const book = new (await loadExcel()).stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+      book.creator = 'ToxGraph';
       for (const s of sheets) {
         const sheet = book.addWorksheet(s.name);
         if (s.widths) sheet.columns = s.widths.map((width) => ({ width }));
@@ -317,6 +317,9 @@ export function writeWorkbook(sheets: SheetToWrite[]): Readable {
   })();
   return out;
 }
+
+/** exceljs, loaded when the first workbook is read or written, not when the server starts. */
+export const loadExcel = (): Promise<typeof ExcelJS> => import('exceljs').then((m) => m.default);
 
 /** The most a workbook may unpack to (its XML parts together; exceljs holds about 20 times a sheet's XML while it reads it): a zip bomb is refused before it is opened. */
 export const XLSX_MAX_UNPACKED = 64 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import { loadExcel } from '../dataset/xlsx-table.ts';
 import { escapeHtml, linkOf, withPageSettings } from '../rdf/html.ts';
 import { textOf, toDocBook } from '../report/report-document.ts';
 import { renderReportHtml } from '../report/report-html.ts';
@@ -35,7 +35,7 @@ async function convert(xml: string, format: QmrfFormat, meta: QmrfMeta): Promise
     case 'html':
       return renderReportHtml(doc, meta.alternates).replace('</body>', `${editingForm(read.tree, meta.uri)}</body>`);
     case 'xlsx': {
-      const book = new ExcelJS.Workbook();
+      const book = new (await loadExcel()).Workbook();
       book.creator = 'ToxGraph';
       const sheet = book.addWorksheet('QMRF');
       sheet.columns = [

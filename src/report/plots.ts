@@ -1,5 +1,4 @@
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 
 /**
  * The plots of reports, drawn as SVG with vega-lite (no canvas: vega renders SVG in Node).
@@ -161,6 +160,8 @@ function specOf(plot: PlotRequest): TopLevelSpec {
 
 /** Draw plots as SVG documents, in order. */
 export async function renderPlots(plots: PlotRequest[]): Promise<string[]> {
+  // vega is loaded when the first plot is drawn (reports only), not when the server starts
+  const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const out: string[] = [];
   for (const plot of plots) {
     const view = new vega.View(vega.parse(compile(specOf(plot)).spec), { renderer: 'none' });

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
-import SVGtoPDF from 'svg-to-pdfkit';
+import type PDFDocument from 'pdfkit';
+import type SVGtoPDF from 'svg-to-pdfkit';
 import type { Block, ReportDocument, Section, Text } from './report-document.ts';
 import { textOf } from './report-document.ts';
 
@@ -19,6 +19,11 @@ const LINK = '#1a5fb4';
 const GREY = '#555555';
 
 type Doc = InstanceType<typeof PDFDocument>;
+type DrawSvg = typeof SVGtoPDF;
+
+/** pdfkit and svg-to-pdfkit, loaded when the first PDF is made (reports only), not when the server starts. */
+let pdfLibraries: Promise<{ PDFDocument: typeof PDFDocument; drawSvg: DrawSvg }> | undefined;
+const loadPdfLibraries = () => (pdfLibraries ??= Promise.all([import('pdfkit'), import('svg-to-pdfkit')]).then(([pdfkit, svg]) => ({ PDFDocument: pdfkit.default, drawSvg: svg.default })));
 
 function textRuns(doc: Doc, parts: Text[], options: { width: number; size: number; font?: string }): void {
   doc.font(options.font ?? 'regular').fontSize(options.size);
@@ -111,7 +116,7 @@ function svgSize(svg: string): { w: number; h: number } {
   return { w: attribute('width', 400), h: attribute('height', 300) };
 }
 
-function figure(doc: Doc, b: Extract<Block, { kind: 'figure' }>, width: number): void {
+function figure(doc: Doc, b: Extract<Block, { kind: 'figure' }>, width: number, drawSvg: DrawSvg): void {
   const { w, h } = svgSize(b.svg);
   const maxHeight = (doc.page.height - 2 * MARGIN) * 0.6;
   const scale = Math.min(1, width / w, maxHeight / h);
@@ -119,7 +124,7 @@ function figure(doc: Doc, b: Extract<Block, { kind: 'figure' }>, width: number):
   const x = MARGIN + (width - w * scale) / 2;
   // without its own width and height the SVG's viewBox fills the box given here (else its pixels would be taken as 0.75 pt each)
   const scalable = b.svg.replace(/(<svg\b[^>]*?)\swidth=(["'])[^"']*\2/, '$1').replace(/(<svg\b[^>]*?)\sheight=(["'])[^"']*\2/, '$1');
-  SVGtoPDF(doc, scalable, x, doc.y, { width: w * scale, height: h * scale, fontCallback: (_family: string, bold: boolean, italic: boolean) => (bold ? 'bold' : italic ? 'italic' : 'regular') });
+  drawSvg(doc, scalable, x, doc.y, { width: w * scale, height: h * scale, fontCallback: (_family: string, bold: boolean, italic: boolean) => (bold ? 'bold' : italic ? 'italic' : 'regular') });
   doc.y += h * scale + 4;
   doc.x = MARGIN;
   doc.font('italic').fontSize(8.5).fillColor(GREY).text(b.title, MARGIN, doc.y, { width, align: 'center' });
@@ -133,7 +138,7 @@ function leadingHeight(b: Block | undefined, width: number): number {
   return Math.min(h * Math.min(1, width / w), 500) + 40;
 }
 
-function section(doc: Doc, s: Section, width: number): void {
+function section(doc: Doc, s: Section, width: number, drawSvg: DrawSvg): void {
   ensureSpace(doc, 30 + leadingHeight(s.blocks[0], width));
   doc.moveDown(0.6).font('bold').fontSize(13).fillColor('black').text(s.title, MARGIN, doc.y, { width });
   doc.moveDown(0.4);
@@ -144,12 +149,13 @@ function section(doc: Doc, s: Section, width: number): void {
       doc.moveDown(0.5);
     } else if (b.kind === 'facts') facts(doc, b.rows, width);
     else if (b.kind === 'table') table(doc, b, width);
-    else figure(doc, b, width);
+    else figure(doc, b, width, drawSvg);
   }
 }
 
 /** The PDF of a report document. */
-export function renderPdf(report: ReportDocument): Promise<Buffer> {
+export async function renderPdf(report: ReportDocument): Promise<Buffer> {
+  const { PDFDocument, drawSvg } = await loadPdfLibraries();
   const doc = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: report.title, Author: 'ToxGraph', Creator: 'ToxGraph' }, bufferPages: true });
   doc.registerFont('regular', FONTS.regular);
   doc.registerFont('bold', FONTS.bold);
@@ -165,7 +171,7 @@ export function renderPdf(report: ReportDocument): Promise<Buffer> {
   if (report.subtitle) doc.moveDown(0.2).font('regular').fontSize(11).fillColor(GREY).text(report.subtitle, { width });
   doc.moveDown(0.2).font('regular').fontSize(9).fillColor(GREY).text(`ToxGraph · ${report.date}`, { width });
   doc.fillColor('black');
-  for (const s of report.sections) section(doc, s, width);
+  for (const s of report.sections) section(doc, s, width, drawSvg);
   // page numbers
   const range = doc.bufferedPageRange();
   for (let i = 0; i < range.count; i++) {
@@ -179,5 +185,5 @@ export function renderPdf(report: ReportDocument): Promise<Buffer> {
       .text(`${i + 1} / ${range.count}`, MARGIN, doc.page.height - MARGIN + 20, { width, align: 'center', lineBreak: false });
   }
   doc.end();
-  return done;
+  return await done;
 }

@@ -25,8 +25,6 @@ import type { Services } from '../core/services.ts';
 import { UriScheme } from '../core/uri-scheme.ts';
 import { isLoopbackHost } from '../core/address-rules.ts';
 import { LocalCoordination, type Coordination } from '../core/coordination.ts';
-import { RedisCoordination } from '../coordination/redis-coordination.ts';
-import { JobQueue } from '../task/job-queue.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -106,7 +104,10 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
   const store = await openStore(config, (e) => {
     if (waited++ % 10 === 0) log.warn('waiting for the store to answer', { storeUrl: config.storeUrl, error: String((e as Error)?.cause ?? e) });
   });
-  const coordination: Coordination = config.redisUrl ? await RedisCoordination.connect(config.redisUrl, config.redisPrefix) : new LocalCoordination();
+  // Redis (and BullMQ) are loaded only by processes that share a queue
+  const coordination: Coordination = config.redisUrl
+    ? await (await import('../coordination/redis-coordination.ts')).RedisCoordination.connect(config.redisUrl, config.redisPrefix)
+    : new LocalCoordination();
   const published = new PublishedScope();
   const vocabularies = await loadVocabularies(store, join(ROOT, 'ontology'));
   for (const graph of vocabularies.graphs) published.addVocabulary(graph);
@@ -115,7 +116,7 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
   const access = await AccessControl.load(store, config, coordination);
   // the one ownership rule: a resource belongs to the caller whose request or task minted its URI
   const ids = new IdMinter(store, coordination, [(uri) => access.grant(uri, currentUser.getStore())]);
-  const jobQueue = config.redisUrl ? new JobQueue(config.redisUrl, config.redisPrefix, config.jobLockSeconds) : undefined;
+  const jobQueue = config.redisUrl ? new (await import('../task/job-queue.ts')).JobQueue(config.redisUrl, config.redisPrefix, config.jobLockSeconds) : undefined;
   const tasks = new TaskRunner(store, uris, ids, config.taskConcurrency, log, coordination, jobQueue);
   await tasks.listen();
   const services: Services = {

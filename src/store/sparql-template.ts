@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../core/errors.ts';
 import { checkIri } from '../rdf/terms.ts';
@@ -26,7 +27,24 @@ export class SparqlText {
 
 export type SparqlValue = RDF.Term | SparqlText | readonly (RDF.Term | SparqlText)[];
 
+/**
+ * `TOXGRAPH_TEMPLATE_LOG=file`: every template made in this process is appended to the file at
+ * exit, one JSON array per line: the script the process runs (a test file) and the template's text
+ * with `{…}` for the slots. The tests use it to show
+ * which templates a set of test files makes (docs/development.md, "The remote-store runs").
+ */
+const TEMPLATE_LOG = process.env.TOXGRAPH_TEMPLATE_LOG;
+const templatesMade = TEMPLATE_LOG ? new Set<TemplateStringsArray>() : undefined;
+if (TEMPLATE_LOG && templatesMade) {
+  process.on('exit', () => {
+    const script = process.argv[1] ?? '';
+    const lines = [...templatesMade].map((strings) => JSON.stringify([script, strings.join('{…}').replace(/\s+/g, ' ').trim()]));
+    appendFileSync(TEMPLATE_LOG, lines.map((line) => `${line}\n`).join(''));
+  });
+}
+
 export function sparql(strings: TemplateStringsArray, ...values: SparqlValue[]): SparqlText {
+  templatesMade?.add(strings);
   let out = strings[0];
   let bindable = true;
   values.forEach((value, i) => {
