@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { STORE_SUITE } from './store-suite.ts';
 
 /**
  * Runs a tier of the tests (issue 53): `unit` and `integration` use both cores, two files at a
@@ -15,46 +16,6 @@ import { readdirSync } from 'node:fs';
  *   TOXGRAPH_TEST_STORE=virtuoso node test/run-tier.ts integration
  */
 const ONE_AT_A_TIME = ['operations.test.ts', 'bounded-input.test.ts', 'bounded-output.test.ts', 'scale-out.test.ts'];
-
-/**
- * The integration files a remote store (TOXGRAPH_TEST_STORE) runs: what depends on the store
- * (docs/development.md, "The remote-store runs", says why each). The others run on the embedded
- * store only; the templates and store calls they make are made by these files too
- * (TOXGRAPH_TEMPLATE_LOG, below). `node test/run-tier.ts integration <files…>` runs any file on a
- * remote store all the same.
- */
-const STORE_SUITE = [
-  // the store seam: values, partial reads, reads during writes, retries, signing in to the store
-  'remote-store',
-  // queries and updates through the protocols, and text the store holds written back out
-  'sparql',
-  'sparql-update',
-  'sparql-federation',
-  'graph-store',
-  'rdf-output',
-  // writes in one batch, restarts, cleanup at start, task records, kill -9 mid-task
-  'dataset',
-  'task',
-  'operations',
-  'structure-search',
-  // access scopes: policies, users and keys in the store; SPARQL scoped per caller; cache dropped on writes
-  'auth',
-  'mcp',
-  'representation-cache',
-  // several serve and worker processes on one store (Virtuoso with Redis)
-  'scale-out',
-  // one end-to-end pass of every component, and every resource against its shape
-  'compound',
-  'feature',
-  'algorithm',
-  'model',
-  'validation',
-  'report',
-  'qmrf',
-  'ontology',
-  'web',
-  'shapes',
-].map((name) => `${name}.test.ts`);
 
 const [tier, ...only] = process.argv.slice(2);
 const folder = `test/${tier}`;
