@@ -79,6 +79,7 @@ export async function startTestServer(flags: string[] = [], dataDir?: string): P
 
 export interface Reply {
   status: number;
+  /** The media type of the answer, without its parameters (text types carry `charset=utf-8`: the whole header is in `headers`). */
   type: string;
   text: string;
   headers: Headers;
@@ -89,7 +90,7 @@ export async function http(url: string, init: RequestInit & { accept?: string; c
   if (init.accept) headers.set('Accept', init.accept);
   if (init.contentType) headers.set('Content-Type', init.contentType);
   const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text(), headers: res.headers };
+  return { status: res.status, type: (res.headers.get('content-type') ?? '').split(';')[0].trim(), text: await res.text(), headers: res.headers };
 }
 
 export function form(values: Record<string, string | string[]>): URLSearchParams {

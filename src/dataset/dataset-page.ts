@@ -88,7 +88,7 @@ export async function datasetPageHtml(p: {
   const actions = `<nav class="actions" aria-label="What to do with this dataset">
 <a href="/algorithm/rdkit-descriptors?dataset_uri=${q}">Calculate descriptors</a> ·
 <a href="/algorithm?dataset_uri=${q}">Train a model or run another algorithm</a> ·
-<a href="${escapeHtml(path)}?media=text%2Fcsv">Download CSV</a> ·
+<a href="${escapeHtml(path)}?media=text%2Fcsv&amp;bom=1">Download CSV</a> ·
 <a href="${escapeHtml(path)}?media=chemical%2Fx-mdl-sdfile">Download SDF</a>${p.curation ? ` ·\n<a href="${escapeHtml(path)}/curation">Curation report</a>` : ''}</nav>`;
   const metadata = `<details><summary>Edit the metadata</summary>
 <form method="post" action="${escapeHtml(path)}/metadata">

@@ -174,7 +174,11 @@ export function datasetRoutes(
       path: '/dataset/:id',
       summary: 'A dataset, whole or a subset (compounds, features, page)',
       tag: 'dataset',
-      params: z.object({ ...SELECTION, media: param.optional('The media type wanted, where a link cannot set Accept') }),
+      params: z.object({
+        ...SELECTION,
+        media: param.optional('The media type wanted, where a link cannot set Accept'),
+        bom: param.optional('1: CSV starts with a UTF-8 byte-order mark (for Excel)'),
+      }),
       ownInput: true,
       responses: answers(DATASET_OUTPUT_TYPES, 400, 404),
     },

@@ -113,7 +113,7 @@ export class DatasetUploads {
       title: `Upload ${upload.filename ?? 'dataset'}`,
       work: async ({ progress, signal }) => {
         const defaults: [RDF.NamedNode, RDF.Term][] = [];
-        if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(upload.filename)]);
+        if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(titleOfFile(upload.filename))]);
         if (source.title) defaults.push([dc('title'), literal(source.title)]);
         const reader = structureReaderOn(this.services.workers, signal, this.services.chemistry);
         const uri = await this.datasets.create(source, reader, mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
@@ -122,4 +122,9 @@ export class DatasetUploads {
       },
     };
   }
+}
+
+/** A dataset's title from the name of the file it was uploaded from: without its extension ("EPAFHM_log10.csv" is "EPAFHM_log10"). */
+export function titleOfFile(filename: string): string {
+  return filename.replace(/\.[A-Za-z][A-Za-z0-9]{0,4}$/, '') || filename;
 }

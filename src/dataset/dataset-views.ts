@@ -220,7 +220,12 @@ export async function datasetRenderers(
   };
   const renderers: Record<string, Renderer> = {};
   for (const t of RDF_OUTPUT_TYPES) renderers[t] = () => Readable.from(rdfText(rdfParts(), t));
-  renderers['text/csv'] = async () => Readable.from(csvLines(await featuresOf(), rowsOf()));
+  // ?bom=1 (the pages' download link): a UTF-8 byte-order mark first, without which Excel reads the CSV as the system's code page
+  const forExcel = ctx.query.bom === '1';
+  renderers['text/csv'] = async () => {
+    const lines = csvLines(await featuresOf(), rowsOf());
+    return Readable.from(forExcel ? withByteOrderMark(lines) : lines);
+  };
   renderers[XLSX_TYPE] = async () => {
     // what a spreadsheet program cannot open is refused before a byte is written
     const count = await datasets.count(uri);
@@ -410,4 +415,9 @@ export async function datasetRenderers(
     });
   };
   return renderers;
+}
+
+async function* withByteOrderMark(text: AsyncIterable<string>): AsyncGenerator<string> {
+  yield '\uFEFF';
+  yield* text;
 }

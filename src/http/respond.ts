@@ -26,7 +26,7 @@ export async function sendNegotiated(ctx: Context, renderers: Record<string, Ren
   const body = rendered instanceof Readable ? await startedStream(ctx, rendered) : rendered;
   ctx.status = status;
   ctx.type = mediaType;
-  // Koa would add "; charset=utf-8" to text types; the interface wants the bare type.
+  // the media type served (text types get their charset in text-charset.ts)
   ctx.set('Content-Type', mediaType);
   ctx.set('Vary', 'Accept');
   ctx.body = body;
@@ -158,6 +158,9 @@ export function sendGraphList(ctx: Context, store: TripleStore, uris: string[], 
 
 /** A `text/uri-list` body: one URI per line, CRLF-terminated. */
 export function uriList(uris: string[]): string {
+  // one URI ends in a plain line end, as the servers of OpenTox scripts did: `x=$(curl …)` keeps
+  // a CR, and `curl $x` then fails; a list keeps RFC 2483's CR LF after every URI
+  if (uris.length === 1) return `${uris[0]}\n`;
   return uris.map((u) => `${u}\r\n`).join('');
 }
 
@@ -210,7 +213,7 @@ export function sendUri(ctx: Context, uri: string, status = 200): Promise<void> 
   return sendUris(ctx, [uri], status);
 }
 
-/** A plain-text answer (`text/plain`, no charset: the auth service's `token.id=…` and `boolean=…`). */
+/** A plain-text answer (`text/plain`: the auth service's `token.id=…` and `boolean=…`). */
 export function sendText(ctx: Context, body: string, status = 200): void {
   ctx.status = status;
   ctx.set('Content-Type', 'text/plain');

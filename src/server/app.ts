@@ -16,6 +16,7 @@ import { callerAddress } from '../http/caller-address.ts';
 import { createComponents } from './components.ts';
 import { DescribedRoutes } from '../http/route-description.ts';
 import { createWebComponent } from '../web/web-component.ts';
+import { textCharset } from '../http/text-charset.ts';
 
 /** A route of the application: its method and its path pattern (`/dataset/:id`). */
 export interface Route {
@@ -54,6 +55,7 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   const representations = new RepresentationCache(services.store.writeCount?.bind(services.store), () => !services.access.enabled, config.representationCacheMb * 1024 * 1024);
   services.metrics.watchRepresentationCache(representations);
   app.use(representations.middleware());
+  app.use(textCharset());
   app.use(securityHeaders());
   app.use(errorHandler(config.baseUrl, log));
   app.use(hostCheck(config.host, config.baseUrl, config.auth));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import { notFound } from '../core/errors.ts';
-import { sendGraphList, sendNegotiated, rdfRenderers, sendDone } from '../http/respond.ts';
+import { sendGraphList, sendNegotiated, rdfRenderers, sendDone, uriList } from '../http/respond.ts';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import type { Services } from '../core/services.ts';
 
@@ -49,7 +49,7 @@ export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'ur
         ctx,
         {
           ...rdfRenderers(ctx, () => quads, `Task ${status}${result ? ': done' : ''}`, progress, { refresh }),
-          'text/uri-list': () => `${status === 'Completed' && result ? result : uri}\r\n`,
+          'text/uri-list': () => uriList([status === 'Completed' && result ? result : uri]),
         },
         code,
       );

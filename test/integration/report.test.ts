@@ -140,7 +140,7 @@ test('a validation report: the report object in RDF and YAML, its DocBook (valid
   await checkRdfXml(rdfxml.text);
 
   const docbook = await http(local(report), { accept: 'text/xml' });
-  assert.equal(docbook.headers.get('content-type'), 'text/xml');
+  assert.equal(docbook.headers.get('content-type'), 'text/xml; charset=utf-8');
   checkDocBook(docbook.text);
   const r2 = await statistic(local(fold), 'rSquare');
   assert.ok(docbook.text.includes(`<entry>R² (coefficient of determination)</entry><entry>${four(r2)}</entry>`), `R² ${four(r2)} in the statistics table`);
