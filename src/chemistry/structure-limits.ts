@@ -35,6 +35,29 @@ export const CML_MAX_CHARS = 200_000;
  */
 export const STRUCTURE_MAX_ATOMS = 500;
 
+/**
+ * Characters of a chemical name (`POST /compound` as text/plain, a table's name column): as long
+ * as a SMILES, room for the systematic names of structures within STRUCTURE_MAX_ATOMS. A longer
+ * name is refused before OPSIN or the name index sees it.
+ */
+export const NAME_MAX_CHARS = 4_000;
+
+/**
+ * Why a chemical name must not reach OPSIN (opsin-name-parser.ts reads one name a line) or the
+ * name index: too long, or holding a line break or another control character (which would split
+ * it into two names on OPSIN's side), or text that is not well-formed Unicode. `what` names it
+ * ("the name on line 3"); the words never quote a name that is too long.
+ */
+export function nameTextProblem(name: string, what: string): string | undefined {
+  if (name.length > NAME_MAX_CHARS) return `${what} is ${name.length} characters long; a chemical name may have at most ${NAME_MAX_CHARS}`;
+  const control = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.exec(name);
+  if (control) return `${what} holds the control character U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}; a chemical name is one line of text`;
+  if (LONE_SURROGATE.test(name)) return `${what} holds a lone UTF-16 surrogate; a chemical name is text`;
+  return undefined;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** The kinds of structure text the toolkits read. */
 export type StructureText = 'smarts' | 'smiles' | 'molfile' | 'inchi' | 'cml';
 

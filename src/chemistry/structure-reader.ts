@@ -25,3 +25,33 @@ export function structureReaderOn(workers: WorkerPool, signal?: AbortSignal, her
     return runInChunks(workers, { module: WORKER_MODULE, fn: 'parseStructures', chunk: CHUNK }, inputs, { signal, progress });
   };
 }
+
+/** The SMILES of chemical names, one answer per input of kind `name`, in order, or why there is none (compound-names.ts). */
+export type NameResolver = (names: StructureInput[]) => Promise<({ smiles: string } | { error: string })[]>;
+
+/**
+ * A reader that also reads chemical names: they are resolved to SMILES first (`resolve`), then
+ * read with the other structures; each name's structure keeps the name (`name`), and a name that
+ * resolves to nothing answers the resolver's words.
+ */
+export function readingNames(read: StructureReader, resolve: NameResolver): StructureReader {
+  return async (inputs, progress) => {
+    const names = inputs.filter((input) => input.kind === 'name');
+    if (!names.length) return read(inputs, progress);
+    const resolved = await resolve(names);
+    let k = 0;
+    const given = inputs.map((input) => ({ input, smiles: input.kind === 'name' ? resolved[k++] : undefined }));
+    const toRead = given.flatMap(({ input, smiles }): StructureInput[] => {
+      if (!smiles) return [input];
+      return 'smiles' in smiles ? [{ kind: 'smiles', text: smiles.smiles, what: `structure of ${input.what} ${JSON.stringify(input.text)}` }] : [];
+    });
+    const parsed = toRead.length ? await read(toRead, progress) : [];
+    let j = 0;
+    return given.map(({ input, smiles }): StructureResult => {
+      if (!smiles) return parsed[j++];
+      if ('error' in smiles) return smiles;
+      const result = parsed[j++];
+      return 'error' in result ? result : { ...result, name: input.text };
+    });
+  };
+}

@@ -6,7 +6,8 @@ import { Chemistry, type Structure } from './chemistry.ts';
  * in parallel, while the server keeps answering.
  */
 export interface StructureInput {
-  kind: 'smiles' | 'inchi' | 'sdf-record';
+  /** `name`: a chemical name, resolved to SMILES before parsing (readingNames in structure-reader.ts). */
+  kind: 'smiles' | 'inchi' | 'sdf-record' | 'name';
   text: string;
   /** How an error names the input ("structure", "SDF record 3"). */
   what: string;
@@ -30,6 +31,7 @@ export async function parseStructures(inputs: StructureInput[]): Promise<Structu
 export function parseWith(chemistry: Chemistry, inputs: StructureInput[]): StructureResult[] {
   return inputs.map((input): StructureResult => {
     try {
+      if (input.kind === 'name') return { error: `${input.what} ${JSON.stringify(input.text)} cannot be read here: chemical names are resolved where they are posted` };
       if (input.kind === 'smiles') return { structure: chemistry.fromSmiles(input.text, input.what), fields: {} };
       if (input.kind === 'inchi') return { structure: chemistry.fromInchi(input.text, input.what), fields: {} };
       const [record] = chemistry.fromSdf(`${input.text}\n$$$$\n`);

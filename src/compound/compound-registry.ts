@@ -16,6 +16,8 @@ import type { IndexEntry } from '../structure-index/index-entry.ts';
 import type { RecordWrites } from '../store/triple-store.ts';
 import { sortById } from '../store/id-minter.ts';
 import { graphGroups } from '../store/write-size.ts';
+import { readingNames, structureReaderOn, type StructureReader } from '../chemistry/structure-reader.ts';
+import { CompoundNames } from './compound-names.ts';
 
 /** Characters of compound graphs written in one batch (about 200 compounds with their molfiles). */
 const COMPOUND_WRITE_CHARS = 500_000;
@@ -47,12 +49,23 @@ export class CompoundRegistry {
   private index?: StructureIndex;
   private structureSearch?: StructureSearch;
 
-  private readonly services: Pick<Services, 'config' | 'uris' | 'log' | 'store' | 'ids' | 'coordination' | 'workers' | 'searchWorkers'>;
+  private readonly services: Pick<Services, 'config' | 'uris' | 'log' | 'store' | 'ids' | 'coordination' | 'workers' | 'searchWorkers' | 'opsin'>;
   readonly chemistry: Chemistry;
+  /** Chemical names as structures: OPSIN, then the names compounds here have. */
+  readonly names: CompoundNames;
   constructor(services: CompoundRegistry['services'], chemistry: Chemistry) {
     this.services = services;
     this.chemistry = chemistry;
     this.collection = services.uris.collection('compound');
+    this.names = new CompoundNames(services.opsin, { named: (name) => this.named(name), smilesOf: async (uri) => (await this.read(uri))?.smiles });
+  }
+
+  /**
+   * How posted structures are read: on the worker pool (a few on this thread), chemical names
+   * (inputs of kind `name`) resolved to structures first (compound-names.ts).
+   */
+  reader(signal?: AbortSignal): StructureReader {
+    return readingNames(structureReaderOn(this.services.workers, signal, this.chemistry), (inputs) => this.names.smilesOf(inputs));
   }
 
   /** Read the structure index (at start; built once over a store that has none). */
@@ -305,6 +318,15 @@ export class CompoundRegistry {
       for (const id of index.idsForName(t)) found.add(id);
     }
     return sortById([...found].map((id) => this.uriOf(id)));
+  }
+
+  /** The compounds with this name or synonym (case-insensitively): the name search's index look-up, without reading the text as a structure. */
+  async named(name: string): Promise<string[]> {
+    return sortById(
+      this.opened()
+        .index.idsForName(name.trim())
+        .map((id) => this.uriOf(id)),
+    );
   }
 
   sameAs(iri: string): Promise<string[]> {

@@ -7,8 +7,7 @@ import { sendCompoundHits } from './compound-page.ts';
 import type { Services } from '../core/services.ts';
 import type { CompoundRegistry } from './compound-registry.ts';
 import { readStructures } from './structure-input.ts';
-import { structureReaderOn } from '../chemistry/structure-reader.ts';
-import { STRUCTURE_ANSWERS, STRUCTURE_TYPES, StructureResources } from './structure-resources.ts';
+import { COMPOUND_INPUT_TYPES, STRUCTURE_ANSWERS, StructureResources } from './structure-resources.ts';
 import { conformerRoutes } from './conformer-routes.ts';
 import { structureFeatureRoutes } from './structure-feature-routes.ts';
 
@@ -78,9 +77,16 @@ export function compoundRoutes(routes: DescribedRoutes, services: Pick<Services,
   );
 
   routes.add(
-    { method: 'POST', path: '/compound', summary: 'Register structures (the same structure always gets the same URI)', tag: 'compound', body: STRUCTURE_TYPES, responses: answers(MEDIA.uri, 400) },
+    {
+      method: 'POST',
+      path: '/compound',
+      summary: 'Register structures, or chemical names (text/plain, one a line); the same structure always gets the same URI',
+      tag: 'compound',
+      body: COMPOUND_INPUT_TYPES,
+      responses: answers(MEDIA.uri, 400),
+    },
     async (ctx) => {
-      const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`, structureReaderOn(services.workers, undefined, chemistry));
+      const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`, compounds.reader());
       await sendUris(ctx, await compounds.register(posted));
     },
   );
@@ -101,10 +107,10 @@ export function compoundRoutes(routes: DescribedRoutes, services: Pick<Services,
     (ctx) => structures.send(ctx, structures.compoundUri(ctx)),
   );
 
-  routes.add({ method: 'PUT', path: '/compound/:id', summary: 'Replace a compound’s names and links', tag: 'compound', body: STRUCTURE_TYPES, responses: answers([], 400, 404) }, async (ctx) => {
+  routes.add({ method: 'PUT', path: '/compound/:id', summary: 'Replace a compound’s names and links', tag: 'compound', body: COMPOUND_INPUT_TYPES, responses: answers([], 400, 404) }, async (ctx) => {
     const uri = structures.compoundUri(ctx);
     const { s } = await structures.require(uri);
-    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, uri);
+    const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, uri, compounds.reader());
     if (posted.length !== 1) throw badRequest(`PUT takes one structure; the body holds ${posted.length}`);
     await compounds.replace(uri, s, posted[0]);
     sendDone(ctx);

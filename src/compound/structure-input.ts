@@ -7,7 +7,8 @@ import { badRequest, unsupportedType } from '../core/errors.ts';
 import { isRdfMediaType, parseRdf } from '../rdf/parse.ts';
 import { ot, rdf, rdfs, dc, owl } from '../rdf/namespaces.ts';
 import type { Chemistry, StructureRecord } from '../chemistry/chemistry.ts';
-import { parseWith, type StructureReader } from '../chemistry/structure-reader.ts';
+import { parseWith, type StructureInput, type StructureReader } from '../chemistry/structure-reader.ts';
+import { nameTextProblem } from '../chemistry/structure-limits.ts';
 
 export const STRUCTURE_INPUT_TYPES = ['chemical/x-daylight-smiles', 'chemical/x-inchi', 'chemical/x-mdl-molfile', 'chemical/x-mdl-sdfile', 'chemical/x-cml'];
 
@@ -20,37 +21,45 @@ export interface PostedStructure {
 }
 
 /**
- * Read the structures of a request body, in any type of spec 4.10 or RDF. Every record is
- * parsed before anything is stored; an error names the record (line or SDF record number).
+ * Read the structures of a request body, in any type of spec 4.10 or RDF (`text/plain`: chemical
+ * names, one a line, which `read` resolves; see compound-names.ts). Every record is parsed before
+ * anything is stored; an error names the record (line or SDF record number).
  */
 export async function readStructures(ctx: Context, chemistry: Chemistry, shapes: ShapeValidator, bodyLimit: number, baseIri: string, read?: StructureReader): Promise<PostedStructure[]> {
   const type = requestMediaType(ctx);
   const isChemical = STRUCTURE_INPUT_TYPES.includes(type) || type === 'chemical/x-mdl-molfile' || type === 'text/plain';
   if (!isChemical && !isRdfMediaType(type)) {
-    throw unsupportedType(`Content-Type ${type || '(none)'} is not a structure type; send one of ${STRUCTURE_INPUT_TYPES.join(', ')} or an RDF type`);
+    throw unsupportedType(`Content-Type ${type || '(none)'} is not a structure type; send one of ${STRUCTURE_INPUT_TYPES.join(', ')}, text/plain (chemical names) or an RDF type`);
   }
   const text = await readText(ctx, bodyLimit);
   if (!text.trim()) throw badRequest('the request body is empty: no structure');
   // every structure is measured (structure-limits.ts) and read by the toolkit, fresh after a crash
   await chemistry.ready();
   const plain = (r: StructureRecord): PostedStructure => ({ structure: r.structure, names: r.name ? [r.name] : [], fields: r.fields, sameAs: [] });
+  const readAll = (inputs: StructureInput[]) => (read ? read(inputs) : parseWith(chemistry, inputs));
   switch (type) {
-    case 'chemical/x-daylight-smiles':
-    case 'text/plain': {
+    case 'chemical/x-daylight-smiles': {
       // many lines are parsed on the worker pool (`read`), a few here
       const named = lines(text).map(({ line, n }) => {
         const [smiles, ...name] = line.split(/\s+/);
         return { input: { kind: 'smiles' as const, text: smiles, what: `SMILES on line ${n}` }, name: name.join(' ') || undefined };
       });
-      const parsed = read
-        ? await read(named.map((x) => x.input))
-        : parseWith(
-            chemistry,
-            named.map((x) => x.input),
-          );
+      const parsed = await readAll(named.map((x) => x.input));
       return parsed.map((r, i) => {
         if ('error' in r) throw badRequest(r.error);
         return plain({ structure: r.structure, name: named[i].name, fields: {} });
+      });
+    }
+    case 'text/plain': {
+      // chemical names (spec 4.10), one a line: each refused at once when it is too long or not one line of text
+      const names = lines(text).map(({ line, n }): StructureInput => ({ kind: 'name', text: line, what: `the name on line ${n}` }));
+      for (const name of names) {
+        const problem = nameTextProblem(name.text, name.what);
+        if (problem) throw badRequest(problem);
+      }
+      return (await readAll(names)).map((r) => {
+        if ('error' in r) throw badRequest(r.error);
+        return plain(r);
       });
     }
     case 'chemical/x-inchi':

@@ -19,6 +19,8 @@ import { MEDIA } from '../http/route-description.ts';
 
 /** What a structure is posted as: a chemical format, or RDF. */
 export const STRUCTURE_TYPES = [...STRUCTURE_INPUT_TYPES, ...MEDIA.rdf.filter((t) => t !== 'text/html')];
+/** What a compound is posted as: a structure, or chemical names (`text/plain`, spec 4.10; not a conformer, which needs coordinates). */
+export const COMPOUND_INPUT_TYPES = [...new Set([...STRUCTURE_TYPES, 'text/plain'])];
 /** What a structure is answered as: chemical formats, pictures, RDF and its page. */
 export const STRUCTURE_ANSWERS = [...new Set([...STRUCTURE_OUTPUT_TYPES, ...MEDIA.rdf])];
 

@@ -103,6 +103,8 @@ export interface Config {
   redisPrefix: string;
   /** Seconds after which a job whose worker stopped renewing its lock is run again (or ended). */
   jobLockSeconds: number;
+  /** OPSIN's command-line jar, which parses systematic chemical names (Debian's libopsin-java by default). */
+  opsinJar: string;
 }
 
 /** `bare`: the value of the flag given without one (`--auth`). */
@@ -174,6 +176,7 @@ const SPECS: Spec[] = [
   { flag: 'redis-url', env: 'TOXGRAPH_REDIS_URL', parse: String, key: 'redisUrl' },
   { flag: 'redis-prefix', env: 'TOXGRAPH_REDIS_PREFIX', parse: String, key: 'redisPrefix' },
   { flag: 'job-lock-seconds', env: 'TOXGRAPH_JOB_LOCK_SECONDS', parse: int, key: 'jobLockSeconds' },
+  { flag: 'opsin-jar', env: 'TOXGRAPH_OPSIN_JAR', parse: String, key: 'opsinJar' },
   { flag: 'qmrf-editor-codebase', env: 'TOXGRAPH_QMRF_EDITOR_CODEBASE', parse: (v) => v.replace(/\/+$/, ''), key: 'qmrfEditorCodebase' },
 ];
 
@@ -210,6 +213,7 @@ export function defaultConfig(): Config {
     storeWaitSeconds: 0,
     jobLockSeconds: 30,
     qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',
+    opsinJar: '/usr/share/java/opsin.jar',
   };
 }
 

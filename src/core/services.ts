@@ -8,6 +8,7 @@ import type { WorkerPool } from '../task/worker-pool.ts';
 import type { ShapeValidator } from '../shacl/shape-validator.ts';
 import type { PublishedScope } from '../ontology/published-scope.ts';
 import type { Chemistry } from '../chemistry/chemistry.ts';
+import type { OpsinNameParser } from '../chemistry/opsin-name-parser.ts';
 import type { AccessControl } from '../auth/access-control.ts';
 import type { ServiceMetrics } from '../operations/metrics.ts';
 import type { Coordination } from './coordination.ts';
@@ -33,6 +34,8 @@ export interface Services {
   shapes: ShapeValidator;
   published: PublishedScope;
   chemistry: Chemistry;
+  /** OPSIN, parsing systematic chemical names (one long-lived Java process, started with the first name). */
+  opsin: OpsinNameParser;
   access: AccessControl;
   metrics: ServiceMetrics;
 }

@@ -1,9 +1,10 @@
 import { badRequest } from '../core/errors.ts';
 
 // What a table's columns are, by their headers: the structure (SMILES, InChI, a molfile, a
-// compound URI), the substance's name, its CAS RN, and the units written in a header.
+// compound URI), the substance's name, its CAS RN, and the units written in a header. A table
+// with a name column and no structure column is read by name (chemical names as structures).
 
-export type StructureKind = 'smiles' | 'inchi' | 'molfile' | 'uri';
+export type StructureKind = 'smiles' | 'inchi' | 'molfile' | 'uri' | 'name';
 
 const STRUCTURE_HEADERS: [RegExp, StructureKind][] = [
   [/^(smiles|structure[ _]?smiles|canonical[ _]?smiles|isomeric[ _]?smiles|qsar[ _]?ready[ _]?smiles)$/i, 'smiles'],
@@ -37,20 +38,23 @@ export interface TableLayout {
 
 export function layoutOf(header: string[]): TableLayout {
   const found = header.map((h, i) => ({ i, kind: STRUCTURE_HEADERS.find(([re]) => re.test(h.trim()))?.[1] })).filter((c): c is { i: number; kind: StructureKind } => !!c.kind);
+  const at = (re: RegExp) => {
+    const i = header.findIndex((h) => re.test(h.trim()));
+    return i < 0 ? undefined : i;
+  };
+  const nameAt = at(NAME_HEADERS);
+  // no structure but names: each row's name is its structure (and stays a column of its own)
+  if (!found.length && nameAt !== undefined) return { structureAt: nameAt, kind: 'name', nameAt, casAt: at(CAS_HEADERS), featureAt: header.map((_, i) => i) };
   if (!found.length)
     throw badRequest(
-      `the table has no structure column: name one SMILES, InChI, Molfile or Compound (found ${header
+      `the table has no structure column: name one SMILES, InChI, Molfile or Compound, or a Name column of chemical names (found ${header
         .slice(0, 10)
         .map((h) => JSON.stringify(h))
         .join(', ')})`,
     );
   const chosen = found.sort((a, b) => STRUCTURE_ORDER.indexOf(a.kind) - STRUCTURE_ORDER.indexOf(b.kind))[0];
   const structureColumns = new Set(found.map((c) => c.i));
-  const at = (re: RegExp) => {
-    const i = header.findIndex((h) => re.test(h.trim()));
-    return i < 0 ? undefined : i;
-  };
-  return { structureAt: chosen.i, kind: chosen.kind, nameAt: at(NAME_HEADERS), casAt: at(CAS_HEADERS), featureAt: header.map((_, i) => i).filter((i) => !structureColumns.has(i)) };
+  return { structureAt: chosen.i, kind: chosen.kind, nameAt, casAt: at(CAS_HEADERS), featureAt: header.map((_, i) => i).filter((i) => !structureColumns.has(i)) };
 }
 
 /** Does a CAS RN's check digit hold (`50-00-0`: (0·1 + 0·2 + 0·3 + 5·4) mod 10 = 0)? */

@@ -9,7 +9,6 @@ import { asksForPage, sendGraphList, sendNegotiated, sendSeeOther, sendUri, rdfR
 import type { Services } from '../core/services.ts';
 import { DC_PARAMS, type DatasetMeta, type DatasetStore } from './dataset-store.ts';
 import { collectTable } from './table-input.ts';
-import { structureReaderOn } from '../chemistry/structure-reader.ts';
 import { DATASET_OUTPUT_TYPES, datasetRenderers, type ExplainPredictions } from './dataset-views.ts';
 import { XLSX_TYPE } from './xlsx-table.ts';
 import { annotationsOf, filterOf, metadataOf, openTable, readUpload } from './dataset-input.ts';
@@ -297,7 +296,7 @@ export function datasetRoutes(
         await edits.mergeFrom(meta, source, filterOf(new Params(new URLSearchParams([...ref.query, ...params.entries()]))), annotationsOf(params));
       } else {
         const upload = await readUpload(ctx, config.bodyLimit);
-        const table = await collectTable(await openTable(upload, meta.uri, services.shapes, services.workers.runner()), structureReaderOn(services.workers));
+        const table = await collectTable(await openTable(upload, meta.uri, services.shapes, services.workers.runner()), datasets.structureReader());
         await datasets.merge(meta.uri, meta, table, annotationsOf(upload.params));
       }
       await sendUri(ctx, meta.uri);

@@ -89,6 +89,11 @@ export class DatasetStore {
     this.collection = services.uris.collection('dataset');
   }
 
+  /** How an upload's structures are read: on the worker pool, chemical names resolved first (the compound registry's reader). */
+  structureReader(signal?: AbortSignal): StructureReader {
+    return this.compounds.reader(signal);
+  }
+
   entriesGraph(uri: string): string {
     return this.services.uris.subgraph(uri, 'entries');
   }

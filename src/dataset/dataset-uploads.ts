@@ -2,7 +2,6 @@ import type * as RDF from '@rdfjs/types';
 import type { Context } from 'koa';
 import type { Services } from '../core/services.ts';
 import { currentUser } from '../core/request-context.ts';
-import { structureReaderOn } from '../chemistry/structure-reader.ts';
 import { Params } from '../http/params.ts';
 import { dc, ot, literal } from '../rdf/namespaces.ts';
 import type { WorkProgress } from '../task/now-or-as-task.ts';
@@ -73,7 +72,7 @@ export class DatasetUploads {
     const kept = this.pending.keep(upload, currentUser.getStore(), given.caller, given.pending);
     try {
       const source = await openTable(upload, `${this.datasets.collection}/`, this.services.shapes, this.services.workers.runner());
-      const preview = await previewOf(upload, fileTypeOf(upload), source, structureReaderOn(this.services.workers, undefined, this.services.chemistry));
+      const preview = await previewOf(upload, fileTypeOf(upload), source, this.datasets.structureReader());
       return { preview, pending: kept.id };
     } catch (e) {
       kept.undo();
@@ -85,7 +84,7 @@ export class DatasetUploads {
   async previewOfPending(pending: string): Promise<{ preview: TablePreview; pending: string; params: Params }> {
     const upload = this.pending.get(pending, currentUser.getStore());
     const source = await openTable(upload, `${this.datasets.collection}/`, this.services.shapes, this.services.workers.runner());
-    const preview = await previewOf(upload, fileTypeOf(upload), source, structureReaderOn(this.services.workers, undefined, this.services.chemistry));
+    const preview = await previewOf(upload, fileTypeOf(upload), source, this.datasets.structureReader());
     return { preview, pending, params: upload.params };
   }
 
@@ -115,7 +114,7 @@ export class DatasetUploads {
         const defaults: [RDF.NamedNode, RDF.Term][] = [];
         if (upload.filename) defaults.push([ot('hasSource'), literal(upload.filename)], [dc('title'), literal(titleOfFile(upload.filename))]);
         if (source.title) defaults.push([dc('title'), literal(source.title)]);
-        const reader = structureReaderOn(this.services.workers, signal, this.services.chemistry);
+        const reader = this.datasets.structureReader(signal);
         const uri = await this.datasets.create(source, reader, mergeAnnotations(dedupe(defaults), annotations), { associated, progress, signal });
         if (pending) this.pending.drop(pending);
         return uri;

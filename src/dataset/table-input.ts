@@ -93,7 +93,7 @@ function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: strin
   // a molfile's first lines (its name, its program line) may be blank: only its end is trimmed
   const structure = record[layout.structureAt];
   const text = layout.kind === 'molfile' ? (typeof structure === 'string' ? structure : (structure?.value ?? '')).trimEnd() : cellText(structure);
-  if (!text.trim()) return { line, cells, problem: `${unit} ${line}: empty structure, ${unit} skipped` };
+  if (!text.trim()) return { line, cells, problem: `${unit} ${line}: empty ${layout.kind === 'name' ? 'name' : 'structure'}, ${unit} skipped` };
   // the substance's name and CAS RN name its compound (a CAS RN whose check digit fails does not)
   const names = layout.nameAt === undefined ? [] : [cellText(record[layout.nameAt])].filter(Boolean);
   const notes: string[] = [];
@@ -102,6 +102,7 @@ function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: strin
   else if (cas) notes.push(`${unit} ${line}: ${JSON.stringify(cas)} is not a CAS RN (its form or check digit), not kept as an identifier`);
   const known = { line, cells, names, notes };
   if (layout.kind === 'uri') return { ...known, structure: { uri: text } };
+  if (layout.kind === 'name') return { ...known, structure: { kind: 'name', text, what: 'the name' } };
   return { ...known, structure: { kind: layout.kind === 'molfile' ? 'sdf-record' : layout.kind, text, what: 'structure' } };
 }
 

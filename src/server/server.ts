@@ -19,6 +19,7 @@ import { loadVocabularies } from '../ontology/vocabularies.ts';
 import type { PageSettings } from '../rdf/html.ts';
 import { createApp, type Route } from './app.ts';
 import { Chemistry } from '../chemistry/chemistry.ts';
+import { OpsinNameParser } from '../chemistry/opsin-name-parser.ts';
 import { AccessControl } from '../auth/access-control.ts';
 import { currentUser } from '../core/request-context.ts';
 import type { Services } from '../core/services.ts';
@@ -132,6 +133,7 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
     shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
     published,
     chemistry: await Chemistry.load(),
+    opsin: new OpsinNameParser({ jar: config.opsinJar, log }),
     access,
     metrics: new ServiceMetrics(tasks, store, config.storeUrl ? undefined : join(config.dataDir, 'store')),
   };
@@ -146,6 +148,7 @@ export async function closeServices({ services, coordination }: OpenedServices):
   await services.tasks.close();
   await services.workers.close();
   await services.searchWorkers.close();
+  services.opsin.close();
   await coordination.close();
   await services.store.close();
 }

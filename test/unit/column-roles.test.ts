@@ -33,4 +33,6 @@ test('structure, name and CAS columns by header; SMILES before a molfile or a co
   assert.equal(layoutOf(['mol', 'SMILES', 'x']).kind, 'smiles');
   assert.deepEqual(layoutOf(['Molfile', 'x']), { structureAt: 0, kind: 'molfile', nameAt: undefined, casAt: undefined, featureAt: [1] });
   assert.throws(() => layoutOf(['a', 'b']), /no structure column/);
+  // no structure but a name column: the names are read as structures, and stay a column
+  assert.deepEqual(layoutOf(['LC50', 'Chemical name', 'CAS']), { structureAt: 1, kind: 'name', nameAt: 1, casAt: 2, featureAt: [0, 1, 2] });
 });
