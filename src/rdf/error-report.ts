@@ -17,9 +17,9 @@ export function errorReportQuads(node: RDF.NamedNode | RDF.BlankNode, error: Pic
 }
 
 /** Read an error report back (for tasks that failed). */
-export function readErrorReport(quads: RDF.Quad[], node: RDF.Term): { status: number; code: string; message: string; details?: string } | undefined {
+export function readErrorReport(quads: RDF.Quad[], node: RDF.Term): { status: number; code: string; message: string; details?: string; actor?: string } | undefined {
   const get = (p: RDF.NamedNode) => propertyValue(quads, node, p);
   const status = Number(get(ot('statusCode')));
   if (!Number.isFinite(status)) return undefined;
-  return { status, code: get(ot('errorCode')) ?? 'Error', message: get(ot('message')) ?? '', details: get(ot('errorCause')) };
+  return { status, code: get(ot('errorCode')) ?? 'Error', message: get(ot('message')) ?? '', details: get(ot('errorCause')), actor: get(ot('actor')) };
 }

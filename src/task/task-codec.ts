@@ -26,6 +26,9 @@ export interface TaskRecord {
 /** Which process runs a task: ToxGraph's own term, not the interface's. */
 export const TASK_RUNNER = df.namedNode('urn:toxgraph:runner');
 
+/** The runner of a task that another service created with `POST /task` and runs itself (it sets the state by `PUT`). */
+export const CLIENT_RUNNER = 'client';
+
 const errorNode = (uri: string) => df.namedNode(`${uri}#error`);
 
 export function taskQuads(task: TaskRecord): RDF.Quad[] {
@@ -42,7 +45,8 @@ export function taskQuads(task: TaskRecord): RDF.Quad[] {
   if (task.stage && (task.status === 'Running' || task.status === 'Queued')) quads.push(df.quad(t, dc('description'), literal(task.stage)));
   if (task.runner) quads.push(df.quad(t, TASK_RUNNER, literal(task.runner)));
   if (task.resultUri) quads.push(df.quad(t, ot('resultURI'), literal(task.resultUri, xsd('anyURI'))));
-  if (task.error) quads.push(df.quad(t, ot('error'), errorNode(task.uri)), ...errorReportQuads(errorNode(task.uri), task.error, task.uri));
+  // the actor of a report a client sent is its own; ours is the task
+  if (task.error) quads.push(df.quad(t, ot('error'), errorNode(task.uri)), ...errorReportQuads(errorNode(task.uri), task.error, task.error.actor ?? task.uri));
   return quads;
 }
 

@@ -1,13 +1,34 @@
 import { z } from 'zod';
 import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import { notFound } from '../core/errors.ts';
-import { sendGraphList, sendNegotiated, rdfRenderers, sendDone, uriList } from '../http/respond.ts';
+import { sendGraphList, sendNegotiated, rdfRenderers, sendDone, sendUri, uriList } from '../http/respond.ts';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
+import { RDF_INPUT_TYPES } from '../rdf/parse.ts';
 import type { Services } from '../core/services.ts';
+import { ClientTasks } from './client-tasks.ts';
+import { newClientTaskOf, taskChangeOf } from './task-input.ts';
+import { TASK_STATUSES } from './task-states.ts';
 
-/** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels. */
-export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'tasks'>): void {
-  const { store, tasks } = services;
+/** What a new task and a change of state are described by (task-input.ts reads them, from a form or RDF). */
+const TASK_FIELDS = {
+  title: param.optional('A new task: its title'),
+  description: param.optional('What the task does (now)'),
+  creator: param.optional('A new task: who made it (a service URI)'),
+  hasStatus: param.optional(`The state: ${TASK_STATUSES.join(', ')} (a new task: Running, the default, or Queued)`),
+  percentageCompleted: param.optional('Running: how far it got, 0 to 100'),
+  resultURI: param.optional('Completed: the URI of the result (absolute http or https)'),
+  errorCode: param.optional('Error: the report’s errorCode'),
+  message: param.optional('Error: the report’s message'),
+  statusCode: param.optional('Error: the report’s statusCode (400–599; GET answers it; 500 when not given)'),
+  actor: param.optional('Error: the report’s actor (a URI)'),
+  errorCause: param.optional('Error: the report’s errorCause'),
+  errorReport: param.optional('Error: the whole report as YAML (as the OpenTox Ruby clients send it)'),
+};
+
+/** Task resources (spec 2.9, DESIGN.md): GET list, GET one (status code follows the state), DELETE cancels; tasks other services run: POST, PUT of the state. */
+export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'tasks'>): void {
+  const { store, tasks, config } = services;
+  const clientTasks = new ClientTasks(services);
 
   routes.add({ method: 'GET', path: '/task', summary: 'Tasks', tag: 'task', responses: answers(MEDIA.list) }, async (ctx) => {
     await sendGraphList(ctx, store, await tasks.list(), 'Tasks');
@@ -53,6 +74,44 @@ export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'ur
         },
         code,
       );
+    },
+  );
+
+  // a task that another service runs itself: it creates it here and sets its state (task-states.ts)
+  routes.add(
+    {
+      method: 'POST',
+      path: '/task',
+      summary: 'Create a task that the caller runs itself (then PUT its state); its work never runs here',
+      tag: 'task',
+      params: z.object(TASK_FIELDS),
+      ownInput: true,
+      body: RDF_INPUT_TYPES,
+      responses: answers(MEDIA.uri, 400, 401),
+    },
+    async (ctx) => {
+      await sendUri(ctx, await clientTasks.create(await newClientTaskOf(ctx, tasks.collectionUri, config.bodyLimit)));
+    },
+  );
+
+  // `/task/{id}/{state}`: the OpenTox Ruby clients' form (`PUT {task}/Completed` with resultURI; `{task}/pid` changes nothing)
+  routes.add(
+    {
+      method: 'PUT',
+      path: '/task/:id',
+      aliases: ['/task/:id/:state'],
+      summary: 'Set the state of a task created with POST /task: Running, Completed (resultURI), Cancelled, Error (an ot:ErrorReport)',
+      tag: 'task',
+      params: z.object(TASK_FIELDS),
+      ownInput: true,
+      body: RDF_INPUT_TYPES,
+      responses: answers(MEDIA.uri, 400, 401, 403, 404, 405),
+    },
+    async (ctx) => {
+      const uri = services.uris.item('task', ctx.params.id);
+      await clientTasks.require(uri);
+      await clientTasks.change(uri, await taskChangeOf(ctx, uri, ctx.params.state, config.bodyLimit));
+      await sendUri(ctx, uri);
     },
   );
 

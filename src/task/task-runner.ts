@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { HttpError } from '../core/errors.ts';
 import { PART_OF, select } from '../store/query-helpers.ts';
 import { df } from '../rdf/namespaces.ts';
-import { mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord, type TaskStatus } from './task-codec.ts';
+import { CLIENT_RUNNER, mintedOf, mintedQuads, taskQuads, taskRecord, type TaskRecord, type TaskStatus } from './task-codec.ts';
 import { taskQueries } from './task-queries.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { Logger } from '../core/log.ts';
@@ -83,7 +83,7 @@ const CLOSE_WAIT_MS = 10_000;
  * The one task runner (spec 2.9, DESIGN.md): work runs off the request path, at most
  * `concurrency` jobs at a time; every task is a resource in the store (graph = task URI), so
  * it survives restarts, and a task found Running or Queued at start-up is ended as Error
- * "interrupted".
+ * "interrupted" (not one that another service runs: client-tasks.ts).
  *
  * Work is either a closure run here (`submit`) or a named job kind with JSON input (`register`, job-definition.ts):
  * with a shared queue (`--redis-url`) such jobs are run by worker processes, which use this same
@@ -232,6 +232,8 @@ export class TaskRunner {
     let ended = 0;
     for (const row of await select(this.store, taskQueries.unfinished())) {
       const uri = row.t.value;
+      // a task another service runs (POST /task) goes on there whatever happens here: its next PUT finds it as it was
+      if (row.runner?.value === CLIENT_RUNNER) continue;
       if (!(await gone(uri, row.runner?.value))) continue;
       const minted = mintedOf(await this.store.readGraph(this.uris.subgraph(uri, 'minted')));
       if (await this.endAs(uri, 'Error', new HttpError(500, 'Interrupted', 'interrupted: the server stopped while this task was running'), minted)) ended++;
@@ -357,9 +359,10 @@ export class TaskRunner {
     return true;
   }
 
-  /** Cancel a queued or running task, here or in the process that runs it. Answers false when it is no longer active. */
+  /** Cancel a queued or running task, here or in the process that runs it (or, for a task another service runs, in the store: its next PUT is refused). Answers false when it is no longer active. */
   async cancel(uri: string): Promise<boolean> {
     if (await this.cancelHere(uri)) return true;
+    if ((await this.runnerOf(uri)) === CLIENT_RUNNER) return this.endAs(uri, 'Cancelled');
     if (!this.coordination.shared) return false;
     if (!isUnfinished(await this.statusOf(uri))) return false;
     // a job not taken yet is never run; a running one is stopped by its process
