@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { catalogue } from '../../src/algorithm/catalogue.ts';
 import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.ts';
 import { spellingsOf } from './path-spellings.ts';
+import { chemicalNameTargets } from './chemical-names.ts';
 import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
 import { toQmrfXml } from '../../src/qmrf/qmrf-xml.ts';
 
@@ -467,6 +468,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     { name: 'InChI', input: mutated(INCHI).map(post('/compound', 'chemical/x-inchi')) },
     { name: 'molfile', input: mutated([ETHANOL, CHARGED]).map(post('/compound', 'chemical/x-mdl-molfile')) },
     { name: 'SDF (compounds)', input: mutated([SDF]).map(post('/compound', 'chemical/x-mdl-sdfile')) },
+    ...chemicalNameTargets(),
     { name: 'QMRF XML', input: mutated([QMRF]).map(post('/reach_report/qmrf', 'application/qmrf-xml')) },
     { name: 'SDF (dataset)', input: mutated([SDF]).map(post('/dataset', 'chemical/x-mdl-sdfile')) },
     { name: 'CSV', input: mutated(CSV).map(post('/dataset', 'text/csv')) },
