@@ -75,6 +75,11 @@ export class OpsinNameParser {
     return this.why;
   }
 
+  /** The OPSIN process's id while one runs. */
+  get processId(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Names waiting for OPSIN now. */
   get waiting(): number {
     return this.queue.length;

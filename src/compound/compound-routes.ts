@@ -83,7 +83,8 @@ export function compoundRoutes(routes: DescribedRoutes, services: Pick<Services,
       summary: 'Register structures, or chemical names (text/plain, one a line); the same structure always gets the same URI',
       tag: 'compound',
       body: COMPOUND_INPUT_TYPES,
-      responses: answers(MEDIA.uri, 400),
+      // 503: OPSIN's queue is full (chemical names)
+      responses: answers(MEDIA.uri, 400, 503),
     },
     async (ctx) => {
       const posted = await readStructures(ctx, chemistry, services.shapes, config.bodyLimit, `${base}/`, compounds.reader());

@@ -1,6 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessSync } from 'node:fs';
+import { accessSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { OpsinNameParser } from '../../src/chemistry/opsin-name-parser.ts';
 import { startTestServer, http, form, errorReport, parseTurtle, resourceLists, OT, type TestServer } from '../helpers.ts';
 
 // Chemical names as structures (issue 54, spec 4.10: text/plain = names), with real OPSIN
@@ -10,6 +13,14 @@ const OPSIN_JAR = '/usr/share/java/opsin.jar';
 const hasOpsin = (() => {
   try {
     accessSync(OPSIN_JAR);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const hasJava = (() => {
+  try {
+    execFileSync('java', ['-version'], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -158,5 +169,45 @@ test('with access control on, a signed-in user posts names; an anonymous caller 
     assert.equal((await postTo(secured, 'cyclohexanol', 'text/plain')).status, 401);
   } finally {
     await secured.stop();
+  }
+});
+
+test('the OPSIN process: killed while names wait, it is started again; the one name it was on fails, the others get their own structures in order', { skip }, async () => {
+  const opsin = s.services.opsin;
+  assert.ok('smiles' in (await opsin.parse(['methane']))[0]);
+  const first = opsin.processId;
+  assert.ok(first);
+  const alkanes = ['methane', 'ethane', 'propane', 'butane', 'pentane', 'hexane', 'heptane', 'octane', 'nonane', 'decane'];
+  const names = Array.from({ length: 60 }, (_, i) => alkanes[i % alkanes.length]);
+  const parsing = opsin.parse(names);
+  process.kill(first, 'SIGKILL');
+  const answers = await parsing;
+  const failed = answers.flatMap((a, i) => ('error' in a ? [i] : []));
+  assert.equal(failed.length, 1, JSON.stringify(answers.filter((a) => 'error' in a)));
+  assert.match((answers[failed[0]] as { error: string }).error, /^OPSIN failed on it: OPSIN stopped \(SIGKILL\)$/);
+  answers.forEach((a, i) => {
+    if ('smiles' in a) assert.equal(a.smiles.replace(/[^C]/g, '').length, (i % alkanes.length) + 1, `${names[i]}: ${a.smiles}`);
+  });
+  assert.ok(opsin.processId && opsin.processId !== first, 'a fresh process');
+  assert.equal(opsin.waiting, 0);
+});
+
+test('a jar that is not OPSIN: three starts fail, then names cannot be parsed, said once in the log', { skip: !hasJava && 'Java is not installed' }, async () => {
+  const warnings: string[] = [];
+  const log = { info: () => undefined, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
+  const notAJar = join(s.dataDir, 'not-opsin.jar');
+  writeFileSync(notAJar, 'not a jar');
+  const opsin = new OpsinNameParser({ jar: notAJar, log });
+  try {
+    assert.equal(opsin.unavailable, undefined, 'the jar is there: it is tried');
+    const [answer] = await opsin.parse(['benzene']);
+    assert.ok('error' in answer);
+    assert.match(answer.error, /^systematic names cannot be parsed here: OPSIN stopped \(exit code 1\)/);
+    assert.match(opsin.unavailable ?? '', /exit code 1/);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.ok('error' in (await opsin.parse(['ethanol']))[0]);
+    assert.equal(warnings.length, 1, 'said once');
+  } finally {
+    opsin.close();
   }
 });
