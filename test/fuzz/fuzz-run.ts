@@ -4,6 +4,7 @@ import type { TestServer } from '../helpers.ts';
 import { http, form, errorReport, waitForTask } from '../helpers.ts';
 import type { TripleStore } from '../../src/store/triple-store.ts';
 import { fuzzTargets, type FuzzContext, type FuzzRequest, type FuzzTarget } from './fuzz-targets.ts';
+import { prepareClientTasks } from './task-states.ts';
 
 /** Graphs that any request may write without creating a resource: the id counters. */
 const BOOKKEEPING = new Set(['urn:toxgraph:counters']);
@@ -49,7 +50,7 @@ export async function prepareContext(s: TestServer): Promise<FuzzContext> {
   });
   const crossvalidation = await waitForTask(s, cv.text.trim());
   const [validation] = (await http(`${crossvalidation.replace(s.base, s.url)}/validations`, { accept: 'text/uri-list' })).text.trim().split(/\r?\n/);
-  return { base: s.base, dataset, target, classTarget: await titled('class'), model, compound, feature: await titled('x1'), crossvalidation, validation };
+  return { base: s.base, dataset, target, classTarget: await titled('class'), model, compound, feature: await titled('x1'), crossvalidation, validation, clientTasks: await prepareClientTasks(s) };
 }
 
 export interface FuzzStats {

@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { catalogue } from '../../src/algorithm/catalogue.ts';
 import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.ts';
 import { spellingsOf } from './path-spellings.ts';
+import { taskStatePuts, type ClientTaskFixtures } from './task-states.ts';
 import { chemicalNameTargets } from './chemical-names.ts';
 import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
 import { toQmrfXml } from '../../src/qmrf/qmrf-xml.ts';
@@ -50,6 +51,8 @@ export interface FuzzContext {
   /** A cross-validation of the dataset and one of its fold validations (reports are made of them). */
   crossvalidation: string;
   validation: string;
+  /** Tasks that other services run (POST /task), ended and running (task-states.ts). */
+  clientTasks: ClientTaskFixtures;
 }
 
 const SMARTS = ['c1ccccc1', '[N+](=O)[O-]', '[#6]~[#7;R]', '[Cl,Br,I]', 'C(=O)[OX2H1]', '[$(C=O)]N', '*~*', '[!#1]'];
@@ -534,6 +537,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
         .chain((path) => spellingsOf(path))
         .map((spelling): FuzzRequest => ({ method: 'GET', path: spelling.path })),
     },
+    taskStatePuts(c.clientTasks, c.base),
     { name: 'MCP tool calls', input: mcpCalls(c), protocol: 'mcp', weight: 2 },
     {
       name: 'form parameters of every POST',
