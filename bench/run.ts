@@ -12,6 +12,7 @@ import { benchLoad } from './load.ts';
 import { benchUpload } from './upload.ts';
 import { benchTables } from './tables.ts';
 import { benchStandardisation } from './standardisation.ts';
+import { benchNames } from './names.ts';
 import { benchFirstPrediction } from './first-prediction.ts';
 import { benchDenseLearning } from './dense-learning.ts';
 import { benchConformal } from './conformal.ts';
@@ -57,6 +58,7 @@ const benches = [
   ['upload', benchUpload],
   ['tables', benchTables],
   ['standardisation', benchStandardisation],
+  ['names', benchNames],
   ['first-prediction', benchFirstPrediction],
   ['dense-learning', benchDenseLearning],
   ['conformal', benchConformal],

@@ -60,7 +60,8 @@ export class OpsinNameParser {
   private idle?: NodeJS.Timeout;
   private why?: string;
   private closed = false;
-  private readonly java?: string;
+  /** The java that runs OPSIN (undefined: none found). */
+  readonly java?: string;
   private readonly options: OpsinOptions;
 
   constructor(options: OpsinOptions) {
