@@ -14,6 +14,7 @@ import { XLSX_TYPE } from './xlsx-table.ts';
 import { annotationsOf, filterOf, metadataOf, openTable, readUpload } from './dataset-input.ts';
 import { DatasetEdits } from './dataset-edits.ts';
 import { DatasetUploads } from './dataset-uploads.ts';
+import { emptyDatasetMetadata } from './empty-dataset.ts';
 import { previewHtml } from './upload-preview.ts';
 import { renderPage } from '../rdf/html.ts';
 import { storeRepresentation } from '../http/representation-cache.ts';
@@ -97,7 +98,7 @@ export function datasetRoutes(
       method: 'POST',
       path: '/dataset',
       startsJob: true,
-      summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), or make one from a subset of another (form)',
+      summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), make one from a subset of another (form), or an empty one (no body, or metadata only)',
       tag: 'dataset',
       params: z.object({
         dataset_uri: SOURCE,
@@ -115,6 +116,9 @@ export function datasetRoutes(
     async (ctx) => {
       const type = requestMediaType(ctx);
       const form = type === 'application/x-www-form-urlencoded' || type === 'application/www-form-urlencoded' ? await Params.fromRequest(ctx, config.bodyLimit) : undefined;
+      // no rows at all (no body, a form or RDF of metadata only): an empty dataset, filled by PUT later
+      const empty = await emptyDatasetMetadata(ctx, form, services.shapes, config.bodyLimit, `${datasets.collection}/`);
+      if (empty) return sendUri(ctx, await datasets.createFromRows(empty, [], []));
       if (form && !form.has('pending')) {
         // a new dataset from a subset of another
         const ref = parseDatasetRef(form.required('dataset_uri'));
