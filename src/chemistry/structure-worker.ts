@@ -31,7 +31,7 @@ export async function parseStructures(inputs: StructureInput[]): Promise<Structu
 export function parseWith(chemistry: Chemistry, inputs: StructureInput[]): StructureResult[] {
   return inputs.map((input): StructureResult => {
     try {
-      if (input.kind === 'name') return { error: `${input.what} ${JSON.stringify(input.text)} cannot be read here: chemical names are resolved where they are posted` };
+      if (input.kind === 'name') return { error: `${input.what} ${JSON.stringify(input.text.slice(0, 200))} is read as a structure only by POST /compound and dataset uploads` };
       if (input.kind === 'smiles') return { structure: chemistry.fromSmiles(input.text, input.what), fields: {} };
       if (input.kind === 'inchi') return { structure: chemistry.fromInchi(input.text, input.what), fields: {} };
       const [record] = chemistry.fromSdf(`${input.text}\n$$$$\n`);
