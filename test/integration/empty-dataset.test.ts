@@ -51,7 +51,7 @@ test('POST /dataset with no body makes an empty dataset, valid in every represen
   assert.equal(arff.status, 200, arff.text);
   assert.match(arff.text, /@relation/i);
   assert.match(arff.text, /@data\s*$/i);
-  for (const type of ['chemical/x-mdl-sdfile', 'application/json', XLSX, 'text/html']) {
+  for (const type of ['chemical/x-mdl-sdfile', 'application/json', 'text/x-yaml', XLSX, 'text/html']) {
     const r = await http(local(uri), { accept: type });
     assert.equal(r.status, 200, `${type}: ${r.text.slice(0, 300)}`);
     assert.equal(r.type, type);
