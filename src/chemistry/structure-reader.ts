@@ -21,7 +21,11 @@ export function structureReaderOn(workers: WorkerPool, signal?: AbortSignal, her
     // a few structures (a small upload answered at once) with the toolkit already loaded here:
     // a millisecond or two, where the pool's threads (background priority) could keep a
     // request waiting for hundreds of ms while the cores are busy
-    if (here && inputs.length <= INLINE_MAX) return parseWith(here, inputs);
+    if (here && inputs.length <= INLINE_MAX) {
+      // its Indigo (InChI) is loaded by the first ready(), not at start
+      await here.ready();
+      return parseWith(here, inputs);
+    }
     return runInChunks(workers, { module: WORKER_MODULE, fn: 'parseStructures', chunk: CHUNK }, inputs, { signal, progress });
   };
 }

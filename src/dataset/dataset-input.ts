@@ -17,6 +17,8 @@ import { unpackedSize, XLSX_TYPE } from './xlsx-table.ts';
 import type { Config } from '../core/config.ts';
 import type { RunFunction } from '../learning/learner.ts';
 import { OWN } from './dataset-codec.ts';
+import { YAML_TYPES } from './yaml-dataset.ts';
+import { yamlSource } from './yaml-table.ts';
 
 // What a dataset request carries: an uploaded file, Dublin Core annotations, a row selection.
 
@@ -65,6 +67,8 @@ export function fileTypeOf(upload: Upload): string {
     ttl: 'text/turtle',
     nt: 'application/n-triples',
     jsonld: 'application/ld+json',
+    yaml: 'text/x-yaml',
+    yml: 'text/x-yaml',
   };
   const ext = upload.filename?.split('.').pop()?.toLowerCase();
   const declared = upload.mediaType;
@@ -94,7 +98,10 @@ async function sourceOf(upload: Upload, baseIri: string, shapes: ShapeValidator,
   if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
   if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));
   if (isRdfMediaType(type)) return rdfSource(await shapes.checked(await parseRdf(upload.body.toString('utf8'), type, baseIri)));
-  throw unsupportedType(`cannot read a dataset from ${type || '(no type)'}; send text/csv, text/tab-separated-values, an Excel workbook (${XLSX_TYPE}), chemical/x-mdl-sdfile, text/arff or RDF`);
+  if (YAML_TYPES.includes(type)) return yamlSource(upload.body, run);
+  throw unsupportedType(
+    `cannot read a dataset from ${type || '(no type)'}; send text/csv, text/tab-separated-values, an Excel workbook (${XLSX_TYPE}), chemical/x-mdl-sdfile, text/arff, RDF or YAML (text/x-yaml)`,
+  );
 }
 
 /** Dublin Core parameters of a request as annotations (each as long and of the characters a cell may be: 400 otherwise). */

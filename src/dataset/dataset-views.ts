@@ -4,7 +4,6 @@ import { featureRecord } from '../feature/feature-record.ts';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { stringify as yamlStringify } from 'yaml';
 import { df, ot, rdf } from '../rdf/namespaces.ts';
 import { compact, renderPage } from '../rdf/html.ts';
 import { curationColumnsOf } from './curation-report.ts';
@@ -18,6 +17,7 @@ import type { TripleStore } from '../store/triple-store.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
 import { isNumericDatatype } from './columns.ts';
 import { sheetTooLarge, writeWorkbook, XLSX_TYPE } from './xlsx-table.ts';
+import { datasetYaml } from './yaml-dataset.ts';
 
 export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', XLSX_TYPE, 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list'];
 
@@ -307,40 +307,7 @@ export async function datasetRenderers(
     );
   };
   renderers['text/x-json'] = renderers['application/json'];
-  renderers['text/x-yaml'] = async () => {
-    const features = await featuresOf();
-    return Readable.from(
-      (async function* () {
-        const slices = new TimeSlices();
-        const indent = (text: string, spaces: string) => text.replace(/^(?!$)/gm, spaces);
-        // a long list or mapping is written a few hundred items at a time (the pieces of a block list or mapping are one)
-        const { features: heads, ...head } = await headOf(features, slices);
-        yield yamlStringify(head);
-        if (heads.length) {
-          yield 'features:\n';
-          for (let i = 0; i < heads.length; i += MAX_ROWS_PER_CHUNK) {
-            yield indent(yamlStringify(heads.slice(i, i + MAX_ROWS_PER_CHUNK)), '  ');
-            await slices.pause();
-          }
-        } else yield 'features: []\n';
-        yield 'entries:\n';
-        for await (const { rows, structure } of rowsOf()) {
-          const entries: string[] = [];
-          for (const r of rows) {
-            entries.push(indent(yamlStringify([{ uri: r.entry, compound: r.compound, smiles: structure.get(r.compound)?.smiles ?? '' }]), '  '));
-            const values = await valuesOf(r, features, slices);
-            if (!values.length) entries.push('    values: {}\n');
-            else entries.push('    values:\n');
-            for (let i = 0; i < values.length; i += MAX_ROWS_PER_CHUNK) {
-              entries.push(indent(yamlStringify(Object.fromEntries(values.slice(i, i + MAX_ROWS_PER_CHUNK))), '      '));
-              await slices.pause();
-            }
-          }
-          yield entries.join('');
-        }
-      })(),
-    );
-  };
+  renderers['text/x-yaml'] = async () => Readable.from(datasetYaml(meta, await featuresOf(), () => datasets.rows(uri, filter)));
   renderers['text/uri-list'] = () => `${uri}\r\n`;
   renderers['text/html'] = async () => {
     const features = await featuresOf();

@@ -19,6 +19,7 @@ export function acceptOf(ctx: Context): string | undefined {
 
 /** Answer with the representation the client prefers among `renderers` (in server preference order). */
 export async function sendNegotiated(ctx: Context, renderers: Record<string, Renderer>, status = 200, fallback?: string): Promise<void> {
+  renderers = withRubyYaml(renderers);
   const offered = Object.keys(renderers);
   const mediaType = fallback ? (negotiate(acceptOf(ctx), offered) ?? fallback) : negotiateOrFail(acceptOf(ctx), offered);
   const rendered = await renderers[mediaType]();
@@ -30,6 +31,17 @@ export async function sendNegotiated(ctx: Context, renderers: Record<string, Ren
   ctx.set('Content-Type', mediaType);
   ctx.set('Vary', 'Accept');
   ctx.body = body;
+}
+
+/**
+ * `application/x-yaml` is the YAML of a resource that has one (`text/x-yaml`, the interface's
+ * type): what the OpenTox Ruby services served and their clients ask for. Last in the server's
+ * order, like every alias.
+ */
+function withRubyYaml(renderers: Record<string, Renderer>): Record<string, Renderer> {
+  const yaml = renderers['text/x-yaml'];
+  if (!yaml || renderers['application/x-yaml']) return renderers;
+  return { ...renderers, 'application/x-yaml': yaml };
 }
 
 /**

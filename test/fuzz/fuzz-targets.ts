@@ -4,6 +4,7 @@ import { catalogue } from '../../src/algorithm/catalogue.ts';
 import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.ts';
 import { spellingsOf } from './path-spellings.ts';
 import { taskStatePuts, type ClientTaskFixtures } from './task-states.ts';
+import { yamlDocuments } from './yaml-documents.ts';
 import { chemicalNameTargets } from './chemical-names.ts';
 import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
 import { toQmrfXml } from '../../src/qmrf/qmrf-xml.ts';
@@ -488,6 +489,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
         .map((body): FuzzRequest => ({ method: 'POST', path: '/dataset', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', body })),
     },
     { name: 'ARFF', input: mutated(ARFF).map(post('/dataset', 'text/arff')) },
+    { name: 'YAML with anchors, aliases and tags (dataset)', input: yamlDocuments().map(post('/dataset', 'text/x-yaml')) },
     ...Object.entries(RDF_SEEDS).map(([type, seeds]): FuzzTarget => ({ name: `RDF ${type} (feature)`, input: mutated(seeds).map(post('/feature', type)) })),
     { name: 'RDF text/turtle (compound)', input: mutated([COMPOUND_RDF]).map(post('/compound', 'text/turtle')) },
     {
