@@ -9,6 +9,8 @@ import { RUBY_DATASET_TAGS, TITLES, UNITS } from './yaml-dataset.ts';
 // on the worker pool into the rows a table upload gives: one row per compound (one per value
 // when a compound has several values of a feature), one column per feature. Only that layout
 // is read, with every limit of a table upload, and the document's own expansion bounded:
+// - size: at most YAML_MAX_BYTES, YAML_MAX_TOKENS and YAML_MAX_ALIASES, counted as the parser
+//   goes (it holds hundreds of bytes a token: 2 MB of `C,` made 1 GB before it);
 // - nesting: at most YAML_MAX_DEPTH levels, checked as the parser goes (its cost grows with
 //   depth: two bytes of `[` a level took 1 GB and seconds before it);
 // - aliases: followed by this reader, never by the parser; every node reached counts, an alias
@@ -16,8 +18,14 @@ import { RUBY_DATASET_TAGS, TITLES, UNITS } from './yaml-dataset.ts';
 // - tags: only the core schema's, `!binary`, and the dataset's Ruby class at the root; any
 //   other tag (`!!js/function`, `!ruby/object:` another class) is refused, never resolved.
 
-/** Bytes of a YAML upload: the YAML reader takes about a second and 40 bytes of memory for each 1.5 MB it reads. */
+/** Bytes of a YAML upload (what it may hold is bounded by its tokens, below). */
 export const YAML_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * Tokens of a document (its lexemes: scalars, indicators, line ends): the parser holds some 350
+ * bytes and 2 µs a token, an alias twice that; a value of the Ruby layout takes about 14.
+ */
+export const YAML_MAX_TOKENS = 1_000_000;
+export const YAML_MAX_ALIASES = 100_000;
 /** Nesting of a document: the layout needs six levels, metadata a few more. */
 export const YAML_MAX_DEPTH = 32;
 /** Nodes the reader may reach, aliases counted as what they stand for: twice the cells of the largest table and more. */
@@ -58,8 +66,12 @@ function documentOf(body: Uint8Array): Document.Parsed {
   }
   const lines = new LineCounter();
   const parser = new Parser(lines.addNewLine);
+  let count = 0;
+  let aliases = 0;
   const tokens = function* () {
     for (const lexeme of new Lexer().lex(text)) {
+      if (++count > YAML_MAX_TOKENS) throw new Refused(`the YAML holds more than ${YAML_MAX_TOKENS} tokens (some 70,000 values in the Ruby layout); send larger datasets as CSV or RDF`);
+      if (lexeme[0] === '*' && ++aliases > YAML_MAX_ALIASES) throw new Refused(`the YAML holds more than ${YAML_MAX_ALIASES} aliases`);
       yield* parser.next(lexeme);
       if (parser.stack.length > YAML_MAX_DEPTH) {
         const { line } = lines.linePos(parser.offset);

@@ -112,6 +112,17 @@ test('a dataset in YAML is the Ruby layout, streamed; uploaded again it is an eq
   assert.deepEqual(await contentOf(multipart.text.trim()), await contentOf(dataset));
 });
 
+test('a row of 600 columns is written a piece at a time and read back whole', async () => {
+  const header = Array.from({ length: 600 }, (_, j) => `d${j}`);
+  const row = (i: number) => [i ? 'c1ccccc1' : 'CCO', ...header.map((_, j) => String(i * 1000 + j + 0.5))].join(',');
+  const dataset = await upload(`SMILES,${header.join(',')}\n${row(0)}\n${row(1)}\n`, 'text/csv');
+  const text = (await http(local(dataset), { accept: 'text/x-yaml' })).text;
+  const doc = readYaml(text);
+  assert.equal(Object.keys(doc.data_entries[doc.compounds[1]]).length, 600);
+  assert.deepEqual(doc.data_entries[doc.compounds[1]][Object.keys(doc.features)[599]], [1599.5]);
+  assert.deepEqual(await contentOf(await upload(text, 'text/x-yaml')), await contentOf(dataset));
+});
+
 test('replicates: a compound in several rows has lists of values, and its lists come back as rows', async () => {
   const dataset = await upload('SMILES,LC50\nCCO,1\nCCO,2\nc1ccccc1,3\n', 'text/csv');
   const text = (await http(local(dataset), { accept: 'text/x-yaml' })).text;
@@ -255,6 +266,9 @@ test('hostile YAML answers 400 (413 when too large) with an error report and sto
   // and a list of values many times over: the rows it makes are counted as a table's
   const many = `--- !ruby/object:OpenTox::Dataset\nv: &v [${Array(2000).fill('1').join(', ')}]\ndata_entries:\n${Array.from({ length: 2000 }, (_, i) => `  c${i}: {f: *v}`).join('\n')}\n`;
   await refused(many, 400, /more than 2000000 cells/);
+  // what the parser would hold hundreds of bytes each of: tokens, aliases
+  await refused(`compounds: [${'C,'.repeat(1_200_000)}C]\n`, 400, /more than 1000000 tokens/);
+  await refused(`v: &v 1\ncompounds: [${'*v,'.repeat(150_000)}*v]\n`, 400, /more than 100000 aliases/);
   // tags that would make objects in other readers are never resolved
   await refused('--- !ruby/object:Gem::Installer\ni: x\n', 400, /the tag !ruby\/object:Gem::Installer/);
   await refused('data_entries:\n  CCO:\n    f: !!js/function "function () { return 1 }"\n', 400, /the tag tag:yaml\.org,2002:js\/function/);
