@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
 import type { Context } from 'koa';
 import { notFound } from '../core/errors.ts';
-import { sendList, sendNegotiated, sendUri, sendDone, resourceRenderers } from '../http/respond.ts';
+import { sendList, sendNegotiated, sendUri, sendDone, resourceRenderers, sendWarnings } from '../http/respond.ts';
 import { readRdfBody } from '../http/rdf-body.ts';
 import type { Services } from '../core/services.ts';
 import { FeatureStore } from './feature-store.ts';
@@ -42,12 +42,14 @@ export function featureRoutes(routes: DescribedRoutes, services: Pick<Services, 
   });
 
   routes.add({ method: 'POST', path: '/feature', summary: 'Create a feature (checked against its SHACL shape)', tag: 'feature', body: rdfIn, responses: answers(MEDIA.uri, 400) }, async (ctx) => {
-    await sendUri(ctx, await features.create(await readRdfBody(ctx, config.bodyLimit, `${features.collection}/`)));
+    const { uri, warnings } = await features.create(await readRdfBody(ctx, config.bodyLimit, `${features.collection}/`));
+    sendWarnings(ctx, warnings);
+    await sendUri(ctx, uri);
   });
 
   routes.add({ method: 'PUT', path: '/feature/:id', summary: 'Replace a feature', tag: 'feature', body: rdfIn, responses: answers(MEDIA.uri, 400, 404) }, async (ctx) => {
     const uri = featureUri(ctx);
-    await features.replace(uri, () => readRdfBody(ctx, config.bodyLimit, uri));
+    sendWarnings(ctx, await features.replace(uri, () => readRdfBody(ctx, config.bodyLimit, uri)));
     await sendUri(ctx, uri);
   });
 

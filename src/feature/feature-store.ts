@@ -5,6 +5,7 @@ import { select, readGraphs } from '../store/query-helpers.ts';
 import { sortById } from '../store/id-minter.ts';
 import { featureFromBody } from './feature-description.ts';
 import { featureQueries } from './feature-queries.ts';
+import { df, literal, ot } from '../rdf/namespaces.ts';
 
 /**
  * Features as resources (spec 2.1, 4.7): one graph per feature, named by its URI. Reads are the
@@ -38,25 +39,37 @@ export class FeatureStore {
     return readGraphs(this.services.store, uris);
   }
 
-  /** Store a posted description as a new feature; checked before an id is minted, so a refused one leaves nothing behind. */
-  async create(body: RDF.Quad[]): Promise<string> {
-    await this.services.shapes.check(featureFromBody(body, `${this.collection}/new`));
+  /**
+   * Store a posted description as a new feature; checked before an id is minted, so a refused one
+   * leaves nothing behind. What its shape warns of (a feature typed only as ot:Feature) is kept
+   * with it as `ot:warning` and answered.
+   */
+  async create(body: RDF.Quad[]): Promise<{ uri: string; warnings: string[] }> {
+    const warnings = await this.services.shapes.check(featureFromBody(body, `${this.collection}/new`));
     const uri = await this.services.ids.next(this.collection);
     // a URI just minted names no graph yet: nothing to read and compare
-    await this.services.store.createGraphs({ [uri]: featureFromBody(body, uri) });
-    return uri;
+    await this.services.store.createGraphs({ [uri]: withWarnings(featureFromBody(body, uri), uri, warnings) });
+    return { uri, warnings };
   }
 
-  /** Replace a feature with a new description (read only once the feature is known to exist). */
-  async replace(uri: string, readBody: () => Promise<RDF.Quad[]>): Promise<void> {
+  /** Replace a feature with a new description (read only once the feature is known to exist); its warnings, as create's. */
+  async replace(uri: string, readBody: () => Promise<RDF.Quad[]>): Promise<string[]> {
     await this.require(uri);
     const quads = featureFromBody(await readBody(), uri);
-    await this.services.shapes.check(quads);
-    await this.services.store.replaceGraphs({ [uri]: quads });
+    const warnings = await this.services.shapes.check(quads);
+    await this.services.store.replaceGraphs({ [uri]: withWarnings(quads, uri, warnings) });
+    return warnings;
   }
 
   async delete(uri: string): Promise<void> {
     await this.require(uri);
     await this.services.store.deleteGraphs([uri]);
   }
+}
+
+/** A feature's description with what its shape warned of, as the server's own `ot:warning` (what the body said of it is not kept). */
+function withWarnings(quads: RDF.Quad[], uri: string, warnings: string[]): RDF.Quad[] {
+  const self = df.namedNode(uri);
+  const own = quads.filter((q) => !(q.subject.equals(self) && q.predicate.equals(ot('warning'))));
+  return [...own, ...warnings.map((w) => df.quad(self, ot('warning'), literal(w)))];
 }

@@ -19,6 +19,7 @@ export function acceptOf(ctx: Context): string | undefined {
 
 /** Answer with the representation the client prefers among `renderers` (in server preference order). */
 export async function sendNegotiated(ctx: Context, renderers: Record<string, Renderer>, status = 200, fallback?: string): Promise<void> {
+  renderers = withPlainNTriples(renderers);
   renderers = withRubyYaml(renderers);
   const offered = Object.keys(renderers);
   const mediaType = fallback ? (negotiate(acceptOf(ctx), offered) ?? fallback) : negotiateOrFail(acceptOf(ctx), offered);
@@ -31,6 +32,18 @@ export async function sendNegotiated(ctx: Context, renderers: Record<string, Ren
   ctx.set('Content-Type', mediaType);
   ctx.set('Vary', 'Accept');
   ctx.body = body;
+}
+
+/**
+ * `text/plain` is N-Triples where a resource has no plain text of its own (a compound's is its
+ * names, a created resource's its URI): N-Triples' registered type before RDF 1.1, what OpenTox
+ * 1.x clients ask for and send. Last in the server's order, so an Accept of any type, or of any text
+ * type, still gets RDF/XML or Turtle.
+ */
+function withPlainNTriples(renderers: Record<string, Renderer>): Record<string, Renderer> {
+  const nTriples = renderers['application/n-triples'];
+  if (!nTriples || renderers['text/plain']) return renderers;
+  return { ...renderers, 'text/plain': nTriples };
 }
 
 /**
@@ -230,6 +243,15 @@ export function sendText(ctx: Context, body: string, status = 200): void {
   ctx.status = status;
   ctx.set('Content-Type', 'text/plain');
   ctx.body = body;
+}
+
+/**
+ * What a write was accepted with but warns of (a feature typed only as ot:Feature), one HTTP
+ * `Warning` header each (299: a persistent warning; quotes escaped, what a header cannot carry
+ * as "?"). The warnings are kept with the resource as well.
+ */
+export function sendWarnings(ctx: Context, warnings: string[]): void {
+  for (const w of warnings) ctx.append('Warning', `299 - "${w.replace(/["\\]/g, '\\$&').replace(/[^\x20-\x7e]/g, '?')}"`);
 }
 
 /** The empty 200 of a write that answers nothing (DELETE, PUT of values). */

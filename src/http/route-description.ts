@@ -115,7 +115,7 @@ export class DescribedRoutes {
 }
 
 /** The media types answers come in, by kind (the OpenAPI document's responses). */
-const RDF_ANSWERS = ['application/rdf+xml', 'text/turtle', 'application/ld+json', 'application/n-triples', 'text/n3', 'text/html'];
+const RDF_ANSWERS = ['application/rdf+xml', 'text/turtle', 'application/ld+json', 'application/n-triples', 'text/n3', 'text/html', 'text/plain'];
 export const MEDIA = {
   /** RDF in every syntax, and the page. */
   rdf: RDF_ANSWERS,

@@ -61,7 +61,7 @@ export function hostCheck(listenHost: string, baseUrl: string, authOn: boolean) 
 
 const SPARQL_ENDPOINTS = ['/sparql', '/ontology'];
 const ALLOW_HEADERS = 'Accept, Content-Type, subjectid, Authorization';
-const EXPOSE_HEADERS = 'Location, Content-Type, Content-Disposition, Retry-After';
+const EXPOSE_HEADERS = 'Location, Content-Type, Content-Disposition, Retry-After, Warning';
 
 /**
  * Cross-origin policy. Reads are open to every origin: `GET`/`HEAD` of any resource and SPARQL

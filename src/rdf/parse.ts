@@ -5,6 +5,7 @@ import { JsonLdParser } from 'jsonld-streaming-parser';
 import { badRequest, unsupportedType } from '../core/errors.ts';
 import { df } from './namespaces.ts';
 import { nonXmlCharProblem } from '../core/xml-chars.ts';
+import { inCurrentVocabulary } from './vocabulary-aliases.ts';
 
 /** Request body media types that carry RDF, mapped to the parser that reads them. */
 const PARSERS: Record<string, 'n3' | 'rdfxml' | 'jsonld'> = {
@@ -17,9 +18,14 @@ const PARSERS: Record<string, 'n3' | 'rdfxml' | 'jsonld'> = {
   'application/n-quads': 'n3',
   'application/trig': 'n3',
   'application/ld+json': 'jsonld',
+  // N-Triples' type before RDF 1.1, sent by OpenTox 1.x clients (compounds read text/plain as names first)
+  'text/plain': 'n3',
 };
 
 export const RDF_INPUT_TYPES = Object.keys(PARSERS);
+
+/** Media types read by the N3 parser under another type's syntax. */
+const N3_SYNTAX_OF: Record<string, string> = { 'text/rdf+n3': 'text/n3', 'application/x-turtle': 'text/turtle', 'text/plain': 'application/n-triples' };
 
 export function isRdfMediaType(mediaType: string): boolean {
   return mediaType in PARSERS;
@@ -28,10 +34,10 @@ export function isRdfMediaType(mediaType: string): boolean {
 /**
  * Parse a request body; any syntax error becomes a 400 that says where it is, and so does a term
  * holding a character that RDF/XML cannot carry (`"a\u0000b"` in Turtle): what is stored must be
- * servable in every RDF syntax.
+ * servable in every RDF syntax. Terms of the OpenTox 1.2 vocabulary are read as their 1.1 equals.
  */
 export async function parseRdf(body: string, mediaType: string, baseIri: string): Promise<RDF.Quad[]> {
-  const quads = await parseRdfSyntax(body, mediaType, baseIri);
+  const quads = inCurrentVocabulary(await parseRdfSyntax(body, mediaType, baseIri));
   for (const q of quads) {
     for (const term of [q.subject, q.predicate, q.object, q.graph]) {
       if (term.termType !== 'Literal' && term.termType !== 'NamedNode') continue;
@@ -47,7 +53,7 @@ async function parseRdfSyntax(body: string, mediaType: string, baseIri: string):
   if (!kind) throw unsupportedType(`unsupported RDF media type ${mediaType}; use one of ${RDF_INPUT_TYPES.join(', ')}`);
   try {
     if (kind === 'n3') {
-      const format = mediaType === 'text/rdf+n3' ? 'text/n3' : mediaType === 'application/x-turtle' ? 'text/turtle' : mediaType;
+      const format = N3_SYNTAX_OF[mediaType] ?? mediaType;
       return new N3Parser({ format, baseIRI: baseIri, factory: df as any }).parse(body) as unknown as RDF.Quad[];
     }
     const parser =

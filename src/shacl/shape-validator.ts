@@ -37,17 +37,29 @@ export class ShapeValidator {
     return quads;
   }
 
-  /** Throw a 400 naming each broken constraint (its sh:message, path and focus node). */
-  async check(quads: RDF.Quad[]): Promise<void> {
+  /**
+   * Throw a 400 naming each broken constraint (its sh:message, path and focus node); what a shape
+   * says with `sh:severity sh:Warning` (or `sh:Info`) does not refuse the resource: those are
+   * answered, in the same words, for the caller to pass on.
+   */
+  async check(quads: RDF.Quad[]): Promise<string[]> {
     const report = await this.validator.validate({ dataset: rdfDataset.dataset(quads) });
-    if (report.conforms) return;
-    const problems: string[] = (report.results as any[]).map((r) => {
-      const message = (r.message ?? []).map((m: RDF.Term) => m.value).join('; ');
-      const constraint = r.constraintComponent?.value?.split('#').pop() ?? 'constraint';
-      const path = r.path?.[0]?.predicates?.map((p: RDF.Term) => p.value).join('/') ?? '';
-      const focus = r.focusNode?.termType === 'NamedNode' ? `<${r.focusNode.value}>` : 'a blank node';
-      return `${message || 'shape violated'} [${constraint}${path ? ` on <${path}>` : ''} at ${focus}]`;
-    });
+    if (report.conforms) return [];
+    const results = report.results as any[];
+    const isViolation = (r: any) => (r.severity?.value ?? SH_VIOLATION) === SH_VIOLATION;
+    const problems = results.filter(isViolation).map(describe);
+    if (!problems.length) return results.filter((r) => /#(Warning|Info)$/.test(r.severity?.value ?? '')).map(describe);
     throw badRequest(`the resource does not satisfy its shape: ${problems.join(' | ')}`, problems.join('\n'));
   }
+}
+
+const SH_VIOLATION = 'http://www.w3.org/ns/shacl#Violation';
+
+/** One result of a SHACL report in words: its sh:message, path and focus node. */
+function describe(r: any): string {
+  const message = (r.message ?? []).map((m: RDF.Term) => m.value).join('; ');
+  const constraint = r.constraintComponent?.value?.split('#').pop() ?? 'constraint';
+  const path = r.path?.[0]?.predicates?.map((p: RDF.Term) => p.value).join('/') ?? '';
+  const focus = r.focusNode?.termType === 'NamedNode' ? `<${r.focusNode.value}>` : 'a blank node';
+  return `${message || 'shape violated'} [${constraint}${path ? ` on <${path}>` : ''} at ${focus}]`;
 }

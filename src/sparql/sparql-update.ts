@@ -1,3 +1,4 @@
+import { currentIri, OPENTOX_API_1_2 } from '../rdf/vocabulary-aliases.ts';
 import sparqljs from 'sparqljs';
 import { badRequest, HttpError } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
@@ -75,6 +76,7 @@ async function prepareUpdate(request: SparqlRequest, baseIri: string, updatable:
   );
   const operations: any[] = parsed.updates;
   if (!operations.length) return '';
+  const aliased = inCurrentVocabulary(operations);
   // the text is sent as it was unless something was taken out or added (the generator does not
   // write every form back, e.g. ADD/COPY/MOVE … TO DEFAULT)
   const write = () => {
@@ -84,7 +86,7 @@ async function prepareUpdate(request: SparqlRequest, baseIri: string, updatable:
       throw badRequest(`this update cannot be rewritten with the protocol's dataset: ${(e as Error).message.split('\n')[0]}`);
     }
   };
-  if (!request.usingGraphs.length && !request.usingNamedGraphs.length) return loads || widened ? write() : text;
+  if (!request.usingGraphs.length && !request.usingNamedGraphs.length) return loads || widened || aliased ? write() : text;
   // SPARQL 1.1 protocol 2.2.3: the protocol's dataset and the update's own USING/WITH do not mix
   if (operations.some((op) => op.updateType === 'insertdelete' && (op.using || op.graph)))
     throw badRequest('using-graph-uri / using-named-graph-uri cannot be combined with USING, USING NAMED or WITH in the update');
@@ -123,4 +125,20 @@ function checkGraphs(services: Pick<Services, 'uris' | 'published'>, graphs: str
     throw badRequest(
       `the update would change graphs this server keeps for its resources or vocabularies (${refused.slice(0, 5).join(', ')}${refused.length > 5 ? ' …' : ''}); change those through their own interfaces. Nothing was written.`,
     );
+}
+
+/** The OpenTox 1.2 terms of parsed operations made their 1.1 equals, as every RDF input's are (rdf/vocabulary-aliases.ts); true when there was one. */
+function inCurrentVocabulary(operations: unknown[]): boolean {
+  let found = false;
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const term = node as { termType?: string; value?: unknown };
+    if (term.termType === 'NamedNode' && typeof term.value === 'string' && term.value.startsWith(OPENTOX_API_1_2)) {
+      term.value = currentIri(term.value);
+      found = true;
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(operations);
+  return found;
 }

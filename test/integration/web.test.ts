@@ -125,7 +125,7 @@ test('the OpenAPI document lists the parameters of routes that read their own in
   for (const name of ['dataset_uri', 'compound_uris', 'feature_uris', 'title', 'license', 'associated_features', 'matcher']) assert.ok(form(upload).includes(name), `POST /dataset: ${name}`);
   for (const type of ['text/csv', 'chemical/x-mdl-sdfile', 'multipart/form-data', 'text/turtle']) assert.ok(type in upload.requestBody.content, `POST /dataset takes ${type}`);
   assert.deepEqual(Object.keys(doc.paths['/dataset/{id}'].get.responses['200'].content).sort(), [...DATASET_OUTPUT_TYPES].sort());
-  assert.deepEqual(query(doc.paths['/dataset/{id}'].get), ['compound_uris', 'feature_uris', 'where_feature', 'where_value', 'page', 'pagesize', 'media']);
+  assert.deepEqual(query(doc.paths['/dataset/{id}'].get), ['compound_uris', 'feature_uris', 'where_feature', 'where_value', 'page', 'pagesize', 'media', 'bom']);
   assert.deepEqual(query(doc.paths['/sparql'].get), ['query', 'default-graph-uri', 'named-graph-uri']);
   const post = doc.paths['/sparql'].post;
   for (const name of ['query', 'update', 'default-graph-uri', 'using-graph-uri']) assert.ok(form(post).includes(name), `POST /sparql: ${name}`);
