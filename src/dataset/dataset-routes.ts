@@ -33,7 +33,7 @@ const UPLOAD_FORM = `<form class="upload" method="post" action="/dataset/preview
 </form>`;
 
 /** What a dataset is made from (dataset-input.ts opens it): a table or RDF, raw or as the `file` of multipart/form-data. */
-const DATASET_INPUT_TYPES = ['text/csv', 'text/tab-separated-values', XLSX_TYPE, 'chemical/x-mdl-sdfile', 'text/arff', ...RDF_INPUT_TYPES, 'multipart/form-data'];
+const DATASET_INPUT_TYPES = ['text/csv', 'text/tab-separated-values', XLSX_TYPE, 'chemical/x-mdl-sdfile', 'text/arff', ...RDF_INPUT_TYPES, 'text/x-yaml', 'application/x-yaml', 'multipart/form-data'];
 
 /** The rows a request selects (filterOf in dataset-input.ts reads them). */
 const SELECTION = {
@@ -98,7 +98,7 @@ export function datasetRoutes(
       method: 'POST',
       path: '/dataset',
       startsJob: true,
-      summary: 'Upload a dataset (CSV, SDF, ARFF, RDF; large ones as a task), make one from a subset of another (form), or an empty one (no body, or metadata only)',
+      summary: 'Upload a dataset (CSV, SDF, ARFF, RDF, YAML; large ones as a task), make one from a subset of another (form), or an empty one (no body, or metadata only)',
       tag: 'dataset',
       params: z.object({
         dataset_uri: SOURCE,

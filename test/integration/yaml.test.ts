@@ -184,6 +184,9 @@ test("Accept: application/x-yaml (the Ruby services' type) answers the same YAML
   assert.equal(ruby.type, 'application/x-yaml');
   assert.equal(ruby.text, (await http(local(dataset), { accept: 'text/x-yaml' })).text);
   assert.equal((await http(`${s.url}/algorithm/mlr`, { accept: 'application/x-yaml' })).type, 'application/x-yaml');
+  // and the API's description says an upload may be YAML
+  const api = JSON.parse((await http(`${s.url}/openapi.json`, { accept: 'application/json' })).text);
+  for (const type of ['text/x-yaml', 'application/x-yaml']) assert.ok(type in api.paths['/dataset'].post.requestBody.content, type);
 });
 
 /** POST a form; follow the task when the answer is 202. */
