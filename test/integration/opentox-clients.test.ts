@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestServer, http, form, parseTurtle, errorReport, type TestServer } from '../helpers.ts';
 
 const OT11 = 'http://www.opentox.org/api/1.1#';
@@ -179,5 +182,32 @@ test('one URI answered as text/uri-list works in a shell (x=$(curl …); curl $x
     // asynchronously: the server answering curl runs in this process
     const { stdout: code } = await promisify(execFile)('sh', ['-c', script, 'sh', ...header], { env: { ...process.env, URL: s.url, BODY: feature12('from a shell') }, encoding: 'utf8' });
     assert.equal(code, '200', `${name}: the shell's URI is a URL curl can fetch`);
+  }
+});
+
+test('the published way of scripting OpenTox: upload, train MLR and follow its task with curl alone, each URI taken from the answer before', {
+  skip: !existsSync('/usr/bin/curl') && 'curl is not installed',
+}, async () => {
+  // AUTH: the subjectid header of a signed-in caller (a harmless header without access control)
+  const script = `set -e
+follow() { while [ "$(curl -s -o "$DIR/answer" -w '%{http_code}' -H "$AUTH" -H "Accept: text/uri-list" $1)" = 202 ]; do sleep 0.2; done; cat "$DIR/answer"; }
+printf 'SMILES,LC50\\nCCO,1.2\\nCCCO,1.9\\nCCCCO,2.4\\nCCCCCO,3.1\\nCCCCCCO,3.5\\nc1ccccc1O,2.2\\n' > "$DIR/train.csv"
+dataset=$(curl -sS --fail-with-body -H "$AUTH" -H "Accept: text/uri-list" -F "file=@$DIR/train.csv;type=text/csv" -F "title=Alcohols" "$URL/dataset")
+feature=$(curl -sS --fail-with-body -H "$AUTH" -H "Accept: text/uri-list" $dataset/features)
+task=$(curl -sS --fail-with-body -H "$AUTH" -X POST -d "dataset_uri=$dataset" -d "descriptors=CrippenClogP" "$URL/algorithm/rdkit-descriptors")
+described=$(follow $task)
+task=$(curl -sS --fail-with-body -H "$AUTH" -X POST -d "dataset_uri=$described" -d "prediction_feature=$feature" "$URL/algorithm/mlr")
+model=$(follow $task)
+curl -sS --fail-with-body -H "$AUTH" -o /dev/null $model
+echo "$model"`;
+  for (const { name, s, as } of settings) {
+    const dir = await mkdtemp(join(tmpdir(), 'toxgraph-curl-'));
+    try {
+      const AUTH = as.subjectid ? `subjectid: ${as.subjectid}` : 'X-Client: sh';
+      const { stdout } = await promisify(execFile)('sh', ['-c', script], { env: { ...process.env, URL: s.url, DIR: dir, AUTH }, encoding: 'utf8' });
+      assert.match(stdout.trim(), new RegExp(`^${s.base}/model/\\d+$`), name);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 });
