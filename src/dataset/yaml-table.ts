@@ -135,6 +135,12 @@ function tableOf(doc: Document.Parsed): YamlTable {
     if (n === null || n === undefined || (isScalar(n) && n.value === null)) return [];
     return isSeq(n) ? n.items : [n];
   };
+  /** An annotation's text (a title, units): of several values the first; a mapping says nothing. */
+  const annotation = (node: unknown, what: string): string | undefined => {
+    const n = at(node);
+    const first = isSeq(n) ? at(n.items[0]) : n;
+    return isScalar(first) ? (scalarText(first, what) ?? undefined) : undefined;
+  };
   const root = at(doc.contents);
   if (!isMap(root)) throw new Refused('the YAML is not a mapping: a dataset is one, of uri, metadata, features, compounds and data_entries (the OpenTox::Dataset of the Ruby services)');
   const field = (name: string) => root.items.find((p) => isScalar(p.key) && p.key.value === name)?.value;
@@ -147,7 +153,7 @@ function tableOf(doc: Document.Parsed): YamlTable {
     if (columnOf.has(key)) return;
     if (columns.length + 1 >= TABLE_MAX_COLUMNS)
       throw new Refused(`the YAML has more than ${TABLE_MAX_COLUMNS - 1} features; a table may have at most ${TABLE_MAX_COLUMNS} columns (its structure counted)`);
-    const text = (names: string[]) => scalarText(at(meta.find((p) => names.includes(p.key))?.value), `feature ${key}`) ?? undefined;
+    const text = (names: string[]) => annotation(meta.find((p) => names.includes(p.key))?.value, `feature ${key}`);
     const given = text(TITLES);
     const units = text([UNITS]);
     // a feature named by URI is that feature, as in an RDF upload; one named otherwise is a new column of that title
@@ -198,7 +204,7 @@ function tableOf(doc: Document.Parsed): YamlTable {
     }
   }
   if (replicated) notes.push(`${replicated} compound(s) have several values of a feature: a row for each value`);
-  return { title: title === undefined ? undefined : (scalarText(at(title), 'the title') ?? undefined), columns, rows, notes };
+  return { title: annotation(title, 'the title'), columns, rows, notes };
 }
 
 /** A mapping's key as text (a number or truth value as written); anything else is refused. */

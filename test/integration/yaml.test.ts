@@ -171,6 +171,10 @@ data_entries:
   // PUT: rows from YAML merged into the dataset
   await upload(`data_entries:\n  CCCC:\n    http://ruby.example/dataset/1/feature/LC50: [4.5]\n`, 'text/x-yaml', local(dataset).slice(s.url.length), 'PUT');
   assert.equal(readYaml((await http(local(dataset), { accept: 'text/x-yaml' })).text).compounds.length, 4);
+  // a feature named otherwise than by URI: titled by its dc:title (the first of several), with its units
+  const named = await upload(`features:\n  act:\n    ${DC_TITLE}: [Activity, Aktivität]\n    ${OT_UNITS}: mg/L\ndata_entries:\n  CCO: {act: [1]}\n`, 'text/x-yaml');
+  assert.match((await http(local(named), { accept: 'text/csv' })).text, /^SMILES,Activity\r\nCCO,1\r\n$/);
+  assert.equal(Object.values(readYaml((await http(local(named), { accept: 'text/x-yaml' })).text).features as Record<string, any>[])[0][OT_UNITS], 'mg/L');
   // the upload's preview reads YAML as it stores it
   const preview = await http(`${s.url}/dataset/preview`, { method: 'POST', body: yaml, contentType: 'text/x-yaml', accept: 'application/json' });
   assert.equal(preview.status, 200, preview.text);
@@ -292,4 +296,28 @@ test('hostile YAML answers 400 (413 when too large) with an error report and sto
   await refused('data_entries:\n  CCO:\n    f: ["a\\u0001b"]\n', 400, /character/);
   await refused('metadata: {}\ncompounds: []\n', 400, /no rows/);
   await refused(`data_entries:\n${'  CCO: {}\n'.repeat(1)}${'#'.repeat(9 * 1024 * 1024)}\n`, 413, /at most 8 MiB/);
+});
+
+test("with access control on: a YAML upload is its uploader's; another user gets 403 for its YAML and cannot PUT YAML into it", async () => {
+  const a = await startTestServer(['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1']);
+  try {
+    const token = async (username: string, password: string) => /^token\.id=(\S+)$/m.exec((await http(`${a.url}/auth/authenticate`, { method: 'POST', body: form({ username, password }) })).text)![1];
+    const admin = await token('admin', 'admin-secret-1');
+    for (const name of ['alice', 'bob'])
+      assert.equal((await http(`${a.url}/auth/user`, { method: 'POST', body: form({ username: name, password: `${name}-password` }), headers: { subjectid: admin } })).status, 200);
+    const [alice, bob] = [await token('alice', 'alice-password'), await token('bob', 'bob-password')];
+    const yaml = 'data_entries:\n  CCO:\n    LC50: [1.5]\n';
+    assert.equal((await http(`${a.url}/dataset`, { method: 'POST', body: yaml, contentType: 'text/x-yaml' })).status, 401);
+    const created = await http(`${a.url}/dataset`, { method: 'POST', body: yaml, contentType: 'text/x-yaml', accept: 'text/uri-list', headers: { subjectid: alice } });
+    assert.equal(created.status, 200, created.text);
+    const dataset = created.text.trim().replace(a.base, a.url);
+    const own = await http(dataset, { accept: 'application/x-yaml', headers: { subjectid: alice } });
+    assert.equal(own.status, 200);
+    assert.deepEqual(Object.values(readYaml(own.text).data_entries), [{ [Object.keys(readYaml(own.text).features)[0]]: [1.5] }]);
+    assert.equal((await http(dataset, { accept: 'text/x-yaml', headers: { subjectid: bob } })).status, 403);
+    assert.equal((await http(dataset, { method: 'PUT', body: 'data_entries:\n  CCC:\n    LC50: [2]\n', contentType: 'text/x-yaml', headers: { subjectid: bob } })).status, 403);
+    assert.equal(readYaml((await http(dataset, { accept: 'text/x-yaml', headers: { subjectid: alice } })).text).compounds.length, 1);
+  } finally {
+    await a.stop();
+  }
 });
