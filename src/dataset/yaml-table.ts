@@ -153,17 +153,17 @@ function tableOf(doc: Document.Parsed): YamlTable {
     if (columnOf.has(key)) return;
     if (columns.length + 1 >= TABLE_MAX_COLUMNS)
       throw new Refused(`the YAML has more than ${TABLE_MAX_COLUMNS - 1} features; a table may have at most ${TABLE_MAX_COLUMNS} columns (its structure counted)`);
-    const text = (names: string[]) => annotation(meta.find((p) => names.includes(p.key))?.value, `feature ${key}`);
+    const text = (names: string[]) => annotation(meta.find((p) => names.includes(p.key))?.value, `feature ${named(key)}`);
     const given = text(TITLES);
     const units = text([UNITS]);
     // a feature named by URI is that feature, as in an RDF upload; one named otherwise is a new column of that title
     const column: InputColumn = isUri(key) ? { title: given ?? key, featureUri: key } : { title: given ?? key };
     if (units) column.units = units;
-    checked(column.title, `the title of feature ${key}`);
+    checked(column.title, `the title of feature ${named(key)}`);
     columnOf.set(key, columns.length);
     columns.push(column);
   };
-  for (const f of pairs(field('features'), 'features')) addColumn(f.key, pairs(f.value, `the metadata of feature ${f.key}`));
+  for (const f of pairs(field('features'), 'features')) addColumn(f.key, pairs(f.value, `the metadata of feature ${named(f.key)}`));
 
   // the compounds in the order of their list, then those with entries only
   const order: string[] = [];
@@ -175,8 +175,8 @@ function tableOf(doc: Document.Parsed): YamlTable {
   }
   const entries = new Map<string, { key: string; value: unknown }[]>();
   for (const e of pairs(field('data_entries'), 'data_entries')) {
-    if (entries.has(e.key)) throw new Refused(`data_entries has the compound ${e.key.slice(0, 200)} twice`);
-    const values = pairs(e.value, `the entry of ${e.key}`);
+    if (entries.has(e.key)) throw new Refused(`data_entries has the compound ${named(e.key)} twice`);
+    const values = pairs(e.value, `the entry of ${named(e.key)}`);
     entries.set(e.key, values);
     if (!listed.has(e.key)) order.push(e.key);
     listed.add(e.key);
@@ -186,7 +186,7 @@ function tableOf(doc: Document.Parsed): YamlTable {
   const rows: YamlRow[] = [];
   let replicated = 0;
   for (const compound of order) {
-    checked(compound, `the compound ${compound.slice(0, 100)}`);
+    checked(compound, `the compound ${named(compound)}`);
     const lists = new Map<number, unknown[]>();
     for (const v of entries.get(compound) ?? []) lists.set(columnOf.get(v.key)!, items(v.value));
     const count = Math.max(1, ...[...lists.values()].map((l) => l.length));
@@ -197,7 +197,7 @@ function tableOf(doc: Document.Parsed): YamlTable {
         throw new Refused(`the YAML has more than ${TABLE_MAX_CELLS} cells (rows × columns, the header's counted); split it into several uploads`);
       const cells: (string | null)[] = columns.map(() => null);
       for (const [j, list] of lists) {
-        const text = scalarText(at(list[i]), `the values of ${compound}, ${columns[j].title}`);
+        const text = scalarText(at(list[i]), `the values of ${named(compound)}, ${named(columns[j].title)}`);
         if (text !== null) cells[j] = checked(text, cellAt('entry', line, j + 1, columns[j].title));
       }
       rows.push({ line, compound, cells });
@@ -238,6 +238,11 @@ function checked(text: string, where: string): string {
   const problem = cellProblem(text, where, CELL_MAX_CHARS);
   if (problem) throw new Refused(problem);
   return text;
+}
+
+/** A name as a message gives it: its first 100 characters. */
+function named(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
 function isUri(text: string): boolean {
