@@ -115,7 +115,7 @@ test('N-Triples as text/plain: accepted wherever RDF is, answered for Accept: te
     assert.equal((await http(uri, { accept: 'text/*', headers: as })).type, 'text/turtle');
     const refused = await http(uri, { accept: 'image/png', headers: as });
     assert.equal(refused.status, 400, name);
-    assert.match((await errorReport(refused)).message, /available: .*application\/rdf\+xml.*text\/plain/, name);
+    assert.match((await errorReport(refused)).message ?? '', /available: .*application\/rdf\+xml.*text\/plain/, name);
     // a dataset posted as text/plain N-Triples
     const dataset = await http(`${s.url}/dataset`, {
       method: 'POST',
