@@ -211,3 +211,40 @@ echo "$model"`;
     }
   }
 });
+
+test('a dataset uploaded as the Ruby services’ YAML, and an empty dataset filled later, with access control off and on', async () => {
+  const yaml = `--- !ruby/object:OpenTox::Dataset
+metadata:
+  http://purl.org/dc/elements/1.1/title: From a Ruby client
+features:
+  LC50:
+    http://purl.org/dc/elements/1.1/title: LC50
+compounds:
+  - CCO
+  - c1ccccc1
+data_entries:
+  CCO:
+    LC50: [1.5]
+  c1ccccc1:
+    LC50: [2.5]
+`;
+  for (const { name, s, as } of settings) {
+    const uploaded = await http(`${s.url}/dataset`, { method: 'POST', body: yaml, contentType: 'text/x-yaml', headers: as });
+    assert.equal(uploaded.status, 200, `${name}: ${uploaded.text}`);
+    const dataset = uploaded.text.trim().replace(s.base, s.url);
+    const csv = await http(dataset, { accept: 'text/csv', headers: as });
+    assert.match(csv.text, /LC50/, name);
+    assert.equal(csv.text.trim().split('\n').length, 3, `${name}: a header and two rows`);
+    const empty = await http(`${s.url}/dataset`, { method: 'POST', headers: as });
+    assert.equal(empty.status, 200, `${name}: ${empty.text}`);
+    const emptyUri = empty.text.trim().replace(s.base, s.url);
+    assert.equal((await http(`${emptyUri}/compounds`, { accept: 'text/uri-list', headers: as })).text, '', name);
+    const filled = await http(emptyUri, { method: 'PUT', body: 'SMILES,LC50\nCCO,1.5\n', contentType: 'text/csv', headers: as });
+    assert.equal(filled.status, 200, `${name}: ${filled.text}`);
+    assert.equal((await http(`${emptyUri}/compounds`, { accept: 'text/uri-list', headers: as })).text.trim().split('\n').length, 1, name);
+    if (as.subjectid) {
+      assert.equal((await http(`${s.url}/dataset`, { method: 'POST' })).status, 401, 'an anonymous caller makes no dataset');
+      assert.equal((await http(dataset, { accept: 'text/csv' })).status, 401);
+    }
+  }
+});
