@@ -433,6 +433,8 @@ test('id raiseCounter: raises a collection counter, never lowers it (numbers, no
   assert.deepEqual(await counters(), sorted([counter('feature', 100), counter('dataset', 20)]));
   await raise('feature', 164);
   assert.deepEqual(await counters(), sorted([counter('feature', 164), counter('dataset', 20)]), 'one counter per collection');
+  await raise('feature', 50);
+  assert.deepEqual(await counters(), sorted([counter('feature', 164), counter('dataset', 20)]), 'a lower end leaves the counter');
   await raise('model', 32);
   assert.deepEqual(await counters(), sorted([counter('feature', 164), counter('dataset', 20), counter('model', 32)]), 'a new collection starts its counter');
   refusesBadIris((iri) => idQueries.raiseCounter(COUNTERS_GRAPH, iri, 1));
