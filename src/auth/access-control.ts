@@ -311,13 +311,26 @@ export class AccessControl {
   }
 
   async setPolicy(policy: Policy): Promise<void> {
-    await this.store.update(authQueries.setPolicy(policy));
-    this.policies.set(policy.resource, policy);
-    await this.coordination.publish('access', { policy } satisfies AccessChange);
+    await this.setPolicies([policy]);
+  }
+
+  /** Replace several resources' policies at once (one atomic write). */
+  async setPolicies(policies: Policy[]): Promise<void> {
+    if (!policies.length) return;
+    await this.store.update(authQueries.setPolicies(policies));
+    for (const policy of policies) {
+      this.policies.set(policy.resource, policy);
+      await this.coordination.publish('access', { policy } satisfies AccessChange);
+    }
   }
 
   policiesOwnedBy(user: string): Policy[] {
     return [...this.policies.values()].filter((p) => p.owner === user || this.isAdmin(user));
+  }
+
+  /** Every resource's policy (the OpenSSO policy names are unique among them all). */
+  allPolicies(): Policy[] {
+    return [...this.policies.values()];
   }
 
   /** What a SPARQL query of `user` may see: never the access-control graphs, only readable resources. */

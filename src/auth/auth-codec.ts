@@ -87,6 +87,15 @@ export interface Policy {
   publicRead: boolean;
   /** Groups whose members may read. */
   readers: string[];
+  /** The OpenSSO policies posted for the resource (`POST /Pol/opensso-pol`), each with what it granted; never more than the record grants. */
+  named?: NamedPolicy[];
+}
+
+/** An OpenSSO policy by its name: the part of a resource's sharing it granted. */
+export interface NamedPolicy {
+  name: string;
+  publicRead: boolean;
+  readers: string[];
 }
 
 /** Live tokens by their SHA-256 hash (the token itself is never stored). */
@@ -153,19 +162,43 @@ export function tokensFrom(quads: RDF.Quad[], now: number): Tokens {
   return tokens;
 }
 
-/** One resource's policy, as it is stored and as GET /auth/policy shows it. */
+const NAMED_POLICY = 'urn:toxgraph:policy:';
+
+/** The node of an OpenSSO policy by its name (names are unique among all policies). */
+export function namedPolicyNode(name: string): RDF.NamedNode {
+  return df.namedNode(`${NAMED_POLICY}${encodeURIComponent(name)}`);
+}
+
+/** One resource's policy, as it is stored and as GET /auth/policy shows it: its OpenSSO policies are nodes `ot:policyOf` it. */
 export function policyQuads(p: Policy): RDF.Quad[] {
   const r = df.namedNode(p.resource);
-  return [df.quad(r, ot('owner'), literal(p.owner)), df.quad(r, ot('publicRead'), literal(p.publicRead)), ...p.readers.map((g) => df.quad(r, ot('readableBy'), literal(g)))];
+  const grants = (node: RDF.NamedNode, g: { publicRead: boolean; readers: string[] }) => [
+    df.quad(node, ot('publicRead'), literal(g.publicRead)),
+    ...g.readers.map((group) => df.quad(node, ot('readableBy'), literal(group))),
+  ];
+  const named = (p.named ?? []).flatMap((n) => {
+    const node = namedPolicyNode(n.name);
+    return [df.quad(node, ot('policyOf'), r), df.quad(node, ot('policyName'), literal(n.name)), ...grants(node, n)];
+  });
+  return [df.quad(r, ot('owner'), literal(p.owner)), ...grants(r, p), ...named];
 }
 
 export function policiesFrom(quads: RDF.Quad[]): Map<string, Policy> {
   const policies = new Map<string, Policy>();
-  for (const q of quads.filter((q) => q.predicate.equals(ot('owner')))) {
-    const about = quads.filter((p) => p.subject.equals(q.subject));
+  const grantsOf = (subject: RDF.Term) => {
+    const about = quads.filter((p) => p.subject.equals(subject));
     const publicRead = about.some((p) => p.predicate.equals(ot('publicRead')) && p.object.value === 'true');
     const readers = about.filter((p) => p.predicate.equals(ot('readableBy'))).map((p) => p.object.value);
+    return { publicRead, readers, name: about.find((p) => p.predicate.equals(ot('policyName')))?.object.value };
+  };
+  for (const q of quads.filter((q) => q.predicate.equals(ot('owner')))) {
+    const { publicRead, readers } = grantsOf(q.subject);
     policies.set(q.subject.value, { resource: q.subject.value, owner: q.object.value, publicRead, readers });
+  }
+  for (const q of quads.filter((q) => q.predicate.equals(ot('policyOf')))) {
+    const policy = policies.get(q.object.value);
+    const { name, publicRead, readers } = grantsOf(q.subject);
+    if (policy && name !== undefined) policy.named = [...(policy.named ?? []), { name, publicRead, readers }];
   }
   return policies;
 }

@@ -9,7 +9,17 @@ import { callerTokenOf } from './caller-token.ts';
 
 // /mcp: an agent's tool calls are requests to this service carrying the agent's token, checked
 // there as any other request (src/mcp/service-client.ts); listing the tools needs no token
-const OPEN_PATHS = ['/auth/authenticate', '/auth/isTokenValid', '/auth/authorize', '/auth/logout', '/health', '/metrics', '/mcp'];
+// /opensso/identity/…: OpenSSO's identity services, which check the token they are given themselves (read's is its admin parameter)
+const OPEN_PATHS = [
+  '/auth/authenticate',
+  '/auth/isTokenValid',
+  '/auth/authorize',
+  '/auth/logout',
+  ...['authenticate', 'isTokenValid', 'authorize', 'logout', 'attributes', 'read'].map((service) => `/opensso/identity/${service}`),
+  '/health',
+  '/metrics',
+  '/mcp',
+];
 
 /** Parameters that name other resources the request reads on the caller's behalf. */
 const READ_PARAMS = [

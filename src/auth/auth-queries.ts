@@ -45,9 +45,14 @@ export const authQueries = {
     const g = df.namedNode(KEYS_GRAPH);
     return sparql`DELETE { GRAPH ${g} { ?k ?p ?o } } WHERE { GRAPH ${g} { ?k ${ot('user')} ${literal(user)} ; ${ot('keyHash')} ?h ; ?p ?o } }`;
   },
-  /** Replace one resource's policy (one atomic request). */
+  /** Replace one resource's policy, its OpenSSO policies with it (one atomic request). */
   setPolicy(policy: Policy): SparqlText {
+    return authQueries.setPolicies([policy]);
+  },
+  /** Replace several resources' policies (each with its OpenSSO policies) in one atomic request. */
+  setPolicies(policies: Policy[]): SparqlText {
     const g = df.namedNode(POLICIES_GRAPH);
-    return sparql`DELETE WHERE { GRAPH ${g} { ${df.namedNode(checkIri(policy.resource))} ?p ?o } } ; INSERT DATA { GRAPH ${g} { ${dataTriples(policyQuads(policy))} } }`;
+    const resources = policies.map((p) => df.namedNode(checkIri(p.resource)));
+    return sparql`DELETE { GRAPH ${g} { ?named ?np ?no } } WHERE { GRAPH ${g} { VALUES ?r { ${resources} } ?named ${ot('policyOf')} ?r ; ?np ?no } } ; DELETE { GRAPH ${g} { ?r ?p ?o } } WHERE { GRAPH ${g} { VALUES ?r { ${resources} } ?r ?p ?o } } ; INSERT DATA { GRAPH ${g} { ${dataTriples(policies.flatMap(policyQuads))} } }`;
   },
 };

@@ -10,13 +10,15 @@ import { LoginThrottle } from './login-throttle.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { policyRoutes } from './policy-routes.ts';
 import { keyRoutes } from './key-routes.ts';
+import { openSsoIdentityRoutes } from './opensso-identity-routes.ts';
+import { openSsoPolicyRoutes } from './opensso-policy-routes.ts';
 
 /** The caller's token as a parameter (else the subjectid header, or Authorization: Bearer; caller-token.ts reads it). */
 const SUBJECTID = param.optional('The caller’s token (else the subjectid header, or Authorization: Bearer)');
 
 const ACTIONS = ['GET', 'POST', 'PUT', 'DELETE'];
 
-/** The embedded authentication and policy service (spec 5), in the shape OpenTox clients call: tokens here, users and groups in admin-routes.ts, policies in policy-routes.ts. */
+/** The embedded authentication and policy service (spec 5), in the shape OpenTox clients call: tokens here (also under OpenSSO's `/opensso/identity/…`), users and groups in admin-routes.ts, policies in policy-routes.ts, OpenSSO's identity and policy services in opensso-*-routes.ts. */
 export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'access'>): void {
   const { access, config } = services;
   const throttle = new LoginThrottle();
@@ -27,6 +29,7 @@ export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
     {
       method: 'POST',
       path: '/auth/authenticate',
+      aliases: ['/opensso/identity/authenticate'],
       summary: 'Log in: a token for a user name and password',
       tag: 'auth',
       params: z.object({ username: param.required('The user name'), password: param.required('The password') }),
@@ -39,7 +42,7 @@ export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
       const token = await access.authenticate(name, password);
       if (!token) {
         throttle.failed(keys);
-        throw new HttpError(401, 'Unauthorized', 'wrong user name or password');
+        throw new HttpError(401, 'Unauthorized', `wrong user name or password${access.enabled ? '' : ' (access control is off here: no request needs a token)'}`);
       }
       throttle.succeeded(`user:${name}`);
       sendText(ctx, `token.id=${token}\n`);
@@ -50,6 +53,7 @@ export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
     {
       method: 'POST',
       path: '/auth/isTokenValid',
+      aliases: ['/opensso/identity/isTokenValid'],
       summary: 'Is a token valid? (none given: false)',
       tag: 'auth',
       params: z.object({ tokenid: param.optional('The token to check (else the caller’s)'), subjectid: SUBJECTID }),
@@ -64,6 +68,7 @@ export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
     {
       method: 'POST',
       path: '/auth/authorize',
+      aliases: ['/opensso/identity/authorize'],
       summary: 'May the token’s user do an action on a URI?',
       tag: 'auth',
       params: z.object({
@@ -83,13 +88,26 @@ export function authRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
     },
   );
 
-  routes.add({ method: 'POST', path: '/auth/logout', summary: 'Invalidate a token', tag: 'auth', params: z.object({ subjectid: SUBJECTID }), responses: answers(['text/plain'], 401) }, async (ctx) => {
-    const given = await tokenOf(ctx);
-    if (given) await access.logout(given);
-    sendText(ctx, '');
-  });
+  routes.add(
+    {
+      method: 'POST',
+      path: '/auth/logout',
+      aliases: ['/opensso/identity/logout'],
+      summary: 'Invalidate a token',
+      tag: 'auth',
+      params: z.object({ subjectid: SUBJECTID }),
+      responses: answers(['text/plain'], 401),
+    },
+    async (ctx) => {
+      const given = await tokenOf(ctx);
+      if (given) await access.logout(given);
+      sendText(ctx, '');
+    },
+  );
 
   adminRoutes(routes, services);
   policyRoutes(routes, services);
   keyRoutes(routes, services);
+  openSsoIdentityRoutes(routes, services);
+  openSsoPolicyRoutes(routes, services);
 }

@@ -6,6 +6,7 @@ import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-descr
 import { sendRdf, sendText } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import { requireCaller } from './caller-token.ts';
+import { keepNamedWithin } from './opensso-policies.ts';
 
 /** Policies (`/auth/policy`): the owner reads them and changes who may read; who calls is checked before what is given. */
 export function policyRoutes(routes: DescribedRoutes, services: Pick<Services, 'config' | 'access'>): void {
@@ -61,7 +62,8 @@ export function policyRoutes(routes: DescribedRoutes, services: Pick<Services, '
         : (policy?.readers ?? []);
       const unknown = readers.filter((g) => !access.hasGroup(g));
       if (unknown.length) throw badRequest(`unknown groups: ${unknown.join(', ')}`);
-      await access.setPolicy({ resource, owner: policy?.owner ?? user, publicRead, readers });
+      // its OpenSSO policies stay, narrowed to what the record now grants
+      await access.setPolicy(keepNamedWithin({ resource, owner: policy?.owner ?? user, publicRead, readers }, policy));
       sendText(ctx, `${resource}\n`);
     },
   );
@@ -83,6 +85,7 @@ export function policyRoutes(routes: DescribedRoutes, services: Pick<Services, '
       const policy = resource ? access.policyOf(resource) : undefined;
       if (!resource || !policy) throw notFound('no policy for that uri');
       if (policy.owner !== user && !access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only the owner deletes a policy');
+      // its OpenSSO policies go with its sharing
       await access.setPolicy({ resource, owner: policy.owner, publicRead: false, readers: [] });
       sendText(ctx, '');
     },
