@@ -56,7 +56,8 @@ function parseSafely(xml: string): Element {
       },
     }).parseFromString(xml, 'text/xml');
     const doctype = dom.doctype;
-    if (doctype && (doctype.name !== 'Policies' || doctype.systemId !== POLICY_DTD || doctype.internalSubset)) {
+    // (xmldom keeps the system literal's quotes)
+    if (doctype && (doctype.name !== 'Policies' || doctype.systemId?.replace(/^(["'])(.*)\1$/, '$2') !== POLICY_DTD || doctype.internalSubset)) {
       throw badRequest(`the policy document may name only OpenSSO's policy DTD (${POLICY_DTD}); a DOCTYPE with entity declarations or other external references is refused`);
     }
     root = dom.documentElement;
