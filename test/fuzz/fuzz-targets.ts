@@ -6,6 +6,7 @@ import { spellingsOf } from './path-spellings.ts';
 import { taskStatePuts, type ClientTaskFixtures } from './task-states.ts';
 import { yamlDocuments } from './yaml-documents.ts';
 import { chemicalNameTargets } from './chemical-names.ts';
+import { openSsoPolicyTargets } from './opensso-policies.ts';
 import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
 import { toQmrfXml } from '../../src/qmrf/qmrf-xml.ts';
 
@@ -473,6 +474,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     { name: 'molfile', input: mutated([ETHANOL, CHARGED]).map(post('/compound', 'chemical/x-mdl-molfile')) },
     { name: 'SDF (compounds)', input: mutated([SDF]).map(post('/compound', 'chemical/x-mdl-sdfile')) },
     ...chemicalNameTargets(),
+    ...openSsoPolicyTargets(c.dataset),
     { name: 'QMRF XML', input: mutated([QMRF]).map(post('/reach_report/qmrf', 'application/qmrf-xml')) },
     { name: 'SDF (dataset)', input: mutated([SDF]).map(post('/dataset', 'chemical/x-mdl-sdfile')) },
     { name: 'CSV', input: mutated(CSV).map(post('/dataset', 'text/csv')) },
