@@ -20,7 +20,8 @@ test('task codec: a record round-trips through its quads, with and without the o
     modified: new Date(created.getTime() + 1234),
     resultUri: `${BASE}/validation/9`,
     runner: 'queue',
-    error: { status: 400, code: 'InvalidInput', message: 'missing prediction_feature', details: 'a line\nand another' } as never,
+    // the report's actor: the task, unless a client's report named its own
+    error: { status: 400, code: 'InvalidInput', message: 'missing prediction_feature', details: 'a line\nand another', actor: `${BASE}/task/1` } as never,
   };
   assert.deepEqual(taskRecord(await throughText(taskQuads(full)), full.uri), full);
   const bare: TaskRecord = { uri: `${BASE}/task/2`, title: '', status: 'Running', percent: 0, created, modified: created };
