@@ -14,9 +14,9 @@ export function keepNamedWithin(next: Policy, before: Policy | undefined): Polic
   return named?.length ? { ...next, named } : next;
 }
 
-/** A record's OpenSSO policy names: those posted for it, else its resource URI (the whole record). */
+/** A record's OpenSSO policy names, in order: those posted for it, else its resource URI (the whole record). */
 function namesOf(p: Policy): string[] {
-  return p.named?.length ? p.named.map((n) => n.name) : [p.resource];
+  return p.named?.length ? p.named.map((n) => n.name).sort() : [p.resource];
 }
 
 const forbidden = (what: string) => new HttpError(403, 'Forbidden', what);

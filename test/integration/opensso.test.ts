@@ -1,5 +1,6 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import { DOMParser } from '@xmldom/xmldom';
 import { startTestServer, http, form, errorReport, type TestServer, type Reply } from '../helpers.ts';
 import { POLICIES_GRAPH } from '../../src/auth/auth-codec.ts';
@@ -197,7 +198,7 @@ describe('access control on (alice, bob; bob in the group readers)', () => {
       ]),
     );
     assert.equal(posted.status, 200, posted.text);
-    assert.deepEqual(lines(await http(`${s.url}/pol`, as(alice, { uri: dataset, polnames: 'true' }))), ['alice', owners, members]);
+    assert.deepEqual(lines(await http(`${s.url}/pol`, as(alice, { uri: dataset, polnames: 'true' }))), ['alice', members, owners], 'names in order');
     assert.equal(await readable(bob), 200);
     // the owner's policy reads back as the owner's rule
     const ownerXml = (await http(`${s.url}/pol?id=${owners}`, as(alice))).text;
@@ -302,4 +303,38 @@ describe('access control off', () => {
     assert.equal((await http(`${s.url}/pol`, { headers: { subjectid: token } })).text, `${dataset}\n`);
     assert.equal((await http(dataset.replace(s.base, s.url), { accept: 'text/csv' })).status, 200, 'everything stays open');
   });
+});
+
+test('posted policies are kept: after a restart on the same store they are listed, read back and still grant', async () => {
+  const flags = ['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1'];
+  const first = await startTestServer(flags);
+  const dataDir = first.dataDir;
+  let dataset: string;
+  try {
+    const admin = await login(first, 'admin', 'admin-secret-1');
+    const as = { headers: { subjectid: admin } };
+    assert.equal((await http(`${first.url}/auth/user`, { method: 'POST', body: form({ username: 'carol', password: 'carol-password' }), ...as })).status, 200);
+    assert.equal((await http(`${first.url}/auth/group`, { method: 'POST', body: form({ name: 'lab', 'members[]': ['carol'] }), ...as })).status, 200);
+    dataset = (await http(`${first.url}/dataset`, { method: 'POST', body: 'SMILES,y\nCCO,1\n', contentType: 'text/csv', accept: 'text/uri-list', ...as })).text.trim();
+    const xml = policyXml([
+      { name: 'owner_kept', uri: dataset, actions: ['GET', 'POST', 'PUT', 'DELETE'], subject: user('admin') },
+      { name: 'lab_kept', uri: dataset, actions: ['GET'], subject: group('lab') },
+    ]);
+    assert.equal((await http(`${first.url}/Pol/opensso-pol`, { method: 'POST', body: xml, contentType: 'application/xml', ...as })).status, 200);
+  } finally {
+    await first.close();
+  }
+  const second = await startTestServer([...flags, '--base-url', first.base], dataDir);
+  try {
+    const admin = await login(second, 'admin', 'admin-secret-1');
+    const carol = await login(second, 'carol', 'carol-password');
+    assert.deepEqual(lines(await http(`${second.url}/pol`, { headers: { subjectid: admin, uri: dataset, polnames: 'true' } })), ['admin', 'lab_kept', 'owner_kept']);
+    assert.match((await http(`${second.url}/pol`, { headers: { subjectid: admin, id: 'lab_kept' } })).text, /cn=lab,ou=groups/);
+    assert.equal((await http(dataset.replace(second.base, second.url), { accept: 'text/csv', headers: { subjectid: carol } })).status, 200, 'the group still reads');
+    assert.equal((await http(`${second.url}/pol?id=lab_kept`, { method: 'DELETE', headers: { subjectid: admin } })).status, 200);
+    assert.equal((await http(dataset.replace(second.base, second.url), { accept: 'text/csv', headers: { subjectid: carol } })).status, 403);
+  } finally {
+    await second.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
