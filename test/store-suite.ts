@@ -17,10 +17,12 @@ export const STORE_SUITE = [
   // writes in one batch, restarts, cleanup at start, task records, kill -9 mid-task
   'dataset',
   'task',
+  'task-service',
   'operations',
   'structure-search',
   // access scopes: policies, users and keys in the store; SPARQL scoped per caller; cache dropped on writes
   'auth',
+  'opensso',
   'mcp',
   'representation-cache',
   // several serve and worker processes on one store (Virtuoso with Redis)
