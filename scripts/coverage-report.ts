@@ -46,7 +46,11 @@ const srcUrl = `${pathToFileURL(join(root, 'src')).href}/`;
 const testFile = /\/test\/(unit|integration|browser)\/([^/]+\.test\.ts)$/;
 
 // coverage-{pid}-{time}-{n}.json: the test file of each process first
-const dumps = dirs.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => join(dir, f)));
+const dumps = dirs.flatMap((dir) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => join(dir, f)),
+);
 const read = (path: string): ScriptCoverage[] => JSON.parse(readFileSync(path, 'utf8')).result;
 const processOf = (path: string) => `${path.split('/').slice(-2, -1)[0]}:${basename(path).split('-')[1]}`;
 const fileOfProcess = new Map<string, string>();
@@ -67,11 +71,10 @@ for (const [i, path] of dumps.entries()) {
   writeFileSync(join(kept, `coverage-${i}.json`), JSON.stringify({ result }));
 }
 
-const c8 = spawnSync(
-  join(root, 'node_modules/.bin/c8'),
-  ['report', '--temp-directory', kept, '--src', root, '--all', '--include', 'src/**', '--reporter', 'json-summary', '--reports-dir', kept],
-  { cwd: root, encoding: 'utf8' },
-);
+const c8 = spawnSync(join(root, 'node_modules/.bin/c8'), ['report', '--temp-directory', kept, '--src', root, '--all', '--include', 'src/**', '--reporter', 'json-summary', '--reports-dir', kept], {
+  cwd: root,
+  encoding: 'utf8',
+});
 if (c8.status !== 0) {
   console.error(c8.stderr || c8.stdout);
   process.exit(1);
@@ -79,5 +82,7 @@ if (c8.status !== 0) {
 const { total } = JSON.parse(readFileSync(join(kept, 'coverage-summary.json'), 'utf8'));
 rmSync(kept, { recursive: true, force: true });
 const figure = (k: 'lines' | 'branches' | 'functions') => `${total[k].pct.toFixed(2)} % (${total[k].covered} of ${total[k].total})`;
-console.log(`coverage of src/ from ${processes} process dumps${suiteDir ? ` (of ${suiteDir}: the store suite only)` : ''}: lines ${figure('lines')}, branches ${figure('branches')}, functions ${figure('functions')}`);
+console.log(
+  `coverage of src/ from ${processes} process dumps${suiteDir ? ` (of ${suiteDir}: the store suite only)` : ''}: lines ${figure('lines')}, branches ${figure('branches')}, functions ${figure('functions')}`,
+);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ dirs, storeSuite: suiteDir, processes, lines: total.lines, branches: total.branches, functions: total.functions }, null, 1));
