@@ -19,7 +19,19 @@ import { isNumericDatatype } from './columns.ts';
 import { sheetTooLarge, writeWorkbook, XLSX_TYPE } from './xlsx-table.ts';
 import { datasetYaml } from './yaml-dataset.ts';
 
-export const DATASET_OUTPUT_TYPES = [...RDF_OUTPUT_TYPES, 'text/csv', XLSX_TYPE, 'text/arff', 'chemical/x-mdl-sdfile', 'application/json', 'text/x-json', 'text/x-yaml', 'text/html', 'text/uri-list', 'text/plain'];
+export const DATASET_OUTPUT_TYPES = [
+  ...RDF_OUTPUT_TYPES,
+  'text/csv',
+  XLSX_TYPE,
+  'text/arff',
+  'chemical/x-mdl-sdfile',
+  'application/json',
+  'text/x-json',
+  'text/x-yaml',
+  'text/html',
+  'text/uri-list',
+  'text/plain',
+];
 
 interface FeatureInfo {
   uri: string;

@@ -140,7 +140,10 @@ test('multipart upload with metadata, SDF and ARFF bodies, associated features',
   const meta = parseTurtle((await http(`${uri}/metadata`, { accept: 'text/turtle' })).text);
   assert.ok(meta.some((q) => q.predicate.value === 'http://purl.org/dc/terms/license' && q.object.value === 'http://creativecommons.org/licenses/by/4.0/'));
   assert.ok(meta.some((q) => q.predicate.value === `${OT}hasSource` && q.object.value === 'small-set.csv'));
-  assert.ok(meta.some((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title' && q.object.value === 'small-set'), 'titled without the file extension');
+  assert.ok(
+    meta.some((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title' && q.object.value === 'small-set'),
+    'titled without the file extension',
+  );
   // the same columns matched to the first dataset's features by name
   const fd2 = new FormData();
   fd2.append('file', new Blob(['SMILES,LC50\nCCCO,9\n'], { type: 'text/csv' }), 'more.csv');
