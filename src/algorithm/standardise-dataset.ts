@@ -8,7 +8,7 @@ import type { StandardisationOptions } from '../chemistry/standardisation.ts';
 import { standardiseOn, type StandardisedStructure } from '../chemistry/structure-standardiser.ts';
 import { df, dc, ot, literal } from '../rdf/namespaces.ts';
 import { CURATION_TERMS } from '../dataset/curation-report.ts';
-import { CURATION_COLUMNS, curate, type CurationFeatures, type RowOutcome } from './structure-standardisation.ts';
+import { CURATION_COLUMNS, curate, standardisationParams, standardisationText, type CurationFeatures, type RowOutcome } from './structure-standardisation.ts';
 
 export interface StandardiseRequest {
   algorithmUri: string;
@@ -64,7 +64,9 @@ export async function standardiseDataset(deps: StandardiseDeps, request: Standar
   const curated = curate({ rows, outcomes: rows.map((r) => outcomeOf.get(r.compound)!), kept, features, titles: await featureTitles(services.store, kept) });
   const annotations: [RDF.NamedNode, RDF.Term][] = [
     [dc('title'), literal(`${source.title ?? source.uri}, standardised structures`)],
-    [dc('description'), literal(`Structures standardised (stereo ${options.stereo}, isotopes ${options.isotopes}, hydrogens ${options.hydrogens}) from ${source.uri}. ${curated.summary}`)],
+    [dc('description'), literal(`Structures standardised (${standardisationText(options)}) from ${source.uri}. ${curated.summary}`)],
+    // the options, for a model trained on its descendants (model/standardisation-record.ts)
+    [ot('algorithmParams'), literal(standardisationParams(options))],
     [ot('hasSource'), df.namedNode(request.algorithmUri)],
     [dc('source'), df.namedNode(source.uri)],
   ];

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { FLAG_DESCRIPTIONS, STANDARDISATION_RULES, type StandardisationFlag } from '../chemistry/standardisation.ts';
+import { FLAG_DESCRIPTIONS, STANDARDISATION_RULES, type StandardisationFlag, type StandardisationOptions } from '../chemistry/standardisation.ts';
 import type { ParameterSpec } from '../learning/learner.ts';
 import { literal } from '../rdf/namespaces.ts';
 
@@ -34,6 +34,16 @@ export const STRUCTURE_STANDARDISATION = {
     },
   ] as ParameterSpec[],
 };
+
+/** The options in words, "stereo keep, isotopes keep, hydrogens implicit" (a standardised dataset's description, and what a model says of its standardisation). */
+export function standardisationText(options: StandardisationOptions): string {
+  return STRUCTURE_STANDARDISATION.parameters.map((p) => `${p.name} ${options[p.name as keyof StandardisationOptions] ?? p.default}`).join(', ');
+}
+
+/** The options as a standardised dataset records them (`ot:algorithmParams`: "stereo=keep;isotopes=keep;hydrogens=implicit"). */
+export function standardisationParams(options: StandardisationOptions): string {
+  return STRUCTURE_STANDARDISATION.parameters.map((p) => `${p.name}=${options[p.name as keyof StandardisationOptions] ?? p.default}`).join(';');
+}
 
 /** The curation columns, by what they hold: a feature URI each. */
 export interface CurationFeatures {

@@ -16,18 +16,11 @@ import type { DomainEstimate } from '../learning/applicability-domain.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
 import type { StandardisationOptions } from '../chemistry/standardisation.ts';
 import { standardiseOn } from '../chemistry/structure-standardiser.ts';
-import { STRUCTURE_STANDARDISATION } from '../algorithm/structure-standardisation.ts';
+import { standardisationOf } from './standardisation-record.ts';
 import { timePhase } from '../core/phase-times.ts';
 import { PREDICT_MODULE } from './predict-in-worker.ts';
 import { ONNX_RUNTIME_MODULE } from './onnx-forms.ts';
 import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
-
-/** A supermodel's standardisation (recorded by superalgorithm.ts), when it has one. */
-function standardisationOf(model: StoredModel): StandardisationOptions | undefined {
-  if (!model.parameters.structure_standardisation) return undefined;
-  const option = (name: string) => String(model.parameters[`${STRUCTURE_STANDARDISATION.id}.${name}`] ?? '') || String(STRUCTURE_STANDARDISATION.parameters.find((p) => p.name === name)?.default);
-  return { stereo: option('stereo'), isotopes: option('isotopes'), hydrogens: option('hydrogens') } as StandardisationOptions;
-}
 
 const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
 
@@ -204,6 +197,11 @@ export class Predictor {
       }),
     );
     return own.map((s) => (s ? parents.get(s) : undefined));
+  }
+
+  /** The structure the model reads of each compound: its parent when the model records a standardisation, else its own (undefined: none). */
+  structuresFor(model: StoredModel, compounds: string[], signal?: AbortSignal): Promise<(string | undefined)[]> {
+    return this.structuresOf(compounds, standardisationOf(model), signal);
   }
 
   private async findSubstructures(rows: PredictionRow[], smiles: (string | undefined)[], patterns: InputPlan['substructures'], signal?: AbortSignal): Promise<void> {

@@ -14,6 +14,9 @@ import type { PreparedJob } from '../task/task-runner.ts';
 import { timePhase } from '../core/phase-times.ts';
 import { CONFORMAL_PARAMETERS, type ConformalState } from '../learning/conformal.ts';
 import { conformalRequest, trainConformal } from './conformal-training.ts';
+import type { StandardisationOptions } from '../chemistry/standardisation.ts';
+import { STRUCTURE_STANDARDISATION } from '../algorithm/structure-standardisation.ts';
+import { recordedStandardisation, standardisationLineage } from './standardisation-record.ts';
 
 /** The conformal parameters' defaults: recorded on every model, whatever the request named. */
 const CONFORMAL_DEFAULTS = Object.fromEntries(CONFORMAL_PARAMETERS.map((p) => [p.name, p.default]));
@@ -40,6 +43,8 @@ export interface TrainingPlan {
    * ApplicabilityDomain embeds its own.
    */
   domain?: string;
+  /** The structure standardisation the training set descends from (standardisation-record.ts): recorded on the model, which then predicts parents. */
+  standardisation?: { dataset: string; options: StandardisationOptions };
   /** More parameters recorded on the model (a supermodel's steps), and its title. */
   recorded?: { specs: ParameterSpec[]; values: Record<string, ParamValue> };
   title?: string;
@@ -79,7 +84,8 @@ export async function planTraining(
   } catch (e) {
     throw badRequest((e as Error).message);
   }
-  return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1, domain };
+  const standardisation = await standardisationLineage(services, datasets, dataset);
+  return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1, domain, standardisation };
 }
 
 /** The option as given, checked against the features (400 naming the parameter): auto, none or a method id. */
@@ -123,7 +129,7 @@ export function trainingJob(services: Pick<Services, 'config' | 'uris' | 'store'
 }
 
 export async function trainModel(
-  services: Pick<Services, 'config' | 'workers'>,
+  services: Pick<Services, 'config' | 'workers' | 'uris'>,
   datasets: DatasetStore,
   models: ModelStore,
   plan: TrainingPlan,
@@ -181,13 +187,22 @@ export async function trainModel(
   const warnings: string[] = [...trained.warnings];
   if (withoutTarget) warnings.push(`${withoutTarget} row(s) of the training dataset have no ${plan.learner.task === 'regression' ? 'numeric ' : ''}value of the prediction feature and were not used`);
   if (plan.skipped.length) warnings.push(`features that are neither numeric nor fingerprints were not used: ${plan.skipped.map((f) => f.title ?? f.uri).join(', ')}`);
+  // a standardisation the training set descends from is recorded as a supermodel's step is (the same parameters, its values kept when it has one)
+  const standardised = plan.standardisation && recordedStandardisation(services.uris.item('algorithm', STRUCTURE_STANDARDISATION.id), plan.standardisation.options);
+  const recorded = [...(plan.recorded?.specs ?? []), ...(standardised?.specs.filter((s) => !plan.recorded?.specs.some((r) => r.name === s.name)) ?? [])];
   return timePhase('model written', () =>
     models.create({
       algorithm: plan.algorithmUri,
       learnerId: plan.learner.id,
       trainingDataset: plan.dataset.uri,
-      parameters: { ...CONFORMAL_DEFAULTS, ...plan.parameters, ...plan.recorded?.values, ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }) },
-      parameterSpecs: [...plan.learner.parameters, ...CONFORMAL_PARAMETERS, ...(plan.recorded?.specs ?? []), ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
+      parameters: {
+        ...CONFORMAL_DEFAULTS,
+        ...plan.parameters,
+        ...plan.recorded?.values,
+        ...standardised?.values,
+        ...(plan.domain === undefined ? {} : { applicability_domain: domain?.method ?? 'none' }),
+      },
+      parameterSpecs: [...plan.learner.parameters, ...CONFORMAL_PARAMETERS, ...recorded, ...(plan.domain === undefined ? [] : [DOMAIN_OPTION])],
       // named by what it is: "Random forest regression of LC50 on Daphnia LC50 with RDKit molecular descriptors"
       title: plan.title ?? `${plan.learner.title} of ${plan.target.title ?? plan.target.uri} on ${plan.dataset.title ?? plan.dataset.uri}`,
       task: plan.learner.task,

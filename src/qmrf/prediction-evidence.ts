@@ -1,4 +1,5 @@
 import type { PredictionFacts } from './qprf-facts.ts';
+import { standardisedInputText } from '../model/standardisation-record.ts';
 
 /** A literal's value as JSON: a number when it reads as one. */
 const value = (literal: { value: string } | undefined) =>
@@ -11,9 +12,12 @@ const value = (literal: { value: string } | undefined) =>
  */
 export function predictionEvidence(facts: PredictionFacts) {
   const levels = facts.model.conformal?.state.levels ?? [];
+  const standardised = facts.standardisation;
   const conformal = facts.prediction.conformal;
   return {
     compound: { uri: facts.compound.uri, smiles: facts.compound.smiles, names: facts.compound.names },
+    // a model that standardises predicts the compound's parent
+    ...(standardised ? { structure_predicted: { smiles: standardised.parent, standardisation: standardisedInputText(standardised.options, standardised.parent) } } : {}),
     model: { uri: facts.model.uri, title: facts.model.title, learner: facts.model.learnerId, endpoint: facts.endpoint?.title ?? facts.model.dependent, units: facts.endpoint?.units },
     prediction: {
       value: value(facts.prediction.value),

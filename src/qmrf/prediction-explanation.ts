@@ -7,6 +7,7 @@ import { ot } from '../rdf/namespaces.ts';
 import { escapeHtml, formatNumber, iriHtml, linkOf } from '../rdf/html.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { PredictionFacts, QprfFacts } from './qprf-facts.ts';
+import { standardisedInputText } from '../model/standardisation-record.ts';
 
 /** Predictions explained on a page: at most this many rows (each reads the training set's nearest structures). */
 export const EXPLAINED_ROWS = 3;
@@ -71,6 +72,8 @@ function cardHtml(f: PredictionFacts, about: { units: string; targetTitle: strin
         })
         .join('')
     : '<li>none: the model carries no applicability domain (train it again with one, or fit one from the catalogue)</li>';
+  // a model that standardises predicts the structure's parent: said beside the value
+  const input = f.standardisation ? `<dt>Structure predicted</dt><dd>${escapeHtml(standardisedInputText(f.standardisation.options, f.standardisation.parent))}</dd>\n` : '';
   const neighbours = f.neighbours
     .map((n) => {
       const href = linkOf(n.compound.uri).href;
@@ -81,7 +84,7 @@ function cardHtml(f: PredictionFacts, about: { units: string; targetTitle: strin
 <div class="structure"><a href="${escapeHtml(compound)}"><img src="${escapeHtml(compound)}?media=image%2Fsvg%2Bxml&amp;w=220&amp;h=160" width="220" height="160" alt="${escapeHtml(f.compound.smiles)}"></a><br><code>${escapeHtml(f.compound.smiles)}</code></div>
 <dl class="facts">
 <dt>${escapeHtml(about.targetTitle)}</dt><dd><strong>${value}</strong> <small>by ${iriHtml(model.uri, model.title)}</small></dd>
-<dt>Confidence</dt><dd>${confidence}</dd>
+${input}<dt>Confidence</dt><dd>${confidence}</dd>
 <dt>Applicability domain</dt><dd><ul class="plain">${domains}</ul></dd>
 </dl>
 <table class="report neighbours"><caption>The ${f.neighbours.length} most similar of the ${f.trainingRows} training structures (Tanimoto, Morgan fingerprints)</caption><thead><tr><th>structure</th><th>similarity</th><th>measured</th><th>predicted</th></tr></thead><tbody>${neighbours}</tbody></table>

@@ -9,6 +9,7 @@ import type { DomainFacts, ModelFacts, ValidationSummary } from './qmrf-facts.ts
 import type { QmrfNode } from './qmrf-xml.ts';
 import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 import type { OnnxState } from '../model/onnx-runtime.ts';
+import { standardisationOf, standardisationPreprocessingText } from '../model/standardisation-record.ts';
 
 /** Who and what made the report: written into chapters 1, 2 and 9 and the catalogues. */
 export interface QmrfContext {
@@ -241,7 +242,9 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   b.attributes('training_set_descriptors', { answer: available ? 'All' : 'Unknown' });
   b.text('training_set_descriptors', available ? `The descriptor values are columns of ${f.training.uri}.` : '');
   b.attributes('dependent_var_availability', { answer: !available ? 'Unknown' : f.training.withTarget === f.training.rows ? 'All' : f.training.withTarget ? 'Some' : 'No' });
-  b.text('preprocessing', (f.tree.warning as string[] | undefined)?.join(' ') ?? '');
+  // 6.6: a standardisation the training structures went through (and every predicted structure goes through), then the model's warnings
+  const standardisation = standardisationOf(f.model);
+  b.text('preprocessing', [...(standardisation ? [standardisationPreprocessingText(standardisation)] : []), ...((f.tree.warning as string[] | undefined) ?? [])].join(' '));
   b.text('goodness_of_fit', f.fit ? `Predictions of the training set by the model: ${statisticsLine(task, f.fit)}.` : '');
   b.text('other_statistics', uncertaintyText(f));
   const cvs = f.crossvalidations;

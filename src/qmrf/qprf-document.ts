@@ -4,6 +4,7 @@ import type { Block, ReportDocument, Text } from '../report/report-document.ts';
 import type { ChecklistElement } from './qaf-checklist.ts';
 import type { PredictionFacts } from './qprf-facts.ts';
 import { guaranteeText, percent } from '../learning/conformal.ts';
+import { standardisedInputText } from '../model/standardisation-record.ts';
 
 /**
  * A QPRF ((Q)SAR Prediction Reporting Format) for one prediction, and the OECD QAF prediction
@@ -65,7 +66,7 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
       principle: area.input,
       question: 'Is the substance’s structure correct and unambiguous?',
       verdict: f.compound.inchiKey ? 'met' : 'not met',
-      evidence: `Read and standardised by RDKit: SMILES ${f.compound.smiles}, InChIKey ${f.compound.inchiKey} (${f.compound.uri})`,
+      evidence: `Read and standardised by RDKit: SMILES ${f.compound.smiles}, InChIKey ${f.compound.inchiKey} (${f.compound.uri})${f.standardisation ? `; ${standardisedInputText(f.standardisation.options, f.standardisation.parent)}` : ''}`,
     },
     {
       principle: area.domain,
@@ -126,6 +127,7 @@ export function qprfDocument(
         { label: 'InChI', value: [c.inchi] },
         { label: 'InChIKey', value: [c.inchiKey] },
         ...(c.sameAs.length ? [{ label: 'Same as', value: c.sameAs.flatMap((s, i): Text[] => [...(i ? ['; '] : []), link(s)]) }] : []),
+        ...(f.standardisation ? [{ label: 'Structure predicted', value: [standardisedInputText(f.standardisation.options, f.standardisation.parent)] }] : []),
       ],
     },
     { kind: 'figure', title: `Structure of ${c.smiles}`, svg: extra.depiction(c) },

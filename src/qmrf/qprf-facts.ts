@@ -13,6 +13,8 @@ import type { Predictor, PredictionRow } from '../model/prediction.ts';
 import { numberOf } from '../rdf/terms.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
 import { ot } from '../rdf/namespaces.ts';
+import type { StandardisationOptions } from '../chemistry/standardisation.ts';
+import { standardisationOf } from '../model/standardisation-record.ts';
 
 const SIMILARITY_MODULE = new URL('../chemistry/similarity.ts', import.meta.url).href;
 /** How many of the most similar training compounds a QPRF shows. */
@@ -42,6 +44,8 @@ export interface PredictionFacts {
   source: { kind: 'made' } | { kind: 'dataset'; uri: string };
   prediction: PredictedRow;
   neighbours: Neighbour[];
+  /** The model's structure standardisation (standardisation-record.ts): the compound was predicted from this parent, and its neighbours found by it. */
+  standardisation?: { options: StandardisationOptions; parent: string };
   trainingRows: number;
   /** The dependent variable: its title, units, endpoint term, species and test guideline as the upload gave them. */
   endpoint?: FeatureRecord;
@@ -90,7 +94,11 @@ export class QprfFacts {
     const rows = model.trainingDataset ? await this.datasets.allRows(model.trainingDataset) : [];
     const trainingCompounds = [...new Set(rows.map((r) => r.compound))];
     const smiles = await this.descriptors.smilesOf(trainingCompounds);
-    const nearest = await this.services.workers.run<{ index: number; similarity: number }[]>(SIMILARITY_MODULE, 'nearestNeighbours', [compound.smiles, smiles.map((s) => s ?? ''), NEIGHBOURS], signal);
+    // a model that standardises reads the compound's parent: its neighbours are the parent's
+    const options = standardisationOf(model);
+    const parent = options ? ((await this.predictor.structuresFor(model, [compound.uri], signal))[0] ?? compound.smiles) : compound.smiles;
+    const nearest = await this.services.workers.run<{ index: number; similarity: number }[]>(SIMILARITY_MODULE, 'nearestNeighbours', [parent, smiles.map((s) => s ?? ''), NEIGHBOURS], signal);
+    const standardisation = options && { options, parent };
     const chosen = nearest.map((n) => trainingCompounds[n.index]);
     const predicted = await this.predict(model, chosen);
     const neighbours: Neighbour[] = [];
@@ -101,7 +109,7 @@ export class QprfFacts {
       neighbours.push({ compound: structure, similarity: n.similarity, measured, predicted: predicted[k]?.value?.value });
     }
     const endpoint = (await readFeatureRecords(this.services.store, [model.dependent])).get(model.dependent);
-    return { compound, model, source: checked.dataset ? { kind: 'dataset', uri: checked.dataset } : { kind: 'made' }, prediction, neighbours, trainingRows: rows.length, endpoint };
+    return { compound, model, source: checked.dataset ? { kind: 'dataset', uri: checked.dataset } : { kind: 'made' }, prediction, neighbours, standardisation, trainingRows: rows.length, endpoint };
   }
 
   /** Predict compounds with the model (their own feature values, descriptors calculated as needed). */
