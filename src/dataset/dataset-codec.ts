@@ -86,7 +86,7 @@ export function datasetMeta(quads: RDF.Quad[], uri: string): DatasetMeta | undef
     quads,
     title,
     features,
-    warnings,
+    warnings: inRowOrder(warnings),
     annotations,
     created,
     modified,
@@ -118,6 +118,18 @@ export function metadataQuads(uri: string, info: DatasetMetadata): RDF.Quad[] {
 
 /** Warnings a dataset keeps: every page and request reads its metadata, so a file with a bad column in each of 10^5 rows must not make 10^5 of them. */
 export const MAX_WARNINGS = 500;
+
+/**
+ * Warnings in the order of the rows they name (`row 79` before `row 100`; the store gives them
+ * back in the order of their text): notes that name no row first, the count of those not kept last.
+ */
+export function inRowOrder(warnings: string[]): string[] {
+  const key = (w: string) => (/ more warning\(s\) not kept$/.test(w) ? Number.POSITIVE_INFINITY : Number(/^\w+ (\d+)\b/.exec(w)?.[1] ?? 0));
+  return warnings
+    .map((w) => ({ w, k: key(w) }))
+    .sort((a, b) => a.k - b.k || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0))
+    .map((x) => x.w);
+}
 
 /** The first MAX_WARNINGS warnings, then one that counts the rest (a count already there is counted on). */
 export function keptWarnings(warnings: string[]): string[] {

@@ -27,6 +27,7 @@ import type { Services } from '../core/services.ts';
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import type { PostedStructure } from '../compound/structure-input.ts';
 import { ColumnTyper, typeColumns, typedCells, type TypedColumn } from './columns.ts';
+import { ConflictFinder, comparedColumn, conflictSummary, conflictWarning } from './conflicting-duplicates.ts';
 import { ROWS_PER_CHUNK, withStructures, type InputRow, type InputTable, type TableSource } from './table-input.ts';
 import type { StructureReader } from '../chemistry/structure-reader.ts';
 
@@ -384,6 +385,8 @@ export class DatasetStore {
     const { uris: features, graphs } = await this.featuresFor(columns, uri, options.associated ?? new Map());
     const warnings: { line: number; text: string }[] = [];
     const firstLine = new Map<string, number>();
+    const conflicts = new ConflictFinder();
+    const compared = columns.map(comparedColumn);
     let stored = 0;
     let done = 0;
     // the rows of the last chunk, written with the metadata (a small upload: one write in all)
@@ -415,6 +418,11 @@ export class DatasetStore {
           if (!compounds[i]) return;
           const cells = typedCells(row.cells, columns, `${source.unit} ${row.line}`, found);
           const values = features.map((f, j) => [f, cells[j]] as [string, RDF.Literal | undefined]).filter((p): p is [string, RDF.Literal] => !!p[1]);
+          conflicts.observe(
+            compounds[i]!,
+            row.line,
+            columns.flatMap((c, j) => (compared[j] && cells[j] ? [[c.title, cells[j]!.value] as [string, string]] : [])),
+          );
           quads.push(...entryQuads(uri, this.entriesGraph(uri), ++stored, compounds[i]!, values));
         });
         if (last.length) {
@@ -426,9 +434,10 @@ export class DatasetStore {
         done += chunk.length;
         options.progress?.(0.05 + (0.9 * done) / Math.max(1, total));
       }
+      for (const c of conflicts.conflicts()) warnings.push({ line: c.line, text: conflictWarning(c, source.unit) });
       const sorted = warnings.sort((a, b) => a.line - b.line).map((w) => w.text);
       if (!stored) throw badRequest(`no ${source.unit} has a usable structure${sorted.length ? `: ${sorted.slice(0, 5).join('; ')}` : ''}`);
-      graphs[uri] = metadataQuads(uri, { annotations, features, warnings: [...(source.notes ?? []), ...sorted] });
+      graphs[uri] = metadataQuads(uri, { annotations, features, warnings: [...(source.notes ?? []), ...conflictSummary(conflicts), ...sorted] });
       // rows of one chunk only (a small upload) are written with it; the rows graph of a larger
       // one already holds rows, so its last chunk is loaded first (createGraphs is for new graphs)
       if (last.length && written) await this.services.store.bulkLoad(last);

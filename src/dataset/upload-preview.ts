@@ -5,6 +5,7 @@ import { otee } from '../rdf/namespaces.ts';
 import type { StructureReader } from '../chemistry/structure-reader.ts';
 import { roleByHeader } from './column-roles.ts';
 import { ColumnTyper, type TypedColumn } from './columns.ts';
+import { ConflictFinder, comparedColumn, conflictWarning } from './conflicting-duplicates.ts';
 import type { Upload } from './dataset-input.ts';
 import { ROWS_PER_CHUNK, withStructures, type Cell, type TableSource } from './table-input.ts';
 
@@ -32,6 +33,8 @@ export interface TablePreview {
   total: number;
   checked: number;
   skipped: string[];
+  /** Rows of the first CHECKED_ROWS whose structure is another row's and whose values disagree with it. */
+  conflicts: string[];
 }
 
 /** Reads the source once for the column kinds, and the structures of its first CHECKED_ROWS rows. */
@@ -40,6 +43,7 @@ export async function previewOf(upload: Upload, type: string, source: TableSourc
   const values = source.columns.map(() => 0);
   const rows: TablePreview['rows'] = [];
   const skipped: string[] = [];
+  const duplicates = new ConflictFinder();
   let total = 0;
   let checked = 0;
   for await (const chunk of source.chunks(ROWS_PER_CHUNK)) {
@@ -57,11 +61,23 @@ export async function previewOf(upload: Upload, type: string, source: TableSourc
     const read_ = await withStructures(part, read, found, source.unit);
     skipped.push(...found.filter((w) => /skipped$/.test(w)));
     for (const r of read_) {
-      if (rows.length >= PREVIEW_ROWS) break;
+      // a structure's SMILES (canonical: one for each compound) or its compound URI
+      const key = r.structure && 'structure' in r.structure ? r.structure.structure.smiles : r.structure?.uri;
+      if (key)
+        duplicates.observe(
+          key,
+          r.line,
+          r.cells.flatMap((c, j) => (text(c) ? [[String(j), text(c)] as [string, string]] : [])),
+        );
+      if (rows.length >= PREVIEW_ROWS) continue;
       rows.push({ line: r.line, smiles: r.structure && 'structure' in r.structure ? r.structure.structure.smiles : r.structure?.uri, cells: r.cells.map((c) => shown(text(c))) });
     }
   }
   const columns = typer.columns().map((c, i) => ({ ...c, accepted: c.accepted.map(shown), n: i + 1, role: roleByHeader(c.title), values: values[i] }));
+  const conflicts = duplicates
+    .conflicts()
+    .filter((c) => comparedColumn(columns[Number(c.column)]))
+    .map((c) => conflictWarning({ ...c, column: columns[Number(c.column)].title, compound: c.compound }, source.unit));
   return {
     file: { name: upload.filename, type, bytes: upload.body.length },
     notes: source.notes ?? [],
@@ -72,6 +88,7 @@ export async function previewOf(upload: Upload, type: string, source: TableSourc
     total,
     checked,
     skipped,
+    conflicts,
   };
 }
 
@@ -163,6 +180,14 @@ ${rows}
 </tbody></table>
 <h2>${p.unit[0].toUpperCase()}${p.unit.slice(1)}s that will be skipped</h2>
 ${skipped}
+${
+  p.conflicts.length
+    ? `<h2>Rows of the same structure whose values disagree</h2><p>They are all stored; decide which to keep before a model learns from both.</p><ul class="conflicts">${p.conflicts
+        .slice(0, 50)
+        .map((w) => `<li>${escapeHtml(w)}</li>`)
+        .join('')}${p.conflicts.length > 50 ? `<li>and ${p.conflicts.length - 50} more</li>` : ''}</ul>`
+    : ''
+}
 <h2>Store it</h2>
 <p><label>Title <input name="title" size="50" value="${escapeHtml(given.title ?? p.file.name ?? '')}"></label></p>
 <p><button type="submit">Store the dataset</button></p>

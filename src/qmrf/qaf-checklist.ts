@@ -32,6 +32,14 @@ function stated(principle: string, question: string, tree: QmrfNode, name: strin
   return element(principle, question, value ? 'met' : 'not known', value ? `${label}: ${value.slice(0, 300)}` : `${label} is empty`);
 }
 
+/** 3.7: described (met), unless it names conflicting duplicates, which are not resolved (not met); empty: not known. */
+function dataQuality(principle: string, tree: QmrfNode): ChecklistElement {
+  const question = 'Are the quality and variability of the endpoint data described?';
+  const value = text(tree, 'endpoint_data_quality');
+  if (/conflicting duplicate/i.test(value)) return element(principle, question, 'not met', `3.7: ${value.slice(0, 600)}`);
+  return stated(principle, question, tree, 'endpoint_data_quality', '3.7');
+}
+
 export function qafModelChecklist(tree: QmrfNode): ChecklistElement[] {
   const P1 = 'Principle 1: a defined endpoint';
   const P2 = 'Principle 2: an unambiguous algorithm';
@@ -55,7 +63,7 @@ export function qafModelChecklist(tree: QmrfNode): ChecklistElement[] {
     ),
     stated(P1, 'Are the units of the endpoint given?', tree, 'endpoint_units', '3.4'),
     stated(P1, 'Is the experimental protocol of the training data described?', tree, 'endpoint_protocol', '3.6'),
-    stated(P1, 'Are the quality and variability of the endpoint data described?', tree, 'endpoint_data_quality', '3.7'),
+    dataQuality(P1, tree),
     element(P2, 'Is the algorithm identified?', refs(tree, 'algorithm_explicit') ? 'met' : 'not met', text(tree, 'algorithm_type') ? `4.1: ${text(tree, 'algorithm_type')}` : '4.2 names no algorithm'),
     element(
       P2,

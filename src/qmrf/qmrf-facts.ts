@@ -1,3 +1,4 @@
+import { ConflictFinder } from '../dataset/conflicting-duplicates.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
@@ -53,7 +54,16 @@ export interface ModelFacts {
   independent: FeatureRecord[];
   /** Algorithms (instances) that calculated the independent variables, by their titles. */
   descriptorSources: string[];
-  training: { uri: string; title?: string; rows: number; compounds: number; withTarget: number; features: FeatureRecord[] };
+  training: {
+    uri: string;
+    title?: string;
+    rows: number;
+    compounds: number;
+    withTarget: number;
+    features: FeatureRecord[];
+    /** Structures whose rows disagree on the dependent variable (conflicting duplicates), with two of their values. */
+    conflicts: { compound: string; values: [string, string] }[];
+  };
   domains: DomainFacts[];
   /** The model's predictions of its own training set, scored (goodness of fit); undefined when they cannot be made. */
   fit?: ValidationSummary['statistics'];
@@ -124,19 +134,24 @@ export class QmrfFacts {
 
   /** The training set's rows and features (none for an imported model that names no training dataset: `uri` ''). */
   private async trainingFacts(uri: string | undefined, target: string): Promise<ModelFacts['training']> {
-    if (!uri) return { uri: '', rows: 0, compounds: 0, withTarget: 0, features: [] };
+    if (!uri) return { uri: '', rows: 0, compounds: 0, withTarget: 0, features: [], conflicts: [] };
     const meta = await this.datasets.readMeta(uri);
-    if (!meta) return { uri, rows: 0, compounds: 0, withTarget: 0, features: [] };
+    if (!meta) return { uri, rows: 0, compounds: 0, withTarget: 0, features: [], conflicts: [] };
     const compounds = new Set<string>();
     let rows = 0;
     let withTarget = 0;
+    const duplicates = new ConflictFinder();
     for await (const r of this.datasets.rows(uri)) {
       rows++;
       compounds.add(r.compound);
-      if (r.values.get(target)?.value.trim()) withTarget++;
+      const value = r.values.get(target)?.value.trim();
+      if (value) withTarget++;
+      if (value) duplicates.observe(r.compound, rows, [[target, value]]);
     }
     const features = [...(await readFeatureRecords(this.services.store, meta.features)).values()];
-    return { uri, title: meta.title, rows, compounds: compounds.size, withTarget, features };
+    const conflicts = new Map<string, [string, string]>();
+    for (const c of duplicates.conflicts()) if (!conflicts.has(c.compound)) conflicts.set(c.compound, [c.firstValue, c.value]);
+    return { uri, title: meta.title, rows, compounds: compounds.size, withTarget, features, conflicts: [...conflicts].map(([compound, values]) => ({ compound, values })) };
   }
 
   private async domainFacts(model: StoredModel): Promise<DomainFacts[]> {

@@ -195,7 +195,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   );
   b.text('endpoint_units', f.dependent.units ?? '');
   b.text('endpoint_variable', f.dependent.title ?? f.dependent.uri);
-  b.text('endpoint_data_quality', `${f.training.withTarget} of the ${f.training.rows} training rows (${f.training.compounds} distinct structures) have a value of the dependent variable.`);
+  b.text('endpoint_data_quality', endpointDataQuality(f.training));
   // 4. algorithm
   const types = [...new Set(f.learners.flatMap((l) => l.types))];
   b.text('algorithm_type', `${task === 'regression' ? 'Regression' : 'Classification'} (${algorithmTitle})${types.length ? `; algorithm types ${types.join(', ')}` : ''}`);
@@ -327,4 +327,15 @@ function kindsOf(features: { bits?: number }[]): string {
   const numeric = features.length - fingerprints;
   const count = (n: number, what: string) => `${n} ${what} feature${n === 1 ? '' : 's'}`;
   return [numeric ? count(numeric, 'numeric') : '', fingerprints ? count(fingerprints, 'fingerprint') : ''].filter(Boolean).join(' and ') || 'no features';
+}
+
+/**
+ * QMRF 3.7: how many rows have a value, and the structures whose rows disagree on it
+ * (conflicting duplicates), named: the QAF's data-quality question is not met while they stand.
+ */
+export function endpointDataQuality(t: ModelFacts['training']): string {
+  const counts = `${t.withTarget} of the ${t.rows} training rows (${t.compounds} distinct structures) have a value of the dependent variable.`;
+  if (!t.conflicts.length) return counts;
+  const named = t.conflicts.slice(0, 10).map((c) => `${c.compound} (${c.values.map((v) => JSON.stringify(v)).join(' and ')})`);
+  return `${counts} ${t.conflicts.length} structure(s) are conflicting duplicates, with rows whose values of the dependent variable disagree: ${named.join(', ')}${t.conflicts.length > 10 ? ` and ${t.conflicts.length - 10} more` : ''}.`;
 }

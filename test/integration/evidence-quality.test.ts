@@ -1,0 +1,101 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, http, form, parseTurtle, OT, waitForTask, valuesOf, type TestServer } from '../helpers.ts';
+
+// Issue 55: evidence that does not mislead. Conflicting duplicates (rows of one structure whose
+// labels disagree) are reported as conflicts in the upload, its preview and the QMRF's 3.7.
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s.stop());
+
+const local = (uri: string) => uri.replace(s.base, s.url);
+
+async function run(url: string, params: Record<string, string | string[]>): Promise<string> {
+  const r = await http(local(url), { method: 'POST', body: form(params), accept: 'text/uri-list' });
+  if (r.status === 200) return r.text.trim();
+  assert.equal(r.status, 202, r.text);
+  return waitForTask(s, r.text.trim());
+}
+
+/**
+ * 110 rows: alcohols and amines, a Lab ID each. Pentachlorophenol is carcinogenic in rows 3 and
+ * 50 and non-carcinogenic in row 105 (the table's rows count from the header's, row 1); phenol
+ * comes twice with the same label (a duplicate, not a conflict).
+ */
+function table(): string {
+  const lines = ['SMILES,Lab ID,logP,Carcinogenicity'];
+  const pcp = 'Oc1c(Cl)c(Cl)c(Cl)c(Cl)c1Cl';
+  for (let k = 1; lines.length < 110; k++) {
+    const row = lines.length + 1;
+    const [smiles, logp, label] =
+      row === 3 || row === 50
+        ? [pcp, '5.1', 'carcinogenic']
+        : row === 105
+          ? [pcp, '5.1', 'non-carcinogenic']
+          : row === 7 || row === 101
+            ? ['Oc1ccccc1', '1.5', 'non-carcinogenic']
+            : [`${'C'.repeat(1 + (k % 40))}${k % 2 ? 'O' : 'N'}${k > 40 ? 'C(C)'.repeat(1 + Math.floor(k / 40)) : ''}`, String(k / 10), k % 3 ? 'carcinogenic' : 'non-carcinogenic'];
+    lines.push(`${smiles},L-${row},${logp},${label}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const rowOf = (w: string) => Number(/^row (\d+)/.exec(w)?.[1]);
+
+test('conflicting duplicates: the upload names each row that disagrees with its structure’s first row, warnings in row order, and the QMRF 3.7 is not met', async () => {
+  const up = await http(`${s.url}/dataset`, { method: 'POST', body: table(), contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(up.status, 200, up.text);
+  const dataset = up.text.trim();
+  const meta = parseTurtle((await http(local(dataset), { accept: 'text/turtle' })).text);
+  const warnings = valuesOf(meta, dataset, `${OT}warning`);
+  const conflicts = warnings.filter((w) => /^row \d+: conflicting duplicate of/.test(w));
+  assert.deepEqual(conflicts.map(rowOf), [105], `only pentachlorophenol's non-carcinogenic row conflicts (phenol agrees, Lab ID is an identifier): ${conflicts.join(' | ')}`);
+  assert.match(conflicts[0], /row 105: conflicting duplicate of row 3 \(.+\): Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 3/);
+  assert.ok(
+    warnings.some((w) => /^1 structure\(s\) have rows whose values disagree/.test(w)),
+    warnings.join(' | '),
+  );
+  // the JSON of the dataset lists the warnings in the order of their rows: row 50 before row 101
+  const listed = (JSON.parse((await http(local(dataset), { accept: 'application/json' })).text).warnings as string[]) ?? [];
+  const numbered = listed.map(rowOf).filter((n) => Number.isFinite(n));
+  assert.ok(numbered.includes(50) && numbered.includes(101), listed.join(' | '));
+  assert.deepEqual(
+    numbered,
+    [...numbered].sort((a, b) => a - b),
+    `warnings in row order: ${numbered.join(', ')}`,
+  );
+
+  // the QMRF of a model trained on it: 3.7 names the conflict, and the QAF's data-quality question is not met
+  const features = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  const titled = await Promise.all(features.map(async (f) => [f, valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0]]));
+  const target = titled.find(([, t]) => t === 'Carcinogenicity')![0];
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset, descriptors: 'tpsa,exactmw,CrippenClogP' });
+  const model = await run(`${s.base}/algorithm/random-forest-classification`, { dataset_uri: described, prediction_feature: target });
+  const report = await run(`${s.base}/reach_report/qmrf`, { model_uri: model });
+  const xml = (await http(local(report), { accept: 'application/qmrf-xml' })).text;
+  const quality = /<endpoint_data_quality[^>]*>([^<]*)</.exec(xml)?.[1] ?? '';
+  assert.match(
+    quality,
+    /1 structure\(s\) are conflicting duplicates, with rows whose values of the dependent variable disagree: .+ \(&quot;carcinogenic&quot; and &quot;non-carcinogenic&quot;\)/,
+    quality,
+  );
+  const rdf = parseTurtle((await http(local(report), { accept: 'text/turtle' })).text);
+  const verdicts = new Map(valuesOf(rdf, report, `${OT}qafChecklistElement`).map((n) => [valuesOf(rdf, n, `${OT}qafQuestion`)[0], valuesOf(rdf, n, `${OT}qafVerdict`)[0]]));
+  assert.equal(verdicts.get('Are the quality and variability of the endpoint data described?'), 'not met');
+});
+
+test('the upload preview shows the rows of one structure whose values disagree', async () => {
+  const fd = new FormData();
+  fd.append('file', new Blob([table()], { type: 'text/csv' }), 'carcinogenicity.csv');
+  const preview = await http(`${s.url}/dataset/preview`, { method: 'POST', body: fd, accept: 'application/json' });
+  assert.equal(preview.status, 200, preview.text);
+  const { conflicts } = JSON.parse(preview.text) as { conflicts: string[] };
+  assert.deepEqual(conflicts.map(rowOf), [105], conflicts.join(' | '));
+  assert.match(conflicts[0], /Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 3/);
+  const { pending } = JSON.parse(preview.text) as { pending: string };
+  const page = await http(`${s.url}/dataset/preview/${pending}`, { accept: 'text/html' });
+  assert.match(page.text, /Rows of the same structure whose values disagree/);
+});
