@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dc, dcterms, ot, owl, RDF_TYPE, rdfs } from '../rdf/namespaces.ts';
 import { propertyValue, propertyValues } from '../rdf/graph-values.ts';
 import { mcpQueries } from './mcp-queries.ts';
+import { majorityBaseline, meanBaseline, type Baseline } from '../validation/baseline.ts';
 import { INCHI_MAX_CHARS, MOLFILE_MAX_CHARS, SMARTS_MAX_CHARS, SMILES_MAX_CHARS } from '../chemistry/structure-limits.ts';
 import { ArgumentError, ServiceError, explanation, type ServiceAnswer, type ServiceClient } from './service-client.ts';
 
@@ -192,7 +193,8 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
     'list_models',
     {
       title: 'List models',
-      description: 'The models the caller may use, with their endpoint, learner, training dataset and its size, and the statistics of their validations.',
+      description:
+        'The models the caller may use, with their endpoint, learner, training dataset and its size, and the statistics of their validations and of the cross-validations of their recipe (pooled over the folds), each with its baseline (the majority class, or the mean predictor) to read it against.',
       inputSchema: {
         endpoint: z.string().min(1).max(2000).optional().describe('Only models of this endpoint (an ontology IRI the model is owl:sameAs)'),
         limit: z.number().int().min(1).max(200).optional().describe('At most this many, the newest first (default 50)'),
@@ -235,7 +237,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
     {
       title: 'Predict a structure',
       description:
-        "A model's prediction for one structure (smiles) or compound: the value, its confidence or conformal interval/set where the model has one, and the applicability-domain verdicts. The prediction is stored as a dataset, whose page also lists the most similar training structures.",
+        "A model's prediction for one structure (smiles) or compound: the value, its confidence or conformal interval/set where the model has one, how to read it (an uncertain class, a tie, a prediction that disagrees with all its nearest training compounds), the applicability-domain verdicts with each metric's limit, and the nearest training compounds with their measured and out-of-fold predicted values (from a cross-validation of the model's recipe; none without one). The prediction is stored as a dataset, whose page shows the same.",
       inputSchema: {
         model: uri('The model URI'),
         smiles: z.string().min(1).max(SMILES_MAX_CHARS).optional().describe('The structure as SMILES'),
@@ -273,6 +275,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
         ...(facts ? { prediction: facts.prediction, applicability_domains: facts.applicability_domains } : {}),
         inside_applicability_domain: inside.length ? inside.every(Boolean) : null,
         nearest_training_compounds: facts?.nearest_training_compounds ?? null,
+        ...(facts ? { neighbour_predictions: facts.neighbour_predictions } : {}),
         ...(facts || a.neighbours === false ? {} : { evidence: evidence ? explanation(evidence) : 'none' }),
         outputs,
       };
@@ -422,19 +425,52 @@ function algorithmUri(client: ServiceClient, algorithm: string): string {
   return client.uriArgument('algorithm', algorithm, 'algorithm');
 }
 
-/** The statistics of each model's validations (one SPARQL query, in the caller's scope). */
-async function validationStatistics(client: ServiceClient, models: string[]): Promise<Map<string, { validation: string; statistics: Record<string, number | string> }[]>> {
-  const out = new Map<string, { validation: string; statistics: Record<string, number | string> }[]>();
+/** A validation's statistics as list_models answers them. */
+interface ValidationSummary {
+  validation: string;
+  kind: 'validation' | 'crossvalidation';
+  folds?: number;
+  algorithm_params?: string;
+  y_scrambled?: boolean;
+  statistics: Record<string, number | string>;
+  baseline?: Baseline;
+}
+
+/**
+ * The statistics of each model's validations and of the cross-validations of its recipe (the
+ * ones its page lists), each with its baseline (one SPARQL query, in the caller's scope).
+ */
+async function validationStatistics(client: ServiceClient, models: string[]): Promise<Map<string, ValidationSummary[]>> {
+  const out = new Map<string, ValidationSummary[]>();
   if (!models.length) return out;
   const sent = await client.request('POST', '/sparql', { form: { query: String(mcpQueries.validationStatistics(models)) }, accept: 'application/sparql-results+json' });
   if (sent.status !== 200) return out;
-  const bindings = (json(sent.text, 'endpoint') as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings;
-  const byValidation = new Map<string, { model: string; statistics: Record<string, number | string> }>();
+  const bindings = (json(sent.text, 'endpoint') as { results: { bindings: Record<string, { value: string } | undefined>[] } }).results.bindings;
+  const found = new Map<string, { model: string; summary: ValidationSummary; classes: Map<string, number> }>();
   for (const b of bindings) {
-    const entry = byValidation.get(b.validation.value) ?? { model: b.model.value, statistics: {} };
-    entry.statistics[b.statistic.value.replace(/^.*[#/]/, '')] = number(b.value.value)!;
-    byValidation.set(b.validation.value, entry);
+    const [model, validation] = [b.model!.value, b.validation!.value];
+    const key = `${model} ${validation}`;
+    const entry = found.get(key) ?? {
+      model,
+      classes: new Map<string, number>(),
+      summary: {
+        validation,
+        kind: b.folds ? 'crossvalidation' : 'validation',
+        ...(b.folds ? { folds: Number(b.folds.value), algorithm_params: b.params?.value ?? '', y_scrambled: b.scrambled?.value === 'true' } : {}),
+        statistics: {},
+      },
+    };
+    if (b.statistic && b.value) entry.summary.statistics[b.statistic.value.replace(/^.*[#/]/, '')] = number(b.value.value)!;
+    if (b.class && b.tp && b.fn) entry.classes.set(b.class.value, Number(b.tp.value) + Number(b.fn.value));
+    found.set(key, entry);
   }
-  for (const [validation, { model, statistics }] of byValidation) out.set(model, [...(out.get(model) ?? []), { validation, statistics }]);
+  for (const { model, summary, classes } of found.values()) {
+    const s = summary.statistics;
+    const rows = Number(s.numInstances ?? 0) - Number(s.numWithoutClass ?? 0) - Number(s.numUnpredicted ?? 0);
+    const baseline = classes.size
+      ? majorityBaseline([...classes].map(([classValue, count]) => ({ classValue, count })))
+      : meanBaseline(typeof s.targetVarianceActual === 'number' ? s.targetVarianceActual : undefined, rows);
+    out.set(model, [...(out.get(model) ?? []), { ...summary, ...(baseline ? { baseline } : {}) }]);
+  }
   return out;
 }

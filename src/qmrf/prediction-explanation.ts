@@ -8,6 +8,7 @@ import { escapeHtml, formatNumber, iriHtml, linkOf } from '../rdf/html.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { PredictionFacts, QprfFacts } from './qprf-facts.ts';
 import { standardisedInputText } from '../model/standardisation-record.ts';
+import { neighbourSourceText, predictionReading } from './prediction-reading.ts';
 
 /** Predictions explained on a page: at most this many rows (each reads the training set's nearest structures). */
 export const EXPLAINED_ROWS = 3;
@@ -15,9 +16,10 @@ export const EXPLAINED_ROWS = 3;
 /**
  * What a person needs beside a predicted value, on the page of a prediction dataset (the model's
  * form leads there): per predicted structure (the first EXPLAINED_ROWS), the value with its
- * units, what the model's confidence means, the applicability-domain verdicts with their metric,
- * the most similar training structures with their measured and predicted values (the facts a
- * QPRF reports), and the form that makes the QPRF. Empty for a dataset a model did not make.
+ * units, what the model's confidence means (an uncertain class is not shown as a firm one), the
+ * applicability-domain verdicts with their metric and its limit, the most similar training
+ * structures with their measured and out-of-fold predicted values (the facts a QPRF reports), a
+ * flag when the prediction disagrees with all of them, and the form that makes the QPRF. Empty for a dataset a model did not make.
  */
 export async function predictionExplanationHtml(
   deps: { facts: QprfFacts; models: Pick<ModelStore, 'load'>; store: TripleStore },
@@ -57,8 +59,16 @@ export async function predictionExplanationHtml(
 
 function cardHtml(f: PredictionFacts, about: { units: string; targetTitle: string; methods: Map<string, string> }): string {
   const { model, prediction } = f;
+  const reading = predictionReading(f);
   const compound = linkOf(f.compound.uri).href;
-  const value = prediction.value ? `${escapeHtml(shown(prediction.value.value))}${escapeHtml(about.units)}` : 'not predicted (the structure lacks the model’s variables)';
+  const number = prediction.value ? `${escapeHtml(shown(prediction.value.value))}${escapeHtml(about.units)}` : '';
+  // a class barely favoured (or a tie) is not printed as a firm class
+  const value = !prediction.value
+    ? 'not predicted (the structure lacks the model’s variables)'
+    : reading.certainty?.uncertain
+      ? `<span class="uncertain">${number} (uncertain)</span> <small>${escapeHtml(reading.certainty.text)}</small>`
+      : `<strong>${number}</strong>${reading.certainty ? ` <small>${escapeHtml(reading.certainty.text)}</small>` : ''}`;
+  const flag = reading.disagreesWithNeighbours ? `\n<p class="warning"><strong>Disagrees with its neighbours:</strong> ${escapeHtml(reading.disagreesWithNeighbours.text)}</p>` : '';
   const confidence = prediction.confidence
     ? `${formatNumber(Number(prediction.confidence.value))} <small>(${escapeHtml(confidenceMeaning(model.learnerId, model.task === 'classification' ? 'classification' : 'regression'))})</small>`
     : '–';
@@ -67,7 +77,7 @@ function cardHtml(f: PredictionFacts, about: { units: string; targetTitle: strin
         .map((d) => {
           const method = DOMAIN_METHODS.find((m) => m.id === about.methods.get(d.model));
           const verdict = d.inside === undefined ? 'no estimate' : d.inside ? '<strong class="inside">inside</strong>' : '<strong class="outside">outside: treat the prediction with caution</strong>';
-          const metric = d.metric === undefined ? '' : `; ${escapeHtml(method?.metric ?? 'metric')} ${formatNumber(d.metric)}`;
+          const metric = d.metric === undefined ? '' : `; ${escapeHtml(method?.metric ?? 'metric')} ${formatNumber(d.metric)}${d.limit ? ` (${escapeHtml(d.limit.text)})` : ''}`;
           return `<li>${verdict}${metric}${method ? ` <small>(${escapeHtml(method.title)}${d.model === model.uri ? ', carried by the model' : `, ${iriHtml(d.model, 'AD model')}`})</small>` : ''}</li>`;
         })
         .join('')
@@ -83,11 +93,11 @@ function cardHtml(f: PredictionFacts, about: { units: string; targetTitle: strin
   return `<section class="explained" aria-label="Prediction of ${escapeHtml(f.compound.smiles)}">
 <div class="structure"><a href="${escapeHtml(compound)}"><img src="${escapeHtml(compound)}?media=image%2Fsvg%2Bxml&amp;w=220&amp;h=160" width="220" height="160" alt="${escapeHtml(f.compound.smiles)}"></a><br><code>${escapeHtml(f.compound.smiles)}</code></div>
 <dl class="facts">
-<dt>${escapeHtml(about.targetTitle)}</dt><dd><strong>${value}</strong> <small>by ${iriHtml(model.uri, model.title)}</small></dd>
+<dt>${escapeHtml(about.targetTitle)}</dt><dd>${value} <small>by ${iriHtml(model.uri, model.title)}</small></dd>
 ${input}<dt>Confidence</dt><dd>${confidence}</dd>
 <dt>Applicability domain</dt><dd><ul class="plain">${domains}</ul></dd>
-</dl>
-<table class="report neighbours"><caption>The ${f.neighbours.length} most similar of the ${f.trainingRows} training structures (Tanimoto, Morgan fingerprints)</caption><thead><tr><th>structure</th><th>similarity</th><th>measured</th><th>predicted</th></tr></thead><tbody>${neighbours}</tbody></table>
+</dl>${flag}
+<table class="report neighbours"><caption>The ${f.neighbours.length} most similar of the ${f.trainingRows} training structures (Tanimoto, Morgan fingerprints); ${escapeHtml(neighbourSourceText(f))}</caption><thead><tr><th>structure</th><th>similarity</th><th>measured</th><th>predicted out of fold</th></tr></thead><tbody>${neighbours}</tbody></table>
 <form class="run" method="post" action="/reach_report/qprf"><input type="hidden" name="dataset_uri" value="${escapeHtml(f.source.kind === 'dataset' ? f.source.uri : '')}"><input type="hidden" name="compound_uri" value="${escapeHtml(f.compound.uri)}"><button type="submit">Make a QPRF of this prediction</button></form>
 </section>`;
 }

@@ -3,6 +3,7 @@ import { formatNumber } from '../rdf/html.ts';
 import type { Block, ReportDocument, Text } from '../report/report-document.ts';
 import type { ChecklistElement } from './qaf-checklist.ts';
 import type { PredictionFacts } from './qprf-facts.ts';
+import { neighbourSourceText, predictionReading } from './prediction-reading.ts';
 import { guaranteeText, percent } from '../learning/conformal.ts';
 import { standardisedInputText } from '../model/standardisation-record.ts';
 
@@ -54,13 +55,18 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
   const nearest = f.neighbours[0];
   const predicted = f.prediction.value !== undefined;
   const errors = f.neighbours.flatMap((n) => (n.measured !== undefined && n.predicted !== undefined && f.model.task === 'regression' ? [Math.abs(Number(n.predicted) - Number(n.measured))] : []));
-  const agree = f.neighbours.filter((n) => n.measured !== undefined && n.predicted !== undefined && f.model.task === 'classification' && n.measured.trim() === n.predicted.trim()).length;
-  const analogues =
-    f.model.task === 'regression'
+  const compared = f.neighbours.filter((n) => n.measured !== undefined && n.predicted !== undefined);
+  const agree = compared.filter((n) => f.model.task === 'classification' && n.measured!.trim() === n.predicted!.trim()).length;
+  // the neighbours' predicted values are out of fold; without them there is no evidence of how the model predicts its analogues
+  const outOfFold = f.neighbourPredictions.kind === 'crossvalidation' && compared.length > 0;
+  const analogues = !outOfFold
+    ? `how the model predicts them is not known (${neighbourSourceText(f)})`
+    : f.model.task === 'regression'
       ? errors.length
-        ? `mean absolute error of the model on them ${formatNumber(errors.reduce((a, b) => a + b, 0) / errors.length)}`
+        ? `mean absolute error of out-of-fold predictions on them ${formatNumber(errors.reduce((a, b) => a + b, 0) / errors.length)} (cross-validation ${(f.neighbourPredictions as { crossvalidation: string }).crossvalidation})`
         : ''
-      : `${agree} of ${f.neighbours.length} predicted correctly`;
+      : `${agree} of ${compared.length} predicted correctly out of fold (cross-validation ${(f.neighbourPredictions as { crossvalidation: string }).crossvalidation})`;
+  const reading = predictionReading(f);
   return [
     {
       principle: area.input,
@@ -73,15 +79,15 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
       question: 'Is the substance inside the model’s applicability domain?',
       verdict: !domains.length ? 'not known' : outside.length ? 'not met' : 'met',
       evidence: domains.length
-        ? domains.map((d) => `${d.inside ? 'inside' : 'outside'} the domain of ${d.model} (metric ${formatNumber(d.metric)})`).join('; ')
+        ? domains.map((d) => `${d.inside ? 'inside' : 'outside'} the domain of ${d.model} (metric ${formatNumber(d.metric)}${d.limit ? `, ${d.limit.text}` : ''})`).join('; ')
         : 'the model has no applicability domain',
     },
     {
       principle: area.reliability,
       question: 'Is the prediction supported by close training analogues that the model predicts well?',
-      verdict: !predicted ? 'not met' : nearest && nearest.similarity >= CLOSE_ANALOGUE && !outside.length ? 'met' : 'not known',
+      verdict: !predicted || reading.disagreesWithNeighbours ? 'not met' : nearest && nearest.similarity >= CLOSE_ANALOGUE && !outside.length && outOfFold ? 'met' : 'not known',
       evidence: nearest
-        ? `nearest training compound ${nearest.compound.uri}, Tanimoto ${formatNumber(nearest.similarity)}; of the ${f.neighbours.length} nearest, ${analogues}`
+        ? `nearest training compound ${nearest.compound.uri}, Tanimoto ${formatNumber(nearest.similarity)}; of the ${f.neighbours.length} nearest, ${analogues}${reading.disagreesWithNeighbours ? `; ${reading.disagreesWithNeighbours.text}` : ''}`
         : 'no training compound could be compared',
     },
     {
@@ -92,6 +98,7 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
         [
           ...conformal.map((c) => `${c.label} ${c.value}`),
           ...(f.prediction.confidence ? [`confidence ${formatNumber(Number(f.prediction.confidence.value))}`] : []),
+          ...(reading.certainty ? [reading.certainty.text] : []),
           ...(conformal.length ? [guarantee(f)] : []),
         ].join('; ') || 'no confidence given',
     },
@@ -116,7 +123,9 @@ export function qprfDocument(
 ): ReportDocument {
   const c = f.compound;
   const link = (uri: string, text = uri): Text => ({ text, href: uri });
-  const value = f.prediction.value && shown(f.prediction.value.value);
+  const reading = predictionReading(f);
+  // a barely favoured class (or a tie) is not given as a firm class
+  const value = f.prediction.value && `${shown(f.prediction.value.value)}${reading.certainty?.uncertain ? ' (uncertain)' : ''}`;
   const substance: Block[] = [
     {
       kind: 'facts',
@@ -155,6 +164,8 @@ export function qprfDocument(
       kind: 'facts',
       rows: [
         { label: 'Predicted value', value: [value ?? 'not predicted (the substance lacks what the model needs)'] },
+        ...(reading.certainty ? [{ label: 'Reading', value: [reading.certainty.text] }] : []),
+        ...(reading.disagreesWithNeighbours ? [{ label: 'Disagrees with its neighbours', value: [reading.disagreesWithNeighbours.text] }] : []),
         {
           label: 'Confidence',
           value: [
@@ -168,7 +179,12 @@ export function qprfDocument(
         { label: 'Prediction', value: [f.source.kind === 'made' ? 'made by the service for this report' : link(f.source.uri, `from the prediction dataset ${f.source.uri}`)] },
         ...f.prediction.domains.map((d) => ({
           label: 'Applicability domain',
-          value: [d.inside === undefined ? 'not estimated' : d.inside ? 'inside' : 'OUTSIDE', ` (metric ${formatNumber(d.metric)}, `, link(d.model, `model ${d.model}`), ')'],
+          value: [
+            d.inside === undefined ? 'not estimated' : d.inside ? 'inside' : 'OUTSIDE',
+            ` (metric ${formatNumber(d.metric)}${d.limit ? `, ${d.limit.text}` : ''}, `,
+            link(d.model, `model ${d.model}`),
+            ')',
+          ],
         })),
       ],
     },
@@ -178,9 +194,10 @@ export function qprfDocument(
         {
           kind: 'table',
           title: `The ${f.neighbours.length} most similar training compounds (Tanimoto on Morgan fingerprints, radius 2)`,
-          head: ['rank', 'compound', 'SMILES', 'similarity', 'measured', 'predicted'],
+          head: ['rank', 'compound', 'SMILES', 'similarity', 'measured', 'predicted out of fold'],
           rows: f.neighbours.map((n, i) => [String(i + 1), link(n.compound.uri), n.compound.smiles, formatNumber(n.similarity), shown(n.measured), shown(n.predicted)]),
         },
+        { kind: 'para', text: [neighbourSourceText(f)] },
         ...f.neighbours
           .slice(0, 3)
           .map((n, i): Block => ({ kind: 'figure', title: `Training compound ${i + 1}: ${n.compound.smiles} (similarity ${formatNumber(n.similarity)})`, svg: extra.depiction(n.compound) })),

@@ -15,6 +15,8 @@ import { readFeatureRecords, type FeatureRecord } from '../feature/feature-recor
 import { ot } from '../rdf/namespaces.ts';
 import type { StandardisationOptions } from '../chemistry/standardisation.ts';
 import { standardisationOf } from '../model/standardisation-record.ts';
+import { domainLimit, type DomainLimit } from './prediction-reading.ts';
+import { outOfFoldPredictions, type NeighbourPredictionSource } from './out-of-fold.ts';
 
 const SIMILARITY_MODULE = new URL('../chemistry/similarity.ts', import.meta.url).href;
 /** How many of the most similar training compounds a QPRF shows. */
@@ -24,7 +26,7 @@ export interface PredictedRow {
   value?: RDF.Literal;
   confidence?: RDF.Literal;
   /** Each applicability domain's metric and membership (embedded or linked), with its model. */
-  domains: { model: string; metric?: number; inside?: boolean }[];
+  domains: { model: string; metric?: number; inside?: boolean; limit?: DomainLimit }[];
   /** A conformal model's interval (per level) or class p-values for the row. */
   conformal?: ConformalObservation;
 }
@@ -33,6 +35,7 @@ export interface Neighbour {
   compound: StoredStructure;
   similarity: number;
   measured?: string;
+  /** Its out-of-fold prediction (by a model that did not see it), never the model's own re-prediction. */
   predicted?: string;
 }
 
@@ -46,6 +49,8 @@ export interface PredictionFacts {
   neighbours: Neighbour[];
   /** The model's structure standardisation (standardisation-record.ts): the compound was predicted from this parent, and its neighbours found by it. */
   standardisation?: { options: StandardisationOptions; parent: string };
+  /** Where the neighbours' predicted values come from (out of fold), or why there are none. */
+  neighbourPredictions: NeighbourPredictionSource;
   trainingRows: number;
   /** The dependent variable: its title, units, endpoint term, species and test guideline as the upload gave them. */
   endpoint?: FeatureRecord;
@@ -88,8 +93,11 @@ export class QprfFacts {
 
   async of(checked: { model: StoredModel; compound: StoredStructure; dataset?: string }, signal?: AbortSignal): Promise<PredictionFacts> {
     const { model, compound } = checked;
-    const prediction = checked.dataset ? await this.fromDataset(model, checked.dataset, compound.uri) : (await this.predict(model, [compound.uri]))[0];
-    // the most similar training compounds, with their measured and predicted values
+    const predicted = checked.dataset ? await this.fromDataset(model, checked.dataset, compound.uri) : (await this.predict(model, [compound.uri]))[0];
+    // each domain's metric with the limit it is judged against (the model's own state, or its linked AD model's)
+    const domains = await Promise.all(predicted.domains.map(async (d) => ({ ...d, limit: domainLimit(d.model === model.uri ? model.domain?.state : (await this.models.load(d.model))?.state) })));
+    const prediction = { ...predicted, domains };
+    // the most similar training compounds, with their measured and out-of-fold predicted values
     // an imported model may name no training dataset: then no neighbours
     const rows = model.trainingDataset ? await this.datasets.allRows(model.trainingDataset) : [];
     const trainingCompounds = [...new Set(rows.map((r) => r.compound))];
@@ -100,16 +108,27 @@ export class QprfFacts {
     const nearest = await this.services.workers.run<{ index: number; similarity: number }[]>(SIMILARITY_MODULE, 'nearestNeighbours', [parent, smiles.map((s) => s ?? ''), NEIGHBOURS], signal);
     const standardisation = options && { options, parent };
     const chosen = nearest.map((n) => trainingCompounds[n.index]);
-    const predicted = await this.predict(model, chosen);
+    // out of fold: the model's own re-predictions of its training rows would agree by construction
+    const outOfFold = await outOfFoldPredictions({ services: this.services, datasets: this.datasets, models: this.models }, model, chosen);
     const neighbours: Neighbour[] = [];
     for (const [k, n] of nearest.entries()) {
       const structure = await this.compounds.read(chosen[k]);
       if (!structure) continue;
       const measured = rows.find((r) => r.compound === chosen[k])?.values.get(model.dependent)?.value;
-      neighbours.push({ compound: structure, similarity: n.similarity, measured, predicted: predicted[k]?.value?.value });
+      neighbours.push({ compound: structure, similarity: n.similarity, measured, predicted: outOfFold.values.get(chosen[k]) });
     }
     const endpoint = (await readFeatureRecords(this.services.store, [model.dependent])).get(model.dependent);
-    return { compound, model, source: checked.dataset ? { kind: 'dataset', uri: checked.dataset } : { kind: 'made' }, prediction, neighbours, standardisation, trainingRows: rows.length, endpoint };
+    return {
+      compound,
+      model,
+      source: checked.dataset ? { kind: 'dataset', uri: checked.dataset } : { kind: 'made' },
+      prediction,
+      neighbours,
+      standardisation,
+      neighbourPredictions: outOfFold.source,
+      trainingRows: rows.length,
+      endpoint,
+    };
   }
 
   /** Predict compounds with the model (their own feature values, descriptors calculated as needed). */

@@ -7,6 +7,7 @@ import type { Block, Text } from './report-document.ts';
 import type { PlotRequest } from './plots.ts';
 import type { CrossvalidationFacts, Named, ValidationFacts } from './report-facts.ts';
 import type { LearningTask } from '../learning/learner.ts';
+import { baselineText, majorityBaseline, meanBaseline } from '../validation/baseline.ts';
 import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, keyStatistics, mean, REGRESSION_LABELS, standardDeviation } from '../validation/statistic-labels.ts';
 
 /**
@@ -26,6 +27,17 @@ export const link = (n: Named | undefined): Text[] => (n ? [{ text: n.title ? `$
 export function statisticsTable(v: ValidationFacts, title: string): Block {
   const labels = [...(v.task === 'regression' ? REGRESSION_LABELS : CLASSIFICATION_LABELS), ...COUNT_LABELS];
   return { kind: 'table', title, head: ['statistic', 'value'], rows: labels.filter(([k]) => v.statistics[k] !== undefined).map(([k, label]) => [label, formatNumber(v.statistics[k])]) };
+}
+
+/** What the statistics are read against: the majority class, or the mean predictor, on the same rows (none when it cannot be made). */
+function baselineBlocks(v: ValidationFacts): Block[] {
+  const { statistics } = v.record;
+  const rows = (v.statistics.numInstances ?? 0) - (v.statistics.numWithoutClass ?? 0) - (v.statistics.numUnpredicted ?? 0);
+  const baseline =
+    statistics.kind === 'classification'
+      ? majorityBaseline(Object.entries(statistics.values.classValueStatistics).map(([classValue, c]) => ({ classValue, count: (c.numTruePositives ?? 0) + (c.numFalseNegatives ?? 0) })))
+      : meanBaseline(statistics.values.targetVarianceActual, rows);
+  return baseline ? [{ kind: 'para', text: [`${baselineText(baseline)[0].toUpperCase()}${baselineText(baseline).slice(1)}.`] }] : [];
 }
 
 /** The confusion matrix and per-class statistics of a classification's validation (none of a regression's). */
@@ -185,6 +197,7 @@ export function validationSections(v: ValidationFacts): DraftSection[] {
       blocks: [
         { kind: 'para', text: [statisticsNote(v.task)] },
         statisticsTable(v, `Statistics of the ${v.statistics.numInstances ?? ''} test rows`),
+        ...baselineBlocks(v),
         ...(v.task === 'classification' ? classTables(v) : []),
       ],
     },
@@ -235,6 +248,7 @@ export function crossvalidationSections(cv: CrossvalidationFacts): DraftSection[
       blocks: [
         { kind: 'para', text: ['The predictions of all folds together, scored once (never an average of the folds). ', statisticsNote(cv.task)] },
         statisticsTable(cv.pooled, `Statistics of all ${cv.pooled.statistics.numInstances ?? ''} predicted rows`),
+        ...baselineBlocks(cv.pooled),
         ...(cv.task === 'classification' ? classTables(cv.pooled) : []),
       ],
     },

@@ -4,6 +4,7 @@ import { resourceTree, type Tree, type TreeValue } from '../rdf/resource-tree.ts
 import { escapeHtml, formatNumber, iriHtml, renderPage } from '../rdf/html.ts';
 import { alternateLinks, sendNegotiated, type Renderer, resourceRenderers } from '../http/respond.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
+import { baselineOfStatistics, baselineText } from './baseline.ts';
 import { CLASS_VALUE_COLUMNS, CLASSIFICATION_LABELS, COUNT_LABELS, keyStatistics, mean, MORE_CLASS_VALUE_LABELS, REGRESSION_LABELS, standardDeviation } from './statistic-labels.ts';
 import { algorithmById } from '../algorithm/catalogue.ts';
 import { VALIDATION_KINDS } from './validation-record.ts';
@@ -74,6 +75,10 @@ function statisticsHtml(tree: Tree): string {
       );
     }
   }
+  // what the figures are read against: a model that learnt nothing, on the same rows
+  const stats = regression ?? classification;
+  const baseline = stats && baselineOfStatistics(stats, regression ? 'regression' : 'classification', tree);
+  if (baseline) parts.push(`<h2>Baseline</h2><p class="baseline">${escapeHtml(baselineText(baseline))}.</p>`);
   const conformal = tree.conformalStatistics as Tree[] | undefined;
   if (conformal?.length) parts.push(conformalHtml(conformal));
   return parts.join('\n');
