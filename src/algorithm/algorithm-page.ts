@@ -1,7 +1,8 @@
 import { datasetSelectHtml } from '../dataset/dataset-page.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { TripleStore } from '../store/triple-store.ts';
-import { featureTitles, readFeatureRecords } from '../feature/feature-record.ts';
+import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
+import { isOwnColumn, targetChoice } from './target-choice.ts';
 import { escapeHtml, iriHtml, linkOf } from '../rdf/html.ts';
 import type { ParameterSpec } from '../learning/learner.ts';
 import type { AlgorithmDefinition } from './catalogue.ts';
@@ -43,7 +44,7 @@ export async function catalogueHtml(defs: AlgorithmDefinition[], ctx: { datasets
   const query = dataset ? `?dataset_uri=${encodeURIComponent(dataset)}` : '';
   // the endpoints a chosen dataset can give: its own columns (descriptors calculated here are not endpoints)
   const meta = dataset ? await ctx.datasets.readMeta(dataset) : undefined;
-  const own = meta ? [...(await readFeatureRecords(ctx.store, meta.features)).values()].filter((f) => !f.source?.includes('/algorithm/')) : [];
+  const own = meta ? [...(await readFeatureRecords(ctx.store, meta.features)).values()].filter(isOwnColumn) : [];
   const has = { regression: own.some((f) => f.numeric), classification: own.some((f) => f.nominal) };
   const item = (d: AlgorithmDefinition) => `<li><a href="/algorithm/${encodeURIComponent(d.id)}${query}">${escapeHtml(d.title)}</a></li>`;
   const groups = (Object.keys(KIND_TITLES) as AlgorithmDefinition['kind'][])
@@ -94,11 +95,19 @@ export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: Dat
   if (target) {
     if (chosen) {
       const meta = await ctx.datasets.readMeta(chosen);
-      const titles = await featureTitles(ctx.store, meta?.features ?? []);
-      const options = (meta?.features ?? []).map((f) => `<option value="${escapeHtml(f)}">${escapeHtml(titles.get(f) ?? f)}</option>`).join('');
+      const records = await readFeatureRecords(ctx.store, meta?.features ?? []);
+      const { ordered, chosen: endpoint } = targetChoice([...records.values()], def.kind === 'learner' ? def.learner.task : undefined);
+      const option = (f: FeatureRecord) => `<option value="${escapeHtml(f.uri)}"${target === 'required' && f.uri === endpoint ? ' selected' : ''}>${escapeHtml(f.title ?? f.uri)}</option>`;
+      const own = ordered.filter(isOwnColumn);
+      const calculated = ordered.filter((f) => !isOwnColumn(f));
+      // the dataset's own columns first, the descriptors calculated here after them
+      const options =
+        calculated.length && own.length
+          ? `<optgroup label="The dataset's own columns">${own.map(option).join('')}</optgroup><optgroup label="Calculated descriptors">${calculated.map(option).join('')}</optgroup>`
+          : ordered.map(option).join('');
       targetField =
         target === 'required'
-          ? `<label>Feature to predict <select name="prediction_feature" required>${options}</select></label>`
+          ? `<label>Feature to predict <select name="prediction_feature" required>${endpoint ? '' : '<option value="">choose the endpoint</option>'}${options}</select></label>`
           : `<label>The endpoint, left out of the domain <select name="prediction_feature"><option value="">none</option>${options}</select></label> <small>(by default the domain uses the descriptors calculated here, not the table's own values)</small>`;
     } else
       targetField = `<label>${target === 'required' ? 'Feature to predict' : 'The endpoint, left out of the domain'} (URI) <input name="prediction_feature" size="50"${target === 'required' ? ' required' : ''}></label>`;

@@ -18,6 +18,14 @@ const STRUCTURE_ORDER: StructureKind[] = ['smiles', 'inchi', 'molfile', 'uri'];
 const NAME_HEADERS = /^(name|chemical[ _]?name|compound[ _]?name|substance([ _]?name)?|iupac[ _]?name|preferred[ _]?name|test[ _]?substance)$/i;
 const CAS_HEADERS = /^(cas|cas[ _-]?rn|casrn|cas[ _-]?(no\.?|number|registry[ _]?number)|cas[ _]?#)$/i;
 
+/** Headers of identifier columns: `Lab ID`, `ID`, `Identifier`, `Ref`, `Code`, `No.`, `Number`. */
+const IDENTIFIER_HEADERS = /(^|[\s_-])(id|identifier|ref|code|no\.?|number|#)$/i;
+
+/** Does a header name the substance or a row rather than a value of it (a name, a CAS RN, an identifier)? */
+export function isIdentifierHeader(header: string): boolean {
+  return roleByHeader(header) !== 'value' || IDENTIFIER_HEADERS.test(header.trim());
+}
+
 /** What a column is by its header alone, for the upload preview: a structure, a name, a CAS RN, or a value. */
 export function roleByHeader(header: string): 'structure' | 'name' | 'CAS RN' | 'value' {
   const h = header.trim();

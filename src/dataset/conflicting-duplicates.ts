@@ -1,4 +1,4 @@
-import { roleByHeader } from './column-roles.ts';
+import { isIdentifierHeader } from './column-roles.ts';
 
 /**
  * Rows of the same compound whose values disagree: pentachlorophenol carcinogenic in rows 79
@@ -9,12 +9,9 @@ import { roleByHeader } from './column-roles.ts';
  * column is held.
  */
 
-/** Headers of identifier columns: `Lab ID`, `ID`, `Identifier`, `Ref`, `Code`, `No.`, `Number`. */
-const IDENTIFIER_HEADERS = /(^|[\s_-])(id|identifier|ref|code|no\.?|number|#)$/i;
-
 /** Is a column one whose values two rows of the same compound should share? */
 export function comparedColumn(column: { title: string; kind: string }): boolean {
-  return (column.kind === 'nominal' || column.kind === 'numeric') && roleByHeader(column.title) === 'value' && !IDENTIFIER_HEADERS.test(column.title.trim());
+  return (column.kind === 'nominal' || column.kind === 'numeric') && !isIdentifierHeader(column.title);
 }
 
 /** One row's disagreement with the first row of its compound. */

@@ -69,7 +69,9 @@ export async function planTraining(
   const described = await readFeatureRecords(services.store, [request.predictionFeature, ...candidates]);
   const target = described.get(request.predictionFeature)!;
   if (request.learner.task === 'regression' && !target.numeric) {
-    throw badRequest(`prediction_feature ${request.predictionFeature} is not numeric (not an ot:NumericFeature); the regression learner ${request.learner.id} needs a numeric target`);
+    throw badRequest(
+      `prediction_feature ${request.predictionFeature} is not numeric (not an ot:NumericFeature); the regression learner ${request.learner.id} needs a numeric target${target.nominal ? ' (for classes, use a classification learner)' : ' (its values are text, not numbers: choose the column of the measured endpoint)'}`,
+    );
   }
   const independent = candidates.map((f) => described.get(f)!).filter(isLearnable);
   const skipped = candidates.map((f) => described.get(f)!).filter((f) => !isLearnable(f));
@@ -160,7 +162,9 @@ export async function trainModel(
     if (classes.length < 2) throw badRequest(`prediction_feature ${plan.target.uri} has a single class value (${classes[0]}); classification needs at least 2`);
     if (classes.length > MAX_CLASSES)
       throw badRequest(
-        `prediction_feature ${plan.target.uri} has ${classes.length} distinct values; a classification target has at most ${MAX_CLASSES} (use a regression learner for a numeric target)`,
+        plan.target.numeric
+          ? `prediction_feature ${plan.target.uri} has ${classes.length} distinct values; a classification target has at most ${MAX_CLASSES} (use a regression learner for a numeric target)`
+          : `prediction_feature ${plan.target.uri}${plan.target.title ? ` (${plan.target.title})` : ''} is a text column with ${classes.length} distinct values, most likely an identifier or a name, not classes (a classification target has at most ${MAX_CLASSES}): choose the column of the measured endpoint`,
       );
   }
   const index = new Map(classes.map((c, i) => [c, i]));

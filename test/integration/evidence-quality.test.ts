@@ -99,3 +99,35 @@ test('the upload preview shows the rows of one structure whose values disagree',
   const page = await http(`${s.url}/dataset/preview/${pending}`, { accept: 'text/html' });
   assert.match(page.text, /Rows of the same structure whose values disagree/);
 });
+
+/** The feature of a dataset with this title. */
+async function featureTitled(dataset: string, title: string): Promise<string> {
+  const features = (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+  for (const f of features) if (valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0] === title) return f;
+  throw new Error(`no feature ${title}`);
+}
+
+/** The training form's "Feature to predict": its options' titles in order, and the selected one. */
+async function targetSelect(algorithm: string, dataset: string): Promise<{ titles: string[]; selected?: string; html: string }> {
+  const page = await http(`${s.url}/algorithm/${algorithm}?dataset_uri=${encodeURIComponent(dataset)}`, { accept: 'text/html' });
+  assert.equal(page.status, 200, page.text);
+  const html = /<select name="prediction_feature" required>(.*?)<\/select>/s.exec(page.text)?.[1] ?? '';
+  const options = [...html.matchAll(/<option value="([^"]*)"( selected)?>([^<]*)<\/option>/g)];
+  return { titles: options.map((o) => o[3]), selected: options.find((o) => o[2])?.[3], html };
+}
+
+test('the training form: the feature to predict defaults to the only class (or number) column that is not an identifier, the dataset’s own columns listed before the descriptors; a text target gets the right hint', async () => {
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: table(), contentType: 'text/csv', accept: 'text/uri-list' })).text.trim();
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset, descriptors: 'tpsa,exactmw' });
+  const classes = await targetSelect('random-forest-classification', described);
+  assert.equal(classes.selected, 'Carcinogenicity', `not the first column (Lab ID): ${classes.titles.join(', ')}`);
+  assert.match(classes.html, /^<optgroup label="The dataset's own columns">(?:(?!optgroup).)*Lab ID(?:(?!optgroup).)*<\/optgroup><optgroup label="Calculated descriptors">.*tpsa/s);
+  const numbers = await targetSelect('random-forest-regression', described);
+  assert.equal(numbers.selected, 'logP', numbers.titles.join(', '));
+  // the identifier as the target: a hint to choose the endpoint, not "use a regression learner"
+  const labId = await featureTitled(dataset, 'Lab ID');
+  const started = await http(`${s.url}/algorithm/random-forest-classification`, { method: 'POST', body: form({ dataset_uri: described, prediction_feature: labId }), accept: 'text/uri-list' });
+  const failed = started.status === 202 ? await waitForTask(s, started.text.trim()).then(String, (e: Error) => e.message) : started.text;
+  assert.match(failed, /\(Lab ID\) is a text column with \d+ distinct values, most likely an identifier or a name, not classes/);
+  assert.doesNotMatch(failed, /use a regression learner/);
+});
