@@ -237,7 +237,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
     {
       title: 'Predict a structure',
       description:
-        "A model's prediction for one structure (smiles) or compound: the value, its confidence or conformal interval/set where the model has one, how to read it (an uncertain class, a tie, a prediction that disagrees with all its nearest training compounds), the applicability-domain verdicts with each metric's limit, and the nearest training compounds with their measured and out-of-fold predicted values (from a cross-validation of the model's recipe; none without one). The prediction is stored as a dataset, whose page shows the same.",
+        "A model's prediction for one structure (smiles) or compound: the value, its confidence or conformal interval/set where the model has one, how to read it (an uncertain class, a tie, a prediction that disagrees with all its nearest training compounds), the applicability-domain verdicts with each metric's limit, and the nearest training compounds with their measured and out-of-fold predicted values (from a cross-validation of the model's recipe, else from the learner trained again without them; never in-sample). The prediction is stored as a dataset, whose page shows the same.",
       inputSchema: {
         model: uri('The model URI'),
         smiles: z.string().min(1).max(SMILES_MAX_CHARS).optional().describe('The structure as SMILES'),

@@ -38,7 +38,7 @@ export function predictionEvidence(facts: PredictionFacts) {
       limit: d.limit ? { inside_when: d.limit.inside, value: d.limit.value } : null,
     })),
     neighbour_predictions: {
-      source: facts.neighbourPredictions.kind === 'crossvalidation' ? 'out-of-fold' : 'none',
+      source: { crossvalidation: 'out-of-fold', 'held-out': 'held-out', none: 'none' }[facts.neighbourPredictions.kind],
       ...(facts.neighbourPredictions.kind === 'crossvalidation' ? { crossvalidation: facts.neighbourPredictions.crossvalidation } : {}),
       note: neighbourSourceText(facts),
     },

@@ -99,7 +99,9 @@ export function domainLimit(state: unknown): DomainLimit | undefined {
 /** Where the neighbours' predicted values come from, in words. */
 export function neighbourSourceText(f: Pick<PredictionFacts, 'neighbourPredictions'>): string {
   const s = f.neighbourPredictions;
-  return s.kind === 'crossvalidation'
-    ? `“predicted” is out of fold: each compound’s prediction by the fold model of the ${s.folds}-fold cross-validation ${s.crossvalidation} of this model’s recipe that did not see it (never the model re-predicting its own training rows)`
-    : `“predicted” is not shown: ${s.reason}; the model’s re-predictions of its own training rows agree with them by construction and are no evidence`;
+  if (s.kind === 'crossvalidation')
+    return `“predicted” is out of fold: each compound’s prediction by the fold model of the ${s.folds}-fold cross-validation ${s.crossvalidation} of this model’s recipe that did not see it (never the model re-predicting its own training rows)`;
+  if (s.kind === 'held-out')
+    return `“predicted” is held out: no cross-validation of this model’s recipe is stored, so its learner was trained again with the same parameters on the ${s.trainingRows} training rows less these compounds, and predicted them (never the model re-predicting its own training rows); cross-validate the recipe for figures over the whole training set`;
+  return `“predicted” is not shown: ${s.reason}; the model’s re-predictions of its own training rows agree with them by construction and are no evidence`;
 }

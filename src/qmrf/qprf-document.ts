@@ -58,14 +58,16 @@ export function qafPredictionChecklist(f: PredictionFacts, qmrfs: string[]): Che
   const compared = f.neighbours.filter((n) => n.measured !== undefined && n.predicted !== undefined);
   const agree = compared.filter((n) => f.model.task === 'classification' && n.measured!.trim() === n.predicted!.trim()).length;
   // the neighbours' predicted values are out of fold; without them there is no evidence of how the model predicts its analogues
-  const outOfFold = f.neighbourPredictions.kind === 'crossvalidation' && compared.length > 0;
+  const source = f.neighbourPredictions;
+  const outOfFold = source.kind !== 'none' && compared.length > 0;
+  const where = source.kind === 'crossvalidation' ? `cross-validation ${source.crossvalidation}` : 'the learner trained again without them';
   const analogues = !outOfFold
     ? `how the model predicts them is not known (${neighbourSourceText(f)})`
     : f.model.task === 'regression'
       ? errors.length
-        ? `mean absolute error of out-of-fold predictions on them ${formatNumber(errors.reduce((a, b) => a + b, 0) / errors.length)} (cross-validation ${(f.neighbourPredictions as { crossvalidation: string }).crossvalidation})`
+        ? `mean absolute error of out-of-fold predictions on them ${formatNumber(errors.reduce((a, b) => a + b, 0) / errors.length)} (${where})`
         : ''
-      : `${agree} of ${compared.length} predicted correctly out of fold (cross-validation ${(f.neighbourPredictions as { crossvalidation: string }).crossvalidation})`;
+      : `${agree} of ${compared.length} predicted correctly out of fold (${where})`;
   const reading = predictionReading(f);
   return [
     {

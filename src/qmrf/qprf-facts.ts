@@ -57,7 +57,7 @@ export interface PredictionFacts {
 }
 
 export class QprfFacts {
-  private readonly services: Pick<Services, 'uris' | 'store' | 'workers'>;
+  private readonly services: Pick<Services, 'uris' | 'store' | 'workers' | 'config'>;
   private readonly compounds: CompoundRegistry;
   private readonly datasets: DatasetStore;
   private readonly models: ModelStore;
@@ -109,7 +109,7 @@ export class QprfFacts {
     const standardisation = options && { options, parent };
     const chosen = nearest.map((n) => trainingCompounds[n.index]);
     // out of fold: the model's own re-predictions of its training rows would agree by construction
-    const outOfFold = await outOfFoldPredictions({ services: this.services, datasets: this.datasets, models: this.models }, model, chosen);
+    const outOfFold = await outOfFoldPredictions({ services: this.services, datasets: this.datasets, models: this.models }, model, chosen, rows, signal);
     const neighbours: Neighbour[] = [];
     for (const [k, n] of nearest.entries()) {
       const structure = await this.compounds.read(chosen[k]);
