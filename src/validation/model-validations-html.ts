@@ -6,6 +6,7 @@ import type { ModelDescription } from '../model/model-codec.ts';
 import { datasetSelectHtml } from '../dataset/dataset-page.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { keyStatistics } from './statistic-labels.ts';
+import { baselineOfStatistics } from './baseline.ts';
 import { DOMAIN_OPTION } from '../learning/applicability-domain.ts';
 import { CONFORMAL_PARAMETERS } from '../learning/conformal.ts';
 import { validationQueries } from './validation-queries.ts';
@@ -50,13 +51,20 @@ export async function modelValidationsHtml(services: Pick<Services, 'uris' | 'st
       own.numFolds !== undefined
         ? `${own.leaveOneOut ? 'leave-one-out' : `${own.numFolds}-fold`} cross-validation${own.yScramble ? ' (y-scrambled)' : ''}`
         : String(own.validationType ?? 'validation');
+    // what the figures are read against: the majority class, or the mean predictor, on the same rows
+    const baseline = baselineOfStatistics(stats, task, tree);
+    const against = !baseline
+      ? '–'
+      : baseline.kind === 'majority class'
+        ? `accuracy ${formatNumber(baseline.accuracy)} <small>(always “${escapeHtml(baseline.classValue)}”)</small>`
+        : `RMSE ${formatNumber(baseline.rootMeanSquaredError)}, R² 0 <small>(always the mean)</small>`;
     return `<tr><td>${iriHtml(uri, kind)}</td>${keyStatistics(task)
       .map(([k, name]) => `<td title="${escapeHtml(name)}">${escapeHtml(name)} ${formatNumber(typeof stats[k] === 'number' ? (stats[k] as number) : undefined)}</td>`)
-      .join('')}<td>${formatNumber(typeof tree.numInstances === 'number' ? tree.numInstances : undefined)}</td></tr>`;
+      .join('')}<td class="baseline">${against}</td><td>${formatNumber(typeof tree.numInstances === 'number' ? tree.numInstances : undefined)}</td></tr>`;
   };
   const rows = [...(await Promise.all(validations.map((v) => row(v, v)))), ...(await Promise.all(crossvalidations.map((c) => row(c, services.uris.subgraph(c, 'statistics')))))].filter((r) => r);
   return `<h2>Validations</h2>
-${rows.length ? `<table class="report sortable"><thead><tr><th>validation</th><th colspan="4">statistics</th><th>rows</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : '<p>None yet.</p>'}
+${rows.length ? `<table class="report sortable"><thead><tr><th>validation</th><th colspan="4">statistics</th><th>baseline</th><th>rows</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : '<p>None yet.</p>'}
 <h3>Validate</h3>
 <form class="run" method="post" action="/validation/test_set_validation">
 <input type="hidden" name="model_uri" value="${escapeHtml(d.uri)}">

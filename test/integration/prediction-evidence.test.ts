@@ -241,6 +241,17 @@ test('item 6: MCP list_models lists the cross-validations of each model’s reci
     cvs.some((v: { algorithm_params: string }) => v.algorithm_params === 'numTrees=30'),
     'with the parameters to tell the recipes apart',
   );
+  // a validation of the model itself is listed too
+  const validation = await run(`${s.base}/validation/test_set_validation`, { model_uri: fx.regression, test_dataset_uri: fx.regressionData, prediction_feature: fx.regressionTarget });
+  const again = (await call('list_models', {})).models.find((m: { model: string }) => m.model === fx.regression);
+  const own = again.validations.find((v: { validation: string }) => v.validation === validation);
+  assert.equal(own?.kind, 'validation', JSON.stringify(again.validations));
+  assert.equal(typeof own.statistics.rSquare, 'number');
+  assert.equal(own.baseline.kind, 'mean predictor');
+  // the model page lists the same with their baselines
+  const modelPage = (await http(local(fx.forest), { accept: 'text/html' })).text;
+  assert.match(modelPage, /<th>baseline<\/th>/);
+  assert.match(modelPage, /<td class="baseline">accuracy [\d.]+ <small>\(always “(true|false)”\)<\/small><\/td>/);
   const regression = listed.models.find((m: { model: string }) => m.model === fx.regression);
   const rcv = regression.validations.find((v: { kind: string }) => v.kind === 'crossvalidation');
   assert.equal(typeof rcv.statistics.rootMeanSquaredError, 'number');
