@@ -285,3 +285,25 @@ test('a model shared for predictions, not its training set: its predictions thro
   const withTraining = structured(await call(await mcp(alice), 'predict', { model, smiles: 'CCCCCO' }));
   assert.equal(withTraining.nearest_training_compounds.length, 5, 'its owner still gets them');
 });
+
+test('list_models under access control: the cross-validation of a model’s recipe is listed to who may read it, with its pooled statistics and baseline (issue 55 item 6)', async () => {
+  const cv = await waitFor(
+    (
+      await http(`${s.url}/crossvalidation`, {
+        method: 'POST',
+        body: form({ dataset_uri: dataset, algorithm_uri: `${s.base}/algorithm/random-forest-regression`, prediction_feature: target, algorithm_params: 'numTrees=20', num_folds: '3' }),
+        accept: 'text/uri-list',
+        headers: { subjectid: alice },
+      })
+    ).text.trim(),
+  );
+  const mine = structured(await call(await mcp(alice), 'list_models', {})).models.find((m: { model: string }) => m.model === model);
+  const listed = mine.validations.find((v: { validation: string }) => v.validation === cv);
+  assert.equal(listed?.kind, 'crossvalidation', JSON.stringify(mine.validations));
+  assert.equal(listed.folds, 3);
+  assert.equal(typeof listed.statistics.rootMeanSquaredError, 'number');
+  assert.equal(listed.baseline.kind, 'mean predictor');
+  // bob may use the (now public) model but not read alice's cross-validation
+  const his = structured(await call(await mcp(bob), 'list_models', {})).models.find((m: { model: string }) => m.model === model);
+  assert.ok(!his || !his.validations.some((v: { validation: string }) => v.validation === cv));
+});
