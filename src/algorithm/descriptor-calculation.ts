@@ -101,20 +101,30 @@ export class DescriptorCalculation {
     values: Record<string, ParamValue>,
     instance: DescriptorInstance,
     compounds: string[],
-    options: { signal?: AbortSignal; progress?: (fraction: number) => void; smiles?: (string | undefined)[] } = {},
+    options: {
+      signal?: AbortSignal;
+      progress?: (fraction: number) => void;
+      smiles?: (string | undefined)[];
+      /** Told of each value left empty because it is not meaningful for its structure (chemistry/descriptor-validity.ts). */
+      leftEmpty?: (column: number, row: number, reason: string) => void;
+    } = {},
   ): Promise<(RDF.Literal | undefined)[][]> {
     const smiles = options.smiles ?? (await this.smilesOf(compounds));
     const call = def.descriptors.call(values, instance.columns);
     const unique = [...new Set(smiles.filter((s): s is string => !!s))];
-    const results = await runInChunks<string, number[] | null>(this.services.workers, { module: CALCULATION_MODULE, fn: call.exportName, chunk: CHUNK, args: call.args }, unique, options);
+    const results = await runInChunks<string, (number | string)[] | null>(this.services.workers, { module: CALCULATION_MODULE, fn: call.exportName, chunk: CHUNK, args: call.args }, unique, options);
     const bySmiles = new Map(unique.map((s, i) => [s, results[i]]));
     const fingerprint = instance.columns.length === 1 && instance.columns[0].bits !== undefined;
     return instance.columns.map((_, j) =>
-      smiles.map((s) => {
+      smiles.map((s, i) => {
         const row = s ? bySmiles.get(s) : null;
         if (!row) return undefined;
         if (fingerprint) return literal(row.join(' '));
         const v = row[j];
+        if (typeof v === 'string') {
+          options.leftEmpty?.(j, i, v);
+          return undefined;
+        }
         return Number.isFinite(v) ? literal(String(v), xsd('double')) : undefined;
       }),
     );

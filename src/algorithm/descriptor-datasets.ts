@@ -28,12 +28,20 @@ export async function describeDataset(
   const { def, values, source, selected } = request;
   const instance = await descriptors.instance(def, values);
   const rows = await datasets.allRows(source.uri);
+  const empty = new Map<string, { reason: string; rows: number[] }>();
   const columns = await descriptors.calculate(
     def,
     values,
     instance,
     rows.map((r) => r.compound),
-    job,
+    {
+      ...job,
+      leftEmpty: (j, i, reason) => {
+        const key = `${instance.columns[j].title}\u0000${reason}`;
+        if (!empty.has(key)) empty.set(key, { reason, rows: [] });
+        empty.get(key)!.rows.push(i + 1);
+      },
+    },
   );
   const calculated = rows.map((_, i) => instance.features.flatMap((f, j): [string, RDF.Literal][] => (columns[j][i] ? [[f, columns[j][i]!]] : [])));
   if (request.into) {
@@ -51,5 +59,14 @@ export async function describeDataset(
     [ot('hasSource'), df.namedNode(instance.uri)],
     [dc('source'), df.namedNode(source.uri)],
   ];
-  return datasets.createFromRows(annotations, features, out);
+  return datasets.createFromRows(annotations, features, out, {}, emptyValueWarnings(empty));
+}
+
+/** One warning per descriptor and reason: `kappa3 left empty for 3 structure(s) (rows 2, 7, 9): Kier's κ3 is defined only …`. */
+function emptyValueWarnings(empty: Map<string, { reason: string; rows: number[] }>): string[] {
+  return [...empty].map(([key, { reason, rows }]) => {
+    const title = key.slice(0, key.indexOf('\u0000'));
+    const shown = rows.slice(0, 10).join(', ') + (rows.length > 10 ? ` and ${rows.length - 10} more` : '');
+    return `${title} left empty for ${rows.length} structure(s) (row${rows.length === 1 ? '' : 's'} ${shown}): ${reason}`;
+  });
 }

@@ -1,6 +1,7 @@
 import initRDKitModule from '@rdkit/rdkit';
 import { isWasmCrash } from '../task/worker-pool.ts';
 import { structureTextKind, structureTextProblem } from './structure-limits.ts';
+import { descriptorProblem, heavyAtomPaths, readsPaths, type HeavyAtomPaths } from './descriptor-validity.ts';
 
 /**
  * Descriptor and fingerprint calculation with RDKit.js, as pure functions of SMILES so that
@@ -60,11 +61,19 @@ export async function rdkitDescriptorNames(): Promise<string[]> {
   return names ?? [];
 }
 
-/** One row per structure: the values of `names` (null when the structure cannot be read). */
-export async function rdkitDescriptors(smiles: string[], names: string[]): Promise<(number[] | null)[]> {
+/**
+ * One row per structure: the values of `names` (null when the structure cannot be read); a value
+ * that is not meaningful for the structure (descriptor-validity.ts) is the reason why, in words.
+ */
+export async function rdkitDescriptors(smiles: string[], names: string[]): Promise<((number | string)[] | null)[]> {
+  const paths = readsPaths(names);
   return eachMolecule(smiles, (mol) => {
     const all = JSON.parse(mol.get_descriptors()) as Record<string, number>;
-    return names.map((n) => (typeof all[n] === 'number' && Number.isFinite(all[n]) ? all[n] : NaN));
+    const structure: HeavyAtomPaths = paths ? heavyAtomPaths(mol.get_json()) : { paths: [true, true, true] };
+    return names.map((n) => {
+      const v = typeof all[n] === 'number' && Number.isFinite(all[n]) ? all[n] : NaN;
+      return descriptorProblem(n, v, structure) ?? v;
+    });
   });
 }
 

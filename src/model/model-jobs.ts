@@ -8,7 +8,7 @@ import { defineJob, type JobStarters } from '../task/job-definition.ts';
 import { applyCleanupModel } from './cleanup-model.ts';
 import type { ModelStore } from './model-store.ts';
 import type { Predictor, PredictionRow } from './prediction.ts';
-import { defaultServiceOf, storePredictions } from './prediction-operations.ts';
+import { defaultServiceOf, identifierColumns, storePredictions } from './prediction-operations.ts';
 
 export type ModelStarters = JobStarters<ReturnType<typeof modelJobs>>;
 
@@ -42,7 +42,8 @@ export function modelJobs(services: Pick<Services, 'config' | 'store'>, datasets
           work: async (job) => {
             const rows: PredictionRow[] = await datasets.allRows(source.uri);
             const predictions = await predictor.predict(model, rows, plan, job);
-            return storePredictions(services, datasets, model, rows, predictions, target, source.uri, source.title);
+            const kept = await identifierColumns(services.store, model, source.features);
+            return storePredictions(services, datasets, model, rows, predictions, target, source.uri, source.title, kept);
           },
         };
       },

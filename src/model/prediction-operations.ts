@@ -6,10 +6,27 @@ import { FeatureValues } from '../compound/feature-values.ts';
 import { outputFeatures } from './model-codec.ts';
 import type { StoredModel } from './model-store.ts';
 import { createPredictionDataset, type Predictor, type PredictionRow, type PredictedValues } from './prediction.ts';
+import { readFeatureRecords } from '../feature/feature-record.ts';
+import { isIdentifierHeader } from '../dataset/column-roles.ts';
+import { isOwnColumn } from '../algorithm/target-choice.ts';
 
 /** Where a supermodel made with `dataset_service` stores its predictions unless told otherwise. */
 export function defaultServiceOf(model: StoredModel): string | undefined {
   return String(model.parameters.dataset_service ?? '') || undefined;
+}
+
+/**
+ * The columns of a dataset a new dataset of its predictions keeps, so that each row is still
+ * known by the person's own words: its own identifier, name and CAS RN columns (by their
+ * headers: `Lab ID`, `Name`, `CAS`), none the model reads.
+ */
+export async function identifierColumns(store: Services['store'], model: StoredModel, features: string[]): Promise<string[]> {
+  const read = new Set(model.independent);
+  const records = await readFeatureRecords(
+    store,
+    features.filter((f) => !read.has(f)),
+  );
+  return [...records.values()].filter((f) => isOwnColumn(f) && isIdentifierHeader(f.title ?? '')).map((f) => f.uri);
 }
 
 /** Store predictions: a new dataset (here or at another dataset service), or new columns of an existing one; answers its URI. */
@@ -22,12 +39,14 @@ export async function storePredictions(
   target: ResultTarget,
   source: string,
   sourceTitle?: string,
+  /** Columns of the source kept beside the predictions (identifierColumns). */
+  kept: string[] = [],
 ): Promise<string> {
   if (target.kind === 'existing') {
     await datasets.addColumns(target.meta, outputFeatures(model), new Map(rows.map((r, i) => [r.compound, predictions[i]])));
     return target.meta.uri;
   }
-  const local = await createPredictionDataset(datasets, model, rows, predictions, { uri: source, title: sourceTitle });
+  const local = await createPredictionDataset(datasets, model, rows, predictions, { uri: source, title: sourceTitle }, kept);
   return deliver(services, datasets, local, target);
 }
 

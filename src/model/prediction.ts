@@ -227,16 +227,27 @@ function conformalValues(conformal: NonNullable<StoredModel['conformal']>, answe
 const ONE = literal('1', xsd('int'));
 const ZERO = literal('0', xsd('int'));
 
-/** A new dataset of a model's predictions (and their confidences) for the rows of `source`. */
-export function createPredictionDataset(datasets: DatasetStore, model: StoredModel, rows: PredictionRow[], predictions: PredictedValues[], source: { uri: string; title?: string }): Promise<string> {
+/**
+ * A new dataset of a model's predictions (and their confidences) for the rows of `source`, with
+ * the source's columns `kept` (its identifiers and names: which row is which) before them.
+ */
+export function createPredictionDataset(
+  datasets: DatasetStore,
+  model: StoredModel,
+  rows: PredictionRow[],
+  predictions: PredictedValues[],
+  source: { uri: string; title?: string },
+  kept: string[] = [],
+): Promise<string> {
   const annotations: [RDF.NamedNode, RDF.Term][] = [
     [dc('title'), literal(`${model.task === 'domain' ? 'Applicability-domain estimates' : 'Predictions'} of ${model.title} for ${source.title ?? source.uri}`)],
     [ot('hasSource'), df.namedNode(model.uri)],
     [dc('source'), df.namedNode(source.uri)],
   ];
+  const identifying = (r: PredictionRow) => kept.flatMap((f): PredictedValues => (r.values.has(f) ? [[f, r.values.get(f)!]] : []));
   return datasets.createFromRows(
     annotations,
-    outputFeatures(model),
-    rows.map((r, i) => ({ compound: r.compound, values: predictions[i] })),
+    [...kept, ...outputFeatures(model)],
+    rows.map((r, i) => ({ compound: r.compound, values: [...identifying(r), ...predictions[i]] })),
   );
 }

@@ -131,3 +131,44 @@ test('the training form: the feature to predict defaults to the only class (or n
   assert.match(failed, /\(Lab ID\) is a text column with \d+ distinct values, most likely an identifier or a name, not classes/);
   assert.doesNotMatch(failed, /use a regression learner/);
 });
+
+test('predicting a dataset keeps the person’s identifier column beside the predictions, in every format', async () => {
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: table(), contentType: 'text/csv', accept: 'text/uri-list' })).text.trim();
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset, descriptors: 'tpsa,exactmw' });
+  const model = await run(`${s.base}/algorithm/random-forest-classification`, { dataset_uri: described, prediction_feature: await featureTitled(dataset, 'Carcinogenicity') });
+  // the raw upload: the descriptors are calculated for the prediction
+  const predicted = await run(model, { dataset_uri: dataset });
+  const csv = (await http(local(predicted), { accept: 'text/csv' })).text;
+  const [header, first] = csv.split(/\r?\n/);
+  assert.match(header, /Lab ID/, header);
+  assert.doesNotMatch(header, /logP|tpsa/, 'only the identifiers are kept, not the values the model read or other columns');
+  assert.match(first, /L-2\b/, first);
+  for (const accept of ['application/json', 'text/arff', 'chemical/x-mdl-sdfile', 'text/turtle', 'text/html']) {
+    const text = (await http(local(predicted), { accept })).text;
+    assert.match(text, /Lab ID/, accept);
+    assert.match(text, /L-2\b/, accept);
+  }
+});
+
+test('descriptor values a structure does not define are left empty with a warning: Kier’s κ of single atoms, salts and paths too short', async () => {
+  // [Cd+2] and water: no bond; CCl4: no path of three bonds; butane and benzene: every κ defined
+  const csv = 'SMILES,Name\n[Cd+2],cadmium\nO,water\nClC(Cl)(Cl)Cl,carbon tetrachloride\nCCCC,butane\nc1ccccc1,benzene\n[Na+].[Cl-],sodium chloride\n';
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' })).text.trim();
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset, descriptors: 'kappa1,kappa3,Phi,tpsa' });
+  const [header, ...lines] = (await http(local(described), { accept: 'text/csv' })).text.trim().split(/\r?\n/);
+  const titles = header.split(',').map((t) => t.replace(/^"|"$/g, ''));
+  const cell = (name: string, title: string) => {
+    const line = lines.find((l) => l.includes(`,${name},`) || l.includes(`,${name}`))!;
+    return line.split(',')[titles.indexOf(title)];
+  };
+  for (const name of ['cadmium', 'water', 'carbon tetrachloride', 'sodium chloride']) assert.equal(cell(name, 'kappa3'), '', `${name}: ${lines.join(' | ')}`);
+  for (const name of ['cadmium', 'water', 'sodium chloride']) assert.equal(cell(name, 'kappa1'), '', name);
+  assert.ok(Number(cell('carbon tetrachloride', 'kappa1')) > 0, 'CCl4 has bonds: κ1 is defined');
+  for (const name of ['butane', 'benzene']) for (const t of ['kappa1', 'kappa3', 'Phi']) assert.ok(Number.isFinite(Number.parseFloat(cell(name, t))), `${name} ${t}`);
+  assert.notEqual(cell('cadmium', 'tpsa'), '', 'tpsa is defined for any structure');
+  const warnings = valuesOf(parseTurtle((await http(local(described), { accept: 'text/turtle' })).text), described, `${OT}warning`);
+  assert.ok(
+    warnings.some((w) => /^kappa3 left empty for 4 structure\(s\) \(rows [\d, ]+\): Kier's κ3 is defined only for a structure with a path of 3 bond\(s\) between heavy atoms$/.test(w)),
+    warnings.join(' | '),
+  );
+});
