@@ -201,6 +201,16 @@ test('item 3: a class probability near an even split is uncertain, a tie says ho
   }
   assert.ok(ties > 0, 'a tie among the predictions of a 2-nearest-neighbour classifier');
   assert.ok(firm > 0, 'and a firm one');
+  // regression: no class reading; flagged exactly when the value lies outside the neighbours' measured values
+  for (const sm of ['CCCCCCCCO', 'c1ccc2ccccc2c1', 'CC(C)(C)c1ccc(O)cc1', 'ClC(Cl)(Cl)Cl', 'OCCO', 'CCCCCCCCCCCCCCCC(=O)O']) {
+    const { compound } = await predicted(fx.regression, sm);
+    const e = await evidence(fx.regression, compound);
+    assert.equal(e.prediction.uncertain, undefined);
+    const measured = e.nearest_training_compounds.map((n) => Number(n.measured));
+    const v = Number(e.prediction.value);
+    const beyond = v < Math.min(...measured) || v > Math.max(...measured);
+    assert.equal(e.prediction.disagrees_with_all_neighbours !== false, beyond, JSON.stringify(e.prediction));
+  }
 });
 
 test('item 3: validation and cross-validation pages and reports read their statistics against a baseline (majority class, mean predictor)', async () => {
