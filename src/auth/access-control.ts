@@ -1,3 +1,4 @@
+import { HttpError, notFound } from '../core/errors.ts';
 import {
   AUTH_GRAPH_PREFIX,
   KEYS_GRAPH,
@@ -302,11 +303,24 @@ export class AccessControl {
     return read && (policy.publicRead || this.uris.isIn('compound', resource) || policy.readers.some((g) => this.groups.get(g)?.has(user)));
   }
 
+  /**
+   * May `user` set the policy of `resource`? Its owner and administrators may. A resource without
+   * a policy has no owner to act: only an administrator gives it one (404 to anyone else, who
+   * would otherwise claim a resource made while access control was off, or one not made yet and
+   * so own what its creator makes next).
+   */
+  checkPolicyChange(user: string, resource: string, policy: Policy | undefined): void {
+    if (this.isAdmin(user)) return;
+    if (!policy) throw notFound(`${resource} has no policy of yours to change (a resource gets its owner when it is made; an administrator sets the policy of one made without)`);
+    if (policy.owner !== user) throw new HttpError(403, 'Forbidden', 'only the owner changes a policy');
+  }
+
   /** Give a newly created resource its policy: the creator owns it; others get the default. */
   async grant(uri: string, owner: string | undefined): Promise<void> {
     if (!this.enabled || !owner) return;
     const resource = this.resourceOf(uri);
-    if (!resource || this.policies.has(resource)) return;
+    // a URI just minted names a new resource: a policy already there (an administrator's for an id not yet made) does not take it from its creator
+    if (!resource || (this.policies.has(resource) && resource !== uri)) return;
     await this.setPolicy({ resource, owner, publicRead: this.config.defaultAccess === 'public-read', readers: [] });
   }
 

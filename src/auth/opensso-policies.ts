@@ -76,7 +76,7 @@ export class OpenSsoPolicies {
       if (resources.length !== 1) throw badRequest(`policy ${p.name}: its rules name ${resources.length} resources; a policy here covers one`);
       const [resource] = resources;
       const before = changed.get(resource) ?? this.access.policyOf(resource);
-      if (before && before.owner !== user && !this.access.isAdmin(user)) throw forbidden(`only the owner of ${resource} gives it policies`);
+      this.access.checkPolicyChange(user, resource, before);
       const owner = before?.owner ?? user;
       const part = this.grantOf(p, owner, new Set(p.rules.flatMap((r) => r.actions)));
       changed.set(resource, {

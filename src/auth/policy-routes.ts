@@ -50,7 +50,7 @@ export function policyRoutes(routes: DescribedRoutes, services: Pick<Services, '
       const resource = access.resourceOf(p.uri);
       if (!resource) throw badRequest('uri is not a resource of this service');
       const policy = access.policyOf(resource);
-      if (policy && policy.owner !== user && !access.isAdmin(user)) throw new HttpError(403, 'Forbidden', 'only the owner changes a policy');
+      access.checkPolicyChange(user, resource, policy);
       // what is not given stays as it was
       const flag = p.public_read ?? p.access;
       const publicRead = flag === undefined ? (policy?.publicRead ?? false) : ['true', '1', 'yes', 'public'].includes(flag.toLowerCase());

@@ -219,6 +219,27 @@ describe('access control on (alice, bob; bob in the group readers)', () => {
     assert.deepEqual(lines(await http(`${s.url}/pol`, as(alice, { uri: dataset, polnames: 'true' }))), ['alice', dataset]);
   });
 
+  test('nobody claims a resource that has no owner yet: the next dataset id, through /Pol/opensso-pol or /auth/policy, is 404 and goes to its creator', async () => {
+    const n = Number(/\/dataset\/(\d+)$/.exec(dataset)![1]);
+    const made = await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,LC50\nCCC,2\n', contentType: 'text/csv', accept: 'text/uri-list', ...as(alice) });
+    const last = Number(/\/dataset\/(\d+)$/.exec(made.text.trim())![1]);
+    assert.ok(last > n);
+    const next = `${s.base}/dataset/${last + 1}`;
+    const after = `${s.base}/dataset/${last + 2}`;
+    const before = await policies();
+    const claim = await postPolicy(bob, policyXml([{ name: 'bobs-claim', uri: next, actions: ['GET', 'DELETE'], subject: user('bob') }]));
+    assert.equal(claim.status, 404, claim.text);
+    const claim2 = await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: after }), ...as(bob) });
+    assert.equal(claim2.status, 404, claim2.text);
+    assert.equal(await policies(), before, 'nothing written');
+    for (const expected of [next, after]) {
+      const uri = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,LC50\nCCCC,3\n', contentType: 'text/csv', accept: 'text/uri-list', ...as(alice) })).text.trim();
+      assert.equal(uri, expected);
+      assert.equal((await http(uri.replace(s.base, s.url), { accept: 'text/csv', ...as(alice) })).status, 200, 'the creator reads it');
+      assert.equal((await http(uri.replace(s.base, s.url), { accept: 'text/csv', ...as(bob) })).status, 403, 'the claimant does not');
+    }
+  });
+
   test('refused documents answer 400 with a report and write nothing: malformed XML, entities, external references, what a policy here cannot say', async () => {
     const good = (name: string) => ({ name, uri: dataset, actions: ['GET'], subject: group('readers') });
     const cases: [string, string, RegExp][] = [
