@@ -65,7 +65,9 @@ export function taskRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
         : status === 'Completed'
           ? `<p class="task-status">Done: ${result ? iriHtml(result, 'the result') : 'no result'}</p>`
           : `<p class="task-status error">${escapeHtml(status)}${task.error ? `: ${escapeHtml(task.error.message ?? '')}` : ''}</p>`;
-      const refresh = running ? { seconds: 1, url: `${ctx.path}?follow=1` } : watching && result ? { seconds: 0, url: linkOf(result).href } : undefined;
+      // only to a result of this server: a task another service runs names any result it likes (no open redirect)
+      const local = result ? linkOf(result) : undefined;
+      const refresh = running ? { seconds: 1, url: `${ctx.path}?follow=1` } : watching && local && !local.remote ? { seconds: 0, url: local.href } : undefined;
       await sendNegotiated(
         ctx,
         {

@@ -74,6 +74,10 @@ test('POST /task makes a Running task that is never run here; PUT Running with p
   assert.equal(Number(t.value(`${OT}percentageCompleted`)), 100);
   const list = await http(local(s, uri), { accept: 'text/uri-list' });
   assert.equal(list.text.trim(), 'http://other.example/model/7');
+  // a browser following the task is not sent on to another site (no open redirect): the page links the result
+  const page = await http(`${local(s, uri)}?follow=1`, { accept: 'text/html' });
+  assert.ok(!/http-equiv="refresh"/i.test(page.text), 'no refresh to another site');
+  assert.ok(page.text.includes('http://other.example/model/7'), 'the result is linked');
 });
 
 test('a PUT to a state that does not follow is 400 naming both states, and writes nothing', async () => {
