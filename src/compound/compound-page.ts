@@ -5,6 +5,7 @@ import { escapeHtml, linkOf, renderPage } from '../rdf/html.ts';
 import { df, literal, ot, xsd } from '../rdf/namespaces.ts';
 import { RDF_OUTPUT_TYPES } from '../rdf/serialize.ts';
 import type { CompoundHits } from './compound-search.ts';
+import { structureFrom } from './compound-codec.ts';
 
 /**
  * Compound pages for people: a structure search (exact name or identifier, substructure by
@@ -21,17 +22,37 @@ export function searchFormHtml(current: { kind?: 'search' | 'smarts' | 'similari
 <button type="submit">Search</button></p></form>`;
 }
 
-/** Compounds as a grid of depictions (at most `limit`), with their similarity when there is one. */
-export function compoundGridHtml(uris: string[], similarity?: Map<string, number>, limit = 200): string {
+/** Compounds a grid shows at most. */
+const GRID_LIMIT = 200;
+
+/** Compounds as a grid of depictions (at most `limit`), each named by its name and SMILES (when `described`), with its similarity when there is one. */
+export function compoundGridHtml(uris: string[], similarity?: Map<string, number>, limit = GRID_LIMIT, described: Map<string, { smiles: string; names: string[] }> = new Map()): string {
   const shown = uris.slice(0, limit);
   const cells = shown
     .map((u) => {
       const path = linkOf(u).href;
       const score = similarity?.get(u);
-      return `<figure class="compound"><a href="${escapeHtml(path)}"><img src="${escapeHtml(path)}?media=image%2Fsvg%2Bxml&amp;w=150&amp;h=110" width="150" height="110" loading="lazy" alt="structure of ${escapeHtml(u)}"></a><figcaption><a href="${escapeHtml(path)}">${escapeHtml(path)}</a>${score === undefined ? '' : ` · ${score.toFixed(3)}`}</figcaption></figure>`;
+      const d = described.get(u);
+      const name = d?.names[0];
+      const label = name ?? d?.smiles ?? path;
+      const caption = `<a href="${escapeHtml(path)}" title="${escapeHtml(u)}">${escapeHtml(label)}</a>${name && d ? `<br><code>${escapeHtml(d.smiles)}</code>` : ''}`;
+      return `<figure class="compound"><a href="${escapeHtml(path)}"><img src="${escapeHtml(path)}?media=image%2Fsvg%2Bxml&amp;w=150&amp;h=110" width="150" height="110" loading="lazy" alt="${escapeHtml(label === path ? `structure of ${u}` : label)}"></a><figcaption>${caption}${score === undefined ? '' : ` · ${score.toFixed(3)}`}</figcaption></figure>`;
     })
     .join('\n');
   return `<p>${uris.length} compound(s)${uris.length > shown.length ? `, the first ${shown.length} shown` : ''}.</p><div class="grid">${cells}</div>`;
+}
+
+/** The SMILES and names of the compounds a grid shows (read from their graphs at once). */
+async function describedCompounds(uris: string[], graphsOf: (uris: string[]) => Promise<RDF.Quad[]>): Promise<Map<string, { smiles: string; names: string[] }>> {
+  const quads = await graphsOf(uris);
+  const bySubject = new Map<string, RDF.Quad[]>();
+  for (const q of quads) bySubject.set(q.subject.value, [...(bySubject.get(q.subject.value) ?? []), q]);
+  const out = new Map<string, { smiles: string; names: string[] }>();
+  for (const u of uris) {
+    const s = structureFrom(bySubject.get(u) ?? [], u);
+    if (s) out.set(u, { smiles: s.smiles, names: s.names });
+  }
+  return out;
 }
 
 /** This request on another page (relative to the service, as a dataset's page links are). */
@@ -73,6 +94,11 @@ export async function sendCompoundHits(ctx: Context, hits: CompoundHits, graphsO
     'text/uri-list': () => uriList(visible),
     ...rdfRenderers(ctx, rdf, title),
     ...(similarity ? { 'text/csv': () => `compound,similarity\r\n${visible.map((u) => `${u},${similarity.get(u)}\r\n`).join('')}` } : {}),
-    'text/html': () => renderPage({ title, intro: `${searchFormHtml(form)}${compoundGridHtml(visible, similarity)}`, alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]) }),
+    'text/html': async () =>
+      renderPage({
+        title,
+        intro: `${searchFormHtml(form)}${compoundGridHtml(visible, similarity, GRID_LIMIT, await describedCompounds(visible.slice(0, GRID_LIMIT), graphsOf))}`,
+        alternates: alternateLinks(ctx, ['text/uri-list', ...RDF_OUTPUT_TYPES]),
+      }),
   });
 }

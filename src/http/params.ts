@@ -14,7 +14,7 @@ export class Params {
   private readonly search: URLSearchParams;
   /** Every parameter of a request passes through here: one holding a character XML cannot carry is a 400 (see checkedText). */
   constructor(search: URLSearchParams) {
-    this.search = search === EMPTY_QUERY ? search : checkedText(search);
+    this.search = search === EMPTY_QUERY ? search : trimmedUris(checkedText(search));
   }
 
   static fromQuery(ctx: Context): Params {
@@ -71,4 +71,18 @@ export function checkedText(search: URLSearchParams): URLSearchParams {
     if (problem) throw badRequest(problem);
   }
   return search;
+}
+
+/** A value that is one absolute URI with white space around it (`x=$(curl …)` of a `text/uri-list` answer keeps its CR). */
+const PADDED_URI = /^\s*[a-z][a-z0-9+.-]*:\/\/\S+\s*$/i;
+
+/**
+ * Parameters with the white space around a URI value taken off: `dataset_uri=http://…/dataset/3\r`
+ * names dataset 3, not a dataset "not found" whose name ends in an invisible character.
+ */
+export function trimmedUris(search: URLSearchParams): URLSearchParams {
+  let padded = false;
+  for (const [, value] of search) if (PADDED_URI.test(value) && value.trim() !== value) padded = true;
+  if (!padded) return search;
+  return new URLSearchParams([...search].map(([name, value]) => [name, PADDED_URI.test(value) ? value.trim() : value]));
 }

@@ -172,3 +172,29 @@ test('descriptor values a structure does not define are left empty with a warnin
     warnings.join(' | '),
   );
 });
+
+test('a URI parameter with a trailing CR or white space (x=$(curl …) of a text/uri-list answer) names the resource', async () => {
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,Name\nCCO,ethanol\nCCCO,propanol\n', contentType: 'text/csv', accept: 'text/uri-list' })).text;
+  // a text/uri-list answer read into a shell variable from a CRLF line keeps its CR
+  const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: `${dataset.trim()}\r`, descriptors: 'tpsa' });
+  assert.match(described, new RegExp(`^${s.base}/dataset/\\d+$`));
+  const padded = await http(
+    `${s.url}/dataset/${dataset.trim().split('/').pop()}/compounds?feature_uris[]=${encodeURIComponent(` ${(await http(`${local(dataset.trim())}/features`, { accept: 'text/uri-list' })).text.trim()}\r`)}`,
+    {
+      accept: 'text/uri-list',
+    },
+  );
+  assert.equal(padded.status, 200, padded.text);
+});
+
+test('the compound list shows each compound by its name and SMILES, not by its URI', async () => {
+  await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,Name\nCCO,ethanol\nCC(=O)O,acetic acid\n', contentType: 'text/csv', accept: 'text/uri-list' });
+  const page = (await http(`${s.url}/compound`, { accept: 'text/html' })).text;
+  const captions = [...page.matchAll(/<figcaption>(.*?)<\/figcaption>/g)].map((m) => m[1]);
+  assert.ok(
+    captions.some((c) => />ethanol<\/a><br><code>CCO<\/code>/.test(c)),
+    captions.slice(0, 5).join(' | '),
+  );
+  assert.ok(captions.some((c) => />acetic acid<\/a><br><code>CC\(=O\)O<\/code>/.test(c)));
+  assert.ok(!captions.some((c) => />\/compound\/\d+<\/a>/.test(c)), 'no bare URI as a caption');
+});
