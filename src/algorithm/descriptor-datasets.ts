@@ -45,7 +45,7 @@ export async function describeDataset(
   );
   const calculated = rows.map((_, i) => instance.features.flatMap((f, j): [string, RDF.Literal][] => (columns[j][i] ? [[f, columns[j][i]!]] : [])));
   if (request.into) {
-    await datasets.addColumns(request.into, instance.features, new Map(rows.map((r, i) => [r.compound, calculated[i]])));
+    await datasets.addColumns(request.into, instance.features, new Map(rows.map((r, i) => [r.compound, calculated[i]])), emptyValueWarnings(empty));
     return request.into.uri;
   }
   const kept = selected.length ? source.features.filter((f) => selected.includes(f)) : source.features;

@@ -474,16 +474,16 @@ export class DatasetStore {
 
   /**
    * Add (or overwrite) columns of a dataset: each row gets the new values given for its
-   * compound. Rows and metadata are written in one batch.
+   * compound, and `warnings` of what made them (once each). Rows and metadata are written in one batch.
    */
-  async addColumns(meta: DatasetMeta, features: string[], valuesByCompound: Map<string, [string, RDF.Literal][]>): Promise<void> {
+  async addColumns(meta: DatasetMeta, features: string[], valuesByCompound: Map<string, [string, RDF.Literal][]>, warnings: string[] = []): Promise<void> {
     const allFeatures = [...meta.features, ...features.filter((f) => !meta.features.includes(f))];
     const rows: { compound: string; values: [string, RDF.Literal][] }[] = [];
     for await (const r of this.rows(meta.uri)) {
       for (const [f, v] of valuesByCompound.get(r.compound) ?? []) r.values.set(f, v);
       rows.push({ compound: r.compound, values: allFeatures.filter((f) => r.values.has(f)).map((f) => [f, r.values.get(f)!]) });
     }
-    await this.rewrite(meta.uri, { annotations: meta.annotations, features: allFeatures, warnings: meta.warnings, created: meta.created }, rows);
+    await this.rewrite(meta.uri, { annotations: meta.annotations, features: allFeatures, warnings: [...new Set([...meta.warnings, ...warnings])], created: meta.created }, rows);
   }
 
   /** Merge a table into a dataset (PUT): same compound + feature overwrites, anything new is added. */

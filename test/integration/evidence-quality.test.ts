@@ -171,6 +171,13 @@ test('descriptor values a structure does not define are left empty with a warnin
     warnings.some((w) => /^kappa3 left empty for 4 structure\(s\) \(rows [\d, ]+\): Kier's κ3 is defined only for a structure with a path of 3 bond\(s\) between heavy atoms$/.test(w)),
     warnings.join(' | '),
   );
+  // the same into an existing dataset (result_dataset): its warnings say so too
+  assert.equal(await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset, result_dataset: dataset, descriptors: 'kappa3' }), dataset);
+  const own = valuesOf(parseTurtle((await http(local(dataset), { accept: 'text/turtle' })).text), dataset, `${OT}warning`);
+  assert.ok(
+    own.some((w) => /^kappa3 left empty for 4 structure\(s\)/.test(w)),
+    own.join(' | '),
+  );
 });
 
 test('a URI parameter with a trailing CR or white space (x=$(curl …) of a text/uri-list answer) names the resource', async () => {
@@ -197,4 +204,26 @@ test('the compound list shows each compound by its name and SMILES, not by its U
   );
   assert.ok(captions.some((c) => />acetic acid<\/a><br><code>CC\(=O\)O<\/code>/.test(c)));
   assert.ok(!captions.some((c) => />\/compound\/\d+<\/a>/.test(c)), 'no bare URI as a caption');
+});
+
+test('the training form: with two class columns none is chosen until one is declared the measured endpoint, then that one is', async () => {
+  const csv = [
+    'SMILES,Lab ID,Mutagenicity,Carcinogenicity',
+    'CCO,A1,positive,carcinogenic',
+    'CCCO,A2,negative,non-carcinogenic',
+    'CCCCO,A3,positive,non-carcinogenic',
+    'CCN,A4,negative,carcinogenic',
+  ].join('\n');
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: `${csv}\n`, contentType: 'text/csv', accept: 'text/uri-list' })).text.trim();
+  const before = await targetSelect('random-forest-classification', dataset);
+  assert.equal(before.selected, undefined, before.titles.join(', '));
+  assert.match(before.html, /^<option value="">choose the endpoint<\/option>/);
+  const carcinogenicity = await featureTitled(dataset, 'Carcinogenicity');
+  const put = await http(local(carcinogenicity), {
+    method: 'PUT',
+    contentType: 'text/turtle',
+    body: `<${carcinogenicity}> a <${OT}Feature>, <${OT}NominalFeature> ; <http://purl.org/dc/elements/1.1/title> "Carcinogenicity" ; <${OT}species> "rat" .`,
+  });
+  assert.equal(put.status, 200, put.text);
+  assert.equal((await targetSelect('random-forest-classification', dataset)).selected, 'Carcinogenicity');
 });
