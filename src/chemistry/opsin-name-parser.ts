@@ -17,6 +17,8 @@ export const OPSIN_START_TIMEOUT_MS = 60_000;
 export const OPSIN_IDLE_MS = 5 * 60_000;
 /** Starts in a row that end before OPSIN answers anything, after which it is taken as unusable here. */
 const FAILED_STARTS_MAX = 3;
+/** How long OPSIN stays unusable after failed starts (not when Java or the jar is missing): then it is tried again. */
+export const OPSIN_RETRY_AFTER_MS = 5 * 60_000;
 /** Characters of OPSIN's error output kept to say why it did not start. */
 const STDERR_KEPT = 2_000;
 
@@ -29,7 +31,12 @@ export type NameParse = { smiles: string } | { error: string };
 interface Waiting {
   name: string;
   answer: (parse: NameParse) => void;
+  /** A name of the parser's own (CANARY), asked first after a failed start. */
+  canary?: boolean;
 }
+
+/** A name OPSIN always parses: a process that answers it works, so what stops it next is the name it was given. */
+const CANARY = 'methane';
 
 export interface OpsinOptions {
   jar: string;
@@ -59,6 +66,15 @@ export class OpsinNameParser {
   private watchdog?: NodeJS.Timeout;
   private idle?: NodeJS.Timeout;
   private why?: string;
+  /** When a failed OPSIN is tried again (undefined: never, Java or the jar is missing). */
+  private retryAt?: number;
+  /**
+   * After a start that ended before any answer, the next process is asked CANARY first and then
+   * the first waiting name alone: when the canary is answered and that name stops OPSIN, the name
+   * is the cause and fails by itself (instead of taking OPSIN down for everyone); when not even
+   * the canary is answered, the start failed.
+   */
+  private probing = false;
   private closed = false;
   /** The java that runs OPSIN (undefined: none found). */
   readonly java?: string;
@@ -67,12 +83,16 @@ export class OpsinNameParser {
   constructor(options: OpsinOptions) {
     this.options = options;
     this.java = options.java ?? findJava();
-    if (!this.java) this.disable('Java is not installed (no java in JAVA_HOME or on PATH)');
-    else if (!readable(options.jar)) this.disable(`the OPSIN jar ${options.jar} is missing (install Debian's libopsin-java, or give --opsin-jar)`);
+    if (!this.java) this.disable('Java is not installed (no java in JAVA_HOME or on PATH)', true);
+    else if (!readable(options.jar)) this.disable(`the OPSIN jar ${options.jar} is missing (install Debian's libopsin-java, or give --opsin-jar)`, true);
   }
 
-  /** Why names cannot be parsed here; undefined while OPSIN is usable. */
+  /** Why names cannot be parsed here; undefined while OPSIN is usable (or may be tried again). */
   get unavailable(): string | undefined {
+    if (this.why && this.retryAt !== undefined && Date.now() >= this.retryAt) {
+      this.why = undefined;
+      this.failedStarts = 0;
+    }
     return this.why;
   }
 
@@ -100,7 +120,7 @@ export class OpsinNameParser {
       names.map((name) => {
         const problem = nameTextProblem(name, 'the name');
         if (problem) return { error: problem };
-        if (this.why) return { error: `systematic names cannot be parsed here: ${this.why}` };
+        if (this.unavailable) return { error: `systematic names cannot be parsed here: ${this.why}` };
         return new Promise<NameParse>((answer) => this.enqueue({ name, answer }));
       }),
     );
@@ -118,7 +138,8 @@ export class OpsinNameParser {
     clearTimeout(this.idle);
     this.queue.push(w);
     if (!this.child) this.start();
-    else this.write(w.name);
+    // a probing process is given its names once the probe's is answered
+    else if (!this.probing) this.write(w.name);
     if (this.queue.length === 1) this.arm();
   }
 
@@ -140,7 +161,8 @@ export class OpsinNameParser {
     child.stdin.on('error', () => undefined);
     child.on('error', (e) => child === this.child && this.fault(`java could not be run: ${e.message}`, (e as NodeJS.ErrnoException).code === 'ENOENT'));
     child.on('exit', (code, signal) => child === this.child && this.fault(`OPSIN stopped (${signal ?? `exit code ${code}`})`));
-    for (const w of this.queue) this.write(w.name);
+    if (this.probing) this.queue.unshift({ name: CANARY, answer: () => undefined, canary: true });
+    for (const w of this.probing ? this.queue.slice(0, 2) : this.queue) this.write(w.name);
   }
 
   private write(name: string): void {
@@ -165,6 +187,11 @@ export class OpsinNameParser {
       this.failedStarts = 0;
       const smiles = line.slice(0, tab).trim();
       head.answer(smiles ? { smiles } : { error: CANNOT_PARSE });
+      // the probe's name answered: the names behind it go to this process too
+      if (this.probing && !head.canary) {
+        this.probing = false;
+        for (const w of this.queue) this.write(w.name);
+      }
       end = this.stdout.indexOf('\n');
     }
     this.arm();
@@ -185,18 +212,24 @@ export class OpsinNameParser {
   }
 
   /**
-   * The process stopped, hung or drifted. After it had answered, the first waiting name is the
-   * likely cause and fails; otherwise it failed to start. The other names go to a fresh process.
+   * The process stopped, hung or drifted. After it had answered (the canary, or a name), the first
+   * waiting name is the likely cause and fails. Before, it failed to start, or its first name
+   * stopped it: the next process probes (see `probing`). The other names go to a fresh process;
+   * FAILED_STARTS_MAX starts in a row without an answer make OPSIN unusable for a while.
    */
   private fault(why: string, fatal = false): void {
     const started = this.answered;
     this.stop();
-    if (started) this.queue.shift()?.answer({ error: `OPSIN failed on it: ${why}` });
-    else if (fatal || ++this.failedStarts >= FAILED_STARTS_MAX) {
-      const said = this.stderr.trim().split('\n').at(-1);
-      this.disable(`${why}${said ? `: ${said}` : ''}`);
-      return;
-    }
+    // a canary never answered: this start failed
+    if (this.queue[0]?.canary) this.queue.shift();
+    const said = this.stderr.trim().split('\n').at(-1);
+    if (fatal) return this.disable(`${why}${said ? `: ${said}` : ''}`, true);
+    if (started) {
+      this.probing = false;
+      this.queue.shift()?.answer({ error: `OPSIN failed on it: ${why}` });
+    } else if (++this.failedStarts >= FAILED_STARTS_MAX) {
+      return this.disable(`${why}${said ? `: ${said}` : ''}`, false);
+    } else this.probing = true;
     if (this.queue.length && !this.closed) {
       this.start();
       this.arm();
@@ -210,8 +243,10 @@ export class OpsinNameParser {
     child?.kill('SIGKILL');
   }
 
-  private disable(why: string): void {
+  private disable(why: string, permanent: boolean): void {
     this.why = why;
+    this.probing = false;
+    this.retryAt = permanent ? undefined : Date.now() + OPSIN_RETRY_AFTER_MS;
     this.options.log.warn(`chemical names cannot be parsed to structures: ${why}; names already held by compounds are still found`, { opsinJar: this.options.jar });
     for (const w of this.queue.splice(0)) w.answer({ error: `systematic names cannot be parsed here: ${why}` });
   }

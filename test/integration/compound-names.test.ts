@@ -211,3 +211,28 @@ test('a jar that is not OPSIN: three starts fail, then names cannot be parsed, s
     opsin.close();
   }
 });
+
+test('a name that stops OPSIN fails by itself: the names with it and after it are parsed, and OPSIN stays usable', async () => {
+  // a stand-in for OPSIN's command line that dies on one name (no real name is known to stop OPSIN 2.7)
+  const java = join(s.dataDir, 'java-poisoned.sh');
+  writeFileSync(java, '#!/bin/sh\nwhile IFS= read -r line; do\n  if [ "$line" = poison ]; then exit 3; fi\n  printf \'C\\t%s\\n\' "$line"\ndone\n', { mode: 0o755 });
+  const warnings: string[] = [];
+  const log = { info: () => undefined, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
+  const opsin = new OpsinNameParser({ jar: java, log, java });
+  try {
+    assert.deepEqual(await opsin.parse(['methane']), [{ smiles: 'C' }]);
+    // at the start of a fresh process, twice, and behind a good name
+    const poisoned = await opsin.parse(['poison', 'poison', 'ethane']);
+    assert.match((poisoned[0] as { error: string }).error, /^OPSIN failed on it/);
+    assert.match((poisoned[1] as { error: string }).error, /^OPSIN failed on it/);
+    assert.deepEqual(poisoned[2], { smiles: 'C' });
+    assert.equal(opsin.unavailable, undefined, 'still usable');
+    const mixed = await opsin.parse(['propane', 'poison', 'butane']);
+    assert.deepEqual(mixed[0], { smiles: 'C' });
+    assert.match((mixed[1] as { error: string }).error, /^OPSIN failed on it/);
+    assert.deepEqual(mixed[2], { smiles: 'C' });
+    assert.equal(warnings.length, 0, warnings.join('\n'));
+  } finally {
+    opsin.close();
+  }
+});
