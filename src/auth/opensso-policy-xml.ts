@@ -1,5 +1,6 @@
 import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
 import { HttpError, badRequest } from '../core/errors.ts';
+import { nonXmlCharProblem } from '../core/xml-chars.ts';
 import { escapeXml } from '../rdf/xml-text.ts';
 import type { Action } from './access-control.ts';
 
@@ -83,7 +84,7 @@ function readSubject(policy: string, s: Element): OpenSsoSubject[] {
   if (!values.length) throw badRequest(`policy ${policy}: a ${type} subject names no one (its Values)`);
   return values.map((v) => {
     const name = (LDAP_NAME.exec(v)?.[1] ?? v).trim();
-    if (!NAME.test(name)) throw badRequest(`policy ${policy}: ${JSON.stringify(v.slice(0, 100))} is not a user or group name`);
+    if (!NAME.test(name) || nonXmlCharProblem(name, 'a name')) throw badRequest(`policy ${policy}: ${JSON.stringify(v.slice(0, 100))} is not a user or group name`);
     return { type: type === 'LDAPUsers' ? 'user' : 'group', name };
   });
 }
@@ -108,6 +109,9 @@ export function readOpenSsoPolicies(xml: string): OpenSsoPolicy[] {
   const policies = childElements(root, 'Policy').map((p): OpenSsoPolicy => {
     const name = p.getAttribute('name') ?? '';
     if (!NAME.test(name)) throw badRequest('a Policy needs a name of 1 to 200 characters, none of them a control character');
+    // a name is stored and answered in RDF/XML and policy XML: what XML cannot carry (U+FFFE, a lone surrogate) is refused
+    const problem = nonXmlCharProblem(name, 'the Policy name');
+    if (problem) throw badRequest(problem);
     const unknown = childElements(p).find((c) => c.localName !== 'Rule' && c.localName !== 'Subjects');
     if (unknown) throw badRequest(`policy ${name}: ${unknown.localName} is not supported here (Rule and Subjects are)`);
     const rules = childElements(p, 'Rule').map((r) => readRule(name, r));

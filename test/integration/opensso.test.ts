@@ -248,6 +248,8 @@ describe('access control on (alice, bob; bob in the group readers)', () => {
       ['two roots', `${policyXml([good('two')])}<Policies/>`, /not a well-formed/],
       ['another root', '<Policy name="x"/>', /root element is Policy/],
       ['no Policy', '<Policies/>', /no Policy/],
+      ['a name XML cannot carry (a lone surrogate)', policyXml([good('a&#xD800;b')]), /lone surrogate/],
+      ['a name XML cannot carry (U+FFFE)', policyXml([good('a\uFFFEb')]), /U\+FFFE/],
       ['an internal entity', policyXml([good('ent')], '<!DOCTYPE Policies [<!ENTITY e "readers">]>').replace('cn=readers', 'cn=&e;'), /DOCTYPE with entity declarations/],
       [
         'billion laughs',
