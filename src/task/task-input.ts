@@ -155,15 +155,19 @@ function formErrorOf(fields: Fields): TaskError | undefined {
   return Object.values(named).some((v) => v !== undefined) ? errorOf(named) : undefined;
 }
 
+/** The most characters of an `errorReport` field's YAML. */
+const ERROR_REPORT_YAML_MAX = 8192;
+
 /** The `errorReport` field: opentox-ruby's YAML of an OpenTox::ErrorReport (http_code, errorType, …) or N-Triples of an ot:ErrorReport. */
 function reportTextOf(report: string): ReportFields {
   const text = report.trim();
   if (text.startsWith('<') || text.startsWith('_:')) {
     throw badRequest('errorReport as RDF: send the RDF as the body (Content-Type: an RDF type), not in a form field');
   }
+  // a report is a few lines: parsed on the request's thread, so kept short (100 kB of nested brackets took 0.4 s and 76 MB) and without aliases
+  if (text.length > ERROR_REPORT_YAML_MAX) throw badRequest(`errorReport may be at most ${ERROR_REPORT_YAML_MAX} characters of YAML; send a longer report as RDF in the body`);
   let parsed: unknown;
   try {
-    // a report is a few lines: no aliases (no expansion bombs)
     parsed = parseYaml(text, { maxAliasCount: 0, logLevel: 'silent' });
   } catch (e) {
     throw badRequest(`errorReport is not YAML: ${(e as Error).message.split('\n')[0].slice(0, 200)}`);

@@ -126,6 +126,7 @@ test('what goes with a state is checked: a result that is not an absolute http(s
     ['/Error', { message: 'x', statusCode: '200' }, /statusCode must be an HTTP error status/],
     ['/Error', { message: 'x', actor: 'not a uri' }, /actor must be an absolute http\(s\) URI/],
     ['/Error', { errorReport: '- just\n- a list\n' }, /errorReport must be a YAML mapping/],
+    ['/Error', { errorReport: '['.repeat(20_000) }, /errorReport may be at most 8192 characters/],
     ['/Error', { errorReport: 'a: &x [1]\nb: *x\n' }, /errorReport is not YAML/],
   ];
   for (const [suffix, fields, message] of refused) {
