@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
-import { alternateLinks, rdfRenderers, type Renderer } from '../http/respond.ts';
+import { alternateLinks, rdfRenderers, uriList, type Renderer } from '../http/respond.ts';
 import { escapeHtml, iriHtml, renderPage } from '../rdf/html.ts';
 import { searchFormHtml } from './compound-page.ts';
 import type { Chemistry } from '../chemistry/chemistry.ts';
@@ -69,7 +69,7 @@ export function structureRenderers(
     'image/svg+xml': () => chemistry.svg(molfile(), w, h),
     'text/plain': () => s.names.map((n) => `${n}\n`).join(''),
     ...rdfRenderers(ctx, rdf, title),
-    'text/uri-list': () => `${s.uri}\r\n`,
+    'text/uri-list': () => uriList([s.uri]),
   };
   renderers['text/html'] = async () => {
     const { values, titles, related } = await details();

@@ -12,7 +12,7 @@ import { TimeSlices } from '../core/time-slices.ts';
 import { columnStatistics, datasetPageHtml, PAGE_COLUMNS, STATISTICS_ROWS } from './dataset-page.ts';
 import { RDF_OUTPUT_TYPES, rdfText } from '../rdf/serialize.ts';
 import { xmlText } from '../rdf/xml-text.ts';
-import { alternateLinks, type Renderer } from '../http/respond.ts';
+import { alternateLinks, uriList, type Renderer } from '../http/respond.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
 import { isNumericDatatype } from './columns.ts';
@@ -320,7 +320,7 @@ export async function datasetRenderers(
   };
   renderers['text/x-json'] = renderers['application/json'];
   renderers['text/x-yaml'] = async () => Readable.from(datasetYaml(meta, await featuresOf(), () => datasets.rows(uri, filter)));
-  renderers['text/uri-list'] = () => `${uri}\r\n`;
+  renderers['text/uri-list'] = () => uriList([uri]);
   renderers['text/html'] = async () => {
     const features = await featuresOf();
     const slices = new TimeSlices();

@@ -45,8 +45,11 @@ export class FeatureStore {
    * with it as `ot:warning` and answered.
    */
   async create(body: RDF.Quad[]): Promise<{ uri: string; warnings: string[] }> {
-    const warnings = await this.services.shapes.check(featureFromBody(body, `${this.collection}/new`));
+    const draft = `${this.collection}/new`;
+    const checked = await this.services.shapes.check(featureFromBody(body, draft));
     const uri = await this.services.ids.next(this.collection);
+    // the warnings name the feature by its URI (the shape of the one feature in the body targets that feature)
+    const warnings = checked.map((w) => w.replace(/ at (?:a blank node|<[^>]*>)\]$/, ` at <${uri}>]`));
     // a URI just minted names no graph yet: nothing to read and compare
     await this.services.store.createGraphs({ [uri]: withWarnings(featureFromBody(body, uri), uri, warnings) });
     return { uri, warnings };

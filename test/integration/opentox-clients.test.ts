@@ -48,6 +48,7 @@ test('the api/1.2 vocabulary is read as api/1.1: a feature typed only ot:Feature
     const created = await http(`${s.url}/feature`, { method: 'POST', body: feature12('LC50 of 1.2'), contentType: 'application/rdf+xml', headers: as });
     assert.equal(created.status, 200, `${name}: ${created.text}`);
     assert.match(created.headers.get('warning') ?? '', /^299 - ".*typed only as ot:Feature/, name);
+    assert.ok(created.headers.get('warning')?.includes(`<${created.text.trim()}>`), `${name}: the warning names the feature`);
     const uri = created.text.trim().replace(s.base, s.url);
     const quads = parseTurtle((await http(uri, { accept: 'text/turtle', headers: as })).text);
     const types = quads.filter((q) => q.predicate.value === RDF_TYPE).map((q) => q.object.value);
