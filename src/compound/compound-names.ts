@@ -35,8 +35,8 @@ export class CompoundNames {
     return this.opsin.unavailable;
   }
 
-  /** The SMILES of each name input (its `what` names it in the words), in order, or why there is none. */
-  async smilesOf(inputs: StructureInput[]): Promise<NameParse[]> {
+  /** The SMILES of each name input (its `what` names it in the words), in order, or why there is none; a cancelled upload (`signal`) sends OPSIN no more. */
+  async smilesOf(inputs: StructureInput[], signal?: AbortSignal): Promise<NameParse[]> {
     const answers: NameParse[] = new Array(inputs.length);
     const toParse: number[] = [];
     inputs.forEach((input, i) => {
@@ -46,6 +46,7 @@ export class CompoundNames {
     });
     const offline = this.opsin.unavailable;
     for (let at = 0; at < toParse.length; at += NAMES_AT_ONCE) {
+      signal?.throwIfAborted();
       const part = toParse.slice(at, at + NAMES_AT_ONCE);
       const parsed = offline ? [] : await this.opsin.parse(part.map((i) => inputs[i].text));
       for (const [k, i] of part.entries()) {

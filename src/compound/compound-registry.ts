@@ -65,7 +65,7 @@ export class CompoundRegistry {
    * (inputs of kind `name`) resolved to structures first (compound-names.ts).
    */
   reader(signal?: AbortSignal): StructureReader {
-    return readingNames(structureReaderOn(this.services.workers, signal, this.chemistry), (inputs) => this.names.smilesOf(inputs));
+    return readingNames(structureReaderOn(this.services.workers, signal, this.chemistry), (inputs) => this.names.smilesOf(inputs, signal));
   }
 
   /** Read the structure index (at start; built once over a store that has none). */
