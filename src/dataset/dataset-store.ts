@@ -490,6 +490,19 @@ export class DatasetStore {
   async merge(uri: string, meta: DatasetMeta, table: InputTable, annotations: [RDF.NamedNode, RDF.Term][]): Promise<void> {
     const { columns, values } = typeColumns(table);
     const compounds = await this.compoundsFor(table.rows, table.unit, table.warnings);
+    // rows of the table that disagree on a compound's value: the later one is the value kept
+    const conflicts = new ConflictFinder();
+    const compared = columns.map(comparedColumn);
+    table.rows.forEach((r, i) => {
+      const c = compounds[i];
+      if (c)
+        conflicts.observe(
+          c,
+          r.line,
+          columns.flatMap((col, j) => (compared[j] && values[i][j] ? [[col.title, values[i][j]!.value] as [string, string]] : [])),
+        );
+    });
+    table.warnings.push(...conflicts.conflicts().map((c) => `${conflictWarning(c, table.unit)} (the later value is kept)`));
     const titles = await featuresByTitle(this.services.store, meta.features);
     const { uris: features, graphs } = await this.featuresFor(columns, uri, new Map(), titles);
     const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];

@@ -227,3 +227,14 @@ test('the training form: with two class columns none is chosen until one is decl
   assert.equal(put.status, 200, put.text);
   assert.equal((await targetSelect('random-forest-classification', dataset)).selected, 'Carcinogenicity');
 });
+
+test('a PUT merging a table whose rows of one structure disagree names the conflict, and which value is kept', async () => {
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,Name\nCCO,ethanol\n', contentType: 'text/csv', accept: 'text/uri-list' })).text.trim();
+  const put = await http(local(dataset), { method: 'PUT', body: 'SMILES,Carcinogenicity\nCCO,carcinogenic\nCCO,non-carcinogenic\n', contentType: 'text/csv' });
+  assert.equal(put.status, 200, put.text);
+  const warnings = valuesOf(parseTurtle((await http(local(dataset), { accept: 'text/turtle' })).text), dataset, `${OT}warning`);
+  assert.ok(
+    warnings.some((w) => /^row 3: conflicting duplicate of row 2 \(.+\): Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 2 \(the later value is kept\)$/.test(w)),
+    warnings.join(' | '),
+  );
+});
