@@ -79,10 +79,26 @@ if (c8.status !== 0) {
   console.error(c8.stderr || c8.stdout);
   process.exit(1);
 }
-const { total } = JSON.parse(readFileSync(join(kept, 'coverage-summary.json'), 'utf8'));
+const { total, ...byFile } = JSON.parse(readFileSync(join(kept, 'coverage-summary.json'), 'utf8'));
 rmSync(kept, { recursive: true, force: true });
 const figure = (k: 'lines' | 'branches' | 'functions') => `${total[k].pct.toFixed(2)} % (${total[k].covered} of ${total[k].total})`;
 console.log(
   `coverage of src/ from ${processes} process dumps${suiteDir ? ` (of ${suiteDir}: the store suite only)` : ''}: lines ${figure('lines')}, branches ${figure('branches')}, functions ${figure('functions')}`,
 );
-if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ dirs, storeSuite: suiteDir, processes, lines: total.lines, branches: total.branches, functions: total.functions }, null, 1));
+if (jsonOut)
+  writeFileSync(
+    jsonOut,
+    JSON.stringify(
+      {
+        dirs,
+        storeSuite: suiteDir,
+        processes,
+        lines: total.lines,
+        branches: total.branches,
+        functions: total.functions,
+        linesByFile: Object.fromEntries(Object.entries(byFile).map(([f, v]) => [f.slice(root.length + 1), (v as typeof total).lines.covered])),
+      },
+      null,
+      1,
+    ),
+  );

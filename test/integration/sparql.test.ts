@@ -135,3 +135,29 @@ test('default-graph-uri and named-graph-uri set the dataset', async () => {
     [uri],
   );
 });
+
+test('BIND, VALUES and a subquery inside GRAPH read that graph on every store; an unknown function is a 400 with an ErrorReport', async () => {
+  const query = `PREFIX dc: <http://purl.org/dc/elements/1.1/>
+SELECT ?t ?upper ?n WHERE {
+  GRAPH ?g {
+    ?f dc:title ?t BIND(UCASE(?t) AS ?upper) VALUES ?n { 1 2 }
+    { SELECT ?f WHERE { ?f a <http://www.opentox.org/api/1.1#Feature> } }
+  }
+} ORDER BY ?t ?n`;
+  const r = await http(`${s.url}/sparql?query=${encodeURIComponent(query)}`, { accept: 'application/sparql-results+json' });
+  assert.equal(r.status, 200, r.text);
+  const rows = JSON.parse(r.text).results.bindings.map((b: any) => `${b.t.value} ${b.upper.value} ${b.n.value}`);
+  assert.deepEqual(rows, ['alpha ALPHA 1', 'alpha ALPHA 2', 'beta BETA 1', 'beta BETA 2', 'gamma GAMMA 1', 'gamma GAMMA 2']);
+  // SELECT * projects what BIND and VALUES bind
+  const star = await http(
+    `${s.url}/sparql?query=${encodeURIComponent('PREFIX dc: <http://purl.org/dc/elements/1.1/> SELECT * WHERE { GRAPH ?g { ?f dc:title "alpha" BIND(1 AS ?one) VALUES ?n { 2 } } }')}`,
+    { accept: 'application/sparql-results+json' },
+  );
+  assert.equal(star.status, 200, star.text);
+  assert.deepEqual(JSON.parse(star.text).head.vars.sort(), ['f', 'g', 'n', 'one']);
+  const unknown = await http(`${s.url}/sparql?query=${encodeURIComponent('SELECT * WHERE { GRAPH ?g { ?s ?p ?o FILTER(<http://example.org/no-such-function>(?o)) } } LIMIT 1')}`, {
+    accept: 'text/turtle',
+  });
+  assert.equal(unknown.status, 400, unknown.text);
+  assert.ok((await errorReport(unknown)).message, 'the report says why');
+});
