@@ -2,7 +2,8 @@ import { isIdentifierHeader } from './column-roles.ts';
 
 /**
  * Rows of the same compound whose values disagree: pentachlorophenol carcinogenic in rows 79
- * and 150, non-carcinogenic in row 312. Only the columns that are values of the substance are
+ * and 150, non-carcinogenic in row 312 (a conflict of classes), or two measurements of a number
+ * that differ (replicates). Only the columns that are values of the substance are
  * compared (classes and numbers); identifiers and names (a `Name`, a `CAS` or a `… ID` column,
  * free text) differ from row to row by nature. Each row is compared with the first value its
  * compound had in that column, so that a table is read once and only one value per compound and
@@ -28,7 +29,6 @@ export class ConflictFinder {
   /** Per compound and compared column: the first value and its row. */
   private readonly first = new Map<string, Map<string, { value: string; line: number }>>();
   private readonly found: Conflict[] = [];
-  private readonly conflicting = new Set<string>();
 
   /** Compare a row's values (column title → value as text, empty ones left out) with its compound's first ones. */
   observe(compound: string, line: number, values: [string, string][]): void {
@@ -39,7 +39,6 @@ export class ConflictFinder {
       if (!first) seen.set(column, { value, line });
       else if (!sameValue(first.value, value)) {
         this.found.push({ line, firstLine: first.line, compound, column, value, firstValue: first.value });
-        this.conflicting.add(compound);
       }
     }
   }
@@ -47,22 +46,25 @@ export class ConflictFinder {
   conflicts(): Conflict[] {
     return this.found;
   }
-
-  /** How many compounds have rows that disagree. */
-  get compounds(): number {
-    return this.conflicting.size;
-  }
 }
 
 const sameValue = (a: string, b: string) => a === b || (a.trim() !== '' && Number(a) === Number(b));
 
-/** The words of a conflict, at its row: `row 312: conflicting duplicate of row 79 (…): Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 79`. */
-export function conflictWarning(c: Conflict, unit: string): string {
-  return `${unit} ${c.line}: conflicting duplicate of ${unit} ${c.firstLine} (${c.compound}): ${c.column} is ${JSON.stringify(c.value)} here, ${JSON.stringify(c.firstValue)} in ${unit} ${c.firstLine}`;
+/**
+ * The words of a disagreement, at its row: of classes, a conflict (`row 312: conflicting
+ * duplicate of row 79 (…): Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 79`);
+ * of numbers (`numeric`), replicates whose values differ, which measurements do.
+ */
+export function conflictWarning(c: Conflict, unit: string, numeric = false): string {
+  return `${unit} ${c.line}: ${numeric ? 'differing replicate' : 'conflicting duplicate'} of ${unit} ${c.firstLine} (${c.compound}): ${c.column} is ${JSON.stringify(c.value)} here, ${JSON.stringify(c.firstValue)} in ${unit} ${c.firstLine}`;
 }
 
-/** The summary note of an upload's conflicts, or none. */
-export function conflictSummary(finder: ConflictFinder): string[] {
-  const n = finder.compounds;
-  return n ? [`${n} structure(s) have rows whose values disagree (conflicting duplicates, all rows kept): see the warnings "conflicting duplicate of"`] : [];
+/** The summary notes of an upload's disagreements (`numeric`: is a column numbers?), or none. */
+export function conflictSummary(conflicts: Conflict[], numeric: (column: string) => boolean): string[] {
+  const classes = new Set(conflicts.filter((c) => !numeric(c.column)).map((c) => c.compound)).size;
+  const numbers = new Set(conflicts.filter((c) => numeric(c.column)).map((c) => c.compound)).size;
+  return [
+    ...(classes ? [`${classes} structure(s) have rows whose classes disagree (conflicting duplicates, all rows kept): see the warnings "conflicting duplicate of"`] : []),
+    ...(numbers ? [`${numbers} structure(s) have replicate rows whose numbers differ (all rows kept): see the warnings "differing replicate of"`] : []),
+  ];
 }

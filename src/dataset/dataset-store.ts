@@ -434,10 +434,11 @@ export class DatasetStore {
         done += chunk.length;
         options.progress?.(0.05 + (0.9 * done) / Math.max(1, total));
       }
-      for (const c of conflicts.conflicts()) warnings.push({ line: c.line, text: conflictWarning(c, source.unit) });
+      const numeric = new Set(columns.filter((c) => c.kind === 'numeric').map((c) => c.title));
+      for (const c of conflicts.conflicts()) warnings.push({ line: c.line, text: conflictWarning(c, source.unit, numeric.has(c.column)) });
       const sorted = warnings.sort((a, b) => a.line - b.line).map((w) => w.text);
       if (!stored) throw badRequest(`no ${source.unit} has a usable structure${sorted.length ? `: ${sorted.slice(0, 5).join('; ')}` : ''}`);
-      graphs[uri] = metadataQuads(uri, { annotations, features, warnings: [...(source.notes ?? []), ...conflictSummary(conflicts), ...sorted] });
+      graphs[uri] = metadataQuads(uri, { annotations, features, warnings: [...(source.notes ?? []), ...conflictSummary(conflicts.conflicts(), (c) => numeric.has(c)), ...sorted] });
       // rows of one chunk only (a small upload) are written with it; the rows graph of a larger
       // one already holds rows, so its last chunk is loaded first (createGraphs is for new graphs)
       if (last.length && written) await this.services.store.bulkLoad(last);
@@ -502,7 +503,8 @@ export class DatasetStore {
           columns.flatMap((col, j) => (compared[j] && values[i][j] ? [[col.title, values[i][j]!.value] as [string, string]] : [])),
         );
     });
-    table.warnings.push(...conflicts.conflicts().map((c) => `${conflictWarning(c, table.unit)} (the later value is kept)`));
+    const numeric = new Set(columns.filter((c) => c.kind === 'numeric').map((c) => c.title));
+    table.warnings.push(...conflicts.conflicts().map((c) => `${conflictWarning(c, table.unit, numeric.has(c.column))} (the later value is kept)`));
     const titles = await featuresByTitle(this.services.store, meta.features);
     const { uris: features, graphs } = await this.featuresFor(columns, uri, new Map(), titles);
     const rows: { compound: string; values: Map<string, RDF.Literal> }[] = [];

@@ -77,7 +77,7 @@ export async function previewOf(upload: Upload, type: string, source: TableSourc
   const conflicts = duplicates
     .conflicts()
     .filter((c) => comparedColumn(columns[Number(c.column)]))
-    .map((c) => conflictWarning({ ...c, column: columns[Number(c.column)].title, compound: c.compound }, source.unit));
+    .map((c) => conflictWarning({ ...c, column: columns[Number(c.column)].title }, source.unit, columns[Number(c.column)].kind === 'numeric'));
   return {
     file: { name: upload.filename, type, bytes: upload.body.length },
     notes: source.notes ?? [],

@@ -61,8 +61,10 @@ export interface ModelFacts {
     compounds: number;
     withTarget: number;
     features: FeatureRecord[];
-    /** Structures whose rows disagree on the dependent variable (conflicting duplicates), with two of their values. */
+    /** Structures whose rows disagree on the dependent variable, with two of their values. */
     conflicts: { compound: string; values: [string, string] }[];
+    /** Is the dependent variable a number (its disagreements are replicates that differ, not conflicting classes)? */
+    numericTarget: boolean;
   };
   domains: DomainFacts[];
   /** The model's predictions of its own training set, scored (goodness of fit); undefined when they cannot be made. */
@@ -134,9 +136,9 @@ export class QmrfFacts {
 
   /** The training set's rows and features (none for an imported model that names no training dataset: `uri` ''). */
   private async trainingFacts(uri: string | undefined, target: string): Promise<ModelFacts['training']> {
-    if (!uri) return { uri: '', rows: 0, compounds: 0, withTarget: 0, features: [], conflicts: [] };
+    if (!uri) return { uri: '', rows: 0, compounds: 0, withTarget: 0, features: [], conflicts: [], numericTarget: false };
     const meta = await this.datasets.readMeta(uri);
-    if (!meta) return { uri, rows: 0, compounds: 0, withTarget: 0, features: [], conflicts: [] };
+    if (!meta) return { uri, rows: 0, compounds: 0, withTarget: 0, features: [], conflicts: [], numericTarget: false };
     const compounds = new Set<string>();
     let rows = 0;
     let withTarget = 0;
@@ -151,7 +153,8 @@ export class QmrfFacts {
     const features = [...(await readFeatureRecords(this.services.store, meta.features)).values()];
     const conflicts = new Map<string, [string, string]>();
     for (const c of duplicates.conflicts()) if (!conflicts.has(c.compound)) conflicts.set(c.compound, [c.firstValue, c.value]);
-    return { uri, title: meta.title, rows, compounds: compounds.size, withTarget, features, conflicts: [...conflicts].map(([compound, values]) => ({ compound, values })) };
+    const numericTarget = features.find((f) => f.uri === target)?.numeric ?? false;
+    return { uri, title: meta.title, rows, compounds: compounds.size, withTarget, features, conflicts: [...conflicts].map(([compound, values]) => ({ compound, values })), numericTarget };
   }
 
   private async domainFacts(model: StoredModel): Promise<DomainFacts[]> {

@@ -330,12 +330,15 @@ function kindsOf(features: { bits?: number }[]): string {
 }
 
 /**
- * QMRF 3.7: how many rows have a value, and the structures whose rows disagree on it
- * (conflicting duplicates), named: the QAF's data-quality question is not met while they stand.
+ * QMRF 3.7: how many rows have a value, and the structures whose rows disagree on it, named:
+ * classes that disagree are conflicting duplicates, and the QAF's data-quality question is not
+ * met while they stand; numbers that differ are replicates, their variability described.
  */
 export function endpointDataQuality(t: ModelFacts['training']): string {
   const counts = `${t.withTarget} of the ${t.rows} training rows (${t.compounds} distinct structures) have a value of the dependent variable.`;
   if (!t.conflicts.length) return counts;
   const named = t.conflicts.slice(0, 10).map((c) => `${c.compound} (${c.values.map((v) => JSON.stringify(v)).join(' and ')})`);
-  return `${counts} ${t.conflicts.length} structure(s) are conflicting duplicates, with rows whose values of the dependent variable disagree: ${named.join(', ')}${t.conflicts.length > 10 ? ` and ${t.conflicts.length - 10} more` : ''}.`;
+  const more = t.conflicts.length > 10 ? ` and ${t.conflicts.length - 10} more` : '';
+  if (t.numericTarget) return `${counts} ${t.conflicts.length} structure(s) have replicate measurements that differ: ${named.join(', ')}${more}.`;
+  return `${counts} ${t.conflicts.length} structure(s) are conflicting duplicates, with rows whose values of the dependent variable disagree: ${named.join(', ')}${more}.`;
 }

@@ -23,7 +23,8 @@ async function run(url: string, params: Record<string, string | string[]>): Prom
 /**
  * 110 rows: alcohols and amines, a Lab ID each. Pentachlorophenol is carcinogenic in rows 3 and
  * 50 and non-carcinogenic in row 105 (the table's rows count from the header's, row 1); phenol
- * comes twice with the same label (a duplicate, not a conflict).
+ * comes twice with the same label (a duplicate, not a conflict) and logP 1.5 and 1.6 (replicates
+ * that differ).
  */
 function table(): string {
   const lines = ['SMILES,Lab ID,logP,Carcinogenicity'];
@@ -36,7 +37,7 @@ function table(): string {
         : row === 105
           ? [pcp, '5.1', 'non-carcinogenic']
           : row === 7 || row === 101
-            ? ['Oc1ccccc1', '1.5', 'non-carcinogenic']
+            ? ['Oc1ccccc1', row === 7 ? '1.5' : '1.6', 'non-carcinogenic']
             : [`${'C'.repeat(1 + (k % 40))}${k % 2 ? 'O' : 'N'}${k > 40 ? 'C(C)'.repeat(1 + Math.floor(k / 40)) : ''}`, String(k / 10), k % 3 ? 'carcinogenic' : 'non-carcinogenic'];
     lines.push(`${smiles},L-${row},${logp},${label}`);
   }
@@ -55,9 +56,15 @@ test('conflicting duplicates: the upload names each row that disagrees with its 
   assert.deepEqual(conflicts.map(rowOf), [105], `only pentachlorophenol's non-carcinogenic row conflicts (phenol agrees, Lab ID is an identifier): ${conflicts.join(' | ')}`);
   assert.match(conflicts[0], /row 105: conflicting duplicate of row 3 \(.+\): Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 3/);
   assert.ok(
-    warnings.some((w) => /^1 structure\(s\) have rows whose values disagree/.test(w)),
+    warnings.some((w) => /^1 structure\(s\) have rows whose classes disagree/.test(w)),
     warnings.join(' | '),
   );
+  // numbers that differ are replicates, not conflicts
+  assert.ok(
+    warnings.some((w) => /^row 101: differing replicate of row 7 \(.+\): logP is "1\.6" here, "1\.5" in row 7$/.test(w)),
+    warnings.join(' | '),
+  );
+  assert.ok(warnings.some((w) => /^1 structure\(s\) have replicate rows whose numbers differ/.test(w)));
   // the JSON of the dataset lists the warnings in the order of their rows: row 50 before row 101
   const listed = (JSON.parse((await http(local(dataset), { accept: 'application/json' })).text).warnings as string[]) ?? [];
   const numbered = listed.map(rowOf).filter((n) => Number.isFinite(n));
@@ -85,6 +92,16 @@ test('conflicting duplicates: the upload names each row that disagrees with its 
   const rdf = parseTurtle((await http(local(report), { accept: 'text/turtle' })).text);
   const verdicts = new Map(valuesOf(rdf, report, `${OT}qafChecklistElement`).map((n) => [valuesOf(rdf, n, `${OT}qafQuestion`)[0], valuesOf(rdf, n, `${OT}qafVerdict`)[0]]));
   assert.equal(verdicts.get('Are the quality and variability of the endpoint data described?'), 'not met');
+  // a number measured twice with different values: replicates whose variability 3.7 describes (met)
+  const regression = await run(`${s.base}/algorithm/random-forest-regression`, { dataset_uri: described, prediction_feature: await featureTitled(dataset, 'logP') });
+  const numeric = await run(`${s.base}/reach_report/qmrf`, { model_uri: regression });
+  const spread = /<endpoint_data_quality[^>]*>([^<]*)</.exec((await http(local(numeric), { accept: 'application/qmrf-xml' })).text)?.[1] ?? '';
+  assert.match(spread, /1 structure\(s\) have replicate measurements that differ: .+ \(&quot;1\.5&quot; and &quot;1\.6&quot;\)/, spread);
+  const numericRdf = parseTurtle((await http(local(numeric), { accept: 'text/turtle' })).text);
+  const numericVerdicts = new Map(
+    valuesOf(numericRdf, numeric, `${OT}qafChecklistElement`).map((n) => [valuesOf(numericRdf, n, `${OT}qafQuestion`)[0], valuesOf(numericRdf, n, `${OT}qafVerdict`)[0]]),
+  );
+  assert.equal(numericVerdicts.get('Are the quality and variability of the endpoint data described?'), 'met');
 });
 
 test('the upload preview shows the rows of one structure whose values disagree', async () => {
@@ -93,8 +110,9 @@ test('the upload preview shows the rows of one structure whose values disagree',
   const preview = await http(`${s.url}/dataset/preview`, { method: 'POST', body: fd, accept: 'application/json' });
   assert.equal(preview.status, 200, preview.text);
   const { conflicts } = JSON.parse(preview.text) as { conflicts: string[] };
-  assert.deepEqual(conflicts.map(rowOf), [105], conflicts.join(' | '));
-  assert.match(conflicts[0], /Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 3/);
+  assert.deepEqual(conflicts.map(rowOf), [101, 105], conflicts.join(' | '));
+  assert.match(conflicts[0], /^row 101: differing replicate of row 7 .*logP is "1\.6" here/);
+  assert.match(conflicts[1], /^row 105: conflicting duplicate of row 3 .*Carcinogenicity is "non-carcinogenic" here, "carcinogenic" in row 3/);
   const { pending } = JSON.parse(preview.text) as { pending: string };
   const page = await http(`${s.url}/dataset/preview/${pending}`, { accept: 'text/html' });
   assert.match(page.text, /Rows of the same structure whose values disagree/);
