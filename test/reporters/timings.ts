@@ -43,10 +43,11 @@ export default async function* timings(source: AsyncIterable<TestEvent>): AsyncG
     const isFile = data.name !== undefined && data.file.endsWith(data.name);
     if (isFile && event.type === 'test:dequeue') began.set(data.file, performance.now());
     else if (isFile && event.type === 'test:complete') entry(data.file).ms = performance.now() - (began.get(data.file) ?? started);
-    else if ((event.type === 'test:pass' || event.type === 'test:fail') && data.nesting === 0 && !isFile && data.details?.type !== 'suite') {
+    else if ((event.type === 'test:pass' || event.type === 'test:fail') && !isFile) {
       const t = entry(data.file);
-      t.testsMs += data.details?.duration_ms ?? 0;
-      t.tests++;
+      // time in tests: the top level's (a describe's is its tests'); the count: the tests, at any depth
+      if (data.nesting === 0) t.testsMs += data.details?.duration_ms ?? 0;
+      if (data.details?.type !== 'suite') t.tests++;
     }
   }
   const tier = process.env.TOXGRAPH_TEST_TIER ?? 'tests';
