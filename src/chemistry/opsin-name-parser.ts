@@ -223,12 +223,16 @@ export class OpsinNameParser {
     // a canary never answered: this start failed
     if (this.queue[0]?.canary) this.queue.shift();
     const said = this.stderr.trim().split('\n').at(-1);
-    if (fatal) return this.disable(`${why}${said ? `: ${said}` : ''}`, true);
+    if (fatal) {
+      this.disable(`${why}${said ? `: ${said}` : ''}`, true);
+      return;
+    }
     if (started) {
       this.probing = false;
       this.queue.shift()?.answer({ error: `OPSIN failed on it: ${why}` });
     } else if (++this.failedStarts >= FAILED_STARTS_MAX) {
-      return this.disable(`${why}${said ? `: ${said}` : ''}`, false);
+      this.disable(`${why}${said ? `: ${said}` : ''}`, false);
+      return;
     } else this.probing = true;
     if (this.queue.length && !this.closed) {
       this.start();
