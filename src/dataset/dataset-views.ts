@@ -15,6 +15,7 @@ import { xmlText } from '../rdf/xml-text.ts';
 import { alternateLinks, uriList, type Renderer } from '../http/respond.ts';
 import type { TripleStore } from '../store/triple-store.ts';
 import type { DatasetMeta, DatasetRow, DatasetStore, RowFilter } from './dataset-store.ts';
+import { arffQuoted } from './arff-text.ts';
 import { isNumericDatatype } from './columns.ts';
 import { sheetTooLarge, writeWorkbook, XLSX_TYPE } from './xlsx-table.ts';
 import { datasetYaml } from './yaml-dataset.ts';
@@ -122,7 +123,7 @@ function csvField(v: string): string {
 
 function arffValue(v: string | undefined, kind: FeatureInfo['kind']): string {
   if (v === undefined) return '?';
-  return kind === 'numeric' ? v : `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return kind === 'numeric' ? v : arffQuoted(v);
 }
 
 /**
@@ -250,7 +251,7 @@ export async function datasetRenderers(
     return Readable.from(
       (async function* () {
         const slices = new TimeSlices();
-        const q = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+        const q = arffQuoted;
         const attributes = await slices.map(
           features,
           (f) => `@attribute ${q(f.title)} ${f.kind === 'numeric' ? 'numeric' : f.kind === 'nominal' && f.accepted.length ? `{${f.accepted.map(q).join(',')}}` : 'string'}`,
