@@ -80,7 +80,8 @@ export function isCasNumber(text: string): boolean {
  * that `-log10(LC50_mmol)` stays a title.
  */
 export function titleAndUnits(header: string): { title: string; units?: string } {
-  const text = header.trim();
+  // whitespace of every kind (an Excel Alt+Enter line break, tab, NBSP, U+2028) folds to one space
+  const text = header.replace(/\s+/gu, ' ').trim();
   const bracket = /^(.+?)\s*\[([^\]]{1,30})\]$/.exec(text);
   if (bracket) return { title: bracket[1].trim(), units: bracket[2].trim() };
   const paren = /^(.+?)\s+\(([^()\s]{1,20})\)$/.exec(text);

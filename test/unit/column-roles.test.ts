@@ -19,6 +19,10 @@ test('units in headers: brackets always, parentheses only when they read as unit
     ['Activity (active)', 'Activity (active)', undefined],
     ['Name (IUPAC)', 'Name (IUPAC)', undefined],
     ['Dose (1/2)', 'Dose (1/2)', undefined],
+    // an Excel header with Alt+Enter, tabs, NBSP and line separators: one line, one space each
+    ['LC50\n[mg/L]', 'LC50', 'mg/L'],
+    ['Carcinogenic\r\n(rat)\t\u00a0class', 'Carcinogenic (rat) class', undefined],
+    ['Lab\u2028ID\u2029 no.\u000b\u000c', 'Lab ID no.', undefined],
   ];
   for (const [header, title, units] of cases) assert.deepEqual(titleAndUnits(header), units === undefined ? { title } : { title, units }, header);
 });
