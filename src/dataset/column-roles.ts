@@ -7,8 +7,12 @@ import { badRequest } from '../core/errors.ts';
 export type StructureKind = 'smiles' | 'inchi' | 'molfile' | 'uri' | 'name';
 
 const STRUCTURE_HEADERS: [RegExp, StructureKind][] = [
-  [/^(smiles|structure[ _]?smiles|canonical[ _]?smiles|isomeric[ _]?smiles|qsar[ _]?ready[ _]?smiles)$/i, 'smiles'],
-  [/^(inchi|std[ _]?inchi|standard[ _]?inchi)$/i, 'inchi'],
+  // SMILES or InChI with words that qualify it, in any order and punctuation: `Structure (SMILES)`, `smiles_std`, `InChI string`
+  [
+    /^((structure|canonical|isomeric|qsar|ready|std|standard|standardi[sz]ed|parent|input|string)[\W_]*)*smiles([\W_]*(structure|canonical|isomeric|std|standard|standardi[sz]ed|parent|input|string))*[\W_]*$/i,
+    'smiles',
+  ],
+  [/^((std|standard|structure)[\W_]*)*inchi([\W_]*(std|standard|string|code|structure))*[\W_]*$/i, 'inchi'],
   [/^(mol|molfile|mol[ _]?block|ctab|sdf|structure[ _]?mol)$/i, 'molfile'],
   [/^(compound|compound[ _]?uri|compounduri|uri)$/i, 'uri'],
 ];

@@ -35,6 +35,12 @@ test('CAS RNs by their check digit', () => {
 test('structure, name and CAS columns by header; SMILES before a molfile or a column headed mol', () => {
   assert.deepEqual(layoutOf(['Name', 'CAS RN', 'SMILES', 'LC50']), { structureAt: 2, kind: 'smiles', nameAt: 0, casAt: 1, featureAt: [0, 1, 3] });
   assert.equal(layoutOf(['mol', 'SMILES', 'x']).kind, 'smiles');
+  // SMILES and InChI headers with qualifying words
+  for (const h of ['Structure (SMILES)', 'Canonical SMILES', 'smiles_std', 'QSAR-ready SMILES', 'SMILES (canonical)']) assert.equal(layoutOf(['ID', h]).kind, 'smiles', h);
+  for (const h of ['InChI string', 'Standard InChI', 'InChI (std)']) assert.equal(layoutOf(['ID', h]).kind, 'inchi', h);
+  // an InChIKey or a SMILES count is no structure
+  assert.throws(() => layoutOf(['InChIKey', 'x']), /no structure column/);
+  assert.throws(() => layoutOf(['SMILES length', 'x']), /no structure column/);
   assert.deepEqual(layoutOf(['Molfile', 'x']), { structureAt: 0, kind: 'molfile', nameAt: undefined, casAt: undefined, featureAt: [1] });
   assert.throws(() => layoutOf(['a', 'b']), /no structure column/);
   // no structure but a name column: the names are read as structures, and stay a column
