@@ -678,6 +678,15 @@ test("column roles by header: names and CAS RNs name the compound, units in head
     ['LC50', 'logP'].map((t) => again.find((q) => q.subject.value === again.find((x) => x.object.value === t)?.subject.value && q.predicate.value === `${OT}units`)?.object.value),
     ['mg/L', '-'],
   );
+  // issue 55 items 8, 9: a qualified SMILES header is the structure; line breaks and NBSP in headers fold to one space in titles, CSV and ARFF
+  const broken = await upload('"Structure (SMILES)","Tox\nclass\u00a0(rat)","LC50\r\n[mg/L]"\nCCO,yes,1.5\nCCN,no,2\n', 'text/csv');
+  assert.equal(broken.status, 200, broken.text);
+  assert.match((await http(local(broken.text.trim()), { accept: 'text/csv' })).text, /^SMILES,Tox class \(rat\),LC50\r\n/);
+  const arff = (await http(local(broken.text.trim()), { accept: 'text/arff' })).text;
+  assert.deepEqual(
+    arff.split('\n').filter((l) => l.startsWith('@attribute')),
+    ['@attribute SMILES string', "@attribute 'Tox class (rat)' {'no','yes'}", "@attribute 'LC50' numeric"],
+  );
   // a molfile column (a quoted, multi-line cell) is a structure column
   const ethane =
     '\n  test\n\n  2  1  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n    1.5000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n  1  2  1  0  0  0  0\nM  END';
