@@ -19,9 +19,30 @@ function queryForm(endpoint: string, title: string, example: string): string {
     head: '<link rel="stylesheet" href="/static/yasgui.min.css"><link rel="stylesheet" href="/static/sparql.css"><script src="/static/yasgui.min.js" defer></script><script src="/static/sparql.js" defer></script>',
     intro: `<form class="sparql" method="get" action="${escapeHtml(endpoint)}"><textarea name="query" rows="12">${escapeHtml(example)}</textarea>
 <p><label>Results as <select name="media"><option>text/html</option><option>application/sparql-results+json</option><option>application/sparql-results+xml</option><option>text/csv</option><option>text/turtle</option><option>application/rdf+xml</option></select></label>
-<button type="submit">Run query</button></p></form>`,
+<button type="submit">Run query</button></p></form>
+${STORED_SHAPE}`,
   });
 }
+
+/**
+ * How the resources are stored, with queries over that shape: a query written from a dataset's
+ * own Turtle (its values as ot:values of ot:dataEntry) finds nothing, because the rows are kept
+ * in a graph of their own (issue 55).
+ */
+const STORED_SHAPE = `<details open><summary>How the data is stored, and example queries</summary>
+<p>Every resource is a named graph whose name is its URI (<code>GRAPH &lt;…/feature/3&gt; { … }</code>). A dataset's
+metadata is in its own graph; its rows are in the graph <code>{dataset}/entries</code>, one node per row with
+<code>ot:compound</code>, its row number <code>ot:index</code> and one statement per value, whose predicate is the feature's URI.</p>
+<pre>${escapeHtml(`PREFIX ot: <http://www.opentox.org/api/1.1#>
+# the values of every dataset, row by row (replace ?d with a dataset's URI for one)
+SELECT ?d ?index ?compound ?feature ?value WHERE {
+  GRAPH ?entries { ?d ot:dataEntry ?row . ?row ot:compound ?compound ; ot:index ?index ; ?feature ?value FILTER(?feature NOT IN (ot:compound, ot:index)) }
+} ORDER BY ?d ?index LIMIT 100`)}</pre>
+<pre>${escapeHtml(`PREFIX ot: <http://www.opentox.org/api/1.1#>
+PREFIX dc: <http://purl.org/dc/elements/1.1/>
+# the datasets that hold a compound, with their titles
+SELECT DISTINCT ?c ?d ?title WHERE { GRAPH ?entries { ?d ot:dataEntry ?row . ?row ot:compound ?c } OPTIONAL { GRAPH ?d { ?d dc:title ?title } } } LIMIT 100`)}</pre>
+</details>`;
 
 const EXAMPLE = `PREFIX ot: <http://www.opentox.org/api/1.1#>
 PREFIX dc: <http://purl.org/dc/elements/1.1/>

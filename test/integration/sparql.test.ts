@@ -161,3 +161,29 @@ SELECT ?t ?upper ?n WHERE {
   assert.equal(unknown.status, 400, unknown.text);
   assert.ok((await errorReport(unknown)).message, 'the report says why');
 });
+
+test('the query page says how datasets are stored, and its example queries find a dataset’s values', async () => {
+  const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,LC50\nCCO,1.5\nCCCO,2.5\n', contentType: 'text/csv' })).text.trim();
+  const page = await http(`${s.url}/sparql`, { accept: 'text/html' });
+  assert.match(page.text, /\{dataset\}\/entries/);
+  const unescape = (t: string) =>
+    t
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  const examples = [...page.text.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => unescape(m[1]));
+  assert.equal(examples.length, 2);
+  const [values, holders] = await Promise.all(
+    examples.map(async (q) => JSON.parse((await http(`${s.url}/sparql?query=${encodeURIComponent(q)}`, { accept: 'application/sparql-results+json' })).text).results.bindings),
+  );
+  assert.deepEqual(
+    values
+      .filter((b: any) => b.d.value === dataset && /^[\d.]+$/.test(b.value.value))
+      .map((b: any) => Number(b.value.value))
+      .sort(),
+    [1.5, 2.5],
+  );
+  assert.equal(holders.filter((b: any) => b.d.value === dataset).length, 2);
+});
