@@ -13,6 +13,7 @@ import type { TripleStore } from '../store/triple-store.ts';
 import { featuresByTitle } from '../feature/feature-record.ts';
 import { arffSource, checkedSource, csvSource, rdfSource, sdfSource, xlsxSource, type TableSource } from './table-input.ts';
 import { checkCell } from './table-limits.ts';
+import { headerRowOf } from './sheet-shape.ts';
 import { unpackedSize, XLSX_TYPE } from './xlsx-table.ts';
 import type { Config } from '../core/config.ts';
 import type { RunFunction } from '../learning/learner.ts';
@@ -92,9 +93,11 @@ async function sourceOf(upload: Upload, baseIri: string, shapes: ShapeValidator,
   // a form's "as found" is an empty value: not given
   const given = (name: string) => upload.params.get(name)?.trim() || undefined;
   const dialect = { encoding: given('encoding'), delimiter: upload.params.get('delimiter') || undefined, decimal: given('decimal') };
-  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect);
-  if (type === XLSX_TYPE) return xlsxSource(upload.body, given('sheet'), run);
-  if (type === 'text/tab-separated-values') return csvSource(upload.body, { ...dialect, delimiter: dialect.delimiter ?? '\t' });
+  // the header row, when the table's title rows hide it (sheet-shape.ts finds it otherwise)
+  const headerRow = headerRowOf(given('header_row'));
+  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect, headerRow);
+  if (type === XLSX_TYPE) return xlsxSource(upload.body, given('sheet'), run, headerRow);
+  if (type === 'text/tab-separated-values') return csvSource(upload.body, { ...dialect, delimiter: dialect.delimiter ?? '\t' }, headerRow);
   if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
   if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));
   if (isRdfMediaType(type)) return rdfSource(await shapes.checked(await parseRdf(upload.body.toString('utf8'), type, baseIri)));

@@ -54,6 +54,7 @@ const DIALECT = {
   delimiter: param.optional('A CSV or TSV upload: its column separator (, ; tab |); found from the file when not given'),
   decimal: param.optional('A CSV or TSV upload: its decimal mark (. or ,); found from the file when not given'),
   sheet: param.optional('An Excel upload: the sheet to read (the first when not given)'),
+  header_row: param.optional('A CSV, TSV or Excel upload: the number of its header row (as warnings number rows); found under any title rows when not given'),
 };
 
 /** What a preview's form decides (upload-choices.ts); an upload may give them too. Units of column n: units_{n}. */

@@ -8,6 +8,7 @@ import { decodeTable, withDecimalPoint, type DialectOverrides } from './csv-dial
 import { csvRecords } from './csv-records.ts';
 import { CELL_MAX_CHARS, cellAt, checkCell, checkCells, checkColumns, NO_ROWS, readColumns, STRUCTURE_MAX_CHARS, tooLongCell } from './table-limits.ts';
 import { isCasNumber, layoutOf, titleAndUnits, type TableLayout } from './column-roles.ts';
+import { findHeader, footnoteNote, HEADER_SEARCH_ROWS, isFootnote, type ShapeRow, unitsNote, unitsRow } from './sheet-shape.ts';
 import { unpackedSize, XLSX_MAX_UNPACKED, type SheetCell, type SheetTable } from './xlsx-table.ts';
 import type { RunFunction } from '../learning/learner.ts';
 
@@ -119,57 +120,92 @@ function cellText(cell: Cell): string {
  * whole file is read once first (csv-records.ts, handing the event loop back as it goes): its
  * size and every value against table-limits.ts, the columns that hold values, its rows.
  */
-export async function csvSource(body: Buffer, overrides: DialectOverrides = {}): Promise<TableSource> {
+export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, headerRow?: number): Promise<TableSource> {
   const { text, dialect, guesses, mayHoldNonXml } = await decodeTable(body, overrides);
   // a character XML cannot carry is looked for once in the whole text as it is decoded; only a text that may hold one is looked at value by value, to say where
   const suspect = mayHoldNonXml;
-  let header: string[] | undefined;
+  // the first rows, until the header is found among them (sheet-shape.ts): titles and blank rows above it, units under it
+  const top: ShapeRow[] = [];
+  const enough = Math.max(HEADER_SEARCH_ROWS, headerRow ?? 0) + 1;
+  let shape: { header: string[]; headerLine: number; units?: (string | undefined)[] } | undefined;
+  const shapeNotes: string[] = [];
   let rows = 0;
   const valueRows: number[] = [];
   const firstValueRow: number[] = [];
+  // rows that read as footnotes, kept aside until a row of data follows them (then they are data)
+  let tail: { line: number; record: string[] }[] = [];
+  const take = (record: string[], line: number) => {
+    rows++;
+    const width = Math.min(shape!.header.length, record.length);
+    for (let j = 0; j < width; j++) {
+      if (!record[j]) continue;
+      if (!valueRows[j]) [valueRows[j], firstValueRow[j]] = [0, line];
+      valueRows[j]++;
+    }
+  };
+  const observe = (record: string[], line: number) => {
+    if (isFootnote(record)) {
+      tail.push({ line, record });
+      return;
+    }
+    for (const t of tail) take(t.record, t.line);
+    tail = [];
+    take(record, line);
+  };
+  const decide = () => {
+    const { at, note } = findHeader(top, headerRow);
+    if (note) shapeNotes.push(note);
+    const header = top[at].cells as string[];
+    if (suspect) for (const [k, r] of top.entries()) r.cells.forEach((cell, j) => checkCell(cell as string, cellAt('row', r.line, j + 1, k > at ? header[j] : undefined)));
+    layoutOf(header);
+    const next = top[at + 1];
+    const units = next ? unitsRow(header, next.cells) : undefined;
+    if (units) shapeNotes.push(unitsNote(next.line));
+    shape = { header, headerLine: top[at].line, units };
+    for (const r of top.slice(at + (units ? 2 : 1))) observe(r.cells as string[], r.line);
+  };
+  let line = 0;
   for await (const batch of csvRecords(text, dialect.delimiter)) {
     for (const record of batch) {
-      const line = header ? rows + 2 : 1;
-      if (suspect) record.forEach((cell, j) => checkCell(cell, cellAt('row', line, j + 1, header?.[j])));
-      if (!header) {
-        header = record;
-        layoutOf(header);
-        continue;
-      }
-      rows++;
-      const width = Math.min(header.length, record.length);
-      for (let j = 0; j < width; j++) {
-        if (!record[j]) continue;
-        if (!valueRows[j]) [valueRows[j], firstValueRow[j]] = [0, line];
-        valueRows[j]++;
+      line++;
+      if (shape) {
+        if (suspect) record.forEach((cell, j) => checkCell(cell, cellAt('row', line, j + 1, shape?.header[j])));
+        observe(record, line);
+      } else {
+        top.push({ line, cells: record });
+        if (top.length >= enough) decide();
       }
     }
   }
-  if (!header) throw badRequest('the CSV is empty');
+  if (!top.length) throw badRequest('the CSV is empty');
+  if (!shape) decide();
+  const { header, headerLine, units } = shape!;
+  // the footnotes after the last row of data
+  const dataEnd = tail.length ? tail[0].line : Number.POSITIVE_INFINITY;
+  if (tail.length) shapeNotes.push(footnoteNote(tail.map((t) => t.line)));
+  const firstData = headerLine + (units ? 2 : 1);
   const { keep, notes } = readColumns(header, valueRows, firstValueRow, (i, row) => cellAt('row', row, i + 1));
   const kept = keep.length === header.length ? undefined : keep;
   const decimal = (cell: string | undefined) => (cell === undefined ? undefined : withDecimalPoint(cell, dialect.decimal));
   return headedSource(
     kept ? kept.map((i) => header[i]) : header,
-    [...guesses, ...notes],
+    [...guesses, ...shapeNotes, ...notes],
     async function* () {
-      let first = true;
-      let line = 1;
+      let line = 0;
       for await (const batch of csvRecords(text, dialect.delimiter)) {
         const out: { line: number; cells: Cell[] }[] = [];
         for (const record of batch) {
-          if (first) {
-            first = false;
-            continue;
-          }
-          // rows are numbered as the file's lines would be without blank lines (the header is row 1)
-          out.push({ line: ++line, cells: kept ? kept.map((i) => decimal(record[i])) : record.map(decimal) });
+          // rows are numbered as the file's lines would be without blank lines
+          line++;
+          if (line < firstData || line >= dataEnd) continue;
+          out.push({ line, cells: kept ? kept.map((i) => decimal(record[i])) : record.map(decimal) });
         }
         yield out;
       }
     },
     undefined,
     rows,
+    units && (kept ? kept.map((i) => units[i]) : header.map((_, i) => units[i])),
   );
 }
 
@@ -178,13 +214,13 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}):
  * are xsd:date (xsd:dateTime with a time of day), formulas are read as their saved results;
  * rows are numbered as Excel numbers them. Parsed on the worker pool.
  */
-export async function xlsxSource(body: Buffer, sheet: string | undefined, run: RunFunction): Promise<TableSource> {
+export async function xlsxSource(body: Buffer, sheet: string | undefined, run: RunFunction, headerRow?: number): Promise<TableSource> {
   const unpacked = unpackedSize(body);
   if (unpacked === undefined) throw badRequest('the file is not an Excel workbook (.xlsx): it is not a zip archive');
   if (unpacked > XLSX_MAX_UNPACKED) throw tooLarge(`the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
   let table: SheetTable;
   try {
-    table = await run<SheetTable>(XLSX_WORKER, 'readWorkbook', [body, sheet]);
+    table = await run<SheetTable>(XLSX_WORKER, 'readWorkbook', [body, sheet, headerRow]);
   } catch (e) {
     // a workbook the reading thread could not hold or parse (what it refuses comes back as a table's error)
     throw badRequest(`the workbook cannot be read: ${(e as Error).message.slice(0, 200)}`);
@@ -199,6 +235,7 @@ export async function xlsxSource(body: Buffer, sheet: string | undefined, run: R
     table.described,
     // the worker checked every cell against table-limits.ts
     table.rows.length,
+    table.units,
   );
 }
 
@@ -222,10 +259,15 @@ function headedSource(
   records: () => AsyncGenerator<{ line: number; cells: Cell[] }[]>,
   described?: { title: string; units?: string }[],
   rows?: number,
+  units?: (string | undefined)[],
 ): TableSource {
   const layout = layoutOf(header);
-  // a workbook this server wrote says what its columns are (after the structure, in order)
-  const columnAt = (i: number, k: number) => (described && layout.structureAt === 0 ? described[k] : titleAndUnits(header[i] || `column ${i + 1}`));
+  // a workbook this server wrote says what its columns are (after the structure, in order); a units row says what the header does not
+  const columnAt = (i: number, k: number) => {
+    if (described && layout.structureAt === 0) return described[k];
+    const column = titleAndUnits(header[i] || `column ${i + 1}`);
+    return units?.[i] && !column.units ? { ...column, units: units[i] } : column;
+  };
   return {
     columns: layout.featureAt.map((i, k) => columnAt(i, k)),
     unit: 'row',

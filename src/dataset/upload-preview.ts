@@ -96,7 +96,7 @@ const text = (c: Cell) => (typeof c === 'string' ? c : (c?.value ?? '')).trim();
 const shown = (t: string) => (t.length > SHOWN_CELL_CHARS ? `${t.slice(0, SHOWN_CELL_CHARS)}…` : t);
 
 /** The preview's page: what was read, and one form to correct it and store it (or read it again). */
-export function previewHtml(p: TablePreview, pending: string, given: { encoding?: string; delimiter?: string; decimal?: string; sheet?: string; title?: string }): string {
+export function previewHtml(p: TablePreview, pending: string, given: { encoding?: string; delimiter?: string; decimal?: string; sheet?: string; header_row?: string; title?: string }): string {
   const delimited = /csv|tab-separated/.test(p.file.type);
   const select = (name: string, label: string, options: [string, string][], chosen?: string) =>
     `<label>${label} <select name="${name}"><option value="">as found</option>${options.map(([v, t]) => `<option value="${escapeHtml(v)}"${v === chosen ? ' selected' : ''}>${escapeHtml(t)}</option>`).join('')}</select></label>`;
@@ -135,6 +135,10 @@ ${select(
     : p.file.type.includes('spreadsheetml')
       ? `<p><label>Sheet <input name="sheet" value="${escapeHtml(given.sheet ?? '')}" placeholder="the first"></label></p>`
       : '';
+  const headerRow =
+    delimited || p.file.type.includes('spreadsheetml')
+      ? `<p><label>Header row <input name="header_row" value="${escapeHtml(given.header_row ?? '')}" placeholder="as found" size="6" inputmode="numeric"></label> (the row of column titles, numbered as the rows below are; title rows above it are not read)</p>`
+      : '';
   const numeric = p.columns.filter((c) => c.kind === 'numeric');
   const columns = p.columns
     .map(
@@ -159,6 +163,7 @@ ${p.notes.length ? `<ul class="notes">${p.notes.map((n) => `<li>${escapeHtml(n)}
 <input type="hidden" name="pending" value="${escapeHtml(pending)}">
 <h2>How the file was read</h2>
 ${dialect || '<p>As its format says.</p>'}
+${headerRow}
 ${dialect ? '<p><button type="submit" formaction="/dataset/preview">Read it again with these settings</button></p>' : ''}
 <h2>Columns</h2>
 <table class="report"><thead><tr><th>#</th><th>column</th><th>role</th><th>values are</th><th>filled</th><th>units</th><th></th></tr></thead><tbody>

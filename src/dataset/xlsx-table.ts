@@ -1,6 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import type ExcelJS from 'exceljs';
+import { findHeader, footnoteNote, HEADER_SEARCH_ROWS, isFootnote, unitsNote, unitsRow } from './sheet-shape.ts';
 import { cellProblem, checkCells, readColumns, TABLE_MAX_CELLS, TABLE_MAX_COLUMNS } from './table-limits.ts';
 
 // Excel workbooks in and out (exceljs). Reading runs on the worker pool (a workbook is parsed
@@ -18,6 +19,8 @@ export type SheetTable =
       header: string[];
       rows: { line: number; cells: SheetCell[] }[];
       notes: string[];
+      /** The units of each column, from a units row under the header (sheet-shape.ts). */
+      units?: (string | undefined)[];
       /** Titles and units of the columns after the first, as a workbook this server wrote describes them (its `metadata` sheet). */
       described?: { title: string; units?: string }[];
     }
@@ -47,7 +50,7 @@ const IGNORED_NODES = [
 ];
 
 /** Worker entry: read a workbook's sheet (what is wrong with it comes back as `error`, for a 400 or a 413). */
-export async function readWorkbook(body: Uint8Array, sheetName?: string): Promise<SheetTable> {
+export async function readWorkbook(body: Uint8Array, sheetName?: string, headerRow?: number): Promise<SheetTable> {
   // the parts are inflated once against the limit before exceljs inflates them whole: a
   // directory that lies about its sizes stops here, at the limit; and what exceljs would lay out
   // cell by cell (merged cells, named ranges) is measured in their XML before it does
@@ -74,7 +77,16 @@ export async function readWorkbook(body: Uint8Array, sheetName?: string): Promis
   const grid = filledRows(sheet, notes);
   if ('error' in grid) return { error: grid.error, status: 400 };
   if (!grid.length) return { error: `sheet ${sheet.name} is empty`, status: 400 };
-  const [first, ...rest] = grid;
+  // the header under any title rows, a units row under it, footnotes after the data (sheet-shape.ts)
+  let shape: ReturnType<typeof sheetShape>;
+  try {
+    shape = sheetShape(grid, headerRow);
+  } catch (e) {
+    return { error: (e as Error).message, status: 400 };
+  }
+  notes.push(...shape.notes);
+  const first = grid[shape.header];
+  const rest = grid.slice(shape.header + (shape.units ? 2 : 1), shape.end);
   // the used range, from the cells themselves (a sheet's own <dimension> may say anything): the
   // columns with a header or a value, of which those without a header and with a value in one
   // row only are left out (readColumns); empty columns between them are no columns at all
@@ -108,7 +120,31 @@ export async function readWorkbook(body: Uint8Array, sheetName?: string): Promis
     columns,
   );
   const described = sheet === sheets[0] ? describedColumns(book, columns.length - 1) : undefined;
-  return { sheet: sheet.name, header, rows, notes, described };
+  const units = shape.units && columns.map((c) => shape.units?.[c]);
+  return { sheet: sheet.name, header, rows, notes, units, described };
+}
+
+type GridRow = { line: number; cells: Map<number, SheetCell> };
+
+/** Where a sheet's header, units row and footnotes are: indexes into its filled rows (`end`: after the last row of data). */
+function sheetShape(grid: GridRow[], headerRow?: number): { header: number; units?: (string | undefined)[]; end: number; notes: string[] } {
+  const notes: string[] = [];
+  const byColumn = (r: GridRow) => {
+    const cells: SheetCell[] = [];
+    for (const [c, v] of r.cells) cells[c] = v;
+    return cells;
+  };
+  const head = grid.filter((r, i) => (headerRow === undefined ? i <= HEADER_SEARCH_ROWS : r.line <= headerRow)).map((r) => ({ line: r.line, cells: byColumn(r) }));
+  const { at, note } = findHeader(head, headerRow);
+  if (note) notes.push(note);
+  const next = grid[at + 1];
+  const units = next && unitsRow(head[at].cells, byColumn(next));
+  if (units) notes.push(unitsNote(next.line));
+  let end = grid.length;
+  const start = at + (units ? 2 : 1);
+  while (end > start && isFootnote([...grid[end - 1].cells.values()])) end--;
+  if (end < grid.length) notes.push(footnoteNote(grid.slice(end).map((r) => r.line)));
+  return { header: at, units, end, notes };
 }
 
 /**
