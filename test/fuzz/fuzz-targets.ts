@@ -5,6 +5,7 @@ import { HOSTILE_TOKENS, mutated, tokenSoup } from './mutations.ts';
 import { spellingsOf } from './path-spellings.ts';
 import { taskStatePuts, type ClientTaskFixtures } from './task-states.ts';
 import { yamlDocuments } from './yaml-documents.ts';
+import { sheetShapeTargets } from './sheet-shapes.ts';
 import { chemicalNameTargets } from './chemical-names.ts';
 import { openSsoPolicyTargets } from './opensso-policies.ts';
 import { entry, QmrfBuilder } from '../../src/qmrf/qmrf-builder.ts';
@@ -490,6 +491,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
         .oneof(mutatedBytes(WORKBOOK), fc.constant(WORKBOOK))
         .map((body): FuzzRequest => ({ method: 'POST', path: '/dataset', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', body })),
     },
+    ...sheetShapeTargets(),
     { name: 'ARFF', input: mutated(ARFF).map(post('/dataset', 'text/arff')) },
     { name: 'YAML with anchors, aliases and tags (dataset)', input: yamlDocuments().map(post('/dataset', 'text/x-yaml')) },
     ...Object.entries(RDF_SEEDS).map(([type, seeds]): FuzzTarget => ({ name: `RDF ${type} (feature)`, input: mutated(seeds).map(post('/feature', type)) })),
