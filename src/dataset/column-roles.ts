@@ -4,7 +4,8 @@ import { badRequest } from '../core/errors.ts';
 // compound URI), the substance's name, its CAS RN, and the units written in a header. A table
 // with a name column and no structure column is read by name (chemical names as structures).
 
-export type StructureKind = 'smiles' | 'inchi' | 'molfile' | 'uri' | 'name';
+/** `any`: a column the uploader chose (`structure_column=`), each cell read as what it looks like (structureKindOf). */
+export type StructureKind = 'smiles' | 'inchi' | 'molfile' | 'uri' | 'name' | 'any';
 
 const STRUCTURE_HEADERS: [RegExp, StructureKind][] = [
   // SMILES or InChI with words that qualify it, in any order and punctuation: `Structure (SMILES)`, `smiles_std`, `InChI string`
@@ -48,7 +49,12 @@ export interface TableLayout {
   featureAt: number[];
 }
 
-export function layoutOf(header: string[]): TableLayout {
+/**
+ * Where the roles are in a header row. `structureColumn` (`structure_column=`: a header, or a column's
+ * number from 1) names the structure column when its header does not say so.
+ */
+export function layoutOf(header: string[], structureColumn?: string): TableLayout {
+  if (structureColumn !== undefined) return chosenLayout(header, structureColumn);
   const found = header.map((h, i) => ({ i, kind: STRUCTURE_HEADERS.find(([re]) => re.test(h.trim()))?.[1] })).filter((c): c is { i: number; kind: StructureKind } => !!c.kind);
   const at = (re: RegExp) => {
     const i = header.findIndex((h) => re.test(h.trim()));
@@ -59,7 +65,7 @@ export function layoutOf(header: string[]): TableLayout {
   if (!found.length && nameAt !== undefined) return { structureAt: nameAt, kind: 'name', nameAt, casAt: at(CAS_HEADERS), featureAt: header.map((_, i) => i) };
   if (!found.length)
     throw badRequest(
-      `the table has no structure column: name one SMILES, InChI, Molfile or Compound, or a Name column of chemical names (found ${header
+      `the table has no structure column: name one SMILES, InChI, Molfile or Compound, or a Name column of chemical names, or choose it with structure_column= (its header or number; found ${header
         .slice(0, 10)
         .map((h) => JSON.stringify(h))
         .join(', ')})`,
@@ -67,6 +73,36 @@ export function layoutOf(header: string[]): TableLayout {
   const chosen = found.sort((a, b) => STRUCTURE_ORDER.indexOf(a.kind) - STRUCTURE_ORDER.indexOf(b.kind))[0];
   const structureColumns = new Set(found.map((c) => c.i));
   return { structureAt: chosen.i, kind: chosen.kind, nameAt, casAt: at(CAS_HEADERS), featureAt: header.map((_, i) => i).filter((i) => !structureColumns.has(i)) };
+}
+
+/** The layout with the structure in the column `chosen` names (its header, whitespace folded, or its number from 1). */
+function chosenLayout(header: string[], chosen: string): TableLayout {
+  const fold = (t: string) => t.replace(/\s+/gu, ' ').trim();
+  const wanted = fold(chosen);
+  let at = header.findIndex((h) => fold(h) === wanted);
+  if (at < 0 && /^\d+$/.test(wanted) && Number(wanted) >= 1 && Number(wanted) <= header.length) at = Number(wanted) - 1;
+  if (at < 0)
+    throw badRequest(
+      `structure_column: the table has no column ${JSON.stringify(wanted.slice(0, 100))} (give its header or its number from 1; found ${header
+        .slice(0, 10)
+        .map((h) => JSON.stringify(h))
+        .join(', ')})`,
+    );
+  const kind = STRUCTURE_HEADERS.find(([re]) => re.test(header[at].trim()))?.[1] ?? (NAME_HEADERS.test(header[at].trim()) ? 'name' : 'any');
+  const other = (re: RegExp) => {
+    const i = header.findIndex((h, j) => j !== at && re.test(h.trim()));
+    return i < 0 ? undefined : i;
+  };
+  const nameAt = kind === 'name' ? at : other(NAME_HEADERS);
+  return { structureAt: at, kind, nameAt, casAt: other(CAS_HEADERS), featureAt: header.map((_, i) => i).filter((i) => i !== at || kind === 'name') };
+}
+
+/** What a structure written in a chosen column is: an InChI, a compound URI, a molfile, else SMILES. */
+export function structureKindOf(text: string): Exclude<StructureKind, 'any' | 'name'> {
+  if (/^InChI=/i.test(text)) return 'inchi';
+  if (/^https?:\/\//i.test(text)) return 'uri';
+  if (/\n\s*M\s+END/.test(text)) return 'molfile';
+  return 'smiles';
 }
 
 /** Does a CAS RN's check digit hold (`50-00-0`: (0·1 + 0·2 + 0·3 + 5·4) mod 10 = 0)? */

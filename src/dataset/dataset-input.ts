@@ -94,10 +94,11 @@ async function sourceOf(upload: Upload, baseIri: string, shapes: ShapeValidator,
   const given = (name: string) => upload.params.get(name)?.trim() || undefined;
   const dialect = { encoding: given('encoding'), delimiter: upload.params.get('delimiter') || undefined, decimal: given('decimal') };
   // the header row, when the table's title rows hide it (sheet-shape.ts finds it otherwise)
-  const headerRow = headerRowOf(given('header_row'));
-  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect, headerRow);
-  if (type === XLSX_TYPE) return xlsxSource(upload.body, given('sheet'), run, headerRow);
-  if (type === 'text/tab-separated-values') return csvSource(upload.body, { ...dialect, delimiter: dialect.delimiter ?? '\t' }, headerRow);
+  // and its structure column, when no header says which it is
+  const shape = { headerRow: headerRowOf(given('header_row')), structureColumn: given('structure_column') };
+  if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect, shape);
+  if (type === XLSX_TYPE) return xlsxSource(upload.body, given('sheet'), run, shape);
+  if (type === 'text/tab-separated-values') return csvSource(upload.body, { ...dialect, delimiter: dialect.delimiter ?? '\t' }, shape);
   if (type === 'chemical/x-mdl-sdfile' || type === 'chemical/x-mdl-molfile') return sdfSource(upload.body.toString('utf8'));
   if (type === 'text/arff' || type === 'text/x-arff' || type === 'application/x-arff') return arffSource(upload.body.toString('utf8'));
   if (isRdfMediaType(type)) return rdfSource(await shapes.checked(await parseRdf(upload.body.toString('utf8'), type, baseIri)));

@@ -55,6 +55,7 @@ const DIALECT = {
   decimal: param.optional('A CSV or TSV upload: its decimal mark (. or ,); found from the file when not given'),
   sheet: param.optional('An Excel upload: the sheet to read (the first when not given)'),
   header_row: param.optional('A CSV, TSV or Excel upload: the number of its header row (as warnings number rows); found under any title rows when not given'),
+  structure_column: param.optional('A CSV, TSV or Excel upload: its structure column (its header or its number from 1), when no header names it SMILES, InChI, Molfile, Compound or Name'),
 };
 
 /** What a preview's form decides (upload-choices.ts); an upload may give them too. Units of column n: units_{n}. */

@@ -7,7 +7,7 @@ import { TimeSlices } from '../core/time-slices.ts';
 import { decodeTable, withDecimalPoint, type DialectOverrides } from './csv-dialect.ts';
 import { csvRecords } from './csv-records.ts';
 import { CELL_MAX_CHARS, cellAt, checkCell, checkCells, checkColumns, NO_ROWS, readColumns, STRUCTURE_MAX_CHARS, tooLongCell } from './table-limits.ts';
-import { isCasNumber, layoutOf, titleAndUnits, type TableLayout } from './column-roles.ts';
+import { isCasNumber, layoutOf, structureKindOf, titleAndUnits, type TableLayout } from './column-roles.ts';
 import { findHeader, footnoteNote, HEADER_SEARCH_ROWS, isFootnote, type ShapeRow, unitsNote, unitsRow } from './sheet-shape.ts';
 import { unpackedSize, XLSX_MAX_UNPACKED, type SheetCell, type SheetTable } from './xlsx-table.ts';
 import type { RunFunction } from '../learning/learner.ts';
@@ -91,10 +91,12 @@ export const CELLS_PER_CHUNK = 100_000;
 
 function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: string): RawRow {
   const cells = layout.featureAt.map((i) => record[i]);
+  // a column the uploader chose holds whatever each cell looks like
+  const kind = layout.kind === 'any' ? structureKindOf(cellText(record[layout.structureAt])) : layout.kind;
   // a molfile's first lines (its name, its program line) may be blank: only its end is trimmed
   const structure = record[layout.structureAt];
-  const text = layout.kind === 'molfile' ? (typeof structure === 'string' ? structure : (structure?.value ?? '')).trimEnd() : cellText(structure);
-  if (!text.trim()) return { line, cells, problem: `${unit} ${line}: empty ${layout.kind === 'name' ? 'name' : 'structure'}, ${unit} skipped` };
+  const text = kind === 'molfile' ? (typeof structure === 'string' ? structure : (structure?.value ?? '')).trimEnd() : cellText(structure);
+  if (!text.trim()) return { line, cells, problem: `${unit} ${line}: empty ${kind === 'name' ? 'name' : 'structure'}, ${unit} skipped` };
   // the substance's name and CAS RN name its compound (a CAS RN whose check digit fails does not)
   const names = layout.nameAt === undefined ? [] : [cellText(record[layout.nameAt])].filter(Boolean);
   const notes: string[] = [];
@@ -102,9 +104,9 @@ function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: strin
   if (cas && isCasNumber(cas)) names.push(cas);
   else if (cas) notes.push(`${unit} ${line}: ${JSON.stringify(cas)} is not a CAS RN (its form or check digit), not kept as an identifier`);
   const known = { line, cells, names, notes };
-  if (layout.kind === 'uri') return { ...known, structure: { uri: text } };
-  if (layout.kind === 'name') return { ...known, structure: { kind: 'name', text, what: 'the name' } };
-  return { ...known, structure: { kind: layout.kind === 'molfile' ? 'sdf-record' : layout.kind, text, what: 'structure' } };
+  if (kind === 'uri') return { ...known, structure: { uri: text } };
+  if (kind === 'name') return { ...known, structure: { kind: 'name', text, what: 'the name' } };
+  return { ...known, structure: { kind: kind === 'molfile' ? 'sdf-record' : kind, text, what: 'structure' } };
 }
 
 /** What tables write for "no value" (`-`, `NA`, `n/a`, `#N/A`, `none`, `?`). */
@@ -120,7 +122,14 @@ function cellText(cell: Cell): string {
  * whole file is read once first (csv-records.ts, handing the event loop back as it goes): its
  * size and every value against table-limits.ts, the columns that hold values, its rows.
  */
-export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, headerRow?: number): Promise<TableSource> {
+/** What the uploader said of a table's shape: its header row (`header_row=`), its structure column (`structure_column=`). */
+export interface ShapeChoices {
+  headerRow?: number;
+  structureColumn?: string;
+}
+
+export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, choices: ShapeChoices = {}): Promise<TableSource> {
+  const { headerRow, structureColumn } = choices;
   const { text, dialect, guesses, mayHoldNonXml } = await decodeTable(body, overrides);
   // a character XML cannot carry is looked for once in the whole text as it is decoded; only a text that may hold one is looked at value by value, to say where
   const suspect = mayHoldNonXml;
@@ -157,7 +166,7 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, 
     if (note) shapeNotes.push(note);
     const header = top[at].cells as string[];
     if (suspect) for (const [k, r] of top.entries()) r.cells.forEach((cell, j) => checkCell(cell as string, cellAt('row', r.line, j + 1, k > at ? header[j] : undefined)));
-    layoutOf(header);
+    layoutOf(header, structureColumn);
     const next = top[at + 1];
     const units = next ? unitsRow(header, next.cells) : undefined;
     if (units) shapeNotes.push(unitsNote(next.line));
@@ -206,6 +215,7 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, 
     undefined,
     rows,
     units && (kept ? kept.map((i) => units[i]) : header.map((_, i) => units[i])),
+    structureColumn,
   );
 }
 
@@ -214,13 +224,13 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, 
  * are xsd:date (xsd:dateTime with a time of day), formulas are read as their saved results;
  * rows are numbered as Excel numbers them. Parsed on the worker pool.
  */
-export async function xlsxSource(body: Buffer, sheet: string | undefined, run: RunFunction, headerRow?: number): Promise<TableSource> {
+export async function xlsxSource(body: Buffer, sheet: string | undefined, run: RunFunction, choices: ShapeChoices = {}): Promise<TableSource> {
   const unpacked = unpackedSize(body);
   if (unpacked === undefined) throw badRequest('the file is not an Excel workbook (.xlsx): it is not a zip archive');
   if (unpacked > XLSX_MAX_UNPACKED) throw tooLarge(`the workbook unpacks to more than ${XLSX_MAX_UNPACKED / 1024 / 1024} MiB`);
   let table: SheetTable;
   try {
-    table = await run<SheetTable>(XLSX_WORKER, 'readWorkbook', [body, sheet, headerRow]);
+    table = await run<SheetTable>(XLSX_WORKER, 'readWorkbook', [body, sheet, choices.headerRow]);
   } catch (e) {
     // a workbook the reading thread could not hold or parse (what it refuses comes back as a table's error)
     throw badRequest(`the workbook cannot be read: ${(e as Error).message.slice(0, 200)}`);
@@ -236,6 +246,7 @@ export async function xlsxSource(body: Buffer, sheet: string | undefined, run: R
     // the worker checked every cell against table-limits.ts
     table.rows.length,
     table.units,
+    choices.structureColumn,
   );
 }
 
@@ -260,8 +271,9 @@ function headedSource(
   described?: { title: string; units?: string }[],
   rows?: number,
   units?: (string | undefined)[],
+  structureColumn?: string,
 ): TableSource {
-  const layout = layoutOf(header);
+  const layout = layoutOf(header, structureColumn);
   // a workbook this server wrote says what its columns are (after the structure, in order); a units row says what the header does not
   const columnAt = (i: number, k: number) => {
     if (described && layout.structureAt === 0) return described[k];

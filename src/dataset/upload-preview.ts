@@ -96,7 +96,11 @@ const text = (c: Cell) => (typeof c === 'string' ? c : (c?.value ?? '')).trim();
 const shown = (t: string) => (t.length > SHOWN_CELL_CHARS ? `${t.slice(0, SHOWN_CELL_CHARS)}…` : t);
 
 /** The preview's page: what was read, and one form to correct it and store it (or read it again). */
-export function previewHtml(p: TablePreview, pending: string, given: { encoding?: string; delimiter?: string; decimal?: string; sheet?: string; header_row?: string; title?: string }): string {
+export function previewHtml(
+  p: TablePreview,
+  pending: string,
+  given: { encoding?: string; delimiter?: string; decimal?: string; sheet?: string; header_row?: string; structure_column?: string; title?: string },
+): string {
   const delimited = /csv|tab-separated/.test(p.file.type);
   const select = (name: string, label: string, options: [string, string][], chosen?: string) =>
     `<label>${label} <select name="${name}"><option value="">as found</option>${options.map(([v, t]) => `<option value="${escapeHtml(v)}"${v === chosen ? ' selected' : ''}>${escapeHtml(t)}</option>`).join('')}</select></label>`;
@@ -137,7 +141,8 @@ ${select(
       : '';
   const headerRow =
     delimited || p.file.type.includes('spreadsheetml')
-      ? `<p><label>Header row <input name="header_row" value="${escapeHtml(given.header_row ?? '')}" placeholder="as found" size="6" inputmode="numeric"></label> (the row of column titles, numbered as the rows below are; title rows above it are not read)</p>`
+      ? `<p><label>Header row <input name="header_row" value="${escapeHtml(given.header_row ?? '')}" placeholder="as found" size="6" inputmode="numeric"></label> (the row of column titles, numbered as the rows below are; title rows above it are not read)</p>
+<p><label>Structure column <input name="structure_column" value="${escapeHtml(given.structure_column ?? '')}" placeholder="by its header"></label> (its header or its number from 1, when no header names it SMILES, InChI or Name)</p>`
       : '';
   const numeric = p.columns.filter((c) => c.kind === 'numeric');
   const columns = p.columns

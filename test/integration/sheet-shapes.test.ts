@@ -122,3 +122,37 @@ test('header_row= names the header row: the title row as header has no structure
     assert.match(p.notes.join('\n'), /row 3 was read as the header \(header_row=\)/, f.name);
   }
 });
+
+test('structure_column= names the structure column a header does not (its header or its number); without it the 400 says so', async () => {
+  const csv = 'Lab ID,Molecule,TD50\nR1,CCO,12.5\nR2,InChI=1S/C6H6/c1-2-4-6-5-3-1/h1-6H,3.1\n';
+  const plain = await post('/dataset', csv, 'text/csv', 'text/turtle');
+  assert.equal(plain.status, 400);
+  assert.match((await errorReport(plain)).message ?? '', /no structure column.*structure_column=/);
+  for (const chosen of ['Molecule', '2']) {
+    const p = await post(`/dataset/preview?structure_column=${chosen}`, csv, 'text/csv', 'application/json');
+    assert.equal(p.status, 200, p.text);
+    const preview = JSON.parse(p.text);
+    assert.equal(preview.structureHeader, 'Molecule');
+    assert.deepEqual(
+      preview.rows.map((r: { smiles: string }) => r.smiles),
+      ['CCO', 'c1ccccc1'],
+      'a SMILES and an InChI in the chosen column',
+    );
+    assert.deepEqual(
+      preview.columns.map((c: { title: string }) => c.title),
+      ['Lab ID', 'TD50'],
+    );
+    const page = await http(`${s.url}/dataset/preview/${preview.pending}`, { accept: 'text/html' });
+    assert.match(page.text, /name="structure_column" value="\d*\w*"/);
+  }
+  const stored = await post('/dataset?structure_column=Molecule', csv, 'text/csv', 'text/uri-list');
+  assert.equal(stored.status, 200, stored.text);
+  const rows = parseCsv((await http(stored.text.trim().replace(s.base, s.url), { accept: 'text/csv' })).text) as string[][];
+  assert.deepEqual(
+    rows.slice(1).map((r) => r[0]),
+    ['CCO', 'c1ccccc1'],
+  );
+  const unknown = await post('/dataset?structure_column=Nothing', csv, 'text/csv', 'text/turtle');
+  assert.equal(unknown.status, 400);
+  assert.match((await errorReport(unknown)).message ?? '', /structure_column: the table has no column "Nothing"/);
+});

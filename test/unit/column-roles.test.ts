@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isCasNumber, layoutOf, titleAndUnits } from '../../src/dataset/column-roles.ts';
+import { isCasNumber, layoutOf, structureKindOf, titleAndUnits } from '../../src/dataset/column-roles.ts';
 
 test('units in headers: brackets always, parentheses only when they read as units', () => {
   const cases: [string, string, string | undefined][] = [
@@ -45,4 +45,16 @@ test('structure, name and CAS columns by header; SMILES before a molfile or a co
   assert.throws(() => layoutOf(['a', 'b']), /no structure column/);
   // no structure but a name column: the names are read as structures, and stay a column
   assert.deepEqual(layoutOf(['LC50', 'Chemical name', 'CAS']), { structureAt: 1, kind: 'name', nameAt: 1, casAt: 2, featureAt: [0, 1, 2] });
+});
+
+test('structure_column= chooses the structure column by header (whitespace folded) or number; its cells are read as what they look like', () => {
+  const chosen = layoutOf(['Lab ID', 'Molecule', 'Name', 'TD50'], ' Molecule ');
+  assert.deepEqual([chosen.structureAt, chosen.kind, chosen.nameAt, chosen.featureAt], [1, 'any', 2, [0, 2, 3]]);
+  assert.equal(layoutOf(['Lab ID', 'Molecule'], '2').structureAt, 1);
+  // a chosen name column stays a column of its own, as a recognised one does
+  assert.deepEqual(layoutOf(['Name', 'x'], 'Name').featureAt, [0, 1]);
+  assert.throws(() => layoutOf(['a', 'b'], 'c'), /structure_column: the table has no column "c"/);
+  assert.throws(() => layoutOf(['a', 'b'], '3'), /structure_column/);
+  assert.throws(() => layoutOf(['a', 'b']), /choose it with structure_column=/);
+  assert.deepEqual(['CCO', 'InChI=1S/CH4/h1H4', 'http://x/compound/1', 'x\n  RDKit\n\n  0  0\nM  END'].map(structureKindOf), ['smiles', 'inchi', 'uri', 'molfile']);
 });
