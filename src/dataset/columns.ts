@@ -55,6 +55,7 @@ export class ColumnTyper {
     return this.input.map((c, j) => {
       const s = this.seen[j];
       const base = { title: c.title, featureUri: c.featureUri, units: c.units, endpoint: c.endpoint, accepted: [] as string[] };
+      if (c.identifier) return { ...base, kind: 'string' };
       if (s.literals) return { ...base, kind: s.nonNumericLiterals ? 'string' : 'numeric' };
       if (s.texts > 0 && s.numbers / s.texts >= NUMERIC_SHARE) return { ...base, kind: 'numeric' };
       return s.distinct.size <= MAX_NOMINAL_VALUES ? { ...base, kind: 'nominal', accepted: [...s.distinct] } : { ...base, kind: 'string' };

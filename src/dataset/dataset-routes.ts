@@ -66,6 +66,7 @@ const CHOICES = {
   endpoint: param.optional("The endpoint's ontology term (owl:sameAs of its feature, e.g. an otee: endpoint)"),
   species: param.optional('The species the endpoint was measured in (QMRF 3.1)'),
   guideline: param.optional('The test guideline it was measured by (QMRF 3.6)'),
+  id_columns: param.list('Identifier columns, kept as text (numbered from 1 as the preview lists them, or their titles)'),
 };
 
 /** A dataset to take rows from (a subset or a merge), with a selection of its own in its query (`?feature_uris[]=…`). */

@@ -45,6 +45,8 @@ export interface InputColumn {
   featureUri?: string;
   /** What the uploader said of a measured endpoint: its ontology term (owl:sameAs), species and test guideline. */
   endpoint?: Endpoint;
+  /** An identifier column the uploader named (`id_columns=`): its values are text, whatever they look like. */
+  identifier?: boolean;
 }
 
 /** A measured endpoint as its uploader describes it (the upload preview's form). */

@@ -1,7 +1,7 @@
 import { badRequest } from '../core/errors.ts';
 import type { Params } from '../http/params.ts';
 import { checkIri } from '../rdf/terms.ts';
-import type { Endpoint, TableSource } from './table-input.ts';
+import type { Cell, Endpoint, TableSource } from './table-input.ts';
 import { checkCell } from './table-limits.ts';
 
 /**
@@ -9,12 +9,14 @@ import { checkCell } from './table-limits.ts';
  * request parameters, for the upload itself too: columns left out (`ignore_column`, numbered
  * from 1 in the order the preview lists them), units written over the header's
  * (`units_{n}`), and the measured endpoint (`endpoint_column`) with its ontology term
- * (`endpoint`), `species` and test `guideline`.
+ * (`endpoint`), `species` and test `guideline`; identifier columns kept as text (`id_columns`:
+ * their numbers as above or their titles, repeated or separated by commas).
  */
 export interface UploadChoices {
   ignored: Set<number>;
   units: Map<number, string>;
   endpoint?: { column: number } & Endpoint;
+  ids: string[];
 }
 
 export function uploadChoicesOf(params: Params): UploadChoices {
@@ -47,12 +49,18 @@ export function uploadChoicesOf(params: Params): UploadChoices {
   if (term) checkIri(term);
   const endpoint = column ? { column: number('endpoint_column', column), sameAs: term, species: text('species'), protocol: text('guideline') } : undefined;
   if (!endpoint && (term || text('species') || text('guideline'))) throw badRequest('endpoint, species and guideline describe a column: name it with endpoint_column');
-  return { ignored, units, endpoint };
+  const ids = params
+    .all('id_columns')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const id of ids) checkCell(id, 'the parameter id_columns');
+  return { ignored, units, endpoint, ids };
 }
 
 /** Were any choices made? (A plain upload has none.) */
 export function hasChoices(c: UploadChoices): boolean {
-  return c.ignored.size > 0 || c.units.size > 0 || c.endpoint !== undefined;
+  return c.ignored.size > 0 || c.units.size > 0 || c.endpoint !== undefined || c.ids.length > 0;
 }
 
 /** The source as the choices make it: ignored columns gone, units and the endpoint's description on theirs. */
@@ -62,6 +70,7 @@ export function withChoices(source: TableSource, choices: UploadChoices): TableS
   for (const c of [...choices.ignored, ...choices.units.keys(), ...(choices.endpoint ? [choices.endpoint.column] : [])])
     if (c > n) throw badRequest(`column ${c}: the table has ${n} columns besides its structure`);
   if (choices.endpoint && choices.ignored.has(choices.endpoint.column)) throw badRequest(`endpoint_column ${choices.endpoint.column} is also ignored`);
+  const ids = new Set(choices.ids.map((id) => columnNamed(source, id, 'id_columns')));
   const kept = source.columns.map((_, i) => i).filter((i) => !choices.ignored.has(i + 1));
   if (!kept.length && n) throw badRequest('every column is ignored: keep at least one besides the structure');
   const columns = kept.map((i) => {
@@ -69,13 +78,25 @@ export function withChoices(source: TableSource, choices: UploadChoices): TableS
     const units = choices.units.get(i + 1);
     if (units !== undefined) column.units = units || undefined;
     if (choices.endpoint?.column === i + 1) column.endpoint = { sameAs: choices.endpoint.sameAs, species: choices.endpoint.species, protocol: choices.endpoint.protocol };
+    if (ids.has(i)) column.identifier = true;
     return column;
   });
   return {
     ...source,
     columns,
     chunks: async function* (size: number) {
-      for await (const chunk of source.chunks(size)) yield chunk.map((r) => ({ ...r, cells: kept.map((i) => r.cells[i]) }));
+      // an identifier's value is its text (an Excel number 1001 is "1001")
+      const cellOf = (cell: Cell, i: number) => (ids.has(i) && cell !== undefined && typeof cell !== 'string' ? cell.value : cell);
+      for await (const chunk of source.chunks(size)) yield chunk.map((r) => ({ ...r, cells: kept.map((i) => cellOf(r.cells[i], i)) }));
     },
   };
+}
+
+/** The index of the column a parameter names: its number from 1 (in the preview's order) or its title. */
+function columnNamed(source: TableSource, name: string, parameter: string): number {
+  const byTitle = source.columns.findIndex((c) => c.title === name.replace(/\s+/gu, ' '));
+  if (byTitle >= 0) return byTitle;
+  const n = Number(name);
+  if (Number.isInteger(n) && n >= 1 && n <= source.columns.length) return n - 1;
+  throw badRequest(`${parameter}: the table has no column ${JSON.stringify(name.slice(0, 100))} besides its structure (give its title or its number from 1)`);
 }

@@ -151,7 +151,7 @@ ${select(
         c,
       ) => `<tr><td>${c.n}</td><td>${escapeHtml(c.title)}</td><td>${escapeHtml(c.role)}</td><td>${c.kind === 'nominal' ? `classes (${c.accepted.slice(0, 5).map(escapeHtml).join(', ')}${c.accepted.length > 5 ? ' …' : ''})` : c.kind === 'string' ? 'text' : 'numbers'}</td><td>${c.values}</td>
 <td><input name="units_${c.n}" value="${escapeHtml(c.units ?? '')}" size="8" aria-label="units of ${escapeHtml(c.title)}"></td>
-<td><label><input type="checkbox" name="ignore_column" value="${c.n}"> leave out</label></td></tr>`,
+<td><label><input type="checkbox" name="ignore_column" value="${c.n}"> leave out</label> <label><input type="checkbox" name="id_columns" value="${c.n}"> identifier (text)</label></td></tr>`,
     )
     .join('\n');
   const rows = p.rows.map((r) => `<tr><td>${r.line}</td><td>${escapeHtml(r.smiles ?? '')}</td>${r.cells.map((c) => `<td>${valueHtml(c)}</td>`).join('')}</tr>`).join('\n');

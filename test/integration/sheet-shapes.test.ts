@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { startTestServer, http, errorReport, type TestServer } from '../helpers.ts';
+import { startTestServer, http, errorReport, parseTurtle, type TestServer } from '../helpers.ts';
 
 // Issue 55 item 7: a table as people lay out a sheet (a title, a blank row, a header with a line
 // break, a units row, a footnote) is read as its header, units and rows, by the upload and its
@@ -155,4 +155,41 @@ test('structure_column= names the structure column a header does not (its header
   const unknown = await post('/dataset?structure_column=Nothing', csv, 'text/csv', 'text/turtle');
   assert.equal(unknown.status, 400);
   assert.match((await errorReport(unknown)).message ?? '', /structure_column: the table has no column "Nothing"/);
+});
+
+test('id_columns= keeps identifier columns as text (by title or number), in CSV and in a workbook whose identifiers are numbers', async () => {
+  const csv = 'SMILES,Lab ID,TD50\nCCO,1001,1.5\nc1ccccc1,1002,2\n';
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('data');
+  for (const row of csv.trim().split('\n')) sheet.addRow(row.split(',').map((v) => (/^[\d.]+$/.test(v) ? Number(v) : v)));
+  const xlsx = new Uint8Array(await book.xlsx.writeBuffer());
+  const kindOf = async (uri: string, title: string) => {
+    const quads = parseTurtle((await http(`${uri.replace(/\/?$/, '')}/feature`, { accept: 'text/turtle' })).text);
+    const feature = quads.find((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title' && q.object.value === title)?.subject.value;
+    return quads
+      .filter((q) => q.subject.value === feature && q.predicate.value.endsWith('#type'))
+      .map((q) => q.object.value.replace(/.*#/, ''))
+      .filter((t) => t !== 'Feature')
+      .sort();
+  };
+  for (const [body, type] of [
+    [csv, 'text/csv'],
+    [xlsx, XLSX],
+  ] as const) {
+    for (const query of ['', '?id_columns=Lab%20ID', '?id_columns=1']) {
+      const r = await post(`/dataset${query}`, body, type, 'text/uri-list');
+      assert.equal(r.status, 200, r.text);
+      const uri = r.text.trim().replace(s.base, s.url);
+      assert.deepEqual(await kindOf(uri, 'Lab ID'), query ? ['StringFeature'] : ['NumericFeature'], `${type} ${query}`);
+      assert.deepEqual(await kindOf(uri, 'TD50'), ['NumericFeature'], `${type} ${query}`);
+      const rows = parseCsv((await http(uri, { accept: 'text/csv' })).text) as string[][];
+      assert.deepEqual(
+        rows.slice(1).map((row) => row[rows[0].indexOf('Lab ID')]),
+        ['1001', '1002'],
+      );
+    }
+  }
+  const unknown = await post('/dataset?id_columns=Nothing', csv, 'text/csv', 'text/turtle');
+  assert.equal(unknown.status, 400);
+  assert.match((await errorReport(unknown)).message ?? '', /id_columns: the table has no column "Nothing"/);
 });
