@@ -51,9 +51,10 @@ export interface TableLayout {
 
 /**
  * Where the roles are in a header row. `structureColumn` (`structure_column=`: a header, or a column's
- * number from 1) names the structure column when its header does not say so.
+ * number from 1) names the structure column when its header does not say so. `orNone`: a table
+ * without a structure column is laid out with none (structureAt -1) rather than refused.
  */
-export function layoutOf(header: string[], structureColumn?: string): TableLayout {
+export function layoutOf(header: string[], structureColumn?: string, orNone = false): TableLayout {
   if (structureColumn !== undefined) return chosenLayout(header, structureColumn);
   const found = header.map((h, i) => ({ i, kind: STRUCTURE_HEADERS.find(([re]) => re.test(h.trim()))?.[1] })).filter((c): c is { i: number; kind: StructureKind } => !!c.kind);
   const at = (re: RegExp) => {
@@ -63,6 +64,8 @@ export function layoutOf(header: string[], structureColumn?: string): TableLayou
   const nameAt = at(NAME_HEADERS);
   // no structure but names: each row's name is its structure (and stays a column of its own)
   if (!found.length && nameAt !== undefined) return { structureAt: nameAt, kind: 'name', nameAt, casAt: at(CAS_HEADERS), featureAt: header.map((_, i) => i) };
+  // the upload preview shows a table without one, for the person to choose it (structureAt -1: every row lacks its structure)
+  if (!found.length && orNone) return { structureAt: -1, kind: 'any', featureAt: header.map((_, i) => i) };
   if (!found.length)
     throw badRequest(
       `the table has no structure column: name one SMILES, InChI, Molfile or Compound, or a Name column of chemical names, or choose it with structure_column= (its header or number; found ${header

@@ -82,12 +82,12 @@ export function fileTypeOf(upload: Upload): string {
  * table-limits.ts (checkedSource): the one way the upload, its preview and a merge open a table,
  * so that they accept and refuse the same tables with the same words, before any task starts.
  */
-export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource & { rows: number }> {
-  return checkedSource(await sourceOf(upload, baseIri, shapes, run));
+export async function openTable(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction, forPreview = false): Promise<TableSource & { rows: number }> {
+  return checkedSource(await sourceOf(upload, baseIri, shapes, run, forPreview));
 }
 
-/** An uploaded file as a table source, by its media type. */
-async function sourceOf(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction): Promise<TableSource> {
+/** An uploaded file as a table source, by its media type (`forPreview`: a table of no structure column is read, for the person to choose it). */
+async function sourceOf(upload: Upload, baseIri: string, shapes: ShapeValidator, run: RunFunction, forPreview: boolean): Promise<TableSource> {
   const type = fileTypeOf(upload);
   if (!upload.body.some((b) => b > 0x20)) throw badRequest('the uploaded file is empty');
   // a form's "as found" is an empty value: not given
@@ -95,7 +95,7 @@ async function sourceOf(upload: Upload, baseIri: string, shapes: ShapeValidator,
   const dialect = { encoding: given('encoding'), delimiter: upload.params.get('delimiter') || undefined, decimal: given('decimal') };
   // the header row, when the table's title rows hide it (sheet-shape.ts finds it otherwise)
   // and its structure column, when no header says which it is
-  const shape = { headerRow: headerRowOf(given('header_row')), structureColumn: given('structure_column') };
+  const shape = { headerRow: headerRowOf(given('header_row')), structureColumn: given('structure_column'), orNoStructure: forPreview };
   if (type === 'text/csv' || type === 'application/csv' || type === 'text/comma-separated-values') return csvSource(upload.body, dialect, shape);
   if (type === XLSX_TYPE) return xlsxSource(upload.body, given('sheet'), run, shape);
   if (type === 'text/tab-separated-values') return csvSource(upload.body, { ...dialect, delimiter: dialect.delimiter ?? '\t' }, shape);

@@ -71,7 +71,7 @@ export class DatasetUploads {
     const { upload } = given;
     const kept = this.pending.keep(upload, currentUser.getStore(), given.caller, given.pending);
     try {
-      const source = await openTable(upload, `${this.datasets.collection}/`, this.services.shapes, this.services.workers.runner());
+      const source = await openTable(upload, `${this.datasets.collection}/`, this.services.shapes, this.services.workers.runner(), true);
       const preview = await previewOf(upload, fileTypeOf(upload), source, this.datasets.structureReader());
       return { preview, pending: kept.id };
     } catch (e) {
@@ -83,7 +83,7 @@ export class DatasetUploads {
   /** The preview of a waiting upload (its page: GET /dataset/preview/{pending}), read with its settings. */
   async previewOfPending(pending: string): Promise<{ preview: TablePreview; pending: string; params: Params }> {
     const upload = this.pending.get(pending, currentUser.getStore());
-    const source = await openTable(upload, `${this.datasets.collection}/`, this.services.shapes, this.services.workers.runner());
+    const source = await openTable(upload, `${this.datasets.collection}/`, this.services.shapes, this.services.workers.runner(), true);
     const preview = await previewOf(upload, fileTypeOf(upload), source, this.datasets.structureReader());
     return { preview, pending, params: upload.params };
   }

@@ -91,8 +91,12 @@ export const ROWS_PER_CHUNK = 1000;
  */
 export const CELLS_PER_CHUNK = 100_000;
 
+/** What a preview of a table without a structure column says. */
+const NO_STRUCTURE_NOTE = 'no column is headed as a structure (SMILES, InChI, Molfile, Compound, Name): choose it with structure_column= (its header or number)';
+
 function rawRowOf(record: Cell[], line: number, layout: TableLayout, unit: string): RawRow {
   const cells = layout.featureAt.map((i) => record[i]);
+  if (layout.structureAt < 0) return { line, cells, problem: `${unit} ${line}: no structure column (choose it with structure_column=), ${unit} skipped` };
   // a column the uploader chose holds whatever each cell looks like
   const kind = layout.kind === 'any' ? structureKindOf(cellText(record[layout.structureAt])) : layout.kind;
   // a molfile's first lines (its name, its program line) may be blank: only its end is trimmed
@@ -128,6 +132,8 @@ function cellText(cell: Cell): string {
 export interface ShapeChoices {
   headerRow?: number;
   structureColumn?: string;
+  /** A table without a structure column is read with none (each row then says so), for the upload preview. */
+  orNoStructure?: boolean;
 }
 
 export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, choices: ShapeChoices = {}): Promise<TableSource> {
@@ -168,7 +174,7 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, 
     if (note) shapeNotes.push(note);
     const header = top[at].cells as string[];
     if (suspect) for (const [k, r] of top.entries()) r.cells.forEach((cell, j) => checkCell(cell as string, cellAt('row', r.line, j + 1, k > at ? header[j] : undefined)));
-    layoutOf(header, structureColumn);
+    layoutOf(header, structureColumn, choices.orNoStructure);
     const next = top[at + 1];
     const units = next ? unitsRow(header, next.cells) : undefined;
     if (units) shapeNotes.push(unitsNote(next.line));
@@ -217,7 +223,7 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, 
     undefined,
     rows,
     units && (kept ? kept.map((i) => units[i]) : header.map((_, i) => units[i])),
-    structureColumn,
+    choices,
   );
 }
 
@@ -248,7 +254,7 @@ export async function xlsxSource(body: Buffer, sheet: string | undefined, run: R
     // the worker checked every cell against table-limits.ts
     table.rows.length,
     table.units,
-    choices.structureColumn,
+    choices,
   );
 }
 
@@ -273,9 +279,10 @@ function headedSource(
   described?: { title: string; units?: string }[],
   rows?: number,
   units?: (string | undefined)[],
-  structureColumn?: string,
+  choices: ShapeChoices = {},
 ): TableSource {
-  const layout = layoutOf(header, structureColumn);
+  const layout = layoutOf(header, choices.structureColumn, choices.orNoStructure);
+  if (layout.structureAt < 0) notes = [...notes, NO_STRUCTURE_NOTE];
   // a workbook this server wrote says what its columns are (after the structure, in order); a units row says what the header does not
   const columnAt = (i: number, k: number) => {
     if (described && layout.structureAt === 0) return described[k];
@@ -285,7 +292,7 @@ function headedSource(
   return {
     columns: layout.featureAt.map((i, k) => columnAt(i, k)),
     unit: 'row',
-    structureHeader: header[layout.structureAt],
+    structureHeader: layout.structureAt < 0 ? undefined : header[layout.structureAt],
     notes,
     rows,
     async *chunks(size) {

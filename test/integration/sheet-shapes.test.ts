@@ -128,6 +128,17 @@ test('structure_column= names the structure column a header does not (its header
   const plain = await post('/dataset', csv, 'text/csv', 'text/turtle');
   assert.equal(plain.status, 400);
   assert.match((await errorReport(plain)).message ?? '', /no structure column.*structure_column=/);
+  // the preview is shown all the same, to choose the column: each row says why it would be skipped
+  const unchosen = await post('/dataset/preview', csv, 'text/csv', 'application/json');
+  assert.equal(unchosen.status, 200, unchosen.text);
+  const without = JSON.parse(unchosen.text);
+  assert.equal(without.structureHeader, undefined);
+  assert.match(without.notes.join('\n'), /choose it with structure_column=/);
+  assert.deepEqual(
+    without.columns.map((c: { title: string }) => c.title),
+    ['Lab ID', 'Molecule', 'TD50'],
+  );
+  assert.match(without.skipped[0], /row 2: no structure column \(choose it with structure_column=\), row skipped/);
   for (const chosen of ['Molecule', '2']) {
     const p = await post(`/dataset/preview?structure_column=${chosen}`, csv, 'text/csv', 'application/json');
     assert.equal(p.status, 200, p.text);
