@@ -67,12 +67,26 @@ export function unitsRow(header: readonly unknown[], row: readonly unknown[]): (
   return some ? units : undefined;
 }
 
-/** A footnote: one filled cell of text that reads as a note (`* values from …`, `Source: …`, words with spaces). */
-export function isFootnote(cells: readonly unknown[]): boolean {
-  const all = filled(cells);
-  if (all.length !== 1 || typeof all[0] !== 'string') return false;
-  const text = all[0].trim();
-  return /^[*†‡¹²³#]|^(source|note|notes|ref|reference|data)s?\b/i.test(text) || /\S\s+\S+\s+\S/.test(text);
+/**
+ * A footnote: one filled cell of text that reads as a note: marked (`* values from …`,
+ * `Source: …`, `Note …`), or of several words where no structure or name is written (under a
+ * structure or name column, a name of several words is a row of data).
+ */
+export function isFootnote(cells: readonly unknown[], header: readonly unknown[]): boolean {
+  let at = -1;
+  let count = 0;
+  cells.forEach((c, j) => {
+    if (c === undefined || c === null || c === '') return;
+    count++;
+    at = j;
+  });
+  const cell = cells[at];
+  if (count !== 1 || typeof cell !== 'string') return false;
+  const text = cell.trim();
+  if (/^[*†‡¹²³#]|^(source|note|notes|ref|reference|data)s?\b/i.test(text)) return true;
+  const heading = header[at];
+  const identifies = typeof heading === 'string' && (roleByHeader(heading) === 'structure' || roleByHeader(heading) === 'name');
+  return !identifies && /\S\s+\S+\s+\S/.test(text);
 }
 
 /** The note of footnote rows left out. */

@@ -161,7 +161,7 @@ export async function csvSource(body: Buffer, overrides: DialectOverrides = {}, 
     }
   };
   const observe = (record: string[], line: number) => {
-    if (isFootnote(record)) {
+    if (isFootnote(record, shape!.header)) {
       tail.push({ line, record });
       return;
     }

@@ -142,7 +142,7 @@ function sheetShape(grid: GridRow[], headerRow?: number): { header: number; unit
   if (units) notes.push(unitsNote(next.line));
   let end = grid.length;
   const start = at + (units ? 2 : 1);
-  while (end > start && isFootnote([...grid[end - 1].cells.values()])) end--;
+  while (end > start && isFootnote(byColumn(grid[end - 1]), head[at].cells)) end--;
   if (end < grid.length) notes.push(footnoteNote(grid.slice(end).map((r) => r.line)));
   return { header: at, units, end, notes };
 }
