@@ -96,7 +96,9 @@ if (jsonOut)
         lines: total.lines,
         branches: total.branches,
         functions: total.functions,
-        linesByFile: Object.fromEntries(Object.entries(byFile).map(([f, v]) => [f.slice(root.length + 1), (v as typeof total).lines.covered])),
+        coveredByFile: Object.fromEntries(
+          Object.entries(byFile).map(([f, v]) => [f.slice(root.length + 1), { lines: (v as typeof total).lines.covered, branches: (v as typeof total).branches.covered }]),
+        ),
       },
       null,
       1,

@@ -166,14 +166,14 @@ test('the query page says how datasets are stored, and its example queries find 
   const dataset = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,LC50\nCCO,1.5\nCCCO,2.5\n', contentType: 'text/csv' })).text.trim();
   const page = await http(`${s.url}/sparql`, { accept: 'text/html' });
   assert.match(page.text, /\{dataset\}\/entries/);
-  const unescape = (t: string) =>
+  const unescaped = (t: string) =>
     t
       .replace(/&lt;/g, '<')
       .replace(/&gt;/g, '>')
       .replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'")
       .replace(/&amp;/g, '&');
-  const examples = [...page.text.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => unescape(m[1]));
+  const examples = [...page.text.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => unescaped(m[1]));
   assert.equal(examples.length, 2);
   const [values, holders] = await Promise.all(
     examples.map(async (q) => JSON.parse((await http(`${s.url}/sparql?query=${encodeURIComponent(q)}`, { accept: 'application/sparql-results+json' })).text).results.bindings),
