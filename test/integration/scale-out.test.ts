@@ -150,9 +150,10 @@ describe('several processes on one store and one queue', { skip }, () => {
   });
 
   test('a job whose workers are killed runs again on another worker', async () => {
-    const cv = await crossValidate(1, 5, 200);
+    // big enough that a fast machine cannot finish it between Running and the kill (200 trees once did, in 0.7 s)
+    const cv = await crossValidate(1, 5, 1500);
     await untilRunning(0, cv);
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 200));
     for (const w of workers.splice(0)) {
       w.kill('SIGKILL');
       await w.exited;
@@ -163,7 +164,7 @@ describe('several processes on one store and one queue', { skip }, () => {
     assert.equal(result.status, 200, `the job ran again and completed: ${result.text}`);
     const c = JSON.parse((await http(at(0, result.text.trim()), { accept: 'application/json' })).text);
     assert.equal(c.numFolds, 5);
-    // what the killed run had made was removed before the job ran again: one cross-validation of this recipe with 200 trees
+    // what the killed run had made was removed before the job ran again: one cross-validation of this recipe
     const all = (await http(`${url(0)}/crossvalidation`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
     const ofThisRecipe = await Promise.all(all.map(async (u) => JSON.parse((await http(at(0, u), { accept: 'application/json' })).text).numFolds === 5));
     assert.equal(ofThisRecipe.filter(Boolean).length, 1);

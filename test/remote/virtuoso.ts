@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../helpers.ts';
 
@@ -28,8 +28,19 @@ const ACCOUNT = { user: 'toxgraph', password: 'store "secret" 1' };
 
 export async function startVirtuoso(dir: string): Promise<RunningVirtuoso> {
   mkdirSync(dir, { recursive: true });
-  const [sqlPort, httpPort] = [await freePort(), await freePort()];
   const fresh = !existsSync(join(dir, 'virtuoso.db'));
+  // A port another test file took between freePort() and Virtuoso's bind makes Virtuoso exit: try again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await listen(dir, fresh);
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
+}
+
+async function listen(dir: string, fresh: boolean): Promise<RunningVirtuoso> {
+  const [sqlPort, httpPort] = [await freePort(), await freePort()];
   writeFileSync(
     join(dir, 'virtuoso.ini'),
     `[Database]
@@ -63,7 +74,9 @@ MaxQueryExecutionTime = 0
   const child: ChildProcess = spawn(VIRTUOSO, ['-f', '-c', join(dir, 'virtuoso.ini')], { cwd: dir, stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const queryUrl = `http://127.0.0.1:${httpPort}/sparql`;
-  for (let i = 0; ; i++) {
+  // a busy machine can take long to start it; a clean start here takes about a second
+  const deadline = Date.now() + 90_000;
+  for (;;) {
     try {
       const r = await fetch(`${queryUrl}?query=${encodeURIComponent('ASK {}')}`);
       await r.text();
@@ -71,7 +84,13 @@ MaxQueryExecutionTime = 0
     } catch {
       // not yet listening
     }
-    if (i > 300 || child.exitCode !== null) throw new Error(`Virtuoso did not start in ${dir}`);
+    if (Date.now() > deadline || child.exitCode !== null) {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+      const why = logTail(dir);
+      rmSync(join(dir, 'virtuoso.lck'), { force: true }); // the next attempt is the only Virtuoso on this directory
+      throw new Error(`Virtuoso did not start in ${dir}: ${why}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   if (fresh) {
@@ -96,4 +115,10 @@ MaxQueryExecutionTime = 0
       clearTimeout(timer);
     },
   };
+}
+
+/** The last lines of Virtuoso's log, which say why it stopped (a port in use, a locked database). */
+function logTail(dir: string): string {
+  const log = join(dir, 'virtuoso.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-5).join(' | ') : '(no log)';
 }
