@@ -26,6 +26,10 @@ export interface TrainingData {
   y: Float64Array;
   /** Classification: the class values, sorted; [] for regression. */
   classes: string[];
+  /** The rows' compound URIs, for learners whose answers name training compounds (read-across: its neighbours, its ties by compound id). */
+  ids?: string[];
+  /** Per column: the independent variable it encodes (a fingerprint's bits share one), for learners that weigh variables (read-across's hybrid similarity). */
+  columnGroups?: number[];
 }
 
 export interface Prediction {
@@ -37,6 +41,8 @@ export interface Prediction {
   probabilities?: number[];
   /** Ensembles' regression: the standard deviation of their members' predictions (a difficulty estimate for conformal intervals). */
   spread?: number;
+  /** Why the row is not predicted (value NaN): read-across without a neighbour at or above its threshold. */
+  reason?: string;
 }
 
 export type ParamValue = number | boolean | string;
