@@ -55,7 +55,7 @@ export async function catalogueHtml(defs: AlgorithmDefinition[], ctx: { datasets
       return (['regression', 'classification'] as const)
         .map((task) => {
           const title = task === 'regression' ? 'Learning a numeric endpoint (regression)' : 'Learning classes (classification)';
-          const of = members.filter((d) => d.kind === 'learner' && d.learner.task === task);
+          const of = members.filter((d) => d.kind === 'learner' && (d.learner.task === task || d.learner.forTarget !== undefined));
           if (meta && !has[task]) return `<h2>${title}</h2><p>Not for this dataset: it has no ${task === 'regression' ? 'numeric' : 'class'} column of its own.</p>`;
           return `<h2>${title}</h2><ul>${of.map(item).join('')}</ul>`;
         })
@@ -96,7 +96,7 @@ export async function runFormHtml(def: AlgorithmDefinition, ctx: { datasets: Dat
     if (chosen) {
       const meta = await ctx.datasets.readMeta(chosen);
       const records = await readFeatureRecords(ctx.store, meta?.features ?? []);
-      const { ordered, chosen: endpoint } = targetChoice([...records.values()], def.kind === 'learner' ? def.learner.task : undefined);
+      const { ordered, chosen: endpoint } = targetChoice([...records.values()], def.kind === 'learner' && !def.learner.forTarget ? def.learner.task : undefined);
       const option = (f: FeatureRecord) => `<option value="${escapeHtml(f.uri)}"${target === 'required' && f.uri === endpoint ? ' selected' : ''}>${escapeHtml(f.title ?? f.uri)}</option>`;
       const own = ordered.filter(isOwnColumn);
       const calculated = ordered.filter((f) => !isOwnColumn(f));

@@ -101,7 +101,11 @@ export function algorithmById(id: string): AlgorithmDefinition | undefined {
 /** Parameters every invocation takes besides the algorithm's own (listed as mandatory). */
 function invocationParameters(def: AlgorithmDefinition): { name: string; description: string }[] {
   const out = [{ name: 'dataset_uri', description: 'URI of the dataset to work on (it may select features with a feature_uris[] query)' }];
-  if (def.kind === 'learner') out.push({ name: 'prediction_feature', description: `URI of the feature to predict (${def.learner.task === 'regression' ? 'numeric' : 'nominal'})` });
+  if (def.kind === 'learner')
+    out.push({
+      name: 'prediction_feature',
+      description: `URI of the feature to predict (${def.learner.forTarget ? 'numeric: values, or nominal: classes' : def.learner.task === 'regression' ? 'numeric' : 'nominal'})`,
+    });
   if (def.kind === 'super') out.push({ name: 'prediction_feature', description: 'URI of the feature to predict' }, { name: 'model_learning', description: 'URI (or id) of the learning algorithm' });
   if (def.kind === 'selection' && def.method.supervised) out.push({ name: 'prediction_feature', description: 'URI of the target feature the features are ranked against (numeric or nominal)' });
   return out;

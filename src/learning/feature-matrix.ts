@@ -73,6 +73,11 @@ export function columnCount(encodings: ColumnEncoding[]): number {
   return encodings.reduce((n, e) => n + (e.kind === 'fingerprint' ? e.bits : 1), 0);
 }
 
+/** Per column of the matrix: the index of the independent variable (encoding) it encodes. */
+export function columnGroups(encodings: ColumnEncoding[]): number[] {
+  return encodings.flatMap((e, i) => new Array<number>(e.kind === 'fingerprint' ? e.bits : 1).fill(i));
+}
+
 /**
  * Build the matrix of rows (each a map feature → value) with the encodings. Numeric features
  * only: the dense matrix, one row of parsed numbers at a time. With fingerprints, the main

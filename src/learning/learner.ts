@@ -94,6 +94,16 @@ export interface Learner {
    * can be exported (PMML). Undefined for models that are not linear in the columns.
    */
   linearForm?(state: unknown): { intercept: number; coefficients: number[] } | undefined;
+  /**
+   * A learner of either task (read-across): its form for a target, classification for a nominal
+   * one, else regression. Training and validation ask it once they know the prediction feature.
+   */
+  forTarget?(target: { numeric: boolean; nominal: boolean }): Learner;
+}
+
+/** The learner a target is learnt with: the learner itself, or its form for the target's kind. */
+export function learnerForTarget(learner: Learner, target: { numeric: boolean; nominal: boolean }): Learner {
+  return learner.forTarget?.(target) ?? learner;
 }
 
 /** Call `run` in-process (tests, benchmarks and the worker itself). */

@@ -9,6 +9,7 @@ import { randomForestClassification, randomForestRegression } from './random-for
 import { gradientBoostingClassification, gradientBoostingRegression } from './gradient-boosting.ts';
 import { consensusPredictors } from './consensus.ts';
 import { selectionPipeline } from './selection-pipeline.ts';
+import { readAcross, readAcrossClassification, readAcrossRegression } from './read-across.ts';
 
 /** Every supervised learner the algorithm catalogue offers, in catalogue order. */
 export const LEARNERS: Learner[] = [
@@ -25,6 +26,7 @@ export const LEARNERS: Learner[] = [
   knnClassification,
   naiveBayes,
   plsDiscriminantAnalysis,
+  readAcross,
 ];
 
 /**
@@ -34,6 +36,9 @@ export const LEARNERS: Learner[] = [
  */
 const COMPOSITES = [...consensusPredictors((id) => learnerById(id)), selectionPipeline([], undefined, (id) => learnerById(id))];
 
+/** The forms a model of a learner for either task is stored with (read-across's). */
+const FORMS = [readAcrossRegression, readAcrossClassification];
+
 export function learnerById(id: string): Learner | undefined {
-  return LEARNERS.find((l) => l.id === id) ?? COMPOSITES.find((l) => l.id === id);
+  return LEARNERS.find((l) => l.id === id) ?? FORMS.find((l) => l.id === id) ?? COMPOSITES.find((l) => l.id === id);
 }

@@ -366,7 +366,7 @@ function notPredicted(state: ReadAcrossState, neighbours: Neighbour[]): ReadAcro
 }
 
 /** One row's read-across from its neighbours (classification reads the neighbours' leave-one-out scores). */
-function readAcross(state: ReadAcrossState, d: Decoded, neighbours: Neighbour[]): ReadAcrossPrediction {
+function readAcrossRow(state: ReadAcrossState, d: Decoded, neighbours: Neighbour[]): ReadAcrossPrediction {
   const used = neighbours.filter((n) => n.similarity > 0);
   if (!used.length) return notPredicted(state, neighbours);
   const confidence = used.reduce((t, n) => t + n.similarity, 0) / used.length;
@@ -409,7 +409,7 @@ function readAcross(state: ReadAcrossState, d: Decoded, neighbours: Neighbour[])
 export function predictReadAcross(state: ReadAcrossState, x: Matrix): ReadAcrossPrediction[] {
   const d = decode(state);
   const query = queriesOf(state, x);
-  return Array.from({ length: x.rows }, (_, r) => readAcross(state, d, neighboursOf(state, d, query(r), -1)));
+  return Array.from({ length: x.rows }, (_, r) => readAcrossRow(state, d, neighboursOf(state, d, query(r), -1)));
 }
 
 /** A source's row of the training matrix, as a query. */
@@ -445,10 +445,10 @@ export function leaveOneOut(state: ReadAcrossState): ReadAcrossState {
     });
     const scored: ReadAcrossState = { ...state, loo: { value: '', score: encodeF64(score), used: '' } };
     const sd = decode(scored);
-    const value = Float64Array.from(neighbours, (ns) => readAcross(scored, sd, ns).value);
+    const value = Float64Array.from(neighbours, (ns) => readAcrossRow(scored, sd, ns).value);
     return { ...state, loo: { value: encodeF64(value), score: encodeF64(score), used: encodeF64(used) } };
   }
-  const value = Float64Array.from(neighbours, (ns) => readAcross(state, d, ns).value);
+  const value = Float64Array.from(neighbours, (ns) => readAcrossRow(state, d, ns).value);
   return { ...state, loo: { value: encodeF64(value), used: encodeF64(used) } };
 }
 
@@ -506,3 +506,11 @@ function learner(classification: boolean): Learner {
 
 export const readAcrossRegression = learner(false);
 export const readAcrossClassification = learner(true);
+
+/** `/algorithm/genra`: one algorithm for both tasks; a model is trained with the form for its target (classes for a nominal one). */
+export const readAcross: Learner = {
+  ...readAcrossRegression,
+  id: 'genra',
+  types: ['Regression', 'Classification', 'LazyLearning', 'ApplicabilityDomain'],
+  forTarget: (target) => (target.nominal && !target.numeric ? readAcrossClassification : readAcrossRegression),
+};

@@ -8,6 +8,7 @@ import { Predictor } from './prediction.ts';
 import { modelJobs } from './model-jobs.ts';
 import { modelRoutes, type ModelValidationsHtml } from './model-routes.ts';
 import { trainingJob } from './training.ts';
+import { readAcrossTraining, trainingByLearner } from './read-across-training.ts';
 import { domainJob } from './domain-training.ts';
 import { cleanupJob } from './cleanup-model.ts';
 import { superJob, type CrossValidate } from './superalgorithm.ts';
@@ -36,7 +37,7 @@ export function createModelComponent(deps: ModelDeps) {
       models,
       predictor,
       descriptors,
-      train: trainingJob(deps, datasets, models),
+      train: trainingByLearner(trainingJob(deps, datasets, models), readAcrossTraining(deps, datasets, models, descriptors)),
       fitDomain: domainJob(deps, datasets, models),
       cleanup: cleanupJob(datasets, models),
       startSuper: superJob(deps, datasets, models, descriptors, deps.crossValidate, deps.compounds),

@@ -1,12 +1,12 @@
 import { parseDatasetRef } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
-import type { Learner, Matrix, ParameterSpec, ParamValue, TrainingData } from '../learning/learner.ts';
+import { learnerForTarget, type Learner, type Matrix, type ParameterSpec, type ParamValue, type TrainingData } from '../learning/learner.ts';
 import { DOMAIN_MODULE } from './domain-training.ts';
 import { DOMAIN_METHODS, DOMAIN_OPTION } from '../learning/applicability-domain.ts';
 import { badRequest, HttpError } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetMeta, DatasetStore } from '../dataset/dataset-store.ts';
-import { encodeRows, fitEncodings, isLearnable } from '../learning/feature-matrix.ts';
+import { columnGroups, encodeRows, fitEncodings, isLearnable } from '../learning/feature-matrix.ts';
 import { numberOf } from '../rdf/terms.ts';
 import { readFeatureRecords, type FeatureRecord } from '../feature/feature-record.ts';
 import type { ModelStore } from './model-store.ts';
@@ -68,7 +68,9 @@ export async function planTraining(
   const candidates = (selected.length ? selected : dataset.features).filter((f) => f !== request.predictionFeature);
   const described = await readFeatureRecords(services.store, [request.predictionFeature, ...candidates]);
   const target = described.get(request.predictionFeature)!;
-  if (request.learner.task === 'regression' && !target.numeric) {
+  // a learner of either task (read-across) learns classes of a nominal target, else values
+  const learner = learnerForTarget(request.learner, target);
+  if (learner.task === 'regression' && !target.numeric) {
     throw badRequest(
       `prediction_feature ${request.predictionFeature} is not numeric (not an ot:NumericFeature); the regression learner ${request.learner.id} needs a numeric target${target.nominal ? ' (for classes, use a classification learner)' : ' (its values are text, not numbers: choose the column of the measured endpoint)'}`,
     );
@@ -82,12 +84,12 @@ export async function planTraining(
   }
   const domain = request.domain === undefined ? undefined : domainOption(services, request.domain, independent);
   try {
-    conformalRequest(request.learner, request.parameters);
+    conformalRequest(learner, request.parameters);
   } catch (e) {
     throw badRequest((e as Error).message);
   }
   const standardisation = await standardisationLineage(services, datasets, dataset);
-  return { algorithmUri: request.algorithmUri, learner: request.learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1, domain, standardisation };
+  return { algorithmUri: request.algorithmUri, learner, parameters: request.parameters, dataset, target, independent, skipped, seed: request.seed ?? 1, domain, standardisation };
 }
 
 /** The option as given, checked against the features (400 naming the parameter): auto, none or a method id. */
@@ -137,17 +139,19 @@ export async function trainModel(
   plan: TrainingPlan,
   job: { signal?: AbortSignal; progress?: (fraction: number, stage?: string) => void } = {},
   /** The training dataset's rows when the caller holds them already (a cross-validation's folds): not read again. */
-  given?: { values: Map<string, RDF.Literal> }[],
+  given?: { compound?: string; values: Map<string, RDF.Literal> }[],
 ): Promise<string> {
   const rows: Map<string, RDF.Literal>[] = [];
   const targets: RDF.Literal[] = [];
+  const compounds: (string | undefined)[] = [];
   let withoutTarget = 0;
-  const take = (r: { values: Map<string, RDF.Literal> }) => {
+  const take = (r: { compound?: string; values: Map<string, RDF.Literal> }) => {
     const t = r.values.get(plan.target.uri);
     if (!t || t.value.trim() === '' || (plan.learner.task === 'regression' && Number.isNaN(numberOf(t)))) withoutTarget++;
     else {
       rows.push(r.values);
       targets.push(t);
+      compounds.push(r.compound);
     }
   };
   await timePhase('training rows read', async () => {
@@ -171,7 +175,8 @@ export async function trainModel(
   const y = Float64Array.from(targets, (t) => (plan.learner.task === 'regression' ? numberOf(t) : index.get(t.value.trim())!));
   const encodings = await timePhase('encoding', () => fitEncodings(plan.independent, rows));
   const { x, binary } = await timePhase('encoding', () => encodeRows(encodings, rows));
-  const data: TrainingData = { x, binary, y, classes };
+  const ids = compounds.every((c): c is string => c !== undefined) ? compounds : undefined;
+  const data: TrainingData = { x, binary, y, classes, ids, columnGroups: columnGroups(encodings) };
   let trained: { state: unknown; conformal?: ConformalState; warnings: string[] };
   try {
     const context = { seed: plan.seed, parallelism: services.config.workerThreads, run: services.workers.runner(job.signal), signal: job.signal };

@@ -1,0 +1,152 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { sharedCsv, startTestServer, http, form, errorReport, waitForTask, parseTurtle, valuesOf, OT, type TestServer } from '../helpers.ts';
+
+/**
+ * Read-across (GenRA, issue 56) over HTTP: /algorithm/genra calculates its fingerprints, learns
+ * for a numeric or a nominal endpoint, and predicts what a brute-force similarity scan over the
+ * same fingerprints (downloaded from the server) gives.
+ */
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s.stop());
+
+const local = (uri: string) => uri.replace(s.base, s.url);
+const csvRows = (text: string) => parseCsv(text) as string[][];
+
+async function upload(csv: string): Promise<string> {
+  const r = await http(`${s.url}/dataset`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
+  assert.equal(r.status, 200, r.text);
+  return r.text.trim();
+}
+
+async function run(url: string, params: Record<string, string>): Promise<string> {
+  const r = await http(local(url), { method: 'POST', body: form(params), accept: 'text/uri-list' });
+  assert.ok(r.status === 200 || r.status === 202, `${url} ${JSON.stringify(params)}: ${r.status} ${r.text}`);
+  return r.status === 202 ? waitForTask(s, r.text.trim()) : r.text.trim();
+}
+
+const features = async (dataset: string) => (await http(`${local(dataset)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n');
+
+/** A dataset's rows as the store holds them: compound URI and values by feature URI (Turtle). */
+async function entries(dataset: string): Promise<{ compound: string; values: Map<string, string> }[]> {
+  const quads = parseTurtle((await http(local(dataset), { accept: 'text/turtle' })).text);
+  const of = (subject: string, predicate: string) => valuesOf(quads, subject, predicate);
+  return of(dataset, `${OT}dataEntry`).map((e) => ({
+    compound: of(e, `${OT}compound`)[0],
+    values: new Map(of(e, `${OT}values`).map((v) => [of(v, `${OT}feature`)[0], of(v, `${OT}value`)[0]])),
+  }));
+}
+
+/** The Morgan bits the server calculates for a dataset's compounds: compound URI → set bits. */
+async function morganBits(dataset: string, radius: number, nBits: number): Promise<Map<string, Set<number>>> {
+  const before = new Set(await features(dataset));
+  const described = await run(`${s.base}/algorithm/morgan-fingerprint`, { dataset_uri: dataset, radius: String(radius), nBits: String(nBits) });
+  const [fingerprint] = (await features(described)).filter((f) => !before.has(f));
+  return new Map((await entries(described)).map((e) => [e.compound, new Set((e.values.get(fingerprint) ?? '').split(/\s+/).filter(Boolean).map(Number))]));
+}
+
+/** The feature of a model's predicted values (not its confidence or domain). */
+async function predictedFeature(model: string): Promise<string> {
+  const quads = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  for (const f of valuesOf(quads, model, `${OT}predictedVariables`)) {
+    const title = valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0] ?? '';
+    if (!/confidence|domain/i.test(title)) return f;
+  }
+  throw new Error(`model ${model} names no predicted feature`);
+}
+
+function jaccard(a: Set<number>, b: Set<number>): number {
+  let both = 0;
+  for (const v of a) if (b.has(v)) both++;
+  const either = a.size + b.size - both;
+  return either ? both / either : 0;
+}
+
+const byId = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
+
+/** GenRA by brute force: the k most similar sources with similarity ≥ s0 (ties by compound id), similarity-weighted. */
+function genra(sources: { uri: string; bits: Set<number>; y: number }[], query: Set<number>, k: number, s0: number): number {
+  const ranked = sources
+    .map((src) => ({ ...src, s: jaccard(query, src.bits) }))
+    .filter((n) => n.s >= s0)
+    .sort((a, b) => b.s - a.s || byId(a.uri, b.uri))
+    .slice(0, k)
+    .filter((n) => n.s > 0);
+  const den = ranked.reduce((t, n) => t + n.s, 0);
+  return den > 0 ? ranked.reduce((t, n) => t + n.s * n.y, 0) / den : Number.NaN;
+}
+
+test('regression: /algorithm/genra calculates Morgan bits, and predicts what a brute-force scan over them gives; a batch equals one-at-a-time', async () => {
+  const training = await upload(sharedCsv('EPAFHM_log10.csv', 80));
+  const target = (await features(training))[0];
+  const model = await run(`${s.base}/algorithm/genra`, { dataset_uri: training, prediction_feature: target, k: '5', morgan_radius: '2', morgan_bits: '1024' });
+  assert.match(model, /\/model\/\d+$/);
+  const ttl = (await http(local(model), { accept: 'text/turtle' })).text;
+  assert.ok(ttl.includes(`${s.base}/algorithm/genra`), 'the model names /algorithm/genra');
+
+  // the queries: other EPAFHM structures, as bare SMILES
+  const queryCsv = sharedCsv('EPAFHM_log10.csv', 100)
+    .trim()
+    .split('\n')
+    .slice(81)
+    .map((line) => line.split(',')[0]);
+  const queries = await upload(`SMILES\n${queryCsv.join('\n')}\n`);
+  const predicted = await run(local(model), { dataset_uri: queries });
+  const value = await predictedFeature(model);
+  const rows = await entries(predicted);
+
+  // the reference: the server's own Morgan bits of both sets, and the measured values
+  const trainingBits = await morganBits(training, 2, 1024);
+  const queryBits = await morganBits(queries, 2, 1024);
+  const sources = (await entries(training)).map((e) => ({ uri: e.compound, bits: trainingBits.get(e.compound)!, y: Number(e.values.get(target)) }));
+  let compared = 0;
+  for (const r of rows) {
+    const expected = genra(sources, queryBits.get(r.compound)!, 5, 0);
+    if (Number.isNaN(expected)) assert.equal(r.values.get(value), undefined, `${r.compound} is not predicted`);
+    else {
+      assert.ok(Math.abs(Number(r.values.get(value)) - expected) < 1e-9, `${r.compound}: ${r.values.get(value)} against ${expected}`);
+      compared++;
+    }
+  }
+  assert.ok(compared >= 15, `${compared} predictions compared`);
+
+  // one compound at a time gives the batch's value, value for value
+  for (const r of rows.slice(0, 5)) {
+    const one = await run(local(model), { compound_uri: r.compound });
+    const [alone] = await entries(one);
+    assert.equal(alone.values.get(value), r.values.get(value), r.compound);
+  }
+});
+
+test('classification: a nominal endpoint gives a read-across of classes with the same algorithm', async () => {
+  const training = await upload(sharedCsv('kazius.csv', 80, 40));
+  const target = (await features(training))[0];
+  const model = await run(`${s.base}/algorithm/genra`, { dataset_uri: training, prediction_feature: target, k: '5' });
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'O=[N+]([O-])c1ccc2ccccc2c1', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const one = await http(local(model), { method: 'POST', body: form({ compound_uri: compound }), accept: 'text/csv' });
+  assert.equal(one.status, 200, one.text);
+  const [h, v] = csvRows(one.text);
+  const value = v[h.findIndex((x) => /predicted/i.test(x) && !/confidence|domain/i.test(x))];
+  assert.ok(['mutagenic', 'non-mutagenic', 'nonmutagenic'].includes(value) || /mutagen/i.test(value), `a class: ${value} (${h.join(' | ')})`);
+});
+
+test('bad parameters answer 400 naming the parameter, before any work', async () => {
+  const training = await upload(sharedCsv('EPAFHM_log10.csv', 20));
+  const target = (await features(training))[0];
+  for (const [params, pattern] of [
+    [{ k: '0' }, /k/],
+    [{ similarity_threshold: '1.5' }, /similarity_threshold/],
+    [{ similarity_threshold: '-0.1' }, /similarity_threshold/],
+    [{ fingerprint: 'nonsense' }, /fingerprint: nonsense is not morgan, maccs or a descriptor algorithm/],
+    [{ fingerprint: 'morgan,maccs', fingerprint_weights: '1' }, /fingerprint_weights: 1 weight\(s\) for 2 fingerprint\(s\)/],
+    [{ fingerprint_weights: 'a,b' }, /fingerprint_weights/],
+  ] as [Record<string, string>, RegExp][]) {
+    const r = await http(`${s.url}/algorithm/genra`, { method: 'POST', body: form({ dataset_uri: training, prediction_feature: target, ...params }), accept: 'text/uri-list' });
+    assert.equal(r.status, 400, `${JSON.stringify(params)}: ${r.status} ${r.text}`);
+    assert.match((await errorReport(r)).message ?? '', pattern);
+  }
+});
