@@ -43,6 +43,8 @@ export interface Prediction {
   spread?: number;
   /** Why the row is not predicted (value NaN): read-across without a neighbour at or above its threshold. */
   reason?: string;
+  /** The training compounds the prediction comes from (read-across), most similar first: measured is the value or class index. */
+  neighbours?: { compound?: string; similarity: number; measured: number }[];
 }
 
 export type ParamValue = number | boolean | string;
@@ -99,6 +101,8 @@ export interface Learner {
    * one, else regression. Training and validation ask it once they know the prediction feature.
    */
   forTarget?(target: { numeric: boolean; nominal: boolean }): Learner;
+  /** Its predictions name the training compounds they come from (Prediction.neighbours) and say why a row is not predicted (Prediction.reason). */
+  explains?: boolean;
 }
 
 /** The learner a target is learnt with: the learner itself, or its form for the target's kind. */

@@ -64,7 +64,7 @@ export interface Neighbour {
 
 /** Read-across's answer for one row: a Prediction, its neighbours, and why it is not predicted when it is not. */
 export interface ReadAcrossPrediction extends Prediction {
-  neighbours: Neighbour[];
+  neighbours: (Neighbour & { compound?: string; measured: number })[];
   /** Classification: the activity score, the threshold used, the neighbourhood's AUC and its p-value. */
   score?: number;
   decisionThreshold?: number;
@@ -358,7 +358,7 @@ export function neighbourhoodThreshold(scores: number[], labels: number[], seed:
   return { threshold: pValue > P_VALUE_LIMIT ? 0.5 : balancedThreshold(scores, labels), auc, pValue };
 }
 
-function notPredicted(state: ReadAcrossState, neighbours: Neighbour[]): ReadAcrossPrediction {
+function notPredicted(state: ReadAcrossState, neighbours: ReadAcrossPrediction['neighbours']): ReadAcrossPrediction {
   const reason = neighbours.length
     ? `every one of the ${neighbours.length} nearest source compounds has similarity 0`
     : `no source compound has similarity ≥ ${state.threshold} (similarity_threshold)`;
@@ -366,7 +366,8 @@ function notPredicted(state: ReadAcrossState, neighbours: Neighbour[]): ReadAcro
 }
 
 /** One row's read-across from its neighbours (classification reads the neighbours' leave-one-out scores). */
-function readAcrossRow(state: ReadAcrossState, d: Decoded, neighbours: Neighbour[]): ReadAcrossPrediction {
+function readAcrossRow(state: ReadAcrossState, d: Decoded, found: Neighbour[]): ReadAcrossPrediction {
+  const neighbours = found.map((n) => ({ ...n, compound: state.ids?.[n.index], measured: d.y[n.index] }));
   const used = neighbours.filter((n) => n.similarity > 0);
   if (!used.length) return notPredicted(state, neighbours);
   const confidence = used.reduce((t, n) => t + n.similarity, 0) / used.length;
@@ -494,6 +495,7 @@ function learner(classification: boolean): Learner {
     task: classification ? 'classification' : 'regression',
     types: [classification ? 'Classification' : 'Regression', 'LazyLearning', 'ApplicabilityDomain'],
     parameters: READ_ACROSS_PARAMETERS,
+    explains: true,
     async train(data: TrainingData, params: Record<string, ParamValue>, context: LearnerContext) {
       const sources = readAcrossSources(data, params, context.seed);
       return context.run<ReadAcrossState>(MODULE, 'leaveOneOut', [sources], { background: true });

@@ -46,6 +46,14 @@ export interface StoredModel {
   linkedDomains: { model: string; metric: string; membership: string }[];
   /** A conformal calibration (conformal.ts) and the features its answers fill. */
   conformal?: { state: ConformalState; outputs: ConformalOutput[] };
+  /** A learner that explains its predictions (read-across): the features of each prediction's neighbours and of why a row is not predicted. */
+  explanations?: ModelExplanations;
+}
+
+/** The features of a read-across's explanations: its neighbours (compound, similarity, measured value) and why a row is not predicted. */
+export interface ModelExplanations {
+  neighbours: string;
+  reason: string;
 }
 
 /** A feature a conformal model's answers fill: a bound of the interval at a level, a class's p-value, or the set at a level. */
@@ -95,7 +103,13 @@ export interface EmbeddedDomain {
 /** The features a model's answers fill: predictions and confidences (or an AD model's metric and membership), then an embedded domain's. */
 export function outputFeatures(model: StoredModel): string[] {
   const domains = [...(model.domain ? [model.domain] : []), ...model.linkedDomains];
-  return [model.predicted, model.confidence, ...(model.conformal?.outputs.map((o) => o.feature) ?? []), ...domains.flatMap((d) => [d.metric, d.membership])];
+  return [
+    model.predicted,
+    model.confidence,
+    ...(model.conformal?.outputs.map((o) => o.feature) ?? []),
+    ...(model.explanations ? [model.explanations.neighbours, model.explanations.reason] : []),
+    ...domains.flatMap((d) => [d.metric, d.membership]),
+  ];
 }
 
 /** A model that predicts (not an applicability-domain model). */
@@ -105,8 +119,10 @@ export function isPredictive(model: StoredModel): model is PredictiveModel {
   return model.task === 'regression' || model.task === 'classification';
 }
 
-export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain' | 'linkedDomains' | 'conformal'> & {
+export type NewModel = Omit<StoredModel, 'uri' | 'predicted' | 'confidence' | 'title' | 'domain' | 'linkedDomains' | 'conformal' | 'explanations'> & {
   domain?: Pick<EmbeddedDomain, 'method' | 'state'>;
+  /** The learner explains its predictions (Learner.explains): the features of its explanations are minted with the model's. */
+  explains?: boolean;
   /** A conformal calibration: its output features are minted with the model's. */
   conformal?: ConformalState;
   /** The URIs of separate AD models to link (`ot:hasDomain`). */
@@ -179,6 +195,8 @@ export interface ModelUris {
   domain?: { metric: string; membership: string };
   /** A conformal calibration's output features (conformalOutputKinds, with their URIs). */
   conformal?: ConformalOutput[];
+  /** An explaining learner's features (NewModel.explains). */
+  explanations?: ModelExplanations;
 }
 
 /** The graphs of a new model: its description, its content, its predicted and confidence features. */
@@ -200,7 +218,9 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
       trainingDataset: model.trainingDataset,
       independent: model.independent,
       dependent: model.dependent ? [model.dependent] : [],
-      predictedVariables: [at.predicted, at.confidence, ...(at.conformal?.map((o) => o.feature) ?? [])].filter((f) => f),
+      predictedVariables: [at.predicted, at.confidence, ...(at.conformal?.map((o) => o.feature) ?? []), ...(at.explanations ? [at.explanations.neighbours, at.explanations.reason] : [])].filter(
+        (f) => f,
+      ),
       warnings: model.warnings,
       endpoints: model.endpoints,
       adMetric: model.task === 'domain' ? at.predicted : embedded?.metric,
@@ -248,6 +268,16 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     graphs[membership] = featureGraph({ uri: membership, title: `${model.targetTitle}: inside the applicability domain (model ${id})`, kind: 'nominal', source: at.uri, accepted: ['true', 'false'] });
   }
   for (const o of at.conformal ?? []) graphs[o.feature] = conformalFeatureGraph(o, at, model, id);
+  if (at.explanations) {
+    const { neighbours, reason } = at.explanations;
+    graphs[neighbours] = featureGraph({
+      uri: neighbours,
+      title: `${model.targetTitle}: the source compounds read across (model ${id}): compound (similarity, measured value)`,
+      kind: 'string',
+      source: at.uri,
+    });
+    graphs[reason] = featureGraph({ uri: reason, title: `${model.targetTitle}: why not predicted (model ${id})`, kind: 'string', source: at.uri });
+  }
   const json = JSON.stringify({
     learner: model.learnerId,
     task: model.task,
@@ -257,6 +287,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
     state: model.state,
     domain: model.domain,
     conformal: model.conformal && at.conformal ? { ...model.conformal, outputs: at.conformal } : undefined,
+    explanations: at.explanations,
   });
   // an imported ONNX file (base64) hardly compresses, and deflating holds the thread about 45 ms per MB (1.5 s for 30 MB): kept as it is
   const content = model.learnerId === ONNX_IMPORT_ID ? textChunkQuads(at.uri, ot('modelContent'), json) : deflatedChunkQuads(at.uri, ot('modelContent'), json);
@@ -319,7 +350,9 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     dependent: description.dependent,
     predicted:
       (state.task === 'domain' ? description.adMetric : undefined) ??
-      description.predictedVariables.find((f) => f !== confidence && !state.conformal?.outputs.some((o: ConformalOutput) => o.feature === f)) ??
+      description.predictedVariables.find(
+        (f) => f !== confidence && !state.conformal?.outputs.some((o: ConformalOutput) => o.feature === f) && f !== state.explanations?.neighbours && f !== state.explanations?.reason,
+      ) ??
       '',
     confidence: (state.task === 'domain' ? description.adMembership : undefined) ?? confidence,
     // a mean JSON could not hold (an imported model's, without a training set: NaN) reads back as NaN
@@ -328,6 +361,7 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     domain: state.domain && description.adMetric && description.adMembership ? { ...state.domain, metric: description.adMetric, membership: description.adMembership } : undefined,
     linkedDomains: [],
     conformal: state.conformal ? { state: withoutOutputs(state.conformal), outputs: state.conformal.outputs } : undefined,
+    explanations: state.explanations,
   };
 }
 

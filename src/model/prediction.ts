@@ -164,14 +164,18 @@ export class Predictor {
     const estimates = domain
       ? await timePhase('applicability domain estimated', () => this.services.workers.run<DomainEstimate[]>(DOMAIN_MODULE, 'estimateDomain', [domain.state, x], job.signal))
       : [];
+    const { explanations } = model;
     return predictions.map((p, i): PredictedValues => {
       const known = model.independent.some((f) => rows[i].values.has(f));
+      // a read-across that finds no source says why, never a number
+      if (known && explanations && p.reason) return [[explanations.reason, literal(p.reason)]];
       if (!known || !Number.isFinite(p.value)) return [];
       const value = model.task === 'regression' ? literal(String(p.value), xsd('double')) : literal(model.classes[p.value]);
       const out: PredictedValues = [[model.predicted, value]];
       // an imported regression states no confidence
       if (Number.isFinite(p.confidence)) out.push([model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))]);
       if (conformal && answers[i]) out.push(...conformalValues(conformal, answers[i], model.classes));
+      if (explanations && p.neighbours?.length) out.push([explanations.neighbours, literal(neighboursText(p.neighbours, model))]);
       // the embedded domain's estimate of the same row
       if (domain && Number.isFinite(estimates[i]?.metric))
         out.push([domain.metric, literal(String(estimates[i].metric), xsd('double'))], [domain.membership, literal(String(estimates[i].inside), xsd('boolean'))]);
@@ -222,6 +226,13 @@ function conformalValues(conformal: NonNullable<StoredModel['conformal']>, answe
     // a part that could not predict the row gives no bound rather than a wrong one
     return value === undefined || Number.isNaN(value) ? [] : [[o.feature, doubleLiteral(value)]];
   });
+}
+
+/** A prediction's sources as text: `{compound} (similarity 0.82, measured 1.95)`, most similar first, separated by `; `. */
+function neighboursText(neighbours: NonNullable<Prediction['neighbours']>, model: StoredModel): string {
+  return neighbours
+    .map((n) => `${n.compound ?? '(a training compound)'} (similarity ${n.similarity.toFixed(3)}, measured ${model.task === 'classification' ? model.classes[n.measured] : n.measured})`)
+    .join('; ');
 }
 
 const ONE = literal('1', xsd('int'));

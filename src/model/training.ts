@@ -225,6 +225,7 @@ export async function trainModel(
       endpoints: plan.target.sameAs,
       domain,
       conformal,
+      explains: plan.learner.explains,
       linkedDomains: plan.linkedDomains,
       related: plan.related,
     }),

@@ -70,14 +70,17 @@ const byId = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true 
 
 /** GenRA by brute force: the k most similar sources with similarity ≥ s0 (ties by compound id), similarity-weighted. */
 function genra(sources: { uri: string; bits: Set<number>; y: number }[], query: Set<number>, k: number, s0: number): number {
-  const ranked = sources
+  const ranked = nearest(sources, query, k, s0).filter((n) => n.s > 0);
+  const den = ranked.reduce((t, n) => t + n.s, 0);
+  return den > 0 ? ranked.reduce((t, n) => t + n.s * n.y, 0) / den : Number.NaN;
+}
+
+function nearest(sources: { uri: string; bits: Set<number>; y: number }[], query: Set<number>, k: number, s0: number) {
+  return sources
     .map((src) => ({ ...src, s: jaccard(query, src.bits) }))
     .filter((n) => n.s >= s0)
     .sort((a, b) => b.s - a.s || byId(a.uri, b.uri))
-    .slice(0, k)
-    .filter((n) => n.s > 0);
-  const den = ranked.reduce((t, n) => t + n.s, 0);
-  return den > 0 ? ranked.reduce((t, n) => t + n.s * n.y, 0) / den : Number.NaN;
+    .slice(0, k);
 }
 
 test('regression: /algorithm/genra calculates Morgan bits, and predicts what a brute-force scan over them gives; a batch equals one-at-a-time', async () => {
@@ -113,12 +116,53 @@ test('regression: /algorithm/genra calculates Morgan bits, and predicts what a b
     }
   }
   assert.ok(compared >= 15, `${compared} predictions compared`);
+  // each prediction names its sources: the brute force's five, most similar first, with similarity and measured value
+  const model0 = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  const outputs = valuesOf(model0, model, `${OT}predictedVariables`);
+  const titles = await Promise.all(outputs.map(async (f) => [f, valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0]]));
+  const neighboursFeature = titles.find(([, t]) => /source compounds read across/.test(t))?.[0];
+  assert.ok(neighboursFeature, titles.map(([, t]) => t).join(' | '));
+  for (const r of rows.slice(0, 5)) {
+    const text = r.values.get(neighboursFeature) ?? '';
+    const expected = nearest(sources, queryBits.get(r.compound)!, 5, 0);
+    assert.deepEqual(
+      text.split('; ').map((n) => n.split(' ')[0]),
+      expected.map((n) => n.uri),
+      text,
+    );
+    assert.match(text, new RegExp(`^${expected[0].uri.replace(/[/.]/g, '\\$&')} \\(similarity ${expected[0].s.toFixed(3)}, measured ${expected[0].y}\\)`));
+  }
 
   // one compound at a time gives the batch's value, value for value
   for (const r of rows.slice(0, 5)) {
     const one = await run(local(model), { compound_uri: r.compound });
     const [alone] = await entries(one);
     assert.equal(alone.values.get(value), r.values.get(value), r.compound);
+  }
+});
+
+test('no source at or above s0: the row is not predicted, and says why; every source used is at least that similar', async () => {
+  const training = await upload(sharedCsv('EPAFHM_log10.csv', 60));
+  const target = (await features(training))[0];
+  const model = await run(`${s.base}/algorithm/genra`, { dataset_uri: training, prediction_feature: target, k: '3', similarity_threshold: '0.6', morgan_bits: '1024' });
+  const queries = await upload('SMILES\nCCCCCCCCCCCCCCCCCC(=O)O\nC1=CC(C=O)=CC(OC)=C1OCCCCCCC\nFC(F)(F)C(F)(F)C(F)(F)S(=O)(=O)O\n');
+  const predicted = await run(local(model), { dataset_uri: queries });
+  const value = await predictedFeature(model);
+  const titled = async (f: string) => valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0] ?? '';
+  const featureList = await features(predicted);
+  const reason = (await Promise.all(featureList.map(async (f) => [f, await titled(f)]))).find(([, t]) => /why not predicted/.test(t))?.[0];
+  assert.ok(reason, 'a feature says why a row is not predicted');
+  const rows = await entries(predicted);
+  const unpredicted = rows.filter((r) => !r.values.has(value));
+  assert.ok(unpredicted.length >= 1, 'a perfluorinated sulfonic acid has no source at 0.6 among these fish data');
+  for (const r of unpredicted) assert.match(r.values.get(reason) ?? '', /no source compound has similarity ≥ 0\.6 \(similarity_threshold\)/);
+  const neighbours = (await Promise.all(featureList.map(async (f) => [f, await titled(f)]))).find(([, t]) => /source compounds read across/.test(t))?.[0] ?? '';
+  const predictedRows = rows.filter((x) => x.values.has(value));
+  assert.ok(predictedRows.length >= 1, 'the fish-toxicity analogue has sources');
+  for (const r of predictedRows) {
+    assert.equal(r.values.get(reason), undefined);
+    const similarities = [...(r.values.get(neighbours) ?? '').matchAll(/similarity ([\d.]+)/g)].map((m) => Number(m[1]));
+    assert.ok(similarities.length >= 1 && similarities.every((x) => x >= 0.6), r.values.get(neighbours));
   }
 });
 
