@@ -49,6 +49,15 @@ async function morganBits(dataset: string, radius: number, nBits: number): Promi
   return new Map((await entries(described)).map((e) => [e.compound, new Set((e.values.get(fingerprint) ?? '').split(/\s+/).filter(Boolean).map(Number))]));
 }
 
+/** The feature of a list whose title matches. */
+async function featureTitled(list: string[], pattern: RegExp): Promise<string> {
+  for (const f of list) {
+    const title = valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0] ?? '';
+    if (pattern.test(title)) return f;
+  }
+  throw new Error(`no feature titled ${pattern} among ${list.join(' ')}`);
+}
+
 /** The feature of a model's predicted values (not its confidence or domain). */
 async function predictedFeature(model: string): Promise<string> {
   const quads = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
@@ -117,11 +126,8 @@ test('regression: /algorithm/genra calculates Morgan bits, and predicts what a b
   }
   assert.ok(compared >= 15, `${compared} predictions compared`);
   // each prediction names its sources: the brute force's five, most similar first, with similarity and measured value
-  const model0 = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
-  const outputs = valuesOf(model0, model, `${OT}predictedVariables`);
-  const titles = await Promise.all(outputs.map(async (f) => [f, valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0]]));
-  const neighboursFeature = titles.find(([, t]) => /source compounds read across/.test(t))?.[0];
-  assert.ok(neighboursFeature, titles.map(([, t]) => t).join(' | '));
+  const outputs = valuesOf(parseTurtle((await http(local(model), { accept: 'text/turtle' })).text), model, `${OT}predictedVariables`);
+  const neighboursFeature = await featureTitled(outputs, /source compounds read across/);
   for (const r of rows.slice(0, 5)) {
     const text = r.values.get(neighboursFeature) ?? '';
     const expected = nearest(sources, queryBits.get(r.compound)!, 5, 0);
@@ -148,15 +154,13 @@ test('no source at or above s0: the row is not predicted, and says why; every so
   const queries = await upload('SMILES\nCCCCCCCCCCCCCCCCCC(=O)O\nC1=CC(C=O)=CC(OC)=C1OCCCCCCC\nFC(F)(F)C(F)(F)C(F)(F)S(=O)(=O)O\n');
   const predicted = await run(local(model), { dataset_uri: queries });
   const value = await predictedFeature(model);
-  const titled = async (f: string) => valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0] ?? '';
   const featureList = await features(predicted);
-  const reason = (await Promise.all(featureList.map(async (f) => [f, await titled(f)]))).find(([, t]) => /why not predicted/.test(t))?.[0];
-  assert.ok(reason, 'a feature says why a row is not predicted');
+  const reason = await featureTitled(featureList, /why not predicted/);
   const rows = await entries(predicted);
   const unpredicted = rows.filter((r) => !r.values.has(value));
   assert.ok(unpredicted.length >= 1, 'a perfluorinated sulfonic acid has no source at 0.6 among these fish data');
   for (const r of unpredicted) assert.match(r.values.get(reason) ?? '', /no source compound has similarity ≥ 0\.6 \(similarity_threshold\)/);
-  const neighbours = (await Promise.all(featureList.map(async (f) => [f, await titled(f)]))).find(([, t]) => /source compounds read across/.test(t))?.[0] ?? '';
+  const neighbours = await featureTitled(featureList, /source compounds read across/);
   const predictedRows = rows.filter((x) => x.values.has(value));
   assert.ok(predictedRows.length >= 1, 'the fish-toxicity analogue has sources');
   for (const r of predictedRows) {
