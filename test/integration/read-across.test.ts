@@ -166,7 +166,7 @@ test('no source at or above s0: the row is not predicted, and says why; every so
   for (const r of predictedRows) {
     assert.equal(r.values.get(reason), undefined);
     const similarities = [...(r.values.get(neighbours) ?? '').matchAll(/similarity ([\d.]+)/g)].map((m) => Number(m[1]));
-    assert.ok(similarities.length >= 1 && similarities.every((x) => x >= 0.6), r.values.get(neighbours));
+    assert.ok(similarities.length >= 1 && similarities.every((x) => x >= 0.6), r.values.get(neighbours) ?? '');
   }
 });
 
