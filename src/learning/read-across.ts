@@ -516,3 +516,8 @@ export const readAcross: Learner = {
   types: ['Regression', 'Classification', 'LazyLearning', 'ApplicabilityDomain'],
   forTarget: (target) => (target.nominal && !target.numeric ? readAcrossClassification : readAcrossRegression),
 };
+
+/** The measured values (or class indices) of the sources, in training order. */
+export function measuredOf(state: ReadAcrossState): Float64Array {
+  return decodeF64(state.y);
+}

@@ -160,6 +160,8 @@ export interface ModelDescription {
   hasDomain: string[];
   /** The learner's parameter values the model was trained with (as text, by name). */
   parameters: Record<string, string>;
+  /** Resources about the model (`rdfs:seeAlso`): a supermodel's cross-validation, a read-across's leave-one-out dataset and validation. */
+  related: string[];
 }
 
 /** A model's description graph described once (spec 2.5); its parameters and content are written beside it. */
@@ -331,6 +333,7 @@ export function modelDescription(quads: RDF.Quad[], uri: string): ModelDescripti
     adMembership: d.adMembership,
     hasDomain: d.hasDomain,
     parameters: instanceFrom(quads, uri).values,
+    related: d.related,
   };
 }
 

@@ -9,6 +9,7 @@ import { modelJobs } from './model-jobs.ts';
 import { modelRoutes, type ModelValidationsHtml } from './model-routes.ts';
 import { trainingJob } from './training.ts';
 import { readAcrossTraining, trainingByLearner } from './read-across-training.ts';
+import type { ValidateLeaveOneOut } from './read-across-loo.ts';
 import { domainJob } from './domain-training.ts';
 import { cleanupJob } from './cleanup-model.ts';
 import { superJob, type CrossValidate } from './superalgorithm.ts';
@@ -18,8 +19,10 @@ export interface ModelDeps extends Pick<Services, 'config' | 'uris' | 'store' | 
   datasets: DatasetStore;
   /** The validation component's, which validates models (so it is made after this one): a supermodel's cross-validation… */
   crossValidate: CrossValidate;
-  /** …and the validations section of a model's page. */
+  /** …and the validations section of a model's page… */
   validationsHtml: ModelValidationsHtml;
+  /** …and a read-across's leave-one-out statistics as a validation of it. */
+  validateLeaveOneOut: ValidateLeaveOneOut;
 }
 
 /**
@@ -37,7 +40,7 @@ export function createModelComponent(deps: ModelDeps) {
       models,
       predictor,
       descriptors,
-      train: trainingByLearner(trainingJob(deps, datasets, models), readAcrossTraining(deps, datasets, models, descriptors)),
+      train: trainingByLearner(trainingJob(deps, datasets, models), readAcrossTraining(deps, datasets, models, descriptors, deps.validateLeaveOneOut)),
       fitDomain: domainJob(deps, datasets, models),
       cleanup: cleanupJob(datasets, models),
       startSuper: superJob(deps, datasets, models, descriptors, deps.crossValidate, deps.compounds),

@@ -3,12 +3,12 @@ import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-descr
 import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import { modelPageHtml } from './model-page.ts';
 import { datasetSelectHtml } from '../dataset/dataset-page.ts';
-import { renderPage } from '../rdf/html.ts';
+import { linkOf, renderPage } from '../rdf/html.ts';
 import { RDF_OUTPUT_TYPES, serializeRdf } from '../rdf/serialize.ts';
 import type { Context } from 'koa';
 import type * as RDF from '@rdfjs/types';
 import { notFound, noSuchForm } from '../core/errors.ts';
-import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendUri } from '../http/respond.ts';
+import { alternateLinks, sendGraphList, sendNegotiated, type Renderer, sendDone, resourceRenderers, sendSeeOther, sendUri } from '../http/respond.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
@@ -151,6 +151,22 @@ export function modelRoutes(
       await sendGraphList(ctx, store, of(description), `${path[0].toUpperCase()}${path.slice(1)} variables of ${uri}`);
     });
   }
+
+  routes.add(
+    {
+      method: 'GET',
+      path: '/model/:id/loo',
+      summary: 'A read-across’s leave-one-out predictions of its training compounds: 303 to the dataset (every dataset format)',
+      tag: 'model',
+      responses: { ...answers([], 404), 303: [] },
+    },
+    async (ctx) => {
+      const { uri, description } = await requireModel(ctx);
+      const loo = description.related.find((r) => services.uris.isIn('dataset', r));
+      if (!loo) throw notFound(`model ${uri} has no leave-one-out predictions: read-across models (/algorithm/genra) compute them when they are trained`);
+      sendSeeOther(ctx, linkOf(loo).href);
+    },
+  );
 
   routes.add({ method: 'DELETE', path: '/model/:id', summary: 'Delete a model', tag: 'model', responses: answers([], 404) }, async (ctx) => {
     const { uri } = await requireModel(ctx);

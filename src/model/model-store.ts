@@ -1,6 +1,6 @@
 import { releaseParts } from '../store/intermediate-parts.ts';
 import type * as RDF from '@rdfjs/types';
-import { ot } from '../rdf/namespaces.ts';
+import { df, ot, rdfs } from '../rdf/namespaces.ts';
 import { readTypedGraph, selectUris, type ListOptions } from '../store/query-helpers.ts';
 import type { Services } from '../core/services.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
@@ -84,6 +84,15 @@ export class ModelStore {
     this.cache.set(model.uri, model);
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     return model;
+  }
+
+  /** Resources about a model made after it (`rdfs:seeAlso`): a read-across's leave-one-out dataset and validation. */
+  async addRelated(uri: string, related: string[]): Promise<void> {
+    const found = await this.describe(uri);
+    if (!found) return;
+    const m = df.namedNode(uri);
+    await this.services.store.replaceGraphs({ [uri]: [...found.quads, ...related.map((r) => df.quad(m, rdfs('seeAlso'), df.namedNode(r)))] });
+    this.cache.delete(uri);
   }
 
   async delete(uri: string): Promise<void> {

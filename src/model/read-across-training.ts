@@ -10,6 +10,7 @@ import type { DescriptorAlgorithm, DescriptorCalculation } from '../algorithm/de
 import { describeDataset } from '../algorithm/descriptor-datasets.ts';
 import type { ModelStore } from './model-store.ts';
 import { planTraining, trainModel, type PrepareTraining, type TrainingRequest } from './training.ts';
+import { recordLeaveOneOut, type ValidateLeaveOneOut } from './read-across-loo.ts';
 
 /** A fingerprint read-across measures similarity on: a descriptor algorithm and its values. */
 export interface FingerprintStep {
@@ -57,9 +58,15 @@ function descriptorAlgorithm(id: string): DescriptorAlgorithm {
  * Training read-across (`/algorithm/genra`) on a dataset: the fingerprints are calculated for its
  * compounds (a dataset of the target and the fingerprints, whose features name the calculation,
  * so that the model calculates them for every compound it predicts), then the sources are stored
- * and every source's leave-one-out read-across computed.
+ * and every source's leave-one-out read-across computed (recorded: read-across-loo.ts).
  */
-export function readAcrossTraining(services: Pick<Services, 'config' | 'uris' | 'store' | 'workers'>, datasets: DatasetStore, models: ModelStore, descriptors: DescriptorCalculation): PrepareTraining {
+export function readAcrossTraining(
+  services: Pick<Services, 'config' | 'uris' | 'store' | 'workers' | 'ids'>,
+  datasets: DatasetStore,
+  models: ModelStore,
+  descriptors: DescriptorCalculation,
+  validate: ValidateLeaveOneOut,
+): PrepareTraining {
   return async (request) => {
     const steps = fingerprintSteps(services, request.parameters);
     const { meta: source } = await datasets.requireRef(request.datasetUri);
@@ -80,7 +87,10 @@ export function readAcrossTraining(services: Pick<Services, 'config' | 'uris' | 
         }
         const fingerprints = (await Promise.all(steps.map((s) => descriptors.instance(s.def, s.values)))).flatMap((i) => i.features);
         const plan = await planTraining(services, datasets, { ...request, datasetUri: featureRef(described, [...fingerprints, request.predictionFeature]) });
-        return trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => progress(0.4 + 0.6 * f) });
+        const model = await trainModel(services, datasets, models, plan, { signal: job.signal, progress: (f) => progress(0.4 + 0.5 * f) });
+        // every source's leave-one-out read-across, computed by training: a dataset and a validation of the model
+        await recordLeaveOneOut(services, datasets, models, model, validate);
+        return model;
       },
     };
   };

@@ -54,6 +54,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     datasets,
     crossValidate: (input, job) => validation.operations.crossValidate(input, job),
     validationsHtml: (m, canRead) => validation.operations.validationsHtml(m, canRead),
+    validateLeaveOneOut: (input) => validation.operations.validateLeaveOneOut(input),
   });
   const { models, predictor, descriptors, train, fitDomain, cleanup, startSuper } = model.operations;
   const validation = createValidationComponent({ ...services, datasets, models, predictor });

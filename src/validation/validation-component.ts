@@ -11,6 +11,7 @@ import { validationJobs } from './validation-jobs.ts';
 import { modelValidationsHtml } from './model-validations-html.ts';
 import { crossvalidationRoutes } from './crossvalidation-routes.ts';
 import { validationRoutes } from './validation-routes.ts';
+import { leaveOneOutValidation } from './leave-one-out-validation.ts';
 
 export interface ValidationDeps extends Pick<Services, 'config' | 'uris' | 'store' | 'ids' | 'tasks' | 'workers'> {
   datasets: DatasetStore;
@@ -26,7 +27,7 @@ export function createValidationComponent(deps: ValidationDeps) {
   const jobs = validationJobs(deps, runner, predictor, crossvalidations);
   const validationsHtml: ModelValidationsHtml = (model, canRead) => modelValidationsHtml(deps, datasets, model, canRead);
   return {
-    operations: { crossValidate: crossvalidations.ofRecipe, validationsHtml },
+    operations: { crossValidate: crossvalidations.ofRecipe, validationsHtml, validateLeaveOneOut: leaveOneOutValidation(datasets, runner.validations) },
     jobs,
     routes: (routes: DescribedRoutes) => {
       const start = deps.tasks.starters(jobs);

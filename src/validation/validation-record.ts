@@ -39,6 +39,7 @@ export const VALIDATION_KINDS: Record<string, string> = {
   bootstrapping: 'Bootstrapping validation',
   validate_datasets: 'Validation of predictions',
   crossvalidation: 'Cross-validation fold',
+  leave_one_out_read_across: 'Leave-one-out read-across',
 };
 
 const COUNT_KEYS: (keyof ValidationCounts)[] = ['numInstances', 'numWithoutClass', 'numUnpredicted', 'percentWithoutClass', 'percentUnpredicted'];

@@ -139,6 +139,45 @@ test('regression: /algorithm/genra calculates Morgan bits, and predicts what a b
     assert.match(text, new RegExp(`^${expected[0].uri.replace(/[/.]/g, '\\$&')} \\(similarity ${expected[0].s.toFixed(3)}, measured ${expected[0].y}\\)`));
   }
 
+  // training computed every source's leave-one-out read-across: a dataset (GET /model/{id}/loo) and a validation of the model
+  const looReply = await http(`${local(model)}/loo`, { accept: 'text/turtle' });
+  assert.equal(looReply.status, 303, looReply.text);
+  const loo = `${s.base}${looReply.headers.get('location')}`;
+  const looFeatures = await features(loo);
+  const looPredicted = await featureTitled(looFeatures, /leave-one-out read-across/);
+  const looUsed = await featureTitled(looFeatures, /neighbours used/);
+  const looRows = await entries(loo);
+  assert.equal(looRows.length, sources.length);
+  const once = new Map<string, number>();
+  for (const src of sources) once.set(src.uri, (once.get(src.uri) ?? 0) + 1);
+  const pairs: [number, number][] = [];
+  for (const r of looRows) {
+    assert.equal(Number(r.values.get(target)), sources.find((x) => x.uri === r.compound)!.y, 'the measured value');
+    if (once.get(r.compound) !== 1) continue;
+    const others = sources.filter((x) => x.uri !== r.compound);
+    const expected = genra(others, trainingBits.get(r.compound)!, 5, 0);
+    const got = r.values.get(looPredicted);
+    if (Number.isNaN(expected)) assert.equal(got, undefined);
+    else {
+      assert.ok(Math.abs(Number(got) - expected) < 1e-9, `leave-one-out of ${r.compound}: ${got} against ${expected}`);
+      pairs.push([Number(r.values.get(target)), Number(got)]);
+    }
+    assert.equal(Number(r.values.get(looUsed)), nearest(others, trainingBits.get(r.compound)!, 5, 0).filter((n) => n.s > 0).length);
+  }
+  assert.ok(pairs.length >= 60, `${pairs.length} leave-one-out predictions compared`);
+  const described = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  const validation = valuesOf(described, model, 'http://www.w3.org/2000/01/rdf-schema#seeAlso').find((u) => /\/validation\//.test(u));
+  assert.ok(validation, 'the model links its leave-one-out validation');
+  const v = parseTurtle((await http(local(validation), { accept: 'text/turtle' })).text);
+  const statistic = (name: string) => Number(v.find((q) => q.predicate.value === `${OT}${name}`)?.object.value);
+  assert.equal(v.find((q) => q.predicate.value === `${OT}validationType`)?.object.value, 'leave_one_out_read_across');
+  // the validation's statistics are those of the dataset's pairs (every source predicted from the others)
+  const all = looRows.filter((r) => r.values.has(looPredicted)).map((r) => [Number(r.values.get(target)), Number(r.values.get(looPredicted))]);
+  const rmse = Math.sqrt(all.reduce((t, [y, p]) => t + (y - p) ** 2, 0) / all.length);
+  assert.ok(Math.abs(statistic('rootMeanSquaredError') - rmse) < 1e-9, `RMSE ${statistic('rootMeanSquaredError')} against ${rmse}`);
+  assert.equal(statistic('numUnpredicted'), looRows.length - all.length);
+  assert.equal(statistic('numInstances'), looRows.length);
+
   // one compound at a time gives the batch's value, value for value
   for (const r of rows.slice(0, 5)) {
     const one = await run(local(model), { compound_uri: r.compound });
