@@ -1,4 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
+import { loadTextWidth, type TextWidth } from './report-fonts.ts';
 
 /**
  * The plots of reports, drawn as SVG with vega-lite (no canvas: vega renders SVG in Node).
@@ -19,9 +20,24 @@ export type PlotRequest =
 
 const FONT = 'DejaVu Sans';
 const WIDTH = 420;
+const LABEL_SIZE = 11;
+/** The space between two labels side by side on an axis. */
+const LABEL_GAP = 8;
 
-function specOf(plot: PlotRequest): TopLevelSpec {
-  const common = { title: plot.title, config: { font: FONT, view: { stroke: '#bbb' }, axis: { labelFontSize: 11, titleFontSize: 12 } }, background: 'white' };
+/**
+ * The step between the labels of a band axis (x) and their angle: level, in a step as wide as the
+ * widest label (as the PDF sets it) if that is at most `step.most`, else turned 45° (turned labels
+ * stand apart by their line height, not their width). Placed at the band's centre, level labels
+ * run into each other once they are wider than the band.
+ */
+function bandAxis(labels: string[], textWidth: TextWidth, step: { least: number; most: number }): { step: number; labelAngle: number } {
+  const needed = Math.max(0, ...labels.map((l) => textWidth(l, LABEL_SIZE))) + LABEL_GAP;
+  if (needed <= step.most) return { step: Math.max(step.least, needed), labelAngle: 0 };
+  return { step: Math.max(step.least, (LABEL_SIZE + LABEL_GAP) * Math.SQRT2), labelAngle: -45 };
+}
+
+function specOf(plot: PlotRequest, textWidth: TextWidth): TopLevelSpec {
+  const common = { title: plot.title, config: { font: FONT, view: { stroke: '#bbb' }, axis: { labelFontSize: LABEL_SIZE, titleFontSize: 12, labelLimit: 0 } }, background: 'white' };
   switch (plot.kind) {
     case 'scatter': {
       const values = plot.points;
@@ -82,14 +98,16 @@ function specOf(plot: PlotRequest): TopLevelSpec {
     case 'confusion': {
       const values = plot.classes.flatMap((a, i) => plot.classes.map((p, j) => ({ actual: a, predicted: p, count: plot.counts[i][j] })));
       const max = Math.max(1, ...values.map((v) => v.count));
-      const size = Math.min(WIDTH, 60 * plot.classes.length + 40);
+      // a column as wide as its class name, within twice the plot's width
+      const cell = Math.min(WIDTH, 60 * plot.classes.length + 40) / plot.classes.length;
+      const x = bandAxis(plot.classes, textWidth, { least: cell, most: Math.max(cell, (2 * WIDTH) / plot.classes.length) });
       return {
         ...common,
-        width: size,
-        height: size,
+        width: x.step * plot.classes.length,
+        height: cell * plot.classes.length,
         data: { values },
         encoding: {
-          x: { field: 'predicted', type: 'nominal', title: 'predicted class', sort: plot.classes, axis: { labelAngle: 0 } },
+          x: { field: 'predicted', type: 'nominal', title: 'predicted class', sort: plot.classes, axis: { labelAngle: x.labelAngle } },
           y: { field: 'actual', type: 'nominal', title: 'actual class', sort: plot.classes },
         },
         layer: [
@@ -129,13 +147,15 @@ function specOf(plot: PlotRequest): TopLevelSpec {
     }
     case 'bars': {
       const series = plot.bars.some((b) => b.series !== undefined);
+      const groups = [...new Set(plot.bars.map((b) => b.group))];
       const width = Math.min(2 * WIDTH, Math.max(WIDTH / 2, plot.bars.length * (series ? 22 : 36)));
+      const x = bandAxis(groups, textWidth, { least: width / groups.length, most: Math.max(width, 2 * WIDTH) / groups.length });
       return {
         ...common,
-        width,
+        width: x.step * groups.length,
         height: 240,
         data: { values: plot.bars.map((b) => ({ ...b, series: b.series ?? '', low: b.value - (b.error ?? 0), high: b.value + (b.error ?? 0) })) },
-        encoding: { x: { field: 'group', type: 'nominal', title: plot.xTitle, sort: null, axis: { labelAngle: 0 } } },
+        encoding: { x: { field: 'group', type: 'nominal', title: plot.xTitle, sort: null, axis: { labelAngle: x.labelAngle } } },
         layer: [
           {
             mark: 'bar',
@@ -161,10 +181,10 @@ function specOf(plot: PlotRequest): TopLevelSpec {
 /** Draw plots as SVG documents, in order. */
 export async function renderPlots(plots: PlotRequest[]): Promise<string[]> {
   // vega is loaded when the first plot is drawn (reports only), not when the server starts
-  const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
+  const [vega, { compile }, textWidth] = await Promise.all([import('vega'), import('vega-lite'), loadTextWidth()]);
   const out: string[] = [];
   for (const plot of plots) {
-    const view = new vega.View(vega.parse(compile(specOf(plot)).spec), { renderer: 'none' });
+    const view = new vega.View(vega.parse(compile(specOf(plot, textWidth)).spec), { renderer: 'none' });
     try {
       out.push(await view.toSVG());
     } finally {
