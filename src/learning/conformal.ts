@@ -56,7 +56,7 @@ export const CONFORMAL_PARAMETERS: ParameterSpec[] = [
   { name: 'calibration_sets', description: 'cv+: the number of folds; aggregated: the number of random calibration sets', type: 'integer', default: 5, min: 2, max: 20 },
   {
     name: 'conformal_normalisation',
-    description: `Regression: divide each residual by a difficulty estimate of its compound: none; knn (the mean Euclidean distance to the ${DIFFICULTY_NEIGHBOURS} nearest training compounds on standardised descriptors; on fingerprints 1 − the Tanimoto similarity of the nearest one); spread (the standard deviation of a random forest's trees)`,
+    description: `Regression: divide each residual by a difficulty estimate of its compound: none; knn (the mean Euclidean distance to the ${DIFFICULTY_NEIGHBOURS} nearest training compounds on standardised descriptors; on fingerprints 1 − the Tanimoto similarity of the nearest one); spread (the standard deviation of a random forest's trees, or of the values a read-across's neighbours give, similarity-weighted)`,
     type: 'string',
     default: 'none',
     choices: [...NORMALISATIONS],

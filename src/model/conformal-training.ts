@@ -27,14 +27,22 @@ export function conformalRequest(learner: Pick<Learner, 'id' | 'task'>, paramete
   const levels = confidenceLevels(parameters.confidence_level ?? '0.9');
   if (normalisation !== 'none' && learner.task !== 'regression')
     throw new RangeError(`conformal_normalisation: ${normalisation} applies to regression; classification is calibrated per class on the learner's probabilities`);
-  if (normalisation === 'spread' && !learner.id.startsWith('random-forest'))
-    throw new RangeError(`conformal_normalisation: spread is the spread of a random forest's trees, and ${learner.id} is not a random forest (use knn)`);
+  if (normalisation === 'spread' && !learner.id.startsWith('random-forest') && !learner.id.startsWith('genra'))
+    throw new RangeError(`conformal_normalisation: spread is the spread of a random forest's trees or of a read-across's neighbours' values, and ${learner.id} is neither (use knn)`);
   return { method, levels, fraction: Number(parameters.calibration_fraction ?? 0.25), sets: Number(parameters.calibration_sets ?? 5), normalisation };
 }
 
 /** The rows of `data` at `rows`. */
 function subset(data: TrainingData, rows: number[]): TrainingData {
-  return { x: selectedRows(data.x, rows), binary: data.binary, y: Float64Array.from(rows, (r) => data.y[r]), classes: data.classes };
+  const ids = data.ids;
+  return {
+    x: selectedRows(data.x, rows),
+    binary: data.binary,
+    y: Float64Array.from(rows, (r) => data.y[r]),
+    classes: data.classes,
+    ids: ids && rows.map((r) => ids[r]),
+    columnGroups: data.columnGroups,
+  };
 }
 
 /** Row indices grouped by class (classification), or all in one group (regression), each group shuffled. */

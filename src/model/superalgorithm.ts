@@ -6,7 +6,7 @@ import { df, dc, literal } from '../rdf/namespaces.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { Params } from '../http/params.ts';
-import type { ParameterSpec, ParamValue } from '../learning/learner.ts';
+import { learnerForTarget, type ParameterSpec, type ParamValue } from '../learning/learner.ts';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
 import { checkParameters } from '../algorithm/parameters.ts';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
@@ -146,8 +146,12 @@ async function planSuper(services: Pick<Services, 'config' | 'uris' | 'store'>, 
         if (all.findIndex((o) => o.def.id === step.def.id) !== i) throw badRequest(`${name}: ${step.uri} is given twice`);
         return step;
       });
-  const learning = steps('model_learning', 'learner');
-  if (!learning.length) throw badRequest('missing required parameter model_learning (a learning algorithm URI)');
+  const named = steps('model_learning', 'learner');
+  if (!named.length) throw badRequest('missing required parameter model_learning (a learning algorithm URI)');
+  // a learner of either task (read-across) learns in the form for the prediction feature
+  const endpoint = named.some((l) => l.def.learner.forTarget) ? params.get('prediction_feature')?.trim() : undefined;
+  const record = endpoint ? (await readFeatureRecords(services.store, [endpoint])).get(endpoint) : undefined;
+  const learning = named.map((l) => (record ? { ...l, def: { ...l.def, learner: learnerForTarget(l.def.learner, record) } } : l));
   const tasks = new Set(learning.map((l) => l.def.learner.task));
   if (tasks.size > 1) throw badRequest('model_learning: the learners of a consensus all do regression or all do classification');
   const domains = steps('applicability_domain', 'domain');

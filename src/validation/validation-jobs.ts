@@ -3,6 +3,7 @@ import { badRequest } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { DatasetMeta } from '../dataset/dataset-store.ts';
 import { readFeatureRecords } from '../feature/feature-record.ts';
+import { learnerForTarget } from '../learning/learner.ts';
 import type { Predictor } from '../model/prediction.ts';
 import { defineJob } from '../task/job-definition.ts';
 import type { Crossvalidations } from './crossvalidation.ts';
@@ -39,11 +40,13 @@ export const validationInputs = {
 export type LearningInput = z.infer<typeof learning>;
 
 /** The learner and its parameters a request names (400 for an unknown learner or a bad parameter). */
-export function learningSetupOf(services: Pick<Services, 'uris'>, input: LearningInput): LearningSetup {
+export async function learningSetupOf(services: Pick<Services, 'uris' | 'store'>, input: LearningInput): Promise<LearningSetup> {
   const def = learnerOf(services, input.algorithmUri);
+  // a learner of either task (read-across) validates the form for the prediction feature
+  const target = def.learner.forTarget ? (await readFeatureRecords(services.store, [input.predictionFeature])).get(input.predictionFeature) : undefined;
   return {
     algorithmUri: input.algorithmUri,
-    def,
+    def: target ? { ...def, learner: learnerForTarget(def.learner, target) } : def,
     parameters: parseAlgorithmParams(def, input.algorithmParams),
     parametersText: input.algorithmParams,
     predictionFeature: input.predictionFeature,
@@ -94,7 +97,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
       kind: 'training-test-validation',
       input: validationInputs.trainingTest,
       async prepare(input) {
-        const setup = learningSetupOf(services, input);
+        const setup = await learningSetupOf(services, input);
         const training = await runner.requireDataset(input.trainingDatasetUri, 'training_dataset_uri');
         const { test, target } = await testDatasets(input);
         requireFeatureIn(target, setup.predictionFeature, 'prediction_feature');
@@ -114,7 +117,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
       kind: 'split-validation',
       input: validationInputs.split,
       async prepare(input) {
-        const setup = learningSetupOf(services, input);
+        const setup = await learningSetupOf(services, input);
         const dataset = await runner.requireDataset(input.datasetUri, 'dataset_uri');
         await runner.checkTraining(setup, dataset.uri);
         const { kind, fraction, seed } = input;
@@ -180,7 +183,7 @@ export function validationJobs(services: Pick<Services, 'uris' | 'store'>, runne
       input: validationInputs.crossvalidation,
       async prepare(input) {
         const leaveOneOut = input.numFolds === undefined;
-        const setup = learningSetupOf(services, input);
+        const setup = await learningSetupOf(services, input);
         const dataset = await runner.requireDataset(input.datasetUri, 'dataset_uri');
         let stratified = input.stratified ?? 'true';
         await runner.checkTraining(setup, dataset.uri);

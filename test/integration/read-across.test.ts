@@ -237,3 +237,34 @@ test('bad parameters answer 400 naming the parameter, before any work', async ()
     assert.match((await errorReport(r)).message ?? '', pattern);
   }
 });
+
+test('as any learner: a cross-validation of classes, a superalgorithm chain, conformal intervals normalised by the neighbours’ spread', async () => {
+  const raw = await upload(sharedCsv('kazius.csv', 90, 40));
+  const target = (await features(raw))[0];
+  const described = await run(`${s.base}/algorithm/morgan-fingerprint`, { dataset_uri: raw, nBits: '1024' });
+  // a cross-validation validates the classification form (its statistics are of classes)
+  const cv = await run(`${s.base}/crossvalidation`, { algorithm_uri: `${s.base}/algorithm/genra`, dataset_uri: described, prediction_feature: target, num_folds: '3', algorithm_params: 'k=5' });
+  const folds = valuesOf(parseTurtle((await http(local(cv), { accept: 'text/turtle' })).text), cv, `${OT}validation`);
+  assert.equal(folds.length, 3);
+  const fold = (await http(local(folds[0]), { accept: 'text/turtle' })).text;
+  assert.match(fold, /classificationStatistics/, 'classification statistics');
+  assert.doesNotMatch(fold, /rootMeanSquaredError/);
+  // a supermodel: Morgan bits calculated, read-across learnt, a SMILES predicted as a class
+  const supermodel = await run(`${s.base}/algorithm/superalgorithm`, { dataset_uri: raw, prediction_feature: target, feature_calculation: 'morgan-fingerprint', model_learning: 'genra' });
+  const compound = (await http(`${s.url}/compound`, { method: 'POST', body: 'Nc1ccc2ccccc2c1', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const [row] = await entries(await run(local(supermodel), { compound_uri: compound }));
+  const classes = new Set((await entries(raw)).map((e) => e.values.get(target)));
+  assert.ok(classes.has(row.values.get(await predictedFeature(supermodel))), `a class of the endpoint: ${[...row.values.values()].join(' | ')}`);
+  // conformal intervals: the spread of the neighbours' values is the difficulty
+  const fish = await upload(sharedCsv('EPAFHM_log10.csv', 120));
+  const lc50 = (await features(fish))[0];
+  const conformal = await run(`${s.base}/algorithm/genra`, { dataset_uri: fish, prediction_feature: lc50, k: '5', conformal: 'split', confidence_level: '0.9', conformal_normalisation: 'spread' });
+  const outputs = valuesOf(parseTurtle((await http(local(conformal), { accept: 'text/turtle' })).text), conformal, `${OT}predictedVariables`);
+  const lower = await featureTitled(outputs, /lower bound of the 90 % prediction interval/);
+  const upper = await featureTitled(outputs, /upper bound of the 90 % prediction interval/);
+  const value = await predictedFeature(conformal);
+  const octanol = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const [interval] = await entries(await run(local(conformal), { compound_uri: octanol }));
+  const [lo, v, hi] = [lower, value, upper].map((f) => Number(interval.values.get(f)));
+  assert.ok(lo < v && v < hi, `${lo} < ${v} < ${hi}`);
+});
