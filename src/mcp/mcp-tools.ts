@@ -310,7 +310,7 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
     {
       title: 'Train a model',
       description:
-        "Apply a learning algorithm (its id, e.g. random-forest-regression, or URI) to a dataset with descriptors, for one target feature. Answers a task; its result is the model. The algorithm's parameters as name/value pairs.",
+        "Apply a learning algorithm (its id, e.g. random-forest-regression, or URI) to a dataset with descriptors, for one target feature (genra, read-across, calculates its own fingerprints from the structures). Answers a task; its result is the model. The algorithm's parameters as name/value pairs.",
       inputSchema: {
         algorithm: z.string().min(1).max(2000).describe('An algorithm id or URI of this service'),
         dataset: uri('The training dataset URI'),

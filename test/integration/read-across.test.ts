@@ -178,6 +178,11 @@ test('regression: /algorithm/genra calculates Morgan bits, and predicts what a b
   assert.equal(statistic('numUnpredicted'), looRows.length - all.length);
   assert.equal(statistic('numInstances'), looRows.length);
 
+  // a QMRF of the read-across
+  const qmrf = await run(`${s.base}/reach_report/qmrf`, { model_uri: model });
+  const xml = (await http(local(qmrf), { accept: 'application/qmrf-xml' })).text;
+  assert.match(xml, /Read-across \(GenRA\)/);
+
   // one compound at a time gives the batch's value, value for value
   for (const r of rows.slice(0, 5)) {
     const one = await run(local(model), { compound_uri: r.compound });
