@@ -29,6 +29,7 @@ import { benchSparqlCore } from './sparql-core.ts';
 import { benchSparqlHttp } from './sparql-http.ts';
 import { benchStructureSearch } from './structure-search.ts';
 import { benchStructureIndex } from './structure-index.ts';
+import { benchReadAcross } from './read-across.ts';
 import { now, type Row } from './util.ts';
 
 /**
@@ -72,6 +73,7 @@ const benches = [
   ['runtime', benchRuntime],
   ['container', benchContainer],
   ['mcp', benchMcp],
+  ['read-across', benchReadAcross],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();

@@ -453,6 +453,11 @@ export function leaveOneOut(state: ReadAcrossState): ReadAcrossState {
   return { ...state, loo: { value: encodeF64(value), used: encodeF64(used) } };
 }
 
+/** Worker-pool entry: the sources stored and every source's leave-one-out read-across. */
+export function trainReadAcross(data: TrainingData, params: Record<string, ParamValue>, seed: number): ReadAcrossState {
+  return leaveOneOut(readAcrossSources(data, params, seed));
+}
+
 /** The leave-one-out predictions training made: value (NaN: not predicted), score (two classes), neighbours used. */
 export function leaveOneOutOf(state: ReadAcrossState): { value: Float64Array; score?: Float64Array; used: Float64Array } {
   return { value: decodeF64(state.loo.value), score: state.loo.score ? decodeF64(state.loo.score) : undefined, used: decodeF64(state.loo.used) };
@@ -497,8 +502,8 @@ function learner(classification: boolean): Learner {
     parameters: READ_ACROSS_PARAMETERS,
     explains: true,
     async train(data: TrainingData, params: Record<string, ParamValue>, context: LearnerContext) {
-      const sources = readAcrossSources(data, params, context.seed);
-      return context.run<ReadAcrossState>(MODULE, 'leaveOneOut', [sources], { background: true });
+      // all of it on the worker pool: the fingerprints' dense matrix is made there, never on the main thread
+      return context.run<ReadAcrossState>(MODULE, 'trainReadAcross', [data, params, context.seed], { background: true });
     },
     predict(state: unknown, x: Matrix): Prediction[] {
       return predictReadAcross(state as ReadAcrossState, x);
