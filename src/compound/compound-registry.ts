@@ -339,6 +339,12 @@ export class CompoundRegistry {
     return { uris: page.ids.map((id) => this.uriOf(id)), more: page.more };
   }
 
+  /** The Morgan fingerprints (radius 2, 2048 bits, 64 words each) the structure index holds for compounds (undefined: none). */
+  morganOf(uris: string[]): (Uint32Array | undefined)[] {
+    const { index } = this.opened();
+    return uris.map((u) => (this.services.uris.isIn('compound', u) ? index.morgan(this.idOf(u)) : undefined));
+  }
+
   /** Tanimoto similarity on Morgan fingerprints (radius 2, 2048 bits), best first, at most `top`. */
   async similar(query: string, threshold: number, top: number, what?: string): Promise<{ uri: string; similarity: number }[]> {
     const hits: SimilarityHit[] = await this.opened().search.similar(query, threshold, top, what);

@@ -19,14 +19,7 @@ export function compoundRoutes(routes: DescribedRoutes, services: Pick<Services,
   const structures = new StructureResources(services, compounds);
 
   const limit = config.searchResultLimit;
-  /** A whole number from `min` to `max`, or 400 naming it. */
-  const whole = (name: string, min: number, max: number, description: string) =>
-    z
-      .string()
-      .optional()
-      .refine((v) => v === undefined || (/^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max), { message: `${name} must be a whole number from ${min} to ${max}` })
-      .transform((v) => (v === undefined ? undefined : Number(v)))
-      .describe(description);
+  const { whole } = param;
   routes.add(
     {
       method: 'GET',

@@ -1,4 +1,5 @@
 import { structureFrom } from '../compound/compound-codec.ts';
+import { csvField } from '../http/csv-text.ts';
 import type { Chemistry } from '../chemistry/chemistry.ts';
 import { featureRecord } from '../feature/feature-record.ts';
 import { Readable } from 'node:stream';
@@ -115,10 +116,6 @@ async function* chunks(
 /** A workbook column's header: its feature's title, with its units as an upload reads them back (`LC50 [mg/L]`; the CSV keeps its titles alone, as its clients read them). */
 function columnHeader(f: FeatureInfo): string {
   return f.units ? `${f.title} [${f.units}]` : f.title;
-}
-
-function csvField(v: string): string {
-  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
 function arffValue(v: string | undefined, kind: FeatureInfo['kind']): string {

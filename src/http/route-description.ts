@@ -52,6 +52,22 @@ export const param = {
       .describe(description),
   optional: (description: string) => z.string().optional().describe(description),
   list: (description: string) => z.array(z.string()).optional().describe(description),
+  /** A whole number from `min` to `max` (absent: undefined), or 400 naming it. */
+  whole: (name: string, min: number, max: number, description: string) =>
+    z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || (/^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max), { message: `${name} must be a whole number from ${min} to ${max}` })
+      .transform((v) => (v === undefined ? undefined : Number(v)))
+      .describe(description),
+  /** A number in [0, 1] (absent: `fallback`), or 400 naming it. */
+  fraction: (name: string, fallback: number, description: string) =>
+    z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || (v.trim() !== '' && Number.isFinite(Number(v)) && Number(v) >= 0 && Number(v) <= 1), { message: `${name} must be a number between 0 and 1` })
+      .transform((v) => (v === undefined ? fallback : Number(v)))
+      .describe(description),
 };
 
 function isArrayField(field: z.ZodType): boolean {

@@ -67,7 +67,25 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
   const described = new DescribedRoutes(router, config.bodyLimit, jobQuotas(services));
   const { components: c, ready } = createComponents(services, registry);
   const web = createWebComponent({ config, routes: () => routes });
-  for (const component of [c.service, web, c.operations, c.auth, c.compound, c.dataset, c.algorithm, c.model, c.report, c.qmrf, c.validation, c.feature, c.task, c.sparql, c.ontology, c.mcp])
+  for (const component of [
+    c.service,
+    web,
+    c.operations,
+    c.auth,
+    c.compound,
+    c.dataset,
+    c.algorithm,
+    c.model,
+    c.report,
+    c.qmrf,
+    c.validation,
+    c.feature,
+    c.task,
+    c.sparql,
+    c.ontology,
+    c.mcp,
+    c.readAcross,
+  ])
     component.routes(described);
   app.use(segmentDispatch(router));
   // what fails after a response has begun (a body stream breaking off) is logged as JSON, like the rest

@@ -19,6 +19,7 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { ModelStore } from '../model/model-store.ts';
 import { titlesOf } from '../store/query-helpers.ts';
 import { createMcpComponent } from '../mcp/mcp-component.ts';
+import { createReadAcrossComponent } from '../read-across/read-across-component.ts';
 
 /**
  * Every component, made in the order of their dependencies, with every kind of job registered with
@@ -74,6 +75,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     sparql: createSparqlComponent(services),
     ontology: createOntologyComponent({ ...services, registry }),
     mcp: createMcpComponent(services),
+    readAcross: createReadAcrossComponent({ ...services, compounds, datasets, smilesOf: (c) => descriptors.smilesOf(c) }),
   };
   for (const component of Object.values(components)) services.tasks.registerAll(component.jobs);
   // the structure index read; rows of an upload that a crash cut off before its metadata was

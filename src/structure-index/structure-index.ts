@@ -78,6 +78,14 @@ export class StructureIndex {
     return { id, inchiKey: this.keyOf.get(id)!, morgan: bytes(segment.morgan), pattern: bytes(segment.pattern), pickle: pickleAt(segment, slot).slice() };
   }
 
+  /** A compound's Morgan fingerprint (radius 2, 2048 bits) as the index holds it: 64 words, a copy (undefined: not indexed). */
+  morgan(id: number): Uint32Array | undefined {
+    const at = this.slotOf.get(id);
+    if (at === undefined) return undefined;
+    const slot = at % SEGMENT_SLOTS;
+    return this.segments[Math.floor(at / SEGMENT_SLOTS)].morgan.slice(slot * FINGERPRINT_WORDS, (slot + 1) * FINGERPRINT_WORDS);
+  }
+
   idForKey(inchiKey: string): number | undefined {
     return this.byKey.get(inchiKey);
   }

@@ -1,0 +1,12 @@
+import { df, ot } from '../rdf/namespaces.ts';
+import { checkIri } from '../rdf/terms.ts';
+import { sparql, type SparqlText } from '../store/sparql-template.ts';
+
+/** The read-across component's queries (every term bound through the template, never pasted). */
+export const readAcrossQueries = {
+  /** Every value of the features in any dataset's rows: compound, feature, value and the rows' graph (`{dataset}/entries`). */
+  endpointValues(features: string[]): SparqlText {
+    const f = features.map((uri) => df.namedNode(checkIri(uri)));
+    return sparql`SELECT ?c ?f ?v ?g WHERE { VALUES ?f { ${f} } GRAPH ?g { ?e ?f ?v . ?e ${ot('compound')} ?c } }`;
+  },
+};
