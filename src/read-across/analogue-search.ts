@@ -78,39 +78,48 @@ export class AnalogueSearch {
   }
 
   async find(request: AnalogueRequest): Promise<Analogues> {
-    const [probe] = this.compounds.morganOf([request.target]);
-    if (!probe) {
-      if (!(await this.services.store.readGraph(request.target)).length) throw notFound(`compound ${request.target} not found`);
-      throw badRequest(`the target ${request.target} has no structure to compare: read-across needs one`);
-    }
-    const features = await this.measuredFeatures(request.endpoint);
-    const byCompound = await this.readableValues(features, request.canRead);
-    const targetValues = byCompound.get(request.target) ?? [];
-    byCompound.delete(request.target);
-    if (!byCompound.size) throw notFound(`endpoint: no dataset you may read holds measured values of ${request.endpoint} for a compound other than the target`);
-    const others = [...byCompound.keys()];
-    const fingerprints = this.compounds.morganOf(others);
-    // a compound without a structure in the index is no analogue
-    let ranked = others
-      .flatMap((compound, i) => (fingerprints[i] ? [{ compound, similarity: tanimoto(probe, fingerprints[i]) }] : []))
-      .filter((a) => a.similarity >= request.threshold)
-      .sort((a, b) => b.similarity - a.similarity || byId(a.compound, b.compound));
-    if (request.smarts !== undefined) ranked = await this.holding(ranked, request.smarts);
-    if (!ranked.length)
+    const ranked = await this.ranked(request.target, request.endpoint, request.canRead);
+    let kept = ranked.candidates.filter((a) => a.similarity >= request.threshold);
+    if (request.smarts !== undefined) kept = await this.holding(kept, request.smarts);
+    if (!kept.length)
       throw notFound(
-        `no analogue: none of the ${others.length} compounds with measured values has similarity ≥ ${request.threshold}${request.smarts === undefined ? '' : ` and the substructure ${request.smarts}`}`,
+        `no analogue: none of the ${ranked.candidates.length} compounds with measured values has similarity ≥ ${request.threshold}${request.smarts === undefined ? '' : ` and the substructure ${request.smarts}`}`,
       );
-    const chosen = ranked.slice(0, request.k);
+    const chosen = kept.slice(0, request.k);
     const smiles = await this.smilesOf([request.target, ...chosen.map((a) => a.compound)]);
     return {
       target: request.target,
       targetSmiles: smiles[0],
       endpoint: request.endpoint,
-      features,
-      targetValues,
-      candidates: others.length,
-      analogues: chosen.map((a, i) => ({ ...a, smiles: smiles[i + 1], values: byCompound.get(a.compound)! })),
+      features: ranked.features,
+      targetValues: ranked.targetValues,
+      candidates: ranked.candidates.length,
+      analogues: chosen.map((a, i) => ({ ...a, smiles: smiles[i + 1] })),
     };
+  }
+
+  /**
+   * Every compound with readable measured values of the endpoint (the target aside), by
+   * similarity to the target (then compound id), with its values; and the target's own values.
+   */
+  async ranked(target: string, endpoint: string, canRead: (uri: string) => boolean): Promise<{ features: string[]; targetValues: SourcedValue[]; candidates: Omit<Analogue, 'smiles'>[] }> {
+    const [probe] = this.compounds.morganOf([target]);
+    if (!probe) {
+      if (!(await this.services.store.readGraph(target)).length) throw notFound(`compound ${target} not found`);
+      throw badRequest(`the target ${target} has no structure to compare: read-across needs one`);
+    }
+    const features = await this.measuredFeatures(endpoint);
+    const byCompound = await this.readableValues(features, canRead);
+    const targetValues = byCompound.get(target) ?? [];
+    byCompound.delete(target);
+    if (!byCompound.size) throw notFound(`endpoint: no dataset you may read holds measured values of ${endpoint} for a compound other than the target`);
+    const others = [...byCompound.keys()];
+    const fingerprints = this.compounds.morganOf(others);
+    // a compound without a structure in the index is no analogue
+    const candidates = others
+      .flatMap((compound, i) => (fingerprints[i] ? [{ compound, similarity: tanimoto(probe, fingerprints[i]), values: byCompound.get(compound)! }] : []))
+      .sort((a, b) => b.similarity - a.similarity || byId(a.compound, b.compound));
+    return { features, targetValues, candidates };
   }
 
   /** The endpoint's measured features: the feature named, or every feature `owl:sameAs` the term (predictions of models left out). */
@@ -158,7 +167,7 @@ export class AnalogueSearch {
   }
 
   /** The ranked analogues that hold a substructure (RDKit on the worker pool); 400 for a pattern RDKit cannot read. */
-  private async holding<T extends { compound: string }>(ranked: T[], smarts: string): Promise<T[]> {
+  async holding<T extends { compound: string }>(ranked: T[], smarts: string): Promise<T[]> {
     const smiles = await this.smilesOf(ranked.map((a) => a.compound));
     let found: (number[] | null)[];
     try {
