@@ -122,6 +122,12 @@ export class AnalogueSearch {
     return { features, targetValues, candidates };
   }
 
+  /** Tanimoto similarity of compounds to a target (undefined for a compound without a structure in the index). */
+  similarities(target: string, compounds: string[]): (number | undefined)[] {
+    const [probe, ...others] = this.compounds.morganOf([target, ...compounds]);
+    return others.map((fp) => (probe && fp ? tanimoto(probe, fp) : undefined));
+  }
+
   /** The endpoint's measured features: the feature named, or every feature `owl:sameAs` the term (predictions of models left out). */
   private async measuredFeatures(endpoint: string): Promise<string[]> {
     const { uris, store } = this.services;

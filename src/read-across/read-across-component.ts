@@ -4,16 +4,27 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { DescribedRoutes } from '../http/route-description.ts';
 import { AnalogueSearch } from './analogue-search.ts';
 import { readAcrossRoutes } from './read-across-routes.ts';
+import { Categories } from './categories.ts';
+import { categoryRoutes } from './category-routes.ts';
+import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
 
-export interface ReadAcrossDeps extends Pick<Services, 'store' | 'uris' | 'workers'> {
+export interface ReadAcrossDeps extends Pick<Services, 'store' | 'uris' | 'workers' | 'ids' | 'config'> {
   compounds: CompoundRegistry;
   datasets: DatasetStore;
-  /** Compounds' canonical SMILES (the descriptor calculation's). */
-  smilesOf: (compounds: string[]) => Promise<(string | undefined)[]>;
+  /** The model component's: compounds' SMILES, and the descriptors of a data matrix. */
+  descriptors: DescriptorCalculation;
 }
 
-/** Read-across (issue 56): analogues of a target with measured data for an endpoint, from every dataset the caller may read. */
+/** Read-across (issue 56): analogues of a target with measured data for an endpoint, from every dataset the caller may read; categories and their data matrices. */
 export function createReadAcrossComponent(deps: ReadAcrossDeps) {
-  const analogues = new AnalogueSearch(deps, deps.compounds, deps.datasets, deps.smilesOf);
-  return { operations: { analogues }, jobs: {}, routes: (routes: DescribedRoutes) => readAcrossRoutes(routes, deps, analogues) };
+  const analogues = new AnalogueSearch(deps, deps.compounds, deps.datasets, (c) => deps.descriptors.smilesOf(c));
+  const categories = new Categories(deps, analogues, deps.descriptors);
+  return {
+    operations: { analogues, categories },
+    jobs: {},
+    routes: (routes: DescribedRoutes) => {
+      readAcrossRoutes(routes, deps, analogues);
+      categoryRoutes(routes, deps, categories);
+    },
+  };
 }

@@ -9,4 +9,8 @@ export const readAcrossQueries = {
     const f = features.map((uri) => df.namedNode(checkIri(uri)));
     return sparql`SELECT ?c ?f ?v ?g WHERE { VALUES ?f { ${f} } GRAPH ?g { ?e ?f ?v . ?e ${ot('compound')} ?c } }`;
   },
+  /** Every category, and its parent when it subdivides one. */
+  categories(): SparqlText {
+    return sparql`SELECT ?c ?parent WHERE { GRAPH ?c { ?c a ${ot('Category')} OPTIONAL { ?c ${ot('parentCategory')} ?parent } } } ORDER BY ?c`;
+  },
 };

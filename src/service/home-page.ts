@@ -18,6 +18,7 @@ export const COMPONENTS: { path: string; title: string; working: boolean }[] = [
   { path: '/crossvalidation', title: 'Cross-validations', working: true },
   { path: '/report', title: 'Validation reports', working: true },
   { path: '/reach_report/qmrf', title: 'REACH (QMRF) reports', working: true },
+  { path: '/category', title: 'Read-across categories (analogues of a target: GET /compound/{id}/analogues)', working: true },
   { path: '/task', title: 'Tasks', working: true },
   { path: '/ontology', title: 'Ontology service (SPARQL over the published scope)', working: true },
   { path: '/sparql', title: 'SPARQL endpoint (the whole store)', working: true },

@@ -1,0 +1,62 @@
+import { badRequest, notFound } from '../core/errors.ts';
+import type { Services } from '../core/services.ts';
+import { algorithmById } from '../algorithm/catalogue.ts';
+import { checkParameters } from '../algorithm/parameters.ts';
+import type { DescriptorAlgorithm, DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
+import type { AnalogueSearch } from './analogue-search.ts';
+import { buildCategory, type CategoryRequest } from './category-builder.ts';
+import type { Category } from './category-codec.ts';
+import { CategoryStore } from './category-store.ts';
+import { dataMatrix, MATRIX_DESCRIPTORS, type CollapseRule, type DataMatrix, type MatrixDescriptors } from './data-matrix.ts';
+
+/** Categories for read-across (issue 56): made around a target, read, listed, deleted; and their data matrices. */
+export class Categories {
+  private readonly services: Pick<Services, 'store' | 'uris' | 'ids'>;
+  private readonly search: AnalogueSearch;
+  private readonly descriptors: DescriptorCalculation;
+  readonly store: CategoryStore;
+  constructor(services: Categories['services'], search: AnalogueSearch, descriptors: DescriptorCalculation) {
+    this.services = services;
+    this.search = search;
+    this.descriptors = descriptors;
+    this.store = new CategoryStore(services);
+  }
+
+  /** A new category (400/404 naming what is wrong before anything is written); answers its URI. */
+  async create(request: Omit<CategoryRequest, 'parent'> & { parent?: string }): Promise<string> {
+    const parent = request.parent === undefined ? undefined : await this.store.read(request.parent);
+    if (request.parent !== undefined && !parent) throw notFound(`parent: category ${request.parent} not found`);
+    if (parent && !request.canRead(parent.uri)) throw notFound(`parent: category ${request.parent} not found`);
+    if (!request.endpoints.length) throw badRequest('missing required parameter endpoint (a feature URI or an ontology term)');
+    return this.store.create(await buildCategory(this.search, { ...request, parent }));
+  }
+
+  async require(uri: string): Promise<Category> {
+    const found = await this.store.read(uri);
+    if (!found) throw notFound(`category ${uri} not found`);
+    return found;
+  }
+
+  async delete(uri: string): Promise<void> {
+    await this.require(uri);
+    await this.store.delete(uri);
+  }
+
+  /** The categories the caller may read; with `parent`, the subcategories of that one. */
+  async list(canRead: (uri: string) => boolean, parent?: string): Promise<string[]> {
+    return (await this.store.list()).filter((c) => canRead(c.uri) && (parent === undefined || c.parent === parent)).map((c) => c.uri);
+  }
+
+  matrix(category: Category, collapse: CollapseRule, canRead: (uri: string) => boolean): Promise<DataMatrix> {
+    return dataMatrix(this.services, this.search, this.describe, (c) => this.descriptors.smilesOf(c), category, collapse, canRead);
+  }
+
+  /** log P and molecular weight (RDKit, on the worker pool), as a descriptor calculation of this service (its features). */
+  private readonly describe: MatrixDescriptors = async (compounds) => {
+    const def = algorithmById('rdkit-descriptors') as DescriptorAlgorithm;
+    const values = checkParameters(def.parameters, { descriptors: MATRIX_DESCRIPTORS.map((d) => d.name).join(',') });
+    const instance = await this.descriptors.instance(def, values);
+    const columns = await this.descriptors.calculate(def, values, instance, compounds);
+    return { features: instance.features, values: compounds.map((_, i) => columns.map((column) => (column[i] ? Number(column[i]!.value) : undefined))) };
+  };
+}
