@@ -49,13 +49,18 @@ export function uploadChoicesOf(params: Params): UploadChoices {
   if (term) checkIri(term);
   const endpoint = column ? { column: number('endpoint_column', column), sameAs: term, species: text('species'), protocol: text('guideline') } : undefined;
   if (!endpoint && (term || text('species') || text('guideline'))) throw badRequest('endpoint, species and guideline describe a column: name it with endpoint_column');
+  return { ignored, units, endpoint, ids: idColumnsOf(params) };
+}
+
+/** The identifier columns a request names (`id_columns`: numbers or titles, repeated or separated by commas; empty values are none). */
+export function idColumnsOf(params: Params): string[] {
   const ids = params
     .all('id_columns')
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter(Boolean);
   for (const id of ids) checkCell(id, 'the parameter id_columns');
-  return { ignored, units, endpoint, ids };
+  return ids;
 }
 
 /** Were any choices made? (A plain upload has none.) */

@@ -6,6 +6,7 @@ import type { StructureReader } from '../chemistry/structure-reader.ts';
 import { roleByHeader } from './column-roles.ts';
 import { ColumnTyper, type TypedColumn } from './columns.ts';
 import { ConflictFinder, comparedColumn, conflictWarning } from './conflicting-duplicates.ts';
+import { idColumnsOf, withChoices } from './upload-choices.ts';
 import type { Upload } from './dataset-input.ts';
 import { ROWS_PER_CHUNK, withStructures, type Cell, type TableSource } from './table-input.ts';
 
@@ -28,7 +29,8 @@ export interface TablePreview {
   notes: string[];
   structureHeader?: string;
   unit: string;
-  columns: (TypedColumn & { n: number; role: string; values: number })[];
+  /** `identifier`: named by `id_columns=` (its values are text; its role 'identifier'). */
+  columns: (TypedColumn & { n: number; role: string; values: number; identifier?: boolean })[];
   rows: { line: number; smiles?: string; cells: string[] }[];
   total: number;
   checked: number;
@@ -37,8 +39,13 @@ export interface TablePreview {
   conflicts: string[];
 }
 
-/** Reads the source once for the column kinds, and the structures of its first CHECKED_ROWS rows. */
-export async function previewOf(upload: Upload, type: string, source: TableSource, read: StructureReader): Promise<TablePreview> {
+/**
+ * Reads the source once for the column kinds, and the structures of its first CHECKED_ROWS rows.
+ * The identifier columns the upload names (`id_columns=`) are read as the upload will store them
+ * (text); its other choices are its form's fields, shown as given.
+ */
+export async function previewOf(upload: Upload, type: string, table: TableSource, read: StructureReader): Promise<TablePreview> {
+  const source = withChoices(table, { ignored: new Set(), units: new Map(), ids: idColumnsOf(upload.params) });
   const typer = new ColumnTyper(source.columns);
   const values = source.columns.map(() => 0);
   const rows: TablePreview['rows'] = [];
@@ -73,7 +80,10 @@ export async function previewOf(upload: Upload, type: string, source: TableSourc
       rows.push({ line: r.line, smiles: r.structure && 'structure' in r.structure ? r.structure.structure.smiles : r.structure?.uri, cells: r.cells.map((c) => shown(text(c))) });
     }
   }
-  const columns = typer.columns().map((c, i) => ({ ...c, accepted: c.accepted.map(shown), n: i + 1, role: roleByHeader(c.title), values: values[i] }));
+  const columns = typer.columns().map((c, i) => {
+    const identifier = source.columns[i].identifier;
+    return { ...c, accepted: c.accepted.map(shown), n: i + 1, role: identifier ? 'identifier' : roleByHeader(c.title), values: values[i], ...(identifier ? { identifier } : {}) };
+  });
   const conflicts = duplicates
     .conflicts()
     .filter((c) => comparedColumn(columns[Number(c.column)]))
@@ -151,7 +161,7 @@ ${select(
         c,
       ) => `<tr><td>${c.n}</td><td>${escapeHtml(c.title)}</td><td>${escapeHtml(c.role)}</td><td>${c.kind === 'nominal' ? `classes (${c.accepted.slice(0, 5).map(escapeHtml).join(', ')}${c.accepted.length > 5 ? ' …' : ''})` : c.kind === 'string' ? 'text' : 'numbers'}</td><td>${c.values}</td>
 <td><input name="units_${c.n}" value="${escapeHtml(c.units ?? '')}" size="8" aria-label="units of ${escapeHtml(c.title)}"></td>
-<td><label><input type="checkbox" name="ignore_column" value="${c.n}"> leave out</label> <label><input type="checkbox" name="id_columns" value="${c.n}"> identifier (text)</label></td></tr>`,
+<td><label><input type="checkbox" name="ignore_column" value="${c.n}"> leave out</label> <label><input type="checkbox" name="id_columns" value="${c.n}"${c.identifier ? ' checked' : ''}> identifier (text)</label></td></tr>`,
     )
     .join('\n');
   const rows = p.rows.map((r) => `<tr><td>${r.line}</td><td>${escapeHtml(r.smiles ?? '')}</td>${r.cells.map((c) => `<td>${valueHtml(c)}</td>`).join('')}</tr>`).join('\n');
@@ -166,6 +176,7 @@ ${select(
 ${p.notes.length ? `<ul class="notes">${p.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : ''}
 <form class="run upload-preview" method="post" action="/dataset">
 <input type="hidden" name="pending" value="${escapeHtml(pending)}">
+<input type="hidden" name="id_columns" value="">
 <h2>How the file was read</h2>
 ${dialect || '<p>As its format says.</p>'}
 ${headerRow}

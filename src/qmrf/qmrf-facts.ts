@@ -11,6 +11,7 @@ import { ot, rdfs } from '../rdf/namespaces.ts';
 import { readTypedGraph, select, selectUris } from '../store/query-helpers.ts';
 import { validationQueries } from '../validation/validation-queries.ts';
 import { statisticsOf } from '../validation/evaluation.ts';
+import { baselineOfRecord, baselineOfStatistics, type Baseline } from '../validation/baseline.ts';
 import type { DomainState } from '../learning/applicability-domain.ts';
 import { notFound } from '../core/errors.ts';
 import { qmrfQueries } from './qmrf-queries.ts';
@@ -28,6 +29,8 @@ export interface ValidationSummary {
   /** The statistics node (regression or classification) as a tree. */
   statistics: Tree;
   task: 'regression' | 'classification';
+  /** What the statistics are read against: the majority class, or the mean predictor, on the same rows. */
+  baseline?: Baseline;
   /** A conformal model's coverage and efficiency per level (the `conformalStatistics` nodes as trees). */
   conformal?: Tree[];
 }
@@ -68,7 +71,7 @@ export interface ModelFacts {
   };
   domains: DomainFacts[];
   /** The model's predictions of its own training set, scored (goodness of fit); undefined when they cannot be made. */
-  fit?: ValidationSummary['statistics'];
+  fit?: { statistics: Tree; baseline?: Baseline };
   validations: ValidationSummary[];
   crossvalidations: ValidationSummary[];
 }
@@ -181,7 +184,7 @@ export class QmrfFacts {
   }
 
   /** Predict the training set with the model and score it (statistics of goodness of fit). */
-  private async goodnessOfFit(model: StoredModel): Promise<Tree | undefined> {
+  private async goodnessOfFit(model: StoredModel): Promise<ModelFacts['fit']> {
     if ((model.task !== 'regression' && model.task !== 'classification') || !model.trainingDataset) return undefined;
     const meta = await this.datasets.readMeta(model.trainingDataset);
     if (!meta) return undefined;
@@ -193,7 +196,8 @@ export class QmrfFacts {
         const own = new Map(predictions[i]);
         return { actual: r.values.get(model.dependent), predicted: own.get(model.predicted), confidence: own.get(model.confidence) };
       });
-      return statisticsOf(pairs, model.task, model.classes).values as unknown as Tree;
+      const scored = statisticsOf(pairs, model.task, model.classes);
+      return { statistics: scored.values as unknown as Tree, baseline: baselineOfRecord(scored) };
     } catch {
       return undefined;
     }
@@ -208,7 +212,8 @@ export class QmrfFacts {
     const statistics = (scored.regressionStatistics ?? scored.classificationStatistics) as Tree | undefined;
     if (!statistics) return undefined;
     for (const k of ['numInstances', 'numUnpredicted']) if (typeof scored[k] === 'number') statistics[k] = scored[k];
-    return { uri, tree, statistics, task: scored.classificationStatistics ? 'classification' : 'regression', conformal: scored.conformalStatistics as Tree[] | undefined };
+    const task = scored.classificationStatistics ? 'classification' : 'regression';
+    return { uri, tree, statistics, task, baseline: baselineOfStatistics(statistics, task, scored), conformal: scored.conformalStatistics as Tree[] | undefined };
   }
 
   /**

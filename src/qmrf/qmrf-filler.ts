@@ -4,6 +4,7 @@ import type { Tree } from '../rdf/resource-tree.ts';
 import { learnerById } from '../learning/learners.ts';
 import type { DomainState } from '../learning/applicability-domain.ts';
 import { keyStatistics } from '../validation/statistic-labels.ts';
+import { baselineBeside, type Baseline } from '../validation/baseline.ts';
 import { entry, QmrfBuilder } from './qmrf-builder.ts';
 import type { DomainFacts, ModelFacts, ValidationSummary } from './qmrf-facts.ts';
 import type { QmrfNode } from './qmrf-xml.ts';
@@ -21,12 +22,19 @@ export interface QmrfContext {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Statistics as one line: "R² = 0.81, RMSE = 0.52 … (n = 580)". */
-function statisticsLine(task: 'regression' | 'classification', statistics: Tree | undefined): string {
+/**
+ * Statistics as one line, each beside what its baseline makes of it (the majority class, or the
+ * mean predictor, on the same rows): "R² = 0.81 (mean predictor: 0), RMSE = 0.52 (mean
+ * predictor: 1.37) … (n = 580)".
+ */
+function statisticsLine(task: 'regression' | 'classification', statistics: Tree | undefined, baseline?: Baseline): string {
   if (!statistics) return '';
   const values = keyStatistics(task)
     .filter(([k]) => typeof statistics[k] === 'number')
-    .map(([k, name]) => `${name} = ${formatNumber(statistics[k] as number)}`);
+    .map(([k, name]) => {
+      const against = baseline ? baselineBeside(baseline, k) : '';
+      return `${name} = ${formatNumber(statistics[k] as number)}${against ? ` (${against})` : ''}`;
+    });
   const n = typeof statistics.numInstances === 'number' ? ` (n = ${statistics.numInstances}${statistics.numUnpredicted ? `, ${statistics.numUnpredicted} not predicted` : ''})` : '';
   return `${values.join(', ')}${n}`;
 }
@@ -38,7 +46,7 @@ export function validationLine(v: ValidationSummary): string {
     t.numFolds !== undefined
       ? `${t.leaveOneOut ? 'leave-one-out' : `${t.numFolds}-fold`} cross-validation${t.yScramble ? ' with the target permuted (y-scrambling)' : ''} (seed ${t.randomSeed}, stratified ${t.stratified})`
       : `${t.validationType ?? 'validation'}${t.testDataset ? ` on ${t.testDataset}` : ''}`;
-  return `${what}, ${v.uri}: ${statisticsLine(v.task, v.statistics)}${conformalLine(v.conformal)}`;
+  return `${what}, ${v.uri}: ${statisticsLine(v.task, v.statistics, v.baseline)}${conformalLine(v.conformal)}`;
 }
 
 /** A validation's conformal coverage and efficiency at each level ('' for a model without calibration). */
@@ -245,7 +253,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   // 6.6: a standardisation the training structures went through (and every predicted structure goes through), then the model's warnings
   const standardisation = standardisationOf(f.model);
   b.text('preprocessing', [...(standardisation ? [standardisationPreprocessingText(standardisation)] : []), ...((f.tree.warning as string[] | undefined) ?? [])].join(' '));
-  b.text('goodness_of_fit', f.fit ? `Predictions of the training set by the model: ${statisticsLine(task, f.fit)}.` : '');
+  b.text('goodness_of_fit', f.fit ? `Predictions of the training set by the model: ${statisticsLine(task, f.fit.statistics, f.fit.baseline)}.` : '');
   b.text('other_statistics', uncertaintyText(f));
   const cvs = f.crossvalidations;
   b.text(

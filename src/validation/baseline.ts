@@ -1,4 +1,5 @@
 import { formatNumber } from '../rdf/html.ts';
+import type { ValidationRecord } from './validation-record.ts';
 
 /**
  * What a validation's statistics are to be read against: the figures of a model that learnt
@@ -24,6 +25,14 @@ export function meanBaseline(targetVarianceActual: number | undefined, rows: num
   return { kind: 'mean predictor', rootMeanSquaredError: Math.sqrt((targetVarianceActual * (rows - 1)) / rows), rSquare: 0, rows };
 }
 
+/** The baseline of statistics as they are computed (statisticsOf), before they are stored. */
+export function baselineOfRecord(statistics: ValidationRecord['statistics']): Baseline | undefined {
+  if (statistics.kind === 'classification')
+    return majorityBaseline(Object.entries(statistics.values.classValueStatistics).map(([classValue, c]) => ({ classValue, count: c.numTruePositives + c.numFalseNegatives })));
+  const v = statistics.values;
+  return meanBaseline(v.targetVarianceActual, v.numInstances - v.numWithoutClass - v.numUnpredicted);
+}
+
 /**
  * The baseline of a statistics node read as a tree (resourceTree): `classValueStatistics` nodes
  * with `classValue`, `numTruePositives`, `numFalseNegatives`; or `targetVarianceActual` with the
@@ -46,4 +55,16 @@ export function baselineText(b: Baseline): string {
   return b.kind === 'majority class'
     ? `baseline: always predicting the majority class “${b.classValue}” is right for ${formatNumber(b.accuracy)} of the ${b.rows} rows (accuracy ${formatNumber(b.accuracy)})`
     : `baseline: always predicting the mean of the ${b.rows} rows gives RMSE ${formatNumber(b.rootMeanSquaredError)} and R² 0`;
+}
+
+/**
+ * What the baseline makes of one statistic, to write beside it ('' for a statistic it says nothing
+ * of): "majority-class baseline 0.515, always “false”" beside an accuracy; "mean predictor: 0"
+ * beside R² (or Q²), "mean predictor: 1.23" beside RMSE.
+ */
+export function baselineBeside(b: Baseline, statistic: string): string {
+  if (b.kind === 'majority class') return statistic === 'accuracy' ? `majority-class baseline ${formatNumber(b.accuracy)}, always “${b.classValue}”` : '';
+  if (statistic === 'rSquare') return 'mean predictor: 0';
+  if (statistic === 'rootMeanSquaredError') return `mean predictor: ${formatNumber(b.rootMeanSquaredError)}`;
+  return '';
 }

@@ -7,6 +7,7 @@ import type { DatasetMeta, DatasetRow, DatasetStore } from '../dataset/dataset-s
 import type { ModelStore, StoredModel } from '../model/model-store.ts';
 import { isPredictive, type PredictiveModel } from '../model/model-codec.ts';
 import { createPredictionDataset, type PredictedValues, type Predictor } from '../model/prediction.ts';
+import { identifierColumns } from '../model/prediction-operations.ts';
 import { planTraining, trainModel, type TrainingPlan } from '../model/training.ts';
 import { algorithmById, type AlgorithmDefinition } from '../algorithm/catalogue.ts';
 import { checkParameters } from '../algorithm/parameters.ts';
@@ -133,13 +134,18 @@ export class ValidationRunner {
     return trainModel(this.services, this.datasets, this.models, plan, job);
   }
 
-  /** Predict a dataset with a model into a new prediction dataset (its rows given when the caller holds them); answers it and the predictions. */
+  /**
+   * Predict a dataset with a model into a new prediction dataset (its rows given when the caller
+   * holds them), the test set's identifier and name columns kept beside the predictions, as a
+   * dataset predicted through the model keeps them; answers it and the predictions.
+   */
   async predict(model: StoredModel, testDataset: DatasetMeta, job: Job = {}, given?: DatasetRow[]): Promise<{ uri: string; predictions: PredictedValues[] }> {
     const plan = await timePhase('prediction inputs planned', () => this.predictor.planInputs(model, testDataset.features));
     // the predictor adds calculated descriptors to the rows' values: copies, never the caller's
     const rows = given ? given.map((r) => ({ ...r, values: new Map(r.values) })) : await timePhase('test rows read', () => this.datasets.allRows(testDataset.uri));
     const predictions = await timePhase('prediction', () => this.predictor.predict(model, rows, plan, job));
-    return { uri: await timePhase('prediction dataset written', () => createPredictionDataset(this.datasets, model, rows, predictions, testDataset)), predictions };
+    const kept = await identifierColumns(this.services.store, model, testDataset.features);
+    return { uri: await timePhase('prediction dataset written', () => createPredictionDataset(this.datasets, model, rows, predictions, testDataset, kept)), predictions };
   }
 
   /** Predict the test set with a model and compare with the targets; answers the record and the pairs. */
