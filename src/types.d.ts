@@ -17,7 +17,7 @@ declare module 'indigo-ketcher' {
   export default moduleFn;
 }
 declare module 'jstat' {
-  const jstat: { jStat: { chisquare: { cdf(x: number, dof: number): number }; studentt: { cdf(x: number, dof: number): number } } };
+  const jstat: { jStat: { chisquare: { cdf(x: number, dof: number): number }; studentt: { cdf(x: number, dof: number): number; inv(p: number, dof: number): number } } };
   export default jstat;
 }
 declare module 'svg-to-pdfkit' {

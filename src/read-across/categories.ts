@@ -8,17 +8,28 @@ import { buildCategory, type CategoryRequest } from './category-builder.ts';
 import type { Category } from './category-codec.ts';
 import { CategoryStore } from './category-store.ts';
 import { dataMatrix, MATRIX_DESCRIPTORS, type CollapseRule, type DataMatrix, type MatrixDescriptors } from './data-matrix.ts';
+import { fillGaps, type GapFilling, type QsarAnswer } from './gap-filling.ts';
+import type { ModelStore } from '../model/model-store.ts';
+import type { Predictor } from '../model/prediction.ts';
+import { isPredictive } from '../model/model-codec.ts';
+import { select } from '../store/query-helpers.ts';
+import { readAcrossQueries } from './read-across-queries.ts';
+
+/** The most QSAR models one gap filling applies per endpoint. */
+const MAX_QSAR_MODELS = 10;
 
 /** Categories for read-across (issue 56): made around a target, read, listed, deleted; and their data matrices. */
 export class Categories {
   private readonly services: Pick<Services, 'store' | 'uris' | 'ids'>;
   private readonly search: AnalogueSearch;
   private readonly descriptors: DescriptorCalculation;
+  private readonly models: { store: ModelStore; predictor: Predictor };
   readonly store: CategoryStore;
-  constructor(services: Categories['services'], search: AnalogueSearch, descriptors: DescriptorCalculation) {
+  constructor(services: Categories['services'], search: AnalogueSearch, descriptors: DescriptorCalculation, models: Categories['models']) {
     this.services = services;
     this.search = search;
     this.descriptors = descriptors;
+    this.models = models;
     this.store = new CategoryStore(services);
   }
 
@@ -49,6 +60,41 @@ export class Categories {
 
   matrix(category: Category, collapse: CollapseRule, canRead: (uri: string) => boolean): Promise<DataMatrix> {
     return dataMatrix(this.services, this.search, this.describe, (c) => this.descriptors.smilesOf(c), category, collapse, canRead);
+  }
+
+  /** The target's data gaps filled side by side (gap-filling.ts), the trend on `descriptor` (an RDKit descriptor of the matrix). */
+  gapFilling(category: Category, descriptor: string, canRead: (uri: string) => boolean): Promise<GapFilling> {
+    return fillGaps({ search: this.search, describe: this.describe, qsar: (endpoint, features, target) => this.qsar(endpoint, features, target, canRead) }, category, descriptor, canRead);
+  }
+
+  /** Every QSAR model of the endpoint (of its features, or owl:sameAs its term) the caller may read, applied to the target. */
+  private async qsar(endpoint: string, features: string[], target: string, canRead: (uri: string) => boolean): Promise<QsarAnswer[]> {
+    const { uris, store } = this.services;
+    const ofFeatures = features.length ? (await select(store, readAcrossQueries.modelsOf(features))).map((r) => r.m.value) : [];
+    const ofTerm = uris.isIn('feature', endpoint) ? [] : await this.models.store.list(endpoint);
+    const found = [...new Set([...ofFeatures, ...ofTerm])].filter((m) => uris.isIn('model', m) && canRead(m)).slice(0, MAX_QSAR_MODELS);
+    const answers: QsarAnswer[] = [];
+    for (const uri of found) {
+      const model = await this.models.store.load(uri);
+      if (!model || !isPredictive(model)) continue;
+      try {
+        const plan = await this.models.predictor.planInputs(model, []);
+        const [values] = await this.models.predictor.predict(model, [{ compound: target, values: new Map() }], plan);
+        const answer = new Map(values.map(([f, v]) => [f, v.value]));
+        const value = answer.get(model.predicted);
+        const inside = model.domain ? answer.get(model.domain.membership) : undefined;
+        answers.push({
+          model: uri,
+          title: model.title,
+          value,
+          ...(inside === undefined ? {} : { inside: inside === 'true' }),
+          ...(value === undefined ? { reason: (model.explanations && answer.get(model.explanations.reason)) || 'not predicted: the model cannot read this structure' } : {}),
+        });
+      } catch (e) {
+        answers.push({ model: uri, title: model.title, reason: (e as Error).message });
+      }
+    }
+    return answers;
   }
 
   /** log P and molecular weight (RDKit, on the worker pool), as a descriptor calculation of this service (its features). */

@@ -9,8 +9,8 @@ import { XLSX_TYPE } from '../dataset/xlsx-table.ts';
 import type { Services } from '../core/services.ts';
 import { categoryQuads } from './category-codec.ts';
 import type { Categories } from './categories.ts';
-import { categoryHtml, matrixCsv, matrixHtml, matrixJson, matrixWorkbook } from './category-views.ts';
-import { collapseRule, matrixQuads } from './data-matrix.ts';
+import { categoryHtml, gapFillingHtml, gapFillingJson, matrixCsv, matrixHtml, matrixJson, matrixWorkbook } from './category-views.ts';
+import { collapseRule, MATRIX_DESCRIPTORS, matrixQuads } from './data-matrix.ts';
 import { MAX_ANALOGUES } from './analogue-search.ts';
 
 /** Categories for read-across: made around a target (POST /category), read, listed, deleted, and their data matrices. */
@@ -114,6 +114,28 @@ export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services,
         },
         'application/json': () => `${JSON.stringify(matrixJson(matrix))}\n`,
         ...Object.fromEntries(RDF_OUTPUT_TYPES.filter((t) => t !== 'text/html').map((t) => [t, () => serializeRdf(matrixQuads(matrix), t)])),
+      });
+    },
+  );
+}
+
+export function gapFillingRoute(routes: DescribedRoutes, services: Pick<Services, 'uris'>, categories: Categories): void {
+  routes.add(
+    {
+      method: 'GET',
+      path: '/category/:id/gap-filling',
+      summary:
+        'The target’s data gaps filled side by side, per endpoint: read-across (GenRA), a trend on a descriptor within the category, the worst case among the sources, each QSAR model’s prediction with its domain, and whether the sources agree',
+      tag: 'category',
+      params: z.object({ descriptor: param.optional(`The trend's descriptor: ${MATRIX_DESCRIPTORS.map((d) => d.name).join(' or ')} (default ${MATRIX_DESCRIPTORS[0].name})`) }),
+      responses: answers(['text/html', 'application/json'], 400, 404),
+    },
+    async (ctx, p) => {
+      const category = await categories.require(services.uris.item('category', ctx.params.id));
+      const filled = await categories.gapFilling(category, p.descriptor?.trim() || MATRIX_DESCRIPTORS[0].name, ctx.state.canRead ?? (() => true));
+      await sendNegotiated(ctx, {
+        'text/html': () => renderPage({ title: `Data gaps filled: ${category.title}`, intro: gapFillingHtml(filled) }),
+        'application/json': () => `${JSON.stringify(gapFillingJson(filled))}\n`,
       });
     },
   );

@@ -4,6 +4,7 @@ import { writeWorkbook } from '../dataset/xlsx-table.ts';
 import type { Readable } from 'node:stream';
 import type { Category } from './category-codec.ts';
 import type { DataMatrix } from './data-matrix.ts';
+import type { EndpointFilling, GapFilling } from './gap-filling.ts';
 
 /** A category's page: its definition, its members with roles and reasons, the compounds left out and why. */
 export function categoryHtml(c: Category, subcategories: string[]): string {
@@ -60,4 +61,46 @@ export function matrixHtml(m: DataMatrix): string {
 <table><thead><tr>${header(m)
     .map((h) => `<th>${escapeHtml(h)}</th>`)
     .join('')}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+export function gapFillingJson(g: GapFilling) {
+  return { ...g, endpoints: g.endpoints.map((e) => ({ ...e, targetValues: e.targetValues.map((v) => ({ value: v.value.value, feature: v.feature, dataset: v.dataset })) })) };
+}
+
+const num = (v: number | undefined, digits = 3) => (v === undefined ? '' : Number(v.toFixed(digits)).toString());
+
+/** The gap filling as a page: one section per endpoint, the answers side by side, each with its uncertainty or its reason. */
+export function gapFillingHtml(g: GapFilling): string {
+  return `<p>Target ${iriHtml(g.target)}, category ${iriHtml(g.category)}.</p>${g.endpoints.map(endpointHtml).join('')}`;
+}
+
+function endpointHtml(e: EndpointFilling): string {
+  const ra = e.readAcross;
+  const t = e.trend;
+  const w = e.worstCase;
+  const readAcross =
+    ra.value === undefined
+      ? escapeHtml(ra.reason ?? '')
+      : `<strong>${escapeHtml(typeof ra.value === 'number' ? num(ra.value) : ra.value)}</strong>${ra.weightedSd === undefined ? '' : ` ± ${num(ra.weightedSd)} (weighted SD)`}${ra.score === undefined ? '' : ` (activity score ${num(ra.score)} for ${escapeHtml(ra.positive ?? '')}; threshold 0.5)`}<br><small>${ra.n} sources, similarity mean ${num(ra.meanSimilarity)}, least ${num(ra.minSimilarity)}</small>`;
+  const trend =
+    t.value === undefined
+      ? escapeHtml(t.reason ?? '')
+      : `<strong>${num(t.value)}</strong>, 95 % prediction interval [${num(t.interval![0])}, ${num(t.interval![1])}]<br><small>on ${escapeHtml(t.descriptor)} = ${num(t.at)}${t.interpolated ? ' (within the sources’ range)' : ' <strong>outside the sources’ range: an extrapolation</strong>'}; n = ${t.n}, R² = ${num(t.rSquare)}, slope ${num(t.slope)} (p = ${t.pSlope!.toPrecision(2)})</small>`;
+  const worst = w.reason
+    ? escapeHtml(w.reason)
+    : w.positive
+      ? `${escapeHtml(w.positive.value)} (${w.positive.compounds.length} source(s))`
+      : `lowest ${num(Number(w.lowest!.value))} (${iriHtml(w.lowest!.compound)}), highest ${num(Number(w.highest!.value))} (${iriHtml(w.highest!.compound)})`;
+  const qsar = e.qsar.length
+    ? e.qsar
+        .map(
+          (q) =>
+            `${iriHtml(q.model, q.title)}: ${q.value === undefined ? escapeHtml(q.reason ?? '') : `<strong>${escapeHtml(q.value)}</strong>${q.inside === undefined ? '' : q.inside ? ' (inside its domain)' : ' (<strong>outside its domain</strong>)'}`}`,
+        )
+        .join('<br>')
+    : 'no model of this endpoint';
+  const own = e.targetValues.length
+    ? `<p>The target has measured values: ${e.targetValues.map((v) => `${escapeHtml(v.value.value)} (${iriHtml(v.dataset)})`).join('; ')}; there is no gap to fill.</p>`
+    : '';
+  return `<h2>${iriHtml(e.endpoint)}</h2>${own}<table><thead><tr><th>read-across (GenRA)</th><th>trend</th><th>worst case</th><th>QSAR</th></tr></thead><tbody><tr><td>${readAcross}</td><td>${trend}</td><td>${worst}</td><td>${qsar}</td></tr></tbody></table><p>Consistency: ${escapeHtml(e.consistency.text)}.</p>`;
 }

@@ -5,26 +5,32 @@ import type { DescribedRoutes } from '../http/route-description.ts';
 import { AnalogueSearch } from './analogue-search.ts';
 import { readAcrossRoutes } from './read-across-routes.ts';
 import { Categories } from './categories.ts';
-import { categoryRoutes } from './category-routes.ts';
+import { categoryRoutes, gapFillingRoute } from './category-routes.ts';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
+import type { ModelStore } from '../model/model-store.ts';
+import type { Predictor } from '../model/prediction.ts';
 
 export interface ReadAcrossDeps extends Pick<Services, 'store' | 'uris' | 'workers' | 'ids' | 'config'> {
   compounds: CompoundRegistry;
   datasets: DatasetStore;
-  /** The model component's: compounds' SMILES, and the descriptors of a data matrix. */
+  /** The model component's: compounds' SMILES, and the descriptors of a data matrix… */
   descriptors: DescriptorCalculation;
+  /** …and the QSAR models of an endpoint, applied to a target when its gap is filled. */
+  models: ModelStore;
+  predictor: Predictor;
 }
 
 /** Read-across (issue 56): analogues of a target with measured data for an endpoint, from every dataset the caller may read; categories and their data matrices. */
 export function createReadAcrossComponent(deps: ReadAcrossDeps) {
   const analogues = new AnalogueSearch(deps, deps.compounds, deps.datasets, (c) => deps.descriptors.smilesOf(c));
-  const categories = new Categories(deps, analogues, deps.descriptors);
+  const categories = new Categories(deps, analogues, deps.descriptors, { store: deps.models, predictor: deps.predictor });
   return {
     operations: { analogues, categories },
     jobs: {},
     routes: (routes: DescribedRoutes) => {
       readAcrossRoutes(routes, deps, analogues);
       categoryRoutes(routes, deps, categories);
+      gapFillingRoute(routes, deps, categories);
     },
   };
 }

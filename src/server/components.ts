@@ -75,7 +75,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     sparql: createSparqlComponent(services),
     ontology: createOntologyComponent({ ...services, registry }),
     mcp: createMcpComponent(services),
-    readAcross: createReadAcrossComponent({ ...services, compounds, datasets, descriptors }),
+    readAcross: createReadAcrossComponent({ ...services, compounds, datasets, descriptors, models, predictor }),
   };
   for (const component of Object.values(components)) services.tasks.registerAll(component.jobs);
   // the structure index read; rows of an upload that a crash cut off before its metadata was

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { sharedCsv, startTestServer, http, form, errorReport, parseTurtle, valuesOf, OT, type TestServer } from '../helpers.ts';
+import { sharedCsv, startTestServer, http, form, errorReport, parseTurtle, valuesOf, waitForTask, OT, type TestServer } from '../helpers.ts';
 
 /**
  * Categories for read-across (issue 56): POST /category around a target, members with roles and
@@ -49,11 +49,12 @@ async function read(uri: string): Promise<{ members: Member[]; excluded: Member[
   return { members: valuesOf(quads, uri, `${OT}member`).map(node), excluded: valuesOf(quads, uri, `${OT}excluded`).map(node) };
 }
 
+let fish: string;
 let target: string;
 
 before(async () => {
   s = await startTestServer();
-  await upload(sharedCsv('EPAFHM_log10.csv', 60), `?${new URLSearchParams({ endpoint_column: '1', endpoint: TERM })}`);
+  fish = await upload(sharedCsv('EPAFHM_log10.csv', 60), `?${new URLSearchParams({ endpoint_column: '1', endpoint: TERM })}`);
   await upload('SMILES,LC50\nCCCCO,0.25\nCCCCCCO,1.1\nCCCCCCCCCO,2.2\nOCCO,-1.5\n', `?${new URLSearchParams({ endpoint_column: '1', endpoint: TERM })}`);
   target = await compound('CCCCCCCCO');
 });
@@ -131,6 +132,45 @@ test('the data matrix: members × the endpoint, log P and molecular weight; seve
   const rdf = parseTurtle((await matrix('all', 'text/turtle')).text);
   assert.equal(valuesOf(rdf, `${uri}/matrix`, `${OT}dataEntry`).length, rows.length);
   assert.match((await matrix('all', 'text/html')).text, /Several values of one compound: <strong>all<\/strong>/);
+});
+
+test('gap filling side by side: read-across, a trend on log P with its prediction interval, the worst case, a QSAR model, consistency — each as the matrix’s numbers give it', async () => {
+  // a QSAR model of the endpoint: a read-across of the fish data
+  const fishFeature = (await http(`${local(fish)}/features`, { accept: 'text/uri-list' })).text.trim().split('\r\n')[0];
+  const trained = await http(`${s.url}/algorithm/genra`, { method: 'POST', body: form({ dataset_uri: fish, prediction_feature: fishFeature, k: '5' }), accept: 'text/uri-list' });
+  const model = trained.status === 202 ? await waitForTask(s, trained.text.trim()) : trained.text.trim();
+  const uri = await category({ target, endpoint: TERM, similarity_threshold: '0.3', max_sources: '12' });
+  const filled = JSON.parse((await http(`${local(uri)}/gap-filling`, { accept: 'application/json' })).text);
+  const [e] = filled.endpoints;
+  assert.equal(e.kind, 'numeric');
+  // the reference: the matrix's mean values and log P, the category's similarities
+  const [header, ...rows] = parseCsv((await http(`${local(uri)}/matrix?collapse=mean`, { accept: 'text/csv' })).text) as string[][];
+  const sources = rows.filter((r) => r[2] === 'source').map((r) => ({ s: Number(r[3]), y: Number(r[4]), x: Number(r[header.indexOf('log P (Wildman–Crippen)')]) }));
+  assert.equal(e.sources.length, sources.length);
+  const value = sources.reduce((t, r) => t + r.s * r.y, 0) / sources.reduce((t, r) => t + r.s, 0);
+  assert.ok(Math.abs(e.readAcross.value - value) < 1e-9, `${e.readAcross.value} against ${value}`);
+  const n = sources.length;
+  const mx = sources.reduce((t, r) => t + r.x, 0) / n;
+  const my = sources.reduce((t, r) => t + r.y, 0) / n;
+  const sxx = sources.reduce((t, r) => t + (r.x - mx) ** 2, 0);
+  const slope = sources.reduce((t, r) => t + (r.x - mx) * (r.y - my), 0) / sxx;
+  assert.equal(e.trend.n, n);
+  assert.ok(Math.abs(e.trend.slope - slope) < 1e-9, `slope ${e.trend.slope} against ${slope}`);
+  assert.ok(Math.abs(e.trend.intercept - (my - slope * mx)) < 1e-9);
+  const at = Number(rows[0][header.indexOf('log P (Wildman–Crippen)')]);
+  assert.ok(Math.abs(e.trend.at - at) < 1e-9);
+  assert.ok(e.trend.interval[0] < e.trend.value && e.trend.value < e.trend.interval[1]);
+  assert.ok(e.trend.pSlope > 0 && e.trend.pSlope < 1);
+  assert.equal(e.worstCase.lowest.value, Math.min(...sources.map((r) => r.y)));
+  assert.equal(e.worstCase.highest.value, Math.max(...sources.map((r) => r.y)));
+  const qsar = e.qsar.find((q: { model: string }) => q.model === model);
+  assert.ok(qsar && Number.isFinite(Number(qsar.value)), JSON.stringify(e.qsar));
+  assert.match(e.consistency.text, /the sources' standard deviation is [\d.]+ against [\d.]+ over all \d+ values of the endpoint: they (agree|do not agree)/);
+  const page = await http(`${local(uri)}/gap-filling`, { accept: 'text/html' });
+  assert.match(page.text, /read-across \(GenRA\)<\/th><th>trend<\/th><th>worst case<\/th><th>QSAR<\/th>/);
+  const bad = await http(`${local(uri)}/gap-filling?descriptor=TPSA`, { accept: 'text/turtle' });
+  assert.equal(bad.status, 400);
+  assert.match((await errorReport(bad)).message ?? '', /descriptor: TPSA is none of CrippenClogP, amw/);
 });
 
 test('bad requests answer 4xx with the reason', async () => {
