@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { TestServer } from '../helpers.ts';
-import { http, form, errorReport, waitForTask } from '../helpers.ts';
+import { http, form, errorReport, startTestServer, waitForTask } from '../helpers.ts';
 import type { TripleStore } from '../../src/store/triple-store.ts';
 import { fuzzTargets, type FuzzContext, type FuzzRequest, type FuzzTarget } from './fuzz-targets.ts';
 import { prepareClientTasks } from './task-states.ts';
@@ -160,4 +161,19 @@ async function sendMcpAndCheck(s: TestServer, target: FuzzTarget, request: FuzzR
   const task = message.result.structuredContent?.task;
   if (task) await s.services.tasks.settled(task);
   return status;
+}
+
+/**
+ * A worker thread's entry (test/integration/fuzz.test.ts): a test server started with
+ * `workerData.fuzz.flags`, fuzzed (`fuzzServer`) with `workerData.fuzz.options`, its statistics
+ * posted back; a failure is the thread's error.
+ */
+if (!isMainThread && workerData?.fuzz) {
+  const { flags, options } = workerData.fuzz as { flags: string[]; options: { seed: number; runs: number; only?: string } };
+  const s = await startTestServer(flags);
+  try {
+    parentPort?.postMessage(await fuzzServer(s, await prepareContext(s), options));
+  } finally {
+    await s.stop();
+  }
 }
