@@ -468,6 +468,8 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     ['/auth/authenticate', ['username', 'password'], { username: 'nobody', password: 'x' }],
     ['/auth/authorize', ['uri', 'action', 'subjectid'], { uri: c.dataset, action: 'GET' }],
     ['/auth/policy', ['uri', 'public_read', 'group'], { uri: c.dataset, public_read: 'true' }],
+    // read-across (issue 56): a category around a compound for the dataset's endpoint
+    ['/category', ['target', 'endpoint', 'similarity_threshold', 'max_sources', 'smarts', 'parent', 'member', 'title'], { target: c.compound, endpoint: c.target }],
   ];
   return [
     { name: 'SMILES', input: fc.oneof(mutated(SMILES), tokenSoup(SMILES_TOKENS)).map(post('/compound', 'chemical/x-daylight-smiles')) },
@@ -533,6 +535,16 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
         )
         .map(([k, v, extra]): FuzzRequest => ({ method: 'GET', path: `/compound?${new URLSearchParams([[k, v], ...extra])}` })),
       alsoAllowed: [503],
+    },
+    {
+      // read-across analogues (issue 56): an endpoint with hostile k, threshold and SMARTS
+      name: 'read-across analogue search parameters',
+      input: fc
+        .tuple(
+          fc.oneof(fc.constant(c.target), values(c)),
+          fc.array(fc.tuple(fc.constantFrom('k', 'threshold', 'smarts'), fc.oneof(fc.constantFrom('0', '1', '-1', '1001', '0.5', 'NaN', '', '1e309'), mutated(SMARTS), values(c))), { maxLength: 3 }),
+        )
+        .map(([endpoint, extra]): FuzzRequest => ({ method: 'GET', path: `${local(c.compound)}/analogues?${new URLSearchParams([['endpoint', endpoint], ...extra])}` })),
     },
     { name: 'ONNX import (multipart)', input: onnxImports(c) },
     {
