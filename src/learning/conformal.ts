@@ -11,6 +11,10 @@
  *   predictors 2015): `calibration_sets` folds; every row is scored by the model that did not see
  *   it, and a new compound's interval is built from every fold model's prediction of it. The
  *   guarantee is at least 1 − 2α, and about 1 − α in practice;
+ * - `jackknife+` (Barber et al. 2021), for learners that compute every training row's
+ *   leave-one-out prediction (read-across): those residuals calibrate, and a new compound's
+ *   interval is built from the n leave-one-out models' predictions of it; at least 1 − 2α,
+ *   about 1 − α in practice; the model is trained once;
  * - `aggregated` (Carlsson, Eklund & Norinder 2014): `calibration_sets` split calibrations on
  *   random splits; p-values are averaged, interval bounds are the medians of the sets'.
  *
@@ -26,7 +30,7 @@
  */
 import type { ParameterSpec, ParamValue } from './learner.ts';
 
-export const CONFORMAL_METHODS = ['none', 'split', 'cv+', 'aggregated'] as const;
+export const CONFORMAL_METHODS = ['none', 'split', 'cv+', 'aggregated', 'jackknife+'] as const;
 export type ConformalMethod = (typeof CONFORMAL_METHODS)[number];
 export const NORMALISATIONS = ['none', 'knn', 'spread'] as const;
 export type Normalisation = (typeof NORMALISATIONS)[number];
@@ -41,7 +45,7 @@ export const CONFORMAL_PARAMETERS: ParameterSpec[] = [
   {
     name: 'conformal',
     description:
-      'Conformal prediction (inside algorithm_params write cv%2B: a + there is a space): every prediction also gets an interval (regression) or a prediction set with class p-values (classification, Mondrian: per class) that misses the true value for at most 1 − confidence_level of new compounds. none; split (a calibration set held out of training: an exact guarantee); cv+ (calibration_sets folds, every row calibrates: guarantee at least 1 − 2α, about 1 − α in practice, narrower); aggregated (calibration_sets random splits, p-values averaged, bounds as medians)',
+      'Conformal prediction (inside algorithm_params write cv%2B: a + there is a space): every prediction also gets an interval (regression) or a prediction set with class p-values (classification, Mondrian: per class) that misses the true value for at most 1 − confidence_level of new compounds. none; split (a calibration set held out of training: an exact guarantee); cv+ (calibration_sets folds, every row calibrates: guarantee at least 1 − 2α, about 1 − α in practice, narrower); aggregated (calibration_sets random splits, p-values averaged, bounds as medians); jackknife+ (read-across: its leave-one-out residuals calibrate, the model trained once: at least 1 − 2α, about 1 − α in practice)',
     type: 'string',
     default: 'none',
     choices: [...CONFORMAL_METHODS],
@@ -273,7 +277,8 @@ export function guaranteeText(state: { method: ConformalState['method']; task?: 
     case 'split':
       return `under exchangeability ${what} misses the true value for at most ${rates} of new compounds`;
     case 'cv+':
-      return `under exchangeability ${what} misses the true value for at most ${doubled} of new compounds (cv+ guarantees twice the error rate), and for about ${rates} in practice`;
+    case 'jackknife+':
+      return `under exchangeability ${what} misses the true value for at most ${doubled} of new compounds (${state.method} guarantees twice the error rate), and for about ${rates} in practice`;
     case 'aggregated':
       return `${what} misses the true value for about ${rates} of new compounds in practice; aggregated conformal prediction, which combines several split calibrations, has no finite-sample guarantee`;
   }

@@ -1,3 +1,4 @@
+import type { ConformalAnswer, ConformalState } from './conformal.ts';
 /**
  * The one interface every supervised learner implements (spec 2.4 `Supervised`). The model
  * component turns a dataset into `TrainingData`, calls `train`, stores the returned state (a
@@ -103,6 +104,11 @@ export interface Learner {
   forTarget?(target: { numeric: boolean; nominal: boolean }): Learner;
   /** Its predictions name the training compounds they come from (Prediction.neighbours) and say why a row is not predicted (Prediction.reason). */
   explains?: boolean;
+  /**
+   * Learners that compute every training row's leave-one-out prediction when they train
+   * (read-across): the `jackknife+` conformal answers of rows, calibrated by those residuals.
+   */
+  jackknife?(state: unknown, conformal: ConformalState, x: Matrix): ConformalAnswer[];
 }
 
 /** The learner a target is learnt with: the learner itself, or its form for the target's kind. */

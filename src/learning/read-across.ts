@@ -26,6 +26,7 @@
  */
 import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Prediction, TrainingData } from './learner.ts';
 import { Random } from './random.ts';
+import { conformalQuantile, predictionSet, type ConformalAnswer, type ConformalState } from './conformal.ts';
 import { applyScaler, decodeF32, decodeF64, decodeU32, decodedCache, encodeF32, encodeF64, encodeU32, fitScaler, packBits, popcount, selectColumns, wordsPerRow, type Scaler } from './scaling.ts';
 
 /** How many label shuffles the neighbourhood's AUC p-value takes. */
@@ -52,8 +53,12 @@ export interface ReadAcrossState {
   /** Two classes: the class index whose outcome is 1. */
   positive: number;
   seed: number;
-  /** Every source's leave-one-out prediction (NaN: not predicted) and, for classes, its activity score. */
-  loo: { value: string; score?: string; used: string };
+  /**
+   * Every source's leave-one-out prediction (NaN: not predicted), the neighbours it used, and
+   * for jackknife+: regression, the neighbours' spread; classes, the probability it gave the
+   * source's own class; two classes, its activity score.
+   */
+  loo: { value: string; score?: string; used: string; spread?: string; ownClass?: string };
 }
 
 /** A neighbour of a prediction: the source's row in the training data and its similarity. */
@@ -268,8 +273,8 @@ function similarity(d: Decoded, q: Query, t: number): number {
 }
 
 /** The k most similar sources with similarity ≥ s0 (not `exclude`): similarity descending, then compound id. */
-function neighboursOf(state: ReadAcrossState, d: Decoded, q: Query, exclude: number): Neighbour[] {
-  const k = Math.min(state.k, state.n);
+function neighboursOf(state: ReadAcrossState, d: Decoded, q: Query, exclude: number, wanted = state.k): Neighbour[] {
+  const k = Math.min(wanted, state.n);
   const index = new Int32Array(k);
   const sim = new Float64Array(k);
   let size = 0;
@@ -438,19 +443,91 @@ export function leaveOneOut(state: ReadAcrossState): ReadAcrossState {
   const d = decode(state);
   const neighbours = Array.from({ length: state.n }, (_, t) => neighboursOf(state, d, sourceQuery(d, t), t));
   const used = Float64Array.from(neighbours, (ns) => ns.filter((n) => n.similarity > 0).length);
-  if (state.kind === 'genra-classification' && state.classes === 2) {
-    // first every source's score; then each source's class from its neighbourhood's scores
-    const score = Float64Array.from(neighbours, (ns) => {
-      const u = ns.filter((n) => n.similarity > 0);
-      return u.length ? weightedMean(u, (i) => (d.y[i] === state.positive ? 1 : 0)) : Number.NaN;
-    });
-    const scored: ReadAcrossState = { ...state, loo: { value: '', score: encodeF64(score), used: '' } };
-    const sd = decode(scored);
-    const value = Float64Array.from(neighbours, (ns) => readAcrossRow(scored, sd, ns).value);
-    return { ...state, loo: { value: encodeF64(value), score: encodeF64(score), used: encodeF64(used) } };
+  if (state.kind === 'genra-regression') {
+    const rows = neighbours.map((ns) => readAcrossRow(state, d, ns));
+    const loo = { value: encodeF64(rows.map((r) => r.value)), used: encodeF64(used), spread: encodeF64(rows.map((r) => r.spread ?? Number.NaN)) };
+    return { ...state, loo };
   }
-  const value = Float64Array.from(neighbours, (ns) => readAcrossRow(state, d, ns).value);
-  return { ...state, loo: { value: encodeF64(value), used: encodeF64(used) } };
+  // two classes: first every source's score (its neighbourhood's threshold reads its neighbours')
+  const score =
+    state.classes === 2
+      ? Float64Array.from(neighbours, (ns) => {
+          const u = ns.filter((n) => n.similarity > 0);
+          return u.length ? weightedMean(u, (i) => (d.y[i] === state.positive ? 1 : 0)) : Number.NaN;
+        })
+      : undefined;
+  const scored: ReadAcrossState = score ? { ...state, loo: { value: '', score: encodeF64(score), used: '' } } : state;
+  const sd = decode(scored);
+  const rows = neighbours.map((ns) => readAcrossRow(scored, sd, ns));
+  const ownClass = rows.map((r, t) => r.probabilities?.[d.y[t]] ?? Number.NaN);
+  return { ...state, loo: { value: encodeF64(rows.map((r) => r.value)), ...(score ? { score: encodeF64(score) } : {}), used: encodeF64(used), ownClass: encodeF64(ownClass) } };
+}
+
+/** The jackknife+ calibration of a trained read-across: each source's leave-one-out residual (regression, over σ) or nonconformity (classes). */
+const calibrationOf = decodedCache((state: ReadAcrossState) => {
+  const y = decodeF64(state.y);
+  const value = decodeF64(state.loo.value);
+  const spread = state.loo.spread ? decodeF64(state.loo.spread) : undefined;
+  const ownClass = state.loo.ownClass ? decodeF64(state.loo.ownClass) : undefined;
+  // β: a tenth of the median spread (never 0), as the other learners' normalised scores have it
+  const spreads = spread ? [...spread].filter(Number.isFinite).sort((a, b) => a - b) : [];
+  const beta = spreads.length && spreads[spreads.length >> 1] > 0 ? spreads[spreads.length >> 1] / 10 : 1e-6;
+  return { y, value, spread, ownClass, beta };
+});
+
+/**
+ * The jackknife+ answers of rows (Barber et al. 2021) for a read-across: source i's
+ * leave-one-out model predicts a row as the full model does unless i is among the row's k
+ * nearest, when the (k + 1)-th takes its place; the interval's bounds are the conformal
+ * quantiles of those predictions minus and plus source i's residual. Classes (Mondrian): a class's
+ * p-value counts the sources of that class whose leave-one-out nonconformity (1 − the probability
+ * of their own class) is at least the row's (1 − the probability of the class).
+ */
+export function jackknifeAnswers(state: ReadAcrossState, conformal: ConformalState, x: Matrix): ConformalAnswer[] {
+  const d = decode(state);
+  const cal = calibrationOf(state);
+  const query = queriesOf(state, x);
+  const spreadOn = conformal.normalisation === 'spread';
+  return Array.from({ length: x.rows }, (_, r): ConformalAnswer => {
+    const wide = neighboursOf(state, d, query(r), -1, state.k + 1);
+    const full = readAcrossRow(state, d, wide.slice(0, state.k));
+    if (state.kind === 'genra-classification') {
+      const pValues = Array.from({ length: state.classes }, (_, c) => {
+        const alpha = 1 - (full.probabilities?.[c] ?? 0);
+        let n = 0;
+        let atLeast = 0;
+        for (let i = 0; i < state.n; i++) {
+          if (cal.y[i] !== c) continue;
+          n++;
+          const own = cal.ownClass?.[i];
+          if ((own === undefined || Number.isNaN(own) ? 1 : 1 - own) >= alpha - 1e-12) atLeast++;
+        }
+        return Number.isNaN(full.value) ? Number.NaN : (atLeast + 1) / (n + 1);
+      });
+      return { pValues, sets: conformal.levels.map((l) => predictionSet(pValues, l)) };
+    }
+    if (Number.isNaN(full.value)) return { intervals: conformal.levels.map((): [number, number] => [Number.NaN, Number.NaN]) };
+    const without = new Map<number, ReadAcrossPrediction>();
+    const lower: number[] = [];
+    const upper: number[] = [];
+    for (let i = 0; i < state.n; i++) {
+      const sigmaI = spreadOn ? (cal.spread![i] || 0) + cal.beta : 1;
+      const residual = Math.abs(cal.y[i] - cal.value[i]) / sigmaI;
+      if (!Number.isFinite(residual)) continue;
+      let p = full;
+      if (wide.slice(0, state.k).some((n) => n.index === i)) {
+        p = without.get(i) ?? readAcrossRow(state, d, wide.filter((n) => n.index !== i).slice(0, state.k));
+        without.set(i, p);
+      }
+      // a leave-one-out model that cannot predict the row: its bounds are unbounded
+      const sigma = spreadOn ? (p.spread ?? 0) + cal.beta : 1;
+      lower.push(Number.isNaN(p.value) ? Number.NEGATIVE_INFINITY : p.value - residual * sigma);
+      upper.push(Number.isNaN(p.value) ? Number.POSITIVE_INFINITY : p.value + residual * sigma);
+    }
+    const negated = Float64Array.from(lower, (v) => -v).sort();
+    const up = Float64Array.from(upper).sort();
+    return { intervals: conformal.levels.map((l): [number, number] => [-conformalQuantile(negated, 1 - l), conformalQuantile(up, 1 - l)]) };
+  });
 }
 
 /** Worker-pool entry: the sources stored and every source's leave-one-out read-across. */
@@ -508,6 +585,9 @@ function learner(classification: boolean): Learner {
     predict(state: unknown, x: Matrix): Prediction[] {
       return predictReadAcross(state as ReadAcrossState, x);
     },
+    jackknife(state: unknown, conformal: ConformalState, x: Matrix): ConformalAnswer[] {
+      return jackknifeAnswers(state as ReadAcrossState, conformal, x);
+    },
   };
 }
 
@@ -525,4 +605,37 @@ export const readAcross: Learner = {
 /** The measured values (or class indices) of the sources, in training order. */
 export function measuredOf(state: ReadAcrossState): Float64Array {
   return decodeF64(state.y);
+}
+
+/**
+ * Every source's leave-one-out interval at each level, calibrated by the other sources'
+ * leave-one-out residuals (so the interval never saw the source): its leave-one-out value ± the
+ * conformal quantile of the others' residuals (× its σ under spread normalisation). NaN where
+ * the source is not predicted. What a conformal read-across claims, measured on its own sources.
+ */
+export function leaveOneOutIntervals(state: ReadAcrossState, levels: number[], normalisation: string): [number, number][][] {
+  const cal = calibrationOf(state);
+  const spreadOn = normalisation === 'spread';
+  const sigma = (i: number) => (spreadOn ? (cal.spread![i] || 0) + cal.beta : 1);
+  const residual = Array.from({ length: state.n }, (_, i) => Math.abs(cal.y[i] - cal.value[i]) / sigma(i));
+  const sorted = Float64Array.from(residual.filter(Number.isFinite)).sort();
+  const m = sorted.length;
+  return residual.map((own, i) =>
+    levels.map((level): [number, number] => {
+      if (Number.isNaN(cal.value[i])) return [Number.NaN, Number.NaN];
+      let q: number;
+      if (!Number.isFinite(own)) q = conformalQuantile(sorted, 1 - level);
+      else {
+        // the rank among the m − 1 others' residuals: own removed from the sorted list
+        const rank = Math.ceil(m * level - 1e-9);
+        if (rank > m - 1) q = Number.POSITIVE_INFINITY;
+        else {
+          let pos = 0;
+          while (pos < m && sorted[pos] < own) pos++;
+          q = rank - 1 < pos ? sorted[Math.max(0, rank - 1)] : sorted[rank];
+        }
+      }
+      return [cal.value[i] - q * sigma(i), cal.value[i] + q * sigma(i)];
+    }),
+  );
 }

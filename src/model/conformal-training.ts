@@ -20,11 +20,14 @@ export interface ConformalRequest {
  * The conformal calibration a learner's parameters ask for (undefined: none), checked against
  * the learner: a RangeError naming the parameter otherwise.
  */
-export function conformalRequest(learner: Pick<Learner, 'id' | 'task'>, parameters: Record<string, ParamValue>): ConformalRequest | undefined {
+export function conformalRequest(learner: Pick<Learner, 'id' | 'task' | 'jackknife'>, parameters: Record<string, ParamValue>): ConformalRequest | undefined {
   const method = String(parameters.conformal ?? 'none') as ConformalMethod;
   const normalisation = String(parameters.conformal_normalisation ?? 'none') as Normalisation;
   if (method === 'none') return undefined;
   const levels = confidenceLevels(parameters.confidence_level ?? '0.9');
+  if (method === 'jackknife+' && !learner.jackknife)
+    throw new RangeError(`conformal: jackknife+ needs a learner that computes its leave-one-out predictions when it trains (genra), and ${learner.id} does not`);
+  if (method === 'jackknife+' && normalisation === 'knn') throw new RangeError('conformal_normalisation: jackknife+ takes none or spread');
   if (normalisation !== 'none' && learner.task !== 'regression')
     throw new RangeError(`conformal_normalisation: ${normalisation} applies to regression; classification is calibrated per class on the learner's probabilities`);
   if (normalisation === 'spread' && !learner.id.startsWith('random-forest') && !learner.id.startsWith('genra'))
@@ -104,6 +107,12 @@ export async function trainConformal(
   context: LearnerContext,
   request: ConformalRequest,
 ): Promise<{ state: unknown; conformal: ConformalState; warnings: string[] }> {
+  if (request.method === 'jackknife+') {
+    // the leave-one-out residuals training computes are the calibration: the model is trained once
+    const state = await learner.train(data, params, context);
+    const conformal: ConformalState = { method: 'jackknife+', task: learner.task, levels: request.levels, normalisation: request.normalisation, parts: [], calibrationRows: data.y.length };
+    return { state, conformal, warnings: [] };
+  }
   const plan = calibrationPlan(data, request, context.seed);
   const tooSmall = plan.find((p) => p.training.length < 2 || !p.calibration.length);
   if (tooSmall) throw badRequest(`conformal ${request.method}: ${data.y.length} training rows are too few to hold out calibration rows`);

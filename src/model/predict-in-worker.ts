@@ -40,6 +40,11 @@ export function predictPart(learnerId: string, state: unknown, normalisation: No
 /** Worker-pool entry: a conformal model's predictions (its main state's) and each row's intervals or class p-values and sets. */
 export function predictConformal(learnerId: string, state: unknown, conformal: ConformalState, x: Matrix, classes: number): { predictions: Prediction[]; answers: ConformalAnswer[] } {
   const main = predictWith(learnerId, state, x);
+  if (conformal.method === 'jackknife+') {
+    const learner = learnerById(learnerId);
+    if (!learner?.jackknife) throw new Error(`the learner ${learnerId} has no jackknife+ calibration`);
+    return { predictions: main, answers: learner.jackknife(state, conformal, x) };
+  }
   const outputs = conformal.parts.map((part) => {
     // a split calibration's part is the main model itself
     const predictions = part.state === undefined ? main : predictWith(learnerId, part.state, x);

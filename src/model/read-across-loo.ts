@@ -4,7 +4,9 @@ import { dc, df, literal, ot, xsd } from '../rdf/namespaces.ts';
 import { doubleLiteral } from '../rdf/terms.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { featureGraph, readFeatureRecords } from '../feature/feature-record.ts';
-import { leaveOneOutOf, measuredOf, type ReadAcrossState } from '../learning/read-across.ts';
+import { leaveOneOutIntervals, leaveOneOutOf, measuredOf, type ReadAcrossState } from '../learning/read-across.ts';
+import { percent } from '../learning/conformal.ts';
+import type { ConformalOutput } from './model-codec.ts';
 import type { StoredModel } from './model-codec.ts';
 import type { ModelStore } from './model-store.ts';
 
@@ -13,7 +15,7 @@ import type { ModelStore } from './model-store.ts';
  * dataset holding both the measured and the predicted feature) as a validation of the model.
  * Handed in, so that the model component does not depend on it. Answers the validation's URI.
  */
-export type ValidateLeaveOneOut = (input: { model: StoredModel; dataset: string; predicted: string }) => Promise<string>;
+export type ValidateLeaveOneOut = (input: { model: StoredModel; dataset: string; predicted: string; conformal?: StoredModel['conformal'] }) => Promise<string>;
 
 /**
  * What training a read-across computed, made resources: a dataset of every source's
@@ -49,15 +51,37 @@ export async function recordLeaveOneOut(
     }),
     [used]: featureGraph({ uri: used, title: `neighbours used in the leave-one-out read-across (model ${id})`, kind: 'numeric', source: modelUri }),
   };
+  // a conformal regression: every source's interval, calibrated by the others' residuals
+  const levels = model.task === 'regression' ? (model.conformal?.state.levels ?? []) : [];
+  const bounds: ConformalOutput[] = [];
+  for (const level of levels)
+    for (const kind of ['interval-lower', 'interval-upper'] as const) {
+      const feature = await ids.next(uris.collection('feature'));
+      bounds.push({ feature, kind, level });
+      graphs[feature] = featureGraph({
+        uri: feature,
+        title: `${name}: ${kind === 'interval-lower' ? 'lower' : 'upper'} bound of the ${percent(level)} leave-one-out interval (model ${id}, jackknife)`,
+        kind,
+        source: modelUri,
+        conformalOf: predicted,
+        confidenceLevel: level,
+      });
+    }
+  const intervals = levels.length ? leaveOneOutIntervals(state, levels, model.conformal!.state.normalisation) : [];
   const loo = leaveOneOutOf(state);
   const measured = measuredOf(state);
   const value = (v: number) => (classification ? literal(model.classes[v]) : doubleLiteral(v));
   const rows = state.ids.map((compound, i) => ({
     compound,
-    values: [[model.dependent, value(measured[i])], ...(Number.isNaN(loo.value[i]) ? [] : [[predicted, value(loo.value[i])]]), [used, literal(String(loo.used[i]), xsd('int'))]] as [
-      string,
-      RDF.Literal,
-    ][],
+    values: [
+      [model.dependent, value(measured[i])],
+      ...(Number.isNaN(loo.value[i]) ? [] : [[predicted, value(loo.value[i])]]),
+      [used, literal(String(loo.used[i]), xsd('int'))],
+      ...bounds.flatMap((b, j): [string, RDF.Literal][] => {
+        const v = intervals[i]?.[j >> 1]?.[j & 1];
+        return v === undefined || Number.isNaN(v) ? [] : [[b.feature, doubleLiteral(v)]];
+      }),
+    ] as [string, RDF.Literal][],
   }));
   const dataset = await datasets.createFromRows(
     [
@@ -65,11 +89,11 @@ export async function recordLeaveOneOut(
       [ot('hasSource'), df.namedNode(modelUri)],
       ...(model.trainingDataset ? [[dc('source'), df.namedNode(model.trainingDataset)] as [RDF.NamedNode, RDF.Term]] : []),
     ],
-    [model.dependent, predicted, used],
+    [model.dependent, predicted, used, ...bounds.map((b) => b.feature)],
     rows,
     graphs,
   );
-  const validation = await validate({ model, dataset, predicted });
+  const validation = await validate({ model, dataset, predicted, conformal: bounds.length ? { state: model.conformal!.state, outputs: bounds } : undefined });
   await models.addRelated(modelUri, [dataset, validation]);
   return { dataset, validation };
 }

@@ -69,6 +69,7 @@ export function uncertaintyText(f: ModelFacts): string {
   const how = {
     split: `calibrated on ${c.calibrationRows} training rows held out of the model's training (split conformal prediction)`,
     'cv+': `calibrated by ${c.parts.length}-fold cross-validation over all ${c.calibrationRows} training rows (${c.task === 'regression' ? 'CV+, Barber et al. 2021' : 'cross-conformal prediction, Vovk 2015'})`,
+    'jackknife+': `calibrated by the leave-one-out residuals of all ${c.calibrationRows} training rows, each new compound's interval built from the ${c.calibrationRows} leave-one-out read-across predictions of it (jackknife+, Barber et al. 2021)`,
     aggregated: `calibrated on ${c.parts.length} random calibration sets (aggregated conformal prediction, Carlsson et al. 2014: p-values averaged, interval bounds the medians)`,
   }[c.method];
   const what =

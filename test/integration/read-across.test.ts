@@ -63,7 +63,7 @@ async function predictedFeature(model: string): Promise<string> {
   const quads = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
   for (const f of valuesOf(quads, model, `${OT}predictedVariables`)) {
     const title = valuesOf(parseTurtle((await http(local(f), { accept: 'text/turtle' })).text), f, 'http://purl.org/dc/elements/1.1/title')[0] ?? '';
-    if (!/confidence|domain/i.test(title)) return f;
+    if (!/confidence|domain|bound of the|read across|why not/i.test(title)) return f;
   }
   throw new Error(`model ${model} names no predicted feature`);
 }
@@ -272,4 +272,39 @@ test('as any learner: a cross-validation of classes, a superalgorithm chain, con
   const [interval] = await entries(await run(local(conformal), { compound_uri: octanol }));
   const [lo, v, hi] = [lower, value, upper].map((f) => Number(interval.values.get(f)));
   assert.ok(lo < v && v < hi, `${lo} < ${v} < ${hi}`);
+});
+
+test('jackknife+ (read-across’s own conformal calibration): the leave-one-out intervals of every source cover it at the stated rate; predictions carry intervals; other learners refuse it', async () => {
+  const fish = await upload(sharedCsv('EPAFHM_log10.csv', 580));
+  const target = (await features(fish))[0];
+  const model = await run(`${s.base}/algorithm/genra`, { dataset_uri: fish, prediction_feature: target, k: '10', morgan_bits: '1024', conformal: 'jackknife+', confidence_level: '0.8,0.9' });
+  // the leave-one-out validation measures the intervals: coverage within a binomial tolerance of each level
+  const described = parseTurtle((await http(local(model), { accept: 'text/turtle' })).text);
+  const validation = valuesOf(described, model, 'http://www.w3.org/2000/01/rdf-schema#seeAlso').find((u) => /\/validation\//.test(u))!;
+  const v = parseTurtle((await http(local(validation), { accept: 'text/turtle' })).text);
+  const nodes = valuesOf(v, validation, `${OT}conformalStatistics`);
+  assert.equal(nodes.length, 2);
+  for (const node of nodes) {
+    const level = Number(valuesOf(v, node, `${OT}confidenceLevel`)[0]);
+    const coverage = Number(valuesOf(v, node, `${OT}coverage`)[0]);
+    const n = Number(valuesOf(v, node, `${OT}numInstances`)[0]);
+    const tolerance = 3 * Math.sqrt((level * (1 - level)) / n);
+    assert.ok(Math.abs(coverage - level) <= tolerance, `coverage ${coverage} at ${level} over ${n} sources (± ${tolerance.toFixed(3)})`);
+  }
+  // a new compound's interval brackets its value, and the 90 % one holds the 80 % one
+  const octanol = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  const [row] = await entries(await run(local(model), { compound_uri: octanol }));
+  const outputs = valuesOf(described, model, `${OT}predictedVariables`);
+  const bound = async (which: string, level: string) => Number(row.values.get(await featureTitled(outputs, new RegExp(`${which} bound of the ${level} % prediction interval`))));
+  const value = Number(row.values.get(await predictedFeature(model)));
+  const [lo80, hi80, lo90, hi90] = [await bound('lower', '80'), await bound('upper', '80'), await bound('lower', '90'), await bound('upper', '90')];
+  assert.ok(lo90 <= lo80 && lo80 < value && value < hi80 && hi80 <= hi90, `${lo90} ≤ ${lo80} < ${value} < ${hi80} ≤ ${hi90}`);
+  const tpsa = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: fish, descriptors: 'tpsa' });
+  const refused = await http(`${s.url}/algorithm/random-forest-regression`, {
+    method: 'POST',
+    body: form({ dataset_uri: tpsa, prediction_feature: target, conformal: 'jackknife+' }),
+    accept: 'text/turtle',
+  });
+  assert.equal(refused.status, 400);
+  assert.match((await errorReport(refused)).message ?? '', /jackknife\+ needs a learner that computes its leave-one-out predictions/);
 });

@@ -236,3 +236,46 @@ test('a hybrid: the weighted mean of a fingerprint’s Jaccard and the descripto
   assert.throws(() => readAcrossSources(d, { k: 0 }, 1), /k must be at least 1/);
   assert.throws(() => readAcrossSources(d, { similarity_threshold: 1.5 }, 1), /similarity_threshold must be in \[0, 1\]/);
 });
+
+test('jackknife+ intervals equal those of n models each trained without one source (brute force)', async () => {
+  const { jackknifeAnswers } = await import('../../src/learning/read-across.ts');
+  const { conformalQuantile } = await import('../../src/learning/conformal.ts');
+  const random = new Random(9);
+  const sources = randomBits(random, 30, 24, 0.3);
+  const y = sources.map((s) => s.filter(Boolean).length * 0.7 + random.next());
+  const queries = randomBits(random, 6, 24, 0.3);
+  const k = 4;
+  const state = train(data(bits(sources), y), { k });
+  const levels = [0.8, 0.9];
+  const conformal = { method: 'jackknife+' as const, task: 'regression' as const, levels, normalisation: 'none' as const, parts: [], calibrationRows: sources.length };
+  const answers = jackknifeAnswers(state, conformal, bits(queries));
+  const loo = leaveOneOutOf(state).value;
+  // the n leave-one-out models, each trained without one source
+  const without = sources.map((_, i) =>
+    train(
+      data(
+        bits(sources.filter((_, j) => j !== i)),
+        y.filter((_, j) => j !== i),
+      ),
+      { k },
+    ),
+  );
+  queries.forEach((q, r) => {
+    const lower: number[] = [];
+    const upper: number[] = [];
+    sources.forEach((_, i) => {
+      const residual = Math.abs(y[i] - loo[i]);
+      if (!Number.isFinite(residual)) return;
+      const [p] = predictReadAcross(without[i], bits([q]));
+      lower.push(Number.isNaN(p.value) ? Number.NEGATIVE_INFINITY : p.value - residual);
+      upper.push(Number.isNaN(p.value) ? Number.POSITIVE_INFINITY : p.value + residual);
+    });
+    const negated = Float64Array.from(lower, (v) => -v).sort();
+    const up = Float64Array.from(upper).sort();
+    levels.forEach((l, li) => {
+      const expected = [-conformalQuantile(negated, 1 - l), conformalQuantile(up, 1 - l)];
+      const got = answers[r].intervals![li];
+      assert.ok(Math.abs(got[0] - expected[0]) < 1e-9 && Math.abs(got[1] - expected[1]) < 1e-9, `query ${r} at ${l}: ${got} against ${expected}`);
+    });
+  });
+});
