@@ -9,6 +9,7 @@ import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readAcrossQueries } from './read-across-queries.ts';
 import { popcount } from '../learning/scaling.ts';
+import { withinRanges, type DescriptorRange, type DescriptorValues } from './descriptor-values.ts';
 
 const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
 
@@ -25,6 +26,8 @@ export interface AnalogueRequest {
   threshold: number;
   /** Only analogues holding this substructure. */
   smarts?: string;
+  /** Only analogues whose descriptors are within these ranges of the target's. */
+  ranges?: DescriptorRange[];
   canRead: (uri: string) => boolean;
 }
 
@@ -70,21 +73,32 @@ export class AnalogueSearch {
   private readonly compounds: CompoundRegistry;
   private readonly datasets: DatasetStore;
   private readonly smilesOf: (compounds: string[]) => Promise<(string | undefined)[]>;
-  constructor(services: AnalogueSearch['services'], compounds: CompoundRegistry, datasets: DatasetStore, smilesOf: (compounds: string[]) => Promise<(string | undefined)[]>) {
+  readonly describe: DescriptorValues;
+  constructor(
+    services: AnalogueSearch['services'],
+    compounds: CompoundRegistry,
+    datasets: DatasetStore,
+    smilesOf: (compounds: string[]) => Promise<(string | undefined)[]>,
+    describe: DescriptorValues,
+  ) {
     this.services = services;
     this.compounds = compounds;
     this.datasets = datasets;
     this.smilesOf = smilesOf;
+    this.describe = describe;
   }
 
   async find(request: AnalogueRequest): Promise<Analogues> {
     const ranked = await this.ranked(request.target, request.endpoint, request.canRead);
     let kept = ranked.candidates.filter((a) => a.similarity >= request.threshold);
     if (request.smarts !== undefined) kept = await this.holding(kept, request.smarts);
-    if (!kept.length)
+    if (request.ranges?.length) kept = (await withinRanges(this.describe, request.target, kept, request.ranges)).kept;
+    if (!kept.length) {
+      const ranges = request.ranges?.map((r) => `${r.name} within ±${r.delta}`) ?? [];
       throw notFound(
-        `no analogue: none of the ${ranked.candidates.length} compounds with measured values has similarity ≥ ${request.threshold}${request.smarts === undefined ? '' : ` and the substructure ${request.smarts}`}`,
+        `no analogue: none of the ${ranked.candidates.length} compounds with measured values has similarity ≥ ${request.threshold}${request.smarts === undefined ? '' : ` and the substructure ${request.smarts}`}${ranges.length ? ` and ${ranges.join(', ')} of the target` : ''}`,
       );
+    }
     const chosen = kept.slice(0, request.k);
     const smiles = await this.smilesOf([request.target, ...chosen.map((a) => a.compound)]);
     return {

@@ -1,8 +1,6 @@
 import { badRequest, notFound } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
-import { algorithmById } from '../algorithm/catalogue.ts';
-import { checkParameters } from '../algorithm/parameters.ts';
-import type { DescriptorAlgorithm, DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
+import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
 import type { AnalogueSearch } from './analogue-search.ts';
 import { buildCategory, type CategoryRequest } from './category-builder.ts';
 import type { Category } from './category-codec.ts';
@@ -98,11 +96,9 @@ export class Categories {
   }
 
   /** log P and molecular weight (RDKit, on the worker pool), as a descriptor calculation of this service (its features). */
-  private readonly describe: MatrixDescriptors = async (compounds) => {
-    const def = algorithmById('rdkit-descriptors') as DescriptorAlgorithm;
-    const values = checkParameters(def.parameters, { descriptors: MATRIX_DESCRIPTORS.map((d) => d.name).join(',') });
-    const instance = await this.descriptors.instance(def, values);
-    const columns = await this.descriptors.calculate(def, values, instance, compounds);
-    return { features: instance.features, values: compounds.map((_, i) => columns.map((column) => (column[i] ? Number(column[i]!.value) : undefined))) };
-  };
+  private readonly describe: MatrixDescriptors = (compounds) =>
+    this.search.describe(
+      MATRIX_DESCRIPTORS.map((d) => d.name),
+      compounds,
+    );
 }

@@ -1,6 +1,7 @@
 import { badRequest } from '../core/errors.ts';
 import type { AnalogueSearch } from './analogue-search.ts';
 import type { Category, CategoryMember } from './category-codec.ts';
+import { withinRanges, type DescriptorRange } from './descriptor-values.ts';
 
 /** The most members (target, sources and members added by hand) one category holds. */
 export const MAX_CATEGORY_MEMBERS = 500;
@@ -13,6 +14,8 @@ export interface CategoryRequest {
   similarityThreshold: number;
   maxSources: number;
   smarts?: string;
+  /** Descriptors within a range of the target's (log P ± 1). */
+  ranges: DescriptorRange[];
   /** Subdivide this category: only its members may be sources. */
   parent?: Category;
   /** Compounds added by hand, with or without data (AMBIT's "member"). */
@@ -33,7 +36,7 @@ export async function buildCategory(search: AnalogueSearch, request: CategoryReq
   ]);
   const excluded = new Map<string, CategoryMember>();
   const allowed = request.parent && new Set(request.parent.members.filter((m) => m.included).map((m) => m.compound));
-  const holds = request.smarts === undefined ? '' : `, holds ${request.smarts}`;
+  const holds = `${request.smarts === undefined ? '' : `, holds ${request.smarts}`}${request.ranges.map((r) => `, ${r.name} within ±${r.delta} of the target's`).join('')}`;
   for (const endpoint of request.endpoints) {
     const { candidates } = await search.ranked(request.target, endpoint, request.canRead);
     const left: CategoryMember[] = [];
@@ -42,8 +45,10 @@ export async function buildCategory(search: AnalogueSearch, request: CategoryReq
     const similar = inParent.filter((c) => c.similarity >= request.similarityThreshold || (out(c, `similarity ${c.similarity.toFixed(3)} < ${request.similarityThreshold}`), false));
     const holding = request.smarts === undefined ? similar : await search.holding(similar, request.smarts);
     if (request.smarts !== undefined) for (const c of similar) if (!holding.includes(c)) out(c, `lacks the substructure ${request.smarts}`);
-    holding.slice(request.maxSources).forEach((c) => out(c, `beyond the ${request.maxSources} most similar sources of ${endpoint}`));
-    for (const c of holding.slice(0, request.maxSources)) {
+    const { kept: inRange, out: outOfRange } = await withinRanges(search.describe, request.target, holding, request.ranges);
+    for (const c of holding) if (outOfRange.has(c.compound)) out(c, outOfRange.get(c.compound)!);
+    inRange.slice(request.maxSources).forEach((c) => out(c, `beyond the ${request.maxSources} most similar sources of ${endpoint}`));
+    for (const c of inRange.slice(0, request.maxSources)) {
       const known = members.get(c.compound);
       if (known) known.sourceFor.push(endpoint);
       else {

@@ -12,6 +12,7 @@ import type { Categories } from './categories.ts';
 import { categoryHtml, gapFillingHtml, gapFillingJson, matrixCsv, matrixHtml, matrixJson, matrixWorkbook } from './category-views.ts';
 import { collapseRule, MATRIX_DESCRIPTORS, matrixQuads } from './data-matrix.ts';
 import { MAX_ANALOGUES } from './analogue-search.ts';
+import { descriptorRanges } from './descriptor-values.ts';
 
 /** Categories for read-across: made around a target (POST /category), read, listed, deleted, and their data matrices. */
 export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'config'>, categories: Categories): void {
@@ -46,6 +47,7 @@ export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services,
         similarityThreshold: number('similarity_threshold', 0.5, 0, 1, false),
         maxSources: number('max_sources', 10, 1, MAX_ANALOGUES, true),
         smarts: form.get('smarts')?.trim() || undefined,
+        ranges: descriptorRanges(form.all('descriptor_range')),
         parent: form.get('parent')?.trim() || undefined,
         members: form
           .all('member')

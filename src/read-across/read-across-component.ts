@@ -3,6 +3,7 @@ import type { CompoundRegistry } from '../compound/compound-registry.ts';
 import type { DatasetStore } from '../dataset/dataset-store.ts';
 import type { DescribedRoutes } from '../http/route-description.ts';
 import { AnalogueSearch } from './analogue-search.ts';
+import { descriptorValues } from './descriptor-values.ts';
 import { readAcrossRoutes } from './read-across-routes.ts';
 import { Categories } from './categories.ts';
 import { categoryRoutes, gapFillingRoute } from './category-routes.ts';
@@ -22,7 +23,7 @@ export interface ReadAcrossDeps extends Pick<Services, 'store' | 'uris' | 'worke
 
 /** Read-across (issue 56): analogues of a target with measured data for an endpoint, from every dataset the caller may read; categories and their data matrices. */
 export function createReadAcrossComponent(deps: ReadAcrossDeps) {
-  const analogues = new AnalogueSearch(deps, deps.compounds, deps.datasets, (c) => deps.descriptors.smilesOf(c));
+  const analogues = new AnalogueSearch(deps, deps.compounds, deps.datasets, (c) => deps.descriptors.smilesOf(c), descriptorValues(deps.descriptors));
   const categories = new Categories(deps, analogues, deps.descriptors, { store: deps.models, predictor: deps.predictor });
   return {
     operations: { analogues, categories },

@@ -6,6 +6,7 @@ import { escapeHtml, iriHtml, renderPage } from '../rdf/html.ts';
 import { csvField } from '../http/csv-text.ts';
 import type { Services } from '../core/services.ts';
 import { MAX_ANALOGUES, type AnalogueSearch, type Analogues } from './analogue-search.ts';
+import { descriptorRanges } from './descriptor-values.ts';
 
 /** Read-across's routes: the analogues of a target for an endpoint. */
 export function readAcrossRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris'>, analogues: AnalogueSearch): void {
@@ -20,6 +21,7 @@ export function readAcrossRoutes(routes: DescribedRoutes, services: Pick<Service
         k: param.whole('k', 1, MAX_ANALOGUES, `At most this many analogues, the most similar first (default 10, at most ${MAX_ANALOGUES})`),
         threshold: param.fraction('threshold', 0, 'The least Tanimoto similarity (Morgan, radius 2, 2048 bits; default 0)'),
         smarts: param.optional('Only analogues holding this substructure (SMARTS)'),
+        descriptor_range: param.optional('Only analogues with RDKit descriptors within a range of the target’s: name:delta, several separated by commas (e.g. CrippenClogP:1)'),
       }),
       responses: answers(['application/json', 'text/csv', 'text/html', 'text/uri-list'], 400, 404),
     },
@@ -30,6 +32,7 @@ export function readAcrossRoutes(routes: DescribedRoutes, services: Pick<Service
         k: p.k ?? 10,
         threshold: p.threshold,
         smarts: p.smarts?.trim() || undefined,
+        ranges: descriptorRanges(p.descriptor_range ? [p.descriptor_range] : []),
         canRead: ctx.state.canRead ?? (() => true),
       });
       await sendAnalogues(ctx, found);

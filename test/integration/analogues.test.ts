@@ -127,6 +127,29 @@ test('a feature as the endpoint: its own dataset only; a substructure filter kee
   assert.equal(list.text.trim().split('\r\n').length, 2);
 });
 
+test('a descriptor range: only analogues whose log P is within ±0.5 of the target’s, in the ranking’s order', async () => {
+  const logP = new Map<string, number>();
+  for (const dataset of [fish, more, await upload('SMILES\nCCCCCCCCO\n')]) {
+    const described = await run(`${s.base}/algorithm/rdkit-descriptors`, { dataset_uri: dataset, descriptors: 'CrippenClogP' });
+    const quads = parseTurtle((await http(local(described), { accept: 'text/turtle' })).text);
+    // the calculated column comes last
+    const feature = (await features(described)).at(-1);
+    for (const e of valuesOf(quads, described, `${OT}dataEntry`)) {
+      const node = valuesOf(quads, e, `${OT}values`).find((v) => valuesOf(quads, v, `${OT}feature`)[0] === feature);
+      if (node) logP.set(valuesOf(quads, e, `${OT}compound`)[0], Number(valuesOf(quads, node, `${OT}value`)[0]));
+    }
+  }
+  const all = (await analogues(target, { endpoint: TERM, k: '100' })).found.analogues.map((a) => a.compound);
+  const near = (await analogues(target, { endpoint: TERM, k: '100', descriptor_range: 'CrippenClogP:0.5' })).found.analogues.map((a) => a.compound);
+  const t = logP.get(target)!;
+  assert.ok(Number.isFinite(t));
+  assert.deepEqual(
+    near,
+    all.filter((c) => Math.abs(logP.get(c)! - t) <= 0.5),
+  );
+  assert.ok(near.length > 0 && near.length < all.length, `${near.length} of ${all.length}`);
+});
+
 test('bad requests answer 4xx with the reason', async () => {
   const [feature] = await features(more);
   for (const [query, status, pattern] of [
@@ -138,6 +161,8 @@ test('bad requests answer 4xx with the reason', async () => {
     // (1-nonanol's Morgan bits are 1-octanol's: similarity 1)
     [{ endpoint: feature, threshold: '0.99', smarts: '[#7]' }, 404, /no analogue: none of the 4 compounds with measured values has similarity ≥ 0.99 and the substructure \[#7\]/],
     [{}, 400, /endpoint/],
+    [{ endpoint: feature, descriptor_range: 'NoSuchDescriptor:1' }, 400, /descriptor_range: NoSuchDescriptor:1 is not name:delta/],
+    [{ endpoint: feature, descriptor_range: 'CrippenClogP:-1' }, 400, /descriptor_range/],
   ] as [Record<string, string>, number, RegExp][]) {
     const r = await http(`${local(target)}/analogues?${new URLSearchParams(query)}`, { accept: 'text/turtle' });
     assert.equal(r.status, status, `${JSON.stringify(query)}: ${r.text}`);

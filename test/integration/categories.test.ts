@@ -93,6 +93,13 @@ test('a subcategory draws on its parent’s members; a substructure and members 
   assert.equal((await http(`${s.url}/category?${new URLSearchParams({ parent })}`, { accept: 'text/uri-list' })).text.trim(), child);
   const page = await http(local(parent), { accept: 'text/html' });
   assert.ok(page.text.includes(new URL(child).pathname), 'the parent’s page lists its subcategory');
+  const ranged = await read(await category({ target, endpoint: TERM, similarity_threshold: '0.2', max_sources: '20', descriptor_range: 'CrippenClogP:0.5' }));
+  assert.ok(ranged.members.length < p.members.length);
+  assert.ok(
+    ranged.excluded.some((m) => /^CrippenClogP -?[\d.]+ is not within ±0.5 of the target's [\d.]+$/.test(m.reason)),
+    ranged.excluded.map((m) => m.reason).join(' | '),
+  );
+  assert.ok(ranged.members.filter((m) => m.role === 'source').every((m) => /CrippenClogP within ±0.5 of the target's/.test(m.reason)));
   const benzene = await compound('c1ccccc1');
   const withMember = await read(await category({ target, endpoint: TERM, similarity_threshold: '0.5', member: benzene }));
   assert.deepEqual(
