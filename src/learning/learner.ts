@@ -46,6 +46,8 @@ export interface Prediction {
   reason?: string;
   /** The training compounds the prediction comes from (read-across), most similar first: measured is the value or class index. */
   neighbours?: { compound?: string; similarity: number; measured: number }[];
+  /** The neighbourhood's statistics in words (read-across): how many were used, their similarity, the spread or the threshold and its AUC. */
+  neighbourhood?: string;
 }
 
 export type ParamValue = number | boolean | string;

@@ -376,6 +376,7 @@ function readAcrossRow(state: ReadAcrossState, d: Decoded, found: Neighbour[]): 
   const used = neighbours.filter((n) => n.similarity > 0);
   if (!used.length) return notPredicted(state, neighbours);
   const confidence = used.reduce((t, n) => t + n.similarity, 0) / used.length;
+  const similarity = `${used.length} source(s) used, similarity mean ${confidence.toFixed(3)}, least ${Math.min(...used.map((n) => n.similarity)).toFixed(3)}`;
   if (state.kind === 'genra-regression') {
     const value = weightedMean(used, (i) => d.y[i]);
     const spread = Math.sqrt(
@@ -384,7 +385,7 @@ function readAcrossRow(state: ReadAcrossState, d: Decoded, found: Neighbour[]): 
         weightedMean(used, (i) => (d.y[i] - value) ** 2),
       ),
     );
-    return { value, confidence, spread, neighbours };
+    return { value, confidence, spread, neighbours, neighbourhood: `${similarity}; similarity-weighted SD of their values ${spread.toPrecision(3)}` };
   }
   if (state.classes !== 2) {
     const votes = new Array<number>(state.classes).fill(0);
@@ -393,7 +394,7 @@ function readAcrossRow(state: ReadAcrossState, d: Decoded, found: Neighbour[]): 
     const probabilities = votes.map((v) => v / total);
     let value = 0;
     for (let c = 1; c < votes.length; c++) if (probabilities[c] > probabilities[value]) value = c;
-    return { value, confidence: probabilities[value], probabilities, neighbours };
+    return { value, confidence: probabilities[value], probabilities, neighbours, neighbourhood: `${similarity}; similarity-weighted votes` };
   }
   const score = weightedMean(used, (i) => (d.y[i] === state.positive ? 1 : 0));
   const negative = 1 - state.positive;
@@ -408,7 +409,20 @@ function readAcrossRow(state: ReadAcrossState, d: Decoded, found: Neighbour[]): 
     state.seed,
   );
   const value = score >= threshold ? state.positive : negative;
-  return { value, confidence: probabilities[value], probabilities, neighbours, score, decisionThreshold: threshold, auc, pValue };
+  const chosen = Number.isNaN(auc)
+    ? 'threshold 0.5 (the neighbourhood lacks a class)'
+    : `threshold ${threshold.toPrecision(3)} ${pValue > P_VALUE_LIMIT ? `(0.5: the neighbourhood's AUC ${auc.toFixed(3)} has permutation p = ${pValue.toFixed(3)} > ${P_VALUE_LIMIT})` : `chosen on the neighbourhood for balanced accuracy (AUC ${auc.toFixed(3)}, permutation p = ${pValue.toFixed(3)})`}`;
+  return {
+    value,
+    confidence: probabilities[value],
+    probabilities,
+    neighbours,
+    score,
+    decisionThreshold: threshold,
+    auc,
+    pValue,
+    neighbourhood: `${similarity}; activity score ${score.toFixed(3)}, ${chosen}`,
+  };
 }
 
 /** Predicts rows (pure): each row from its own neighbours, whatever else is in the batch. */

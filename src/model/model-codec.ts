@@ -50,10 +50,17 @@ export interface StoredModel {
   explanations?: ModelExplanations;
 }
 
-/** The features of a read-across's explanations: its neighbours (compound, similarity, measured value) and why a row is not predicted. */
+/** The features of a read-across's explanations: its neighbours (compound, similarity, measured value), their neighbourhood's statistics, and why a row is not predicted. */
 export interface ModelExplanations {
   neighbours: string;
+  /** Absent on the read-across models of the first days, which had the two others only. */
+  neighbourhood?: string;
   reason: string;
+}
+
+/** The features a model's explanations fill, in order. */
+export function explanationFeatures(e: ModelExplanations | undefined): string[] {
+  return e ? [e.neighbours, ...(e.neighbourhood ? [e.neighbourhood] : []), e.reason] : [];
 }
 
 /** A feature a conformal model's answers fill: a bound of the interval at a level, a class's p-value, or the set at a level. */
@@ -107,7 +114,7 @@ export function outputFeatures(model: StoredModel): string[] {
     model.predicted,
     model.confidence,
     ...(model.conformal?.outputs.map((o) => o.feature) ?? []),
-    ...(model.explanations ? [model.explanations.neighbours, model.explanations.reason] : []),
+    ...explanationFeatures(model.explanations),
     ...domains.flatMap((d) => [d.metric, d.membership]),
   ];
 }
@@ -220,9 +227,7 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
       trainingDataset: model.trainingDataset,
       independent: model.independent,
       dependent: model.dependent ? [model.dependent] : [],
-      predictedVariables: [at.predicted, at.confidence, ...(at.conformal?.map((o) => o.feature) ?? []), ...(at.explanations ? [at.explanations.neighbours, at.explanations.reason] : [])].filter(
-        (f) => f,
-      ),
+      predictedVariables: [at.predicted, at.confidence, ...(at.conformal?.map((o) => o.feature) ?? []), ...explanationFeatures(at.explanations)].filter((f) => f),
       warnings: model.warnings,
       endpoints: model.endpoints,
       adMetric: model.task === 'domain' ? at.predicted : embedded?.metric,
@@ -271,7 +276,8 @@ export function modelGraphs(at: ModelUris, model: NewModel): Record<string, RDF.
   }
   for (const o of at.conformal ?? []) graphs[o.feature] = conformalFeatureGraph(o, at, model, id);
   if (at.explanations) {
-    const { neighbours, reason } = at.explanations;
+    const { neighbours, neighbourhood, reason } = at.explanations;
+    if (neighbourhood) graphs[neighbourhood] = featureGraph({ uri: neighbourhood, title: `${model.targetTitle}: the neighbourhood's statistics (model ${id})`, kind: 'string', source: at.uri });
     graphs[neighbours] = featureGraph({
       uri: neighbours,
       title: `${model.targetTitle}: the source compounds read across (model ${id}): compound (similarity, measured value)`,
@@ -353,9 +359,7 @@ export function storedModel(description: ModelDescription, content: RDF.Quad[], 
     dependent: description.dependent,
     predicted:
       (state.task === 'domain' ? description.adMetric : undefined) ??
-      description.predictedVariables.find(
-        (f) => f !== confidence && !state.conformal?.outputs.some((o: ConformalOutput) => o.feature === f) && f !== state.explanations?.neighbours && f !== state.explanations?.reason,
-      ) ??
+      description.predictedVariables.find((f) => f !== confidence && !state.conformal?.outputs.some((o: ConformalOutput) => o.feature === f) && !explanationFeatures(state.explanations).includes(f)) ??
       '',
     confidence: (state.task === 'domain' ? description.adMembership : undefined) ?? confidence,
     // a mean JSON could not hold (an imported model's, without a training set: NaN) reads back as NaN

@@ -43,7 +43,9 @@ export class ModelStore {
     const domain = model.domain ? { metric: await ids.next(uris.collection('feature')), membership: await ids.next(uris.collection('feature')) } : undefined;
     const conformal: ConformalOutput[] = [];
     for (const o of model.conformal ? conformalOutputKinds(model.conformal, model.classes) : []) conformal.push({ ...o, feature: await ids.next(uris.collection('feature')) });
-    const explanations = model.explains ? { neighbours: await ids.next(uris.collection('feature')), reason: await ids.next(uris.collection('feature')) } : undefined;
+    const explanations = model.explains
+      ? { neighbours: await ids.next(uris.collection('feature')), neighbourhood: await ids.next(uris.collection('feature')), reason: await ids.next(uris.collection('feature')) }
+      : undefined;
     const graphs = modelGraphs({ uri, predicted, confidence, content: this.contentGraph(uri), domain, conformal, explanations }, model);
     await store.replaceGraphs(graphs);
     // kept as load() would read it back (a validation predicts with its model at once)

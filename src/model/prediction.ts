@@ -176,6 +176,7 @@ export class Predictor {
       if (Number.isFinite(p.confidence)) out.push([model.confidence, literal(String(Math.min(1, Math.max(0, p.confidence))), xsd('double'))]);
       if (conformal && answers[i]) out.push(...conformalValues(conformal, answers[i], model.classes));
       if (explanations && p.neighbours?.length) out.push([explanations.neighbours, literal(neighboursText(p.neighbours, model))]);
+      if (explanations?.neighbourhood && p.neighbourhood) out.push([explanations.neighbourhood, literal(`${p.neighbourhood}; sources from ${model.trainingDataset ?? 'the training set'}`)]);
       // the embedded domain's estimate of the same row
       if (domain && Number.isFinite(estimates[i]?.metric))
         out.push([domain.metric, literal(String(estimates[i].metric), xsd('double'))], [domain.membership, literal(String(estimates[i].inside), xsd('boolean'))]);

@@ -128,6 +128,12 @@ test('regression: /algorithm/genra calculates Morgan bits, and predicts what a b
   // each prediction names its sources: the brute force's five, most similar first, with similarity and measured value
   const outputs = valuesOf(parseTurtle((await http(local(model), { accept: 'text/turtle' })).text), model, `${OT}predictedVariables`);
   const neighboursFeature = await featureTitled(outputs, /source compounds read across/);
+  const neighbourhoodFeature = await featureTitled(outputs, /the neighbourhood's statistics/);
+  for (const r of rows.slice(0, 3))
+    assert.match(
+      r.values.get(neighbourhoodFeature) ?? '',
+      new RegExp(`^5 source\\(s\\) used, similarity mean [\\d.]+, least [\\d.]+; similarity-weighted SD of their values [\\d.e+-]+; sources from ${s.base.replace(/[/.]/g, '\\$&')}\\/dataset\\/\\d+$`),
+    );
   for (const r of rows.slice(0, 5)) {
     const text = r.values.get(neighboursFeature) ?? '';
     const expected = nearest(sources, queryBits.get(r.compound)!, 5, 0);
@@ -224,6 +230,11 @@ test('classification: a nominal endpoint gives a read-across of classes with the
   const [h, v] = csvRows(one.text);
   const value = v[h.findIndex((x) => /predicted/i.test(x) && !/confidence|domain/i.test(x))];
   assert.ok(['mutagenic', 'non-mutagenic', 'nonmutagenic'].includes(value) || /mutagen/i.test(value), `a class: ${value} (${h.join(' | ')})`);
+  const neighbourhood = v[h.findIndex((x) => /the neighbourhood's statistics/.test(x))] ?? '';
+  assert.match(
+    neighbourhood,
+    /^5 source\(s\) used, similarity mean [\d.]+, least [\d.]+; activity score [\d.]+, threshold [\d.]+ (chosen on the neighbourhood for balanced accuracy \(AUC [\d.]+, permutation p = [\d.]+\)|\(0\.5: the neighbourhood's AUC|\(the neighbourhood lacks a class\))/,
+  );
 });
 
 test('bad parameters answer 400 naming the parameter, before any work', async () => {
