@@ -8,6 +8,8 @@ const MAX_KEYS = 10_000;
 /** Failed logins per user name and per address: after five within 15 minutes, 429 until the window ends. */
 export class LoginThrottle {
   private readonly failures = new Map<string, { count: number; since: number }>();
+  /** No remembered window began before this: a lower bound, exact after a prune has looked at every key. */
+  private earliest = Number.POSITIVE_INFINITY;
 
   /** 429 with Retry-After when any key has failed too often lately. */
   check(keys: string[], now = Date.now()): void {
@@ -23,7 +25,9 @@ export class LoginThrottle {
     for (const k of keys) {
       const f = this.failures.get(k);
       this.failures.delete(k); // re-inserted last: the map stays in order of last failure
-      this.failures.set(k, f && now - f.since < WINDOW_MS ? { count: f.count + 1, since: f.since } : { count: 1, since: now });
+      const entry = f && now - f.since < WINDOW_MS ? { count: f.count + 1, since: f.since } : { count: 1, since: now };
+      this.failures.set(k, entry);
+      if (entry.since < this.earliest) this.earliest = entry.since;
     }
     if (this.failures.size > MAX_KEYS) this.prune(now);
   }
@@ -36,8 +40,20 @@ export class LoginThrottle {
     return this.failures.size;
   }
 
+  /**
+   * Expired keys are looked for only when one may be (no window began before `earliest`): a look
+   * at every key for each failed login made a run of new names cost 10,000 steps a login once
+   * the map was full. Then the oldest go, as before.
+   */
   private prune(now: number): void {
-    for (const [k, f] of this.failures) if (now - f.since >= WINDOW_MS) this.failures.delete(k);
+    if (now - this.earliest >= WINDOW_MS) {
+      let earliest = Number.POSITIVE_INFINITY;
+      for (const [k, f] of this.failures) {
+        if (now - f.since >= WINDOW_MS) this.failures.delete(k);
+        else if (f.since < earliest) earliest = f.since;
+      }
+      this.earliest = earliest;
+    }
     for (const k of this.failures.keys()) {
       if (this.failures.size <= MAX_KEYS) break;
       this.failures.delete(k);
