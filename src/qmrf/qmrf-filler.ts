@@ -12,6 +12,8 @@ import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
 import type { OnnxState } from '../model/onnx-runtime.ts';
 import { standardisationOf, standardisationPreprocessingText } from '../model/standardisation-record.ts';
 
+/** The validation a read-across makes of itself when it trains: its leave-one-out, internal validation (QMRF 6.9), never external. */
+const READ_ACROSS_LOO = 'leave_one_out_read_across';
 /** Who and what made the report: written into chapters 1, 2 and 9 and the catalogues. */
 export interface QmrfContext {
   author: string;
@@ -259,10 +261,8 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
   const cvs = f.crossvalidations;
   b.text(
     'loo',
-    cvs
-      .filter((v) => v.tree.leaveOneOut && !v.tree.yScramble)
-      .map(validationLine)
-      .join('\n'),
+    // a read-across's leave-one-out (computed when it trained) is one too
+    [...cvs.filter((v) => v.tree.leaveOneOut && !v.tree.yScramble), ...f.validations.filter((v) => v.tree.validationType === READ_ACROSS_LOO)].map(validationLine).join('\n'),
   );
   b.text(
     'lmo',
@@ -286,7 +286,7 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
       .join('\n'),
   );
   // 7. external validation
-  const external = f.validations.filter((v) => v.tree.validationType !== 'bootstrapping');
+  const external = f.validations.filter((v) => v.tree.validationType !== 'bootstrapping' && v.tree.validationType !== READ_ACROSS_LOO);
   b.attributes('validation_set_availability', { answer: yesNo(external.length > 0) });
   b.text('validation_set_availability', external.map((v) => String(v.tree.testDataset ?? '')).join(' '));
   b.attributes('validation_set_data', external.length ? structures : { ...structures, smiles: 'No', inchi: 'No', mol: 'No' });

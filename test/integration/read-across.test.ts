@@ -188,6 +188,10 @@ test('regression: /algorithm/genra calculates Morgan bits, and predicts what a b
   const qmrf = await run(`${s.base}/reach_report/qmrf`, { model_uri: model });
   const xml = (await http(local(qmrf), { accept: 'application/qmrf-xml' })).text;
   assert.match(xml, /Read-across \(GenRA\)/);
+  // its leave-one-out is the QMRF's leave-one-out (6.9), not an external validation (7)
+  const cited = /<loo\b[^>]*>([\s\S]*?)<\/loo>/.exec(xml)?.[1] ?? '';
+  assert.ok(cited.includes(validation), `QMRF 6.9 cites ${validation}: ${cited.slice(0, 300)}`);
+  assert.ok(!(/<validation_predictivity\b[^>]*>([\s\S]*?)<\/validation_predictivity>/.exec(xml)?.[1] ?? '').includes(validation));
 
   // one compound at a time gives the batch's value, value for value
   for (const r of rows.slice(0, 5)) {
