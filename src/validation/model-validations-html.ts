@@ -20,8 +20,17 @@ import { ONNX_IMPORT_ID } from '../algorithm/catalogue.ts';
  */
 export async function modelValidationsHtml(services: Pick<Services, 'uris' | 'store'>, datasets: DatasetStore, d: ModelDescription, canRead: (uri: string) => boolean): Promise<string> {
   const { store } = services;
-  // the recipe (algorithm, parameters, target, training data) for the forms that repeat it
+  // the recipe (algorithm, parameters, target, training data) for the forms that repeat it: the
+  // learner's own parameters (a model also records what its learner does not take, such as the
+  // standardisation its training structures went through)
+  let learnerParameters: Set<string> | undefined;
+  try {
+    learnerParameters = new Set(learnerOf(services, d.algorithm).parameters.map((p) => p.name));
+  } catch {
+    learnerParameters = undefined; // not a learner (a supermodel's steps): the recipe's defaults, below
+  }
   let algorithmParams = Object.entries(d.parameters)
+    .filter(([k]) => !learnerParameters || learnerParameters.has(k))
     // the domain is the model's own, not a parameter of its learner (fold models carry none)
     .filter(([k]) => k !== DOMAIN_OPTION.name)
     // calibration parameters at their defaults (none) need not be repeated
