@@ -1,0 +1,71 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { startTestServer, http, form, type TestServer } from '../helpers.ts';
+
+/**
+ * Read-across under access control (issue 56): analogues come only from the datasets the caller
+ * may read; a category is its maker's until shared, and a shared one shows each reader only the
+ * values that reader may read.
+ */
+let s: TestServer;
+let alice: string;
+let bob: string;
+const TERM = 'http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_fish_lethality';
+const as = (token: string) => ({ headers: { subjectid: token } });
+
+async function login(username: string, password: string): Promise<string> {
+  const r = await http(`${s.url}/auth/authenticate`, { method: 'POST', body: form({ username, password }) });
+  assert.equal(r.status, 200, r.text);
+  return /^token\.id=(\S+)$/m.exec(r.text)![1];
+}
+
+async function upload(token: string, csv: string): Promise<string> {
+  const r = await http(`${s.url}/dataset?${new URLSearchParams({ endpoint_column: '1', endpoint: TERM })}`, {
+    method: 'POST',
+    body: csv,
+    contentType: 'text/csv',
+    accept: 'text/uri-list',
+    ...as(token),
+  });
+  assert.equal(r.status, 200, r.text);
+  return r.text.trim();
+}
+
+before(async () => {
+  s = await startTestServer(['--auth', '--admin-user', 'admin', '--admin-password', 'admin-secret-1']);
+  const admin = await login('admin', 'admin-secret-1');
+  for (const name of ['alice', 'bob']) {
+    const r = await http(`${s.url}/auth/user`, { method: 'POST', body: form({ username: name, password: `${name}-password` }), headers: { subjectid: admin } });
+    assert.equal(r.status, 200, r.text);
+  }
+  [alice, bob] = [await login('alice', 'alice-password'), await login('bob', 'bob-password')];
+});
+after(() => s.stop());
+
+test('analogues and categories show each caller only the data that caller may read', async () => {
+  const mine = await upload(alice, 'SMILES,LC50\nCCCCCCO,1.1\nCCCCCCCCCO,2.2\n');
+  const theirs = await upload(bob, 'SMILES,LC50\nCCCCCCCO,1.7\nCCCCO,0.25\n');
+  const target = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list', ...as(alice) })).text.trim();
+  const sources = async (token: string) => {
+    const r = await http(`${target.replace(s.base, s.url)}/analogues?${new URLSearchParams({ endpoint: TERM, k: '10' })}`, { accept: 'application/json', ...as(token) });
+    assert.equal(r.status, 200, r.text);
+    return new Set((JSON.parse(r.text).analogues as { values: { dataset: string }[] }[]).flatMap((a) => a.values.map((v) => v.dataset)));
+  };
+  assert.deepEqual([...(await sources(alice))], [mine]);
+  assert.deepEqual([...(await sources(bob))], [theirs]);
+  // alice's category: hers alone until she shares it
+  const made = await http(`${s.url}/category`, { method: 'POST', body: form({ target, endpoint: TERM, similarity_threshold: '0' }), accept: 'text/uri-list', ...as(alice) });
+  assert.equal(made.status, 201, made.text);
+  const category = made.text.trim().replace(s.base, s.url);
+  assert.ok([403, 404].includes((await http(category, { accept: 'text/turtle', ...as(bob) })).status), 'bob cannot read alice’s category');
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: made.text.trim(), public_read: 'true' }), ...as(alice) })).status, 200);
+  // shared: bob reads it, and its matrix shows him no value of alice's dataset
+  const matrix = async (token: string) => {
+    const r = await http(`${category}/matrix`, { accept: 'text/csv', ...as(token) });
+    assert.equal(r.status, 200, r.text);
+    return (parseCsv(r.text) as string[][]).slice(1).filter((row) => row[4] !== '');
+  };
+  assert.equal((await matrix(alice)).length, 2, 'alice sees her two values');
+  assert.equal((await matrix(bob)).length, 0, 'bob sees none of them');
+});
