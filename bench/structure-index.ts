@@ -115,7 +115,11 @@ export async function benchStructureIndex(): Promise<Row[]> {
       })
       .sort((a, b) => b.similarity - a.similarity || a.id - b.id);
     const analogueMs = now() - tAnalogues;
-    row(`read-across analogues: 7,000 compounds with data ranked against the target (${ranked.length} with fingerprints)`, `${fmt(analogueMs, 1)} ms`, `${ratio(analogueMs / simMs)} of the similarity search`);
+    row(
+      `read-across analogues: 7,000 compounds with data ranked against the target (${ranked.length} with fingerprints)`,
+      `${fmt(analogueMs, 1)} ms`,
+      `${ratio(analogueMs / simMs)} of the similarity search`,
+    );
     await workers.close();
   } finally {
     await tmp.remove();

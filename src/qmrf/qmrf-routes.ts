@@ -75,12 +75,13 @@ export function qmrfRoutes(routes: DescribedRoutes, services: Pick<Services, 'co
       const uri = uriOf(ctx);
       const found = await store.read(uri);
       if (!found) throw notFound(`QMRF report ${uri} not found`);
+      // by media type, as every page's "Also as" links are (their names come from the type)
       const alternates = {
-        'QMRF XML': `${uri}?media=${QMRF_XML}`,
-        PDF: `${uri}?media=application/pdf`,
-        XLSX: `${uri}?media=${XLSX}`,
-        RDF: `${uri}?media=text/turtle`,
-        DocBook: `${uri}?media=application/docbook%2Bxml`,
+        [QMRF_XML]: `${uri}?media=${QMRF_XML}`,
+        'application/pdf': `${uri}?media=application/pdf`,
+        [XLSX]: `${uri}?media=${XLSX}`,
+        'text/turtle': `${uri}?media=text/turtle`,
+        'application/docbook+xml': `${uri}?media=application/docbook%2Bxml`,
       };
       const convert = async (format: 'docbook' | 'html' | 'pdf' | 'xlsx') =>
         services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertQmrf', [await store.xml(uri), format, { uri, date: found.record.modified.toISOString(), alternates, base: config.baseUrl }]);
