@@ -29,7 +29,7 @@ export const mcpQueries = {
   {
     ?s ?statistic ?value . FILTER(isLiteral(?value))
   } UNION {
-    ?scored ?statistic ?value . FILTER(?statistic IN (${ot('numInstances')}, ${ot('numWithoutClass')}, ${ot('numUnpredicted')}))
+    VALUES ?statistic { ${ot('numInstances')} ${ot('numWithoutClass')} ${ot('numUnpredicted')} } ?scored ?statistic ?value .
   } UNION {
     ?s ${ot('classValueStatistics')} ?c . ?c ${ot('classValue')} ?class ; ${ot('numTruePositives')} ?tp ; ${ot('numFalseNegatives')} ?fn .
   }

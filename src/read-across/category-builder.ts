@@ -41,8 +41,23 @@ export async function buildCategory(search: AnalogueSearch, request: CategoryReq
     const { candidates } = await search.ranked(request.target, endpoint, request.canRead);
     const left: CategoryMember[] = [];
     const out = (c: { compound: string; similarity: number }, reason: string) => left.push({ compound: c.compound, role: 'source', included: false, similarity: c.similarity, sourceFor: [], reason });
-    const inParent = candidates.filter((c) => !allowed || allowed.has(c.compound) || (out(c, `not a member of the parent category ${request.parent!.uri}`), false));
-    const similar = inParent.filter((c) => c.similarity >= request.similarityThreshold || (out(c, `similarity ${c.similarity.toFixed(3)} < ${request.similarityThreshold}`), false));
+    // each test keeps what passes and says why of what does not
+    const keep = <T extends { compound: string; similarity: number }>(items: T[], passes: (c: T) => boolean, why: (c: T) => string) =>
+      items.filter((c) => {
+        if (passes(c)) return true;
+        out(c, why(c));
+        return false;
+      });
+    const inParent = keep(
+      candidates,
+      (c) => !allowed || allowed.has(c.compound),
+      () => `not a member of the parent category ${request.parent!.uri}`,
+    );
+    const similar = keep(
+      inParent,
+      (c) => c.similarity >= request.similarityThreshold,
+      (c) => `similarity ${c.similarity.toFixed(3)} < ${request.similarityThreshold}`,
+    );
     const holding = request.smarts === undefined ? similar : await search.holding(similar, request.smarts);
     if (request.smarts !== undefined) for (const c of similar) if (!holding.includes(c)) out(c, `lacks the substructure ${request.smarts}`);
     const { kept: inRange, out: outOfRange } = await withinRanges(search.describe, request.target, holding, request.ranges);

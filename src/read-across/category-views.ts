@@ -23,15 +23,15 @@ ${subcategories.length ? `<h2>Subcategories</h2><ul>${subcategories.map((s) => `
 }
 
 const header = (m: DataMatrix) => ['compound', 'SMILES', 'role', 'similarity', ...m.columns.map((c) => c.title)];
-const line = (m: DataMatrix, r: DataMatrix['rows'][number]) => [r.compound, r.smiles ?? '', r.role, r.similarity, ...r.cells];
+const line = (r: DataMatrix['rows'][number]) => [r.compound, r.smiles ?? '', r.role, r.similarity, ...r.cells];
 
 export function matrixCsv(m: DataMatrix): string {
-  return [header(m), ...m.rows.map((r) => line(m, r))].map((l) => `${l.map((v) => csvField(v === undefined ? '' : String(v))).join(',')}\r\n`).join('');
+  return [header(m), ...m.rows.map(line)].map((l) => `${l.map((v) => csvField(v === undefined ? '' : String(v))).join(',')}\r\n`).join('');
 }
 
 export function matrixWorkbook(m: DataMatrix): Readable {
   return writeWorkbook([
-    { name: 'matrix', rows: [header(m), ...m.rows.map((r) => line(m, r))], widths: [40, 40, 10, 10, ...m.columns.map(() => 18)] },
+    { name: 'matrix', rows: [header(m), ...m.rows.map(line)], widths: [40, 40, 10, 10, ...m.columns.map(() => 18)] },
     {
       name: 'about',
       rows: [['category', m.category], ['several values of one compound', m.collapse], [], ['column', 'URI', 'kind'], ...m.columns.map((c) => [c.title, c.uri, c.kind])],

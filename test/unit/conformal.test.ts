@@ -157,7 +157,7 @@ test('the conformal request is checked against the learner', () => {
     sets: 5,
     normalisation: 'spread',
   });
-  assert.throws(() => conformalRequest({ id: 'pls-regression', task: 'regression' }, { conformal: 'split', conformal_normalisation: 'spread' }), /not a random forest/);
+  assert.throws(() => conformalRequest({ id: 'pls-regression', task: 'regression' }, { conformal: 'split', conformal_normalisation: 'spread' }), /pls-regression is neither \(use knn\)/);
   assert.throws(() => conformalRequest({ id: 'naive-bayes', task: 'classification' }, { conformal: 'split', conformal_normalisation: 'knn' }), /applies to regression/);
 });
 
