@@ -22,6 +22,7 @@ export const owl = namespace('http://www.w3.org/2002/07/owl#');
 export const xsd = namespace('http://www.w3.org/2001/XMLSchema#');
 export const sh = namespace('http://www.w3.org/ns/shacl#');
 export const skos = namespace('http://www.w3.org/2004/02/skos/core#');
+export const prov = namespace('http://www.w3.org/ns/prov#');
 
 /** Prefixes offered to every serializer that can use them. */
 export const PREFIXES: Record<string, string> = {
@@ -34,6 +35,7 @@ export const PREFIXES: Record<string, string> = {
   rdfs: rdfs.iri,
   owl: owl.iri,
   xsd: xsd.iri,
+  prov: prov.iri,
 };
 
 export const RDF_TYPE = rdf('type');

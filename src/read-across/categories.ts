@@ -61,8 +61,8 @@ export class Categories {
   }
 
   /** The target's data gaps filled side by side (gap-filling.ts), the trend on `descriptor` (an RDKit descriptor of the matrix). */
-  gapFilling(category: Category, descriptor: string, canRead: (uri: string) => boolean): Promise<GapFilling> {
-    return fillGaps({ search: this.search, describe: this.describe, qsar: (endpoint, features, target) => this.qsar(endpoint, features, target, canRead) }, category, descriptor, canRead);
+  gapFilling(category: Category, descriptor: string, canRead: (uri: string) => boolean, removed: { compound: string; dataset: string }[] = []): Promise<GapFilling> {
+    return fillGaps({ search: this.search, describe: this.describe, qsar: (endpoint, features, target) => this.qsar(endpoint, features, target, canRead) }, category, descriptor, canRead, removed);
   }
 
   /** Every QSAR model of the endpoint (of its features, or owl:sameAs its term) the caller may read, applied to the target. */

@@ -64,7 +64,8 @@ export function matrixHtml(m: DataMatrix): string {
 }
 
 export function gapFillingJson(g: GapFilling) {
-  return { ...g, endpoints: g.endpoints.map((e) => ({ ...e, targetValues: e.targetValues.map((v) => ({ value: v.value.value, feature: v.feature, dataset: v.dataset })) })) };
+  const plain = (values: EndpointFilling['targetValues']) => values.map((v) => ({ value: v.value.value, feature: v.feature, dataset: v.dataset }));
+  return { ...g, endpoints: g.endpoints.map((e) => ({ ...e, targetValues: plain(e.targetValues), sources: e.sources.map((r) => ({ ...r, measured: plain(r.measured) })) })) };
 }
 
 const num = (v: number | undefined, digits = 3) => (v === undefined ? '' : Number(v.toFixed(digits)).toString());

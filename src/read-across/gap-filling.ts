@@ -17,6 +17,8 @@ export interface SourceRow {
   value: number | string;
   /** The trend's descriptor (numbers only). */
   descriptor?: number;
+  /** The measured values behind `value`, each with its dataset. */
+  measured: SourcedValue[];
 }
 
 /** A QSAR model of the endpoint applied to the target. */
@@ -77,20 +79,34 @@ export interface GapFillingDeps {
  * the sources, each QSAR model of the endpoint's prediction with its domain, and whether the
  * sources agree and potency varies regularly with the descriptor.
  */
-export async function fillGaps(deps: GapFillingDeps, category: Category, descriptorName: string, canRead: (uri: string) => boolean): Promise<GapFilling> {
+export async function fillGaps(
+  deps: GapFillingDeps,
+  category: Category,
+  descriptorName: string,
+  canRead: (uri: string) => boolean,
+  /** Values taken out (an assessment's): a compound's values from that dataset are not used. */
+  removed: { compound: string; dataset: string }[] = [],
+): Promise<GapFilling> {
   const d = MATRIX_DESCRIPTORS.findIndex((x) => x.name === descriptorName);
   if (d < 0) throw badRequest(`descriptor: ${descriptorName} is none of ${MATRIX_DESCRIPTORS.map((x) => x.name).join(', ')}`);
   const endpoints: EndpointFilling[] = [];
   for (const endpoint of category.endpoints) {
     const ranked = await deps.search.ranked(category.target, endpoint, canRead).catch(() => undefined);
-    const byCompound = new Map((ranked?.candidates ?? []).map((c) => [c.compound, c.values]));
+    const kept = (compound: string, values: SourcedValue[]) => values.filter((v) => !removed.some((r) => r.compound === compound && r.dataset === v.dataset));
+    const byCompound = new Map((ranked?.candidates ?? []).map((c) => [c.compound, kept(c.compound, c.values)]).filter(([, values]) => values.length > 0) as [string, SourcedValue[]][]);
     const members = category.members.filter((m) => m.included && m.sourceFor.includes(endpoint) && byCompound.has(m.compound));
     const all = [...byCompound.values()].flat();
     const numeric = all.every((v) => Number.isFinite(Number(v.value.value)) && v.value.value.trim() !== '');
     const kind = numeric ? 'numeric' : 'classes';
     const { values: described } = await deps.describe([category.target, ...members.map((m) => m.compound)]);
     const sources = members.map(
-      (m, i): SourceRow => ({ compound: m.compound, similarity: m.similarity ?? 0, value: collapsed(byCompound.get(m.compound)!, numeric ? 'mean' : 'median')!, descriptor: described[i + 1][d] }),
+      (m, i): SourceRow => ({
+        compound: m.compound,
+        similarity: m.similarity ?? 0,
+        value: collapsed(byCompound.get(m.compound)!, numeric ? 'mean' : 'median')!,
+        descriptor: described[i + 1][d],
+        measured: byCompound.get(m.compound)!,
+      }),
     );
     const classes = [...new Set(all.map((v) => v.value.value.trim()))].sort();
     endpoints.push({
