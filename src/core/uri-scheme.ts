@@ -8,7 +8,7 @@ import { canonicalPath, isCanonicalPath } from './canonical-path.ts';
  */
 
 /** Components whose resources live at `{base}/{component}/{id}`. */
-export const COMPONENTS = ['compound', 'feature', 'dataset', 'algorithm', 'model', 'validation', 'crossvalidation', 'task', 'category'] as const;
+export const COMPONENTS = ['compound', 'feature', 'dataset', 'algorithm', 'model', 'validation', 'crossvalidation', 'task', 'category', 'assessment'] as const;
 export type Component = (typeof COMPONENTS)[number];
 
 /** Components whose resources live at `{base}/{component}/{type}/{id}` (reports). */

@@ -20,6 +20,7 @@ import type { ModelStore } from '../model/model-store.ts';
 import { titlesOf } from '../store/query-helpers.ts';
 import { createMcpComponent } from '../mcp/mcp-component.ts';
 import { createReadAcrossComponent } from '../read-across/read-across-component.ts';
+import { createAssessmentComponent } from '../assessment/assessment-component.ts';
 
 /**
  * Every component, made in the order of their dependencies, with every kind of job registered with
@@ -59,6 +60,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
   });
   const { models, predictor, descriptors, train, fitDomain, cleanup, startSuper } = model.operations;
   const validation = createValidationComponent({ ...services, datasets, models, predictor });
+  const readAcross = createReadAcrossComponent({ ...services, compounds, datasets, descriptors, models, predictor });
   const components = {
     service: createServiceComponent({ ...services, latest: (canRead) => latestWork(services, datasets, models, canRead) }),
     operations: createOperationsComponent(services),
@@ -75,7 +77,8 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     sparql: createSparqlComponent(services),
     ontology: createOntologyComponent({ ...services, registry }),
     mcp: createMcpComponent(services),
-    readAcross: createReadAcrossComponent({ ...services, compounds, datasets, descriptors, models, predictor }),
+    readAcross,
+    assessment: createAssessmentComponent({ ...services, categories: readAcross.operations.categories }),
   };
   for (const component of Object.values(components)) services.tasks.registerAll(component.jobs);
   // the structure index read; rows of an upload that a crash cut off before its metadata was

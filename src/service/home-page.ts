@@ -19,6 +19,7 @@ export const COMPONENTS: { path: string; title: string; working: boolean }[] = [
   { path: '/report', title: 'Validation reports', working: true },
   { path: '/reach_report/qmrf', title: 'REACH (QMRF) reports', working: true },
   { path: '/category', title: 'Read-across categories (analogues of a target: GET /compound/{id}/analogues)', working: true },
+  { path: '/assessment', title: 'Read-across assessments (RAAF scenarios, scores, versions, provenance)', working: true },
   { path: '/task', title: 'Tasks', working: true },
   { path: '/ontology', title: 'Ontology service (SPARQL over the published scope)', working: true },
   { path: '/sparql', title: 'SPARQL endpoint (the whole store)', working: true },

@@ -1,0 +1,101 @@
+import { answers, MEDIA, type DescribedRoutes } from '../http/route-description.ts';
+import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendUri } from '../http/respond.ts';
+import { Params } from '../http/params.ts';
+import { renderPage } from '../rdf/html.ts';
+import { serializeRdf } from '../rdf/serialize.ts';
+import type { Services } from '../core/services.ts';
+import { assessmentQuads } from './assessment-codec.ts';
+import { assessmentHtml } from './assessment-report.ts';
+import type { Assessments } from './assessments.ts';
+
+/** Read-across assessments (issue 57): made from a category, written by the assessor, made final, revised as new versions. */
+export function assessmentRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'config'>, assessments: Assessments): void {
+  const uriOf = (id: string) => services.uris.item('assessment', id);
+  const canReadOf = (state: { canRead?: (uri: string) => boolean }) => state.canRead ?? (() => true);
+  const form = (ctx: Parameters<typeof Params.fromRequest>[0]) => Params.fromRequest(ctx, services.config.bodyLimit);
+
+  routes.add(
+    {
+      method: 'POST',
+      path: '/assessment',
+      summary:
+        'A read-across assessment: category (a category URI) and scenario (a RAAF scenario, 1–6) required; title, purpose, regulatory_context, problem_formulation, tolerable_uncertainty and the other fields of an update may be given at once',
+      tag: 'assessment',
+      body: ['application/x-www-form-urlencoded'],
+      responses: answers(MEDIA.uri, 400, 404),
+    },
+    async (ctx) => {
+      const params = await form(ctx);
+      const uri = await assessments.create({ category: params.required('category'), scenario: params.required('scenario'), params, canRead: canReadOf(ctx.state) });
+      await sendUri(ctx, uri, 201);
+    },
+  );
+
+  routes.add({ method: 'GET', path: '/assessment', summary: 'The assessments you may read', tag: 'assessment', responses: answers(MEDIA.list) }, async (ctx) =>
+    sendGraphList(ctx, services.store, await assessments.list(canReadOf(ctx.state)), 'Read-across assessments'),
+  );
+
+  routes.add(
+    {
+      method: 'GET',
+      path: '/assessment/:id',
+      summary: 'An assessment: RDF (with PROV-O: what every gap-filled value was derived from), or the report as HTML',
+      tag: 'assessment',
+      responses: answers(MEDIA.resource, 404),
+    },
+    async (ctx) => {
+      const a = await assessments.require(uriOf(ctx.params.id));
+      const quads = assessmentQuads(a);
+      const renderers = resourceRenderers(ctx, a.uri, quads, `Assessment: ${a.title}`);
+      renderers['text/html'] = async () => {
+        const canRead = canReadOf(ctx.state);
+        const { category, filling } = await assessments.evidence(a, canRead);
+        const intro = assessmentHtml(a, category, filling, await assessments.versions(a.series, canRead));
+        return renderPage({ title: `Assessment: ${a.title}`, intro, quads, jsonld: await serializeRdf(quads, 'application/ld+json') });
+      };
+      await sendNegotiated(ctx, renderers);
+    },
+  );
+
+  routes.add(
+    {
+      method: 'POST',
+      path: '/assessment/:id',
+      summary:
+        'Write a draft: texts; tolerable_uncertainty and overall_uncertainty (low, moderate, high); method:{endpoint} (read-across, trend, lowest, highest, qsar), model:{endpoint}, rationale:{endpoint}; score:{element} (1–5), comment:{element}; remove ("{compound} {dataset}") with remark; conclusion',
+      tag: 'assessment',
+      body: ['application/x-www-form-urlencoded'],
+      responses: answers(MEDIA.uri, 400, 404, 409),
+    },
+    async (ctx) => {
+      const uri = uriOf(ctx.params.id);
+      await assessments.update(uri, await form(ctx), canReadOf(ctx.state));
+      await sendUri(ctx, uri);
+    },
+  );
+
+  routes.add(
+    {
+      method: 'POST',
+      path: '/assessment/:id/final',
+      summary: 'Make a draft final (every element scored, the overall uncertainty and the conclusion given)',
+      tag: 'assessment',
+      responses: answers(MEDIA.uri, 400, 404, 409),
+    },
+    async (ctx) => {
+      const uri = uriOf(ctx.params.id);
+      await assessments.finalise(uri);
+      await sendUri(ctx, uri);
+    },
+  );
+
+  routes.add(
+    { method: 'POST', path: '/assessment/:id/version', summary: 'A new draft version of an assessment (the old one stays as it is)', tag: 'assessment', responses: answers(MEDIA.uri, 404) },
+    async (ctx) => sendUri(ctx, await assessments.newVersion(uriOf(ctx.params.id)), 201),
+  );
+
+  routes.add({ method: 'DELETE', path: '/assessment/:id', summary: 'Delete an assessment (this version)', tag: 'assessment', responses: answers([], 404) }, async (ctx) => {
+    await assessments.delete(uriOf(ctx.params.id));
+    sendDone(ctx);
+  });
+}
