@@ -213,3 +213,16 @@ export function assessmentOf(quads: RDF.Quad[], uri: string): Assessment | undef
     conclusion: one(uri, ot('conclusion')) ?? '',
   };
 }
+
+/**
+ * An assessment as a reader sees it: the measured values (and values taken out) of datasets the
+ * reader may not read are left out of its provenance; what the assessor wrote and the gap-filled
+ * values stay (sharing the assessment shares them).
+ */
+export function visibleTo(a: Assessment, canRead: (uri: string) => boolean): Assessment {
+  return {
+    ...a,
+    gapFills: a.gapFills.map((g) => ({ ...g, sources: g.sources.filter((v) => canRead(v.dataset)) })),
+    removed: a.removed.filter((r) => canRead(r.dataset)),
+  };
+}

@@ -4,7 +4,7 @@ import { Params } from '../http/params.ts';
 import { renderPage } from '../rdf/html.ts';
 import { serializeRdf } from '../rdf/serialize.ts';
 import type { Services } from '../core/services.ts';
-import { assessmentQuads } from './assessment-codec.ts';
+import { assessmentQuads, visibleTo } from './assessment-codec.ts';
 import { assessmentHtml } from './assessment-report.ts';
 import type { Assessments } from './assessments.ts';
 
@@ -44,13 +44,13 @@ export function assessmentRoutes(routes: DescribedRoutes, services: Pick<Service
       responses: answers(MEDIA.resource, 404),
     },
     async (ctx) => {
-      const a = await assessments.require(uriOf(ctx.params.id));
+      // a shared assessment shows each reader only the measured values that reader may read
+      const a = visibleTo(await assessments.require(uriOf(ctx.params.id)), canReadOf(ctx.state));
       const quads = assessmentQuads(a);
       const renderers = resourceRenderers(ctx, a.uri, quads, `Assessment: ${a.title}`);
       renderers['text/html'] = async () => {
         const canRead = canReadOf(ctx.state);
-        const { category, filling } = await assessments.evidence(a, canRead);
-        const intro = assessmentHtml(a, category, filling, await assessments.versions(a.series, canRead));
+        const intro = assessmentHtml(a, await assessments.evidence(a, canRead), await assessments.versions(a.series, canRead));
         return renderPage({ title: `Assessment: ${a.title}`, intro, quads, jsonld: await serializeRdf(quads, 'application/ld+json') });
       };
       await sendNegotiated(ctx, renderers);

@@ -130,8 +130,10 @@ export class Assessments {
   }
 
   /** The category, the side-by-side gap filling the caller may see (values taken out left out), for the report. */
-  async evidence(a: Assessment, canRead: (uri: string) => boolean): Promise<{ category: Category; filling: GapFilling }> {
-    const category = await this.readableCategory(a.category, canRead);
+  async evidence(a: Assessment, canRead: (uri: string) => boolean): Promise<{ category: Category; filling: GapFilling } | undefined> {
+    const category = await this.categories.store.read(a.category);
+    // an assessment shared without its category: the report without the category's evidence
+    if (!category || !canRead(category.uri)) return undefined;
     return { category, filling: await this.categories.gapFilling(category, MATRIX_DESCRIPTORS[0].name, canRead, a.removed) };
   }
 

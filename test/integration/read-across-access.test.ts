@@ -69,3 +69,24 @@ test('analogues and categories show each caller only the data that caller may re
   assert.equal((await matrix(alice)).length, 2, 'alice sees her two values');
   assert.equal((await matrix(bob)).length, 0, 'bob sees none of them');
 });
+
+test('assessments: another user sees nothing of a draft; a shared one shows each reader only the measured values that reader may read', async () => {
+  const mine = await upload(alice, 'SMILES,LC50\nCCCCCCCO,1.3\nCCCCCCCCCCO,2.5\n');
+  const target = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list', ...as(alice) })).text.trim();
+  const category = (await http(`${s.url}/category`, { method: 'POST', body: form({ target, endpoint: TERM, similarity_threshold: '0' }), accept: 'text/uri-list', ...as(alice) })).text.trim();
+  const made = await http(`${s.url}/assessment`, { method: 'POST', body: form({ category, scenario: '2' }), accept: 'text/uri-list', ...as(alice) });
+  assert.equal(made.status, 201, made.text);
+  const assessment = made.text.trim();
+  const read = (token: string) => http(assessment.replace(s.base, s.url), { accept: 'text/turtle', ...as(token) });
+  assert.ok([403, 404].includes((await read(bob)).status), 'bob cannot read alice’s draft');
+  assert.ok(!(await http(`${s.url}/assessment`, { accept: 'text/uri-list', ...as(bob) })).text.includes(assessment), 'nor see it listed');
+  assert.ok((await read(alice)).text.includes(mine), 'alice sees the values her assessment rests on');
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: assessment, public_read: 'true' }), ...as(alice) })).status, 200);
+  const shared = await read(bob);
+  assert.equal(shared.status, 200);
+  assert.ok(!shared.text.includes(mine), 'bob reads the assessment without alice’s measured values');
+  const page = await http(assessment.replace(s.base, s.url), { accept: 'text/html', ...as(bob) });
+  assert.equal(page.status, 200, page.text.slice(0, 300));
+  assert.match(page.text, /is not shared with you/);
+  assert.ok(!page.text.includes(mine));
+});
