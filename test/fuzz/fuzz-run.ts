@@ -51,7 +51,23 @@ export async function prepareContext(s: TestServer): Promise<FuzzContext> {
   });
   const crossvalidation = await waitForTask(s, cv.text.trim());
   const [validation] = (await http(`${crossvalidation.replace(s.base, s.url)}/validations`, { accept: 'text/uri-list' })).text.trim().split(/\r?\n/);
-  return { base: s.base, dataset, target, classTarget: await titled('class'), model, compound, feature: await titled('x1'), crossvalidation, validation, clientTasks: await prepareClientTasks(s) };
+  // read-across: a category around the compound for the dataset's endpoint, and an assessment of it
+  const category = (await http(`${s.url}/category`, { method: 'POST', body: form({ target: compound, endpoint: target, similarity_threshold: '0' }), accept: 'text/uri-list' })).text.trim();
+  const assessment = (await http(`${s.url}/assessment`, { method: 'POST', body: form({ category, scenario: '2' }), accept: 'text/uri-list' })).text.trim();
+  return {
+    base: s.base,
+    dataset,
+    target,
+    classTarget: await titled('class'),
+    model,
+    compound,
+    feature: await titled('x1'),
+    crossvalidation,
+    validation,
+    clientTasks: await prepareClientTasks(s),
+    category,
+    assessment,
+  };
 }
 
 export interface FuzzStats {

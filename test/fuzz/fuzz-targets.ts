@@ -56,6 +56,9 @@ export interface FuzzContext {
   validation: string;
   /** Tasks that other services run (POST /task), ended and running (task-states.ts). */
   clientTasks: ClientTaskFixtures;
+  /** A read-across category of the dataset's endpoint around the compound, and a draft assessment of it. */
+  category: string;
+  assessment: string;
 }
 
 const SMARTS = ['c1ccccc1', '[N+](=O)[O-]', '[#6]~[#7;R]', '[Cl,Br,I]', 'C(=O)[OX2H1]', '[$(C=O)]N', '*~*', '[!#1]'];
@@ -318,6 +321,28 @@ function mcpToolArguments(c: FuzzContext): [string, Record<string, unknown>][] {
  * MCP tool calls (POST /mcp, JSON-RPC): right arguments with one changed to a value of another
  * kind, removed, or added under a wrong name; now and then a message that is not JSON-RPC.
  */
+/** The fields an assessment's form takes (its elements are scenario 2's). */
+function assessmentFields(c: FuzzContext): string[] {
+  return [
+    'title',
+    'purpose',
+    'regulatory_context',
+    'problem_formulation',
+    'tolerable_uncertainty',
+    'overall_uncertainty',
+    'conclusion',
+    'structural_hypothesis',
+    'score:AE A.1',
+    'comment:AE A.1',
+    'score:AE E.2',
+    `method:${c.target}`,
+    `model:${c.target}`,
+    `rationale:${c.target}`,
+    'remove',
+    'remark',
+  ];
+}
+
 function mcpCalls(c: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const json = fc.oneof(
     { weight: 3, arbitrary: values(c) },
@@ -469,7 +494,10 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     ['/auth/authorize', ['uri', 'action', 'subjectid'], { uri: c.dataset, action: 'GET' }],
     ['/auth/policy', ['uri', 'public_read', 'group'], { uri: c.dataset, public_read: 'true' }],
     // read-across (issue 56): a category around a compound for the dataset's endpoint
-    ['/category', ['target', 'endpoint', 'similarity_threshold', 'max_sources', 'smarts', 'parent', 'member', 'title'], { target: c.compound, endpoint: c.target }],
+    ['/category', ['target', 'endpoint', 'similarity_threshold', 'max_sources', 'smarts', 'parent', 'member', 'title', 'descriptor_range'], { target: c.compound, endpoint: c.target }],
+    // read-across assessments (issue 57): made, and a draft written
+    ['/assessment', ['category', 'scenario', ...assessmentFields(c)], { category: c.category, scenario: '2' }],
+    [local(c.assessment), assessmentFields(c), {}],
   ];
   return [
     { name: 'SMILES', input: fc.oneof(mutated(SMILES), tokenSoup(SMILES_TOKENS)).map(post('/compound', 'chemical/x-daylight-smiles')) },
@@ -545,6 +573,13 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
           fc.array(fc.tuple(fc.constantFrom('k', 'threshold', 'smarts'), fc.oneof(fc.constantFrom('0', '1', '-1', '1001', '0.5', 'NaN', '', '1e309'), mutated(SMARTS), values(c))), { maxLength: 3 }),
         )
         .map(([endpoint, extra]): FuzzRequest => ({ method: 'GET', path: `${local(c.compound)}/analogues?${new URLSearchParams([['endpoint', endpoint], ...extra])}` })),
+    },
+    {
+      // a category's matrix and gap filling with hostile rules and descriptors
+      name: 'read-across category views',
+      input: fc
+        .tuple(fc.constantFrom('matrix?collapse', 'gap-filling?descriptor'), fc.oneof(fc.constantFrom('all', 'mean', 'median', 'min', 'max', 'CrippenClogP', 'amw', '', 'NaN'), values(c)))
+        .map(([view, value]): FuzzRequest => ({ method: 'GET', path: `${local(c.category)}/${view}=${encodeURIComponent(value)}` })),
     },
     { name: 'ONNX import (multipart)', input: onnxImports(c) },
     {
