@@ -7,7 +7,8 @@ import { callerTokenOf } from '../auth/caller-token.ts';
 import { sendRdf, sendList, sendDone } from '../http/respond.ts';
 import { requestMediaType } from '../http/body.ts';
 import type { Services } from '../core/services.ts';
-import { answerSparql } from '../sparql/sparql-endpoint.ts';
+import { answerQuery, answerSparql } from '../sparql/sparql-endpoint.ts';
+import { PREDEFINED_QUERIES, predefinedQueryQuads } from './predefined-queries.ts';
 import { SPARQL_ANSWERS, SPARQL_QUERY_PARAMS } from '../sparql/sparql-routes.ts';
 import { prepareQuery, readSparqlRequest } from '../sparql/sparql-request.ts';
 import type { OntologyRegistry } from './registry.ts';
@@ -24,6 +25,29 @@ export function ontologyRoutes(routes: DescribedRoutes, services: Pick<Services,
   predefined('/ontology/models', 'Models', 'models', 'Every published model');
   predefined('/ontology/algorithms', 'Algorithms', 'algorithms', 'Every published algorithm');
   predefined('/ontology/endpoints', 'Endpoints', 'endpoints', 'The endpoint ontology', ['/onotlogy/endpoints']); // the reference's spelling
+
+  // queries reviewers ask often (provenance of read-across assessments), over what the caller may read
+  const queries = services.uris.ofPath('/ontology/queries');
+  routes.add({ method: 'GET', path: '/ontology/queries', summary: 'The predefined queries: title, description, parameter and SPARQL of each', tag: 'ontology', responses: answers(MEDIA.rdf) }, (ctx) =>
+    sendRdf(ctx, predefinedQueryQuads(queries), 'Predefined queries'),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      path: '/ontology/queries/:name',
+      summary: 'Run a predefined query with its parameter (an IRI), over the graphs the caller may read',
+      tag: 'ontology',
+      params: z.object({ assessment: param.optional('The assessment a query is about'), dataset: param.optional('The dataset a query is about') }),
+      responses: answers(SPARQL_ANSWERS, 400, 404, 503),
+    },
+    async (ctx, params) => {
+      const q = PREDEFINED_QUERIES.find((x) => x.name === ctx.params.name);
+      if (!q) throw new HttpError(404, 'NotFound', `no predefined query ${ctx.params.name}; they are ${PREDEFINED_QUERIES.map((x) => x.name).join(', ')}`);
+      const iri = params[q.parameter as 'assessment' | 'dataset']?.trim();
+      if (!iri) throw badRequest(`missing required parameter ${q.parameter}`);
+      await answerQuery(ctx, services, access.scopeFor(currentUser.getStore()), { text: q.query(checkIri(iri)).toString() }, q.title);
+    },
+  );
 
   // a page of its own for every term of the bundled vocabularies (ot:, ota:, otee:): pages link their terms here
   routes.add(

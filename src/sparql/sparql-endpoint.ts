@@ -60,7 +60,7 @@ export async function answerSparql(
   title: string,
   options: { updates?: boolean } = {},
 ): Promise<void> {
-  const { config, store } = services;
+  const { config } = services;
   const request = await readSparqlRequest(ctx, config.bodyLimit);
   if (request.update !== undefined) {
     if (!options.updates) throw badRequest(`${title} answers queries only; SPARQL updates go to /sparql`);
@@ -79,8 +79,23 @@ export async function answerSparql(
     await sendRdf(ctx, serviceDescription(services, services.uris.ofPath(ctx.path), !!options.updates), `${title}: service description`);
     return;
   }
+  const prepared = prepareQuery(request, { allowService: config.sparqlService, baseIri: services.uris.ofPath(ctx.path) });
+  await answerQuery(ctx, services, scope, prepared, title);
+}
+
+/**
+ * Answer a parsed query in the negotiated format within the query time limit: results, a boolean,
+ * or RDF (a query this service wrote itself, such as a predefined one, comes here directly).
+ */
+export async function answerQuery(
+  ctx: Context,
+  services: Pick<Services, 'config' | 'uris' | 'store'>,
+  scope: GraphScope | undefined,
+  prepared: { text: string; federated?: boolean },
+  title: string,
+): Promise<void> {
+  const { config, store } = services;
   const baseIri = services.uris.ofPath(ctx.path);
-  const prepared = prepareQuery(request, { allowService: config.sparqlService, baseIri });
   const controller = new AbortController();
   // the error is made when the time is up (an Error's stack costs each request otherwise)
   const timer = setTimeout(() => controller.abort(new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`)), config.queryTimeoutMs);

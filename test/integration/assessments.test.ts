@@ -106,6 +106,23 @@ test('provenance: SPARQL finds the measured values and datasets a gap-filled val
   const before = await rests();
   assert.ok(before.length >= 3, `${before.length} values`);
   assert.ok(before.every((b) => /\/dataset\/\d+$/.test(b.dataset.value)));
+  // the same questions, published as the ontology service's predefined queries
+  const predefined = parseTurtle((await http(`${s.url}/ontology/queries`, { accept: 'text/turtle' })).text);
+  assert.deepEqual(predefined.filter((q) => q.predicate.value === 'http://purl.org/dc/elements/1.1/title').length, 3);
+  const run = async (name: string, query: Record<string, string>) => {
+    const r = await http(`${s.url}/ontology/queries/${name}?${new URLSearchParams(query)}`, { accept: 'application/sparql-results+json' });
+    return { status: r.status, rows: r.status === 200 ? JSON.parse(r.text).results.bindings : [], text: r.text };
+  };
+  assert.equal((await run('gap-fill-sources', { assessment: a })).rows.length, before.length);
+  const resting = await run('assessments-resting-on', { dataset: before[0].dataset.value });
+  assert.ok(
+    resting.rows.some((r: { assessment: { value: string } }) => r.assessment.value === a),
+    resting.text.slice(0, 300),
+  );
+  assert.ok((await run('gap-fill-activity', { assessment: a })).rows.some((r: { used: { value: string } }) => r.used.value.endsWith('/algorithm/genra')));
+  assert.equal((await run('no-such-query', { assessment: a })).status, 404);
+  assert.equal((await run('gap-fill-sources', {})).status, 400);
+  assert.equal((await run('gap-fill-sources', { assessment: 'not an iri>' })).status, 400);
   const out = before[0];
   const removed = await post(a, { remove: `${out.compound.value} ${out.dataset.value}`, remark: 'a re-test replaced this value' });
   assert.equal(removed.status, 200, removed.text);
