@@ -215,6 +215,7 @@ test('model: the description graph of a new model reads back as its description'
       adMembership: at.domain.membership,
       hasDomain: [`${BASE}/model/2`, at.uri].sort(),
       parameters: { k: '3' },
+      related: [],
     },
   );
 });
