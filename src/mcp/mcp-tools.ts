@@ -389,6 +389,50 @@ export function registerTools(server: McpServer, client: ServiceClient, onIntern
   );
 
   server.registerTool(
+    'read_across',
+    {
+      title: 'Read across',
+      description:
+        'Read-across for a target compound and an endpoint (a feature URI, or an ontology term such as an otee: endpoint, pooling every dataset of it you may read): its analogues with their measured values and sources, the gap filled side by side (GenRA read-across with its spread, the trend on log P with a 95 % prediction interval, the worst case, QSAR models with their domain) and a draft assessment (RAAF scenario 2, or 5 for a category of more than 3 sources) whose URI a person opens to score and conclude.',
+      inputSchema: {
+        target: uri('The target compound URI'),
+        endpoint: z.string().min(1).max(2000).describe('A feature URI or an ontology term (owl:sameAs of features)'),
+        similarity: z.number().min(0).max(1).optional().describe('The least Tanimoto similarity of an analogue (default 0.3)'),
+        k: z.number().int().min(1).max(100).optional().describe('At most this many sources (default 10)'),
+      },
+      annotations: { title: 'Read across', ...writes },
+    },
+    handle(async (a: { target: string; endpoint: string; similarity?: number; k?: number }) => {
+      const target = client.uriArgument('target', a.target, 'compound');
+      const threshold = String(a.similarity ?? 0.3);
+      const k = String(a.k ?? 10);
+      const found = await client.request('GET', `${target}/analogues`, { query: { endpoint: a.endpoint, k, threshold }, accept: 'application/json' });
+      if (found.status === 400 || found.status === 404) throw new ArgumentError(found.text.includes('endpoint') ? 'endpoint' : 'target', explanation(found));
+      if (found.status !== 200) throw new ServiceError(found.status, explanation(found));
+      const analogues = json(found.text, 'endpoint') as { analogues: { compound: string; smiles?: string; similarity: number; values: unknown[] }[] };
+      const category = (await client.expect('POST', '/category', { form: { target, endpoint: a.endpoint, similarity_threshold: threshold, max_sources: k } }, [201])).text.trim();
+      const filled = json((await client.expect('GET', `${category}/gap-filling`, { accept: 'application/json' })).text, 'endpoint') as { endpoints: Record<string, unknown>[] };
+      const scenario = analogues.analogues.length > 3 ? '5' : '2';
+      const assessment = (await client.expect('POST', '/assessment', { form: { category, scenario } }, [201])).text.trim();
+      return {
+        analogues: analogues.analogues.map((x) => ({ compound: x.compound, smiles: x.smiles, similarity: x.similarity, values: x.values })),
+        gapFilling: filled.endpoints.map((e) => ({
+          endpoint: e.endpoint,
+          kind: e.kind,
+          readAcross: e.readAcross,
+          trend: e.trend,
+          worstCase: e.worstCase,
+          qsar: e.qsar,
+          consistency: (e.consistency as { text?: string })?.text,
+        })),
+        category,
+        assessment,
+        next: `a person opens ${assessment} to choose the method, score each assessment element and conclude`,
+      };
+    }),
+  );
+
+  server.registerTool(
     'make_qprf',
     {
       title: 'Make a QPRF',

@@ -80,10 +80,10 @@ async function waitFor(task: string): Promise<string> {
   }
 }
 
-const TOOLS = ['search_compounds', 'get_resource', 'list_models', 'predict', 'upload_dataset', 'train_model', 'cross_validate', 'get_task', 'sparql_query', 'make_qprf'];
-const WRITES = new Set(['predict', 'upload_dataset', 'train_model', 'cross_validate', 'make_qprf']);
+const TOOLS = ['search_compounds', 'get_resource', 'list_models', 'predict', 'upload_dataset', 'train_model', 'cross_validate', 'get_task', 'sparql_query', 'make_qprf', 'read_across'];
+const WRITES = new Set(['predict', 'upload_dataset', 'train_model', 'cross_validate', 'make_qprf', 'read_across']);
 
-test('tools/list: the ten tools by name, each with a JSON schema; the tools that write are marked so; resources and the prompt are listed', async () => {
+test('tools/list: the eleven tools by name, each with a JSON schema; the tools that write are marked so; resources and the prompt are listed', async () => {
   const anonymous = await mcp();
   const { tools } = await anonymous.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
@@ -223,6 +223,23 @@ test('train_model, cross_validate and get_task: a task followed to its model and
   assert.equal(page.status, 200);
 });
 
+test('read_across: analogues from the data the caller may read, the gap filled side by side, and a draft assessment of the caller’s', async () => {
+  const client = await mcp(alice);
+  const octanol = structured(await call(client, 'search_compounds', { smiles: 'CCCCCCCCO' })).compounds[0].compound;
+  const answer = structured(await call(client, 'read_across', { target: octanol, endpoint: target, similarity: 0.1, k: 5 }));
+  assert.ok(answer.analogues.length >= 1 && answer.analogues.length <= 5, JSON.stringify(answer.analogues).slice(0, 200));
+  assert.ok(answer.analogues.every((a: { similarity: number }) => a.similarity >= 0.1));
+  const [filled] = answer.gapFilling;
+  assert.equal(filled.kind, 'numeric');
+  assert.ok(Number.isFinite(filled.readAcross.value), JSON.stringify(filled.readAcross));
+  assert.match(answer.assessment, /\/assessment\/\d+$/);
+  // the assessment is alice's draft: bob cannot read it
+  assert.equal((await http(answer.assessment.replace(s.base, s.url), { accept: 'text/turtle', headers: { subjectid: alice } })).status, 200);
+  assert.ok([403, 404].includes((await http(answer.assessment.replace(s.base, s.url), { accept: 'text/turtle', headers: { subjectid: bob } })).status));
+  // bob reads none of alice's data: no analogue for him
+  assert.match(errorText(await call(await mcp(bob), 'read_across', { target: octanol, endpoint: target })), /^(endpoint|target): /);
+});
+
 test('every tool answers malformed arguments with a tool error naming the argument, never a crash', async () => {
   const client = await mcp(alice);
   const bad: [string, Record<string, unknown>, RegExp][] = [
@@ -244,6 +261,8 @@ test('every tool answers malformed arguments with a tool error naming the argume
     ['sparql_query', { query: 'SELEC * WHERE' }, /^query: /],
     ['sparql_query', { query: 42 }, /query/],
     ['make_qprf', { model: 'x', compound: 'y' }, /^model: /],
+    ['read_across', { target: 'x', endpoint: target }, /^target: /],
+    ['read_across', { target: `${s.base}/compound/1`, endpoint: 'http://example.org/no-such-endpoint' }, /^endpoint: /],
   ];
   for (const [tool, args, argument] of bad) assert.match(errorText(await call(client, tool, args)), argument, `${tool} ${JSON.stringify(args)}`);
   // the service still answers
