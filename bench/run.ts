@@ -30,6 +30,7 @@ import { benchSparqlHttp } from './sparql-http.ts';
 import { benchStructureSearch } from './structure-search.ts';
 import { benchStructureIndex } from './structure-index.ts';
 import { benchReadAcross } from './read-across.ts';
+import { benchAssessment } from './assessment.ts';
 import { now, type Row } from './util.ts';
 
 /**
@@ -74,6 +75,7 @@ const benches = [
   ['container', benchContainer],
   ['mcp', benchMcp],
   ['read-across', benchReadAcross],
+  ['assessment', benchAssessment],
 ] as const;
 for (const [name, bench] of benches.filter(([n]) => only.length === 0 || only.includes(n))) {
   const t = now();
