@@ -215,8 +215,9 @@ export function fillQmrf(f: ModelFacts, c: QmrfContext): QmrfNode {
     'algorithms_descriptors',
     descriptors.map((d) => ref('descriptor_ref', d.attributes.id)),
   );
+  // the learner's own: a standardisation the model records is the pre-processing of 6.6
   const parameters = Object.entries(f.model.parameters)
-    .filter(([, v]) => v !== '')
+    .filter(([k, v]) => v !== '' && k !== 'structure_standardisation' && !k.startsWith('standardise-structures.'))
     .map(([k, v]) => `${k} = ${v}`);
   b.text(
     'descriptors_selection',

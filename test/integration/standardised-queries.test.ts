@@ -128,6 +128,10 @@ test('a model trained on standardised data (through its descriptors) predicts a 
   const preprocessing = /<preprocessing[^>]*>([^<]*)<\/preprocessing>/.exec(xml)?.[1] ?? '';
   assert.match(preprocessing, /standardised to QSAR-ready parents .*stereo remove, isotopes keep, hydrogens implicit/);
   assert.match(preprocessing, /Every structure the model predicts is standardised the same way first/);
+  // 4.5 lists the learner's parameters only: the standardisation is 6.6's
+  const generation = /<descriptors_generation[^>]*>([^<]*)<\/descriptors_generation>/.exec(xml)?.[1] ?? '';
+  assert.match(generation, /Learner parameters: /);
+  assert.doesNotMatch(generation, /standardis/);
 });
 
 test('a model trained on data that was never standardised records none and predicts a salt as it is given', async () => {
