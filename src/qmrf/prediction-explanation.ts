@@ -34,7 +34,8 @@ export async function predictionExplanationHtml(
   if (!model || (model.task !== 'regression' && model.task !== 'classification') || !model.trainingDataset || !canRead(model.trainingDataset)) return '';
   const shown = [...new Set(compounds)].slice(0, EXPLAINED_ROWS);
   const target = (await readFeatureRecords(deps.store, [model.dependent])).get(model.dependent);
-  const units = target?.units ? ` ${target.units}` : '';
+  // a class is not a quantity: a units row's "[class]" stays off the class shown
+  const units = target?.units && model.task === 'regression' ? ` ${target.units}` : '';
   const methods = new Map<string, string>();
   for (const d of [
     ...(model.domain ? [{ model: model.uri, method: model.domain.method }] : []),
