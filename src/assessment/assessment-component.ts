@@ -4,7 +4,7 @@ import type { Categories } from '../read-across/categories.ts';
 import { Assessments } from './assessments.ts';
 import { assessmentRoutes } from './assessment-routes.ts';
 
-export interface AssessmentDeps extends Pick<Services, 'store' | 'uris' | 'ids' | 'config'> {
+export interface AssessmentDeps extends Pick<Services, 'store' | 'uris' | 'ids' | 'config' | 'workers'> {
   /** The read-across component's: an assessment is built on a category and its gap filling. */
   categories: Categories;
 }

@@ -1,63 +1,198 @@
-import { escapeHtml, iriHtml } from '../rdf/html.ts';
+import type { Block, ReportDocument, Section, Text } from '../report/report-document.ts';
+import type { PlotRequest } from '../report/plots.ts';
 import type { Category } from '../read-across/category-codec.ts';
-import type { GapFilling } from '../read-across/gap-filling.ts';
-import { categoryHtml, gapFillingHtml } from '../read-across/category-views.ts';
+import type { EndpointFilling, GapFilling } from '../read-across/gap-filling.ts';
 import type { Assessment } from './assessment-codec.ts';
 import { evidenceFor } from './assessment-evidence.ts';
 import { SCORE_WORDS, scenarioById } from './raaf.ts';
 
-const text = (v: string) => (v ? escapeHtml(v) : '<em>not written yet</em>');
+/** What a report has to work from besides the assessment: the category and gap filling the reader may see (undefined: the category is not shared with them), and the versions. */
+export interface AssessmentContext {
+  evidence?: { category: Category; filling: GapFilling };
+  versions: string[];
+}
+
+const written = (v: string) => v || '(not written yet)';
+const n3 = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : Number(v.toPrecision(3)).toString());
+const link = (uri: string): Text => ({ text: uri, href: uri });
+
+/** The plots of a report: per numeric endpoint, its sources' values against their similarity, and the value read across. */
+export function assessmentPlots(context: AssessmentContext): PlotRequest[] {
+  return (context.evidence?.filling.endpoints ?? [])
+    .filter((e) => e.kind === 'numeric' && e.sources.length)
+    .map((e) => ({
+      kind: 'similarity' as const,
+      title: `Sources and the target: ${e.endpoint.replace(/^.*[#/]/, '').replace(/_/g, ' ')}`,
+      yTitle: 'measured (sources) / read across (target)',
+      sources: e.sources.map((s) => ({ similarity: s.similarity, value: Number(s.value) })),
+      target: typeof e.readAcross.value === 'number' ? e.readAcross.value : undefined,
+    }));
+}
 
 /**
- * An assessment as a report (HTML): identity and versions, the problem, target and scenario,
- * the hypothesis, the category, the gap filling side by side and the method chosen, each RAAF
- * assessment element with the evidence the data give and the assessor's score, EFSA's
- * uncertainty table, the conclusion; annexes of the values taken out and the versions.
+ * An assessment as a report document (DocBook, then HTML and PDF as the validation reports are):
+ * the RAAF scenario's assessment elements as sections with the evidence the data give and the
+ * assessor's score, EFSA's uncertainty table, the data matrix, the similarity plots, the gap
+ * filling side by side and the method chosen, annexes of the values taken out and the versions.
  */
-export function assessmentHtml(a: Assessment, evidence: { category: Category; filling: GapFilling } | undefined, versions: string[]): string {
+export function assessmentDocument(a: Assessment, context: AssessmentContext, plots: string[]): ReportDocument {
   const scenario = scenarioById(a.scenario)!;
+  const { evidence } = context;
+  const say = (kind: Parameters<typeof evidenceFor>[0]) =>
+    evidence ? evidenceFor(kind, a, evidence.category, evidence.filling) : ['(the category is not shared with you: its evidence is not shown)'];
   const unscored = a.scores.filter((e) => e.score === undefined).map((e) => e.element);
-  const banner =
-    a.status === 'final'
-      ? `<p><strong>Final</strong>, version ${a.version}.</p>`
-      : `<p><strong>Draft</strong>, version ${a.version}.${unscored.length ? ` Not scored yet: ${unscored.map(escapeHtml).join(', ')}.` : ' Every element is scored.'}</p>`;
-  const elements = scenario.elements
-    .map((e) => {
+  const status = a.status === 'final' ? `Final, version ${a.version}.` : `Draft, version ${a.version}. ${unscored.length ? `Not scored yet: ${unscored.join(', ')}.` : 'Every element is scored.'}`;
+  const sections: Section[] = [
+    {
+      title: '1. Identity',
+      blocks: [
+        { kind: 'para', text: [status] },
+        {
+          kind: 'facts',
+          rows: [
+            { label: 'Purpose', value: [written(a.purpose)] },
+            { label: 'Regulatory context', value: [written(a.regulatoryContext)] },
+            { label: 'Series', value: [link(a.series), ...(a.previous ? ['; revises ', link(a.previous)] : [])] },
+          ],
+        },
+      ],
+    },
+    {
+      title: '2. Problem formulation',
+      blocks: [
+        { kind: 'para', text: [written(a.problemFormulation)] },
+        { kind: 'para', text: [`Tolerable uncertainty: ${a.tolerableUncertainty ?? 'not stated'}.`] },
+      ],
+    },
+    { title: '3. Target and scenario', blocks: [{ kind: 'para', text: ['Target ', link(a.target), `. RAAF scenario ${scenario.id}: ${scenario.title}.`] }] },
+    {
+      title: '4. Hypothesis',
+      blocks: [
+        {
+          kind: 'facts',
+          rows: [
+            { label: 'Structural', value: [written(a.hypothesis.structural)] },
+            { label: 'Mechanistic', value: [written(a.hypothesis.mechanistic)] },
+            { label: 'Metabolic', value: [written(a.hypothesis.metabolic)] },
+          ],
+        },
+      ],
+    },
+    { title: '5. The category and its data', blocks: categoryBlocks(a, context, plots) },
+    { title: '6. Filling the gap', blocks: gapBlocks(a, evidence?.filling) },
+    ...scenario.elements.map((e): Section => {
       const s = a.scores.find((x) => x.element === e.id);
-      const lines = evidence ? e.evidence.flatMap((k) => evidenceFor(k, a, evidence.category, evidence.filling)) : [];
-      return `<section class="element"><h3>${escapeHtml(e.id)}: ${escapeHtml(e.title)}</h3><p>${escapeHtml(e.question)}</p>${
-        lines.length
-          ? `<p>What the data say:</p><ul>${lines.map((x) => `<li>${escapeHtml(x)}</li>`).join('')}</ul>`
-          : `<p><em>${evidence ? 'The data say nothing of this element: it rests on the assessor’s knowledge.' : 'The category is not shared with you: its evidence is not shown.'}</em></p>`
-      }<p>Score: ${s?.score === undefined ? '<strong>not scored</strong>' : `<strong>${s.score}</strong> (${SCORE_WORDS[s.score]})`}${s?.comment ? `. ${escapeHtml(s.comment)}` : ''}</p></section>`;
-    })
-    .join('');
-  const chosen = a.gapFills
-    .map(
-      (g) =>
-        `<tr><td>${iriHtml(g.endpoint)}</td><td>${escapeHtml(g.method)}${g.model ? ` (${iriHtml(g.model)})` : ''}</td><td>${g.value === undefined ? escapeHtml(g.reason ?? '') : `<strong>${escapeHtml(g.value)}</strong>${g.low === undefined ? '' : ` [${g.low.toPrecision(3)}, ${g.high!.toPrecision(3)}]`}`}</td><td>${g.sources.length} value(s) from ${new Set(g.sources.map((v) => v.dataset)).size} dataset(s)</td><td>${text(g.rationale)}</td></tr>`,
-    )
-    .join('');
-  const say = (kind: Parameters<typeof evidenceFor>[0]) => (evidence ? evidenceFor(kind, a, evidence.category, evidence.filling) : ['(the category is not shared with you)']);
-  const uncertaintyRows: [string, string[]][] = [
-    ['Similarity of the sources to the target', say('similarity')],
-    ['Amount, origin and reliability of the data', say('data')],
-    ['Consistency of the sources', say('consistency')],
-    ['The method and its domain', say('domain')],
+      const lines = e.evidence.flatMap((k) => say(k));
+      return {
+        title: `${e.id}: ${e.title}`,
+        blocks: [
+          { kind: 'para', text: [e.question] },
+          ...(lines.length
+            ? lines.map((l): Block => ({ kind: 'para', text: [`What the data say: ${l}`] }))
+            : [{ kind: 'para' as const, text: ['The data say nothing of this element: it rests on the assessor’s knowledge.'] }]),
+          { kind: 'para', text: [s?.score === undefined ? 'Score: not scored.' : `Score: ${s.score} (${SCORE_WORDS[s.score]}).${s.comment ? ` ${s.comment}` : ''}`] },
+        ],
+      };
+    }),
+    {
+      title: '7. Uncertainty',
+      blocks: [
+        {
+          kind: 'table',
+          title: 'Sources of uncertainty (EFSA 2025, Appendix C)',
+          head: ['source of uncertainty', 'what the data say'],
+          rows: [
+            ['Similarity of the sources to the target', say('similarity').join(' ')],
+            ['Amount, origin and reliability of the data', say('data').join(' ')],
+            ['Consistency of the sources', say('consistency').join(' ')],
+            ['The method and its domain', say('domain').join(' ')],
+            ['Overall (the assessor’s grade)', `${a.overallUncertainty ?? 'not graded'}, against a tolerable ${a.tolerableUncertainty ?? 'uncertainty not stated'}`],
+          ],
+        },
+      ],
+    },
+    { title: '8. Conclusion', blocks: [{ kind: 'para', text: [written(a.conclusion)] }] },
+    {
+      title: 'Annex A. Values taken out of the matrix',
+      blocks: a.removed.length
+        ? [{ kind: 'table', title: 'Kept, marked, not used', head: ['compound', 'dataset', 'remark'], rows: a.removed.map((r) => [link(r.compound), link(r.dataset), r.remark]) }]
+        : [{ kind: 'para', text: ['None.'] }],
+    },
+    {
+      title: 'Annex B. Versions',
+      blocks: [{ kind: 'table', title: 'Versions, oldest first', head: ['version', 'this one'], rows: context.versions.map((v) => [link(v), v === a.uri ? 'this one' : '']) }],
+    },
   ];
-  const removed = a.removed.length
-    ? `<table><thead><tr><th>compound</th><th>dataset</th><th>remark</th></tr></thead><tbody>${a.removed.map((r) => `<tr><td>${iriHtml(r.compound)}</td><td>${iriHtml(r.dataset)}</td><td>${escapeHtml(r.remark)}</td></tr>`).join('')}</tbody></table>`
-    : '<p>None.</p>';
-  return `${banner}
-<h2>1. Identity</h2><dl><dt>Purpose</dt><dd>${text(a.purpose)}</dd><dt>Regulatory context</dt><dd>${text(a.regulatoryContext)}</dd><dt>Series</dt><dd>${iriHtml(a.series)}${a.previous ? `; revises ${iriHtml(a.previous)}` : ''}</dd></dl>
-<h2>2. Problem formulation</h2><p>${text(a.problemFormulation)}</p><p>Tolerable uncertainty: ${a.tolerableUncertainty ?? '<em>not stated</em>'}.</p>
-<h2>3. Target and scenario</h2><p>Target ${iriHtml(a.target)}. RAAF scenario ${scenario.id}: ${escapeHtml(scenario.title)}.</p>
-<h2>4. Hypothesis</h2><dl><dt>Structural</dt><dd>${text(a.hypothesis.structural)}</dd><dt>Mechanistic</dt><dd>${text(a.hypothesis.mechanistic)}</dd><dt>Metabolic</dt><dd>${text(a.hypothesis.metabolic)}</dd></dl>
-<h2>5. The category</h2>${evidence ? categoryHtml(evidence.category, []) : `<p>${iriHtml(a.category)} is not shared with you.</p>`}
-<h2>6. Filling the gap</h2>${evidence ? gapFillingHtml(evidence.filling) : ''}<h3>The method chosen</h3><table><thead><tr><th>endpoint</th><th>method</th><th>value</th><th>derived from</th><th>rationale</th></tr></thead><tbody>${chosen}</tbody></table>
-<h2>7. Assessment elements</h2>${elements}
-<h2>8. Uncertainty</h2><table><thead><tr><th>source of uncertainty</th><th>what the data say</th></tr></thead><tbody>${uncertaintyRows.map(([what, lines]) => `<tr><td>${escapeHtml(what)}</td><td>${lines.map(escapeHtml).join('<br>')}</td></tr>`).join('')}<tr><td>Overall (the assessor’s)</td><td><strong>${a.overallUncertainty ?? 'not graded'}</strong> against a tolerable ${a.tolerableUncertainty ?? 'uncertainty not stated'}</td></tr></tbody></table>
-<h2>9. Conclusion</h2><p>${text(a.conclusion)}</p>
-<h2>Annex A. Values taken out of the matrix</h2>${removed}
-<h2>Annex B. Versions</h2><ol>${versions.map((v) => `<li>${iriHtml(v)}${v === a.uri ? ' (this one)' : ''}</li>`).join('')}</ol>`;
+  return { title: a.title, subtitle: `Read-across assessment, RAAF scenario ${scenario.id}`, date: a.date.toISOString(), sections };
+}
+
+function categoryBlocks(a: Assessment, context: AssessmentContext, plots: string[]): Block[] {
+  const evidence = context.evidence;
+  if (!evidence) return [{ kind: 'para', text: ['The category ', link(a.category), ' is not shared with you.'] }];
+  const c = evidence.category;
+  const members = c.members.filter((m) => m.included);
+  const removed = (compound: string, dataset: string) => a.removed.some((r) => r.compound === compound && r.dataset === dataset);
+  return [
+    {
+      kind: 'para',
+      text: ['Category ', link(c.uri), `: Tanimoto similarity to the target ≥ ${c.similarityThreshold}, at most ${c.maxSources} sources per endpoint${c.smarts ? `, holding ${c.smarts}` : ''}.`],
+    },
+    {
+      kind: 'table',
+      title: 'Members',
+      head: ['compound', 'role', 'similarity', 'reason'],
+      rows: members.map((m) => [link(m.compound), m.role, n3(m.similarity), m.reason]),
+    },
+    ...evidence.filling.endpoints.map(
+      (e): Block => ({
+        kind: 'table',
+        title: `Data matrix: ${e.endpoint}`,
+        head: ['source', 'similarity', 'value (mean)', 'measured (dataset)', 'log P'],
+        rows: e.sources.map((s) => [
+          link(s.compound),
+          n3(s.similarity),
+          typeof s.value === 'number' ? n3(s.value) : String(s.value),
+          s.measured.map((v) => `${v.value.value} (${v.dataset})${removed(s.compound, v.dataset) ? ' [taken out]' : ''}`).join('; '),
+          n3(s.descriptor),
+        ]),
+      }),
+    ),
+    ...plots.map((svg, i): Block => ({ kind: 'figure', title: assessmentPlots(context)[i]?.title ?? 'Similarity plot', svg })),
+  ];
+}
+
+function gapBlocks(a: Assessment, filling: GapFilling | undefined): Block[] {
+  const side = (e: EndpointFilling): Text[] => [
+    e.endpoint,
+    e.readAcross.value === undefined
+      ? (e.readAcross.reason ?? '')
+      : `${typeof e.readAcross.value === 'number' ? n3(e.readAcross.value) : e.readAcross.value}${e.readAcross.weightedSd === undefined ? '' : ` ± ${n3(e.readAcross.weightedSd)}`}`,
+    e.trend.value === undefined ? (e.trend.reason ?? '') : `${n3(e.trend.value)} [${n3(e.trend.interval?.[0])}, ${n3(e.trend.interval?.[1])}]${e.trend.interpolated ? '' : ' (extrapolated)'}`,
+    e.worstCase.reason ?? (e.worstCase.positive ? e.worstCase.positive.value : `${n3(Number(e.worstCase.lowest?.value))} to ${n3(Number(e.worstCase.highest?.value))}`),
+    e.qsar.length ? e.qsar.map((q) => `${q.title}: ${q.value ?? q.reason ?? ''}${q.inside === false ? ' (outside its domain)' : ''}`).join('; ') : 'no model',
+  ];
+  return [
+    ...(filling
+      ? [
+          {
+            kind: 'table' as const,
+            title: 'Side by side',
+            head: ['endpoint', 'read-across (GenRA)', 'trend (95 % prediction interval)', 'worst case (lowest to highest)', 'QSAR'],
+            rows: filling.endpoints.map(side),
+          },
+        ]
+      : []),
+    {
+      kind: 'table',
+      title: 'The method chosen',
+      head: ['endpoint', 'method', 'value', 'derived from', 'rationale'],
+      rows: a.gapFills.map((g) => [
+        g.endpoint,
+        `${g.method}${g.model ? ` (${g.model})` : ''}`,
+        g.value === undefined ? (g.reason ?? '') : `${g.value}${g.low === undefined ? '' : ` [${n3(g.low)}, ${n3(g.high)}]`}`,
+        `${g.sources.length} value(s) from ${new Set(g.sources.map((v) => v.dataset)).size} dataset(s)`,
+        written(g.rationale),
+      ]),
+    },
+  ];
 }

@@ -1,15 +1,14 @@
 import { answers, MEDIA, type DescribedRoutes } from '../http/route-description.ts';
 import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendUri } from '../http/respond.ts';
 import { Params } from '../http/params.ts';
-import { renderPage } from '../rdf/html.ts';
-import { serializeRdf } from '../rdf/serialize.ts';
 import type { Services } from '../core/services.ts';
 import { assessmentQuads, visibleTo } from './assessment-codec.ts';
-import { assessmentHtml } from './assessment-report.ts';
 import type { Assessments } from './assessments.ts';
 
 /** Read-across assessments (issue 57): made from a category, written by the assessor, made final, revised as new versions. */
-export function assessmentRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'config'>, assessments: Assessments): void {
+const RENDER_MODULE = new URL('../report/report-render.ts', import.meta.url).href;
+
+export function assessmentRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'config' | 'workers'>, assessments: Assessments): void {
   const uriOf = (id: string) => services.uris.item('assessment', id);
   const canReadOf = (state: { canRead?: (uri: string) => boolean }) => state.canRead ?? (() => true);
   const form = (ctx: Parameters<typeof Params.fromRequest>[0]) => Params.fromRequest(ctx, services.config.bodyLimit);
@@ -39,19 +38,25 @@ export function assessmentRoutes(routes: DescribedRoutes, services: Pick<Service
     {
       method: 'GET',
       path: '/assessment/:id',
-      summary: 'An assessment: RDF (with PROV-O: what every gap-filled value was derived from), or the report as HTML',
+      summary: 'An assessment: RDF (with PROV-O: what every gap-filled value was derived from), or the report as HTML, PDF or DocBook',
       tag: 'assessment',
-      responses: answers(MEDIA.resource, 404),
+      responses: answers([...MEDIA.resource, 'application/pdf', 'application/docbook+xml'], 404),
     },
     async (ctx) => {
       // a shared assessment shows each reader only the measured values that reader may read
       const a = visibleTo(await assessments.require(uriOf(ctx.params.id)), canReadOf(ctx.state));
       const quads = assessmentQuads(a);
       const renderers = resourceRenderers(ctx, a.uri, quads, `Assessment: ${a.title}`);
-      renderers['text/html'] = async () => {
-        const canRead = canReadOf(ctx.state);
-        const intro = assessmentHtml(a, await assessments.evidence(a, canRead), await assessments.versions(a.series, canRead));
-        return renderPage({ title: `Assessment: ${a.title}`, intro, quads, jsonld: await serializeRdf(quads, 'application/ld+json') });
+      // the report: DocBook, and HTML and PDF converted from it on the worker pool (as the validation reports are)
+      const docbook = () => assessments.docbook(a, canReadOf(ctx.state));
+      const alternates = { 'application/pdf': `${a.uri}?media=application/pdf`, 'application/docbook+xml': `${a.uri}?media=application/docbook%2Bxml`, 'text/turtle': `${a.uri}?media=text/turtle` };
+      const convert = async (format: 'html' | 'pdf') => services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertReport', [await docbook(), format, alternates, services.config.baseUrl]);
+      renderers['text/html'] = async () => String(await convert('html'));
+      renderers['application/docbook+xml'] = docbook;
+      renderers['application/pdf'] = async () => {
+        ctx.set('Content-Disposition', `inline; filename="assessment-${ctx.params.id}.pdf"`);
+        const pdf = (await convert('pdf')) as Uint8Array;
+        return Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
       };
       await sendNegotiated(ctx, renderers);
     },

@@ -10,6 +10,10 @@ import { MATRIX_DESCRIPTORS } from '../read-across/data-matrix.ts';
 import { assessmentOf, assessmentQuads, GAP_FILL_METHODS, UNCERTAINTY_GRADES, type Assessment, type GapFill, type GapFillMethod, type UncertaintyGrade } from './assessment-codec.ts';
 import { assessmentQueries } from './assessment-queries.ts';
 import { scenarioById, RAAF_SCENARIOS } from './raaf.ts';
+import { assessmentDocument, assessmentPlots, type AssessmentContext } from './assessment-report.ts';
+import { toDocBook } from '../report/report-document.ts';
+
+const PLOTS_MODULE = new URL('../report/plots.ts', import.meta.url).href;
 
 /** What a new assessment starts from: its category and scenario, and what the person says of it. */
 export interface AssessmentRequest {
@@ -27,7 +31,7 @@ export interface AssessmentRequest {
  * final once every element is scored, and revised as new versions that keep the old.
  */
 export class Assessments {
-  private readonly services: Pick<Services, 'store' | 'uris' | 'ids'>;
+  private readonly services: Pick<Services, 'store' | 'uris' | 'ids' | 'workers'>;
   private readonly categories: Categories;
   readonly collection: string;
   constructor(services: Assessments['services'], categories: Categories) {
@@ -135,6 +139,14 @@ export class Assessments {
     // an assessment shared without its category: the report without the category's evidence
     if (!category || !canRead(category.uri)) return undefined;
     return { category, filling: await this.categories.gapFilling(category, MATRIX_DESCRIPTORS[0].name, canRead, a.removed) };
+  }
+
+  /** The report as DocBook 5 (HTML and PDF are converted from it): what the reader may see, its plots drawn on the worker pool. */
+  async docbook(a: Assessment, canRead: (uri: string) => boolean): Promise<string> {
+    const context: AssessmentContext = { evidence: await this.evidence(a, canRead), versions: await this.versions(a.series, canRead) };
+    const plots = assessmentPlots(context);
+    const svgs = plots.length ? await this.services.workers.run<string[]>(PLOTS_MODULE, 'renderPlots', [plots]) : [];
+    return toDocBook(assessmentDocument(a, context, svgs));
   }
 
   private async readableCategory(uri: string, canRead: (uri: string) => boolean): Promise<Category> {

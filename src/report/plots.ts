@@ -15,6 +15,8 @@ export type PlotRequest =
   | { kind: 'confusion'; title: string; classes: string[]; counts: number[][] }
   /** Bars per group and series (a statistic per fold, per algorithm ...), optionally with error bars. */
   | { kind: 'bars'; title: string; xTitle: string; yTitle: string; bars: { group: string; series?: string; value: number; error?: number }[] }
+  /** Read-across: each source's measured value against its similarity to the target, and the value read across for the target (at similarity 1). */
+  | { kind: 'similarity'; title: string; yTitle: string; sources: { similarity: number; value: number }[]; target?: number }
   /** Conformal calibration: coverage against confidence level per series (all rows, each class), with the diagonal the guarantee promises. */
   | { kind: 'calibration'; title: string; series: { label: string; points: { level: number; coverage: number }[] }[] };
 
@@ -65,6 +67,22 @@ function specOf(plot: PlotRequest, textWidth: TextWidth): TopLevelSpec {
             },
           },
         ],
+      } as TopLevelSpec;
+    }
+    case 'similarity': {
+      const values = [...plot.sources.map((s) => ({ ...s, who: 'source (measured)' })), ...(plot.target === undefined ? [] : [{ similarity: 1, value: plot.target, who: 'target (read across)' }])];
+      return {
+        ...common,
+        width: WIDTH,
+        height: Math.round(WIDTH * 0.75),
+        data: { values },
+        mark: { type: 'point', filled: true, size: 60 },
+        encoding: {
+          x: { field: 'similarity', type: 'quantitative', title: 'Tanimoto similarity to the target', scale: { domain: [0, 1] } },
+          y: { field: 'value', type: 'quantitative', title: plot.yTitle, scale: { zero: false } },
+          color: { field: 'who', type: 'nominal', title: '', scale: { range: ['#3465a4', '#cc0000'] } },
+          shape: { field: 'who', type: 'nominal', title: '', scale: { range: ['circle', 'diamond'] } },
+        },
       } as TopLevelSpec;
     }
     case 'roc':
