@@ -244,7 +244,7 @@ test('predict the salt from the model page: standardised to its parent, the pare
   assert.equal(salt.facts['Applicability domain'], parent.facts['Applicability domain']);
   assert.deepEqual(salt.neighbours, parent.neighbours);
   // the number with its reading, and the domain's metric beside its limit
-  assert.match(salt.facts['Carcinogenic (rat)'], /^(yes|no) class probability 0\.\d+, at least 0\.6 \(an even split of 2 classes plus 0\.1\)|\(uncertain\)/);
+  assert.match(salt.facts['Carcinogenic (rat)'], /^(yes|no) probability 0\.\d+, at least 0\.6 \(an even split of 2 classes plus 0\.1\)|\(uncertain\)/);
   assert.match(salt.facts['Applicability domain'], /^(inside|outside).*; mean distance to the k nearest training compounds \d+(\.\d+)? \(inside when at most \d+(\.\d+)?/);
   assert.equal(salt.neighbours.length, 5);
   // the neighbours' predictions are out of fold (the cross-validation above), never the model re-predicting its training rows
