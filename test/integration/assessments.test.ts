@@ -106,7 +106,8 @@ test('an assessment from a category: prefilled, written, final only when complet
   const file = join(await mkdtemp(join(tmpdir(), 'assessment-')), 'a.pdf');
   await writeFile(file, Buffer.from(await (await fetch(local(a), { headers: { accept: 'application/pdf' } })).arrayBuffer()));
   const text = (await exec('pdftotext', ['-layout', file, '-'])).stdout;
-  for (const words of ['Sources of uncertainty', 'AE G.3: Regular pattern of the variation', 'Data matrix', 'Annex B. Versions', 'Sources and the target']) assert.ok(text.replace(/\s+/g, ' ').includes(words), words);
+  for (const words of ['Sources of uncertainty', 'AE G.3: Regular pattern of the variation', 'Data matrix', 'Annex B. Versions', 'Sources and the target'])
+    assert.ok(text.replace(/\s+/g, ' ').includes(words), words);
   const pages = text.split('\f').filter((p) => p.trim());
   pages.slice(0, -1).forEach((p, i) => assert.ok(p.split(/\s+/).filter(Boolean).length >= 20, `page ${i + 1} holds ${p.trim().slice(0, 80)}`));
 });
