@@ -85,6 +85,7 @@ export function createApp(services: Services, registry: OntologyRegistry, pages:
     c.ontology,
     c.mcp,
     c.readAcross,
+    c.profiler,
     c.assessment,
   ])
     component.routes(described);

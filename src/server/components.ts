@@ -21,6 +21,7 @@ import { titlesOf } from '../store/query-helpers.ts';
 import { createMcpComponent } from '../mcp/mcp-component.ts';
 import { createReadAcrossComponent } from '../read-across/read-across-component.ts';
 import { createAssessmentComponent } from '../assessment/assessment-component.ts';
+import { createProfilerComponent } from '../profiler/profiler-component.ts';
 
 /**
  * Every component, made in the order of their dependencies, with every kind of job registered with
@@ -78,6 +79,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     ontology: createOntologyComponent({ ...services, registry }),
     mcp: createMcpComponent(services),
     readAcross,
+    profiler: createProfilerComponent({ ...services, compounds }),
     assessment: createAssessmentComponent({ ...services, categories: readAcross.operations.categories }),
   };
   for (const component of Object.values(components)) services.tasks.registerAll(component.jobs);

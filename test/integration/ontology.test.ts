@@ -23,7 +23,15 @@ const select = async (endpoint: string, query: string) => {
 
 test('the bundled vocabularies are loaded into graphs named by their IRIs, once', async () => {
   const graphs = (await select('/ontology', 'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?o a <http://www.w3.org/2002/07/owl#Ontology> } }')).map((b) => b.g.value).sort();
-  assert.deepEqual(graphs, ['http://www.opentox.org/algorithmTypes.owl', 'http://www.opentox.org/api/1.1', 'http://www.opentox.org/echaEndpoints.owl']);
+  assert.deepEqual(graphs, [
+    'http://www.opentox.org/algorithmTypes.owl',
+    'http://www.opentox.org/api/1.1',
+    'http://www.opentox.org/echaEndpoints.owl',
+    'http://www.opentox.org/profilers.owl',
+    'http://www.opentox.org/profilers/benigni-bossa',
+    'http://www.opentox.org/profilers/functional-groups',
+    'http://www.opentox.org/profilers/verhaar',
+  ]);
   const count = await select('/sparql', `SELECT (COUNT(*) AS ?n) WHERE { GRAPH <http://www.opentox.org/api/1.1> { ?s ?p ?o } }`);
   const n = Number(count[0].n.value);
   assert.ok(n > 100);
