@@ -15,6 +15,8 @@ export interface AssessmentContext {
 const written = (v: string) => v || '(not written yet)';
 const n3 = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : Number(v.toPrecision(3)).toString());
 const link = (uri: string): Text => ({ text: uri, href: uri });
+/** A value as a report shows it: a number to 4 significant digits (the full value is in the RDF), text as it is. */
+const shown = (v: string) => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(Number(v).toPrecision(4)).toString() : v);
 
 /** The plots of a report: per numeric endpoint, its sources' values against their similarity, and the value read across. */
 export function assessmentPlots(context: AssessmentContext): PlotRequest[] {
@@ -152,7 +154,7 @@ function categoryBlocks(a: Assessment, context: AssessmentContext, plots: string
           link(s.compound),
           n3(s.similarity),
           typeof s.value === 'number' ? n3(s.value) : String(s.value),
-          s.measured.map((v) => `${v.value.value} (${v.dataset})${removed(s.compound, v.dataset) ? ' [taken out]' : ''}`).join('; '),
+          s.measured.map((v) => `${shown(v.value.value)} (${v.dataset})${removed(s.compound, v.dataset) ? ' [taken out]' : ''}`).join('; '),
           n3(s.descriptor),
         ]),
       }),
@@ -189,7 +191,7 @@ function gapBlocks(a: Assessment, filling: GapFilling | undefined): Block[] {
       rows: a.gapFills.map((g) => [
         g.endpoint,
         `${g.method}${g.model ? ` (${g.model})` : ''}`,
-        g.value === undefined ? (g.reason ?? '') : `${g.value}${g.low === undefined ? '' : ` [${n3(g.low)}, ${n3(g.high)}]`}`,
+        g.value === undefined ? (g.reason ?? '') : `${shown(g.value)}${g.low === undefined ? '' : ` [${n3(g.low)}, ${n3(g.high)}]`}`,
         `${g.sources.length} value(s) from ${new Set(g.sources.map((v) => v.dataset)).size} dataset(s)`,
         written(g.rationale),
       ]),

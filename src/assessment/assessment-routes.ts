@@ -3,6 +3,7 @@ import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendUri } f
 import { Params } from '../http/params.ts';
 import type { Services } from '../core/services.ts';
 import { assessmentQuads, visibleTo } from './assessment-codec.ts';
+import { assessmentEditHtml } from './assessment-forms.ts';
 import type { Assessments } from './assessments.ts';
 
 /** Read-across assessments (issue 57): made from a category, written by the assessor, made final, revised as new versions. */
@@ -51,7 +52,8 @@ export function assessmentRoutes(routes: DescribedRoutes, services: Pick<Service
       const docbook = () => assessments.docbook(a, canReadOf(ctx.state));
       const alternates = { 'application/pdf': `${a.uri}?media=application/pdf`, 'application/docbook+xml': `${a.uri}?media=application/docbook%2Bxml`, 'text/turtle': `${a.uri}?media=text/turtle` };
       const convert = async (format: 'html' | 'pdf') => services.workers.run<string | Uint8Array>(RENDER_MODULE, 'convertReport', [await docbook(), format, alternates, services.config.baseUrl]);
-      renderers['text/html'] = async () => String(await convert('html'));
+      // the report's page, with the assessor's form (a draft's fields; a final one's new version)
+      renderers['text/html'] = async () => String(await convert('html')).replace('</body>', `${assessmentEditHtml(a)}</body>`);
       renderers['application/docbook+xml'] = docbook;
       renderers['application/pdf'] = async () => {
         ctx.set('Content-Disposition', `inline; filename="assessment-${ctx.params.id}.pdf"`);

@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
+import { compoundOf } from '../core/uri-scheme.ts';
 import type * as RDF from '@rdfjs/types';
 import { alternateLinks, rdfRenderers, uriList, type Renderer } from '../http/respond.ts';
-import { escapeHtml, iriHtml, renderPage } from '../rdf/html.ts';
+import { escapeHtml, iriHtml, linkOf, renderPage } from '../rdf/html.ts';
 import { searchFormHtml } from './compound-page.ts';
 import type { Chemistry } from '../chemistry/chemistry.ts';
 import type { StoredStructure } from './compound-codec.ts';
@@ -84,7 +85,10 @@ ${related
   .map((r) => `<h2>${escapeHtml(r.label)}</h2><ul>${r.uris.map((u) => `<li>${iriHtml(u, u)}</li>`).join('')}</ul>`)
   .join('')}
 <h2>Find similar structures</h2>
-${searchFormHtml({ kind: 'similarity', text: s.smiles })}`;
+${searchFormHtml({ kind: 'similarity', text: s.smiles })}
+<h2>Read across</h2>
+<form class="run" method="get" action="${escapeHtml(`${linkOf(compoundOf(s.uri)).href}/analogues`)}"><p><label>Endpoint: a feature URI, or an ontology term such as http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_fish_lethality <input name="endpoint" required size="70"></label></p>
+<p><label>least similarity <input name="threshold" value="0.3" size="4"></label> <label>at most <input name="k" value="10" size="4"> analogues</label> <button type="submit">Find analogues with data</button></p></form>`;
     return renderPage({ title, intro, alternates: alternateLinks(ctx, STRUCTURE_OUTPUT_TYPES) });
   };
   return renderers;

@@ -15,7 +15,7 @@ import { MAX_ANALOGUES } from './analogue-search.ts';
 import { descriptorRanges } from './descriptor-values.ts';
 
 /** Categories for read-across: made around a target (POST /category), read, listed, deleted, and their data matrices. */
-export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'config'>, categories: Categories): void {
+export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'config'>, categories: Categories, nextStep: (category: string) => string = () => ''): void {
   const uriOf = (id: string) => services.uris.item('category', id);
   const canReadOf = (state: { canRead?: (uri: string) => boolean }) => state.canRead ?? (() => true);
 
@@ -81,7 +81,7 @@ export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services,
       renderers['text/html'] = async () =>
         renderPage({
           title: `Category: ${category.title}`,
-          intro: categoryHtml(category, await categories.list(canReadOf(ctx.state), category.uri)),
+          intro: categoryHtml(category, await categories.list(canReadOf(ctx.state), category.uri), nextStep(category.uri)),
           quads,
           jsonld: await serializeRdf(quads, 'application/ld+json'),
         });

@@ -7,7 +7,7 @@ import type { DataMatrix } from './data-matrix.ts';
 import type { EndpointFilling, GapFilling } from './gap-filling.ts';
 
 /** A category's page: its definition, its members with roles and reasons, the compounds left out and why. */
-export function categoryHtml(c: Category, subcategories: string[]): string {
+export function categoryHtml(c: Category, subcategories: string[], next = ''): string {
   const row = (m: Category['members'][number]) =>
     `<tr><td>${iriHtml(m.compound)}</td><td>${escapeHtml(m.role)}</td><td>${m.similarity === undefined ? '' : m.similarity.toFixed(3)}</td><td>${m.sourceFor.map((e) => iriHtml(e)).join('<br>')}</td><td>${escapeHtml(m.reason)}</td></tr>`;
   const table = (members: Category['members']) =>
@@ -17,7 +17,8 @@ export function categoryHtml(c: Category, subcategories: string[]): string {
   return `<p>Target ${iriHtml(c.target)}; endpoints ${c.endpoints.map((e) => iriHtml(e)).join(', ')}.</p>
 <p>Definition: Tanimoto similarity to the target ≥ ${c.similarityThreshold} (Morgan, radius 2, 2048 bits), at most ${c.maxSources} sources per endpoint${c.smarts === undefined ? '' : `, holding the substructure <code>${escapeHtml(c.smarts)}</code>`}${c.parent ? `, within ${iriHtml(c.parent)}` : ''}.</p>
 <h2>Members (${members.length})</h2>${table(members)}
-<p><a href="${escapeHtml(new URL(`${c.uri}/matrix`).pathname)}">The data matrix</a> (HTML, CSV, XLSX, RDF).</p>
+<p><a href="${escapeHtml(new URL(`${c.uri}/matrix`).pathname)}">The data matrix</a> (HTML, CSV, XLSX, RDF) · <a href="${escapeHtml(new URL(`${c.uri}/gap-filling`).pathname)}">The data gap filled side by side</a></p>
+${next}
 ${subcategories.length ? `<h2>Subcategories</h2><ul>${subcategories.map((s) => `<li>${iriHtml(s)}</li>`).join('')}</ul>` : ''}
 <h2>Left out (${left.length}, the nearest)</h2>${table(left)}`;
 }

@@ -19,6 +19,8 @@ export interface ReadAcrossDeps extends Pick<Services, 'store' | 'uris' | 'worke
   /** …and the QSAR models of an endpoint, applied to a target when its gap is filled. */
   models: ModelStore;
   predictor: Predictor;
+  /** What a category's page offers next (the assessment component's form: it is made after this one). */
+  categoryNextStep?: (category: string) => string;
 }
 
 /** Read-across (issue 56): analogues of a target with measured data for an endpoint, from every dataset the caller may read; categories and their data matrices. */
@@ -30,7 +32,7 @@ export function createReadAcrossComponent(deps: ReadAcrossDeps) {
     jobs: {},
     routes: (routes: DescribedRoutes) => {
       readAcrossRoutes(routes, deps, analogues);
-      categoryRoutes(routes, deps, categories);
+      categoryRoutes(routes, deps, categories, deps.categoryNextStep);
       gapFillingRoute(routes, deps, categories);
     },
   };

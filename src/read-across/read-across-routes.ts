@@ -35,16 +35,16 @@ export function readAcrossRoutes(routes: DescribedRoutes, services: Pick<Service
         ranges: descriptorRanges(p.descriptor_range ? [p.descriptor_range] : []),
         canRead: ctx.state.canRead ?? (() => true),
       });
-      await sendAnalogues(ctx, found);
+      await sendAnalogues(ctx, found, { threshold: p.threshold, k: p.k ?? 10 });
     },
   );
 }
 
-function sendAnalogues(ctx: Context, found: Analogues): Promise<void> {
+function sendAnalogues(ctx: Context, found: Analogues, asked: { threshold: number; k: number }): Promise<void> {
   return sendNegotiated(ctx, {
     'application/json': () => `${JSON.stringify(analoguesJson(found))}\n`,
     'text/csv': () => analoguesCsv(found),
-    'text/html': () => renderPage({ title: `Analogues of ${found.target}`, intro: analoguesHtml(found) }),
+    'text/html': () => renderPage({ title: `Analogues of ${found.target}`, intro: `${analoguesHtml(found)}${categoryFormHtml(found, asked)}` }),
     'text/uri-list': () => found.analogues.map((a) => `${a.compound}\r\n`).join(''),
   });
 }
@@ -80,4 +80,11 @@ function analoguesHtml(found: Analogues): string {
   return `<p>Target ${iriHtml(found.target)} ${escapeHtml(found.targetSmiles ?? '')}; endpoint ${iriHtml(found.endpoint)}; its own measured values: ${own}.</p>
 <p>${found.analogues.length} of ${found.candidates} compounds with measured values (Tanimoto on Morgan bits, radius 2, 2048 bits; ties by compound id).</p>
 <table><thead><tr><th>rank</th><th>compound</th><th>SMILES</th><th>similarity</th><th>measured (source dataset)</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** The analogues page's next step: a category of them (its rule as the search's). */
+function categoryFormHtml(found: Analogues, asked: { threshold: number; k: number }): string {
+  return `<h2>Make a category of them</h2><form class="run" method="post" action="/category">
+<input type="hidden" name="target" value="${escapeHtml(found.target)}"><input type="hidden" name="endpoint" value="${escapeHtml(found.endpoint)}">
+<p><label>least similarity <input name="similarity_threshold" value="${asked.threshold}" size="4"></label> <label>at most <input name="max_sources" value="${asked.k}" size="4"> sources</label> <label>holding the substructure (SMARTS, optional) <input name="smarts" size="20"></label> <button type="submit">Make the category</button></p></form>`;
 }

@@ -21,6 +21,7 @@ import { titlesOf } from '../store/query-helpers.ts';
 import { createMcpComponent } from '../mcp/mcp-component.ts';
 import { createReadAcrossComponent } from '../read-across/read-across-component.ts';
 import { createAssessmentComponent } from '../assessment/assessment-component.ts';
+import { assessmentStartHtml } from '../assessment/assessment-forms.ts';
 import { createProfilerComponent } from '../profiler/profiler-component.ts';
 
 /**
@@ -61,7 +62,8 @@ export function createComponents(services: Services, registry: OntologyRegistry)
   });
   const { models, predictor, descriptors, train, fitDomain, cleanup, startSuper } = model.operations;
   const validation = createValidationComponent({ ...services, datasets, models, predictor });
-  const readAcross = createReadAcrossComponent({ ...services, compounds, datasets, descriptors, models, predictor });
+  // a category's page offers an assessment: the assessment component is made after, called back
+  const readAcross = createReadAcrossComponent({ ...services, compounds, datasets, descriptors, models, predictor, categoryNextStep: (c) => assessmentStartHtml(c) });
   const components = {
     service: createServiceComponent({ ...services, latest: (canRead) => latestWork(services, datasets, models, canRead) }),
     operations: createOperationsComponent(services),

@@ -1,0 +1,103 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { sharedCsv, startTestServer, http, type TestServer } from '../helpers.ts';
+
+/**
+ * A read-across done in the browser (issue 57): from a compound's page to its analogues, a
+ * category, the gap filled side by side, an assessment written and made final, and its PDF.
+ * The data (two datasets of one endpoint, the ontology term given at upload) are uploaded first.
+ */
+const CHROMIUM = process.env.TOXGRAPH_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+const TERM = 'http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_fish_lethality';
+const skip = !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`;
+
+let s: TestServer;
+let browser: Browser;
+let page: Page;
+let target: string;
+
+before(async () => {
+  s = await startTestServer();
+  for (const csv of [sharedCsv('EPAFHM_log10.csv', 60), 'SMILES,LC50\nCCCCO,0.25\nCCCCCCO,1.1\nCCCCCCCCCO,2.2\n']) {
+    const r = await http(`${s.url}/dataset?${new URLSearchParams({ endpoint_column: '1', endpoint: TERM })}`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
+    assert.equal(r.status, 200, r.text);
+  }
+  target = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
+  if (skip) return;
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  mkdirSync(SHOTS, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await s?.stop();
+});
+
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `read-across-${name}.png`), fullPage: true });
+
+async function arriveAt(expected: RegExp): Promise<void> {
+  try {
+    await page.waitForURL((url) => expected.test(url.pathname), { timeout: 120_000 });
+  } catch (e) {
+    await shot('failed-arrival');
+    throw new Error(`not at ${expected} but at ${page.url()}: ${(await page.textContent('main').catch(() => ''))?.slice(0, 500)}`, { cause: e });
+  }
+}
+
+test('from a compound’s page: analogues, a category, the gap filled side by side, an assessment written, made final, and its PDF', { skip }, async () => {
+  await page.goto(target.replace(s.base, s.url));
+  await page.fill('input[name=endpoint]', TERM);
+  await page.click('form.run button:has-text("Find analogues with data")');
+  await arriveAt(/^\/compound\/\d+\/analogues$/);
+  const analogues = await page.$$eval('table tbody tr', (rows) => rows.length);
+  assert.ok(analogues >= 3 && analogues <= 10, `${analogues} analogues listed`);
+  await shot('analogues');
+
+  await page.click('form.run button:has-text("Make the category")');
+  await arriveAt(/^\/category\/\d+$/);
+  assert.match((await page.textContent('main')) ?? '', /Members \(\d+\)/);
+  await shot('category');
+  const category = page.url();
+
+  await page.click('text=The data gap filled side by side');
+  await arriveAt(/^\/category\/\d+\/gap-filling$/);
+  assert.match((await page.textContent('main')) ?? '', /read-across \(GenRA\)[\s\S]*trend[\s\S]*worst case[\s\S]*QSAR/);
+  await shot('gap-filling');
+
+  await page.goto(category);
+  await page.selectOption('select[name=scenario]', '6');
+  await page.fill('input[name=title]', 'Octanol: fish LC50 by read-across');
+  await page.click('form.run button:has-text("Start the assessment")');
+  await arriveAt(/^\/assessment\/\d+$/);
+  assert.match((await page.textContent('main')) ?? '', /Draft, version 1\. Not scored yet: AE C\.1/);
+  await shot('assessment-draft');
+
+  // the assessor writes it: the trend, every element scored, the grade and the conclusion
+  await page.selectOption(`select[name="method:${TERM}"]`, 'trend');
+  await page.fill(`input[name="rationale:${TERM}"]`, 'potency rises with log P along the alcohols');
+  for (const select of await page.$$('select[name^="score:"]')) await select.selectOption('4');
+  await page.selectOption('select[name=overall_uncertainty]', 'moderate');
+  await page.fill('textarea[name=conclusion]', 'The fish LC50 of octanol is read from the trend of its category.');
+  await page.click('button:has-text("Save")');
+  await arriveAt(/^\/assessment\/\d+$/);
+  const saved = (await page.textContent('main')) ?? '';
+  assert.match(saved, /Every element is scored/);
+  assert.match(saved, /potency rises with log P along the alcohols/);
+
+  await page.click('button:has-text("Make it final")');
+  await arriveAt(/^\/assessment\/\d+$/);
+  assert.match((await page.textContent('main')) ?? '', /Final, version 1\./);
+  assert.ok(await page.isVisible('button:has-text("Make a new version to change it")'));
+  await shot('assessment-final');
+
+  // its PDF, from the page's own link
+  const pdfLink = await page.getAttribute('nav.formats a[type="application/pdf"]', 'href');
+  assert.ok(pdfLink, 'the page links its PDF');
+  const pdf = await page.request.get(new URL(pdfLink, page.url()).href);
+  assert.equal(pdf.status(), 200);
+  assert.equal((await pdf.body()).subarray(0, 4).toString(), '%PDF');
+});
