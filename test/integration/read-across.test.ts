@@ -193,6 +193,14 @@ test('regression: /algorithm/genra calculates Morgan bits, and predicts what a b
   assert.ok(cited.includes(validation), `QMRF 6.9 cites ${validation}: ${cited.slice(0, 300)}`);
   assert.ok(!(/<validation_predictivity\b[^>]*>([\s\S]*?)<\/validation_predictivity>/.exec(xml)?.[1] ?? '').includes(validation));
 
+  // a QPRF of one read-across prediction: its neighbours are the read-across's sources
+  const qprf = await run(`${s.base}/reach_report/qprf`, { model_uri: model, compound_uri: rows[0].compound });
+  const qprfText = (await http(local(qprf), { accept: 'text/html' })).text;
+  assert.equal((await http(local(qprf), { accept: 'text/html' })).status, 200);
+  assert.match(qprfText, /Read-across \(GenRA\)/);
+  const nearestSource = (rows[0].values.get(neighboursFeature) ?? '').split(' ')[0];
+  assert.ok(qprfText.includes(new URL(nearestSource).pathname), `the QPRF's neighbours include the nearest source ${nearestSource}`);
+
   // one compound at a time gives the batch's value, value for value
   for (const r of rows.slice(0, 5)) {
     const one = await run(local(model), { compound_uri: r.compound });
