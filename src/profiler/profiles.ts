@@ -1,7 +1,7 @@
 import type { Services } from '../core/services.ts';
 import { badRequest, notFound } from '../core/errors.ts';
 import { readGraphs, selectUris } from '../store/query-helpers.ts';
-import type { CompoundRegistry } from '../compound/compound-registry.ts';
+import { structureFrom } from '../compound/compound-codec.ts';
 import { profilersFrom, type Profiler } from './profiler-rules.ts';
 import { decide, profileFrom, profileGraphOf, profileQuads, type Profile } from './profile.ts';
 import { profilerQueries } from './profiler-queries.ts';
@@ -19,10 +19,8 @@ const MATCHING_MODULE = new URL('./rule-matching.ts', import.meta.url).href;
 export class Profiles {
   private loaded?: Promise<Profiler[]>;
   private readonly services: Pick<Services, 'store' | 'workers'>;
-  private readonly compounds: Pick<CompoundRegistry, 'read'>;
-  constructor(services: Pick<Services, 'store' | 'workers'>, compounds: Pick<CompoundRegistry, 'read'>) {
+  constructor(services: Pick<Services, 'store' | 'workers'>) {
     this.services = services;
-    this.compounds = compounds;
   }
 
   /** The profilers, by label (read once: the vocabularies change only when the server starts). */
@@ -39,7 +37,7 @@ export class Profiles {
   async profileOf(compound: string, signal?: AbortSignal): Promise<Profile> {
     const [graph, stored] = await Promise.all([this.services.store.readGraph(compound), this.services.store.readGraph(profileGraphOf(compound))]);
     if (!graph.length) throw notFound(`compound ${compound} not found`);
-    const smiles = (await this.compounds.read(compound))?.smiles;
+    const smiles = structureFrom(graph, compound)?.smiles;
     if (!smiles) throw badRequest(`compound ${compound} has no structure to profile`);
     const profilers = await this.profilers();
     const current = stored.length ? profileFrom(stored, compound, smiles, profilers) : undefined;

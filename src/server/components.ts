@@ -81,7 +81,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     ontology: createOntologyComponent({ ...services, registry }),
     mcp: createMcpComponent(services),
     readAcross,
-    profiler: createProfilerComponent({ ...services, compounds }),
+    profiler: createProfilerComponent(services),
     assessment: createAssessmentComponent({ ...services, categories: readAcross.operations.categories }),
   };
   for (const component of Object.values(components)) services.tasks.registerAll(component.jobs);

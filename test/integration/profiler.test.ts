@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, http, errorReport, parseTurtle, valuesOf, OT, type TestServer } from '../helpers.ts';
+import { df } from '../../src/rdf/namespaces.ts';
 
 /**
  * Compound profiles (issue 56): GET /compound/{id}/profile answers the functional groups, the
@@ -108,17 +109,30 @@ test('the rule sets are published: /ontology answers an alert’s SMARTS and its
   assert.equal(order.at(-1)!.r.value, `${VH}notClassifiable`);
 });
 
-test('a stored profile of another profiler version is computed again', async () => {
-  // the stored graph says it was made by version 0 of the Benigni–Bossa profiler, and claims an alert it does not have
+test('a stored profile is served while current; one of another profiler version is computed again', async () => {
   const graph = `${ethanol}/profile`;
-  const stale = `<${graph}> a <${TGP}Profile> ; <${TGP}ofCompound> <${ethanol}> ; <${TGP}profiledStructure> "CCO" ; <${TGP}result> <${graph}#BenigniBossa> .
-<${graph}#BenigniBossa> <${TGP}profiler> <${BB}BenigniBossa> ; <${TGP}profilerVersion> "0" ; <${TGP}matchedRule> <${BB}SA_1> .
-<${ethanol}> <${TGP}matchedRule> <${BB}SA_1> .`;
-  // written into the store directly: the graph store keeps the server's own graphs from clients
-  await s.services.store.replaceGraphs({ [graph]: parseTurtle(stale) });
-  const p = JSON.parse((await http(`${local(ethanol)}/profile`, { accept: 'application/json' })).text);
-  assert.deepEqual(p.profilers.find((x: { profiler: string }) => x.profiler === `${BB}BenigniBossa`).matched, []);
-  assert.deepEqual(await select('/sparql', `SELECT ?c WHERE { GRAPH ?g { ?p <${TGP}ofCompound> ?c . ?c <${TGP}matchedRule> <${BB}SA_1> } }`), []);
+  const url = `${local(ethanol)}/profile`;
+  const bbResult = `${graph}#BenigniBossa`;
+  const claims = async () => (await select('/sparql', `SELECT ?c WHERE { GRAPH ?g { ?p <${TGP}ofCompound> ?c . ?c <${TGP}matchedRule> <${BB}SA_1> } }`)).length;
+  const bbMatched = async () =>
+    JSON.parse((await http(url, { accept: 'application/json' })).text)
+      .profilers.find((x: { profiler: string }) => x.profiler === `${BB}BenigniBossa`)
+      .matched.map((m: { identifier: string }) => m.identifier);
+  await http(url, { accept: 'application/json' });
+  // the stored profile made to claim an alert ethanol does not have (written into the store
+  // directly: the graph store keeps the server's own graphs from clients)
+  const stored = await s.services.store.readGraph(graph);
+  const claim = parseTurtle(`<${bbResult}> <${TGP}matchedRule> <${BB}SA_1> . <${ethanol}> <${TGP}matchedRule> <${BB}SA_1> .`);
+  await s.services.store.replaceGraphs({ [graph]: [...stored, ...claim] });
+  // the same structure and versions: the stored profile is what is served
+  assert.deepEqual(await bbMatched(), ['SA_1']);
+  // the claim made by version 0 of the Benigni–Bossa profiler: computed again and replaced
+  const older = stored.map((q) => (q.subject.value === bbResult && q.predicate.value === `${TGP}profilerVersion` ? df.quad(q.subject, q.predicate, df.literal('0'), q.graph) : q));
+  assert.ok(older.some((q) => q.object.value === '0'));
+  await s.services.store.replaceGraphs({ [graph]: [...older, ...claim] });
+  assert.equal(await claims(), 1);
+  assert.deepEqual(await bbMatched(), []);
+  assert.equal(await claims(), 0);
 });
 
 test('404 for an unknown compound; an error report for a compound without a structure', async () => {
