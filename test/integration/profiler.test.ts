@@ -82,6 +82,12 @@ test('a profile in RDF and HTML, stored in {compound}/profile where SPARQL finds
   const html = await http(`${local(nitrobenzene)}/profile`, { accept: 'text/html' });
   assert.equal(html.status, 200);
   assert.match(html.text, /Nitro aromatic/);
+  // each rule links to its page, which says what the rule set says of it
+  const link = `/ontology/term?iri=${encodeURIComponent(`${BB}SA_27`)}`;
+  assert.ok(html.text.includes(`href="${link}"`), 'a link to the rule’s page');
+  const rule = await http(`${s.url}${link}`, { accept: 'text/turtle' });
+  assert.equal(rule.status, 200, rule.text);
+  assert.ok(valuesOf(parseTurtle(rule.text), `${BB}SA_27`, `${TGP}smarts`).length);
   // no Verhaar rule applies to nitrobenzene: the scheme's last rule decides
   assert.match(html.text, /Class 5: not classifiable<\/strong>, decided by rule 99/);
   // the store holds it: SPARQL over the compounds' profile graphs
