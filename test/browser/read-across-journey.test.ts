@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { sharedCsv, startTestServer, http, type TestServer } from '../helpers.ts';
 
@@ -19,6 +20,8 @@ let s: TestServer;
 let browser: Browser;
 let page: Page;
 let target: string;
+/** Pages the walk passed, for the accessibility check. */
+const passed = new Set<string>();
 
 before(async () => {
   s = await startTestServer();
@@ -42,6 +45,7 @@ const shot = (name: string) => page.screenshot({ path: join(SHOTS, `read-across-
 async function arriveAt(expected: RegExp): Promise<void> {
   try {
     await page.waitForURL((url) => expected.test(url.pathname), { timeout: 120_000 });
+    passed.add(new URL(page.url()).pathname + new URL(page.url()).search);
   } catch (e) {
     await shot('failed-arrival');
     throw new Error(`not at ${expected} but at ${page.url()}: ${(await page.textContent('main').catch(() => ''))?.slice(0, 500)}`, { cause: e });
@@ -100,4 +104,27 @@ test('from a compound’s page: analogues, a category, the gap filled side by si
   const pdf = await page.request.get(new URL(pdfLink, page.url()).href);
   assert.equal(pdf.status(), 200);
   assert.equal((await pdf.body()).subarray(0, 4).toString(), '%PDF');
+});
+
+test('accessibility: the read-across pages have no WCAG 2 A/AA violations that axe-core finds', { skip }, async () => {
+  // axe is injected as a script, which the pages' policy forbids: this context alone bypasses it
+  const context = await browser.newContext({ bypassCSP: true });
+  const axePage = await context.newPage();
+  const axe = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+  const found: string[] = [];
+  try {
+    assert.ok(passed.size >= 4, [...passed].join(' '));
+    for (const path of [new URL(target).pathname, ...passed]) {
+      await axePage.goto(`${s.url}${path}`);
+      await axePage.addScriptTag({ path: axe });
+      const violations = await axePage.evaluate(async () => {
+        const result = await (window as unknown as { axe: { run(o: object): Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe.run({ runOnly: ['wcag2a', 'wcag2aa'] });
+        return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
+      });
+      if (violations.length) found.push(`${path}: ${violations.join(', ')}`);
+    }
+  } finally {
+    await context.close();
+  }
+  assert.deepEqual(found, []);
 });
