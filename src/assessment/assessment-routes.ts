@@ -1,4 +1,10 @@
-import { answers, MEDIA, type DescribedRoutes } from '../http/route-description.ts';
+import { z } from 'zod';
+import { answers, MEDIA, param, type DescribedRoutes } from '../http/route-description.ts';
+import { notFound } from '../core/errors.ts';
+import { renderPage } from '../rdf/html.ts';
+import { XLSX_TYPE } from '../dataset/xlsx-table.ts';
+import { collapseRule } from '../read-across/data-matrix.ts';
+import { matrixCsv, matrixHtml, matrixJson, matrixWorkbook } from '../read-across/category-views.ts';
 import { resourceRenderers, sendDone, sendGraphList, sendNegotiated, sendUri } from '../http/respond.ts';
 import { Params } from '../http/params.ts';
 import type { Services } from '../core/services.ts';
@@ -99,6 +105,32 @@ export function assessmentRoutes(routes: DescribedRoutes, services: Pick<Service
   routes.add(
     { method: 'POST', path: '/assessment/:id/version', summary: 'A new draft version of an assessment (the old one stays as it is)', tag: 'assessment', responses: answers(MEDIA.uri, 404) },
     async (ctx) => sendUri(ctx, await assessments.newVersion(uriOf(ctx.params.id)), 201),
+  );
+
+  routes.add(
+    {
+      method: 'GET',
+      path: '/assessment/:id/matrix',
+      summary: 'The assessment’s data matrix (its category’s, the values taken out left out and listed with their remarks): HTML, CSV, XLSX, JSON',
+      tag: 'assessment',
+      params: z.object({ collapse: param.optional('all (default), mean, median, min or max') }),
+      responses: answers(['text/html', 'text/csv', XLSX_TYPE, 'application/json'], 400, 404),
+    },
+    async (ctx, p) => {
+      const canRead = canReadOf(ctx.state);
+      const a = visibleTo(await assessments.require(uriOf(ctx.params.id)), canRead);
+      const matrix = await assessments.matrix(a, collapseRule(p.collapse), canRead);
+      if (!matrix) throw notFound(`the category ${a.category} of assessment ${a.uri} is not shared with you`);
+      await sendNegotiated(ctx, {
+        'text/html': () => renderPage({ title: `Data matrix: ${a.title}`, intro: `${matrixHtml(matrix)}<p>${a.removed.length} value(s) taken out, kept with their remarks in the assessment.</p>` }),
+        'text/csv': () => matrixCsv(matrix),
+        [XLSX_TYPE]: () => {
+          ctx.set('Content-Disposition', `attachment; filename="assessment-${ctx.params.id}-matrix.xlsx"`);
+          return matrixWorkbook(matrix, a.removed);
+        },
+        'application/json': () => `${JSON.stringify({ ...matrixJson(matrix), removed: a.removed })}\n`,
+      });
+    },
   );
 
   routes.add({ method: 'DELETE', path: '/assessment/:id', summary: 'Delete an assessment (this version)', tag: 'assessment', responses: answers([], 404) }, async (ctx) => {

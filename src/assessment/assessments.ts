@@ -6,7 +6,7 @@ import { select } from '../store/query-helpers.ts';
 import type { Categories } from '../read-across/categories.ts';
 import type { Category } from '../read-across/category-codec.ts';
 import type { EndpointFilling, GapFilling } from '../read-across/gap-filling.ts';
-import { MATRIX_DESCRIPTORS } from '../read-across/data-matrix.ts';
+import { MATRIX_DESCRIPTORS, type CollapseRule, type DataMatrix } from '../read-across/data-matrix.ts';
 import { assessmentOf, assessmentQuads, GAP_FILL_METHODS, UNCERTAINTY_GRADES, type Assessment, type GapFill, type GapFillMethod, type UncertaintyGrade } from './assessment-codec.ts';
 import { assessmentQueries } from './assessment-queries.ts';
 import { scenarioById, RAAF_SCENARIOS } from './raaf.ts';
@@ -139,6 +139,13 @@ export class Assessments {
     // an assessment shared without its category: the report without the category's evidence
     if (!category || !canRead(category.uri)) return undefined;
     return { category, filling: await this.categories.gapFilling(category, MATRIX_DESCRIPTORS[0].name, canRead, a.removed) };
+  }
+
+  /** The assessment's data matrix: its category's, the values taken out left out of the cells (listed on their own). */
+  async matrix(a: Assessment, collapse: CollapseRule, canRead: (uri: string) => boolean): Promise<DataMatrix | undefined> {
+    const category = await this.categories.store.read(a.category);
+    if (!category || !canRead(category.uri)) return undefined;
+    return this.categories.matrix(category, collapse, canRead, a.removed);
   }
 
   /** The report as DocBook 5 (HTML and PDF are converted from it): what the reader may see, its plots drawn on the worker pool. */

@@ -56,8 +56,8 @@ export class Categories {
     return (await this.store.list()).filter((c) => canRead(c.uri) && (parent === undefined || c.parent === parent)).map((c) => c.uri);
   }
 
-  matrix(category: Category, collapse: CollapseRule, canRead: (uri: string) => boolean): Promise<DataMatrix> {
-    return dataMatrix(this.services, this.search, this.describe, (c) => this.descriptors.smilesOf(c), category, collapse, canRead);
+  matrix(category: Category, collapse: CollapseRule, canRead: (uri: string) => boolean, removed: { compound: string; dataset: string }[] = []): Promise<DataMatrix> {
+    return dataMatrix(this.services, this.search, this.describe, (c) => this.descriptors.smilesOf(c), category, collapse, canRead, removed);
   }
 
   /** The target's data gaps filled side by side (gap-filling.ts), the trend on `descriptor` (an RDKit descriptor of the matrix). */

@@ -30,7 +30,7 @@ export function matrixCsv(m: DataMatrix): string {
   return [header(m), ...m.rows.map(line)].map((l) => `${l.map((v) => csvField(v === undefined ? '' : String(v))).join(',')}\r\n`).join('');
 }
 
-export function matrixWorkbook(m: DataMatrix): Readable {
+export function matrixWorkbook(m: DataMatrix, removed: { compound: string; dataset: string; remark: string }[] = []): Readable {
   return writeWorkbook([
     { name: 'matrix', rows: [header(m), ...m.rows.map(line)], widths: [40, 40, 10, 10, ...m.columns.map(() => 18)] },
     {
@@ -38,6 +38,8 @@ export function matrixWorkbook(m: DataMatrix): Readable {
       rows: [['category', m.category], ['several values of one compound', m.collapse], [], ['column', 'URI', 'kind'], ...m.columns.map((c) => [c.title, c.uri, c.kind])],
       widths: [30, 60, 12],
     },
+    // an assessment's values taken out: kept, with the remark, not in the cells
+    ...(removed.length ? [{ name: 'taken out', rows: [['compound', 'dataset', 'remark'], ...removed.map((r) => [r.compound, r.dataset, r.remark])], widths: [50, 50, 60] }] : []),
   ]);
 }
 

@@ -59,13 +59,16 @@ export async function dataMatrix(
   category: Category,
   collapse: CollapseRule,
   canRead: (uri: string) => boolean,
+  /** Values taken out (an assessment's): kept out of the cells. */
+  removed: { compound: string; dataset: string }[] = [],
 ): Promise<DataMatrix> {
   const members = category.members.filter((m) => m.included);
   const compounds = members.map((m) => m.compound);
   const byEndpoint: Map<string, SourcedValue[]>[] = [];
   for (const endpoint of category.endpoints) {
     const ranked = await search.ranked(category.target, endpoint, canRead).catch(() => undefined);
-    const values = new Map<string, SourcedValue[]>((ranked?.candidates ?? []).map((c) => [c.compound, c.values]));
+    const kept = (compound: string, list: SourcedValue[]) => list.filter((v) => !removed.some((r) => r.compound === compound && r.dataset === v.dataset));
+    const values = new Map<string, SourcedValue[]>((ranked?.candidates ?? []).map((c) => [c.compound, kept(c.compound, c.values)]));
     if (ranked?.targetValues.length) values.set(category.target, ranked.targetValues);
     byEndpoint.push(values);
   }

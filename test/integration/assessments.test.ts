@@ -149,6 +149,14 @@ test('provenance: SPARQL finds the measured values and datasets a gap-filled val
   assert.ok(!after.some((b) => b.compound.value === out.compound.value && b.dataset.value === out.dataset.value));
   const page = (await http(local(a), { accept: 'text/html' })).text;
   assert.match(page, /Annex A\. Values taken out of the matrix[\s\S]*a re-test replaced this value/);
+  // the assessment's matrix: the value out of its cell, listed in the workbook with its remark
+  const matrix = JSON.parse((await http(`${local(a)}/matrix`, { accept: 'application/json' })).text);
+  const row = matrix.rows.find((r: { compound: string }) => r.compound === out.compound.value);
+  assert.ok(!row || row.sources.flat().every((v: { dataset: string }) => v.dataset !== out.dataset.value), 'the value taken out is in no cell');
+  assert.equal(matrix.removed[0].remark, 'a re-test replaced this value');
+  const xlsx = await http(`${local(a)}/matrix`, { accept: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+  assert.equal(xlsx.status, 200);
+  assert.equal(xlsx.text.slice(0, 2), 'PK');
 });
 
 test('bad input answers 4xx naming the problem and writes nothing', async () => {
