@@ -52,7 +52,7 @@ export function profileHtml(p: Profile): string {
   const sections = p.results.map((r) => {
     const decision = r.decidedBy ? `<p><strong>${escapeHtml(r.category?.label ?? r.category?.iri ?? '')}</strong>, decided by rule ${r.decidedBy.order}: ${escapeHtml(r.decidedBy.label)}.</p>` : '';
     const rows = r.matched.length ? r.matched.map(ruleRow).join('') : '<tr><td colspan="5">no rule matches</td></tr>';
-    const source = r.profiler.source ? ` Source: ${termHtml(r.profiler.source.iri, r.profiler.source.citation ?? r.profiler.source.iri)}.` : '';
+    const source = r.profiler.source ? `Source: ${termHtml(r.profiler.source.iri, r.profiler.source.citation ?? r.profiler.source.iri)}` : '';
     return `<h2>${termHtml(r.profiler.iri, r.profiler.label)} <small>(version ${escapeHtml(r.profiler.version)})</small></h2>${decision}<p>${source}</p>
 <table><thead><tr><th>code</th><th>rule</th><th>SMARTS</th><th>category</th><th>source</th></tr></thead><tbody>${rows}</tbody></table>`;
   });

@@ -52,6 +52,7 @@ test('a profile as JSON: per profiler the rules that match with SMARTS and citat
   assert.equal(bb.matched[0].label, 'Nitro aromatic');
   assert.ok(bb.matched[0].smarts.length);
   assert.match(bb.matched[0].citation, /Benigni.*Bossa.*EUR 23241 EN/);
+  assert.equal(bb.matched[0].categoryLabel, 'Genotoxic carcinogenicity alert');
   const fg = p.profilers.find((x: { profiler: string }) => x.profiler.endsWith('#FunctionalGroups'));
   assert.ok(fg.matched.some((m: { label: string }) => m.label === 'Nitro'));
   assert.match(fg.citation, /Ertl/);
@@ -91,6 +92,7 @@ test('a profile in RDF and HTML, stored in {compound}/profile where SPARQL finds
   // no Verhaar rule applies to nitrobenzene: the scheme's last rule decides
   assert.match(html.text, /Class 5: not classifiable<\/strong>, decided by rule 99/);
   // the store holds it: SPARQL over the compounds' profile graphs
+  assert.equal((await http(`${local(ethanol)}/profile`, { accept: 'text/turtle' })).status, 200);
   const carriers = await select('/sparql', `SELECT ?c WHERE { GRAPH ?g { ?p <${TGP}ofCompound> ?c . ?c <${TGP}matchedRule> <${BB}SA_27> } }`);
   assert.deepEqual(
     carriers.map((b) => b.c.value),
