@@ -237,7 +237,7 @@ export class CompoundRegistry {
   }
 
   /**
-   * Remove a compound, its feature values and its conformers, in one batch. Its InChIKey stays
+   * Remove a compound, its feature values, its profile and its conformers, in one batch. Its InChIKey stays
    * behind in `{uri}/key`, so posting the structure again gives back the same URI.
    */
   delete(uri: string, inchiKey: string): Promise<void> {
@@ -245,7 +245,8 @@ export class CompoundRegistry {
       const conformers = await this.conformerUris(uri);
       const { uris } = this.services;
       const graphs: Record<string, RDF.Quad[]> = { [uris.subgraph(uri, 'key')]: keyQuads(uri, inchiKey) };
-      for (const g of [uri, uris.subgraph(uri, 'values'), ...conformers.flatMap((c) => [c, uris.subgraph(c, 'values')])]) graphs[g] = [];
+      // its profile goes with it: SPARQL would find a deleted compound by its alerts otherwise
+      for (const g of [uri, uris.subgraph(uri, 'values'), uris.subgraph(uri, 'profile'), ...conformers.flatMap((c) => [c, uris.subgraph(c, 'values')])]) graphs[g] = [];
       const records = entryRecords([], [this.idOf(uri)]);
       await this.services.store.replaceGraphs(graphs, records);
       await this.indexed(records);

@@ -31,6 +31,8 @@ export const SUBGRAPH_SUFFIXES = {
   values: '/values',
   /** A compound's InChIKey, kept after the compound is deleted (the same structure gets the same URI). */
   key: '/key',
+  /** A compound's structural profile (its profilers' alerts and classes), kept until its structure or a profiler changes. */
+  profile: '/profile',
 } as const;
 
 /**

@@ -103,6 +103,9 @@ test('a profile in RDF and HTML, stored in {compound}/profile where SPARQL finds
     graphs.map((b) => b.g.value),
     [`${ethanol}/profile`],
   );
+  // a deleted compound takes its profile with it: SPARQL no longer finds it by its alerts
+  assert.equal((await http(local(nitrobenzene), { method: 'DELETE' })).status, 200);
+  assert.deepEqual(await select('/sparql', `SELECT ?c WHERE { GRAPH ?g { ?p <${TGP}ofCompound> ?c . ?c <${TGP}matchedRule> <${BB}SA_27> } }`), []);
 });
 
 test('the rule sets are published: /ontology answers an alert’s SMARTS and its source', async () => {
