@@ -10,6 +10,7 @@ import type { DatasetStore } from '../dataset/dataset-store.ts';
 import { readAcrossQueries } from './read-across-queries.ts';
 import { popcount } from '../learning/scaling.ts';
 import { withinRanges, type DescriptorRange, type DescriptorValues } from './descriptor-values.ts';
+import { carrying, type ProfileOf } from './profile-filter.ts';
 
 const FRAGMENTS_MODULE = new URL('../chemistry/fragments.ts', import.meta.url).href;
 
@@ -28,6 +29,8 @@ export interface AnalogueRequest {
   smarts?: string;
   /** Only analogues whose descriptors are within these ranges of the target's. */
   ranges?: DescriptorRange[];
+  /** Only analogues whose profiles carry these profilers' rules or classes (IRIs). */
+  profile?: string[];
   canRead: (uri: string) => boolean;
 }
 
@@ -74,13 +77,16 @@ export class AnalogueSearch {
   private readonly datasets: DatasetStore;
   private readonly smilesOf: (compounds: string[]) => Promise<(string | undefined)[]>;
   readonly describe: DescriptorValues;
+  readonly profileOf: ProfileOf;
   constructor(
     services: AnalogueSearch['services'],
     compounds: CompoundRegistry,
     datasets: DatasetStore,
     smilesOf: (compounds: string[]) => Promise<(string | undefined)[]>,
     describe: DescriptorValues,
+    profileOf: ProfileOf,
   ) {
+    this.profileOf = profileOf;
     this.services = services;
     this.compounds = compounds;
     this.datasets = datasets;
@@ -93,8 +99,10 @@ export class AnalogueSearch {
     let kept = ranked.candidates.filter((a) => a.similarity >= request.threshold);
     if (request.smarts !== undefined) kept = await this.holding(kept, request.smarts);
     if (request.ranges?.length) kept = (await withinRanges(this.describe, request.target, kept, request.ranges)).kept;
+    // profiles last: each may be computed now; only the k nearest that pass are needed
+    if (request.profile?.length) kept = await this.carryingFirst(kept, request.profile, request.k);
     if (!kept.length) {
-      const ranges = request.ranges?.map((r) => `${r.name} within ±${r.delta}`) ?? [];
+      const ranges = [...(request.ranges?.map((r) => `${r.name} within ±${r.delta}`) ?? []), ...(request.profile?.length ? [`a profile carrying ${request.profile.join(', ')}`] : [])];
       throw notFound(
         `no analogue: none of the ${ranked.candidates.length} compounds with measured values has similarity ≥ ${request.threshold}${request.smarts === undefined ? '' : ` and the substructure ${request.smarts}`}${ranges.length ? ` and ${ranges.join(', ')} of the target` : ''}`,
       );
@@ -134,6 +142,13 @@ export class AnalogueSearch {
       .flatMap((compound, i) => (fingerprints[i] ? [{ compound, similarity: tanimoto(probe, fingerprints[i]), values: byCompound.get(compound)! }] : []))
       .sort((a, b) => b.similarity - a.similarity || byId(a.compound, b.compound));
     return { features, targetValues, candidates };
+  }
+
+  /** The first `k` of the ranked whose profiles carry the terms (profiles made in that order, no more than needed). */
+  private async carryingFirst<T extends { compound: string }>(ranked: T[], terms: string[], k: number): Promise<T[]> {
+    const kept: T[] = [];
+    for (let i = 0; i < ranked.length && kept.length < k; i += k) kept.push(...(await carrying(this.profileOf, ranked.slice(i, i + k), terms)).kept);
+    return kept.slice(0, k);
   }
 
   /** Tanimoto similarity of compounds to a target (undefined for a compound without a structure in the index). */

@@ -2,6 +2,7 @@ import { badRequest } from '../core/errors.ts';
 import type { AnalogueSearch } from './analogue-search.ts';
 import type { Category, CategoryMember } from './category-codec.ts';
 import { withinRanges, type DescriptorRange } from './descriptor-values.ts';
+import { carrying } from './profile-filter.ts';
 
 /** The most members (target, sources and members added by hand) one category holds. */
 export const MAX_CATEGORY_MEMBERS = 500;
@@ -16,6 +17,8 @@ export interface CategoryRequest {
   smarts?: string;
   /** Descriptors within a range of the target's (log P ± 1). */
   ranges: DescriptorRange[];
+  /** Profilers' rules or classes every source carries (IRIs). */
+  profile?: string[];
   /** Subdivide this category: only its members may be sources. */
   parent?: Category;
   /** Compounds added by hand, with or without data (AMBIT's "member"). */
@@ -36,7 +39,7 @@ export async function buildCategory(search: AnalogueSearch, request: CategoryReq
   ]);
   const excluded = new Map<string, CategoryMember>();
   const allowed = request.parent && new Set(request.parent.members.filter((m) => m.included).map((m) => m.compound));
-  const holds = `${request.smarts === undefined ? '' : `, holds ${request.smarts}`}${request.ranges.map((r) => `, ${r.name} within ±${r.delta} of the target's`).join('')}`;
+  const holds = `${request.smarts === undefined ? '' : `, holds ${request.smarts}`}${request.ranges.map((r) => `, ${r.name} within ±${r.delta} of the target's`).join('')}${(request.profile ?? []).map((t) => `, carries ${t}`).join('')}`;
   for (const endpoint of request.endpoints) {
     const { candidates } = await search.ranked(request.target, endpoint, request.canRead);
     const left: CategoryMember[] = [];
@@ -60,8 +63,10 @@ export async function buildCategory(search: AnalogueSearch, request: CategoryReq
     );
     const holding = request.smarts === undefined ? similar : await search.holding(similar, request.smarts);
     if (request.smarts !== undefined) for (const c of similar) if (!holding.includes(c)) out(c, `lacks the substructure ${request.smarts}`);
-    const { kept: inRange, out: outOfRange } = await withinRanges(search.describe, request.target, holding, request.ranges);
+    const { kept: ranged, out: outOfRange } = await withinRanges(search.describe, request.target, holding, request.ranges);
     for (const c of holding) if (outOfRange.has(c.compound)) out(c, outOfRange.get(c.compound)!);
+    const { kept: inRange, out: unprofiled } = await carrying(search.profileOf, ranged, request.profile ?? []);
+    for (const c of ranged) if (unprofiled.has(c.compound)) out(c, unprofiled.get(c.compound)!);
     inRange.slice(request.maxSources).forEach((c) => out(c, `beyond the ${request.maxSources} most similar sources of ${endpoint}`));
     for (const c of inRange.slice(0, request.maxSources)) {
       const known = members.get(c.compound);

@@ -13,6 +13,7 @@ import { categoryHtml, gapFillingHtml, gapFillingJson, matrixCsv, matrixHtml, ma
 import { collapseRule, MATRIX_DESCRIPTORS, matrixQuads } from './data-matrix.ts';
 import { MAX_ANALOGUES } from './analogue-search.ts';
 import { descriptorRanges } from './descriptor-values.ts';
+import { profileTermsOf } from './profile-terms.ts';
 
 /** Categories for read-across: made around a target (POST /category), read, listed, deleted, and their data matrices. */
 export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris' | 'store' | 'config'>, categories: Categories, nextStep: (category: string) => string = () => ''): void {
@@ -48,6 +49,7 @@ export function categoryRoutes(routes: DescribedRoutes, services: Pick<Services,
         maxSources: number('max_sources', 10, 1, MAX_ANALOGUES, true),
         smarts: form.get('smarts')?.trim() || undefined,
         ranges: descriptorRanges(form.all('descriptor_range')),
+        profile: profileTermsOf(form.all('profile')),
         parent: form.get('parent')?.trim() || undefined,
         members: form
           .all('member')

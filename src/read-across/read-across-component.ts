@@ -10,6 +10,7 @@ import { categoryRoutes, gapFillingRoute } from './category-routes.ts';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
 import type { ModelStore } from '../model/model-store.ts';
 import type { Predictor } from '../model/prediction.ts';
+import type { Profiles } from '../profiler/profiles.ts';
 
 export interface ReadAcrossDeps extends Pick<Services, 'store' | 'uris' | 'workers' | 'ids' | 'config'> {
   compounds: CompoundRegistry;
@@ -19,13 +20,22 @@ export interface ReadAcrossDeps extends Pick<Services, 'store' | 'uris' | 'worke
   /** …and the QSAR models of an endpoint, applied to a target when its gap is filled. */
   models: ModelStore;
   predictor: Predictor;
+  /** The profiler component's: compounds' profiles, for profile filters. */
+  profiles: Pick<Profiles, 'profileOf'>;
   /** What a category's page offers next (the assessment component's form: it is made after this one). */
   categoryNextStep?: (category: string) => string;
 }
 
 /** Read-across (issue 56): analogues of a target with measured data for an endpoint, from every dataset the caller may read; categories and their data matrices. */
 export function createReadAcrossComponent(deps: ReadAcrossDeps) {
-  const analogues = new AnalogueSearch(deps, deps.compounds, deps.datasets, (c) => deps.descriptors.smilesOf(c), descriptorValues(deps.descriptors));
+  const analogues = new AnalogueSearch(
+    deps,
+    deps.compounds,
+    deps.datasets,
+    (c) => deps.descriptors.smilesOf(c),
+    descriptorValues(deps.descriptors),
+    (c) => deps.profiles.profileOf(c),
+  );
   const categories = new Categories(deps, analogues, deps.descriptors, { store: deps.models, predictor: deps.predictor });
   return {
     operations: { analogues, categories },

@@ -7,6 +7,7 @@ import { csvField } from '../http/csv-text.ts';
 import type { Services } from '../core/services.ts';
 import { MAX_ANALOGUES, type AnalogueSearch, type Analogues } from './analogue-search.ts';
 import { descriptorRanges } from './descriptor-values.ts';
+import { profileTermsOf } from './profile-terms.ts';
 
 /** Read-across's routes: the analogues of a target for an endpoint. */
 export function readAcrossRoutes(routes: DescribedRoutes, services: Pick<Services, 'uris'>, analogues: AnalogueSearch): void {
@@ -22,6 +23,9 @@ export function readAcrossRoutes(routes: DescribedRoutes, services: Pick<Service
         threshold: param.fraction('threshold', 0, 'The least Tanimoto similarity (Morgan, radius 2, 2048 bits; default 0)'),
         smarts: param.optional('Only analogues holding this substructure (SMARTS)'),
         descriptor_range: param.optional('Only analogues with RDKit descriptors within a range of the target’s: name:delta, several separated by commas (e.g. CrippenClogP:1)'),
+        profile: param.optional(
+          'Only analogues whose profile carries these profilers’ rules or classes (IRIs, separated by spaces: a Benigni–Bossa alert, a Verhaar class; see /compound/{id}/profile)',
+        ),
       }),
       responses: answers(['application/json', 'text/csv', 'text/html', 'text/uri-list'], 400, 404),
     },
@@ -33,6 +37,7 @@ export function readAcrossRoutes(routes: DescribedRoutes, services: Pick<Service
         threshold: p.threshold,
         smarts: p.smarts?.trim() || undefined,
         ranges: descriptorRanges(p.descriptor_range ? [p.descriptor_range] : []),
+        profile: profileTermsOf(p.profile ? [p.profile] : []),
         canRead: ctx.state.canRead ?? (() => true),
       });
       await sendAnalogues(ctx, found, { threshold: p.threshold, k: p.k ?? 10 });

@@ -63,7 +63,17 @@ export function createComponents(services: Services, registry: OntologyRegistry)
   const { models, predictor, descriptors, train, fitDomain, cleanup, startSuper } = model.operations;
   const validation = createValidationComponent({ ...services, datasets, models, predictor });
   // a category's page offers an assessment: the assessment component is made after, called back
-  const readAcross = createReadAcrossComponent({ ...services, compounds, datasets, descriptors, models, predictor, categoryNextStep: (c) => assessmentStartHtml(c) });
+  const profiler = createProfilerComponent(services);
+  const readAcross = createReadAcrossComponent({
+    ...services,
+    compounds,
+    datasets,
+    descriptors,
+    models,
+    predictor,
+    profiles: profiler.operations.profiles,
+    categoryNextStep: (c) => assessmentStartHtml(c),
+  });
   const components = {
     service: createServiceComponent({ ...services, latest: (canRead) => latestWork(services, datasets, models, canRead) }),
     operations: createOperationsComponent(services),
@@ -81,7 +91,7 @@ export function createComponents(services: Services, registry: OntologyRegistry)
     ontology: createOntologyComponent({ ...services, registry }),
     mcp: createMcpComponent(services),
     readAcross,
-    profiler: createProfilerComponent(services),
+    profiler,
     assessment: createAssessmentComponent({ ...services, categories: readAcross.operations.categories }),
   };
   for (const component of Object.values(components)) services.tasks.registerAll(component.jobs);

@@ -150,6 +150,25 @@ test('a descriptor range: only analogues whose log P is within ±0.5 of the targ
   assert.ok(near.length > 0 && near.length < all.length, `${near.length} of ${all.length}`);
 });
 
+test('a profile filter: only analogues whose profile carries a Verhaar class, in the ranking’s order', async () => {
+  const CLASS1 = 'http://www.opentox.org/profilers/verhaar#Class1';
+  const all = (await analogues(target, { endpoint: TERM, k: '100' })).found.analogues.map((a) => a.compound);
+  const inert = (await analogues(target, { endpoint: TERM, k: '100', profile: CLASS1 })).found.analogues.map((a) => a.compound);
+  assert.ok(inert.length > 0 && inert.length < all.length, `${inert.length} of ${all.length}`);
+  const carries = async (c: string) => {
+    const p = JSON.parse((await http(`${local(c)}/profile`, { accept: 'application/json' })).text);
+    return JSON.stringify(p).includes(CLASS1);
+  };
+  const expected: string[] = [];
+  for (const c of all) if (await carries(c)) expected.push(c);
+  assert.deepEqual(inert, expected);
+  // k counts the analogues that carry it
+  assert.deepEqual(
+    (await analogues(target, { endpoint: TERM, k: '2', profile: CLASS1 })).found.analogues.map((a) => a.compound),
+    expected.slice(0, 2),
+  );
+});
+
 test('bad requests answer 4xx with the reason', async () => {
   const [feature] = await features(more);
   for (const [query, status, pattern] of [
@@ -163,6 +182,7 @@ test('bad requests answer 4xx with the reason', async () => {
     [{}, 400, /endpoint/],
     [{ endpoint: feature, descriptor_range: 'NoSuchDescriptor:1' }, 400, /descriptor_range: NoSuchDescriptor:1 is not name:delta/],
     [{ endpoint: feature, descriptor_range: 'CrippenClogP:-1' }, 400, /descriptor_range/],
+    [{ endpoint: feature, profile: 'not an iri' }, 400, /profile: not is not the IRI of a profiler's rule or class/],
   ] as [Record<string, string>, number, RegExp][]) {
     const r = await http(`${local(target)}/analogues?${new URLSearchParams(query)}`, { accept: 'text/turtle' });
     assert.equal(r.status, status, `${JSON.stringify(query)}: ${r.text}`);

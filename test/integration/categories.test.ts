@@ -100,6 +100,13 @@ test('a subcategory draws on its parent’s members; a substructure and members 
     ranged.excluded.map((m) => m.reason).join(' | '),
   );
   assert.ok(ranged.members.filter((m) => m.role === 'source').every((m) => /CrippenClogP within ±0.5 of the target's/.test(m.reason)));
+  const CLASS1 = 'http://www.opentox.org/profilers/verhaar#Class1';
+  const profiled = await read(await category({ target, endpoint: TERM, similarity_threshold: '0.2', max_sources: '20', profile: CLASS1 }));
+  assert.ok(
+    profiled.excluded.some((m) => m.reason === `its profile lacks ${CLASS1}`),
+    profiled.excluded.map((m) => m.reason).join(' | '),
+  );
+  assert.ok(profiled.members.filter((m) => m.role === 'source').every((m) => m.reason.includes(`carries ${CLASS1}`)));
   const benzene = await compound('c1ccccc1');
   const withMember = await read(await category({ target, endpoint: TERM, similarity_threshold: '0.5', member: benzene }));
   assert.deepEqual(
