@@ -494,7 +494,7 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
     ['/auth/authorize', ['uri', 'action', 'subjectid'], { uri: c.dataset, action: 'GET' }],
     ['/auth/policy', ['uri', 'public_read', 'group'], { uri: c.dataset, public_read: 'true' }],
     // read-across (issue 56): a category around a compound for the dataset's endpoint
-    ['/category', ['target', 'endpoint', 'similarity_threshold', 'max_sources', 'smarts', 'parent', 'member', 'title', 'descriptor_range'], { target: c.compound, endpoint: c.target }],
+    ['/category', ['target', 'endpoint', 'similarity_threshold', 'max_sources', 'smarts', 'parent', 'member', 'title', 'descriptor_range', 'profile'], { target: c.compound, endpoint: c.target }],
     // read-across assessments (issue 57): made, and a draft written
     ['/assessment', ['category', 'scenario', ...assessmentFields(c)], { category: c.category, scenario: '2' }],
     [local(c.assessment), assessmentFields(c), {}],
@@ -570,16 +570,27 @@ export function fuzzTargets(c: FuzzContext): FuzzTarget[] {
       input: fc
         .tuple(
           fc.oneof(fc.constant(c.target), values(c)),
-          fc.array(fc.tuple(fc.constantFrom('k', 'threshold', 'smarts'), fc.oneof(fc.constantFrom('0', '1', '-1', '1001', '0.5', 'NaN', '', '1e309'), mutated(SMARTS), values(c))), { maxLength: 3 }),
+          fc.array(
+            fc.tuple(
+              fc.constantFrom('k', 'threshold', 'smarts', 'descriptor_range', 'profile'),
+              fc.oneof(fc.constantFrom('0', '1', '-1', '1001', '0.5', 'NaN', '', '1e309', 'CrippenClogP:1', 'amw:-2', 'http://www.opentox.org/profilers/verhaar#Class1'), mutated(SMARTS), values(c)),
+            ),
+            { maxLength: 3 },
+          ),
         )
         .map(([endpoint, extra]): FuzzRequest => ({ method: 'GET', path: `${local(c.compound)}/analogues?${new URLSearchParams([['endpoint', endpoint], ...extra])}` })),
     },
     {
-      // a category's matrix and gap filling with hostile rules and descriptors
-      name: 'read-across category views',
+      // a category's matrix and gap filling with hostile rules and descriptors; a compound's profile in any type
+      name: 'read-across category views and profiles',
       input: fc
-        .tuple(fc.constantFrom('matrix?collapse', 'gap-filling?descriptor'), fc.oneof(fc.constantFrom('all', 'mean', 'median', 'min', 'max', 'CrippenClogP', 'amw', '', 'NaN'), values(c)))
-        .map(([view, value]): FuzzRequest => ({ method: 'GET', path: `${local(c.category)}/${view}=${encodeURIComponent(value)}` })),
+        .tuple(fc.constantFrom('matrix?collapse', 'gap-filling?descriptor', 'profile'), fc.oneof(fc.constantFrom('all', 'mean', 'median', 'min', 'max', 'CrippenClogP', 'amw', '', 'NaN'), values(c)))
+        .map(
+          ([view, value]): FuzzRequest => ({
+            method: 'GET',
+            path: view === 'profile' ? `${local(c.compound)}/profile?media=${encodeURIComponent(value)}` : `${local(c.category)}/${view}=${encodeURIComponent(value)}`,
+          }),
+        ),
     },
     { name: 'ONNX import (multipart)', input: onnxImports(c) },
     {
