@@ -86,6 +86,8 @@ ${related
   .join('')}
 <h2>Find similar structures</h2>
 ${searchFormHtml({ kind: 'similarity', text: s.smiles })}
+<h2>Structural profile</h2>
+<p><a href="${escapeHtml(`${linkOf(compoundOf(s.uri)).href}/profile`)}">Functional groups, Benigni–Bossa alerts and Verhaar’s class</a> (the profilers of this service, with their sources)</p>
 <h2>Read across</h2>
 <form class="run" method="get" action="${escapeHtml(`${linkOf(compoundOf(s.uri)).href}/analogues`)}"><p><label>Endpoint: a feature URI, or an ontology term such as http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_fish_lethality <input name="endpoint" required size="70"></label></p>
 <p><label>least similarity <input name="threshold" value="0.3" size="4"></label> <label>at most <input name="k" value="10" size="4"> analogues</label> <button type="submit">Find analogues with data</button></p></form>`;

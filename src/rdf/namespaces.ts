@@ -23,6 +23,8 @@ export const xsd = namespace('http://www.w3.org/2001/XMLSchema#');
 export const sh = namespace('http://www.w3.org/ns/shacl#');
 export const skos = namespace('http://www.w3.org/2004/02/skos/core#');
 export const prov = namespace('http://www.w3.org/ns/prov#');
+/** The profilers' vocabulary (ontology/profilers-vocabulary.ttl). */
+export const tgp = namespace('http://www.opentox.org/profilers.owl#');
 
 /** Prefixes offered to every serializer that can use them. */
 export const PREFIXES: Record<string, string> = {
@@ -36,6 +38,7 @@ export const PREFIXES: Record<string, string> = {
   owl: owl.iri,
   xsd: xsd.iri,
   prov: prov.iri,
+  tgp: tgp.iri,
 };
 
 export const RDF_TYPE = rdf('type');
