@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { DescriptorCalculation } from '../algorithm/descriptor-calculation.ts';
+import { descriptorValues } from './descriptor-values.ts';
 import type { AnalogueSearch } from './analogue-search.ts';
 import { buildCategory, type CategoryRequest } from './category-builder.ts';
 import type { Category } from './category-codec.ts';
@@ -57,7 +58,7 @@ export class Categories {
   }
 
   matrix(category: Category, collapse: CollapseRule, canRead: (uri: string) => boolean, removed: { compound: string; dataset: string }[] = []): Promise<DataMatrix> {
-    return dataMatrix(this.services, this.search, this.describe, (c) => this.descriptors.smilesOf(c), category, collapse, canRead, removed);
+    return dataMatrix(this.services, this.search, this.describeAsFeatures, (c) => this.descriptors.smilesOf(c), category, collapse, canRead, removed);
   }
 
   /** The target's data gaps filled side by side (gap-filling.ts), the trend on `descriptor` (an RDKit descriptor of the matrix). */
@@ -98,6 +99,13 @@ export class Categories {
   /** log P and molecular weight (RDKit, on the worker pool), as a descriptor calculation of this service (its features). */
   private readonly describe: MatrixDescriptors = (compounds) =>
     this.search.describe(
+      MATRIX_DESCRIPTORS.map((d) => d.name),
+      compounds,
+    );
+
+  /** The same as features of the service's descriptor calculation (a matrix's columns name them). */
+  private readonly describeAsFeatures: MatrixDescriptors = (compounds) =>
+    descriptorValues(this.descriptors, true)(
       MATRIX_DESCRIPTORS.map((d) => d.name),
       compounds,
     );

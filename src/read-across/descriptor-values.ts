@@ -7,11 +7,16 @@ import type { DescriptorAlgorithm, DescriptorCalculation } from '../algorithm/de
 /** RDKit descriptors of compounds (on the worker pool), as this service's descriptor calculation: its features, and per compound one value per name. */
 export type DescriptorValues = (names: string[], compounds: string[]) => Promise<{ features: string[]; values: (number | undefined)[][] }>;
 
-export function descriptorValues(descriptors: DescriptorCalculation): DescriptorValues {
+/**
+ * `mint`: the values as features of this service's algorithm instance (written once, for a data
+ * matrix's RDF); without, the numbers alone, and nothing is written (filters and trends: a
+ * search, even a refused one, writes nothing).
+ */
+export function descriptorValues(descriptors: DescriptorCalculation, mint = false): DescriptorValues {
   return async (names, compounds) => {
     const def = algorithmById('rdkit-descriptors') as DescriptorAlgorithm;
     const values = checkParameters(def.parameters, { descriptors: names.join(',') });
-    const instance = await descriptors.instance(def, values);
+    const instance = mint ? await descriptors.instance(def, values) : { uri: '', columns: def.descriptors.columns(values), features: [] as string[] };
     const columns = await descriptors.calculate(def, values, instance, compounds);
     // the instance lists its columns in its own order: values in the order of the names asked for
     const order = names.map((n) => instance.columns.findIndex((c) => c.key === n));
