@@ -107,6 +107,14 @@ function pathHtml(latest: { dataset?: Latest; model?: Latest; described: boolean
     `<strong>Predict</strong> one structure (typed or drawn) or a whole dataset from ${model ? `<a href="${escapeHtml(linkOf(model.uri).href)}">the model's page</a>` : "the model's page"}: each prediction with its applicability-domain verdict and the most similar training structures.`,
     "<strong>Document it</strong>: a QMRF of the model (its page), a QPRF of a prediction (the prediction's page), both editable, in PDF too.",
   ];
+  const readAcross = [
+    '<strong><a href="/compound">Open the compound</a></strong> whose data are missing (search by name, SMILES or CAS RN), and on its page <strong>Read across</strong>: the most similar compounds with measured values of the endpoint, from every dataset you may read.',
+    '<strong>Make a category</strong> of them (a similarity, a substructure, a descriptor range, a profiler’s alert or class), with its data matrix.',
+    '<strong>Fill the gap side by side</strong>: read-across (GenRA), the trend within the category, the worst case and any QSAR model, each with its uncertainty.',
+    '<strong>Assess it</strong> under one of the RAAF scenarios: the data’s evidence beside each assessment element, your scores, the method you choose and your conclusion; then the report as PDF.',
+  ];
   return `<h2>Start here: from a table to a documented prediction</h2>
-<ol class="path">${steps.map((st) => `<li>${st}</li>`).join('\n')}</ol>`;
+<ol class="path">${steps.map((st) => `<li>${st}</li>`).join('\n')}</ol>
+<h2>Or read across: a data gap filled from similar compounds</h2>
+<ol class="path">${readAcross.map((st) => `<li>${st}</li>`).join('\n')}</ol>`;
 }

@@ -67,6 +67,8 @@ test('the home page counts what the service holds and shows recent tasks', async
   // a path to follow, with the newest dataset already chosen; the service's triples are in its RDF formats, not on the page
   const newest = (await http(`${s.url}/dataset`, { accept: 'text/uri-list' })).text.trim().split('\r\n').at(-1)!;
   assert.match(page, /<h2>Start here: from a table to a documented prediction<\/h2>/);
+  // and the read-across path, from a compound's page
+  assert.match(page, /<h2>Or read across: a data gap filled from similar compounds<\/h2>[\s\S]*<a href="\/compound">Open the compound<\/a>[\s\S]*RAAF/);
   assert.ok(page.includes(`/algorithm?dataset_uri=${encodeURIComponent(newest)}">Train a model</a>`), 'the training step has the newest dataset chosen');
   assert.doesNotMatch(page, /<section/);
   assert.match(page, /<a href="\/\?media=text%2Fturtle" type="text\/turtle">Turtle<\/a>/);
