@@ -38,4 +38,7 @@ export const STORE_SUITE = [
   'ontology',
   'web',
   'shapes',
+  // read-across: endpoint values across every dataset's graph, categories, assessments and their PROV-O queries
+  'assessments',
+  'profiler',
 ].map((name) => `${name}.test.ts`);
