@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { df, ot, owl, literal } from '../rdf/namespaces.ts';
+import { dc, df, ot, owl, literal } from '../rdf/namespaces.ts';
 import { sparql, type SparqlText } from '../store/sparql-template.ts';
 import { checkIri } from '../rdf/terms.ts';
 
@@ -27,6 +27,19 @@ export const compoundQueries = {
   /** The datasets with a row of a structure (through the index of entries by compound), binding `?d`. */
   datasetsHolding(structure: string): SparqlText {
     return sparql`SELECT DISTINCT ?d WHERE { GRAPH ?g { ?d ${ot('dataEntry')} ?e . ?e ${ot('compound')} ${df.namedNode(checkIri(structure))} } }`;
+  },
+  /**
+   * The measured endpoints of datasets (their own columns of numbers or classes; datasets an
+   * algorithm or a model made are left out), with their titles and ontology terms: what a
+   * compound's page offers to read across.
+   */
+  measuredEndpoints(datasets: string[]): SparqlText {
+    const d = datasets.map((uri) => df.namedNode(checkIri(uri)));
+    return sparql`SELECT DISTINCT ?f ?title ?term WHERE {
+  VALUES ?d { ${d} }
+  GRAPH ?d { ?d ${ot('hasColumn')} ?column . ?column ${ot('feature')} ?f . FILTER NOT EXISTS { ?d ${ot('hasSource')} ?made . FILTER(isIRI(?made)) } }
+  GRAPH ?f { { ?f a ${ot('NumericFeature')} } UNION { ?f a ${ot('NominalFeature')} } OPTIONAL { ?f ${dc('title')} ?title } OPTIONAL { ?f ${owl('sameAs')} ?term } }
+} ORDER BY ?title`;
   },
   /** The values datasets hold for a structure, of the given features, binding `?f`, `?v` and `?g` (the entries graph), in dataset order. */
   valuesInDatasets(structure: string, features: string[]): SparqlText {

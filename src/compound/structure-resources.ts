@@ -76,6 +76,14 @@ export class StructureResources {
         const conformers = s.parent ? [] : await this.compounds.conformerUris(uri);
         // the datasets that hold it
         const datasets = (await select(store, compoundQueries.datasetsHolding(uri))).map((r) => r.d.value).filter(ctx.state.canRead ?? (() => true));
+        // their measured endpoints, by ontology term when they have one (read across pools its datasets)
+        const endpoints = new Map<string, string>();
+        for (const r of datasets.length ? await select(store, compoundQueries.measuredEndpoints(datasets)) : []) {
+          const term = r.term?.value;
+          const title = r.title?.value ?? r.f.value;
+          if (term) endpoints.set(term, `${term.replace(/^.*[#/]/, '').replace(/_/g, ' ')} (${term})`);
+          else if (!endpoints.has(r.f.value)) endpoints.set(r.f.value, title);
+        }
         return {
           rdf: [...quads, ...values.quads(uri, shown)],
           values: requested.length ? shown : all,
@@ -84,6 +92,7 @@ export class StructureResources {
             all.map((v) => v.feature).filter((f) => uris.isLocal(f)),
           ),
           related: [{ label: 'Conformers', uris: conformers }, { label: 'Datasets that hold it', uris: datasets }, ...(s.parent ? [{ label: 'Parent compound', uris: [s.parent] }] : [])],
+          endpoints: [...endpoints].map(([endpoint, title]) => ({ endpoint, title })),
         };
       })());
     // RDF shows the graph, and feature values only when asked for: no query for what it never shows

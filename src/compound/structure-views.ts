@@ -41,6 +41,8 @@ export interface StructureDetails {
   values: FeatureValue[];
   titles: Map<string, string>;
   related: { label: string; uris: string[] }[];
+  /** The measured endpoints of the datasets that hold it (read across: its data gap is filled from other compounds'). */
+  endpoints: { endpoint: string; title: string }[];
 }
 
 /** `rdf`: the quads of the RDF representations (the structure's graph, with the values asked for). */
@@ -73,7 +75,7 @@ export function structureRenderers(
     'text/uri-list': () => uriList([s.uri]),
   };
   renderers['text/html'] = async () => {
-    const { values, titles, related } = await details();
+    const { values, titles, related, endpoints } = await details();
     const ids = [['SMILES', s.smiles], ['InChI', s.inchi], ['InChIKey', s.inchiKey], ...(s.names.length ? [['Names', s.names.join('; ')]] : []), ...(s.parent ? [['Parent compound', s.parent]] : [])];
     const depiction = `data:image/svg+xml;base64,${Buffer.from(chemistry.svg(molfile(), 360, 280)).toString('base64')}`;
     // an image, not inline SVG: the page's Content-Security-Policy allows no inline styles
@@ -89,7 +91,11 @@ ${searchFormHtml({ kind: 'similarity', text: s.smiles })}
 <h2>Structural profile</h2>
 <p><a href="${escapeHtml(`${linkOf(compoundOf(s.uri)).href}/profile`)}">Functional groups, Benigni–Bossa alerts and Verhaar’s class</a> (the profilers of this service, with their sources)</p>
 <h2>Read across</h2>
-<form class="run" method="get" action="${escapeHtml(`${linkOf(compoundOf(s.uri)).href}/analogues`)}"><p><label>Endpoint: a feature URI, or an ontology term such as http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_fish_lethality <input name="endpoint" required size="70"></label></p>
+<form class="run" method="get" action="${escapeHtml(`${linkOf(compoundOf(s.uri)).href}/analogues`)}"><p>${
+      endpoints.length
+        ? `<label>Endpoint <select name="endpoint">${endpoints.map((e) => `<option value="${escapeHtml(e.endpoint)}">${escapeHtml(e.title)}</option>`).join('')}</select></label>`
+        : '<label>Endpoint: a feature URI, or an ontology term such as http://www.opentox.org/echaEndpoints.owl#Acute_toxicity_to_fish_lethality <input name="endpoint" required size="70"></label>'
+    }</p>
 <p><label>least similarity <input name="threshold" value="0.3" size="4"></label> <label>at most <input name="k" value="10" size="4"> analogues</label> <button type="submit">Find analogues with data</button></p></form>`;
     return renderPage({ title, intro, alternates: alternateLinks(ctx, STRUCTURE_OUTPUT_TYPES) });
   };

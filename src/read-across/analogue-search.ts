@@ -183,7 +183,8 @@ export class AnalogueSearch {
       let known = primary.get(dataset);
       if (known === undefined) {
         const meta = this.services.uris.isIn('dataset', dataset) && canRead(dataset) ? await this.datasets.readMeta(dataset) : undefined;
-        known = !!meta && !meta.annotations.some(([p]) => p.equals(ot('hasSource')));
+        // an algorithm or a model made it when its source is one (an upload's source is its file's name)
+        known = !!meta && !meta.annotations.some(([p, o]) => p.equals(ot('hasSource')) && o.termType === 'NamedNode');
         primary.set(dataset, known);
       }
       return known;

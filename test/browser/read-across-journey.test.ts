@@ -1,15 +1,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { sharedCsv, startTestServer, http, type TestServer } from '../helpers.ts';
+import { sharedCsv, startTestServer, type TestServer } from '../helpers.ts';
 
 /**
- * A read-across done in the browser (issue 57): from a compound's page to its analogues, a
- * category, the gap filled side by side, an assessment written and made final, and its PDF.
- * The data (two datasets of one endpoint, the ontology term given at upload) are uploaded first.
+ * A read-across done in the browser by pages alone (issue 57): a table whose target lacks data
+ * uploaded (the endpoint's ontology term given in the preview), the target's page, its analogues,
+ * a category, the gap filled side by side, an assessment written and made final, and its PDF.
  */
 const CHROMIUM = process.env.TOXGRAPH_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
@@ -25,11 +26,6 @@ const passed = new Set<string>();
 
 before(async () => {
   s = await startTestServer();
-  for (const csv of [sharedCsv('EPAFHM_log10.csv', 60), 'SMILES,LC50\nCCCCO,0.25\nCCCCCCO,1.1\nCCCCCCCCCO,2.2\n']) {
-    const r = await http(`${s.url}/dataset?${new URLSearchParams({ endpoint_column: '1', endpoint: TERM })}`, { method: 'POST', body: csv, contentType: 'text/csv', accept: 'text/uri-list' });
-    assert.equal(r.status, 200, r.text);
-  }
-  target = (await http(`${s.url}/compound`, { method: 'POST', body: 'CCCCCCCCO', contentType: 'chemical/x-daylight-smiles', accept: 'text/uri-list' })).text.trim();
   if (skip) return;
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -52,9 +48,27 @@ async function arriveAt(expected: RegExp): Promise<void> {
   }
 }
 
-test('from a compound’s page: analogues, a category, the gap filled side by side, an assessment written, made final, and its PDF', { skip }, async () => {
-  await page.goto(target.replace(s.base, s.url));
+test('by pages alone: a table whose target lacks data uploaded, its analogues, a category, the gap filled side by side, an assessment written, made final, and its PDF', { skip }, async () => {
+  // the person's own table: fish LC50 values, and 1-octanol without one (the data gap)
+  const file = join(tmpdir(), 'fish-with-a-gap.csv');
+  writeFileSync(file, `${sharedCsv('EPAFHM_log10.csv', 60).trim()}\nCCCCCCCCO,\n`);
+  await page.goto(`${s.url}/dataset`);
+  await page.setInputFiles('input[type=file][name=file]', file);
+  await page.fill('input[name=title]', 'Fish LC50, octanol missing');
+  await page.click('form.upload button[type=submit] >> nth=0');
+  await arriveAt(/^\/dataset\/preview\/[\w-]+$/);
+  await page.selectOption('select[name=endpoint_column]', { index: 1 });
   await page.fill('input[name=endpoint]', TERM);
+  await page.click('form.upload-preview button:has-text("Store the dataset")');
+  await arriveAt(/^\/dataset\/\d+$/);
+  // the target: found by its structure from the compounds page
+  await page.goto(`${s.url}/compound?search=CCCCCCCCO`);
+  await page.click('a[href^="/compound/"] >> nth=0');
+  await arriveAt(/^\/compound\/\d+$/);
+  target = `${s.base}${new URL(page.url()).pathname}`;
+  // its dataset's endpoint is offered, by its ontology term
+  await page.selectOption('select[name=endpoint]', TERM);
+  await page.fill('input[name=threshold]', '0.2');
   await page.click('form.run button:has-text("Find analogues with data")');
   await arriveAt(/^\/compound\/\d+\/analogues$/);
   const analogues = await page.$$eval('table tbody tr', (rows) => rows.length);
