@@ -7,12 +7,13 @@ export type UncertaintyGrade = (typeof UNCERTAINTY_GRADES)[number];
 export const GAP_FILL_METHODS = ['read-across', 'trend', 'lowest', 'highest', 'qsar'] as const;
 export type GapFillMethod = (typeof GAP_FILL_METHODS)[number];
 
-/** A measured value a gap fill rests on, with its dataset. */
+/** A measured value a gap fill rests on, with its dataset (the value is read from the dataset's rows, never copied into the assessment). */
 export interface SourceValue {
   compound: string;
   feature: string;
   dataset: string;
-  value: string;
+  /** Known while the gap is filled; not stored. */
+  value?: string;
   similarity?: number;
 }
 
@@ -149,7 +150,7 @@ export function assessmentQuads(a: Assessment): RDF.Quad[] {
         df.quad(node, rdf('type'), prov('Entity')),
         df.quad(node, ot('compound'), df.namedNode(v.compound)),
         df.quad(node, ot('feature'), df.namedNode(v.feature)),
-        df.quad(node, ot('value'), literal(v.value)),
+        // the value itself stays in its dataset's rows: a reader of the assessment who may not read the dataset does not get it (SPARQL is scoped by graph)
         df.quad(node, prov('hadPrimarySource'), df.namedNode(v.dataset)),
       );
       if (v.similarity !== undefined) quads.push(df.quad(node, ot('similarity'), literal(String(v.similarity), xsd('double'))));
@@ -202,7 +203,6 @@ export function assessmentOf(quads: RDF.Quad[], uri: string): Assessment | undef
             compound: one(n, ot('compound')) ?? '',
             feature: one(n, ot('feature')) ?? '',
             dataset: one(n, prov('hadPrimarySource')) ?? '',
-            value: one(n, ot('value')) ?? '',
             similarity: number(one(n, ot('similarity'))),
           })),
       };

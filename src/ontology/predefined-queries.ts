@@ -19,15 +19,18 @@ export const PREDEFINED_QUERIES: PredefinedQuery[] = [
     name: 'gap-fill-sources',
     title: 'What an assessment’s gap-filled values rest on',
     description:
-      'For each gap-filled value of an assessment: the measured values it was derived from (prov:wasDerivedFrom), their compounds, similarity to the target and datasets (prov:hadPrimarySource).',
+      'For each gap-filled value of an assessment: the measured values it was derived from (prov:wasDerivedFrom), their compounds, similarity to the target and datasets (prov:hadPrimarySource), each value read from its dataset’s rows (those of datasets the caller may read).',
     parameter: 'assessment',
     query: (a) => {
       const s = df.namedNode(checkIri(a));
       return sparql`SELECT ?endpoint ?method ?predicted ?compound ?similarity ?measured ?dataset WHERE { GRAPH ${s} {
   ${s} ${ot('gapFill')} ?fill . ?fill ${ot('endpoint')} ?endpoint ; ${ot('method')} ?method .
   OPTIONAL { ?fill ${ot('value')} ?predicted }
-  ?fill ${prov('wasDerivedFrom')} ?source . ?source ${ot('compound')} ?compound ; ${ot('value')} ?measured ; ${prov('hadPrimarySource')} ?dataset .
-  OPTIONAL { ?source ${ot('similarity')} ?similarity } } } ORDER BY ?endpoint DESC(?similarity) ?compound`;
+  ?fill ${prov('wasDerivedFrom')} ?source . ?source ${ot('compound')} ?compound ; ${ot('feature')} ?feature ; ${prov('hadPrimarySource')} ?dataset .
+  OPTIONAL { ?source ${ot('similarity')} ?similarity } }
+  # the value from the dataset's own rows: only where the caller may read the dataset
+  BIND(IRI(CONCAT(STR(?dataset), "/entries")) AS ?rows)
+  GRAPH ?rows { ?entry ${ot('compound')} ?compound ; ?feature ?measured } } ORDER BY ?endpoint DESC(?similarity) ?compound`;
     },
   },
   {

@@ -116,7 +116,8 @@ test('provenance: SPARQL finds the measured values and datasets a gap-filled val
   const a = (await post('/assessment', { category, scenario: '5' })).uri;
   const rests = async () => {
     const query = `PREFIX ot: <${OT}> PREFIX prov: <${PROV}>
-      SELECT ?compound ?value ?dataset WHERE { GRAPH <${a}> { <${a}> ot:gapFill ?fill . ?fill prov:wasDerivedFrom ?source . ?source ot:compound ?compound ; ot:value ?value ; prov:hadPrimarySource ?dataset } }`;
+      SELECT ?compound ?value ?dataset WHERE { GRAPH <${a}> { <${a}> ot:gapFill ?fill . ?fill prov:wasDerivedFrom ?source . ?source ot:compound ?compound ; ot:feature ?feature ; prov:hadPrimarySource ?dataset }
+        BIND(IRI(CONCAT(STR(?dataset), "/entries")) AS ?rows) GRAPH ?rows { ?entry ot:compound ?compound ; ?feature ?value } }`;
     const r = await http(`${s.url}/sparql?query=${encodeURIComponent(query)}`, { accept: 'application/sparql-results+json' });
     assert.equal(r.status, 200, r.text);
     return JSON.parse(r.text).results.bindings as { compound: { value: string }; value: { value: string }; dataset: { value: string } }[];

@@ -85,6 +85,25 @@ test('assessments: another user sees nothing of a draft; a shared one shows each
   const shared = await read(bob);
   assert.equal(shared.status, 200);
   assert.ok(!shared.text.includes(mine), 'bob reads the assessment without alice’s measured values');
+  // nor through SPARQL: the assessment's graph holds no measured value, and the provenance query reads them from datasets bob may read
+  const rests = async (token: string) => {
+    const r = await http(`${s.url}/ontology/queries/gap-fill-sources?${new URLSearchParams({ assessment })}`, { accept: 'application/sparql-results+json', ...as(token) });
+    assert.equal(r.status, 200, r.text);
+    return JSON.parse(r.text).results.bindings as { dataset: { value: string } }[];
+  };
+  assert.ok(
+    (await rests(alice)).some((b) => b.dataset.value === mine),
+    'alice’s query finds her values',
+  );
+  assert.ok(!(await rests(bob)).some((b) => b.dataset.value === mine), 'bob’s finds none of them');
+  const graph = await http(
+    `${s.url}/sparql?query=${encodeURIComponent(`SELECT ?v WHERE { GRAPH <${assessment}> { ?fill <http://www.w3.org/ns/prov#wasDerivedFrom> ?s . ?s <http://www.opentox.org/api/1.1#value> ?v } }`)}`,
+    {
+      accept: 'application/sparql-results+json',
+      ...as(bob),
+    },
+  );
+  assert.equal(JSON.parse(graph.text).results.bindings.length, 0, 'no value copied into the assessment’s graph');
   const page = await http(assessment.replace(s.base, s.url), { accept: 'text/html', ...as(bob) });
   assert.equal(page.status, 200, page.text.slice(0, 300));
   assert.match(page.text, /is not shared with you/);
