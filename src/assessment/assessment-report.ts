@@ -8,7 +8,7 @@ import { SCORE_WORDS, scenarioById } from './raaf.ts';
 
 /** What a report has to work from besides the assessment: the category and gap filling the reader may see (undefined: the category is not shared with them), and the versions. */
 export interface AssessmentContext {
-  evidence?: { category: Category; filling: GapFilling };
+  evidence?: { category: Category; filling: GapFilling; profiles: string[] };
   versions: string[];
 }
 
@@ -41,7 +41,9 @@ export function assessmentDocument(a: Assessment, context: AssessmentContext, pl
   const scenario = scenarioById(a.scenario)!;
   const { evidence } = context;
   const say = (kind: Parameters<typeof evidenceFor>[0]) =>
-    evidence ? evidenceFor(kind, a, evidence.category, evidence.filling) : ['(the category is not shared with you: its evidence is not shown)'];
+    evidence
+      ? [...evidenceFor(kind, a, evidence.category, evidence.filling), ...(kind === 'similarity' ? evidence.profiles : [])]
+      : ['(the category is not shared with you: its evidence is not shown)'];
   const unscored = a.scores.filter((e) => e.score === undefined).map((e) => e.element);
   const status = a.status === 'final' ? `Final, version ${a.version}.` : `Draft, version ${a.version}. ${unscored.length ? `Not scored yet: ${unscored.join(', ')}.` : 'Every element is scored.'}`;
   const sections: Section[] = [

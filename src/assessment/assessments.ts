@@ -12,6 +12,7 @@ import { assessmentQueries } from './assessment-queries.ts';
 import { scenarioById, RAAF_SCENARIOS } from './raaf.ts';
 import { assessmentDocument, assessmentPlots, type AssessmentContext } from './assessment-report.ts';
 import { toDocBook } from '../report/report-document.ts';
+import { profileLines } from './profile-evidence.ts';
 
 const PLOTS_MODULE = new URL('../report/plots.ts', import.meta.url).href;
 
@@ -134,11 +135,15 @@ export class Assessments {
   }
 
   /** The category, the side-by-side gap filling the caller may see (values taken out left out), for the report. */
-  async evidence(a: Assessment, canRead: (uri: string) => boolean): Promise<{ category: Category; filling: GapFilling } | undefined> {
+  async evidence(a: Assessment, canRead: (uri: string) => boolean): Promise<{ category: Category; filling: GapFilling; profiles: string[] } | undefined> {
     const category = await this.categories.store.read(a.category);
     // an assessment shared without its category: the report without the category's evidence
     if (!category || !canRead(category.uri)) return undefined;
-    return { category, filling: await this.categories.gapFilling(category, MATRIX_DESCRIPTORS[0].name, canRead, a.removed) };
+    // the profilers' classes and alerts of target and sources (profiles stored, or made on the worker pool)
+    const profile = (c: string) => this.categories.profileOf(c).catch(() => undefined);
+    const sources = category.members.filter((m) => m.included && m.role === 'source').map((m) => m.compound);
+    const profiles = profileLines(await profile(category.target), await Promise.all(sources.map(profile)));
+    return { category, filling: await this.categories.gapFilling(category, MATRIX_DESCRIPTORS[0].name, canRead, a.removed), profiles };
   }
 
   /** The assessment's data matrix: its category's, the values taken out left out of the cells (listed on their own). */

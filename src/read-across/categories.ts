@@ -41,6 +41,11 @@ export class Categories {
     return this.store.create(await buildCategory(this.search, { ...request, parent }));
   }
 
+  /** A compound's profile (the profiler component's, through the analogue search). */
+  profileOf(compound: string) {
+    return this.search.profileOf(compound);
+  }
+
   async require(uri: string): Promise<Category> {
     const found = await this.store.read(uri);
     if (!found) throw notFound(`category ${uri} not found`);

@@ -61,6 +61,9 @@ test('an assessment from a category: prefilled, written, final only when complet
   assert.match(page, /RAAF scenario 6: Category approach: different compounds have qualitatively similar properties, the property varies regularly/);
   assert.match(page, /What the data say:/);
   assert.match(page, /source\(s\) with Tanimoto similarity to the target/);
+  // the profilers' classes and alerts of target and sources
+  assert.match(page, /the target is [^;]+; \d+ of \d+ source\(s\) share it\./);
+  assert.match(page, /the target carries [^;]+; \d+ of \d+ source\(s\) carry one of its alerts, \d+ an alert it lacks\./);
   // finalising now names what is missing, and writes nothing
   const early = await post(`${a}/final`, {});
   assert.equal(early.status, 400);
