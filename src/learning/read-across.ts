@@ -521,6 +521,7 @@ export function jackknifeAnswers(state: ReadAcrossState, conformal: ConformalSta
       return { pValues, sets: conformal.levels.map((l) => predictionSet(pValues, l)) };
     }
     if (Number.isNaN(full.value)) return { intervals: conformal.levels.map((): [number, number] => [Number.NaN, Number.NaN]) };
+    const nearest = new Set(wide.slice(0, state.k).map((n) => n.index));
     const without = new Map<number, ReadAcrossPrediction>();
     const lower: number[] = [];
     const upper: number[] = [];
@@ -529,7 +530,7 @@ export function jackknifeAnswers(state: ReadAcrossState, conformal: ConformalSta
       const residual = Math.abs(cal.y[i] - cal.value[i]) / sigmaI;
       if (!Number.isFinite(residual)) continue;
       let p = full;
-      if (wide.slice(0, state.k).some((n) => n.index === i)) {
+      if (nearest.has(i)) {
         p = without.get(i) ?? readAcrossRow(state, d, wide.filter((n) => n.index !== i).slice(0, state.k));
         without.set(i, p);
       }

@@ -34,7 +34,7 @@ export class Profiles {
   }
 
   /** A compound's profile: stored, or computed now (and stored). 404 for an unknown compound, 400 for one without a structure. */
-  async profileOf(compound: string, signal?: AbortSignal): Promise<Profile> {
+  async profileOf(compound: string, signal?: AbortSignal, options: { keep?: boolean } = {}): Promise<Profile> {
     const [graph, stored] = await Promise.all([this.services.store.readGraph(compound), this.services.store.readGraph(profileGraphOf(compound))]);
     if (!graph.length) throw notFound(`compound ${compound} not found`);
     const smiles = structureFrom(graph, compound)?.smiles;
@@ -43,7 +43,8 @@ export class Profiles {
     const current = stored.length ? profileFrom(stored, compound, smiles, profilers) : undefined;
     if (current) return current;
     const profile = await this.compute(compound, smiles, profilers, signal);
-    await this.services.store.replaceGraphs({ [profileGraphOf(compound)]: profileQuads(profile) });
+    // kept unless the caller only reads (a search, a filter: a refused request writes nothing)
+    if (options.keep !== false) await this.services.store.replaceGraphs({ [profileGraphOf(compound)]: profileQuads(profile) });
     return profile;
   }
 

@@ -34,7 +34,7 @@ export function createReadAcrossComponent(deps: ReadAcrossDeps) {
     deps.datasets,
     (c) => deps.descriptors.smilesOf(c),
     descriptorValues(deps.descriptors),
-    (c) => deps.profiles.profileOf(c),
+    (c) => deps.profiles.profileOf(c, undefined, { keep: false }),
   );
   const categories = new Categories(deps, analogues, deps.descriptors, { store: deps.models, predictor: deps.predictor });
   return {

@@ -152,6 +152,14 @@ test('a descriptor range: only analogues whose log P is within ±0.5 of the targ
 
 test('a profile filter: only analogues whose profile carries a Verhaar class, in the ranking’s order', async () => {
   const CLASS1 = 'http://www.opentox.org/profilers/verhaar#Class1';
+  // a search writes nothing, not even the profiles it made: one that finds none is refused (404), and the store is as it was
+  const profiles = async () => {
+    const q = `SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?p <http://www.opentox.org/profilers.owl#ofCompound> ?c } }`;
+    return Number(JSON.parse((await http(`${s.url}/sparql?query=${encodeURIComponent(q)}`, { accept: 'application/sparql-results+json' })).text).results.bindings[0].n.value);
+  };
+  const before = await profiles();
+  assert.equal((await analogues(target, { endpoint: TERM, k: '5', profile: 'http://www.opentox.org/profilers/verhaar#NoSuchClass' })).status, 404);
+  assert.equal(await profiles(), before);
   const all = (await analogues(target, { endpoint: TERM, k: '100' })).found.analogues.map((a) => a.compound);
   const inert = (await analogues(target, { endpoint: TERM, k: '100', profile: CLASS1 })).found.analogues.map((a) => a.compound);
   assert.ok(inert.length > 0 && inert.length < all.length, `${inert.length} of ${all.length}`);
