@@ -27,6 +27,7 @@ import { benchContainer } from './container.ts';
 import { benchMcp } from './mcp.ts';
 import { benchSparqlCore } from './sparql-core.ts';
 import { benchSparqlHttp } from './sparql-http.ts';
+import { benchSparqlEndpoint } from './sparql-endpoint.ts';
 import { benchStructureSearch } from './structure-search.ts';
 import { benchStructureIndex } from './structure-index.ts';
 import { benchReadAcross } from './read-across.ts';
@@ -48,6 +49,7 @@ const benches = [
   ['sparql', benchSparql],
   ['sparql-core', benchSparqlCore],
   ['sparql-http', benchSparqlHttp],
+  ['sparql-endpoint', benchSparqlEndpoint],
   ['compounds', benchCompounds],
   ['structure-search', benchStructureSearch],
   ['structure-index', benchStructureIndex],
