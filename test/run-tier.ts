@@ -3,34 +3,60 @@ import { readdirSync } from 'node:fs';
 import { STORE_SUITE } from './store-suite.ts';
 
 /**
- * Runs a tier of the tests (issue 53): `unit` and `integration` use both cores, two files at a
- * time (every integration file starts its own servers on its own temporary stores and ports);
- * the few files that assert on the order of events under load (the event loop answering /health
- * during a long upload or download, a kill -9 in the middle of a task) and the scale-out suite
- * (several serve and worker processes on one remote store) then run one at a time. With
- * TOXGRAPH_TEST_STORE (virtuoso, oxigraph) every test server has its own remote store.
+ * Runs the tests (issue 53) on both cores, two files at a time: `unit`, `integration`, or `all`
+ * (both tiers in one queue, what `npm test` runs, so that no core waits at the end of a tier).
+ * Every integration file starts its own servers on its own temporary stores and ports, so files
+ * share nothing. The queue starts with the files that take longest (LONGEST, then the rest in
+ * order), so that no long file starts last while the other core has nothing left to do. The
+ * scale-out suite (several serve and worker processes on one remote store) then runs alone. With
+ * TOXGRAPH_TEST_STORE (virtuoso, oxigraph) every test server has its own remote store and only the
+ * store suite (test/store-suite.ts) of the integration tier runs.
  * Each run prints the spec reporter's lines and, at its end, the slowest files and hooks
  * (test/reporters/timings.ts, kept in test-output/timings.txt).
  *
- *   node test/run-tier.ts unit|integration [files…]
+ *   node test/run-tier.ts unit|integration|all [files…]
  *   TOXGRAPH_TEST_STORE=virtuoso node test/run-tier.ts integration
  */
-const ONE_AT_A_TIME = ['operations.test.ts', 'bounded-input.test.ts', 'bounded-output.test.ts', 'scale-out.test.ts'];
+const ONE_AT_A_TIME = ['scale-out.test.ts'];
+/** The files that took longest on two cores (test-output/timings.txt), longest first. */
+const LONGEST = [
+  'integration/fuzz.test.ts',
+  'integration/conformal.test.ts',
+  'integration/structure-search.test.ts',
+  'integration/operations.test.ts',
+  'integration/bounded-output.test.ts',
+  'integration/auth.test.ts',
+  'integration/dataset.test.ts',
+  'integration/path-spelling.test.ts',
+  'integration/model-exchange.test.ts',
+  'integration/task.test.ts',
+];
 
 const [tier, ...only] = process.argv.slice(2);
+if (!['unit', 'integration', 'all'].includes(tier)) throw new Error('usage: node test/run-tier.ts unit|integration|all [files…]');
 /** V8's code cache of the project's modules, shared by the tiers' processes (node_modules/.cache: gone with a clean install). */
 const COMPILE_CACHE = new URL('../node_modules/.cache/toxgraph-compile', import.meta.url).pathname;
-const folder = `test/${tier}`;
-const files = (
-  only.length
-    ? only
-    : readdirSync(folder)
-        .filter((f) => f.endsWith('.test.ts'))
-        .filter((f) => !(process.env.TOXGRAPH_TEST_STORE && tier === 'integration') || STORE_SUITE.includes(f))
-        .map((f) => `${folder}/${f}`)
-).sort();
-const missing = STORE_SUITE.filter((f) => tier === 'integration' && !readdirSync(folder).includes(f));
-if (missing.length) throw new Error(`STORE_SUITE names files that do not exist: ${missing.join(', ')}`);
+const remoteStore = process.env.TOXGRAPH_TEST_STORE;
+
+function filesOf(folder: 'unit' | 'integration'): string[] {
+  const names = readdirSync(`test/${folder}`).filter((f) => f.endsWith('.test.ts'));
+  if (folder === 'integration') {
+    const missing = STORE_SUITE.filter((f) => !names.includes(f));
+    if (missing.length) throw new Error(`STORE_SUITE names files that do not exist: ${missing.join(', ')}`);
+  }
+  return names
+    .filter((f) => !(remoteStore && folder === 'integration') || STORE_SUITE.includes(f))
+    .sort()
+    .map((f) => `test/${folder}/${f}`);
+}
+
+const listed = only.length ? only : tier === 'all' ? [...filesOf('integration'), ...filesOf('unit')] : filesOf(tier as 'unit' | 'integration');
+const rank = (f: string) => {
+  const i = LONGEST.findIndex((name) => f.endsWith(`/${name}`));
+  return i < 0 ? LONGEST.length : i;
+};
+// a stable sort: the rest keep their order (the integration files before the short unit files)
+const files = [...listed].sort((a, b) => rank(a) - rank(b));
 const serial = files.filter((f) => ONE_AT_A_TIME.some((name) => f.endsWith(`/${name}`)));
 const parallel = files.filter((f) => !serial.includes(f));
 

@@ -8,7 +8,8 @@ const KEPT = 256;
 /** Longer texts seldom repeat and would hold much memory. */
 const KEPT_TEXT_LENGTH = 4096;
 const kept = new Map<string, object | null>();
-const parser = new Parser();
+/** Made when first needed: building its grammar costs about 150 ms, and most processes never ask Comunica. */
+let parser: Parser | undefined;
 /** Tests freeze what is kept, so that an engine that changed a kept algebra would fail them. */
 const FREEZE = process.env.TOXGRAPH_CHECK_TEMPLATES === '1';
 
@@ -27,6 +28,7 @@ export function comunicaAlgebra(text: string, baseIri?: string): object | undefi
     kept.delete(key);
   } else {
     try {
+      parser ??= new Parser();
       const syntax = parser.parse(text, { baseIRI: baseIri, astFactory: new AstFactory() });
       algebra = toAlgebra(syntax as never, { quads: true, blankToVariable: true, baseIRI: baseIri, dataFactory: df as never }) as object;
       if (FREEZE) deepFreeze(algebra);
