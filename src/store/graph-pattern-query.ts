@@ -4,8 +4,8 @@ import { termKey } from '../rdf/terms.ts';
 import type { QueryResult, Solution } from './triple-store.ts';
 import { sortSolutions, type OrderKey } from './solution-order.ts';
 
-type Position = RDF.Term | RDF.Variable;
-type TriplePattern = [Position, Position, Position];
+export type Position = RDF.Term | RDF.Variable;
+export type TriplePattern = [Position, Position, Position];
 
 /** A stream of quads that `destroy` ends early. */
 export type QuadStream = AsyncIterable<RDF.Quad> & { destroy(): void };
@@ -99,47 +99,74 @@ export function graphPatternQuery(parsed: any): GraphPatternQuery | undefined {
   return query;
 }
 
-function triple(t: any): TriplePattern | undefined {
+/**
+ * A sparqljs triple as a pattern; undefined for a path or a quoted triple, and for a blank node
+ * unless `blanks` names the variables that stand for them (non-distinguished variables).
+ */
+export function triple(t: any, blanks?: (label: string) => RDF.Variable): TriplePattern | undefined {
   if (t.predicate.type === 'path') return undefined;
-  const s = position(t.subject);
-  const p = position(t.predicate);
-  const o = position(t.object);
+  const s = position(t.subject, blanks);
+  const p = position(t.predicate, blanks);
+  const o = position(t.object, blanks);
   return s && p && o ? [s, p, o] : undefined;
 }
 
-function position(t: any): Position | undefined {
+export function position(t: any, blanks?: (label: string) => RDF.Variable): Position | undefined {
   if (t.termType === 'Variable') return df.variable(t.value);
   if (t.termType === 'NamedNode' || t.termType === 'Literal') return df.fromTerm(t) as RDF.Term;
+  if (t.termType === 'BlankNode' && blanks) return blanks(t.value);
   return undefined; // blank nodes (non-distinguished variables) and quoted triples: not this shape
 }
 
 /** The solutions of the WHERE clause, before projection and modifiers. */
-async function* solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  const value = (p: Position, binding: Solution) => (p.termType === 'Variable' ? binding[p.value] : p);
-  async function* extend(left: TriplePattern[], binding: Solution): AsyncGenerator<Solution> {
+function solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  return matchPatterns(
+    query.patterns.map((p) => [...p, query.graph] as QuadPattern),
+    {},
+    find,
+    signal,
+  );
+}
+
+/**
+ * A triple pattern and its graph: a term or variable for `GRAPH` (named graphs only), undefined
+ * for the default graph (every graph the finder gives, the unnamed one included: the union
+ * default graph the query engine has over this store, one solution per graph holding a triple).
+ */
+export type QuadPattern = [Position, Position, Position, Position | undefined];
+
+/**
+ * The solutions of quad patterns joined, each extending `binding`: nested index lookups, the
+ * pattern with the most terms bound by then first (the fewest quads to look at).
+ */
+export async function* matchPatterns(patterns: QuadPattern[], binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  const value = (p: Position | undefined, binding: Solution) => (p === undefined ? undefined : p.termType === 'Variable' ? binding[p.value] : p);
+  async function* extend(left: QuadPattern[], binding: Solution): AsyncGenerator<Solution> {
     if (left.length === 0) {
       yield binding;
       return;
     }
-    // the pattern with the most terms bound by now: the fewest quads to look at
     let best = 0;
     let bestBound = -1;
     for (const [i, pattern] of left.entries()) {
-      const bound = pattern.filter((p) => value(p, binding) !== undefined).length;
+      let bound = 0;
+      for (const p of pattern) if (value(p, binding) !== undefined) bound++;
       if (bound > bestBound) [best, bestBound] = [i, bound];
     }
     const pattern = left[best];
     const rest = left.filter((_, i) => i !== best);
-    const [s, p, o, g] = [...pattern, query.graph].map((x) => value(x, binding));
+    const named = pattern[3] !== undefined;
+    const [s, p, o, g] = pattern.map((x) => value(x, binding));
     // a literal (or a blank node for a predicate) where the data can have none matches nothing
     if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || (g && g.termType !== 'NamedNode')) return;
     signal?.throwIfAborted();
-    const positions = [...pattern, query.graph];
+    const positions = named ? pattern : pattern.slice(0, 3);
+    const terms = (quad: RDF.Quad) => (named ? [quad.subject, quad.predicate, quad.object, quad.graph] : [quad.subject, quad.predicate, quad.object]);
     const found = find(s, p, o, g);
     if (found instanceof Promise) {
       for (const quad of await found) {
-        if (quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
-        const next = bind(binding, positions, [quad.subject, quad.predicate, quad.object, quad.graph]);
+        if (named && quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
+        const next = bind(binding, positions as Position[], terms(quad));
         if (next) yield* extend(rest, next);
       }
       return;
@@ -148,8 +175,8 @@ async function* solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?:
     try {
       for await (const batch of batchesOf(found)) {
         for (const quad of batch) {
-          if (quad.graph.termType !== 'NamedNode') continue;
-          const next = bind(binding, positions, [quad.subject, quad.predicate, quad.object, quad.graph]);
+          if (named && quad.graph.termType !== 'NamedNode') continue;
+          const next = bind(binding, positions as Position[], terms(quad));
           if (next) yield* extend(rest, next);
         }
       }
@@ -157,7 +184,7 @@ async function* solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?:
       found.destroy();
     }
   }
-  yield* extend(query.patterns, {});
+  yield* extend(patterns, binding);
 }
 
 /** The read side of an `asynciterator` stream (what the store's matches are). */
@@ -209,10 +236,15 @@ export async function* batchesOf(stream: AsyncIterable<RDF.Quad>): AsyncGenerato
   }
 }
 
-/** `binding` extended by the terms a quad gives the pattern's variables, or undefined when a variable would take two values. */
+/**
+ * `binding` extended by the terms a quad gives the pattern's variables, or undefined when a
+ * variable would take two values, or a literal of the pattern is not the quad's term: the index
+ * finds numbers by value ("1" finds "1.0E0"^^xsd:double too), a pattern matches terms.
+ */
 function bind(binding: Solution, positions: Position[], terms: RDF.Term[]): Solution | undefined {
   let out = binding;
   for (const [i, p] of positions.entries()) {
+    if (p.termType === 'Literal' && !p.equals(terms[i])) return undefined;
     if (p.termType !== 'Variable') continue;
     const seen = out[p.value];
     if (seen) {
@@ -333,6 +365,7 @@ async function* copyGraph(query: GraphPatternQuery, find: QuadFinder, signal?: A
     for await (const batch of quads) {
       signal?.throwIfAborted();
       for (const q of batch) {
+        if (o?.termType === 'Literal' && !o.equals(q.object)) continue; // numbers are found by value
         if (n++ < query.offset) continue;
         yield df.quad(q.subject, q.predicate, q.object);
         if (n >= end) return;

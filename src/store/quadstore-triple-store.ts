@@ -8,6 +8,8 @@ import { INDEXES } from './indexes.ts';
 import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
 import { parsedQuery } from './parsed-query.ts';
+import { storePlan } from './query-plan.ts';
+import { answerPlan } from './plan-evaluator.ts';
 import { templateParse } from './compiled-template.ts';
 import { answerGraphPattern, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, EmptyIterator, UnionIterator, type AsyncIterator } from 'asynciterator';
@@ -324,6 +326,13 @@ export class QuadstoreTripleStore implements TripleStore {
       const answer = await answerGraphPattern(shaped, find, options.signal);
       if (answer) return answer;
     }
+    // what SPARQL clients send (default graph, joins, FILTER, OPTIONAL, VALUES, ORDER BY, COUNT
+    // with GROUP BY, DESCRIBE): the store's own plan (query-plan.ts), made once per parse
+    const plan = storePlan(parsed);
+    if (plan) {
+      const answer = await answerPlan(plan, find, options.signal);
+      if (answer) return answer;
+    }
     const source = new ScopedSource({ match: (s, p, o, g) => this.match(s, p, o, g), countQuads: (s, p, o, g) => this.count(s, p, o, g) }, options.scope, options.signal);
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
@@ -378,6 +387,8 @@ export class QuadstoreTripleStore implements TripleStore {
     try {
       for await (const q of quads.items) {
         signal?.throwIfAborted();
+        // the index finds numbers by value ("1" finds "1.0E0"^^xsd:double too); a pattern matches terms
+        if (pattern.object.termType === 'Literal' && !pattern.object.equals(q.object)) continue;
         const solution = solutionOf(pattern, q);
         if (!solution) continue;
         if (seen) {

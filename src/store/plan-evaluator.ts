@@ -1,0 +1,223 @@
+import type * as RDF from '@rdfjs/types';
+import { df, literal } from '../rdf/namespaces.ts';
+import { termKey } from '../rdf/terms.ts';
+import { matchPatterns, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
+import type { OrderBy, PlanNode, StorePlan } from './query-plan.ts';
+import { sortSolutions } from './solution-order.ts';
+import { isNumericType } from './sparql-expressions.ts';
+import type { QueryResult, Solution } from './triple-store.ts';
+
+/**
+ * The store's own evaluator of compiled plans (query-plan.ts): the index lookups of
+ * graph-pattern-query.ts for the quad patterns, every other part evaluated with the bindings
+ * before it substituted. Results are streams where they can be (LIMIT stops the lookups); ORDER
+ * BY keeps only the solutions a small LIMIT needs. Undefined when ORDER BY meets terms whose
+ * order is the query engine's to decide (solution-order.ts): the query then goes there.
+ */
+export async function answerPlan(plan: StorePlan, find: QuadFinder, signal?: AbortSignal): Promise<QueryResult | undefined> {
+  if (plan.form === 'describe') return { type: 'quads', quads: describe(plan.describe, find, signal) };
+  if (plan.form === 'ask') {
+    for await (const _ of evaluate(plan.where, {}, find, signal)) return { type: 'boolean', value: true };
+    return { type: 'boolean', value: false };
+  }
+  let solutions: AsyncIterable<Solution> | Iterable<Solution> = evaluate(plan.where, {}, find, signal);
+  if (plan.group) solutions = await grouped(plan, solutions);
+  if (plan.order) {
+    // DISTINCT counts solutions after projection: only then may the sort keep just the first ones
+    const keep = plan.limit !== undefined && !plan.distinct ? plan.offset + plan.limit : undefined;
+    const sorted = await ordered(solutions, plan.order, keep);
+    if (!sorted) return undefined;
+    solutions = sorted;
+  }
+  if (plan.form === 'construct') return { type: 'quads', quads: construct(plan, solutions) };
+  return { type: 'bindings', variables: plan.variables, solutions: project(plan, solutions) };
+}
+
+/** The solutions of a plan node, each extending `binding`. */
+function evaluate(node: PlanNode, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  switch (node.type) {
+    case 'patterns':
+      return matchPatterns(node.patterns, binding, find, signal);
+    case 'values':
+      return values(node.rows, binding);
+    case 'join':
+      return join(node.parts, 0, binding, find, signal);
+    case 'optional':
+      return optional(node, binding, find, signal);
+    case 'filter':
+      return filter(node, binding, find, signal);
+  }
+}
+
+async function* values(rows: Solution[], binding: Solution): AsyncGenerator<Solution> {
+  for (const row of rows) {
+    const merged = merge(binding, row);
+    if (merged) yield merged;
+  }
+}
+
+async function* join(parts: PlanNode[], at: number, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  if (at === parts.length) {
+    yield binding;
+    return;
+  }
+  if (at === parts.length - 1) {
+    yield* evaluate(parts[at], binding, find, signal);
+    return;
+  }
+  for await (const s of evaluate(parts[at], binding, find, signal)) yield* join(parts, at + 1, s, find, signal);
+}
+
+async function* optional(node: Extract<PlanNode, { type: 'optional' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  for await (const left of evaluate(node.left, binding, find, signal)) {
+    let extended = false;
+    for await (const s of evaluate(node.right, left, find, signal)) {
+      if (node.test && !node.test(s)) continue;
+      extended = true;
+      yield s;
+    }
+    if (!extended) yield left;
+  }
+}
+
+async function* filter(node: Extract<PlanNode, { type: 'filter' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  for await (const s of evaluate(node.input, binding, find, signal)) if (node.test(s)) yield s;
+}
+
+/** Two solutions as one, or undefined when they disagree on a variable. */
+function merge(a: Solution, b: Solution): Solution | undefined {
+  let out = a;
+  for (const v in b) {
+    const seen = a[v];
+    if (seen) {
+      if (!seen.equals(b[v])) return undefined;
+      continue;
+    }
+    if (out === a) out = { ...a };
+    out[v] = b[v];
+  }
+  return out;
+}
+
+const keyOf = (s: Solution, variables: readonly string[]) => variables.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
+
+/** GROUP BY's groups (one group without GROUP BY, even of no solutions), each with its COUNTs. */
+async function grouped(plan: StorePlan, solutions: AsyncIterable<Solution> | Iterable<Solution>): Promise<Solution[]> {
+  const { by, counts } = plan.group ?? { by: [], counts: [] };
+  const groups = new Map<string, { first: Solution; n: number[]; seen: (Set<string> | undefined)[] }>();
+  for await (const s of solutions) {
+    const key = keyOf(s, by);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { first: s, n: counts.map(() => 0), seen: counts.map((c) => (c.distinct ? new Set<string>() : undefined)) }));
+    for (const [i, c] of counts.entries()) {
+      if (c.of !== undefined && !s[c.of]) continue; // COUNT(?x) counts the solutions binding ?x
+      const seen = group.seen[i];
+      if (!seen) group.n[i]++;
+      else seen.add(c.of !== undefined ? termKey(s[c.of]) : keyOf(s, Object.keys(s).sort()));
+    }
+  }
+  if (groups.size === 0 && by.length === 0) groups.set('', { first: {}, n: counts.map(() => 0), seen: counts.map(() => undefined) });
+  const out: Solution[] = [];
+  for (const { first, n, seen } of groups.values()) {
+    const row: Solution = {};
+    for (const v of by) if (first[v]) row[v] = first[v];
+    for (const [i, c] of counts.entries()) row[c.as] = literal(seen[i]?.size ?? n[i]);
+    out.push(row);
+  }
+  return out;
+}
+
+/** Solutions kept at most before the top-k of ORDER BY with LIMIT sorts and cuts again. */
+const TOP_BUFFER = 256;
+
+/**
+ * The solutions in ORDER BY's order (an expression's error sorts as unbound); with `keep`, only
+ * the first that many, sorted as they come (a top-k: memory and sorting for `keep` solutions, not
+ * all). Undefined when a key holds terms solution-order.ts leaves to the query engine.
+ */
+async function ordered(solutions: AsyncIterable<Solution> | Iterable<Solution>, order: OrderBy[], keep?: number): Promise<Solution[] | undefined> {
+  const names = order.map((_, i) => `k${i}`);
+  const keys = order.map((o, i) => ({ variable: names[i], descending: o.descending }));
+  // literals of one key must be of one kind (numbers, or one datatype), across all solutions
+  const kinds: (string | undefined)[] = order.map(() => undefined);
+  const solutionOf = new WeakMap<Solution, Solution>();
+  let buffer: Solution[] = [];
+  const cut = (size: number): boolean => {
+    const sorted = sortSolutions(buffer, keys);
+    if (!sorted) return false;
+    buffer = sorted.slice(0, size);
+    return true;
+  };
+  for await (const s of solutions) {
+    const key: Solution = {};
+    for (const [i, o] of order.entries()) {
+      const term = o.evaluate(s);
+      if (!term) continue;
+      if (term.termType === 'Literal') {
+        const l = term as RDF.Literal;
+        const kind = isNumericType(l.datatype.value) ? 'number' : `${l.datatype.value}@${l.language}`;
+        if (kinds[i] !== undefined && kinds[i] !== kind) return undefined;
+        kinds[i] = kind;
+      }
+      key[names[i]] = term;
+    }
+    solutionOf.set(key, s);
+    buffer.push(key);
+    if (keep !== undefined && buffer.length >= keep + TOP_BUFFER) {
+      if (!cut(keep)) return undefined;
+    }
+  }
+  if (!cut(keep ?? buffer.length)) return undefined;
+  return buffer.map((k) => solutionOf.get(k) as Solution);
+}
+
+/** A SELECT's solutions projected, DISTINCT, then OFFSET and LIMIT. */
+async function* project(plan: StorePlan, solutions: AsyncIterable<Solution> | Iterable<Solution>): AsyncGenerator<Solution> {
+  if (plan.limit === 0) return;
+  const seen = plan.distinct ? new Set<string>() : undefined;
+  let skipped = 0;
+  let given = 0;
+  for await (const s of solutions) {
+    const projected: Solution = {};
+    for (const v of plan.variables) if (s[v]) projected[v] = s[v];
+    if (seen) {
+      const k = keyOf(projected, plan.variables);
+      if (seen.has(k)) continue;
+      seen.add(k);
+    }
+    if (skipped < plan.offset) {
+      skipped++;
+      continue;
+    }
+    yield projected;
+    if (plan.limit !== undefined && ++given >= plan.limit) return;
+  }
+}
+
+/** A CONSTRUCT's triples: the template filled by each solution (OFFSET and LIMIT count solutions), leaving out triples it cannot make. */
+async function* construct(plan: StorePlan, solutions: AsyncIterable<Solution> | Iterable<Solution>): AsyncGenerator<RDF.Quad> {
+  if (plan.limit === 0) return;
+  let skipped = 0;
+  let given = 0;
+  for await (const s of solutions) {
+    if (skipped < plan.offset) {
+      skipped++;
+      continue;
+    }
+    for (const t of plan.template) {
+      const [subject, predicate, object] = t.map((p) => (p.termType === 'Variable' ? s[p.value] : p));
+      if (!subject || !predicate || !object || subject.termType === 'Literal' || predicate.termType !== 'NamedNode') continue;
+      yield df.quad(subject as RDF.Quad_Subject, predicate, object as RDF.Quad_Object);
+    }
+    if (plan.limit !== undefined && ++given >= plan.limit) return;
+  }
+}
+
+/** DESCRIBE of IRIs: the triples with each as subject, in the default graph (as the query engine describes over this store). */
+async function* describe(resources: RDF.NamedNode[], find: QuadFinder, signal?: AbortSignal): AsyncGenerator<RDF.Quad> {
+  const [p, o] = [df.variable(' p'), df.variable(' o')];
+  for (const r of resources) {
+    const pattern: QuadPattern = [r, p, o, undefined];
+    for await (const s of matchPatterns([pattern], {}, find, signal)) yield df.quad(r, s[p.value] as RDF.Quad_Predicate, s[o.value] as RDF.Quad_Object);
+  }
+}
