@@ -135,11 +135,22 @@ function solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?: AbortS
  */
 export type QuadPattern = [Position, Position, Position, Position | undefined];
 
+/** A FILTER's test that reads only `variables`, all of them bound in every solution of the patterns. */
+export interface PatternTest {
+  variables: readonly string[];
+  test: (s: Solution) => boolean;
+}
+
 /**
  * The solutions of quad patterns joined, each extending `binding`: nested index lookups, the
- * pattern with the most terms bound by then first (the fewest quads to look at).
+ * pattern with the most terms bound by then first (the fewest quads to look at). `tests` are
+ * checked as soon as their variables are bound (a FILTER cuts the lookups early).
  */
-export async function* matchPatterns(patterns: QuadPattern[], binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+export async function* matchPatterns(patterns: QuadPattern[], binding: Solution, find: QuadFinder, signal?: AbortSignal, tests?: readonly PatternTest[]): AsyncGenerator<Solution> {
+  const ready = (t: PatternTest, s: Solution) => t.variables.every((v) => s[v] !== undefined);
+  if (tests?.some((t) => ready(t, binding) && !t.test(binding))) return;
+  // the tests the new bindings of a quad make ready pass (each test checked once per solution)
+  const passes = (before: Solution, after: Solution) => !tests || tests.every((t) => ready(t, before) || !ready(t, after) || t.test(after));
   const value = (p: Position | undefined, binding: Solution) => (p === undefined ? undefined : p.termType === 'Variable' ? binding[p.value] : p);
   async function* extend(left: QuadPattern[], binding: Solution): AsyncGenerator<Solution> {
     if (left.length === 0) {
@@ -167,7 +178,7 @@ export async function* matchPatterns(patterns: QuadPattern[], binding: Solution,
       for (const quad of await found) {
         if (named && quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
         const next = bind(binding, positions as Position[], terms(quad));
-        if (next) yield* extend(rest, next);
+        if (next && passes(binding, next)) yield* extend(rest, next);
       }
       return;
     }
@@ -177,7 +188,7 @@ export async function* matchPatterns(patterns: QuadPattern[], binding: Solution,
         for (const quad of batch) {
           if (named && quad.graph.termType !== 'NamedNode') continue;
           const next = bind(binding, positions as Position[], terms(quad));
-          if (next) yield* extend(rest, next);
+          if (next && passes(binding, next)) yield* extend(rest, next);
         }
       }
     } finally {

@@ -33,11 +33,29 @@ export async function answerPlan(plan: StorePlan, find: QuadFinder, signal?: Abo
   return { type: 'bindings', variables: plan.variables, solutions: project(plan, solutions) };
 }
 
+/**
+ * The solutions a SELECT of one quad pattern with a LIMIT needs at most (OFFSET and LIMIT), when
+ * nothing else (a FILTER, a sort, DISTINCT, groups) may need more: the store may then read no
+ * more quads from its index.
+ */
+export function planLimitHint(plan: StorePlan): number | undefined {
+  const { where } = plan;
+  if (plan.form !== 'select' || plan.limit === undefined || plan.group || plan.order || plan.distinct) return undefined;
+  if (where.type !== 'patterns' || where.patterns.length !== 1 || where.tests?.length) return undefined;
+  const needed = plan.offset + plan.limit;
+  return needed > 0 ? needed : undefined;
+}
+
+/** A SELECT's solutions, for a plan without groups or ORDER BY. */
+export function selectPlan(plan: StorePlan, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+  return project(plan, evaluate(plan.where, {}, find, signal));
+}
+
 /** The solutions of a plan node, each extending `binding`. */
 function evaluate(node: PlanNode, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
   switch (node.type) {
     case 'patterns':
-      return matchPatterns(node.patterns, binding, find, signal);
+      return matchPatterns(node.patterns, binding, find, signal, node.tests);
     case 'values':
       return values(node.rows, binding);
     case 'join':
@@ -81,7 +99,7 @@ async function* optional(node: Extract<PlanNode, { type: 'optional' }>, binding:
 }
 
 async function* filter(node: Extract<PlanNode, { type: 'filter' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  for await (const s of evaluate(node.input, binding, find, signal)) if (node.test(s)) yield s;
+  for await (const s of evaluate(node.input, binding, find, signal)) if (node.tests.every((t) => t.test(s))) yield s;
 }
 
 /** Two solutions as one, or undefined when they disagree on a variable. */

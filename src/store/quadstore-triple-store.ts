@@ -9,7 +9,7 @@ import { BULK_INDEXES, BulkQuadstore, isBulkGraph } from './bulk-partition.ts';
 import { boundTerms, singlePattern, solutionOf, type SinglePattern } from './single-pattern.ts';
 import { parsedQuery } from './parsed-query.ts';
 import { storePlan } from './query-plan.ts';
-import { answerPlan } from './plan-evaluator.ts';
+import { answerPlan, planLimitHint, selectPlan } from './plan-evaluator.ts';
 import { templateParse } from './compiled-template.ts';
 import { answerGraphPattern, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, EmptyIterator, UnionIterator, type AsyncIterator } from 'asynciterator';
@@ -321,7 +321,7 @@ export class QuadstoreTripleStore implements TripleStore {
     if (shaped) {
       // a few solutions of one pattern: the index asked for no more quads than they need
       const hinted = limitHint(shaped);
-      const rows = hinted ? await this.hintedSelect(shaped, hinted, options) : undefined;
+      const rows = hinted ? await this.hintedSelect(hinted, shaped.offset, options, (find) => selectGraphPattern(shaped, find, options.signal)) : undefined;
       if (rows) return { type: 'bindings', variables: shaped.variables, solutions: fromArray(rows) };
       const answer = await answerGraphPattern(shaped, find, options.signal);
       if (answer) return answer;
@@ -330,6 +330,9 @@ export class QuadstoreTripleStore implements TripleStore {
     // with GROUP BY, DESCRIBE): the store's own plan (query-plan.ts), made once per parse
     const plan = storePlan(parsed);
     if (plan) {
+      const hinted = planLimitHint(plan);
+      const rows = hinted && hinted <= HINTED_LIMIT ? await this.hintedSelect(hinted, plan.offset, options, (find) => selectPlan(plan, find, options.signal)) : undefined;
+      if (rows) return { type: 'bindings', variables: plan.variables, solutions: fromArray(rows) };
       const answer = await answerPlan(plan, find, options.signal);
       if (answer) return answer;
     }
@@ -346,12 +349,12 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   /**
-   * A SELECT of one pattern with a small LIMIT, its match limited to the quads the solutions need.
-   * Quads a solution cannot use (the default graph's, a scope's hidden graphs, a repeated variable
-   * that disagrees) may leave it short: undefined then, when the match was cut, and the query
-   * runs unlimited.
+   * A SELECT of one pattern with a small LIMIT (`limit`: with the OFFSET), its match limited to
+   * the quads the solutions need. Quads a solution cannot use (the default graph's, a scope's
+   * hidden graphs, a repeated variable that disagrees) may leave it short: undefined then, when
+   * the match was cut, and the query runs unlimited.
    */
-  private async hintedSelect(query: GraphPatternQuery, limit: number, options: QueryOptions): Promise<Solution[] | undefined> {
+  private async hintedSelect(limit: number, offset: number, options: QueryOptions, select: (find: QuadFinder) => AsyncIterable<Solution>): Promise<Solution[] | undefined> {
     let read = 0;
     const counted: QuadFinder = (s, p, o, g) => {
       const found = this.find(s, p, o, g, limit);
@@ -364,8 +367,8 @@ export class QuadstoreTripleStore implements TripleStore {
     };
     const find = options.scope ? scopedFinder(counted, options.scope) : counted;
     const rows: Solution[] = [];
-    for await (const row of selectGraphPattern(query, find, options.signal)) rows.push(row);
-    return rows.length < limit - query.offset && read >= limit ? undefined : rows;
+    for await (const row of select(find)) rows.push(row);
+    return rows.length < limit - offset && read >= limit ? undefined : rows;
   }
 
   /**
@@ -405,7 +408,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
-      const pending = await evaluateUpdate(this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
+      const pending = await evaluateUpdate(() => this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
       options.beforeWrite?.([...new Set([...pending.deletions, ...pending.additions].map((q) => q.graph.value))]);
       await this.patch(pending.deletions, pending.additions);
     });

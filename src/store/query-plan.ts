@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df } from '../rdf/namespaces.ts';
-import { position, triple, type Position, type QuadPattern, type TriplePattern } from './graph-pattern-query.ts';
+import { position, triple, type PatternTest, type Position, type QuadPattern, type TriplePattern } from './graph-pattern-query.ts';
 import { compileExpression, compileFilter, expressionVariables, type Evaluate } from './sparql-expressions.ts';
 import type { Solution } from './triple-store.ts';
 
@@ -25,11 +25,11 @@ import type { Solution } from './triple-store.ts';
  * undefined and the query goes to the query engine.
  */
 export type PlanNode =
-  | { type: 'patterns'; patterns: QuadPattern[] }
+  | { type: 'patterns'; patterns: QuadPattern[]; tests?: PatternTest[] }
   | { type: 'values'; rows: Solution[] }
   | { type: 'join'; parts: PlanNode[] }
   | { type: 'optional'; left: PlanNode; right: PlanNode; test?: (s: Solution) => boolean; reads: Set<string> }
-  | { type: 'filter'; input: PlanNode; test: (s: Solution) => boolean; reads: Set<string> };
+  | { type: 'filter'; input: PlanNode; tests: PatternTest[]; reads: Set<string> };
 
 /** `(COUNT([DISTINCT] *|?v) AS ?as)`. */
 export interface CountAggregate {
@@ -121,7 +121,7 @@ function compileQueryOrThrow(parsed: any): StorePlan {
     where = safe(where.node, values.maybe) ? joinParts([values, where]) : joinParts([where, values]);
   }
   if (!safe(where.node, new Set())) unsupported();
-  plan.where = where.node;
+  plan.where = pushFilters(where.node);
   const inScope = [...where.maybe].filter((v) => !isBlankVariable(v));
   if (form === 'ask') return plan;
   if (form === 'construct') {
@@ -229,9 +229,10 @@ function compileGroup(items: any[], graph: Position | undefined): Part {
   }
   const joined = joinParts(parts);
   if (!filters.length) return joined;
-  const read = new Set<string>();
-  for (const f of filters) expressionVariables(f, read);
-  return { node: { type: 'filter', input: joined.node, test: compileFilter(filters) ?? unsupported(), reads: read }, certain: joined.certain, maybe: joined.maybe };
+  // one test per conjunct of the FILTERs: each is checked as early as its variables are bound (pushFilters)
+  const tests = filters.flatMap(conjuncts).map((c) => ({ variables: [...expressionVariables(c)], test: compileFilter([c]) ?? unsupported() }));
+  const reads = new Set(tests.flatMap((t) => t.variables));
+  return { node: { type: 'filter', input: joined.node, tests, reads }, certain: joined.certain, maybe: joined.maybe };
 }
 
 function patternsPart(patterns: QuadPattern[]): Part {
@@ -350,5 +351,63 @@ function readsGraphVariable(node: PlanNode, name: string): boolean {
       return node.reads.has(name) || readsGraphVariable(node.input, name);
     default:
       return false;
+  }
+}
+
+/** The operands of a conjunction (a FILTER keeps a solution when each is true), or the expression itself. */
+function conjuncts(e: any): any[] {
+  return e?.type === 'operation' && e.operator === '&&' && e.args.length === 2 ? [...conjuncts(e.args[0]), ...conjuncts(e.args[1])] : [e];
+}
+
+/**
+ * The plan with each FILTER test moved to where its variables are first bound for certain: into
+ * the index lookups of quad patterns (checked as soon as a quad binds them), or onto the left of
+ * an OPTIONAL. A filtered group keeps a solution only if each test is true, and the parts after
+ * that point only extend solutions, so cutting them early answers the same.
+ */
+function pushFilters(node: PlanNode): PlanNode {
+  switch (node.type) {
+    case 'join':
+      return { ...node, parts: node.parts.map(pushFilters) };
+    case 'optional':
+      return { ...node, left: pushFilters(node.left), right: pushFilters(node.right) };
+    case 'filter': {
+      let input = pushFilters(node.input);
+      const kept: PatternTest[] = [];
+      for (const t of node.tests) {
+        const pushed = pushTest(input, t, new Set());
+        if (pushed) input = pushed;
+        else kept.push(t);
+      }
+      return kept.length ? { ...node, input, tests: kept } : input;
+    }
+    default:
+      return node;
+  }
+}
+
+/** `node` checking `t` as early as it can, given the variables bound for certain before it; undefined when `t` may read a variable the node leaves unbound. */
+function pushTest(node: PlanNode, t: PatternTest, before: Set<string>): PlanNode | undefined {
+  const certain = bindsOf(node).certain;
+  if (!t.variables.every((v) => before.has(v) || certain.has(v))) return undefined;
+  const wrapped = (input: PlanNode): PlanNode => ({ type: 'filter', input, tests: [t], reads: new Set(t.variables) });
+  switch (node.type) {
+    case 'patterns':
+      return { ...node, tests: [...(node.tests ?? []), t] };
+    case 'join': {
+      let seen = before;
+      for (const [i, part] of node.parts.entries()) {
+        const pushed = pushTest(part, t, seen);
+        if (pushed) return { ...node, parts: node.parts.map((p, j) => (j === i ? pushed : p)) };
+        seen = union(seen, bindsOf(part).certain);
+      }
+      return wrapped(node);
+    }
+    case 'optional':
+      return { ...node, left: pushTest(node.left, t, before) ?? wrapped(node.left) };
+    case 'filter':
+      return { ...node, input: pushTest(node.input, t, before) ?? wrapped(node.input) };
+    case 'values':
+      return wrapped(node);
   }
 }
