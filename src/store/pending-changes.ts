@@ -4,6 +4,7 @@ import { ArrayIterator, type AsyncIterator, wrap } from 'asynciterator';
 import { Store as N3Store } from 'n3';
 import { quadKey, matchesPattern } from '../rdf/terms.ts';
 import type { QueryEngine } from '@comunica/query-sparql-rdfjs';
+import { applyUpdate, storeUpdate } from './update-evaluator.ts';
 
 type Matcher = {
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): RDF.Stream<RDF.Quad> | AsyncIterator<RDF.Quad>;
@@ -11,7 +12,8 @@ type Matcher = {
 
 /**
  * The changes of one SPARQL update request, kept in memory until the request has run to the
- * end and then written in one batch. It serves both as Comunica's destination (import, remove,
+ * end and then written in one batch. It serves both as the destination of the store's own
+ * evaluation (insertQuads, deleteQuads; update-evaluator.ts) or Comunica's (import, remove,
  * deleteGraph) and as its source (match sees the store as changed so far), so the operations
  * of a multi-operation request see each other's effects while nothing reaches disk until all
  * of them succeeded.
@@ -42,14 +44,26 @@ export class PendingChanges {
   }
 
   import(stream: RDF.Stream<RDF.Quad>): EventEmitter {
-    return this.consume(stream, async (q) => {
-      this.deleted.delete(quadKey(q));
-      if (!(await this.baseHas(q))) this.added.addQuad(q);
-    });
+    return this.consume(stream, (q) => this.addOne(q));
   }
 
   remove(stream: RDF.Stream<RDF.Quad>): EventEmitter {
     return this.consume(stream, async (q) => this.removeOne(q));
+  }
+
+  /** Add quads, in order (as import does). */
+  async insertQuads(quads: RDF.Quad[]): Promise<void> {
+    for (const q of quads) await this.addOne(q);
+  }
+
+  /** Remove quads, in order (as remove does). */
+  async deleteQuads(quads: RDF.Quad[]): Promise<void> {
+    for (const q of quads) this.removeOne(q);
+  }
+
+  private async addOne(q: RDF.Quad): Promise<void> {
+    this.deleted.delete(quadKey(q));
+    if (!(await this.baseHas(q))) this.added.addQuad(q);
   }
 
   deleteGraph(graph: RDF.Quad_Graph): EventEmitter {
@@ -99,15 +113,28 @@ export interface UpdateEvaluation {
   match: Matcher['match'];
   unionDefaultGraph?: boolean;
   baseIri?: string;
+  /** `comunica`: run it in Comunica even when the store evaluates its operations itself (the reference of the tests). */
+  engine?: 'comunica';
 }
 
-/** Run a SPARQL update with Comunica into pending changes (nothing is written yet). */
-export async function evaluateUpdate(engine: QueryEngine, update: string, evaluation: UpdateEvaluation): Promise<PendingChanges> {
+/**
+ * Run a SPARQL update into pending changes (nothing is written yet): by the store itself
+ * (update-evaluator.ts) when it takes the request's operations, else by Comunica, which
+ * `comunica` gives only then (Comunica is loaded when a request first needs it).
+ */
+export async function evaluateUpdate(comunica: () => QueryEngine | Promise<QueryEngine>, update: string, evaluation: UpdateEvaluation): Promise<PendingChanges> {
   const pending = new PendingChanges({ match: evaluation.match });
+  const unionDefaultGraph = evaluation.unionDefaultGraph ?? true;
+  const own = evaluation.engine === 'comunica' ? undefined : storeUpdate(update, { baseIri: evaluation.baseIri, unionDefaultGraph });
+  if (own) {
+    await applyUpdate(own, pending, unionDefaultGraph);
+    return pending;
+  }
+  const engine = await comunica();
   await engine.queryVoid(update, {
     sources: [pending as any],
     destination: pending as any,
-    unionDefaultGraph: evaluation.unionDefaultGraph ?? true,
+    unionDefaultGraph,
     ...(evaluation.baseIri ? { baseIRI: evaluation.baseIri } : {}),
   } as any);
   return pending;

@@ -408,7 +408,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
-      const pending = await evaluateUpdate(this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
+      const pending = await evaluateUpdate(() => this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
       options.beforeWrite?.([...new Set([...pending.deletions, ...pending.additions].map((q) => q.graph.value))]);
       await this.patch(pending.deletions, pending.additions);
     });

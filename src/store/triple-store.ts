@@ -39,6 +39,19 @@ export interface QueryOptions {
   engine?: 'comunica';
 }
 
+export interface UpdateOptions {
+  /** Sees the graphs the update would change, before anything is written; throwing there writes nothing. */
+  beforeWrite?: (graphs: string[]) => void;
+  /** false: the default graph a WHERE reads is the unnamed default graph (SPARQL 1.1 Update), not the union of all graphs. */
+  unionDefaultGraph?: boolean;
+  baseIri?: string;
+  /**
+   * `comunica`: leave the update to the query engine even when the store evaluates its
+   * operations itself (update-evaluator.ts; the reference of the differential tests).
+   */
+  engine?: 'comunica';
+}
+
 /**
  * The narrow seam between ToxGraph and its triplestore. The embedded implementation is
  * QuadstoreTripleStore; a remote SPARQL 1.1 store can implement the same interface.
@@ -72,7 +85,7 @@ export interface TripleStore {
    * WHERE reads is the union of all graphs, unless `unionDefaultGraph` is false (then it is the
    * unnamed default graph, as SPARQL 1.1 Update has it).
    */
-  update(update: SparqlText | string, options?: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string }): Promise<void>;
+  update(update: SparqlText | string, options?: UpdateOptions): Promise<void>;
   /** Add quads in large batches (not atomic as a whole); answers the number of quads written. */
   bulkLoad(quads: AsyncIterable<RDF.Quad> | Iterable<RDF.Quad>): Promise<number>;
   /**

@@ -225,7 +225,7 @@ export class RemoteSparqlStore implements TripleStore {
 
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
-      const pending = await evaluateUpdate(this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
+      const pending = await evaluateUpdate(() => this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
       const changed = [...new Set([...pending.deletions, ...pending.additions].map((q) => graphName(q)))];
       options.beforeWrite?.(changed);
       if (changed.some(isServerGraph)) throw new Error('the server’s own graphs cannot be changed');
