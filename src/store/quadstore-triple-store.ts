@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { ClassicLevel } from 'classic-level';
 import { ReadableQuadstore } from './readable-quadstore.ts';
-import { QueryEngine } from '@comunica/query-sparql-rdfjs';
+import { comunicaEngine, federatedComunicaEngine } from './comunica-engines.ts';
 import { df } from '../rdf/namespaces.ts';
 import { quadKey, termKey } from '../rdf/terms.ts';
 import { INDEXES } from './indexes.ts';
@@ -52,19 +52,13 @@ type Term = RDF.Term | null | undefined;
 const OPEN_TABLE_FILES = 100;
 
 /**
- * The embedded store: quadstore on classic-level (LevelDB), queried through Comunica. Two
+ * The embedded store: quadstore on classic-level (LevelDB), queried by its own evaluators (Comunica,
+ * loaded when first needed, for the rest). Two
  * quadstores share the LevelDB: the main one with eight indexes (every pattern exact) and the
  * bulk one with two (see bulk-partition.ts) for graphs named `{uri}/entries`. A write that
  * touches both is still one LevelDB batch.
  */
 export class QuadstoreTripleStore implements TripleStore {
-  private readonly engine = new QueryEngine();
-  private federated?: Promise<QueryEngine>;
-
-  private federatedEngine(): Promise<QueryEngine> {
-    this.federated ??= import('@comunica/query-sparql').then((m) => new m.QueryEngine() as unknown as QueryEngine);
-    return this.federated;
-  }
   /** Recently read small graphs; every write invalidates what it touches. */
   private readonly cache = new GraphCache();
   /** Graphs a pattern was recently read from without the cache holding them (see graphPattern). */
@@ -341,7 +335,7 @@ export class QuadstoreTripleStore implements TripleStore {
     if (options.baseIri) context.baseIRI = options.baseIri;
     if (options.serviceFetch) context.fetch = options.serviceFetch;
     // SERVICE needs the engine build with HTTP and SPARQL-endpoint actors (loaded when first needed)
-    const engine = options.serviceFetch ? await this.federatedEngine() : this.engine;
+    const engine = await (options.serviceFetch ? federatedComunicaEngine() : comunicaEngine());
     // a query asked before goes to the engine as the algebra made of it then (comunica-plans.ts)
     const text = String(query);
     const algebra = options.serviceFetch ? undefined : comunicaAlgebra(text, options.baseIri);
@@ -408,7 +402,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
-      const pending = await evaluateUpdate(() => this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
+      const pending = await evaluateUpdate(comunicaEngine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
       options.beforeWrite?.([...new Set([...pending.deletions, ...pending.additions].map((q) => q.graph.value))]);
       await this.patch(pending.deletions, pending.additions);
     });

@@ -1,5 +1,5 @@
 import type * as RDF from '@rdfjs/types';
-import { QueryEngine } from '@comunica/query-sparql-rdfjs';
+import { comunicaEngine, federatedComunicaEngine } from '../comunica-engines.ts';
 import { EmptyIterator, wrap, type AsyncIterator } from 'asynciterator';
 import { Readable } from 'node:stream';
 import sparqljs from 'sparqljs';
@@ -38,8 +38,6 @@ type Term = RDF.Term | null | undefined;
 const REMOTE_BATCH = 1024;
 
 export class RemoteSparqlStore implements TripleStore {
-  private readonly engine = new QueryEngine();
-  private federated?: Promise<QueryEngine>;
   private writeQueue: Promise<unknown> = Promise.resolve();
 
   private readonly client: SparqlProtocolClient;
@@ -195,13 +193,8 @@ export class RemoteSparqlStore implements TripleStore {
     const context: Record<string, unknown> = { sources: [source], unionDefaultGraph: true };
     if (options.baseIri) context.baseIRI = options.baseIri;
     if (options.serviceFetch) context.fetch = options.serviceFetch;
-    const engine = options.serviceFetch ? await this.federatedEngine() : this.engine;
+    const engine = await (options.serviceFetch ? federatedComunicaEngine() : comunicaEngine());
     return comunicaQuery(engine, text, context, options.signal);
-  }
-
-  private federatedEngine(): Promise<QueryEngine> {
-    this.federated ??= import('@comunica/query-sparql').then((m) => new m.QueryEngine() as unknown as QueryEngine);
-    return this.federated;
   }
 
   /** Quads of one pattern from the server (the default graph: `urn:toxgraph:default-graph`; never the server's own graphs). */
@@ -225,7 +218,7 @@ export class RemoteSparqlStore implements TripleStore {
 
   update(update: SparqlText | string, options: { beforeWrite?: (graphs: string[]) => void; unionDefaultGraph?: boolean; baseIri?: string } = {}): Promise<void> {
     return this.exclusive(async () => {
-      const pending = await evaluateUpdate(() => this.engine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
+      const pending = await evaluateUpdate(comunicaEngine, String(update), { match: (s, p, o, g) => this.match(s, p, o, g), ...options });
       const changed = [...new Set([...pending.deletions, ...pending.additions].map((q) => graphName(q)))];
       options.beforeWrite?.(changed);
       if (changed.some(isServerGraph)) throw new Error('the server’s own graphs cannot be changed');
