@@ -21,7 +21,11 @@ export async function answerPlan(plan: StorePlan, find: QuadFinder, signal?: Abo
     return { type: 'boolean', value: false };
   }
   let solutions: AsyncIterable<Solution> | Iterable<Solution> = evaluate(plan.where, {}, find, signal);
-  if (plan.group) solutions = await grouped(plan, solutions);
+  if (plan.group) {
+    const groups = await grouped(plan, solutions);
+    if (!groups) return undefined;
+    solutions = groups;
+  }
   if (plan.order) {
     // DISTINCT counts solutions after projection: only then may the sort keep just the first ones
     const keep = plan.limit !== undefined && !plan.distinct ? plan.offset + plan.limit : undefined;
@@ -119,27 +123,53 @@ function merge(a: Solution, b: Solution): Solution | undefined {
 
 const keyOf = (s: Solution, variables: readonly string[]) => variables.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
 
-/** GROUP BY's groups (one group without GROUP BY, even of no solutions), each with its COUNTs. */
-async function grouped(plan: StorePlan, solutions: AsyncIterable<Solution> | Iterable<Solution>): Promise<Solution[]> {
-  const { by, counts } = plan.group ?? { by: [], counts: [] };
-  const groups = new Map<string, { first: Solution; n: number[]; seen: (Set<string> | undefined)[] }>();
+/**
+ * GROUP BY's groups (one group without GROUP BY, even of no solutions), each with its aggregates.
+ * Undefined when MIN or MAX meets what solution-order.ts leaves to the query engine (terms of
+ * different kinds, language-tagged strings), or a solution that leaves its variable unbound.
+ */
+async function grouped(plan: StorePlan, solutions: AsyncIterable<Solution> | Iterable<Solution>): Promise<Solution[] | undefined> {
+  const { by, aggregates } = plan.group ?? { by: [], aggregates: [] };
+  type Group = { first: Solution; n: number[]; seen: (Set<string> | undefined)[]; extreme: (RDF.Term | undefined)[] };
+  const newGroup = (first: Solution): Group => ({
+    first,
+    n: aggregates.map(() => 0),
+    seen: aggregates.map((a) => (a.kind === 'count' && a.distinct ? new Set<string>() : undefined)),
+    extreme: aggregates.map(() => undefined),
+  });
+  const groups = new Map<string, Group>();
   for await (const s of solutions) {
     const key = keyOf(s, by);
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { first: s, n: counts.map(() => 0), seen: counts.map((c) => (c.distinct ? new Set<string>() : undefined)) }));
-    for (const [i, c] of counts.entries()) {
-      if (c.of !== undefined && !s[c.of]) continue; // COUNT(?x) counts the solutions binding ?x
+    if (!group) groups.set(key, (group = newGroup(s)));
+    for (const [i, a] of aggregates.entries()) {
+      const term = a.of === undefined ? undefined : s[a.of];
+      if (a.kind !== 'count') {
+        if (term?.termType !== 'Literal') return undefined;
+        const extreme = group.extreme[i];
+        if (!extreme) group.extreme[i] = term;
+        else {
+          const sorted = sortSolutions([{ v: extreme }, { v: term }], [{ variable: 'v', descending: a.kind === 'max' }]);
+          if (!sorted) return undefined;
+          group.extreme[i] = sorted[0].v;
+        }
+        continue;
+      }
+      if (a.of !== undefined && !term) continue; // COUNT(?x) counts the solutions binding ?x
       const seen = group.seen[i];
       if (!seen) group.n[i]++;
-      else seen.add(c.of !== undefined ? termKey(s[c.of]) : keyOf(s, Object.keys(s).sort()));
+      else seen.add(term ? termKey(term) : keyOf(s, Object.keys(s).sort()));
     }
   }
-  if (groups.size === 0 && by.length === 0) groups.set('', { first: {}, n: counts.map(() => 0), seen: counts.map(() => undefined) });
+  if (groups.size === 0 && by.length === 0) groups.set('', newGroup({}));
   const out: Solution[] = [];
-  for (const { first, n, seen } of groups.values()) {
+  for (const { first, n, seen, extreme } of groups.values()) {
     const row: Solution = {};
     for (const v of by) if (first[v]) row[v] = first[v];
-    for (const [i, c] of counts.entries()) row[c.as] = literal(seen[i]?.size ?? n[i]);
+    for (const [i, a] of aggregates.entries()) {
+      const value = a.kind === 'count' ? literal(seen[i]?.size ?? n[i]) : extreme[i];
+      if (value) row[a.as] = value;
+    }
     out.push(row);
   }
   return out;

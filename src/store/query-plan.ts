@@ -13,7 +13,7 @@ import type { Solution } from './triple-store.ts';
  * - `values`: inline data (VALUES, UNDEF left unbound);
  * - `join` of a group's parts in their order, `optional` (a left join, its FILTER its condition),
  *   `filter` (a group's FILTERs, over the whole group);
- * and above them grouping with COUNT, ORDER BY, projection, DISTINCT, OFFSET and LIMIT, or a
+ * and above them grouping with COUNT, MIN and MAX, ORDER BY, projection, DISTINCT, OFFSET and LIMIT, or a
  * CONSTRUCT template, an ASK, a DESCRIBE of IRIs.
  *
  * Parts are evaluated by substitution (each part sees the bindings of those before it: index
@@ -21,7 +21,8 @@ import type { Solution } from './triple-store.ts';
  * OPTIONAL inside a part could see a variable bound outside it that the part itself may leave
  * unbound; a query where it could (rare: nested OPTIONALs, FILTERs in nested groups over outer
  * variables) is not compiled. Neither is anything else: paths, UNION, MINUS, BIND, subqueries,
- * SERVICE, FROM, HAVING, expressions in SELECT, aggregates other than COUNT: storePlan answers
+ * SERVICE, FROM, HAVING, expressions in SELECT, aggregates other than COUNT, MIN and MAX of
+ * a variable: storePlan answers
  * undefined and the query goes to the query engine.
  */
 export type PlanNode =
@@ -31,8 +32,9 @@ export type PlanNode =
   | { type: 'optional'; left: PlanNode; right: PlanNode; test?: (s: Solution) => boolean; reads: Set<string> }
   | { type: 'filter'; input: PlanNode; tests: PatternTest[]; reads: Set<string> };
 
-/** `(COUNT([DISTINCT] *|?v) AS ?as)`. */
-export interface CountAggregate {
+/** `(COUNT([DISTINCT] *|?v) AS ?as)`, `(MIN(?v) AS ?as)`, `(MAX(?v) AS ?as)`. */
+export interface Aggregate {
+  kind: 'count' | 'min' | 'max';
   as: string;
   of?: string;
   distinct: boolean;
@@ -49,8 +51,8 @@ export interface StorePlan {
   /** Projected variables (SELECT). */
   variables: string[];
   distinct: boolean;
-  /** GROUP BY variables (none: one group) and the COUNTs of each group. */
-  group?: { by: string[]; counts: CountAggregate[] };
+  /** GROUP BY variables (none: one group) and the aggregates of each group. */
+  group?: { by: string[]; aggregates: Aggregate[] };
   order?: OrderBy[];
   limit?: number;
   offset: number;
@@ -139,7 +141,7 @@ function compileQueryOrThrow(parsed: any): StorePlan {
       if (g.expression?.termType !== 'Variable' || g.variable) unsupported();
       by.push(g.expression.value);
     }
-    const counts: CountAggregate[] = [];
+    const aggregates: Aggregate[] = [];
     for (const v of projected) {
       if (v.termType === 'Variable') {
         if (!by.includes(v.value)) unsupported();
@@ -147,18 +149,19 @@ function compileQueryOrThrow(parsed: any): StorePlan {
         continue;
       }
       const { expression, variable } = v;
-      if (expression?.type !== 'aggregate' || expression.aggregation !== 'count' || !variable) unsupported();
+      const kind = expression?.aggregation;
+      if (expression?.type !== 'aggregate' || !['count', 'min', 'max'].includes(kind) || !variable) unsupported();
       const of = expression.expression;
       if (of.termType === 'Wildcard' && expression.distinct && [...where.maybe].some(isBlankVariable)) unsupported();
-      if (of.termType !== 'Wildcard' && of.termType !== 'Variable') unsupported();
-      counts.push({ as: variable.value, of: of.termType === 'Variable' ? of.value : undefined, distinct: !!expression.distinct });
+      if (!(of.termType === 'Variable' || (of.termType === 'Wildcard' && kind === 'count'))) unsupported();
+      aggregates.push({ kind, as: variable.value, of: of.termType === 'Variable' ? of.value : undefined, distinct: !!expression.distinct });
       plan.variables.push(variable.value);
     }
-    plan.group = { by, counts };
+    plan.group = { by, aggregates };
   }
   if (parsed.order) {
     // after grouping, keys may read only what the groups have
-    const visible = plan.group ? new Set([...plan.group.by, ...plan.group.counts.map((c) => c.as)]) : undefined;
+    const visible = plan.group ? new Set([...plan.group.by, ...plan.group.aggregates.map((a) => a.as)]) : undefined;
     plan.order = parsed.order.map((o: any) => {
       if (visible && [...expressionVariables(o.expression)].some((v) => !visible.has(v))) unsupported();
       return { evaluate: compileExpression(o.expression) ?? unsupported(), descending: !!o.descending };
