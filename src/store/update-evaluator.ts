@@ -47,6 +47,9 @@ export interface UpdateTarget {
 /** Compiled updates, by the parse they were made of (parses are kept and never changed: parsed-query.ts). */
 const compiled = new WeakMap<object, StoreUpdate | null>();
 
+/** `BASE <…>` in a text (or something that looks like it, in a literal: then the query engine's too). */
+const BASE_DECLARATION = /(^|[^\w:-])base\s*</i;
+
 /** How an update is evaluated: the base IRI of its text, and whether the default graph of a WHERE is the union of all graphs. */
 export interface UpdateDataset {
   baseIri?: string;
@@ -56,7 +59,7 @@ export interface UpdateDataset {
 /** The update text as the store evaluates it; undefined when it goes to the query engine. */
 export function storeUpdate(text: string, dataset: UpdateDataset): StoreUpdate | undefined {
   // the default graph by its IRI, the marker of the unnamed graph below, BASE: the query engine's
-  if (text.includes(DEFAULT_GRAPH_IRI) || text.includes(DEFAULT_MARK.value) || /\bbase\b/i.test(text)) return undefined;
+  if (text.includes(DEFAULT_GRAPH_IRI) || text.includes(DEFAULT_MARK.value) || BASE_DECLARATION.test(text)) return undefined;
   const update = compiledUpdate(parsedQuery(text, dataset.baseIri));
   if (!update || (!dataset.unionDefaultGraph && update.operations.some((op) => op.where && !op.whereInUnnamedGraph))) return undefined;
   return update;

@@ -262,6 +262,7 @@ const REFUSED = [
   `DELETE { ?s ?p ?o } USING ${G} WHERE { ?s ?p ?o }`,
   `DELETE { ?s ?p ?o } USING NAMED ${G} WHERE { GRAPH ?g { ?s ?p ?o } }`,
   `BASE <${X}> INSERT DATA { <a> <p> <o> }`,
+  `PREFIX : <${X}>BASE <${X}b/> INSERT DATA { :a :p <o> }`,
   `INSERT { ?s <${X}q> ?v } WHERE { ?s <${X}p> ?o BIND(?o + 1 AS ?v) }`,
   `INSERT { ?s <${X}q> ?o } WHERE { { ?s <${X}p> ?o } UNION { ?s <${X}r> ?o } }`,
   `INSERT { ?s <${X}q> ?n } WHERE { SELECT ?s (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s }`,
