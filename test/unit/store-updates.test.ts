@@ -135,6 +135,8 @@ function generator(seed: number, union: boolean) {
       `FILTER(?s IN (${term(iris[0])}, ${term(iris[2])}))`,
       'FILTER(LANG(?o) = "en")',
       `FILTER(STRSTARTS(STR(?s), "${X}r/1"))`,
+      `FILTER(?o < "2021-01-01T00:00:00Z"^^<${XSD}dateTime>)`,
+      'FILTER(?o = "a" || REGEX(STR(?o), "^b"))',
     ]);
   const block = (graphVariable: boolean) => {
     const inner = bgp(1 + Math.floor(rnd() * 2));
