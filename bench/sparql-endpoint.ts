@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DataFactory, Parser, Writer } from 'n3';
@@ -105,6 +106,10 @@ type Result = Awaited<ReturnType<typeof cannon>>;
  *   for a union default graph, so its process is started with a module preloaded
  *   (`NODE_OPTIONS=--import`) that gives every `Store.query` `use_default_graph_as_union: true`.
  *   It answers CONSTRUCT and DESCRIBE as N-Triples whatever is asked.
+ * - DESCRIBE is the implementation's to define: Virtuoso's, with no FROM, answers only the
+ *   statements that have the resource as object (a compound's row in a dataset), not the
+ *   compound's own four (`define sql:describe-mode "CBD"` or `FROM <compound>` gives them). The
+ *   query is sent as clients send it and the row marked as differing.
  * - Scoped: a second ToxGraph with access control on (`--auth`), the same data sets uploaded by
  *   two users (Kazius and hamster by one, the rest by the other); the default-graph SELECT asked
  *   by the first (a signed-in non-admin: only the graphs they may read) against the same query on
@@ -116,14 +121,17 @@ type Result = Awaited<ReturnType<typeof cannon>>;
 export async function benchSparqlEndpoint(): Promise<Row[]> {
   const seconds = Number(process.env.TOXGRAPH_HTTP_SECONDS ?? 10);
   const timed = `sparql endpoint: ${CONNECTIONS} keep-alive clients, ${seconds} s per query and server; ToxGraph's representation cache off`;
+  const setup = 'sparql endpoint: the servers and their data';
   const answers = 'sparql endpoint: the answers before timing (rows, triples or boolean), per server';
   const rows: Row[] = [];
+  const loadStart = loadavg()[0];
   const tmp = await tempDir('toxgraph-bench-sparql-endpoint-');
   const stops: (() => Promise<void>)[] = [];
   try {
     const koa = await startBareKoa();
     stops.push(koa.stop);
     const bare = await cannon({ url: `http://127.0.0.1:${koa.port}/`, connections: CONNECTIONS, duration: seconds });
+    settling = 0;
     rows.push({ bench: timed, measure: 'bare Koa handler, GET (baseline)', value: line(bare), ratio: '1.00x' });
 
     const open = await toxgraph(join(tmp.dir, 'toxgraph'), []);
@@ -131,7 +139,7 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
     let started = now();
     const targets = await loadSharedSets(open.base, {});
     const quads = await exportQuads(open.base);
-    rows.push({ bench: timed, measure: 'ToxGraph loaded through REST and exported as N-Quads', value: `${quads.count} quads in ${quads.graphs} graphs, ${fmt((now() - started) / 1000)} s` });
+    rows.push({ bench: setup, measure: 'ToxGraph loaded through REST and exported as N-Quads', value: `${quads.count} quads in ${quads.graphs} graphs, ${fmt((now() - started) / 1000)} s` });
     const toxgraphEndpoint: Endpoint = { name: 'ToxGraph', url: `${open.base}/sparql`, targets };
 
     started = now();
@@ -143,7 +151,7 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
       bulkLoad(dir, quads.text);
       return running.anonymousUrl ?? running.queryUrl;
     });
-    rows.push({ bench: timed, measure: 'Virtuoso started and bulk-loaded', value: virtuoso.unavailable ?? `${fmt((now() - started) / 1000)} s` });
+    rows.push({ bench: setup, measure: 'Virtuoso started and bulk-loaded', value: virtuoso.unavailable ?? `${fmt((now() - started) / 1000)} s` });
     started = now();
     const oxigraph = await peer('Oxigraph', async () => {
       const dir = join(tmp.dir, 'oxigraph');
@@ -153,7 +161,7 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
       stops.push(running.stop);
       return running.queryUrl;
     });
-    rows.push({ bench: timed, measure: 'Oxigraph started on the N-Quads', value: oxigraph.unavailable ?? `${fmt((now() - started) / 1000)} s` });
+    rows.push({ bench: setup, measure: 'Oxigraph started on the N-Quads', value: oxigraph.unavailable ?? `${fmt((now() - started) / 1000)} s` });
     for (const e of [virtuoso, oxigraph]) e.targets = targets;
 
     // the scoped caller's server
@@ -212,6 +220,8 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
         ratio: `vs access control off: req/s ${fmt(r.requests.average / unscoped.requests.average, 2)}x, mean time ${fmt(r.latency.mean / unscoped.latency.mean, 2)}x, p99 ${fmt(r.latency.p99 / unscoped.latency.p99, 2)}x`,
       });
     }
+    rows.push({ bench: timed, measure: 'machine load average (1 min) at the start / at the end (other work on the machine counts)', value: `${fmt(loadStart)} / ${fmt(loadavg()[0])}` });
+    rows.push({ bench: timed, measure: 'waited after the measurements for the servers to be idle (still answering the last clients)', value: `${fmt(settling / 1000)} s` });
   } finally {
     for (const stop of stops.reverse()) await stop().catch((e) => console.error(`sparql-endpoint: stopping a server failed: ${e}`));
     await tmp.remove();
@@ -383,8 +393,72 @@ async function answerSize(e: Endpoint, query: Query): Promise<string | undefined
   return `${bindings.length} rows`;
 }
 
-/** 50 keep-alive clients asking `query` of `e` (undefined when the server is unavailable). */
+/**
+ * 50 keep-alive clients asking `query` of `e` (undefined when the server is unavailable), after
+ * WARM_UP_SECONDS of the same unmeasured (a server's first seconds on a query are its compiler's).
+ */
 async function load(e: Endpoint, query: Query, seconds: number): Promise<Result | undefined> {
   if (!e.url) return undefined;
-  return cannon({ url: queryUrl(e, query), connections: CONNECTIONS, duration: seconds, headers: { ...e.headers, Accept: accept(query) } });
+  const options = { url: queryUrl(e, query), connections: CONNECTIONS, headers: { ...e.headers, Accept: accept(query) } };
+  await cannon({ ...options, duration: WARM_UP_SECONDS });
+  settling += await settle();
+  const result = await cannon({ ...options, duration: seconds });
+  settling += await settle();
+  return result;
+}
+
+const WARM_UP_SECONDS = 2;
+
+/** Milliseconds spent waiting for the servers to be idle after a measurement, in this run. */
+let settling = 0;
+
+/**
+ * Wait until the servers this process started are idle again (together under 5 % of one
+ * processor over 250 ms, at most 60 s): the clients stop at the end of a measurement, but a
+ * server may still be working through the queries they had sent, and would slow the next one
+ * measured. Counted from /proc over this process's descendants (servers, their shells and
+ * threads), so that other work on the machine does not count.
+ */
+async function settle(): Promise<number> {
+  const started = now();
+  let last = descendantsCpuTicks();
+  const tick = 100; // USER_HZ on Linux
+  while (last !== undefined && now() - started < 60_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    const next = descendantsCpuTicks() as number;
+    const busy = (next - last) / tick / 0.25;
+    last = next;
+    if (busy < 0.05) break;
+  }
+  return now() - started;
+}
+
+/** The processor time (clock ticks) of every process descended from this one, undefined where /proc cannot be read. */
+function descendantsCpuTicks(): number | undefined {
+  try {
+    const processes = new Map<number, { parent: number; ticks: number }>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // after the command name in parentheses: state, ppid, ... utime (12th), stime (13th)
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        processes.set(Number(entry), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      } catch {
+        // it ended meanwhile
+      }
+    }
+    let ticks = 0;
+    for (const p of processes.values()) {
+      for (let up = p.parent; up > 1; up = processes.get(up)?.parent ?? 0) {
+        if (up === process.pid) {
+          ticks += p.ticks;
+          break;
+        }
+      }
+    }
+    return ticks;
+  } catch {
+    return undefined; // not Linux: no wait
+  }
 }
