@@ -185,6 +185,7 @@ export async function* matchPatterns(patterns: QuadPattern[], binding: Solution,
     // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
     try {
       for await (const batch of batchesOf(found)) {
+        signal?.throwIfAborted(); // a long scan ends with the abort too
         for (const quad of batch) {
           if (named && quad.graph.termType !== 'NamedNode') continue;
           const next = bind(binding, positions as Position[], terms(quad));

@@ -517,6 +517,10 @@ test('differential: OPTIONAL of the other side, nested groups and VALUES before 
     `SELECT * WHERE { ?a ?p ?b } VALUES (?a ?b) { (<${X}r/0> UNDEF) (UNDEF <${X}r/1>) }`,
     `ASK { GRAPH ?g { ?a ?p ?b } ?b ?q ?c }`,
     `SELECT ?s WHERE { ?s ?p ?o } LIMIT 10`,
+    // one pattern with a small LIMIT reads only that many quads, and again unlimited when a scope hid some
+    `SELECT ?s ?o WHERE { ?s <${X}p/1> ?o } LIMIT 3 OFFSET 2`,
+    `SELECT * WHERE { ?s ?p <${X}r/1> } LIMIT 4`,
+    `SELECT ?o WHERE { <${X}r/2> ?p ?o } LIMIT 2 OFFSET 1`,
   ];
   for (const text of texts) {
     assert.ok(storePlan(parsedQuery(text)), `not taken by the evaluator: ${text}`);
@@ -528,6 +532,15 @@ test('differential: OPTIONAL of the other side, nested groups and VALUES before 
       if (text.includes('LIMIT')) assert.equal(ours.length, theirs.length, text);
       else assert.deepEqual(ours, theirs, text);
     }
+  }
+});
+
+test('differential: one pattern with a small LIMIT under a scope that hides the first quads the index reads', async () => {
+  const one: GraphScope = { allows: (g) => g === graphs[3].value, includesDefaultGraph: false };
+  for (const text of [`SELECT ?s WHERE { ?s ?p ?o } LIMIT 10`, `SELECT * WHERE { ?s <${X}p/1> ?o } LIMIT 3 OFFSET 2`, `SELECT ?o WHERE { ?s ?p ?o } LIMIT 1`]) {
+    const ours = await rows(await store.query(text, { scope: one }));
+    assert.ok(ours.length > 0, text);
+    assert.equal(ours.length, (await rows(await store.query(text, { scope: one, engine: 'comunica' }))).length, text);
   }
 });
 
