@@ -12,18 +12,18 @@ import type { Solution } from './triple-store.ts';
  *   graphs the caller may see, and of `GRAPH <iri>` / `GRAPH ?g`, named graphs only);
  * - `values`: inline data (VALUES, UNDEF left unbound);
  * - `join` of a group's parts in their order, `optional` (a left join, its FILTER its condition),
- *   `filter` (a group's FILTERs, over the whole group);
- * and above them grouping with COUNT, MIN and MAX, ORDER BY, projection, DISTINCT, OFFSET and LIMIT, or a
- * CONSTRUCT template, an ASK, a DESCRIBE of IRIs.
+ *   `filter` (a group's FILTERs, over the whole group; each conjunct is moved to where its
+ *   variables are first bound for certain, into the index lookups when it can);
+ * and above them grouping with COUNT, MIN and MAX, ORDER BY, projection, DISTINCT, OFFSET and
+ * LIMIT, or a CONSTRUCT template, an ASK, a DESCRIBE of IRIs.
  *
  * Parts are evaluated by substitution (each part sees the bindings of those before it: index
  * lookups with those terms bound), which is the algebra's bottom-up join only where no FILTER or
  * OPTIONAL inside a part could see a variable bound outside it that the part itself may leave
  * unbound; a query where it could (rare: nested OPTIONALs, FILTERs in nested groups over outer
  * variables) is not compiled. Neither is anything else: paths, UNION, MINUS, BIND, subqueries,
- * SERVICE, FROM, HAVING, expressions in SELECT, aggregates other than COUNT, MIN and MAX of
- * a variable: storePlan answers
- * undefined and the query goes to the query engine.
+ * SERVICE, FROM, HAVING, expressions in SELECT, aggregates other than COUNT, MIN and MAX of a
+ * variable: storePlan answers undefined and the query goes to the query engine.
  */
 export type PlanNode =
   | { type: 'patterns'; patterns: QuadPattern[]; tests?: PatternTest[] }
