@@ -113,10 +113,13 @@ type Result = Awaited<ReturnType<typeof cannon>>;
  * - Scoped: a second ToxGraph with access control on (`--auth`), the same data sets uploaded by
  *   two users (Kazius and hamster by one, the rest by the other); the default-graph SELECT asked
  *   by the first (a signed-in non-admin: only the graphs they may read) against the same query on
- *   the first ToxGraph (access control off) and asked by the administrator on this one.
+ *   the first ToxGraph (access control off) and asked by the administrator on this one, the three
+ *   measured one after the other.
  *
  * Each query is asked once of every server first and the answers' sizes (rows, triples, the
- * boolean) compared; then 50 keep-alive clients ask it for TOXGRAPH_HTTP_SECONDS (10) seconds.
+ * boolean) compared; then 50 keep-alive clients ask it for TOXGRAPH_HTTP_SECONDS (10) seconds,
+ * after two seconds of the same unmeasured, and the next measurement waits for the servers to be
+ * idle. Other work on the machine slows every server: its load average is printed.
  */
 export async function benchSparqlEndpoint(): Promise<Row[]> {
   const seconds = Number(process.env.TOXGRAPH_HTTP_SECONDS ?? 10);
@@ -125,15 +128,10 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
   const answers = 'sparql endpoint: the answers before timing (rows, triples or boolean), per server';
   const rows: Row[] = [];
   const loadStart = loadavg()[0];
+  settling = 0;
   const tmp = await tempDir('toxgraph-bench-sparql-endpoint-');
   const stops: (() => Promise<void>)[] = [];
   try {
-    const koa = await startBareKoa();
-    stops.push(koa.stop);
-    const bare = await cannon({ url: `http://127.0.0.1:${koa.port}/`, connections: CONNECTIONS, duration: seconds });
-    settling = 0;
-    rows.push({ bench: timed, measure: 'bare Koa handler, GET (baseline)', value: line(bare), ratio: '1.00x' });
-
     const open = await toxgraph(join(tmp.dir, 'toxgraph'), []);
     stops.push(open.stop);
     let started = now();
@@ -181,7 +179,11 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
     const scopedSizes = await Promise.all([scoped, admin].map((e) => answerSize(e, DEFAULT_GRAPH_SELECT)));
     rows.push({ bench: answers, measure: `${DEFAULT_GRAPH_SELECT.name}, access control on`, value: `scoped ${scopedSizes[0] ?? '-'}, administrator ${scopedSizes[1] ?? '-'}` });
 
-    const measured = new Map<string, Result>();
+    // the baseline, measured as the servers are
+    const koa = await startBareKoa();
+    stops.push(koa.stop);
+    const bare = (await load({ name: 'bare Koa', url: `http://127.0.0.1:${koa.port}/` }, undefined, seconds)) as Result;
+    rows.push({ bench: timed, measure: 'bare Koa handler, GET (baseline)', value: line(bare), ratio: '1.00x' });
     for (const query of QUERIES) {
       const results = new Map<string, Result>();
       for (const e of endpoints) {
@@ -189,7 +191,6 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
         if (r) results.set(e.name, r);
       }
       const ours = results.get('ToxGraph');
-      if (ours) measured.set(query.name, ours);
       for (const e of endpoints) {
         const r = results.get(e.name);
         const measure = `${query.name}: ${e.name}`;
@@ -209,19 +210,18 @@ export async function benchSparqlEndpoint(): Promise<Row[]> {
         });
       }
     }
-    const unscoped = measured.get(DEFAULT_GRAPH_SELECT.name);
-    for (const e of [admin, scoped]) {
-      const r = await load(e, DEFAULT_GRAPH_SELECT, seconds);
-      if (!r || !unscoped) continue;
-      rows.push({
-        bench: timed,
-        measure: `${DEFAULT_GRAPH_SELECT.name}: ${e.name}`,
-        value: line(r),
-        ratio: `vs access control off: req/s ${fmt(r.requests.average / unscoped.requests.average, 2)}x, mean time ${fmt(r.latency.mean / unscoped.latency.mean, 2)}x, p99 ${fmt(r.latency.p99 / unscoped.latency.p99, 2)}x`,
-      });
-    }
-    rows.push({ bench: timed, measure: 'machine load average (1 min) at the start / at the end (other work on the machine counts)', value: `${fmt(loadStart)} / ${fmt(loadavg()[0])}` });
-    rows.push({ bench: timed, measure: 'waited after the measurements for the servers to be idle (still answering the last clients)', value: `${fmt(settling / 1000)} s` });
+    // scoped against unscoped, measured one after the other
+    const against = (r: Result, base: Result, name: string) =>
+      `vs ${name}: req/s ${fmt(r.requests.average / base.requests.average, 2)}x, mean time ${fmt(r.latency.mean / base.latency.mean, 2)}x, p99 ${fmt(r.latency.p99 / base.latency.p99, 2)}x`;
+    const unscoped = (await load(toxgraphEndpoint, DEFAULT_GRAPH_SELECT, seconds)) as Result;
+    const asAdmin = (await load(admin, DEFAULT_GRAPH_SELECT, seconds)) as Result;
+    const asScoped = (await load(scoped, DEFAULT_GRAPH_SELECT, seconds)) as Result;
+    const scopedBench = `${timed}: ${DEFAULT_GRAPH_SELECT.name}, access control off and on, one after the other`;
+    rows.push({ bench: scopedBench, measure: 'ToxGraph, access control off (unscoped)', value: line(unscoped), ratio: '1.00x' });
+    rows.push({ bench: scopedBench, measure: admin.name, value: line(asAdmin), ratio: against(asAdmin, unscoped, 'unscoped') });
+    rows.push({ bench: scopedBench, measure: scoped.name, value: line(asScoped), ratio: `${against(asScoped, unscoped, 'unscoped')}; ${against(asScoped, asAdmin, 'administrator')}` });
+    rows.push({ bench: scopedBench, measure: 'machine load average (1 min) at the start / at the end (other work on the machine counts)', value: `${fmt(loadStart)} / ${fmt(loadavg()[0])}` });
+    rows.push({ bench: scopedBench, measure: 'waited after the measurements for the servers to be idle (still answering the last clients)', value: `${fmt(settling / 1000)} s` });
   } finally {
     for (const stop of stops.reverse()) await stop().catch((e) => console.error(`sparql-endpoint: stopping a server failed: ${e}`));
     await tmp.remove();
@@ -394,12 +394,12 @@ async function answerSize(e: Endpoint, query: Query): Promise<string | undefined
 }
 
 /**
- * 50 keep-alive clients asking `query` of `e` (undefined when the server is unavailable), after
+ * 50 keep-alive clients asking `query` of `e` (a plain GET of its URL without one; undefined when the server is unavailable), after
  * WARM_UP_SECONDS of the same unmeasured (a server's first seconds on a query are its compiler's).
  */
-async function load(e: Endpoint, query: Query, seconds: number): Promise<Result | undefined> {
+async function load(e: Endpoint, query: Query | undefined, seconds: number): Promise<Result | undefined> {
   if (!e.url) return undefined;
-  const options = { url: queryUrl(e, query), connections: CONNECTIONS, headers: { ...e.headers, Accept: accept(query) } };
+  const options = { url: query ? queryUrl(e, query) : e.url, connections: CONNECTIONS, headers: { ...e.headers, ...(query ? { Accept: accept(query) } : {}) } };
   await cannon({ ...options, duration: WARM_UP_SECONDS });
   settling += await settle();
   const result = await cannon({ ...options, duration: seconds });
