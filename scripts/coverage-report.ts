@@ -43,7 +43,7 @@ if (!dirs.length) {
 
 const root = resolve(import.meta.dirname, '..');
 const srcUrl = `${pathToFileURL(join(root, 'src')).href}/`;
-const testFile = /\/test\/(unit|integration|browser)\/([^/]+\.test\.ts)$/;
+const testFile = /\/test\/(unit|integration|browser|differential)\/([^/]+\.test\.ts)$/;
 
 // coverage-{pid}-{time}-{n}.json: the test file of each process first
 const dumps = dirs.flatMap((dir) =>

@@ -14,7 +14,11 @@ import { STORE_SUITE } from './store-suite.ts';
  * Each run prints the spec reporter's lines and, at its end, the slowest files and hooks
  * (test/reporters/timings.ts, kept in test-output/timings.txt).
  *
- *   node test/run-tier.ts unit|integration|all [files…]
+ * `differential` (test/differential/) compares the store's own query and update evaluators with
+ * Comunica on thousands of generated requests; Comunica, the reference, makes it slow (about
+ * 70 s of CPU), so it is a stage of its own in CI (`npm run test:differential`), not of `all`.
+ *
+ *   node test/run-tier.ts unit|integration|differential|all [files…]
  *   TOXGRAPH_TEST_STORE=virtuoso node test/run-tier.ts integration
  */
 const ONE_AT_A_TIME = ['scale-out.test.ts'];
@@ -33,12 +37,12 @@ const LONGEST = [
 ];
 
 const [tier, ...only] = process.argv.slice(2);
-if (!['unit', 'integration', 'all'].includes(tier)) throw new Error('usage: node test/run-tier.ts unit|integration|all [files…]');
+if (!['unit', 'integration', 'differential', 'all'].includes(tier)) throw new Error('usage: node test/run-tier.ts unit|integration|differential|all [files…]');
 /** V8's code cache of the project's modules, shared by the tiers' processes (node_modules/.cache: gone with a clean install). */
 const COMPILE_CACHE = new URL('../node_modules/.cache/toxgraph-compile', import.meta.url).pathname;
 const remoteStore = process.env.TOXGRAPH_TEST_STORE;
 
-function filesOf(folder: 'unit' | 'integration'): string[] {
+function filesOf(folder: 'unit' | 'integration' | 'differential'): string[] {
   const names = readdirSync(`test/${folder}`).filter((f) => f.endsWith('.test.ts'));
   if (folder === 'integration') {
     const missing = STORE_SUITE.filter((f) => !names.includes(f));
@@ -50,7 +54,7 @@ function filesOf(folder: 'unit' | 'integration'): string[] {
     .map((f) => `test/${folder}/${f}`);
 }
 
-const listed = only.length ? only : tier === 'all' ? [...filesOf('integration'), ...filesOf('unit')] : filesOf(tier as 'unit' | 'integration');
+const listed = only.length ? only : tier === 'all' ? [...filesOf('integration'), ...filesOf('unit')] : filesOf(tier as 'unit' | 'integration' | 'differential');
 const rank = (f: string) => {
   const i = LONGEST.findIndex((name) => f.endsWith(`/${name}`));
   return i < 0 ? LONGEST.length : i;

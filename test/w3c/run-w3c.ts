@@ -62,12 +62,12 @@ const REMOTE_NOTES: Record<string, string[]> = {
   virtuoso: [
     'This run: ToxGraph on a remote store, Virtuoso Open Source 7.2 from Debian (`TOXGRAPH_TEST_STORE=virtuoso npm run test:w3c`). Queries are',
     "rewritten by the store seam and evaluated by Virtuoso, so most failures are Virtuoso's own SPARQL 1.1 gaps (string functions and",
-    'datatypes, casts, property paths, errors in expressions); updates are evaluated by Comunica as on the embedded store.',
+    'datatypes, casts, property paths, errors in expressions); updates are evaluated here as on the embedded store (by its update evaluator, Comunica for what that leaves).',
   ],
   oxigraph: [
     "This run: ToxGraph on a remote store, Oxigraph's engine (npm `oxigraph` 0.5, in memory) behind the SPARQL protocol server of",
     '`test/remote/oxigraph-server.mjs` (`TOXGRAPH_TEST_STORE=oxigraph npm run test:w3c`). Queries are rewritten by the store seam and',
-    'evaluated by Oxigraph; updates are evaluated by Comunica as on the embedded store.',
+    'evaluated by Oxigraph; updates are evaluated here as on the embedded store (by its update evaluator, Comunica for what that leaves).',
   ],
 };
 const causeOf = (r: ITestResult) => (remote ? undefined : KNOWN[idOf(r)]) ?? firstLine(r.error);

@@ -31,8 +31,8 @@ type Term = RDF.Term | null | undefined;
  * graphs and the caller's graph scope applies, then run by the server. A scope that cannot be
  * written as lists of graphs, a SERVICE clause (the outbound policy) or a DESCRIBE in a scope
  * run here in Comunica over the server's quads instead: slower, the same answers.
- * Updates run in Comunica over the server's quads as on the embedded store, and their changes
- * are written in one request.
+ * Updates are evaluated here over the server's quads as on the embedded store (update-evaluator.ts,
+ * Comunica for the operations it leaves), and their changes are written in one request.
  */
 /** Quads handed on at once by graphBatches. */
 const REMOTE_BATCH = 1024;
