@@ -49,7 +49,7 @@ export function refusesBadIris(make: (iri: string) => unknown): void {
 /**
  * The scope of the reference answers: every named graph, not the unnamed default graph. Comunica
  * binds `GRAPH ?g` to the unnamed default graph too (which SPARQL and the store's own evaluators
- * do not: see the todo test of query-templates.test.ts), so unscoped it would disagree with the
+ * do not: see the last read-only test of query-templates.test.ts), so unscoped it would disagree with the
  * store wherever the fixture wrote the default graph.
  */
 const NAMED_GRAPHS: GraphScope = { includesDefaultGraph: false, allows: () => true };
