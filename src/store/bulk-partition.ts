@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
-import { wrap, type AsyncIterator } from 'asynciterator';
+import { EmptyIterator, UnionIterator, wrap, type AsyncIterator } from 'asynciterator';
+import { df } from '../rdf/namespaces.ts';
 import { matchesPattern } from '../rdf/terms.ts';
 import type { TermName } from './indexes.ts';
 import { SUBGRAPH_SUFFIXES } from '../core/uri-scheme.ts';
@@ -24,6 +25,9 @@ export function isBulkGraph(iri: string): boolean {
   return iri.endsWith(SUBGRAPH_SUFFIXES.entries) || iri.endsWith(SUBGRAPH_SUFFIXES.content);
 }
 
+/** Up to this many graphs, a pattern with only its subject bound is looked up in each; more, and the partition is read. */
+const GRAPHS_LOOKED_UP_ONE_BY_ONE = 512;
+
 /** quadstore's separator of the terms in an index key, and a string above every term. */
 const KEY_SEPARATOR = '\u0000\u0000';
 const KEY_BOUNDARY = '\uDBFF\uDFFF';
@@ -43,10 +47,23 @@ export class BulkQuadstore extends ReadableQuadstore {
    */
   private predicates?: Set<string>;
 
-  /** Reads the partition's predicates off its predicate-first index: one seek per predicate. */
+  /**
+   * Every graph of the partition (a superset, as `predicates`): a pattern with its subject bound
+   * and no graph (DESCRIBE, a resource's statements over the union default graph) is looked up
+   * graph by graph on the graph-first index instead of scanning the partition.
+   */
+  private graphs?: Set<string>;
+
+  /** Reads the partition's predicates and graphs off its indexes: one seek per predicate and per graph. */
   async loadPredicates(): Promise<void> {
-    const index = this.indexes.find((i) => i.terms[0] === 'predicate') as { prefix: string } | undefined;
-    if (!index) return;
+    this.predicates = await this.firstTerms('predicate');
+    this.graphs = await this.firstTerms('graph');
+  }
+
+  /** The distinct first terms of the index that starts with `term`: one seek past each. */
+  private async firstTerms(term: TermName): Promise<Set<string> | undefined> {
+    const index = this.indexes.find((i) => i.terms[0] === term) as { prefix: string } | undefined;
+    if (!index) return undefined;
     const found = new Set<string>();
     const db = this.db as unknown as { iterator(options: object): KeyIterator };
     const it = db.iterator({ gt: index.prefix, lt: index.prefix + KEY_BOUNDARY, keys: true, values: false, keyEncoding: 'utf8' });
@@ -54,19 +71,22 @@ export class BulkQuadstore extends ReadableQuadstore {
       for (let key = await nextKey(it); key !== undefined; key = await nextKey(it)) {
         const end = key.indexOf(KEY_SEPARATOR, index.prefix.length);
         if (end < 0) break;
-        const predicate = key.slice(index.prefix.length, end);
-        found.add(predicate);
-        it.seek(index.prefix + predicate + KEY_SEPARATOR + KEY_BOUNDARY);
+        const first = key.slice(index.prefix.length, end);
+        found.add(first);
+        it.seek(index.prefix + first + KEY_SEPARATOR + KEY_BOUNDARY);
       }
     } finally {
       await it.close();
     }
-    this.predicates = found;
+    return found;
   }
 
   /** Quads about to be written here: their predicates may occur from now on. */
   notePredicates(quads: Iterable<RDF.Quad>): void {
-    if (this.predicates) for (const q of quads) this.predicates.add(q.predicate.value);
+    for (const q of quads) {
+      this.predicates?.add(q.predicate.value);
+      this.graphs?.add(q.graph.value);
+    }
   }
 
   /** False when no quad of this partition can have the predicate (a named node it has never held). */
@@ -95,6 +115,12 @@ export class BulkQuadstore extends ReadableQuadstore {
         if (value.termType === 'Literal') break; // a literal must be the last bound term
       }
       if (used.length > best.length) best = used;
+    }
+    // a subject and no graph: no index starts with it; looked up in each graph (few: one per
+    // dataset and model) instead of read whole
+    if (best.length === 0 && given.subject && this.graphs && this.graphs.size <= GRAPHS_LOOKED_UP_ONE_BY_ONE) {
+      const graphs = [...this.graphs].map((iri) => this.matchAny(s, p, o, df.namedNode(iri), options));
+      return graphs.length ? new UnionIterator<RDF.Quad>(graphs, { autoStart: false }) : new EmptyIterator<RDF.Quad>();
     }
     for (const term of best) pattern[term] = given[term];
     const rest = (Object.keys(given) as TermName[]).filter((t) => given[t] && !best.includes(t));

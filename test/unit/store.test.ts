@@ -113,6 +113,39 @@ test('bulk graphs ({uri}/entries) answer every pattern and share atomic batches 
   assert.equal(await store.hasGraph('http://t/ds/1'), false);
 });
 
+test('a subject over every graph finds its statements in bulk graphs too, looked up graph by graph, also after a restart', async () => {
+  const dir2 = await mkdtemp(join(tmpdir(), 'toxgraph-store-subject-'));
+  const count = async (s: QuadstoreTripleStore, query: string) => {
+    const result = await s.query(query);
+    let n = 0;
+    if (result.type === 'bindings') for await (const _ of result.solutions) n++;
+    return n;
+  };
+  const SUBJECT = 'SELECT * WHERE { <http://t/ds/2#e1> ?p ?o }';
+  let reopened = await QuadstoreTripleStore.open(dir2);
+  try {
+    await reopened.replaceGraphs({
+      'http://t/ds/2/entries': [
+        q('http://t/ds/2#e1', 'http://t/f1', df.literal('a')),
+        q('http://t/ds/2#e1', 'http://t/compound', 'http://t/c1'),
+        q('http://t/ds/2#e2', 'http://t/f1', df.literal('b')),
+      ],
+      'http://t/ds/3/entries': [q('http://t/ds/2#e1', 'http://t/f2', df.literal('c'))],
+      'http://t/ds/2': [q('http://t/ds/2#e1', 'http://t/note', df.literal('d'))],
+    });
+    assert.equal(await count(reopened, SUBJECT), 4);
+    // the graphs of the bulk partition are read off its index at start
+    await reopened.close();
+    reopened = await QuadstoreTripleStore.open(dir2);
+    assert.equal(await count(reopened, SUBJECT), 4);
+    assert.equal(await count(reopened, 'SELECT * WHERE { <http://t/ds/2#e1> ?p "c" }'), 1);
+    assert.equal(await count(reopened, 'SELECT * WHERE { <http://t/ds/9#e1> ?p ?o }'), 0);
+  } finally {
+    await reopened.close();
+    await rm(dir2, { recursive: true, force: true });
+  }
+});
+
 test('graphBatches reads a graph of several batches whole and in subject order, and stops cleanly when its reader stops', async () => {
   const entries = 'http://t/ds/batches/entries';
   const subject = (i: number) => `http://t/ds/batches#entry-${String(i).padStart(8, '0')}`;
