@@ -19,6 +19,7 @@ import { quadChars } from './write-size.ts';
 import { ScopedSource } from './scoped-source.ts';
 import { comunicaQuery } from './comunica-query.ts';
 import { comunicaAlgebra } from './comunica-plans.ts';
+import { bulkGraphReads } from './bulk-graph-reads.ts';
 import { closingIterators } from './closing-iterators.ts';
 import { IndexWriter, RECORD_KEY_PREFIX, recordKey } from './index-writer.ts';
 import { TimeSlices } from '../core/time-slices.ts';
@@ -306,7 +307,8 @@ export class QuadstoreTripleStore implements TripleStore {
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
     const parsed = this.parsed(query, options);
-    const find = options.scope ? scopedFinder(this.find, options.scope) : this.find;
+    // a query that looks up many rows of a dataset reads its rows' graph once instead (bulk-graph-reads.ts)
+    const find = bulkGraphReads(options.scope ? scopedFinder(this.find, options.scope) : this.find);
     // one triple pattern (most named templates): one index match, no query plan
     const single = singlePattern(parsed);
     if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, find, options.signal) };

@@ -525,3 +525,37 @@ test('the bulk partition knows its predicates, after a restart too: patterns ove
     await rm(bulkDir, { recursive: true, force: true });
   }
 });
+
+test("a query over many rows of one dataset reads the rows' graph once, with the answers the row-by-row lookups give, also past the most it keeps", async () => {
+  const ot = (local: string) => `http://www.opentox.org/api/1.1#${local}`;
+  const rowsQuery = (d: string, f: string) =>
+    `SELECT ?index ?compound ?value WHERE { GRAPH <${d}/entries> { <${d}> <${ot('dataEntry')}> ?row . ?row <${ot('compound')}> ?compound ; <${ot('index')}> ?index ; <${f}> ?value } } ORDER BY ?index`;
+  const dataset = (d: string, rows: number) => {
+    const quads: ReturnType<typeof q>[] = [];
+    for (let i = 0; i < rows; i++) {
+      const row = `${d}#row-${i}`;
+      quads.push(q(d, ot('dataEntry'), row), q(row, ot('compound'), `http://t/compound/${i % 97}`), q(row, ot('index'), df.literal(String(i), n('http://www.w3.org/2001/XMLSchema#integer'))));
+      if (i % 5) quads.push(q(row, 'http://t/feature/1', df.literal(String(i / 10), n('http://www.w3.org/2001/XMLSchema#double'))));
+    }
+    return quads;
+  };
+  // 300 rows (read whole), and 5,500 rows: over 20,000 quads, looked up row by row throughout
+  await store.replaceGraphs({ 'http://t/ds/small/entries': dataset('http://t/ds/small', 300), 'http://t/ds/large/entries': dataset('http://t/ds/large', 5500) });
+  try {
+    for (const [d, rows] of [
+      ['http://t/ds/small', 300],
+      ['http://t/ds/large', 5500],
+    ] as const) {
+      const result = await store.query(rowsQuery(d, 'http://t/feature/1'));
+      const own: string[] = [];
+      if (result.type === 'bindings') for await (const r of result.solutions) own.push(`${r.index?.value} ${r.compound?.value} ${r.value?.value}`);
+      // the rows that have a value, in index order
+      const expected = Array.from({ length: rows }, (_, i) => i)
+        .filter((i) => i % 5)
+        .map((i) => `${i} http://t/compound/${i % 97} ${i / 10}`);
+      assert.deepEqual(own, expected, d);
+    }
+  } finally {
+    await store.deleteGraphs(['http://t/ds/small/entries', 'http://t/ds/large/entries']);
+  }
+});
