@@ -289,38 +289,48 @@ export function selectGraphPattern(query: GraphPatternQuery, find: QuadFinder, s
 }
 
 async function* project(query: GraphPatternQuery, solutions: AsyncIterable<Solution> | Iterable<Solution>): AsyncGenerator<Solution> {
-  const key = (s: Solution, vars: string[]) => vars.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
   if (query.count) {
     const { of, distinct, as } = query.count;
     const seen = new Set<string>();
     let n = 0;
     for await (const s of solutions) {
       if (!distinct) n++;
-      else seen.add(of ? termKey(s[of]) : key(s, Object.keys(s).sort()));
+      else seen.add(of ? termKey(s[of]) : solutionKey(s, Object.keys(s).sort()));
     }
     if (query.offset === 0 && query.limit !== 0) yield { [as]: literal(distinct ? seen.size : n) };
     return;
   }
-  const seen = query.distinct ? new Set<string>() : undefined;
+  yield* projectSolutions(query, solutions);
+}
+
+/** Solutions projected on `variables`, DISTINCT, then OFFSET and LIMIT (a SELECT's modifiers, for both evaluators). */
+export async function* projectSolutions(
+  modifiers: { variables: readonly string[]; distinct: boolean; offset: number; limit?: number },
+  solutions: AsyncIterable<Solution> | Iterable<Solution>,
+): AsyncGenerator<Solution> {
+  if (modifiers.limit === 0) return;
+  const seen = modifiers.distinct ? new Set<string>() : undefined;
   let skipped = 0;
   let given = 0;
-  if (query.limit === 0) return;
   for await (const s of solutions) {
     const projected: Solution = {};
-    for (const v of query.variables) if (s[v]) projected[v] = s[v];
+    for (const v of modifiers.variables) if (s[v]) projected[v] = s[v];
     if (seen) {
-      const k = key(projected, query.variables);
+      const k = solutionKey(projected, modifiers.variables);
       if (seen.has(k)) continue;
       seen.add(k);
     }
-    if (skipped < query.offset) {
+    if (skipped < modifiers.offset) {
       skipped++;
       continue;
     }
     yield projected;
-    if (query.limit !== undefined && ++given >= query.limit) return;
+    if (modifiers.limit !== undefined && ++given >= modifiers.limit) return;
   }
 }
+
+/** A solution's terms over `variables` as one string (DISTINCT, groups). */
+export const solutionKey = (s: Solution, variables: readonly string[]) => variables.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
 
 /** An ASK's answer: whether the pattern has a solution (the lookups stop at the first). */
 export async function askGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): Promise<boolean> {

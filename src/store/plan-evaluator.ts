@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, literal } from '../rdf/namespaces.ts';
 import { termKey } from '../rdf/terms.ts';
-import { matchPatterns, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
+import { matchPatterns, projectSolutions, solutionKey, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
 import type { OrderBy, PlanNode, StorePlan } from './query-plan.ts';
 import { sortSolutions } from './solution-order.ts';
 import { isNumericType } from './sparql-expressions.ts';
@@ -34,7 +34,7 @@ export async function answerPlan(plan: StorePlan, find: QuadFinder, signal?: Abo
     solutions = sorted;
   }
   if (plan.form === 'construct') return { type: 'quads', quads: construct(plan, solutions) };
-  return { type: 'bindings', variables: plan.variables, solutions: project(plan, solutions) };
+  return { type: 'bindings', variables: plan.variables, solutions: projectSolutions(plan, solutions) };
 }
 
 /**
@@ -52,7 +52,7 @@ export function planLimitHint(plan: StorePlan): number | undefined {
 
 /** A SELECT's solutions, for a plan without groups or ORDER BY. */
 export function selectPlan(plan: StorePlan, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  return project(plan, evaluate(plan.where, {}, find, signal));
+  return projectSolutions(plan, evaluate(plan.where, {}, find, signal));
 }
 
 /** The solutions of a plan node, each extending `binding`. */
@@ -121,8 +121,6 @@ function merge(a: Solution, b: Solution): Solution | undefined {
   return out;
 }
 
-const keyOf = (s: Solution, variables: readonly string[]) => variables.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
-
 /**
  * GROUP BY's groups (one group without GROUP BY, even of no solutions), each with its aggregates.
  * Undefined when MIN or MAX meets what solution-order.ts leaves to the query engine (terms of
@@ -139,7 +137,7 @@ async function grouped(plan: StorePlan, solutions: AsyncIterable<Solution> | Ite
   });
   const groups = new Map<string, Group>();
   for await (const s of solutions) {
-    const key = keyOf(s, by);
+    const key = solutionKey(s, by);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = newGroup(s)));
     for (const [i, a] of aggregates.entries()) {
@@ -158,7 +156,7 @@ async function grouped(plan: StorePlan, solutions: AsyncIterable<Solution> | Ite
       if (a.of !== undefined && !term) continue; // COUNT(?x) counts the solutions binding ?x
       const seen = group.seen[i];
       if (!seen) group.n[i]++;
-      else seen.add(term ? termKey(term) : keyOf(s, Object.keys(s).sort()));
+      else seen.add(term ? termKey(term) : solutionKey(s, Object.keys(s).sort()));
     }
   }
   if (groups.size === 0 && by.length === 0) groups.set('', newGroup({}));
@@ -217,29 +215,6 @@ async function ordered(solutions: AsyncIterable<Solution> | Iterable<Solution>, 
   }
   if (!cut(keep ?? buffer.length)) return undefined;
   return buffer.map((k) => solutionOf.get(k) as Solution);
-}
-
-/** A SELECT's solutions projected, DISTINCT, then OFFSET and LIMIT. */
-async function* project(plan: StorePlan, solutions: AsyncIterable<Solution> | Iterable<Solution>): AsyncGenerator<Solution> {
-  if (plan.limit === 0) return;
-  const seen = plan.distinct ? new Set<string>() : undefined;
-  let skipped = 0;
-  let given = 0;
-  for await (const s of solutions) {
-    const projected: Solution = {};
-    for (const v of plan.variables) if (s[v]) projected[v] = s[v];
-    if (seen) {
-      const k = keyOf(projected, plan.variables);
-      if (seen.has(k)) continue;
-      seen.add(k);
-    }
-    if (skipped < plan.offset) {
-      skipped++;
-      continue;
-    }
-    yield projected;
-    if (plan.limit !== undefined && ++given >= plan.limit) return;
-  }
 }
 
 /** A CONSTRUCT's triples: the template filled by each solution (OFFSET and LIMIT count solutions), leaving out triples it cannot make. */

@@ -1,5 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import type { Solution } from './triple-store.ts';
+import { isNumericType } from './sparql-expressions.ts';
 
 /** One key of ORDER BY: a variable, ascending or descending. */
 export interface OrderKey {
@@ -8,26 +9,6 @@ export interface OrderKey {
 }
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
-const NUMERIC = new Set(
-  [
-    'integer',
-    'decimal',
-    'double',
-    'float',
-    'int',
-    'long',
-    'short',
-    'byte',
-    'nonNegativeInteger',
-    'positiveInteger',
-    'nonPositiveInteger',
-    'negativeInteger',
-    'unsignedLong',
-    'unsignedInt',
-    'unsignedShort',
-    'unsignedByte',
-  ].map((t) => XSD + t),
-);
 /** A dateTime with a time zone: only those compare without the 14-hour indeterminacy of SPARQL's rules. */
 const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)$/;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
@@ -70,7 +51,7 @@ export function sortSolutions(solutions: Solution[], keys: readonly OrderKey[]):
 
 function literalKindOf(l: RDF.Literal): string {
   const type = l.datatype.value;
-  return NUMERIC.has(type) ? 'number' : type;
+  return isNumericType(type) ? 'number' : type;
 }
 
 function sortValue(term: RDF.Term | undefined): SortValue | undefined {
@@ -80,7 +61,7 @@ function sortValue(term: RDF.Term | undefined): SortValue | undefined {
   if (term.termType !== 'Literal' || term.language) return undefined;
   const type = term.datatype.value;
   if (type === `${XSD}string`) return [3, term.value];
-  if (NUMERIC.has(type)) {
+  if (isNumericType(type)) {
     if (!NUMBER.test(term.value.trim())) return undefined;
     return [3, Number(term.value)];
   }

@@ -205,25 +205,9 @@ export function compileExpression(e: any): Evaluate | undefined {
     case '>=':
       return compared((c) => c >= 0);
     case '&&':
-      return f.length === 2
-        ? (s) => {
-            const a = effectiveBoolean(f[0](s));
-            if (a === false) return FALSE;
-            const b = effectiveBoolean(f[1](s));
-            if (b === false) return FALSE;
-            return a === undefined || b === undefined ? undefined : TRUE;
-          }
-        : undefined;
+      return f.length === 2 ? logical(f[0], f[1], false) : undefined;
     case '||':
-      return f.length === 2
-        ? (s) => {
-            const a = effectiveBoolean(f[0](s));
-            if (a === true) return TRUE;
-            const b = effectiveBoolean(f[1](s));
-            if (b === true) return TRUE;
-            return a === undefined || b === undefined ? undefined : FALSE;
-          }
-        : undefined;
+      return f.length === 2 ? logical(f[0], f[1], true) : undefined;
     case '!':
       return f.length === 1
         ? (s) => {
@@ -336,4 +320,20 @@ export function compileFilter(expressions: any[]): ((s: Solution) => boolean) | 
   if (compiled.some((c) => !c)) return undefined;
   const tests = compiled as Evaluate[];
   return (s) => tests.every((t) => effectiveBoolean(t(s)) === true);
+}
+
+/**
+ * `&&` (decisive false) and `||` (decisive true) with SPARQL's error rules: a side that is the
+ * decisive value decides even when the other is an error; otherwise an error makes the result one.
+ */
+function logical(left: Evaluate, right: Evaluate, decisive: boolean): Evaluate {
+  const decided = bool(decisive);
+  const other = bool(!decisive);
+  return (s) => {
+    const a = effectiveBoolean(left(s));
+    if (a === decisive) return decided;
+    const b = effectiveBoolean(right(s));
+    if (b === decisive) return decided;
+    return a === undefined || b === undefined ? undefined : other;
+  };
 }
