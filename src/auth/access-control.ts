@@ -52,6 +52,8 @@ export class AccessControl {
   private readonly tokens = new Map<string, { user: string; expires: number }>();
   private readonly policies = new Map<string, Policy>();
   private readonly groups = new Map<string, Set<string>>();
+  /** Grows with every change of policies, users or groups: scopes made under one version allow the same graphs (GraphScope.key). */
+  private version = 0;
   /** API keys by the hash of the key. */
   private readonly keys = new Map<string, ApiKey>();
   /** When each key's last use was last written. */
@@ -91,12 +93,15 @@ export class AccessControl {
     this.groups.clear();
     for (const [name, user] of users) this.users.set(name, user);
     for (const [name, members] of groups) this.groups.set(name, members);
+    this.version++;
   }
 
   /** Another process changed a policy, the users or logged a token out. */
   private async changedElsewhere(change: AccessChange): Promise<void> {
-    if ('policy' in change) this.policies.set(change.policy.resource, change.policy);
-    else if ('loggedOut' in change) this.tokens.delete(change.loggedOut);
+    if ('policy' in change) {
+      this.policies.set(change.policy.resource, change.policy);
+      this.version++;
+    } else if ('loggedOut' in change) this.tokens.delete(change.loggedOut);
     else if ('key' in change) this.keys.set(change.key.hash, change.key);
     else if ('users' in change) await this.loadUsers();
   }
@@ -118,6 +123,7 @@ export class AccessControl {
 
   async setUser(name: string, password: string, admin = false): Promise<void> {
     this.users.set(name, { name, hash: await hashPassword(password), admin: admin || !!this.users.get(name)?.admin });
+    this.version++;
     await this.saveUsers();
   }
 
@@ -125,6 +131,7 @@ export class AccessControl {
   async setGroup(group: string, members: string[]): Promise<void> {
     if (members.length) this.groups.set(group, new Set(members));
     else this.groups.delete(group);
+    this.version++;
     await this.saveUsers();
   }
 
@@ -140,6 +147,7 @@ export class AccessControl {
   async removeUser(name: string): Promise<boolean> {
     if (!this.users.delete(name)) return false;
     for (const members of this.groups.values()) members.delete(name);
+    this.version++;
     for (const [h, t] of this.tokens) if (t.user === name) this.tokens.delete(h);
     for (const [h, k] of this.keys) if (k.user === name) this.keys.delete(h);
     await this.saveUsers();
@@ -334,6 +342,7 @@ export class AccessControl {
     await this.store.update(authQueries.setPolicies(policies));
     for (const policy of policies) {
       this.policies.set(policy.resource, policy);
+      this.version++;
       await this.coordination.publish('access', { policy } satisfies AccessChange);
     }
   }
@@ -349,8 +358,11 @@ export class AccessControl {
 
   /** What a SPARQL query of `user` may see: never the access-control graphs, only readable resources. */
   scopeFor(user: string | undefined, inner?: GraphScope): GraphScope {
+    const version = this.version;
     return {
       includesDefaultGraph: inner?.includesDefaultGraph ?? true,
+      // the caller and the policies' version decide what is allowed (an inner scope decides too: no key)
+      key: inner ? undefined : `${version} ${user ?? ''}`,
       allows: (graph: string) => {
         if (graph.startsWith(AUTH_GRAPH_PREFIX)) return false;
         if (inner && !inner.allows(graph)) return false;

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { termKey } from '../rdf/terms.ts';
 import { isBulkGraph } from './bulk-partition.ts';
-import { batchesOf, type QuadFinder } from './graph-pattern-query.ts';
+import { allQuads, batchesOf, type QuadFinder } from './graph-pattern-query.ts';
 
 /** Lookups of subjects in one bulk graph (of one predicate) after which one query reads them at once. */
 const LOOKUPS_BEFORE_READ = 32;
@@ -37,7 +37,7 @@ export function bulkGraphReads(find: QuadFinder, mostQuadsRead = MOST_QUADS_READ
       reads.set(key, read);
     }
     return read.then(async (subjects) => {
-      if (!subjects) return all(find(s, p, o, g, limit));
+      if (!subjects) return allQuads(find(s, p, o, g, limit));
       // the terms themselves: a pattern matches terms (the index finds numbers by value)
       return (subjects.get(termKey(s)) ?? []).filter((q) => (!p || p.termType === 'Variable' || p.equals(q.predicate)) && (!o || o.termType === 'Variable' || o.equals(q.object)));
     });
@@ -80,15 +80,4 @@ async function bySubject(found: ReturnType<QuadFinder>, graph: RDF.NamedNode, mo
     found.destroy();
   }
   return subjects;
-}
-
-async function all(found: ReturnType<QuadFinder>): Promise<RDF.Quad[]> {
-  if (found instanceof Promise) return found;
-  const quads: RDF.Quad[] = [];
-  try {
-    for await (const batch of batchesOf(found)) quads.push(...batch);
-  } finally {
-    found.destroy();
-  }
-  return quads;
 }

@@ -4,6 +4,17 @@ import { DataFactory } from 'n3';
 const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
 
 /**
+ * An n3 literal whose parts are read from its id once: n3's own parse the id on every read of
+ * value, language or datatype (and make a new datatype term each time), which a cached literal,
+ * read by every query that meets it, would pay again and again. Still an n3 literal (its own
+ * properties shadow the getters): equality with other n3 terms is by id.
+ */
+function keptLiteral(value: string, language: string, datatype: RDF.NamedNode): RDF.Literal {
+  const kept = language ? literal(value, language) : literal(value, datatype);
+  return Object.defineProperties(kept, { value: { value }, language: { value: language }, datatype: { value: datatype }, datatypeString: { value: datatype.value } });
+}
+
+/**
  * The most recently read small graphs (a compound, a feature, a model's description), kept in
  * memory so that reading the same resource again costs no LevelDB iterator. Bounded by the
  * characters held (least recently used graphs leave first; a graph larger than a fraction of the
@@ -92,14 +103,18 @@ function weightOf(quads: RDF.Quad[], limit: number): number | undefined {
 /** A string that does not share memory with the string it was sliced from. */
 const flat = (s: string): string => (s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8'));
 
-function copyTerm<T extends RDF.Term>(t: T): T {
+export function copyTerm<T extends RDF.Term>(t: T): T {
   switch (t.termType) {
     case 'NamedNode':
       return namedNode(flat(t.value)) as unknown as T;
     case 'BlankNode':
       return blankNode(flat(t.value)) as unknown as T;
-    case 'Literal':
-      return literal(flat(t.value), t.language ? t.language : namedNode(flat(t.datatype.value))) as unknown as T;
+    case 'Literal': {
+      const { language, datatype } = t as RDF.Literal;
+      // a direction (rdf:dirLangString) is n3's to keep
+      if ((t as { direction?: string }).direction) return literal(flat(t.value), { language, direction: (t as any).direction } as never) as unknown as T;
+      return keptLiteral(flat(t.value), language, namedNode(flat(datatype.value))) as unknown as T;
+    }
     case 'DefaultGraph':
       return defaultGraph() as unknown as T;
     default:

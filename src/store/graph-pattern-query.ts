@@ -147,56 +147,84 @@ export interface PatternTest {
  * checked as soon as their variables are bound (a FILTER cuts the lookups early).
  */
 export async function* matchPatterns(patterns: QuadPattern[], binding: Solution, find: QuadFinder, signal?: AbortSignal, tests?: readonly PatternTest[]): AsyncGenerator<Solution> {
+  for await (const batch of matchPatternBatches(patterns, binding, find, signal, tests)) for (const s of batch) yield s;
+}
+
+/**
+ * Solutions passed on from one pattern to the next at a time (a promise per batch, not per
+ * solution): FIRST_SOLUTION_BATCH first, doubling up to SOLUTION_BATCH, so that a LIMIT of a
+ * few solutions still makes few lookups.
+ */
+const FIRST_SOLUTION_BATCH = 8;
+const SOLUTION_BATCH = 128;
+
+/** matchPatterns's solutions in batches of up to SOLUTION_BATCH (fewer as soon as a stream has no more ready). */
+export async function* matchPatternBatches(patterns: QuadPattern[], binding: Solution, find: QuadFinder, signal?: AbortSignal, tests?: readonly PatternTest[]): AsyncGenerator<Solution[]> {
   const ready = (t: PatternTest, s: Solution) => t.variables.every((v) => s[v] !== undefined);
   if (tests?.some((t) => ready(t, binding) && !t.test(binding))) return;
   // the tests the new bindings of a quad make ready pass (each test checked once per solution)
   const passes = (before: Solution, after: Solution) => !tests || tests.every((t) => ready(t, before) || !ready(t, after) || t.test(after));
   const value = (p: Position | undefined, binding: Solution) => (p === undefined ? undefined : p.termType === 'Variable' ? binding[p.value] : p);
-  async function* extend(left: QuadPattern[], binding: Solution): AsyncGenerator<Solution> {
+  /** The solutions of `left` extending each of `bindings` (all bind the same variables: they come from the same patterns). */
+  async function* extend(left: QuadPattern[], bindings: Solution[]): AsyncGenerator<Solution[]> {
     if (left.length === 0) {
-      yield binding;
+      yield bindings;
       return;
     }
     let best = 0;
     let bestBound = -1;
     for (const [i, pattern] of left.entries()) {
       let bound = 0;
-      for (const p of pattern) if (value(p, binding) !== undefined) bound++;
+      for (const p of pattern) if (value(p, bindings[0]) !== undefined) bound++;
       if (bound > bestBound) [best, bestBound] = [i, bound];
     }
     const pattern = left[best];
     const rest = left.filter((_, i) => i !== best);
     const named = pattern[3] !== undefined;
-    const [s, p, o, g] = pattern.map((x) => value(x, binding));
-    // a literal (or a blank node for a predicate) where the data can have none matches nothing
-    if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || (g && g.termType !== 'NamedNode')) return;
-    signal?.throwIfAborted();
-    const positions = named ? pattern : pattern.slice(0, 3);
-    const terms = (quad: RDF.Quad) => (named ? [quad.subject, quad.predicate, quad.object, quad.graph] : [quad.subject, quad.predicate, quad.object]);
-    const found = find(s, p, o, g);
-    if (found instanceof Promise) {
-      for (const quad of await found) {
+    let out: Solution[] = [];
+    let size = FIRST_SOLUTION_BATCH;
+    const add = function* (binding: Solution, quads: RDF.Quad[]): Generator<Solution[]> {
+      for (const quad of quads) {
         if (named && quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
-        const next = bind(binding, positions as Position[], terms(quad));
-        if (next && passes(binding, next)) yield* extend(rest, next);
-      }
-      return;
-    }
-    // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
-    try {
-      for await (const batch of batchesOf(found)) {
-        signal?.throwIfAborted(); // a long scan ends with the abort too
-        for (const quad of batch) {
-          if (named && quad.graph.termType !== 'NamedNode') continue;
-          const next = bind(binding, positions as Position[], terms(quad));
-          if (next && passes(binding, next)) yield* extend(rest, next);
+        const next = bindQuad(binding, pattern, named, quad);
+        if (!next || !passes(binding, next)) continue;
+        out.push(next);
+        if (out.length >= size) {
+          yield out;
+          out = [];
+          size = Math.min(2 * size, SOLUTION_BATCH);
         }
       }
-    } finally {
-      found.destroy();
+    };
+    for (const binding of bindings) {
+      const [s, p, o, g] = pattern.map((x) => value(x, binding));
+      // a literal (or a blank node for a predicate) where the data can have none matches nothing
+      if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || (g && g.termType !== 'NamedNode')) continue;
+      signal?.throwIfAborted();
+      const found = find(s, p, o, g);
+      if (found instanceof Promise) {
+        for (const full of add(binding, await found)) yield* extend(rest, full);
+        continue;
+      }
+      // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
+      try {
+        for await (const batch of batchesOf(found)) {
+          signal?.throwIfAborted(); // a long scan ends with the abort too
+          for (const full of add(binding, batch)) yield* extend(rest, full);
+          // what a stream has ready goes on at once (a LIMIT may need no more)
+          if (out.length) {
+            const some = out;
+            out = [];
+            yield* extend(rest, some);
+          }
+        }
+      } finally {
+        found.destroy();
+      }
     }
+    if (out.length) yield* extend(rest, out);
   }
-  yield* extend(patterns, binding);
+  yield* extend(patterns, [binding]);
 }
 
 /** The read side of an `asynciterator` stream (what the store's matches are). */
@@ -248,23 +276,39 @@ export async function* batchesOf(stream: AsyncIterable<RDF.Quad>): AsyncGenerato
   }
 }
 
+/** Every quad a finder found, as one list. */
+export async function allQuads(found: QuadStream | Promise<RDF.Quad[]>): Promise<RDF.Quad[]> {
+  if (found instanceof Promise) return found;
+  const quads: RDF.Quad[] = [];
+  try {
+    for await (const batch of batchesOf(found)) for (const q of batch) quads.push(q);
+  } finally {
+    found.destroy();
+  }
+  return quads;
+}
+
 /**
- * `binding` extended by the terms a quad gives the pattern's variables, or undefined when a
- * variable would take two values, or a literal of the pattern is not the quad's term: the index
- * finds numbers by value ("1" finds "1.0E0"^^xsd:double too), a pattern matches terms.
+ * `binding` extended by the terms a quad gives the pattern's variables (the graph's only when
+ * `named`), or undefined when a variable would take two values, or a literal of the pattern is
+ * not the quad's term: the index finds numbers by value ("1" finds "1.0E0"^^xsd:double too), a
+ * pattern matches terms.
  */
-function bind(binding: Solution, positions: Position[], terms: RDF.Term[]): Solution | undefined {
+function bindQuad(binding: Solution, pattern: QuadPattern, named: boolean, quad: RDF.Quad): Solution | undefined {
   let out = binding;
-  for (const [i, p] of positions.entries()) {
-    if (p.termType === 'Literal' && !p.equals(terms[i])) return undefined;
+  const positions = named ? 4 : 3;
+  for (let i = 0; i < positions; i++) {
+    const p = pattern[i] as Position;
+    const term = i === 0 ? quad.subject : i === 1 ? quad.predicate : i === 2 ? quad.object : quad.graph;
+    if (p.termType === 'Literal' && !p.equals(term)) return undefined;
     if (p.termType !== 'Variable') continue;
     const seen = out[p.value];
     if (seen) {
-      if (!seen.equals(terms[i])) return undefined;
+      if (!seen.equals(term)) return undefined;
       continue;
     }
     if (out === binding) out = { ...binding };
-    out[p.value] = terms[i];
+    out[p.value] = term;
   }
   return out;
 }
@@ -330,7 +374,12 @@ export async function* projectSolutions(
 }
 
 /** A solution's terms over `variables` as one string (DISTINCT, groups). */
-export const solutionKey = (s: Solution, variables: readonly string[]) => variables.map((v) => (s[v] ? termKey(s[v]) : '')).join(' ');
+export function solutionKey(s: Solution, variables: readonly string[]): string {
+  if (variables.length === 1) return s[variables[0]] ? termKey(s[variables[0]]) : '';
+  let key = '';
+  for (const [i, v] of variables.entries()) key += (i ? ' ' : '') + (s[v] ? termKey(s[v]) : '');
+  return key;
+}
 
 /** An ASK's answer: whether the pattern has a solution (the lookups stop at the first). */
 export async function askGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): Promise<boolean> {

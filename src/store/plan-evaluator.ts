@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, literal } from '../rdf/namespaces.ts';
 import { termKey } from '../rdf/terms.ts';
-import { matchPatterns, projectSolutions, solutionKey, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
+import { matchPatternBatches, matchPatterns, projectSolutions, solutionKey, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
 import type { OrderBy, PlanNode, StorePlan } from './query-plan.ts';
 import { sortSolutions } from './solution-order.ts';
 import { isNumericType } from './sparql-expressions.ts';
@@ -17,24 +17,24 @@ import type { QueryResult, Solution } from './triple-store.ts';
 export async function answerPlan(plan: StorePlan, find: QuadFinder, signal?: AbortSignal): Promise<QueryResult | undefined> {
   if (plan.form === 'describe') return { type: 'quads', quads: describe(plan.describe, find, signal) };
   if (plan.form === 'ask') {
-    for await (const _ of evaluate(plan.where, {}, find, signal)) return { type: 'boolean', value: true };
+    for await (const batch of evaluate(plan.where, {}, find, signal)) if (batch.length) return { type: 'boolean', value: true };
     return { type: 'boolean', value: false };
   }
-  let solutions: AsyncIterable<Solution> | Iterable<Solution> = evaluate(plan.where, {}, find, signal);
+  let solutions: AsyncIterable<Solution[]> | Iterable<Solution[]> = evaluate(plan.where, {}, find, signal);
   if (plan.group) {
     const groups = await grouped(plan, solutions);
     if (!groups) return undefined;
-    solutions = groups;
+    solutions = [groups];
   }
   if (plan.order) {
     // DISTINCT counts solutions after projection: only then may the sort keep just the first ones
     const keep = plan.limit !== undefined && !plan.distinct ? plan.offset + plan.limit : undefined;
     const sorted = await ordered(solutions, plan.order, keep);
     if (!sorted) return undefined;
-    solutions = sorted;
+    solutions = [sorted];
   }
-  if (plan.form === 'construct') return { type: 'quads', quads: construct(plan, solutions) };
-  return { type: 'bindings', variables: plan.variables, solutions: projectSolutions(plan, solutions) };
+  if (plan.form === 'construct') return { type: 'quads', quads: construct(plan, eachOf(solutions)) };
+  return { type: 'bindings', variables: plan.variables, solutions: projectSolutions(plan, eachOf(solutions)) };
 }
 
 /**
@@ -52,14 +52,19 @@ export function planLimitHint(plan: StorePlan): number | undefined {
 
 /** A SELECT's solutions, for a plan without groups or ORDER BY. */
 export function selectPlan(plan: StorePlan, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  return projectSolutions(plan, evaluate(plan.where, {}, find, signal));
+  return projectSolutions(plan, eachOf(evaluate(plan.where, {}, find, signal)));
 }
 
-/** The solutions of a plan node, each extending `binding`. */
-function evaluate(node: PlanNode, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+/** Each solution of the batches. */
+async function* eachOf(batches: AsyncIterable<Solution[]> | Iterable<Solution[]>): AsyncGenerator<Solution> {
+  for await (const batch of batches) yield* batch;
+}
+
+/** The solutions of a plan node, each extending `binding`, in batches (a promise per batch, not per solution). */
+function evaluate(node: PlanNode, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution[]> {
   switch (node.type) {
     case 'patterns':
-      return matchPatterns(node.patterns, binding, find, signal, node.tests);
+      return matchPatternBatches(node.patterns, binding, find, signal, node.tests);
     case 'values':
       return values(node.rows, binding);
     case 'join':
@@ -71,39 +76,47 @@ function evaluate(node: PlanNode, binding: Solution, find: QuadFinder, signal?: 
   }
 }
 
-async function* values(rows: Solution[], binding: Solution): AsyncGenerator<Solution> {
+async function* values(rows: Solution[], binding: Solution): AsyncGenerator<Solution[]> {
+  const out: Solution[] = [];
   for (const row of rows) {
     const merged = merge(binding, row);
-    if (merged) yield merged;
+    if (merged) out.push(merged);
   }
+  yield out;
 }
 
-async function* join(parts: PlanNode[], at: number, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
+async function* join(parts: PlanNode[], at: number, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution[]> {
   if (at === parts.length) {
-    yield binding;
+    yield [binding];
     return;
   }
   if (at === parts.length - 1) {
     yield* evaluate(parts[at], binding, find, signal);
     return;
   }
-  for await (const s of evaluate(parts[at], binding, find, signal)) yield* join(parts, at + 1, s, find, signal);
+  for await (const batch of evaluate(parts[at], binding, find, signal)) for (const s of batch) yield* join(parts, at + 1, s, find, signal);
 }
 
-async function* optional(node: Extract<PlanNode, { type: 'optional' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  for await (const left of evaluate(node.left, binding, find, signal)) {
-    let extended = false;
-    for await (const s of evaluate(node.right, left, find, signal)) {
-      if (node.test && !node.test(s)) continue;
-      extended = true;
-      yield s;
+async function* optional(node: Extract<PlanNode, { type: 'optional' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution[]> {
+  for await (const batch of evaluate(node.left, binding, find, signal)) {
+    const out: Solution[] = [];
+    for (const left of batch) {
+      let extended = false;
+      for await (const right of evaluate(node.right, left, find, signal)) {
+        for (const s of right) {
+          if (node.test && !node.test(s)) continue;
+          extended = true;
+          out.push(s);
+        }
+      }
+      if (!extended) out.push(left);
     }
-    if (!extended) yield left;
+    yield out;
   }
 }
 
-async function* filter(node: Extract<PlanNode, { type: 'filter' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  for await (const s of evaluate(node.input, binding, find, signal)) if (node.tests.every((t) => t.test(s))) yield s;
+async function* filter(node: Extract<PlanNode, { type: 'filter' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution[]> {
+  for await (const batch of evaluate(node.input, binding, find, signal)) yield batch.filter((s) => node.tests.every((t) => t.test(s)));
 }
 
 /** Two solutions as one, or undefined when they disagree on a variable. */
@@ -126,7 +139,7 @@ function merge(a: Solution, b: Solution): Solution | undefined {
  * Undefined when MIN or MAX meets what solution-order.ts leaves to the query engine (terms of
  * different kinds, language-tagged strings), or a solution that leaves its variable unbound.
  */
-async function grouped(plan: StorePlan, solutions: AsyncIterable<Solution> | Iterable<Solution>): Promise<Solution[] | undefined> {
+async function grouped(plan: StorePlan, batches: AsyncIterable<Solution[]> | Iterable<Solution[]>): Promise<Solution[] | undefined> {
   const { by, aggregates } = plan.group ?? { by: [], aggregates: [] };
   type Group = { first: Solution; n: number[]; seen: (Set<string> | undefined)[]; extreme: (RDF.Term | undefined)[] };
   const newGroup = (first: Solution): Group => ({
@@ -136,29 +149,31 @@ async function grouped(plan: StorePlan, solutions: AsyncIterable<Solution> | Ite
     extreme: aggregates.map(() => undefined),
   });
   const groups = new Map<string, Group>();
-  for await (const s of solutions) {
-    const key = solutionKey(s, by);
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = newGroup(s)));
-    for (const [i, a] of aggregates.entries()) {
-      const term = a.of === undefined ? undefined : s[a.of];
-      if (a.kind !== 'count') {
-        if (term?.termType !== 'Literal') return undefined;
-        const extreme = group.extreme[i];
-        if (!extreme) group.extreme[i] = term;
-        else {
-          const sorted = sortSolutions([{ v: extreme }, { v: term }], [{ variable: 'v', descending: a.kind === 'max' }]);
-          if (!sorted) return undefined;
-          group.extreme[i] = sorted[0].v;
+  for await (const batch of batches)
+    for (const s of batch) {
+      const key = solutionKey(s, by);
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = newGroup(s)));
+      for (let i = 0; i < aggregates.length; i++) {
+        const a = aggregates[i];
+        const term = a.of === undefined ? undefined : s[a.of];
+        if (a.kind !== 'count') {
+          if (term?.termType !== 'Literal') return undefined;
+          const extreme = group.extreme[i];
+          if (!extreme) group.extreme[i] = term;
+          else {
+            const sorted = sortSolutions([{ v: extreme }, { v: term }], [{ variable: 'v', descending: a.kind === 'max' }]);
+            if (!sorted) return undefined;
+            group.extreme[i] = sorted[0].v;
+          }
+          continue;
         }
-        continue;
+        if (a.of !== undefined && !term) continue; // COUNT(?x) counts the solutions binding ?x
+        const seen = group.seen[i];
+        if (!seen) group.n[i]++;
+        else seen.add(term ? termKey(term) : solutionKey(s, Object.keys(s).sort()));
       }
-      if (a.of !== undefined && !term) continue; // COUNT(?x) counts the solutions binding ?x
-      const seen = group.seen[i];
-      if (!seen) group.n[i]++;
-      else seen.add(term ? termKey(term) : solutionKey(s, Object.keys(s).sort()));
     }
-  }
   if (groups.size === 0 && by.length === 0) groups.set('', newGroup({}));
   const out: Solution[] = [];
   for (const { first, n, seen, extreme } of groups.values()) {
@@ -181,7 +196,7 @@ const TOP_BUFFER = 256;
  * the first that many, sorted as they come (a top-k: memory and sorting for `keep` solutions, not
  * all). Undefined when a key holds terms solution-order.ts leaves to the query engine.
  */
-async function ordered(solutions: AsyncIterable<Solution> | Iterable<Solution>, order: OrderBy[], keep?: number): Promise<Solution[] | undefined> {
+async function ordered(batches: AsyncIterable<Solution[]> | Iterable<Solution[]>, order: OrderBy[], keep?: number): Promise<Solution[] | undefined> {
   const names = order.map((_, i) => `k${i}`);
   const keys = order.map((o, i) => ({ variable: names[i], descending: o.descending }));
   // literals of one key must be of one kind (numbers, or one datatype), across all solutions
@@ -194,25 +209,26 @@ async function ordered(solutions: AsyncIterable<Solution> | Iterable<Solution>, 
     buffer = sorted.slice(0, size);
     return true;
   };
-  for await (const s of solutions) {
-    const key: Solution = {};
-    for (const [i, o] of order.entries()) {
-      const term = o.evaluate(s);
-      if (!term) continue;
-      if (term.termType === 'Literal') {
-        const l = term as RDF.Literal;
-        const kind = isNumericType(l.datatype.value) ? 'number' : `${l.datatype.value}@${l.language}`;
-        if (kinds[i] !== undefined && kinds[i] !== kind) return undefined;
-        kinds[i] = kind;
+  for await (const batch of batches)
+    for (const s of batch) {
+      const key: Solution = {};
+      for (const [i, o] of order.entries()) {
+        const term = o.evaluate(s);
+        if (!term) continue;
+        if (term.termType === 'Literal') {
+          const l = term as RDF.Literal;
+          const kind = isNumericType(l.datatype.value) ? 'number' : `${l.datatype.value}@${l.language}`;
+          if (kinds[i] !== undefined && kinds[i] !== kind) return undefined;
+          kinds[i] = kind;
+        }
+        key[names[i]] = term;
       }
-      key[names[i]] = term;
+      solutionOf.set(key, s);
+      buffer.push(key);
+      if (keep !== undefined && buffer.length >= keep + TOP_BUFFER) {
+        if (!cut(keep)) return undefined;
+      }
     }
-    solutionOf.set(key, s);
-    buffer.push(key);
-    if (keep !== undefined && buffer.length >= keep + TOP_BUFFER) {
-      if (!cut(keep)) return undefined;
-    }
-  }
   if (!cut(keep ?? buffer.length)) return undefined;
   return buffer.map((k) => solutionOf.get(k) as Solution);
 }

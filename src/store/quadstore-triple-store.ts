@@ -12,7 +12,7 @@ import { storePlan } from './query-plan.ts';
 import { answerPlan, planLimitHint, selectPlan } from './plan-evaluator.ts';
 import { templateParse } from './compiled-template.ts';
 import { answerGraphPattern, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
-import { wrap, EmptyIterator, UnionIterator, type AsyncIterator } from 'asynciterator';
+import { wrap, UnionIterator, type AsyncIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
 import { quadChars } from './write-size.ts';
@@ -20,12 +20,13 @@ import { ScopedSource } from './scoped-source.ts';
 import { comunicaQuery } from './comunica-query.ts';
 import { comunicaAlgebra } from './comunica-plans.ts';
 import { bulkGraphReads } from './bulk-graph-reads.ts';
+import { PredicateCache, predicateCacheReads } from './predicate-cache.ts';
 import { closingIterators } from './closing-iterators.ts';
 import { IndexWriter, RECORD_KEY_PREFIX, recordKey } from './index-writer.ts';
 import { TimeSlices } from '../core/time-slices.ts';
 import { GraphCache } from './graph-cache.ts';
 import type { SparqlText } from './sparql-template.ts';
-import { DEFAULT_GRAPH_IRI, type GraphScope, type QueryOptions, type QueryResult, type RecordWrites, type Solution, type TripleStore } from './triple-store.ts';
+import { DEFAULT_GRAPH_IRI, type QueryOptions, type QueryResult, type RecordWrites, type Solution, type TripleStore } from './triple-store.ts';
 
 /** The graph term of a graph name: DEFAULT_GRAPH_IRI names the store's unnamed default graph. */
 function graphTerm(iri: string): RDF.NamedNode | RDF.DefaultGraph {
@@ -62,6 +63,8 @@ const OPEN_TABLE_FILES = 100;
 export class QuadstoreTripleStore implements TripleStore {
   /** Recently read small graphs; every write invalidates what it touches. */
   private readonly cache = new GraphCache();
+  /** The quads of predicates queries read across graphs (predicate-cache.ts); writes drop what they touch. */
+  private readonly predicates = new PredicateCache();
   /** Graphs a pattern was recently read from without the cache holding them (see graphPattern). */
   private readonly missedOnce = new Set<string>();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
@@ -169,6 +172,8 @@ export class QuadstoreTripleStore implements TripleStore {
     for (const q of oldQuads) touched.add(nameOf(q));
     for (const q of newQuads) touched.add(nameOf(q));
     this.cache.invalidate(touched);
+    this.predicates.invalidate(oldQuads);
+    this.predicates.invalidate(newQuads);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -307,8 +312,9 @@ export class QuadstoreTripleStore implements TripleStore {
 
   async query(query: SparqlText | string, options: QueryOptions = {}): Promise<QueryResult> {
     const parsed = this.parsed(query, options);
-    // a query that looks up many rows of a dataset reads its rows' graph once instead (bulk-graph-reads.ts)
-    const find = bulkGraphReads(options.scope ? scopedFinder(this.find, options.scope) : this.find);
+    // a predicate read across graphs from the predicate cache, else a query that looks up many
+    // rows of a dataset reads its rows' graph once instead (bulk-graph-reads.ts); in the scope
+    const find = predicateCacheReads(bulkGraphReads(this.find), this.predicates, options.scope);
     // one triple pattern (most named templates): one index match, no query plan
     const single = singlePattern(parsed);
     if (single) return { type: 'bindings', variables: single.variables, solutions: this.solutions(single, find, options.signal) };
@@ -354,14 +360,19 @@ export class QuadstoreTripleStore implements TripleStore {
     let read = 0;
     const counted: QuadFinder = (s, p, o, g) => {
       const found = this.find(s, p, o, g, limit);
-      if (found instanceof Promise) return found;
+      // one graph's quads, or a predicate's from the predicate cache (cut at the limit too)
+      if (found instanceof Promise)
+        return found.then((list) => {
+          read += list.length;
+          return list;
+        });
       // still a stream read in batches (graph-pattern-query.ts's batchesOf)
       return (found as unknown as AsyncIterator<RDF.Quad>).map((q) => {
         read++;
         return q;
       }) as unknown as QuadStream;
     };
-    const find = options.scope ? scopedFinder(counted, options.scope) : counted;
+    const find = predicateCacheReads(counted, this.predicates, options.scope);
     const rows: Solution[] = [];
     for await (const row of select(find)) rows.push(row);
     return rows.length < limit - offset && read >= limit ? undefined : rows;
@@ -476,28 +487,6 @@ function limitHint(query: GraphPatternQuery): number | undefined {
   if (query.form !== 'select' || query.patterns.length !== 1 || query.limit === undefined || query.count || query.order || query.distinct) return undefined;
   const needed = query.offset + query.limit;
   return needed > 0 && needed <= HINTED_LIMIT ? needed : undefined;
-}
-
-/** The quads a finder gives that a scope allows (the unnamed default graph when the scope includes it). */
-function scopedFinder(find: QuadFinder, scope: GraphScope): QuadFinder {
-  return (s, p, o, g) => {
-    if (g?.termType === 'NamedNode' && !scope.allows(g.value)) return emptyQuads();
-    const quads = find(s, p, o, g);
-    // one graph, allowed
-    if (quads instanceof Promise) return quads;
-    const allowed = new Map<string, boolean>();
-    const allows = (q: RDF.Quad) => {
-      if (q.graph.termType !== 'NamedNode') return scope.includesDefaultGraph;
-      let yes = allowed.get(q.graph.value);
-      if (yes === undefined) allowed.set(q.graph.value, (yes = scope.allows(q.graph.value)));
-      return yes;
-    };
-    return (quads as unknown as AsyncIterator<RDF.Quad>).filter(allows) as unknown as QuadStream;
-  };
-}
-
-function emptyQuads(): QuadStream {
-  return new EmptyIterator<RDF.Quad>() as unknown as QuadStream;
 }
 
 /** Variables and nulls mean "any". */

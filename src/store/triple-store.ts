@@ -12,6 +12,11 @@ export interface GraphScope {
   /** May the store's unnamed default graph be seen? */
   readonly includesDefaultGraph: boolean;
   /**
+   * Scopes with the same key allow the same graphs (a store may keep what a scope lets through
+   * under it); none: no scope is known to be the same.
+   */
+  readonly key?: string;
+  /**
    * The same scope as lists of graphs, when it can be written so: a remote store filters its
    * queries by them (and evaluates queries itself, more slowly, for a scope without them).
    */

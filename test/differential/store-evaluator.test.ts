@@ -58,10 +58,11 @@ const literals: RDF.Literal[] = [
 const graphs = [...iris.slice(0, 4), df.namedNode(`${X}r/0/entries`), df.namedNode(`${X}r/1/entries`)];
 const shared = df.quad(iris[0], predicates[0], iris[1]);
 
-const ALL_NAMED: GraphScope = { allows: () => true, includesDefaultGraph: false };
+// with keys (the predicate cache keeps what each lets through) and without (filtered per query)
+const ALL_NAMED: GraphScope = { allows: () => true, includesDefaultGraph: false, key: 'all named' };
 const allowed = new Set<string>([graphs[0].value, graphs[2].value, graphs[4].value]);
 const SOME: GraphScope = { allows: (g) => allowed.has(g), includesDefaultGraph: false };
-const SOME_AND_DEFAULT: GraphScope = { allows: (g) => allowed.has(g), includesDefaultGraph: true };
+const SOME_AND_DEFAULT: GraphScope = { allows: (g) => allowed.has(g), includesDefaultGraph: true, key: 'some and default' };
 /** Scopes for queries without GRAPH ?g (undefined: no scope, every graph and the default graph). */
 const SCOPES: (GraphScope | undefined)[] = [undefined, ALL_NAMED, SOME, SOME_AND_DEFAULT];
 /** Scopes for queries with GRAPH ?g (see above). */

@@ -160,6 +160,29 @@ test("SPARQL never shows another user's private graphs, nor any access-control d
   }
 });
 
+test('what SPARQL shows a caller follows the policies at once, also for queries the store answers from what it keeps in memory', async () => {
+  const alice = await login('alice', 'alice-password');
+  const bob = await login('bob', 'bob-password');
+  const ds = (await http(`${s.url}/dataset`, { method: 'POST', body: 'SMILES,x\nCCO,1\n', contentType: 'text/csv', ...as(alice) })).text.trim();
+  // every dataset: asked often enough that the store keeps the predicate's quads, and bob's part of them
+  const titles = async (token: string) => {
+    const r = await http(`${s.url}/sparql`, {
+      method: 'POST',
+      body: form({ query: 'SELECT ?d WHERE { ?d a ?type FILTER(?type = <http://www.opentox.org/api/1.1#Dataset>) }' }),
+      accept: 'text/csv',
+      ...as(token),
+    });
+    assert.equal(r.status, 200, r.text);
+    return r.text;
+  };
+  for (let i = 0; i < 3; i++) assert.ok(!(await titles(bob)).includes(ds));
+  assert.ok((await titles(alice)).includes(ds));
+  assert.equal((await http(`${s.url}/auth/policy`, { method: 'POST', body: form({ uri: ds, public_read: 'true' }), ...as(alice) })).status, 200);
+  assert.ok((await titles(bob)).includes(ds), 'a policy that lets bob read shows him the dataset');
+  assert.equal((await http(`${s.url}/auth/policy?uri=${encodeURIComponent(ds)}`, { method: 'DELETE', ...as(alice) })).status, 200);
+  assert.ok(!(await titles(bob)).includes(ds), 'and taking it back hides it again');
+});
+
 test('groups: the owner lets a group read; members read, and stop when they leave', async () => {
   const alice = await login('alice', 'alice-password');
   const bob = await login('bob', 'bob-password');
