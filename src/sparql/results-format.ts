@@ -15,21 +15,39 @@ function xmlTerm(t: RDF.Term): string {
   if (t.termType === 'BlankNode') return `<bnode>${xmlEscape(t.value)}</bnode>`;
   if (t.termType === 'Literal') {
     if (t.language) return `<literal xml:lang="${xmlEscape(t.language)}">${xmlEscape(t.value)}</literal>`;
-    if (t.datatype && t.datatype.value !== 'http://www.w3.org/2001/XMLSchema#string') return `<literal datatype="${xmlEscape(t.datatype.value)}">${xmlEscape(t.value)}</literal>`;
+    if (t.datatype && t.datatype.value !== XSD_STRING) return `<literal datatype="${xmlEscape(t.datatype.value)}">${xmlEscape(t.value)}</literal>`;
     return `<literal>${xmlEscape(t.value)}</literal>`;
   }
   return `<literal>${xmlEscape(t.value)}</literal>`;
 }
 
-function jsonTerm(t: RDF.Term): Record<string, string> {
-  if (t.termType === 'NamedNode') return { type: 'uri', value: t.value };
-  if (t.termType === 'BlankNode') return { type: 'bnode', value: t.value };
+/** A term as SPARQL JSON results write it, as text (no object per term to make and serialise). */
+function jsonTerm(t: RDF.Term): string {
+  const value = JSON.stringify(t.value);
+  if (t.termType === 'NamedNode') return `{"type":"uri","value":${value}}`;
+  if (t.termType === 'BlankNode') return `{"type":"bnode","value":${value}}`;
   if (t.termType === 'Literal') {
-    if (t.language) return { type: 'literal', value: t.value, 'xml:lang': t.language };
-    if (t.datatype && t.datatype.value !== 'http://www.w3.org/2001/XMLSchema#string') return { type: 'literal', value: t.value, datatype: t.datatype.value };
-    return { type: 'literal', value: t.value };
+    if (t.language) return `{"type":"literal","value":${value},"xml:lang":${JSON.stringify(t.language)}}`;
+    if (t.datatype && t.datatype.value !== XSD_STRING) return `{"type":"literal","value":${value},"datatype":${JSON.stringify(t.datatype.value)}}`;
   }
-  return { type: 'literal', value: t.value };
+  return `{"type":"literal","value":${value}}`;
+}
+
+const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
+
+/** SPARQL JSON results, written as text row by row in the order of `variables` (unbound ones left out). */
+function jsonResults(variables: string[], solutions: Solution[]): string {
+  const names = variables.map((v) => `${JSON.stringify(v)}:`);
+  const rows: string[] = [];
+  for (const s of solutions) {
+    let row = '';
+    for (const [i, v] of variables.entries()) {
+      const t = s[v];
+      if (t) row += `${row ? ',' : ''}${names[i]}${jsonTerm(t)}`;
+    }
+    rows.push(`{${row}}`);
+  }
+  return `{"head":{"vars":${JSON.stringify(variables)}},"results":{"bindings":[${rows.join(',')}]}}`;
 }
 
 function csvField(t: RDF.Term | undefined): string {
@@ -50,20 +68,17 @@ function tsvTerm(t: RDF.Term | undefined): string {
 
 export function writeBindings(mediaType: string, variables: string[], solutions: Solution[]): string {
   switch (mediaType) {
-    case 'application/sparql-results+xml':
-      return `<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">\n<head>${variables.map((v) => `<variable name="${xmlEscape(v)}"/>`).join('')}</head>\n<results>\n${solutions
-        .map(
-          (s) =>
-            `<result>${Object.entries(s)
-              .map(([k, t]) => `<binding name="${xmlEscape(k)}">${xmlTerm(t)}</binding>`)
-              .join('')}</result>`,
-        )
-        .join('\n')}\n</results>\n</sparql>\n`;
-    case 'application/sparql-results+json':
-      return JSON.stringify({
-        head: { vars: variables },
-        results: { bindings: solutions.map((s) => Object.fromEntries(Object.entries(s).map(([k, t]) => [k, jsonTerm(t)]))) },
+    case 'application/sparql-results+xml': {
+      const names = variables.map((v) => `<binding name="${xmlEscape(v)}">`);
+      const rows = solutions.map((s) => {
+        let row = '<result>';
+        for (const [i, v] of variables.entries()) if (s[v]) row += `${names[i]}${xmlTerm(s[v])}</binding>`;
+        return `${row}</result>`;
       });
+      return `<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">\n<head>${variables.map((v) => `<variable name="${xmlEscape(v)}"/>`).join('')}</head>\n<results>\n${rows.join('\n')}\n</results>\n</sparql>\n`;
+    }
+    case 'application/sparql-results+json':
+      return jsonResults(variables, solutions);
     case 'text/csv':
       return `${[variables.join(','), ...solutions.map((s) => variables.map((v) => csvField(s[v])).join(','))].join('\r\n')}\r\n`;
     case 'text/tab-separated-values':

@@ -122,5 +122,5 @@ export function copyTerm<T extends RDF.Term>(t: T): T {
   }
 }
 
-const copyQuad = (q: RDF.Quad): RDF.Quad =>
+export const copyQuad = (q: RDF.Quad): RDF.Quad =>
   quad(copyTerm(q.subject) as RDF.Quad_Subject, copyTerm(q.predicate) as RDF.Quad_Predicate, copyTerm(q.object) as RDF.Quad_Object, copyTerm(q.graph) as RDF.Quad_Graph);

@@ -103,7 +103,7 @@ export class PredicateCache {
   /** Characters of distinct term values held in all, plus QUAD_CHARGE per quad. */
   private readonly budget: number;
   private readonly maxShare: number;
-  constructor(budget = 32_000_000, maxShare = 1 / 2) {
+  constructor(budget = 16_000_000, maxShare = 1 / 2) {
     this.budget = budget;
     this.maxShare = maxShare;
   }

@@ -11,7 +11,7 @@ import { parsedQuery } from './parsed-query.ts';
 import { storePlan } from './query-plan.ts';
 import { answerPlan, planLimitHint, selectPlan } from './plan-evaluator.ts';
 import { templateParse } from './compiled-template.ts';
-import { answerGraphPattern, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
+import { allQuads, answerGraphPattern, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, UnionIterator, type AsyncIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
@@ -21,6 +21,7 @@ import { comunicaQuery } from './comunica-query.ts';
 import { comunicaAlgebra } from './comunica-plans.ts';
 import { bulkGraphReads } from './bulk-graph-reads.ts';
 import { PredicateCache, predicateCacheReads } from './predicate-cache.ts';
+import { FirstQuadsCache } from './first-quads-cache.ts';
 import { closingIterators } from './closing-iterators.ts';
 import { IndexWriter, RECORD_KEY_PREFIX, recordKey } from './index-writer.ts';
 import { TimeSlices } from '../core/time-slices.ts';
@@ -65,6 +66,8 @@ export class QuadstoreTripleStore implements TripleStore {
   private readonly cache = new GraphCache();
   /** The quads of predicates queries read across graphs (predicate-cache.ts); writes drop what they touch. */
   private readonly predicates = new PredicateCache();
+  /** The first quads of recent limited reads, until the next write (first-quads-cache.ts). */
+  private readonly firstReads = new FirstQuadsCache();
   /** Graphs a pattern was recently read from without the cache holding them (see graphPattern). */
   private readonly missedOnce = new Set<string>();
   /** Writes are serialized so that read-then-patch is atomic with respect to other writes. */
@@ -122,8 +125,30 @@ export class QuadstoreTripleStore implements TripleStore {
    */
   private readonly find: QuadFinder = (s, p, o, g, limit) => {
     if (g?.termType === 'NamedNode' && !isBulkGraph(g.value)) return this.graphPattern(g.value, s, p, o);
+    if (limit !== undefined && g?.termType !== 'NamedNode') return this.firstQuads(limit, s, p, o, g);
     return this.match(s, p, o, g, limit) as unknown as QuadStream;
   };
+
+  /**
+   * The first `limit` quads of a pattern outside one graph (a LIMIT's few): the main partition's,
+   * then the bulk one's only when those are too few (one LevelDB iterator where a union of both
+   * partitions opens two).
+   */
+  private async firstQuads(limit: number, ...terms: Term[]): Promise<RDF.Quad[]> {
+    const [s, p, o, g] = terms.map(unbound);
+    // the same read since the last write: from the first-quads cache
+    const writes = this.writeCount();
+    const key = FirstQuadsCache.key(limit, [s, p, o, g]);
+    const kept = this.firstReads.get(key, writes);
+    if (kept) return kept;
+    const { items } = await this.quadstore.get({ subject: s, predicate: p, object: o, graph: g } as never, { limit });
+    let quads = items as RDF.Quad[];
+    if (quads.length < limit && g?.termType !== 'DefaultGraph' && this.bulk.mayHold(p)) {
+      quads = [...quads, ...(await allQuads(this.bulk.matchAny(s, p, o, g, { limit: limit - quads.length }) as unknown as QuadStream))];
+    }
+    this.firstReads.put(key, quads, writes);
+    return quads;
+  }
 
   /** The quads of a pattern in one graph of the main partition. */
   private async graphPattern(iri: string, s?: RDF.Term, p?: RDF.Term, o?: RDF.Term): Promise<RDF.Quad[]> {

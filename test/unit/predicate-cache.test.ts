@@ -168,3 +168,19 @@ test('a store query answered from the predicate cache sees each write, replace a
   assert.equal((await select(withCl, hidden)).length, 49);
   assert.deepEqual(await select(`SELECT ?s WHERE { <${graphOf(3).value}> <${SMILES.value}> ?s }`, hidden), []);
 });
+
+test("a LIMIT's first quads, kept for the same query asked again, give way to every write", async () => {
+  const first = 'SELECT ?s ?o WHERE { ?s ?p ?o } LIMIT 3';
+  const before = await select(first);
+  assert.equal(before.length, 3);
+  assert.deepEqual(await select(first), before);
+  // the graph of a subject among the first deleted: it is no longer among them
+  const [subject] = before[0].split(' ');
+  const quadsOf = await store.readGraph(subject);
+  await store.deleteGraphs([subject]);
+  const after = await select(first);
+  assert.equal(after.length, 3);
+  assert.ok(!after.some((row) => row.startsWith(`${subject} `)), `${subject} is gone: ${after}`);
+  await store.replaceGraphs({ [subject]: quadsOf });
+  assert.deepEqual(await select(first), before);
+});

@@ -1,0 +1,54 @@
+import type * as RDF from '@rdfjs/types';
+import { termKey } from '../rdf/terms.ts';
+import { copyQuad } from './graph-cache.ts';
+
+/** Quads held at most over all reads kept. */
+const MOST_QUADS = 20_000;
+
+/**
+ * The quads of recent limited reads outside one graph (a LIMIT's first few quads of a pattern,
+ * such as `SELECT ?s { ?s ?p ?o } LIMIT 10`, the first query a SPARQL client sends), kept until
+ * the next write: every write empties it (the store's write count, see writeCount, moved on), and
+ * a read that began before a write is not kept. Bounded by the quads held (the least recently
+ * used reads leave first); terms are copies, not slices of LevelDB's keys.
+ */
+export class FirstQuadsCache {
+  private readonly reads = new Map<string, RDF.Quad[]>();
+  private held = 0;
+  private writes = -1;
+  private readonly most: number;
+  constructor(most = MOST_QUADS) {
+    this.most = most;
+  }
+
+  static key(limit: number, terms: (RDF.Term | undefined)[]): string {
+    return `${limit}${terms.map((t) => ` ${t ? termKey(t) : '?'}`).join('')}`;
+  }
+
+  /** The quads a read of `key` gave, while the store's write count is still `writes`. */
+  get(key: string, writes: number): RDF.Quad[] | undefined {
+    if (writes !== this.writes) {
+      this.reads.clear();
+      this.held = 0;
+      this.writes = writes;
+      return undefined;
+    }
+    const quads = this.reads.get(key);
+    if (!quads) return undefined;
+    this.reads.delete(key);
+    this.reads.set(key, quads);
+    return quads;
+  }
+
+  /** Keeps what a read that began at write count `writes` found, unless a write came in between. */
+  put(key: string, quads: RDF.Quad[], writes: number): void {
+    if (writes !== this.writes || quads.length > this.most / 4 || this.reads.has(key)) return;
+    this.reads.set(key, quads.map(copyQuad));
+    this.held += quads.length;
+    for (const [oldest, kept] of this.reads) {
+      if (this.held <= this.most) break;
+      this.reads.delete(oldest);
+      this.held -= kept.length;
+    }
+  }
+}
