@@ -15,7 +15,10 @@ export type QuadStream = AsyncIterable<RDF.Quad> & { destroy(): void };
  * (read as far as needed), or all of them at once (a pattern in one resource's graph, which is
  * small: one read instead of a stream's step per quad). `limit`: a stream may end after that many.
  */
-export type QuadFinder = (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term, limit?: number) => QuadStream | Promise<RDF.Quad[]>;
+export type QuadFinder = ((s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term, limit?: number) => QuadStream | Promise<RDF.Quad[]>) & {
+  /** The same quads at once when they are in memory (the predicate cache holds them), else undefined. Shared: read them, do not change them. */
+  now?: (s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term) => readonly RDF.Quad[] | undefined;
+};
 
 /**
  * The shape most named templates have: a basic graph pattern inside one `GRAPH` (a named graph,
@@ -158,36 +161,51 @@ export async function* matchPatterns(patterns: QuadPattern[], binding: Solution,
 const FIRST_SOLUTION_BATCH = 8;
 const SOLUTION_BATCH = 128;
 
+/** A pattern position's term under a binding (undefined: a variable it leaves unbound). */
+const termAt = (p: Position | undefined, binding: Solution) => (p === undefined ? undefined : p.termType === 'Variable' ? binding[p.value] : p);
+
+const isReady = (t: PatternTest, s: Solution) => t.variables.every((v) => s[v] !== undefined);
+
+/** Do the tests that the new bindings of `after` make ready pass? (Each test checked once per solution.) */
+const testsPass = (tests: readonly PatternTest[] | undefined, before: Solution, after: Solution) => !tests || tests.every((t) => isReady(t, before) || !isReady(t, after) || t.test(after));
+
+/** The pattern to look up next under `binding` (the one with the most terms bound by then) and the others. */
+function nextPattern(left: QuadPattern[], binding: Solution): { pattern: QuadPattern; rest: QuadPattern[] } {
+  let best = 0;
+  let bestBound = -1;
+  for (const [i, pattern] of left.entries()) {
+    let bound = 0;
+    for (const p of pattern) if (termAt(p, binding) !== undefined) bound++;
+    if (bound > bestBound) [best, bestBound] = [i, bound];
+  }
+  return { pattern: left[best], rest: left.filter((_, i) => i !== best) };
+}
+
+/** The terms to look a pattern up by under `binding`, or undefined when it can match nothing (a literal subject, a predicate or graph that is no IRI). */
+function lookupTerms(pattern: QuadPattern, binding: Solution): (RDF.Term | undefined)[] | undefined {
+  const [s, p, o, g] = pattern.map((x) => termAt(x, binding));
+  if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || (g && g.termType !== 'NamedNode')) return undefined;
+  return [s, p, o, g];
+}
+
 /** matchPatterns's solutions in batches of up to SOLUTION_BATCH (fewer as soon as a stream has no more ready). */
 export async function* matchPatternBatches(patterns: QuadPattern[], binding: Solution, find: QuadFinder, signal?: AbortSignal, tests?: readonly PatternTest[]): AsyncGenerator<Solution[]> {
-  const ready = (t: PatternTest, s: Solution) => t.variables.every((v) => s[v] !== undefined);
-  if (tests?.some((t) => ready(t, binding) && !t.test(binding))) return;
-  // the tests the new bindings of a quad make ready pass (each test checked once per solution)
-  const passes = (before: Solution, after: Solution) => !tests || tests.every((t) => ready(t, before) || !ready(t, after) || t.test(after));
-  const value = (p: Position | undefined, binding: Solution) => (p === undefined ? undefined : p.termType === 'Variable' ? binding[p.value] : p);
+  if (tests?.some((t) => isReady(t, binding) && !t.test(binding))) return;
   /** The solutions of `left` extending each of `bindings` (all bind the same variables: they come from the same patterns). */
   async function* extend(left: QuadPattern[], bindings: Solution[]): AsyncGenerator<Solution[]> {
     if (left.length === 0) {
       yield bindings;
       return;
     }
-    let best = 0;
-    let bestBound = -1;
-    for (const [i, pattern] of left.entries()) {
-      let bound = 0;
-      for (const p of pattern) if (value(p, bindings[0]) !== undefined) bound++;
-      if (bound > bestBound) [best, bestBound] = [i, bound];
-    }
-    const pattern = left[best];
-    const rest = left.filter((_, i) => i !== best);
+    const { pattern, rest } = nextPattern(left, bindings[0]);
     const named = pattern[3] !== undefined;
     let out: Solution[] = [];
     let size = FIRST_SOLUTION_BATCH;
-    const add = function* (binding: Solution, quads: RDF.Quad[]): Generator<Solution[]> {
+    const add = function* (binding: Solution, quads: readonly RDF.Quad[]): Generator<Solution[]> {
       for (const quad of quads) {
         if (named && quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
         const next = bindQuad(binding, pattern, named, quad);
-        if (!next || !passes(binding, next)) continue;
+        if (!next || !testsPass(tests, binding, next)) continue;
         out.push(next);
         if (out.length >= size) {
           yield out;
@@ -196,35 +214,73 @@ export async function* matchPatternBatches(patterns: QuadPattern[], binding: Sol
         }
       }
     };
+    // the last pattern's solutions are the batches themselves
+    const onward = (full: Solution[]) => (rest.length ? extend(rest, full) : [full]);
     for (const binding of bindings) {
-      const [s, p, o, g] = pattern.map((x) => value(x, binding));
-      // a literal (or a blank node for a predicate) where the data can have none matches nothing
-      if (s?.termType === 'Literal' || (p && p.termType !== 'NamedNode') || (g && g.termType !== 'NamedNode')) continue;
+      const terms = lookupTerms(pattern, binding);
+      if (!terms) continue;
       signal?.throwIfAborted();
+      const [s, p, o, g] = terms;
+      // in memory: no promise
+      const now = find.now?.(s, p, o, g);
+      if (now) {
+        for (const full of add(binding, now)) yield* onward(full);
+        continue;
+      }
       const found = find(s, p, o, g);
       if (found instanceof Promise) {
-        for (const full of add(binding, await found)) yield* extend(rest, full);
+        for (const full of add(binding, await found)) yield* onward(full);
         continue;
       }
       // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
       try {
         for await (const batch of batchesOf(found)) {
           signal?.throwIfAborted(); // a long scan ends with the abort too
-          for (const full of add(binding, batch)) yield* extend(rest, full);
+          for (const full of add(binding, batch)) yield* onward(full);
           // what a stream has ready goes on at once (a LIMIT may need no more)
           if (out.length) {
             const some = out;
             out = [];
-            yield* extend(rest, some);
+            yield* onward(some);
           }
         }
       } finally {
         found.destroy();
       }
     }
-    if (out.length) yield* extend(rest, out);
+    if (out.length) yield* onward(out);
   }
   yield* extend(patterns, [binding]);
+}
+
+/**
+ * matchPatterns's solutions at once, when every lookup is answered from memory (`find.now`) and
+ * they are at most `most`; else undefined (the caller then takes the asynchronous way).
+ */
+export function matchPatternsNow(patterns: QuadPattern[], binding: Solution, find: QuadFinder, most: number, tests?: readonly PatternTest[]): Solution[] | undefined {
+  if (!find.now) return undefined;
+  const now = find.now;
+  if (tests?.some((t) => isReady(t, binding) && !t.test(binding))) return [];
+  const out: Solution[] = [];
+  const extend = (left: QuadPattern[], binding: Solution): boolean => {
+    if (left.length === 0) {
+      out.push(binding);
+      return out.length <= most;
+    }
+    const { pattern, rest } = nextPattern(left, binding);
+    const named = pattern[3] !== undefined;
+    const terms = lookupTerms(pattern, binding);
+    if (!terms) return true;
+    const quads = now(...terms);
+    if (!quads) return false;
+    for (const quad of quads) {
+      if (named && quad.graph.termType !== 'NamedNode') continue;
+      const next = bindQuad(binding, pattern, named, quad);
+      if (next && testsPass(tests, binding, next) && !extend(rest, next)) return false;
+    }
+    return true;
+  };
+  return extend(patterns, binding) ? out : undefined;
 }
 
 /** The read side of an `asynciterator` stream (what the store's matches are). */

@@ -1,7 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { df, literal } from '../rdf/namespaces.ts';
 import { termKey } from '../rdf/terms.ts';
-import { matchPatternBatches, matchPatterns, projectSolutions, solutionKey, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
+import { matchPatternBatches, matchPatterns, matchPatternsNow, projectSolutions, solutionKey, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
 import type { OrderBy, PlanNode, StorePlan } from './query-plan.ts';
 import { sortSolutions } from './solution-order.ts';
 import { isNumericType } from './sparql-expressions.ts';
@@ -97,18 +97,26 @@ async function* join(parts: PlanNode[], at: number, binding: Solution, find: Qua
   for await (const batch of evaluate(parts[at], binding, find, signal)) for (const s of batch) yield* join(parts, at + 1, s, find, signal);
 }
 
+/** Solutions of an OPTIONAL's right side per left solution, at most, that are found at once when its lookups are in memory (matchPatternsNow). */
+const RIGHT_AT_ONCE = 256;
+
 async function* optional(node: Extract<PlanNode, { type: 'optional' }>, binding: Solution, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution[]> {
+  const { right } = node;
   for await (const batch of evaluate(node.left, binding, find, signal)) {
     const out: Solution[] = [];
     for (const left of batch) {
       let extended = false;
-      for await (const right of evaluate(node.right, left, find, signal)) {
-        for (const s of right) {
+      const take = (solutions: readonly Solution[]) => {
+        for (const s of solutions) {
           if (node.test && !node.test(s)) continue;
           extended = true;
           out.push(s);
         }
-      }
+      };
+      // in memory: the right side's few solutions at once, no generator or promise per left solution
+      const now = right.type === 'patterns' ? matchPatternsNow(right.patterns, left, find, RIGHT_AT_ONCE, right.tests) : undefined;
+      if (now) take(now);
+      else for await (const solutions of evaluate(right, left, find, signal)) take(solutions);
       if (!extended) out.push(left);
     }
     yield out;

@@ -26,6 +26,8 @@ export class PredicateQuads {
   private subjects?: Map<string, RDF.Quad[]>;
   private objects?: Map<string, RDF.Quad[]>;
   private scoped?: Map<string, RDF.Quad[]>;
+  /** When the cache last gave it out (its order of use). */
+  used = 0;
   readonly quads: RDF.Quad[];
   readonly weight: number;
   constructor(quads: RDF.Quad[], weight: number) {
@@ -42,10 +44,10 @@ export class PredicateQuads {
     let from = this.quads;
     if (s) {
       this.subjects ??= byKey(this.quads, (q) => q.subject);
-      from = this.subjects.get(termKey(s)) ?? [];
+      from = this.subjects.get(lookupKey(s)) ?? [];
     } else if (o) {
       this.objects ??= byKey(this.quads, (q) => q.object);
-      from = this.objects.get(termKey(o)) ?? [];
+      from = this.objects.get(lookupKey(o)) ?? [];
     } else if (allows && scopeKey !== undefined && !g) {
       from = this.inScope(scopeKey, allows);
       allows = undefined;
@@ -73,10 +75,17 @@ export class PredicateQuads {
   }
 }
 
+/**
+ * A term's key in the lookups: an IRI's own value (a string whose hash V8 has already computed
+ * when the term came from a quad, where a key made anew is hashed on every lookup), any other
+ * term's termKey (starting with `_:` or `"`, which no IRI does).
+ */
+const lookupKey = (t: RDF.Term): string => (t.termType === 'NamedNode' ? t.value : termKey(t));
+
 function byKey(quads: RDF.Quad[], term: (q: RDF.Quad) => RDF.Term): Map<string, RDF.Quad[]> {
   const out = new Map<string, RDF.Quad[]>();
   for (const q of quads) {
-    const key = termKey(term(q));
+    const key = lookupKey(term(q));
     const list = out.get(key);
     if (list) list.push(q);
     else out.set(key, [q]);
@@ -97,6 +106,7 @@ function byKey(quads: RDF.Quad[], term: (q: RDF.Quad) => RDF.Term): Map<string, 
 export class PredicateCache {
   private readonly held = new Map<string, PredicateQuads>();
   private weight = 0;
+  private uses = 0;
   private readonly fills = new Map<string, Promise<PredicateQuads | undefined>>();
   private readonly demand = new Map<string, number>();
   private readonly tooLarge = new Set<string>();
@@ -108,12 +118,10 @@ export class PredicateCache {
     this.maxShare = maxShare;
   }
 
-  /** The quads held of a predicate (then the most recently used). */
+  /** The quads held of a predicate (then the most recently used: marked, not moved, as it is asked for on every lookup). */
   get(predicate: string): PredicateQuads | undefined {
     const entry = this.held.get(predicate);
-    if (!entry) return undefined;
-    this.held.delete(predicate);
-    this.held.set(predicate, entry);
+    if (entry) entry.used = ++this.uses;
     return entry;
   }
 
@@ -174,12 +182,16 @@ export class PredicateCache {
   }
 
   private put(predicate: string, entry: PredicateQuads): void {
+    entry.used = ++this.uses;
     this.held.set(predicate, entry);
     this.weight += entry.weight;
-    for (const [oldest, e] of this.held) {
-      if (this.weight <= this.budget) break;
-      this.held.delete(oldest);
-      this.weight -= e.weight;
+    // the least recently used leave first (predicates held are few: tens)
+    while (this.weight > this.budget) {
+      let oldest: [string, PredicateQuads] | undefined;
+      for (const held of this.held) if (!oldest || held[1].used < oldest[1].used) oldest = held;
+      if (!oldest) break;
+      this.held.delete(oldest[0]);
+      this.weight -= oldest[1].weight;
     }
   }
 }
@@ -231,7 +243,12 @@ export function predicateCacheReads(find: QuadFinder, cache: PredicateCache, sco
   const allows = scope ? scopeTest(scope) : undefined;
   const inScope = scope ? scopedFinder(find, scope, allows) : find;
   const scopeKey = scope?.key;
-  return (s, p, o, g, limit) => {
+  /** The entry of the predicate the cache holds, when it may answer the pattern. */
+  const entryFor = (p?: RDF.Term, graph?: RDF.Term): PredicateQuads | undefined => {
+    if (p?.termType !== 'NamedNode' || (graph?.termType === 'NamedNode' && (!isBulkGraph(graph.value) || (scope && !scope.allows(graph.value))))) return undefined;
+    return cache.get(p.value);
+  };
+  const reads: QuadFinder = (s, p, o, g, limit) => {
     const graph = bound(g);
     if (p?.termType !== 'NamedNode' || (graph?.termType === 'NamedNode' && !isBulkGraph(graph.value))) return inScope(s, p, o, g, limit);
     if (graph?.termType === 'NamedNode' && scope && !scope.allows(graph.value)) return inScope(s, p, o, g, limit);
@@ -244,4 +261,6 @@ export function predicateCacheReads(find: QuadFinder, cache: PredicateCache, sco
       .fill(predicate.value, () => find(undefined, predicate, undefined, undefined))
       .then((entry) => (entry ? (entry.matching(subject, object, graph, undefined, allows, scopeKey) as RDF.Quad[]) : allQuads(inScope(s, p, o, g))));
   };
+  reads.now = (s, p, o, g) => entryFor(p, bound(g))?.matching(bound(s), bound(o), bound(g), undefined, allows, scopeKey);
+  return reads;
 }

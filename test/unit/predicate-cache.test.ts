@@ -109,6 +109,27 @@ test('a write drops the predicates it touches, also from a read still filling; t
   assert.equal(calls.length, 5, 'two whole reads, one fill that stopped, then whole reads again (never another fill)');
 });
 
+test('past its budget the predicate cache lets the least recently used predicate go', async () => {
+  const [A, B, C] = ['a', 'b', 'c'].map((x) => n(`http://t/${x}`));
+  const data = [A, B, C].flatMap((p) => Array.from({ length: 10 }, (_, i) => df.quad(graphOf(i), p, df.literal(String(i)), graphOf(i))));
+  const finder: QuadFinder = async (s, p) => data.filter((q) => (!s || s.equals(q.subject)) && (!p || p.equals(q.predicate)));
+  // one predicate weighs about 10 x 128 + its terms' characters: room for two, not three
+  const cache = new PredicateCache(4000, 1);
+  const find = predicateCacheReads(finder, cache);
+  const fill = async (p: RDF.NamedNode) => {
+    for (let i = 0; i < 2; i++) await allQuads(find(undefined, p, undefined, undefined));
+  };
+  await fill(A);
+  await fill(B);
+  assert.ok(cache.get(A.value) && cache.get(B.value));
+  cache.get(A.value); // A used after B
+  await fill(C);
+  assert.ok(cache.get(A.value), 'the recently used one stays');
+  assert.ok(cache.get(C.value));
+  assert.equal(cache.get(B.value), undefined, 'the least recently used one went');
+  assert.ok(cache.size <= 4000);
+});
+
 test('a scope sees only its graphs in what the predicate cache holds, kept per scope key and never shared across keys', async () => {
   const cache = new PredicateCache();
   const fill = predicateCacheReads(recordingFinder([]), cache);
