@@ -22,6 +22,17 @@ export function quadKey(q: RDF.Quad): string {
   return `${termKey(q.subject)} ${termKey(q.predicate)} ${termKey(q.object)} ${termKey(q.graph)}`;
 }
 
+/**
+ * A term's key in a Map: an IRI's own value (a string whose hash V8 has already computed when
+ * the term came from a quad, where a key made anew is hashed on every lookup), any other term's
+ * termKey (starting with `_:`, `"` or empty, which no IRI key does: an IRI that could be taken
+ * for one is keyed by its termKey too).
+ */
+export function termMapKey(t: RDF.Term): string {
+  if (t.termType === 'NamedNode' && t.value !== '' && !t.value.startsWith('_:') && !t.value.startsWith('"')) return t.value;
+  return termKey(t);
+}
+
 /** Does a pattern term (undefined or a variable = wildcard) match the term? */
 export function matchesPattern(pattern: RDF.Term | null | undefined, term: RDF.Term): boolean {
   return !pattern || pattern.termType === 'Variable' || pattern.equals(term);

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df, literal } from '../rdf/namespaces.ts';
-import { termKey } from '../rdf/terms.ts';
+import { termKey, termMapKey } from '../rdf/terms.ts';
 import type { QueryResult, Solution } from './triple-store.ts';
 import { sortSolutions, type OrderKey } from './solution-order.ts';
 
@@ -431,7 +431,8 @@ export async function* projectSolutions(
 
 /** A solution's terms over `variables` as one string (DISTINCT, groups). */
 export function solutionKey(s: Solution, variables: readonly string[]): string {
-  if (variables.length === 1) return s[variables[0]] ? termKey(s[variables[0]]) : '';
+  // one variable: its term's map key (an IRI's value: no new string to hash), never '' when bound
+  if (variables.length === 1) return s[variables[0]] ? termMapKey(s[variables[0]]) : '';
   let key = '';
   for (const [i, v] of variables.entries()) key += (i ? ' ' : '') + (s[v] ? termKey(s[v]) : '');
   return key;

@@ -1,6 +1,6 @@
 import type * as RDF from '@rdfjs/types';
 import { df } from '../rdf/namespaces.ts';
-import { termKey } from '../rdf/terms.ts';
+import { termKey, termMapKey } from '../rdf/terms.ts';
 import { isBulkGraph } from './bulk-partition.ts';
 import { copyTerm } from './graph-cache.ts';
 import { allQuads, batchesOf, type QuadFinder } from './graph-pattern-query.ts';
@@ -44,10 +44,10 @@ export class PredicateQuads {
     let from = this.quads;
     if (s) {
       this.subjects ??= byKey(this.quads, (q) => q.subject);
-      from = this.subjects.get(lookupKey(s)) ?? [];
+      from = this.subjects.get(termMapKey(s)) ?? [];
     } else if (o) {
       this.objects ??= byKey(this.quads, (q) => q.object);
-      from = this.objects.get(lookupKey(o)) ?? [];
+      from = this.objects.get(termMapKey(o)) ?? [];
     } else if (allows && scopeKey !== undefined && !g) {
       from = this.inScope(scopeKey, allows);
       allows = undefined;
@@ -75,17 +75,10 @@ export class PredicateQuads {
   }
 }
 
-/**
- * A term's key in the lookups: an IRI's own value (a string whose hash V8 has already computed
- * when the term came from a quad, where a key made anew is hashed on every lookup), any other
- * term's termKey (starting with `_:` or `"`, which no IRI does).
- */
-const lookupKey = (t: RDF.Term): string => (t.termType === 'NamedNode' ? t.value : termKey(t));
-
 function byKey(quads: RDF.Quad[], term: (q: RDF.Quad) => RDF.Term): Map<string, RDF.Quad[]> {
   const out = new Map<string, RDF.Quad[]>();
   for (const q of quads) {
-    const key = lookupKey(term(q));
+    const key = termMapKey(term(q));
     const list = out.get(key);
     if (list) list.push(q);
     else out.set(key, [q]);
