@@ -69,7 +69,7 @@ export function prepareQuery(request: SparqlRequest, options: { allowService: bo
     throw badRequest('malformed SPARQL query');
   }
   if (parsed.type !== 'query') throw badRequest('this endpoint answers queries only; SPARQL updates are not accepted');
-  const federated = containsService(parsed);
+  const federated = isFederated(parsed);
   if (!options.allowService && federated) {
     throw badRequest('SERVICE (federated query to another endpoint) is disabled on this server');
   }
@@ -98,6 +98,15 @@ function foldHaving(node: unknown): void {
     n.having = [n.having.reduce((a, b) => ({ type: 'operation', operator: '&&', args: [a, b] }))];
   }
   for (const v of Object.values(node as object)) (Array.isArray(v) ? v : [v]).forEach(foldHaving);
+}
+
+/** Whether each parse kept (parsed-query.ts) has a SERVICE: a query asked again is not walked again. */
+const federatedParses = new WeakMap<object, boolean>();
+
+function isFederated(parsed: object): boolean {
+  let federated = federatedParses.get(parsed);
+  if (federated === undefined) federatedParses.set(parsed, (federated = containsService(parsed)));
+  return federated;
 }
 
 function containsService(node: unknown): boolean {
