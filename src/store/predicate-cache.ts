@@ -248,7 +248,8 @@ export function predicateCacheReads(find: QuadFinder, cache: PredicateCache, sco
     const [subject, object] = [bound(s), bound(o)];
     const held = cache.get(p.value);
     if (held) return Promise.resolve(held.matching(subject, object, graph, limit, allows, scopeKey) as RDF.Quad[]);
-    if (limit !== undefined || !cache.wants(p.value, !subject && !object)) return inScope(s, p, o, g, limit);
+    // a read of one dataset's column counts as a lookup: the fill reads every graph's
+    if (limit !== undefined || !cache.wants(p.value, !subject && !object && !graph)) return inScope(s, p, o, g, limit);
     const predicate = p;
     return cache
       .fill(predicate.value, () => find(undefined, predicate, undefined, undefined))
