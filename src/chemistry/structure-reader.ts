@@ -1,10 +1,10 @@
 import { runInChunks, type WorkerPool } from '../task/worker-pool.ts';
-import { parseWith, type StructureInput, type StructureResult } from './structure-worker.ts';
+import { parseWith, type SearchableResult, type StructureInput, type StructureResult } from './structure-worker.ts';
 
 export { parseWith };
 import type { Chemistry } from './chemistry.ts';
 
-export type { StructureInput, StructureResult };
+export type { SearchableResult, StructureInput, StructureResult };
 
 /** Parses many structures; answers one result per input, in order. */
 export type StructureReader = (inputs: StructureInput[], progress?: (fraction: number) => void) => Promise<StructureResult[]>;
@@ -28,6 +28,11 @@ export function structureReaderOn(workers: WorkerPool, signal?: AbortSignal, her
     }
     return runInChunks(workers, { module: WORKER_MODULE, fn: 'parseStructures', chunk: CHUNK }, inputs, { signal, progress });
   };
+}
+
+/** What the structure index keeps of stored SMILES (structure-worker.ts's searchableOfSmiles), on the worker pool in chunks that run in parallel; one result per input, in order. */
+export function searchableReaderOn(workers: WorkerPool): (inputs: StructureInput[]) => Promise<SearchableResult[]> {
+  return (inputs) => runInChunks(workers, { module: WORKER_MODULE, fn: 'searchableOfSmiles', chunk: CHUNK }, inputs);
 }
 
 /** The SMILES of chemical names, one answer per input of kind `name`, in order, or why there is none (compound-names.ts). */

@@ -1,4 +1,4 @@
-import { Chemistry, type Structure } from './chemistry.ts';
+import { Chemistry, type Searchable, type Structure } from './chemistry.ts';
 
 /**
  * Structure parsing as a pure function of text, for worker threads (each thread loads its own
@@ -23,6 +23,27 @@ export async function parseStructures(inputs: StructureInput[]): Promise<Structu
     // a structure the toolkit crashed on fails its row; the rows after it are read by a fresh toolkit
     await chemistry.ready();
     results.push(...parseWith(chemistry, [input]));
+  }
+  return results;
+}
+
+export type SearchableResult = { searchable: Searchable } | { error: string };
+
+/**
+ * What the structure index keeps of stored structures, from their SMILES (`Chemistry.searchableFromSmiles`),
+ * or why one could not be read: the index built over compounds stored before it.
+ */
+export async function searchableOfSmiles(inputs: StructureInput[]): Promise<SearchableResult[]> {
+  const chemistry = await Chemistry.load({ indigo: false });
+  const results: SearchableResult[] = [];
+  for (const input of inputs) {
+    // as parseStructures: a structure the toolkit crashed on fails alone
+    await chemistry.ready();
+    try {
+      results.push({ searchable: chemistry.searchableFromSmiles(input.text, input.what) });
+    } catch (e) {
+      results.push({ error: (e as Error).message });
+    }
   }
   return results;
 }

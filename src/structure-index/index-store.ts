@@ -1,7 +1,7 @@
 import type { Services } from '../core/services.ts';
 import type { RecordWrites } from '../store/triple-store.ts';
 import { select } from '../store/query-helpers.ts';
-import { structureReaderOn } from '../chemistry/structure-reader.ts';
+import { searchableReaderOn } from '../chemistry/structure-reader.ts';
 import { indexQueries } from './index-queries.ts';
 import { COMPLETE_KEY, decodeEntry, encodeEntry, entryKey, ENTRY_PREFIX, idOfKey, type IndexEntry } from './index-entry.ts';
 import { StructureIndex } from './structure-index.ts';
@@ -86,7 +86,8 @@ async function buildMissing(services: Pick<Services, 'uris' | 'log' | 'store' | 
   if (rows.length) services.log.warn('building the structure index over the stored compounds (once)', { compounds: rows.length });
   const names = new Map<string, string[]>();
   for (const r of rows.length ? await select(services.store, indexQueries.names()) : []) names.set(r.c.value, [...(names.get(r.c.value) ?? []), r.n.value]);
-  const read = structureReaderOn(services.workers);
+  // the fingerprints and pickle only: the compound's InChIKey is stored
+  const read = searchableReaderOn(services.workers);
   for (let i = 0; i < rows.length; i += BUILD_BATCH) {
     const part = rows.slice(i, i + BUILD_BATCH);
     const parsed = await read(part.map((r) => ({ kind: 'smiles', text: r.s.value, what: r.c.value })));
@@ -94,7 +95,7 @@ async function buildMissing(services: Pick<Services, 'uris' | 'log' | 'store' | 
     part.forEach((r, j) => {
       const p = parsed[j];
       // a stored SMILES RDKit cannot read again stays out of structure search
-      if ('structure' in p) entries.push({ id: idOf(services, r.c.value), inchiKey: r.k.value, names: names.get(r.c.value) ?? [], ...p.structure.searchable });
+      if ('searchable' in p) entries.push({ id: idOf(services, r.c.value), inchiKey: r.k.value, names: names.get(r.c.value) ?? [], ...p.searchable });
     });
     const records = entryRecords(entries);
     await services.store.replaceGraphs({}, records);
