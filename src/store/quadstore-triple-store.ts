@@ -22,6 +22,7 @@ import { comunicaAlgebra } from './comunica-plans.ts';
 import { bulkGraphReads } from './bulk-graph-reads.ts';
 import { PredicateCache, predicateCacheReads } from './predicate-cache.ts';
 import { FirstQuadsCache } from './first-quads-cache.ts';
+import { BulkAbsences } from './bulk-absences.ts';
 import { closingIterators } from './closing-iterators.ts';
 import { IndexWriter, RECORD_KEY_PREFIX, recordKey } from './index-writer.ts';
 import { TimeSlices } from '../core/time-slices.ts';
@@ -66,6 +67,8 @@ export class QuadstoreTripleStore implements TripleStore {
   private readonly cache = new GraphCache();
   /** The quads of predicates queries read across graphs (predicate-cache.ts); writes drop what they touch. */
   private readonly predicates = new PredicateCache();
+  /** Subjects found in no bulk graph, until the next write of one (bulk-absences.ts). */
+  private readonly bulkAbsences = new BulkAbsences();
   /** The first quads of recent limited reads, until the next write (first-quads-cache.ts). */
   private readonly firstReads = new FirstQuadsCache();
   /** Graphs a pattern was recently read from without the cache holding them (see graphPattern). */
@@ -116,7 +119,22 @@ export class QuadstoreTripleStore implements TripleStore {
     }
     const main = wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any, options) as any);
     if ((g && g.termType === 'DefaultGraph') || !this.bulk.mayHold(p)) return main;
-    return new UnionIterator<RDF.Quad>([main, this.bulk.matchAny(s, p, o, g, options)], { autoStart: false, maxBufferSize: 64 });
+    // a subject over every graph: not looked up graph by graph again where it was found in none
+    const subject = s && !g && !o ? termKey(s) : undefined;
+    if (subject !== undefined && this.bulkAbsences.has(subject)) return main;
+    let bulk = this.bulk.matchAny(s, p, o, g, options);
+    if (subject !== undefined && !p) {
+      const writes = this.bulkAbsences.writeCount;
+      let found = 0;
+      bulk = bulk.map((q) => {
+        found++;
+        return q;
+      });
+      bulk.on('end', () => {
+        if (found === 0) this.bulkAbsences.note(subject, writes);
+      });
+    }
+    return new UnionIterator<RDF.Quad>([main, bulk], { autoStart: false, maxBufferSize: 64 });
   }
 
   /**
@@ -189,8 +207,15 @@ export class QuadstoreTripleStore implements TripleStore {
     // nothing changes (a resource written again as it is): no batch, no invalidation
     if (oldQuads.length === 0 && newQuads.length === 0 && !records?.size) return;
     // before the write: a read while it is written may then look in the bulk partition too
-    this.bulk.notePredicates(newQuads.filter((q) => q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value)));
-    await this.writer.write(oldQuads, newQuads, records?.size ? records : undefined);
+    const bulkQuads = newQuads.filter((q) => q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value));
+    this.bulk.notePredicates(bulkQuads);
+    const bulkWrite = bulkQuads.length > 0 || oldQuads.some((q) => q.graph.termType === 'NamedNode' && isBulkGraph(q.graph.value));
+    if (bulkWrite) this.bulkAbsences.written();
+    try {
+      await this.writer.write(oldQuads, newQuads, records?.size ? records : undefined);
+    } finally {
+      if (bulkWrite) this.bulkAbsences.written();
+    }
     const touched = new Set<string>();
     // the unnamed default graph is cached under the name that reads it
     const nameOf = (q: RDF.Quad) => (q.graph.termType === 'DefaultGraph' ? DEFAULT_GRAPH_IRI : q.graph.value);

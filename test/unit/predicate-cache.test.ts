@@ -205,3 +205,23 @@ test("a LIMIT's first quads, kept for the same query asked again, give way to ev
   await store.replaceGraphs({ [subject]: quadsOf });
   assert.deepEqual(await select(first), before);
 });
+
+test('a subject found in no dataset rows is not looked up there again, until rows are written', async () => {
+  const described = async (iri: string) => {
+    const result = await store.query(`DESCRIBE <${iri}>`);
+    assert.equal(result.type, 'quads');
+    const out: string[] = [];
+    for await (const q of (result as { quads: AsyncIterable<RDF.Quad> }).quads) out.push(`${q.predicate.value} ${q.object.value}`);
+    return out.sort();
+  };
+  const compound = graphOf(5).value;
+  const before = await described(compound);
+  assert.equal(before.length, 2);
+  assert.deepEqual(await described(compound), before);
+  // the compound becomes the subject of a dataset's rows: DESCRIBE finds it there at once
+  const entries = 'http://t/d/1/entries';
+  await store.replaceGraphs({ [entries]: [df.quad(graphOf(5), n('http://t/value'), df.literal('7'), n(entries))] });
+  assert.deepEqual(await described(compound), [...before, 'http://t/value 7'].sort());
+  await store.deleteGraphs([entries]);
+  assert.deepEqual(await described(compound), before);
+});
