@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch, type Response } from 'undici';
+import type { Agent, Response } from 'undici';
 import { badGateway, badRequest, HttpError } from '../core/errors.ts';
 import { refusalOf, type Cidr } from '../core/address-rules.ts';
 
@@ -63,6 +63,8 @@ export async function checkOutboundTarget(url: string, policy: OutboundPolicy): 
 /** Make one outbound request under the policy; any failure other than a refused target is a 502. */
 export async function outboundFetch(url: string, request: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
   let current = (await checkOutboundTarget(url, policy)).href;
+  // undici is loaded with the first outbound request, not with the server (about 70 ms)
+  const { fetch: undiciFetch, Agent } = await import('undici');
   const signal = AbortSignal.timeout(policy.harvestTimeoutMs);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     let response: Response;
@@ -73,7 +75,7 @@ export async function outboundFetch(url: string, request: OutboundRequest, polic
         body: request.body,
         redirect: 'manual',
         signal,
-        dispatcher: agentFor(policy.allowPrivateTargets),
+        dispatcher: agentFor(Agent, policy.allowPrivateTargets),
       });
     } catch (e) {
       throw failureOf(e, url, current, policy);
@@ -142,11 +144,11 @@ function checkedLookup(allowed: Cidr[]) {
 
 const agents = new Map<string, Agent>();
 
-function agentFor(allowed: Cidr[]): Agent {
+function agentFor(AgentOf: typeof Agent, allowed: Cidr[]): Agent {
   const key = allowed.map(([net, bits]) => `${net.toString()}/${bits}`).join(',');
   let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ connect: { lookup: checkedLookup(allowed) as never }, keepAliveTimeout: 4_000 });
+    agent = new AgentOf({ connect: { lookup: checkedLookup(allowed) as never }, keepAliveTimeout: 4_000 });
     agents.set(key, agent);
   }
   return agent;

@@ -2,7 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { Readable } from 'node:stream';
 import { StreamParser } from 'n3';
 import { SparqlJsonParser } from 'sparqljson-parse';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import type { Solution } from '../triple-store.ts';
 import type { SparqlText } from '../sparql-template.ts';
 import { StoreAuthentication, type StoreCredentials } from './store-authentication.ts';
@@ -20,7 +20,8 @@ export interface RemoteStoreConfig extends StoreCredentials {
  */
 export class SparqlProtocolClient {
   // idle connections are closed well before servers close them (Virtuoso: 10 s by default)
-  private readonly agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 16 });
+  // made with the first request: undici is loaded then, not with the server (about 70 ms)
+  private agent?: Agent;
   private readonly authentication: StoreAuthentication;
 
   private readonly config: RemoteStoreConfig;
@@ -35,7 +36,8 @@ export class SparqlProtocolClient {
    * same state when sent twice (queries; graph replacements; updates as computed changes).
    */
   private async post(url: string, field: 'query' | 'update', text: SparqlText | string, accept: string, signal?: AbortSignal): Promise<Response> {
-    const { fetch } = await import('undici');
+    const { fetch, Agent } = await import('undici');
+    this.agent ??= new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 16 });
     const body = new URLSearchParams({ [field]: String(text) }).toString();
     // a challenge (401 with WWW-Authenticate) is answered once per request, apart from the retries below
     let challengesAnswered = 0;
@@ -128,7 +130,7 @@ export class SparqlProtocolClient {
   }
 
   async close(): Promise<void> {
-    if (!this.agent.closed && !this.agent.destroyed) await this.agent.close();
+    if (this.agent && !this.agent.closed && !this.agent.destroyed) await this.agent.close();
   }
 }
 
