@@ -7,8 +7,8 @@ const MOST_QUADS = 20_000;
 
 /**
  * The quads of recent limited reads outside one graph (a LIMIT's first few quads of a pattern,
- * such as `SELECT ?s { ?s ?p ?o } LIMIT 10`, the first query a SPARQL client sends), kept until
- * the next write: every write empties it (the store's write count, see writeCount, moved on), and
+ * such as `SELECT ?s { ?s ?p ?o } LIMIT 10`, the first query a SPARQL client sends) and of reads
+ * of one subject in every graph (DESCRIBE), kept until the next write: every write empties it (the store's write count, see writeCount, moved on), and
  * a read that began before a write is not kept. Bounded by the quads held (the least recently
  * used reads leave first); terms are copies, not slices of LevelDB's keys.
  */
@@ -21,7 +21,8 @@ export class FirstQuadsCache {
     this.most = most;
   }
 
-  static key(limit: number, terms: (RDF.Term | undefined)[]): string {
+  /** The key of a read: of at most `limit` quads, or `all` of them. */
+  static key(limit: number | 'all', terms: (RDF.Term | undefined)[]): string {
     return `${limit}${terms.map((t) => ` ${t ? termKey(t) : '?'}`).join('')}`;
   }
 

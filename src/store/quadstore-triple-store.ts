@@ -144,8 +144,25 @@ export class QuadstoreTripleStore implements TripleStore {
   private readonly find: QuadFinder = (s, p, o, g, limit) => {
     if (g?.termType === 'NamedNode' && !isBulkGraph(g.value)) return this.graphPattern(g.value, s, p, o);
     if (limit !== undefined && g?.termType !== 'NamedNode') return this.firstQuads(limit, s, p, o, g);
+    if (s && s.termType !== 'Variable' && g?.termType !== 'NamedNode') return this.subjectQuads(s, p, o, g);
     return this.match(s, p, o, g, limit) as unknown as QuadStream;
   };
+
+  /**
+   * The quads of a pattern with its subject bound outside one graph (DESCRIBE, a resource's
+   * statements in every graph), at once: from the first-quads cache when the same read was made
+   * since the last write, else read and kept there when they are few.
+   */
+  private async subjectQuads(...terms: Term[]): Promise<RDF.Quad[]> {
+    const [s, p, o, g] = terms.map(unbound);
+    const writes = this.writeCount();
+    const key = FirstQuadsCache.key('all', [s, p, o, g]);
+    const kept = this.firstReads.get(key, writes);
+    if (kept) return kept;
+    const quads = await allQuads(this.match(s, p, o, g) as unknown as QuadStream);
+    this.firstReads.put(key, quads, writes);
+    return quads;
+  }
 
   /**
    * The first `limit` quads of a pattern outside one graph (a LIMIT's few): the main partition's,
