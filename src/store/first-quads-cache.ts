@@ -4,16 +4,21 @@ import { copyQuad } from './graph-cache.ts';
 
 /** Quads held at most over all reads kept. */
 const MOST_QUADS = 20_000;
+/** Reads remembered as asked for. */
+const MOST_ASKED = 4096;
 
 /**
  * The quads of recent limited reads outside one graph (a LIMIT's first few quads of a pattern,
  * such as `SELECT ?s { ?s ?p ?o } LIMIT 10`, the first query a SPARQL client sends) and of reads
  * of one subject in every graph (DESCRIBE), kept until the next write: every write empties it (the store's write count, see writeCount, moved on), and
- * a read that began before a write is not kept. Bounded by the quads held (the least recently
- * used reads leave first); terms are copies, not slices of LevelDB's keys.
+ * a read that began before a write is not kept, nor one asked for only once since. Bounded by
+ * the quads held (the least recently used reads leave first); terms are copies, not slices of
+ * LevelDB's keys.
  */
 export class FirstQuadsCache {
   private readonly reads = new Map<string, RDF.Quad[]>();
+  /** Reads asked for and not held since the last write, with how often (a read is kept when asked again: copying its terms costs more than a read asked once). */
+  private readonly asked = new Map<string, number>();
   private held = 0;
   private writes = -1;
   private readonly most: number;
@@ -30,12 +35,16 @@ export class FirstQuadsCache {
   get(key: string, writes: number): RDF.Quad[] | undefined {
     if (writes !== this.writes) {
       this.reads.clear();
+      this.asked.clear();
       this.held = 0;
       this.writes = writes;
-      return undefined;
     }
     const quads = this.reads.get(key);
-    if (!quads) return undefined;
+    if (!quads) {
+      this.asked.set(key, (this.asked.get(key) ?? 0) + 1);
+      if (this.asked.size > MOST_ASKED) this.asked.delete(this.asked.keys().next().value as string);
+      return undefined;
+    }
     this.reads.delete(key);
     this.reads.set(key, quads);
     return quads;
@@ -43,7 +52,8 @@ export class FirstQuadsCache {
 
   /** Keeps what a read that began at write count `writes` found, unless a write came in between. */
   put(key: string, quads: RDF.Quad[], writes: number): void {
-    if (writes !== this.writes || quads.length > this.most / 4 || this.reads.has(key)) return;
+    if (writes !== this.writes || quads.length > this.most / 4 || this.reads.has(key) || (this.asked.get(key) ?? 0) < 2) return;
+    this.asked.delete(key);
     this.reads.set(key, quads.map(copyQuad));
     this.held += quads.length;
     for (const [oldest, kept] of this.reads) {
