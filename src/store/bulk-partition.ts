@@ -2,6 +2,7 @@ import type * as RDF from '@rdfjs/types';
 import { EmptyIterator, UnionIterator, wrap, type AsyncIterator } from 'asynciterator';
 import { df } from '../rdf/namespaces.ts';
 import { matchesPattern } from '../rdf/terms.ts';
+import { boundTerm } from './graph-pattern-query.ts';
 import type { TermName } from './indexes.ts';
 import { SUBGRAPH_SUFFIXES } from '../core/uri-scheme.ts';
 import { ReadableQuadstore } from './readable-quadstore.ts';
@@ -103,8 +104,7 @@ export class BulkQuadstore extends ReadableQuadstore {
   /** Match any pattern: the best index for its bound terms, the rest filtered. */
   matchAny(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null, options?: { limit?: number }): AsyncIterator<RDF.Quad> {
     const pattern: Partial<Record<TermName, RDF.Term>> = {};
-    const bound = (t?: RDF.Term | null) => (t && t.termType !== 'Variable' ? t : undefined);
-    const given: Record<TermName, RDF.Term | undefined> = { subject: bound(s), predicate: bound(p), object: bound(o), graph: bound(g) };
+    const given: Record<TermName, RDF.Term | undefined> = { subject: boundTerm(s), predicate: boundTerm(p), object: boundTerm(o), graph: boundTerm(g) };
     let best: TermName[] = [];
     for (const index of BULK_INDEXES) {
       const used: TermName[] = [];

@@ -7,6 +7,9 @@ import { sortSolutions, type OrderKey } from './solution-order.ts';
 export type Position = RDF.Term | RDF.Variable;
 export type TriplePattern = [Position, Position, Position];
 
+/** A pattern term as a finder takes it: variables and nulls mean "any" (undefined). */
+export const boundTerm = (t: RDF.Term | null | undefined): RDF.Term | undefined => (t && t.termType !== 'Variable' ? t : undefined);
+
 /** A stream of quads that `destroy` ends early. */
 export type QuadStream = AsyncIterable<RDF.Quad> & { destroy(): void };
 

@@ -3,7 +3,7 @@ import { df } from '../rdf/namespaces.ts';
 import { termKey, termMapKey } from '../rdf/terms.ts';
 import { isBulkGraph } from './bulk-partition.ts';
 import { copyTerm } from './graph-cache.ts';
-import { allQuads, batchesOf, type QuadFinder } from './graph-pattern-query.ts';
+import { allQuads, batchesOf, boundTerm as bound, type QuadFinder } from './graph-pattern-query.ts';
 import { scopedFinder, scopeTest } from './scoped-finder.ts';
 import type { GraphScope } from './triple-store.ts';
 
@@ -222,9 +222,6 @@ async function copied(found: ReturnType<QuadFinder>, most: number): Promise<Pred
 
 const copyQuadWith = (q: RDF.Quad, term: <T extends RDF.Term>(t: T) => T): RDF.Quad => df.quad(term(q.subject), term(q.predicate), term(q.object), term(q.graph));
 
-/** Variables and nulls mean "any". */
-const bound = (t: RDF.Term | null | undefined): RDF.Term | undefined => (t && t.termType !== 'Variable' ? t : undefined);
-
 /**
  * A finder of the quads `scope` allows (all without one) that answers patterns of a bound
  * predicate outside one resource's graph (the default graph's union, a variable graph, a
@@ -236,15 +233,12 @@ export function predicateCacheReads(find: QuadFinder, cache: PredicateCache, sco
   const allows = scope ? scopeTest(scope) : undefined;
   const inScope = scope ? scopedFinder(find, scope, allows) : find;
   const scopeKey = scope?.key;
-  /** The entry of the predicate the cache holds, when it may answer the pattern. */
-  const entryFor = (p?: RDF.Term, graph?: RDF.Term): PredicateQuads | undefined => {
-    if (p?.termType !== 'NamedNode' || (graph?.termType === 'NamedNode' && (!isBulkGraph(graph.value) || (scope && !scope.allows(graph.value))))) return undefined;
-    return cache.get(p.value);
-  };
+  /** Whether the cache may answer a pattern of this predicate and graph (any graph, or a dataset's rows the scope may see; a resource's own graph is the graph cache's). */
+  const answers = (p: RDF.Term | undefined, graph: RDF.Term | undefined): p is RDF.NamedNode =>
+    p?.termType === 'NamedNode' && (graph?.termType !== 'NamedNode' || (isBulkGraph(graph.value) && (!scope || scope.allows(graph.value))));
   const reads: QuadFinder = (s, p, o, g, limit) => {
     const graph = bound(g);
-    if (p?.termType !== 'NamedNode' || (graph?.termType === 'NamedNode' && !isBulkGraph(graph.value))) return inScope(s, p, o, g, limit);
-    if (graph?.termType === 'NamedNode' && scope && !scope.allows(graph.value)) return inScope(s, p, o, g, limit);
+    if (!answers(p, graph)) return inScope(s, p, o, g, limit);
     const [subject, object] = [bound(s), bound(o)];
     const held = cache.get(p.value);
     if (held) return Promise.resolve(held.matching(subject, object, graph, limit, allows, scopeKey) as RDF.Quad[]);
@@ -255,6 +249,6 @@ export function predicateCacheReads(find: QuadFinder, cache: PredicateCache, sco
       .fill(predicate.value, () => find(undefined, predicate, undefined, undefined))
       .then((entry) => (entry ? (entry.matching(subject, object, graph, undefined, allows, scopeKey) as RDF.Quad[]) : allQuads(inScope(s, p, o, g))));
   };
-  reads.now = (s, p, o, g) => entryFor(p, bound(g))?.matching(bound(s), bound(o), bound(g), undefined, allows, scopeKey);
+  reads.now = (s, p, o, g) => (answers(p, bound(g)) ? cache.get(p.value)?.matching(bound(s), bound(o), bound(g), undefined, allows, scopeKey) : undefined);
   return reads;
 }

@@ -11,7 +11,7 @@ import { parsedQuery } from './parsed-query.ts';
 import { storePlan } from './query-plan.ts';
 import { answerPlan, planLimitHint, selectPlan } from './plan-evaluator.ts';
 import { templateParse } from './compiled-template.ts';
-import { allQuads, answerGraphPattern, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
+import { allQuads, answerGraphPattern, boundTerm, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, UnionIterator, type AsyncIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
@@ -112,7 +112,7 @@ export class QuadstoreTripleStore implements TripleStore {
    * (the index reads no more; an unlimited match reads in batches of hundreds).
    */
   private match(s?: Term, p?: Term, o?: Term, g?: Term, limit?: number) {
-    [s, p, o, g] = [s, p, o, g].map(unbound);
+    [s, p, o, g] = [s, p, o, g].map(boundTerm);
     const options = limit === undefined ? undefined : { limit };
     if (g && g.termType === 'NamedNode') {
       return isBulkGraph(g.value) ? this.bulk.matchAny(s, p, o, g, options) : wrap<RDF.Quad>(this.quadstore.match(s as any, p as any, o as any, g as any, options) as any);
@@ -143,23 +143,20 @@ export class QuadstoreTripleStore implements TripleStore {
    */
   private readonly find: QuadFinder = (s, p, o, g, limit) => {
     if (g?.termType === 'NamedNode' && !isBulkGraph(g.value)) return this.graphPattern(g.value, s, p, o);
-    if (limit !== undefined && g?.termType !== 'NamedNode') return this.firstQuads(limit, s, p, o, g);
-    if (s && s.termType !== 'Variable' && g?.termType !== 'NamedNode') return this.subjectQuads(s, p, o, g);
+    if (limit !== undefined && g?.termType !== 'NamedNode') return this.keptRead(limit, [s, p, o, g], (...pattern) => this.firstQuads(limit, ...pattern));
+    // a subject over every graph (DESCRIBE, a resource's statements in every graph): read at once
+    if (s && s.termType !== 'Variable' && g?.termType !== 'NamedNode') return this.keptRead('all', [s, p, o, g], (...pattern) => allQuads(this.match(...pattern) as unknown as QuadStream));
     return this.match(s, p, o, g, limit) as unknown as QuadStream;
   };
 
-  /**
-   * The quads of a pattern with its subject bound outside one graph (DESCRIBE, a resource's
-   * statements in every graph), at once: from the first-quads cache when the same read was made
-   * since the last write, else read and kept there when they are few.
-   */
-  private async subjectQuads(...terms: Term[]): Promise<RDF.Quad[]> {
-    const [s, p, o, g] = terms.map(unbound);
+  /** A read outside one graph, from the first-quads cache when the same read was made since the last write, else made and kept there when asked again. */
+  private async keptRead(limit: number | 'all', terms: Term[], read: (...pattern: (RDF.Term | undefined)[]) => Promise<RDF.Quad[]>): Promise<RDF.Quad[]> {
+    const pattern = terms.map(boundTerm);
     const writes = this.writeCount();
-    const key = FirstQuadsCache.key('all', [s, p, o, g]);
+    const key = FirstQuadsCache.key(limit, pattern);
     const kept = this.firstReads.get(key, writes);
     if (kept) return kept;
-    const quads = await allQuads(this.match(s, p, o, g) as unknown as QuadStream);
+    const quads = await read(...pattern);
     this.firstReads.put(key, quads, writes);
     return quads;
   }
@@ -169,20 +166,11 @@ export class QuadstoreTripleStore implements TripleStore {
    * then the bulk one's only when those are too few (one LevelDB iterator where a union of both
    * partitions opens two).
    */
-  private async firstQuads(limit: number, ...terms: Term[]): Promise<RDF.Quad[]> {
-    const [s, p, o, g] = terms.map(unbound);
-    // the same read since the last write: from the first-quads cache
-    const writes = this.writeCount();
-    const key = FirstQuadsCache.key(limit, [s, p, o, g]);
-    const kept = this.firstReads.get(key, writes);
-    if (kept) return kept;
+  private async firstQuads(limit: number, s?: RDF.Term, p?: RDF.Term, o?: RDF.Term, g?: RDF.Term): Promise<RDF.Quad[]> {
     const { items } = await this.quadstore.get({ subject: s, predicate: p, object: o, graph: g } as never, { limit });
-    let quads = items as RDF.Quad[];
-    if (quads.length < limit && g?.termType !== 'DefaultGraph' && this.bulk.mayHold(p)) {
-      quads = [...quads, ...(await allQuads(this.bulk.matchAny(s, p, o, g, { limit: limit - quads.length }) as unknown as QuadStream))];
-    }
-    this.firstReads.put(key, quads, writes);
-    return quads;
+    const quads = items as RDF.Quad[];
+    if (quads.length >= limit || g?.termType === 'DefaultGraph' || !this.bulk.mayHold(p)) return quads;
+    return [...quads, ...(await allQuads(this.bulk.matchAny(s, p, o, g, { limit: limit - quads.length }) as unknown as QuadStream))];
   }
 
   /** The quads of a pattern in one graph of the main partition. */
@@ -201,7 +189,7 @@ export class QuadstoreTripleStore implements TripleStore {
   }
 
   private async count(s?: Term, p?: Term, o?: Term, g?: Term): Promise<number> {
-    [s, p, o, g] = [s, p, o, g].map(unbound);
+    [s, p, o, g] = [s, p, o, g].map(boundTerm);
     if (g && g.termType === 'NamedNode' && isBulkGraph(g.value)) return this.bulk.countAny(s, p, o, g);
     const main = this.quadstore.countQuads((s ?? undefined) as any, (p ?? undefined) as any, (o ?? undefined) as any, (g ?? undefined) as any);
     if (g || !this.bulk.mayHold(p)) return main;
@@ -554,9 +542,4 @@ function limitHint(query: GraphPatternQuery): number | undefined {
   if (query.form !== 'select' || query.patterns.length !== 1 || query.limit === undefined || query.count || query.order || query.distinct) return undefined;
   const needed = query.offset + query.limit;
   return needed > 0 && needed <= HINTED_LIMIT ? needed : undefined;
-}
-
-/** Variables and nulls mean "any". */
-function unbound(t: Term): RDF.Term | undefined {
-  return t && t.termType !== 'Variable' ? t : undefined;
 }
