@@ -7,7 +7,8 @@ import { policyFetch } from '../outbound/outbound-fetch.ts';
 import { sendNegotiated, sendRdf, rdfRenderers, type Renderer } from '../http/respond.ts';
 import { df, dc, rdf } from '../rdf/namespaces.ts';
 import { escapeHtml, renderPage } from '../rdf/html.ts';
-import type { GraphScope, Solution } from '../store/triple-store.ts';
+import type { GraphScope } from '../store/triple-store.ts';
+import { allSolutions } from '../store/solution-batches.ts';
 import type { Services } from '../core/services.ts';
 import { prepareQuery, readSparqlRequest } from './sparql-request.ts';
 import { RESULT_TYPES, writeBindings, writeBoolean } from './results-format.ts';
@@ -106,8 +107,7 @@ export async function answerQuery(
       const result = await store.query(prepared.text, { scope, signal: controller.signal, baseIri, serviceFetch: prepared.federated ? policyFetch(config) : undefined });
       if (result.type === 'boolean') return resultRenderers((t) => writeBoolean(t, result.value), title);
       if (result.type === 'bindings') {
-        const solutions: Solution[] = [];
-        for await (const s of result.solutions) solutions.push(s);
+        const solutions = await allSolutions(result.solutions);
         return resultRenderers((t) => writeBindings(t, result.variables, solutions), title);
       }
       const quads: RDF.Quad[] = [];

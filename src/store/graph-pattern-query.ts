@@ -3,6 +3,7 @@ import { df, literal } from '../rdf/namespaces.ts';
 import { termKey, termMapKey } from '../rdf/terms.ts';
 import type { QueryResult, Solution } from './triple-store.ts';
 import { sortSolutions, type OrderKey } from './solution-order.ts';
+import { solutionsOfArray } from './solution-batches.ts';
 
 export type Position = RDF.Term | RDF.Variable;
 export type TriplePattern = [Position, Position, Position];
@@ -191,69 +192,118 @@ function lookupTerms(pattern: QuadPattern, binding: Solution): (RDF.Term | undef
   return [s, p, o, g];
 }
 
+/**
+ * The solutions of one pattern under its bindings, gathered into batches: FIRST_SOLUTION_BATCH
+ * first, doubling up to SOLUTION_BATCH. (A class, not a generator made per lookup: a generator
+ * function made anew at each call gets its own hidden class, which the collector keeps until
+ * its next full collection.)
+ */
+class BatchFiller {
+  private readonly pattern: QuadPattern;
+  private readonly named: boolean;
+  private readonly tests?: readonly PatternTest[];
+  private out: Solution[] = [];
+  private size = FIRST_SOLUTION_BATCH;
+
+  constructor(pattern: QuadPattern, tests?: readonly PatternTest[]) {
+    this.pattern = pattern;
+    this.named = pattern[3] !== undefined;
+    this.tests = tests;
+  }
+
+  /**
+   * Bind the quads from `from` on under `binding` until a batch is full: that batch, and the
+   * index of the next quad to bind (quads.length once all are).
+   */
+  fill(binding: Solution, quads: readonly RDF.Quad[], from: number): { full?: Solution[]; next: number } {
+    for (let i = from; i < quads.length; i++) {
+      const quad = quads[i];
+      if (this.named && quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
+      const next = bindQuad(binding, this.pattern, this.named, quad);
+      if (!next || !testsPass(this.tests, binding, next)) continue;
+      this.out.push(next);
+      if (this.out.length >= this.size) {
+        const full = this.out;
+        this.out = [];
+        this.size = Math.min(2 * this.size, SOLUTION_BATCH);
+        return { full, next: i + 1 };
+      }
+    }
+    return { next: quads.length };
+  }
+
+  /** The batch being filled, however small (what a stream has ready; the end); undefined when empty. */
+  takeRest(): Solution[] | undefined {
+    if (!this.out.length) return undefined;
+    const rest = this.out;
+    this.out = [];
+    return rest;
+  }
+}
+
+/** What the lookups of one evaluation share. */
+interface Lookups {
+  find: QuadFinder;
+  signal?: AbortSignal;
+  tests?: readonly PatternTest[];
+}
+
 /** matchPatterns's solutions in batches of up to SOLUTION_BATCH (fewer as soon as a stream has no more ready). */
 export async function* matchPatternBatches(patterns: QuadPattern[], binding: Solution, find: QuadFinder, signal?: AbortSignal, tests?: readonly PatternTest[]): AsyncGenerator<Solution[]> {
   if (tests?.some((t) => isReady(t, binding) && !t.test(binding))) return;
-  /** The solutions of `left` extending each of `bindings` (all bind the same variables: they come from the same patterns). */
-  async function* extend(left: QuadPattern[], bindings: Solution[]): AsyncGenerator<Solution[]> {
-    if (left.length === 0) {
-      yield bindings;
-      return;
-    }
-    const { pattern, rest } = nextPattern(left, bindings[0]);
-    const named = pattern[3] !== undefined;
-    let out: Solution[] = [];
-    let size = FIRST_SOLUTION_BATCH;
-    const add = function* (binding: Solution, quads: readonly RDF.Quad[]): Generator<Solution[]> {
-      for (const quad of quads) {
-        if (named && quad.graph.termType !== 'NamedNode') continue; // GRAPH sees named graphs only
-        const next = bindQuad(binding, pattern, named, quad);
-        if (!next || !testsPass(tests, binding, next)) continue;
-        out.push(next);
-        if (out.length >= size) {
-          yield out;
-          out = [];
-          size = Math.min(2 * size, SOLUTION_BATCH);
-        }
-      }
-    };
-    // the last pattern's solutions are the batches themselves
-    const onward = (full: Solution[]) => (rest.length ? extend(rest, full) : [full]);
-    for (const binding of bindings) {
-      const terms = lookupTerms(pattern, binding);
-      if (!terms) continue;
-      signal?.throwIfAborted();
-      const [s, p, o, g] = terms;
-      // in memory: no promise
-      const now = find.now?.(s, p, o, g);
-      if (now) {
-        for (const full of add(binding, now)) yield* onward(full);
-        continue;
-      }
-      const found = find(s, p, o, g);
-      if (found instanceof Promise) {
-        for (const full of add(binding, await found)) yield* onward(full);
-        continue;
-      }
-      // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
-      try {
-        for await (const batch of batchesOf(found)) {
-          signal?.throwIfAborted(); // a long scan ends with the abort too
-          for (const full of add(binding, batch)) yield* onward(full);
-          // what a stream has ready goes on at once (a LIMIT may need no more)
-          if (out.length) {
-            const some = out;
-            out = [];
-            yield* onward(some);
-          }
-        }
-      } finally {
-        found.destroy();
-      }
-    }
-    if (out.length) yield* onward(out);
+  yield* extendBatches(patterns, [binding], { find, signal, tests });
+}
+
+/** The solutions of `left` extending each of `bindings` (all bind the same variables: they come from the same patterns). */
+async function* extendBatches(left: QuadPattern[], bindings: Solution[], lookups: Lookups): AsyncGenerator<Solution[]> {
+  if (left.length === 0) {
+    yield bindings;
+    return;
   }
-  yield* extend(patterns, [binding]);
+  const { find, signal } = lookups;
+  const { pattern, rest } = nextPattern(left, bindings[0]);
+  const filler = new BatchFiller(pattern, lookups.tests);
+  for (const binding of bindings) {
+    const terms = lookupTerms(pattern, binding);
+    if (!terms) continue;
+    signal?.throwIfAborted();
+    const [s, p, o, g] = terms;
+    // in memory (no promise), else a list, else a stream
+    const listed = find.now?.(s, p, o, g) ?? find(s, p, o, g);
+    if (!('destroy' in listed)) {
+      const quads = listed instanceof Promise ? await listed : listed;
+      for (let i = 0; i < quads.length; ) {
+        const { full, next } = filler.fill(binding, quads, i);
+        i = next;
+        if (full) yield* onward(rest, full, lookups);
+      }
+      continue;
+    }
+    // a stream, not a list: with a LIMIT the lookups stop as soon as enough solutions are found
+    try {
+      for await (const batch of batchesOf(listed)) {
+        signal?.throwIfAborted(); // a long scan ends with the abort too
+        for (let i = 0; i < batch.length; ) {
+          const { full, next } = filler.fill(binding, batch, i);
+          i = next;
+          if (full) yield* onward(rest, full, lookups);
+        }
+        // what a stream has ready goes on at once (a LIMIT may need no more)
+        const some = filler.takeRest();
+        if (some) yield* onward(rest, some, lookups);
+      }
+    } finally {
+      listed.destroy();
+    }
+  }
+  const last = filler.takeRest();
+  if (last) yield* onward(rest, last, lookups);
+}
+
+/** A batch of solutions passed on: extended by the patterns left, or, after the last pattern, the batch itself. */
+async function* onward(rest: QuadPattern[], full: Solution[], lookups: Lookups): AsyncGenerator<Solution[]> {
+  if (rest.length) yield* extendBatches(rest, full, lookups);
+  else yield full;
 }
 
 /**
@@ -406,29 +456,67 @@ async function* project(query: GraphPatternQuery, solutions: AsyncIterable<Solut
   yield* projectSolutions(query, solutions);
 }
 
-/** Solutions projected on `variables`, DISTINCT, then OFFSET and LIMIT (a SELECT's modifiers, for both evaluators). */
-export async function* projectSolutions(
-  modifiers: { variables: readonly string[]; distinct: boolean; offset: number; limit?: number },
-  solutions: AsyncIterable<Solution> | Iterable<Solution>,
-): AsyncGenerator<Solution> {
-  if (modifiers.limit === 0) return;
+/** A SELECT's modifiers, for both evaluators: projection, DISTINCT, OFFSET and LIMIT. */
+export interface SelectModifiers {
+  variables: readonly string[];
+  distinct: boolean;
+  offset: number;
+  limit?: number;
+}
+
+/**
+ * The modifiers applied one solution at a time: `next` gives the projected solution, or
+ * undefined for one that DISTINCT or OFFSET leaves out; `done` once LIMIT solutions were given.
+ */
+function selectModifiers(modifiers: SelectModifiers): { next(s: Solution): Solution | undefined; done(): boolean } {
   const seen = modifiers.distinct ? new Set<string>() : undefined;
+  const { variables, offset, limit } = modifiers;
   let skipped = 0;
   let given = 0;
+  return {
+    done: () => limit !== undefined && given >= limit,
+    next(s) {
+      const projected: Solution = {};
+      for (const v of variables) if (s[v]) projected[v] = s[v];
+      if (seen) {
+        const k = solutionKey(projected, variables);
+        if (seen.has(k)) return undefined;
+        seen.add(k);
+      }
+      if (skipped < offset) {
+        skipped++;
+        return undefined;
+      }
+      given++;
+      return projected;
+    },
+  };
+}
+
+/** Solutions projected on `variables`, DISTINCT, then OFFSET and LIMIT (a SELECT's modifiers, for both evaluators). */
+export async function* projectSolutions(modifiers: SelectModifiers, solutions: AsyncIterable<Solution> | Iterable<Solution>): AsyncGenerator<Solution> {
+  if (modifiers.limit === 0) return;
+  const select = selectModifiers(modifiers);
   for await (const s of solutions) {
-    const projected: Solution = {};
-    for (const v of modifiers.variables) if (s[v]) projected[v] = s[v];
-    if (seen) {
-      const k = solutionKey(projected, modifiers.variables);
-      if (seen.has(k)) continue;
-      seen.add(k);
+    const projected = select.next(s);
+    if (projected) yield projected;
+    if (select.done()) return;
+  }
+}
+
+/** projectSolutions batch by batch: a promise per batch, not per solution; ends once LIMIT solutions were given. */
+export async function* projectBatches(modifiers: SelectModifiers, batches: AsyncIterable<Solution[]> | Iterable<Solution[]>): AsyncGenerator<Solution[]> {
+  if (modifiers.limit === 0) return;
+  const select = selectModifiers(modifiers);
+  for await (const batch of batches) {
+    const out: Solution[] = [];
+    for (const s of batch) {
+      const projected = select.next(s);
+      if (projected) out.push(projected);
+      if (select.done()) break;
     }
-    if (skipped < modifiers.offset) {
-      skipped++;
-      continue;
-    }
-    yield projected;
-    if (modifiers.limit !== undefined && ++given >= modifiers.limit) return;
+    if (out.length) yield out;
+    if (select.done()) return;
   }
 }
 
@@ -516,9 +604,5 @@ export async function answerGraphPattern(query: GraphPatternQuery, find: QuadFin
   if (query.form === 'ask') return { type: 'boolean', value: await askGraphPattern(query, find, signal) };
   if (!query.order) return { type: 'bindings', variables: query.variables, solutions: selectGraphPattern(query, find, signal) };
   const sorted = await orderedSelectGraphPattern(query, find, signal);
-  return sorted && { type: 'bindings', variables: query.variables, solutions: fromArray(sorted) };
-}
-
-export async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
+  return sorted && { type: 'bindings', variables: query.variables, solutions: solutionsOfArray(sorted) };
 }

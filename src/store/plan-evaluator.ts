@@ -1,11 +1,12 @@
 import type * as RDF from '@rdfjs/types';
 import { df, literal } from '../rdf/namespaces.ts';
 import { termKey } from '../rdf/terms.ts';
-import { matchPatternBatches, matchPatterns, matchPatternsNow, projectSolutions, solutionKey, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
+import { matchPatternBatches, matchPatterns, matchPatternsNow, projectBatches, solutionKey, type QuadFinder, type QuadPattern } from './graph-pattern-query.ts';
 import type { OrderBy, PlanNode, StorePlan } from './query-plan.ts';
 import { sortSolutions } from './solution-order.ts';
 import { isNumericType } from './sparql-expressions.ts';
 import type { QueryResult, Solution } from './triple-store.ts';
+import { SolutionBatches } from './solution-batches.ts';
 
 /**
  * The store's own evaluator of compiled plans (query-plan.ts): the index lookups of
@@ -34,7 +35,7 @@ export async function answerPlan(plan: StorePlan, find: QuadFinder, signal?: Abo
     solutions = [sorted];
   }
   if (plan.form === 'construct') return { type: 'quads', quads: construct(plan, eachOf(solutions)) };
-  return { type: 'bindings', variables: plan.variables, solutions: projectSolutions(plan, eachOf(solutions)) };
+  return { type: 'bindings', variables: plan.variables, solutions: new SolutionBatches(projectBatches(plan, solutions)) };
 }
 
 /**
@@ -51,8 +52,8 @@ export function planLimitHint(plan: StorePlan): number | undefined {
 }
 
 /** A SELECT's solutions, for a plan without groups or ORDER BY. */
-export function selectPlan(plan: StorePlan, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  return projectSolutions(plan, eachOf(evaluate(plan.where, {}, find, signal)));
+export function selectPlan(plan: StorePlan, find: QuadFinder, signal?: AbortSignal): SolutionBatches {
+  return new SolutionBatches(projectBatches(plan, evaluate(plan.where, {}, find, signal)));
 }
 
 /** Each solution of the batches. */

@@ -11,7 +11,7 @@ import { parsedQuery } from './parsed-query.ts';
 import { storePlan } from './query-plan.ts';
 import { answerPlan, planLimitHint, selectPlan } from './plan-evaluator.ts';
 import { templateParse } from './compiled-template.ts';
-import { allQuads, answerGraphPattern, boundTerm, fromArray, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
+import { allQuads, answerGraphPattern, boundTerm, graphPatternQuery, selectGraphPattern, type GraphPatternQuery, type QuadFinder, type QuadStream } from './graph-pattern-query.ts';
 import { wrap, UnionIterator, type AsyncIterator } from 'asynciterator';
 import { evaluateUpdate } from './pending-changes.ts';
 import { DeferredFileRemoval } from './deferred-file-removal.ts';
@@ -23,6 +23,7 @@ import { bulkGraphReads } from './bulk-graph-reads.ts';
 import { PredicateCache, predicateCacheReads } from './predicate-cache.ts';
 import { FirstQuadsCache } from './first-quads-cache.ts';
 import { BulkAbsences } from './bulk-absences.ts';
+import { allSolutions, solutionsOfArray } from './solution-batches.ts';
 import { closingIterators } from './closing-iterators.ts';
 import { IndexWriter, RECORD_KEY_PREFIX, recordKey } from './index-writer.ts';
 import { TimeSlices } from '../core/time-slices.ts';
@@ -379,7 +380,7 @@ export class QuadstoreTripleStore implements TripleStore {
       // a few solutions of one pattern: the index asked for no more quads than they need
       const hinted = limitHint(shaped);
       const rows = hinted ? await this.hintedSelect(hinted, shaped.offset, options, (find) => selectGraphPattern(shaped, find, options.signal)) : undefined;
-      if (rows) return { type: 'bindings', variables: shaped.variables, solutions: fromArray(rows) };
+      if (rows) return { type: 'bindings', variables: shaped.variables, solutions: solutionsOfArray(rows) };
       const answer = await answerGraphPattern(shaped, find, options.signal);
       if (answer) return answer;
     }
@@ -389,7 +390,7 @@ export class QuadstoreTripleStore implements TripleStore {
     if (plan) {
       const hinted = planLimitHint(plan);
       const rows = hinted && hinted <= HINTED_LIMIT ? await this.hintedSelect(hinted, plan.offset, options, (find) => selectPlan(plan, find, options.signal)) : undefined;
-      if (rows) return { type: 'bindings', variables: plan.variables, solutions: fromArray(rows) };
+      if (rows) return { type: 'bindings', variables: plan.variables, solutions: solutionsOfArray(rows) };
       const answer = await answerPlan(plan, find, options.signal);
       if (answer) return answer;
     }
@@ -428,8 +429,7 @@ export class QuadstoreTripleStore implements TripleStore {
       }) as unknown as QuadStream;
     };
     const find = predicateCacheReads(counted, this.predicates, options.scope);
-    const rows: Solution[] = [];
-    for await (const row of select(find)) rows.push(row);
+    const rows = await allSolutions(select(find));
     return rows.length < limit - offset && read >= limit ? undefined : rows;
   }
 

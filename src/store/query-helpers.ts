@@ -5,14 +5,13 @@ import { df, RDF_TYPE } from '../rdf/namespaces.ts';
 import { sortById } from './id-minter.ts';
 import { TimeSlices } from '../core/time-slices.ts';
 import type { QueryOptions, Solution, TripleStore } from './triple-store.ts';
+import { allSolutions } from './solution-batches.ts';
 
 /** Run a SELECT template and collect its solutions. */
 export async function select(store: TripleStore, query: SparqlText, options?: QueryOptions): Promise<Solution[]> {
   const result = await store.query(query, options);
   if (result.type !== 'bindings') throw new Error('select: not a SELECT query');
-  const out: Solution[] = [];
-  for await (const s of result.solutions) out.push(s);
-  return out;
+  return allSolutions(result.solutions);
 }
 
 /** Run a CONSTRUCT/DESCRIBE template and collect its quads. */

@@ -1,6 +1,7 @@
 import type * as RDF from '@rdfjs/types';
 import { termKey } from '../../src/rdf/terms.ts';
 import type { QueryResult, Solution } from '../../src/store/triple-store.ts';
+import { SolutionBatches } from '../../src/store/solution-batches.ts';
 
 // What the differential tests of the store's evaluators share: a seeded generator, terms written
 // as SPARQL, and answers written as sortable rows.
@@ -66,8 +67,8 @@ export async function solutions(result: QueryResult): Promise<Solution[]> {
   return out;
 }
 
-/** Whether the store answered with its own evaluator (an async generator) rather than the query engine's streams. */
+/** Whether the store answered with its own evaluator (an async generator, or its solutions in batches) rather than the query engine's streams. */
 export function answeredByStore(result: QueryResult): boolean {
   const stream = result.type === 'bindings' ? result.solutions : result.type === 'quads' ? result.quads : undefined;
-  return Object.prototype.toString.call(stream) === '[object AsyncGenerator]';
+  return stream instanceof SolutionBatches || Object.prototype.toString.call(stream) === '[object AsyncGenerator]';
 }
