@@ -98,9 +98,20 @@ export async function answerQuery(
   const { config, store } = services;
   const baseIri = services.uris.ofPath(ctx.path);
   const controller = new AbortController();
-  // the error is made when the time is up (an Error's stack costs each request otherwise)
-  const timer = setTimeout(() => controller.abort(new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`)), config.queryTimeoutMs);
-  const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+  // When the time is up the timer ends both the query (its signal) and the wait for it. No
+  // listener on the signal: with one (the wait rejected from it), about 5 KB more of each
+  // request's objects outlived the young generation's collections (measured with
+  // --trace-gc-nvp at 50 clients), and the old generation's collections came twice as often.
+  let expire: (reason: unknown) => void = () => undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    expire = reject;
+  });
+  const timer = setTimeout(() => {
+    // the error is made when the time is up (an Error's stack costs each request otherwise)
+    const timeout = new HttpError(503, 'QueryTimeout', `the query did not finish within ${config.queryTimeoutMs} ms`);
+    controller.abort(timeout);
+    expire(timeout);
+  }, config.queryTimeoutMs);
   let renderers: Record<string, Renderer>;
   try {
     const run = async (): Promise<Record<string, Renderer>> => {
