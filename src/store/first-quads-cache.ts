@@ -45,8 +45,12 @@ export class FirstQuadsCache {
       if (this.asked.size > MOST_ASKED) this.asked.delete(this.asked.keys().next().value as string);
       return undefined;
     }
-    this.reads.delete(key);
-    this.reads.set(key, quads);
+    // marked as recently used only when the oldest may soon leave (moving an entry to the end
+    // makes the map copy its table every few reads)
+    if (this.held > this.most / 2) {
+      this.reads.delete(key);
+      this.reads.set(key, quads);
+    }
     return quads;
   }
 

@@ -15,8 +15,12 @@ export function parsedQuery(text: string, baseIri?: string): any {
   const key = `${baseIri ?? ''}\n${text}`;
   const hit = kept.get(key);
   if (hit !== undefined) {
-    kept.delete(key);
-    kept.set(key, hit);
+    // marked as recently used only when the oldest may soon leave: moving an entry to the end
+    // makes the map copy its table every few requests
+    if (kept.size > KEPT / 2) {
+      kept.delete(key);
+      kept.set(key, hit);
+    }
     return hit;
   }
   let parsed: object | null;
