@@ -3,7 +3,7 @@ import { df, literal } from '../rdf/namespaces.ts';
 import { termKey, termMapKey } from '../rdf/terms.ts';
 import type { QueryResult, Solution } from './triple-store.ts';
 import { sortSolutions, type OrderKey } from './solution-order.ts';
-import { solutionsOfArray } from './solution-batches.ts';
+import { SolutionBatches, solutionsOfArray } from './solution-batches.ts';
 
 export type Position = RDF.Term | RDF.Variable;
 export type TriplePattern = [Position, Position, Position];
@@ -127,13 +127,11 @@ export function position(t: any, blanks?: (label: string) => RDF.Variable): Posi
 
 /** The solutions of the WHERE clause, before projection and modifiers. */
 function solutionsOf(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  return matchPatterns(
-    query.patterns.map((p) => [...p, query.graph] as QuadPattern),
-    {},
-    find,
-    signal,
-  );
+  return matchPatterns(quadPatternsOf(query), {}, find, signal);
 }
+
+/** The query's triple patterns in its graph. */
+const quadPatternsOf = (query: GraphPatternQuery): QuadPattern[] => query.patterns.map((p) => [...p, query.graph] as QuadPattern);
 
 /**
  * A triple pattern and its graph: a term or variable for `GRAPH` (named graphs only), undefined
@@ -437,8 +435,9 @@ export async function orderedSelectGraphPattern(query: GraphPatternQuery, find: 
 }
 
 /** A SELECT's solutions: projected, DISTINCT or counted, then OFFSET and LIMIT. */
-export function selectGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncGenerator<Solution> {
-  return project(query, solutionsOf(query, find, signal));
+export function selectGraphPattern(query: GraphPatternQuery, find: QuadFinder, signal?: AbortSignal): AsyncIterable<Solution> {
+  if (query.count) return project(query, solutionsOf(query, find, signal));
+  return new SolutionBatches(projectBatches(query, matchPatternBatches(quadPatternsOf(query), {}, find, signal)));
 }
 
 async function* project(query: GraphPatternQuery, solutions: AsyncIterable<Solution> | Iterable<Solution>): AsyncGenerator<Solution> {
