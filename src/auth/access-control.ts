@@ -36,6 +36,9 @@ export interface Caller {
 const KEY_PREFIX = 'tgk_';
 /** A key's last use is written at most this often (it is kept in memory between). */
 const LAST_USE_WRITE_MS = 60_000;
+/** Scope keys (a caller under one version of the policies) whose answers are kept, and the graphs kept for each. */
+const SCOPES_ANSWERED = 8;
+const GRAPHS_ANSWERED_PER_SCOPE = 20_000;
 
 export type Action = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -54,6 +57,8 @@ export class AccessControl {
   private readonly groups = new Map<string, Set<string>>();
   /** Grows with every change of policies, users or groups: scopes made under one version allow the same graphs (GraphScope.key). */
   private version = 0;
+  /** What each recent scope key was answered, by graph (answersOf). */
+  private readonly scopeAnswers = new Map<string, Map<string, boolean>>();
   /** API keys by the hash of the key. */
   private readonly keys = new Map<string, ApiKey>();
   /** When each key's last use was last written. */
@@ -347,6 +352,23 @@ export class AccessControl {
     }
   }
 
+  /**
+   * The graphs a scope key was answered for: a query of the same caller under the same policies
+   * asks a Map, not the policies (each graph's resource found from its URI). A change of any
+   * policy, user or group makes new keys; the least recently asked keys leave first.
+   */
+  private answersOf(key: string): Map<string, boolean> {
+    let known = this.scopeAnswers.get(key);
+    if (known) {
+      this.scopeAnswers.delete(key);
+    } else {
+      known = new Map();
+      if (this.scopeAnswers.size >= SCOPES_ANSWERED) this.scopeAnswers.delete(this.scopeAnswers.keys().next().value as string);
+    }
+    this.scopeAnswers.set(key, known);
+    return known;
+  }
+
   policiesOwnedBy(user: string): Policy[] {
     return [...this.policies.values()].filter((p) => p.owner === user || this.isAdmin(user));
   }
@@ -359,14 +381,18 @@ export class AccessControl {
   /** What a SPARQL query of `user` may see: never the access-control graphs, only readable resources. */
   scopeFor(user: string | undefined, inner?: GraphScope): GraphScope {
     const version = this.version;
+    // the caller and the policies' version decide what is allowed (an inner scope decides too: no key)
+    const key = inner ? undefined : `${version} ${user ?? ''}`;
+    const known = key === undefined ? undefined : this.answersOf(key);
     return {
       includesDefaultGraph: inner?.includesDefaultGraph ?? true,
-      // the caller and the policies' version decide what is allowed (an inner scope decides too: no key)
-      key: inner ? undefined : `${version} ${user ?? ''}`,
+      key,
       allows: (graph: string) => {
-        if (graph.startsWith(AUTH_GRAPH_PREFIX)) return false;
-        if (inner && !inner.allows(graph)) return false;
-        return this.allowed(user, graph, 'GET');
+        const kept = known?.get(graph);
+        if (kept !== undefined) return kept;
+        const yes = !graph.startsWith(AUTH_GRAPH_PREFIX) && (!inner || inner.allows(graph)) && this.allowed(user, graph, 'GET');
+        if (known && known.size < GRAPHS_ANSWERED_PER_SCOPE) known.set(graph, yes);
+        return yes;
       },
       // as lists of graphs, unless the inner scope cannot say its own
       restriction:
