@@ -1,5 +1,4 @@
 import initRDKitModule from '@rdkit/rdkit';
-import indigoModuleFn from 'indigo-ketcher';
 import { Resvg } from '@resvg/resvg-js';
 import { parse as parseSdf } from 'sdf-parser';
 import { badRequest, HttpError } from '../core/errors.ts';
@@ -56,7 +55,8 @@ async function loadRdkit(): Promise<any> {
   return r;
 }
 
-const loadIndigo = (): Promise<any> => (indigoModuleFn as any)();
+/** Indigo's module (16 MB of JavaScript with its WebAssembly inside) is read when Indigo is first loaded, not with this file. */
+const loadIndigo = async (): Promise<any> => ((await import('indigo-ketcher')).default as any)();
 
 type Toolkit = 'RDKit' | 'Indigo';
 

@@ -15,7 +15,7 @@ import { WorkerPool } from '../task/worker-pool.ts';
 import { ShapeValidator } from '../shacl/shape-validator.ts';
 import { PublishedScope } from '../ontology/published-scope.ts';
 import { OntologyRegistry } from '../ontology/registry.ts';
-import { loadVocabularies } from '../ontology/vocabularies.ts';
+import { readVocabularies, writeVocabularies } from '../ontology/vocabularies.ts';
 import type { PageSettings } from '../rdf/html.ts';
 import { createApp, type Route } from './app.ts';
 import { Chemistry } from '../chemistry/chemistry.ts';
@@ -95,6 +95,11 @@ export interface OpenedServices {
   coordination: Coordination;
   /** What every page is rendered with (the base URL, the vocabularies' labels). */
   pages: PageSettings;
+  /**
+   * Settles when the vocabularies are in the store: written by the store's writer thread while
+   * the process assembles the rest; awaited before the first request or job is taken.
+   */
+  vocabulariesWritten: Promise<void>;
 }
 
 /** Open the store and assemble the shared machinery (a serve process and a worker alike). */
@@ -102,16 +107,25 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
   await mkdir(config.dataDir, { recursive: true });
   if (config.redisUrl && !config.storeUrl) throw new Error('--redis-url needs --store-url: processes can only share a remote store (the embedded store belongs to one process)');
   let waited = 0;
-  const store = await openStore(config, (e) => {
+  const opening = openStore(config, (e) => {
     if (waited++ % 10 === 0) log.warn('waiting for the store to answer', { storeUrl: config.storeUrl, error: String((e as Error)?.cause ?? e) });
   });
+  // the vocabularies are parsed while the store opens (its writer thread starts), and written as
+  // soon as it is open; the shapes and the chemistry toolkit are loaded while they are written
+  const vocabulariesRead = early(readVocabularies(join(ROOT, 'ontology')));
+  const store = await opening;
+  const vocabularies = await vocabulariesRead;
+  // written by the store's writer thread while the rest is assembled here (awaited before the
+  // first request); the writes below (users, tasks ended) come after it in the store's queue
+  const vocabulariesWritten = early(writeVocabularies(store, vocabularies));
+  const shapesLoaded = early(ShapeValidator.load(join(ROOT, 'shapes')));
+  const chemistryLoaded = early(Chemistry.load());
   // Redis (and BullMQ) are loaded only by processes that share a queue
   const coordination: Coordination = config.redisUrl
     ? await (await import('../coordination/redis-coordination.ts')).RedisCoordination.connect(config.redisUrl, config.redisPrefix)
     : new LocalCoordination();
   const published = new PublishedScope();
-  const vocabularies = await loadVocabularies(store, join(ROOT, 'ontology'));
-  for (const graph of vocabularies.graphs) published.addVocabulary(graph);
+  for (const graph of Object.keys(vocabularies.quads)) published.addVocabulary(graph);
   const pages: PageSettings = { base: config.baseUrl, labels: vocabularies.labels };
   const uris = new UriScheme(config.baseUrl);
   const access = await AccessControl.load(store, config, coordination);
@@ -130,9 +144,9 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
     coordination,
     workers: new WorkerPool(config.workerThreads),
     searchWorkers: new WorkerPool(config.workerThreads, SEARCH_THREADS_IDLE_MS),
-    shapes: await ShapeValidator.load(join(ROOT, 'shapes')),
+    shapes: await shapesLoaded,
     published,
-    chemistry: await Chemistry.load(),
+    chemistry: await chemistryLoaded,
     opsin: new OpsinNameParser({ jar: config.opsinJar, log }),
     access,
     metrics: new ServiceMetrics(tasks, store, config.storeUrl ? undefined : join(config.dataDir, 'store')),
@@ -140,7 +154,13 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
   const interrupted = await tasks.recoverInterrupted();
   if (interrupted) log.warn('tasks interrupted by the last shutdown were ended as Error', { count: interrupted });
   const registry = new OntologyRegistry(store, published, config, log, uris, coordination);
-  return { services, registry, coordination, pages };
+  return { services, registry, coordination, pages, vocabulariesWritten };
+}
+
+/** A promise started now and awaited later: should it fail meanwhile, that is not an unhandled rejection (its await throws). */
+function early<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /** Close what openServices opened, in order: running work first, the store last. */
@@ -163,7 +183,7 @@ async function assemble(server: Server, port: number, config: Config, log: Logge
   const sweep = opened.coordination.shared ? setInterval(() => void services.tasks.recoverInterrupted().catch(() => undefined), SWEEP_EVERY_MS) : undefined;
   sweep?.unref();
   const { app, ready, routes } = createApp(services, registry, opened.pages);
-  await ready;
+  await Promise.all([ready, opened.vocabulariesWritten]);
   attach(app.callback());
   log.info('listening', { host: config.host, port, baseUrl: config.baseUrl, dataDir: config.dataDir });
   return {

@@ -17,7 +17,7 @@ export async function startWorker(config: Config, log: Logger): Promise<RunningW
   if (!config.redisUrl) throw new Error('a worker takes its jobs from the shared queue: give --redis-url (and --store-url)');
   if (!config.baseUrl) throw new Error("a worker mints URIs of the service it works for: give --base-url (the serve processes' base URL)");
   const opened = await openServices(config, log);
-  await createComponents(opened.services, opened.registry).ready;
+  await Promise.all([createComponents(opened.services, opened.registry).ready, opened.vocabulariesWritten]);
   opened.services.tasks.work();
   log.info('working', { redis: config.redisUrl.replace(/\/\/[^@/]*@/, '//'), concurrency: config.taskConcurrency, process: opened.coordination.processId });
   return { close: () => closeServices(opened) };
