@@ -99,11 +99,14 @@ export function createComponents(services: Services, registry: OntologyRegistry)
   // written removed (what an interrupted task created is removed by the task runner at start;
   // not when processes share the store: rows without metadata may be another process's upload
   // in progress); the algorithm catalogue written for SPARQL
-  const ready = (async () => {
-    await compounds.open();
-    const rows = services.coordination.shared ? 0 : await datasets.removeOrphans();
-    if (rows) services.log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
-    await publishCatalogue(services);
-  })();
+  // (the catalogue is written meanwhile: nothing of it is read or changed by the other two)
+  const ready = Promise.all([
+    (async () => {
+      await compounds.open();
+      const rows = services.coordination.shared ? 0 : await datasets.removeOrphans();
+      if (rows) services.log.warn('removed the rows of uploads interrupted by the last shutdown', { count: rows });
+    })(),
+    publishCatalogue(services),
+  ]).then(() => undefined);
   return { components, ready };
 }
