@@ -13,9 +13,23 @@ export interface Vocabularies {
 
 /**
  * Parse every Turtle file of `directory` (the store is not needed: a server parses them while its
- * store opens). Each file's graph is named by the vocabulary's owl:Ontology IRI.
+ * store opens). Each file's graph is named by the vocabulary's owl:Ontology IRI. A server
+ * restarted in the same process (the tests) is given the same parse.
  */
-export async function readVocabularies(directory: string): Promise<Vocabularies> {
+export function readVocabularies(directory: string): Promise<Vocabularies> {
+  let reading = read.get(directory);
+  if (!reading) {
+    reading = parseVocabularies(directory);
+    read.set(directory, reading);
+    reading.catch(() => read.delete(directory));
+  }
+  return reading;
+}
+
+/** The vocabularies parsed, by directory: once per process (they change only with a new version, that is, a new process); nobody changes what is kept here. */
+const read = new Map<string, Promise<Vocabularies>>();
+
+async function parseVocabularies(directory: string): Promise<Vocabularies> {
   const files = (await readdir(directory)).filter((f) => f.endsWith('.ttl')).sort();
   const texts = await Promise.all(files.map((file) => readFile(join(directory, file), 'utf8')));
   const quads: Record<string, RDF.Quad[]> = {};

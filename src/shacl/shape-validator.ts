@@ -22,7 +22,21 @@ export class ShapeValidator {
     this.validator = validator;
   }
 
-  static async load(directory: string): Promise<ShapeValidator> {
+  /** The validators read, by directory: a server restarted in the same process (the tests) reads its shapes once. */
+  private static readonly loaded = new Map<string, Promise<ShapeValidator>>();
+
+  /** The shapes of `directory` (read once per process: they change only with a new version, that is, a new process). */
+  static load(directory: string): Promise<ShapeValidator> {
+    let loading = ShapeValidator.loaded.get(directory);
+    if (!loading) {
+      loading = ShapeValidator.read(directory);
+      ShapeValidator.loaded.set(directory, loading);
+      loading.catch(() => ShapeValidator.loaded.delete(directory));
+    }
+    return loading;
+  }
+
+  private static async read(directory: string): Promise<ShapeValidator> {
     const shapes = rdfDataset.dataset();
     for (const file of (await readdir(directory)).filter((f) => f.endsWith('.ttl')).sort()) {
       const text = await readFile(join(directory, file), 'utf8');
