@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runInProcess, type Learner, type Matrix, type RunFunction, type TrainingData } from '../../src/learning/learner.ts';
 import { WorkerPool } from '../../src/task/worker-pool.ts';
 import { Random } from '../../src/learning/random.ts';
-import { randomForestClassification, randomForestRegression, type ForestState } from '../../src/learning/random-forest.ts';
+import { randomForestClassification, randomForestRegression, trainForestChunk, type ForestSettings, type ForestState } from '../../src/learning/random-forest.ts';
 import { gradientBoostingClassification, gradientBoostingRegression, type BoostingState } from '../../src/learning/gradient-boosting.ts';
 import { binMatrix, decodeTree, encodeTree, leafOffset, TreeBuilder } from '../../src/learning/histogram-tree.ts';
 import { auc, crossValidate, defaults, foldsOf, loadEpafhm, loadKazius, regressionQuality, selectRows, type QsarData } from '../../bench/learners.ts';
@@ -117,6 +117,27 @@ test('same seed, same predictions, whatever the parallelism and in real worker t
   const c = await classification(5, 1);
   assert.deepEqual(await classification(5, 2), c);
   assert.notDeepEqual(await classification(6, 2), c);
+});
+
+test("forests whose chunks interleave on one thread (a cross-validation's folds) grow the same trees as each grown alone", () => {
+  // six forests of two training sides: more than a thread keeps builders for, so some are let go and made again
+  const sides = [0, 1].map((k) =>
+    selectRows(
+      kazius,
+      allRows(kazius).filter((i) => i % 3 !== k),
+    ),
+  );
+  const bins = sides.map((side) => binMatrix(side.x, side.binary));
+  const forests = Array.from({ length: 6 }, (_, f) => ({
+    side: f % 2,
+    settings: { task: 'classification', numTrees: 8, mtry: 32, minSamplesLeaf: 1, maxDepth: 0, bootstrap: true, seed: 40 + f, forest: `interleaved-${f}` } satisfies ForestSettings,
+  }));
+  const grow = (f: (typeof forests)[number], first: number, count: number, forest?: string) =>
+    trainForestChunk(bins[f.side], sides[f.side].y, kazius.classes.length, { ...f.settings, forest }, first, count);
+  const alone = forests.map((f) => grow(f, 0, 8));
+  const interleaved = forests.map((): ReturnType<typeof grow> => []);
+  for (let first = 0; first < 8; first += 2) for (const [i, f] of forests.entries()) interleaved[i].push(...grow(f, first, 2, f.settings.forest));
+  assert.deepEqual(interleaved, alone);
 });
 
 test('the state is JSON: stringify, parse, predict gives the same predictions; 100 trees stay small', async () => {
