@@ -71,20 +71,27 @@ const SEEDS = ['1', '2', '3', '4', '5'];
 
 test('regression intervals (EPAFHM, random forest): coverage at 0.8, 0.9 and 0.95 within a binomial tolerance over five seeds; cv+ against split', async (t) => {
   const pooled = new Map<string, { covered: number[]; n: number; width: number[] }>();
-  for (const method of ['split', 'cv+']) {
+  const METHODS = ['split', 'cv+'];
+  // every validation requested at once (the server runs as many as it has threads, the rest wait
+  // in its queue; each depends on its seed only), then read in order
+  const validations = METHODS.map((method) =>
+    SEEDS.map((seed) =>
+      task('/validation/training_test_split', {
+        dataset_uri: epafhm.dataset,
+        algorithm_uri: `${s.base}/algorithm/random-forest-regression`,
+        prediction_feature: epafhm.target,
+        random_seed: seed,
+        split_ratio: '0.7',
+        // a + in algorithm_params is a space (URL form encoding): cv+ is written cv%2B
+        algorithm_params: `numTrees=50;conformal=${encodeURIComponent(method)};confidence_level=0.8,0.9,0.95;calibration_fraction=0.3`,
+      }),
+    ),
+  );
+  await Promise.allSettled(validations.flat());
+  for (const [m, method] of METHODS.entries()) {
     const sums = { covered: LEVELS.map(() => 0), n: 0, width: LEVELS.map(() => 0) };
-    for (const seed of SEEDS) {
-      const v = await json(
-        await task('/validation/training_test_split', {
-          dataset_uri: epafhm.dataset,
-          algorithm_uri: `${s.base}/algorithm/random-forest-regression`,
-          prediction_feature: epafhm.target,
-          random_seed: seed,
-          split_ratio: '0.7',
-          // a + in algorithm_params is a space (URL form encoding): cv+ is written cv%2B
-          algorithm_params: `numTrees=50;conformal=${encodeURIComponent(method)};confidence_level=0.8,0.9,0.95;calibration_fraction=0.3`,
-        }),
-      );
+    for (const validation of validations[m]) {
+      const v = await json(await validation);
       const levels = conformalOf(v);
       assert.deepEqual(
         levels.map((l) => l.confidenceLevel),
@@ -143,15 +150,20 @@ test('class sets (Kazius, random forest on Morgan bits, 5-fold cross-validation 
   // the fingerprints are calculated once; each seed draws its own folds (and so its own calibration sets)
   const dataset = await task('/algorithm/morgan-fingerprint', { dataset_uri: raw, nBits: '1024' });
   const runs: { cv: string; levels: LevelStatistics[] }[] = [];
-  for (const seed of KAZIUS_SEEDS) {
-    const cv = await task('/crossvalidation', {
+  // the three cross-validations requested at once (each depends on its seed only), read in order
+  const crossvalidations = KAZIUS_SEEDS.map((seed) =>
+    task('/crossvalidation', {
       dataset_uri: dataset,
       algorithm_uri: `${s.base}/algorithm/random-forest-classification`,
       prediction_feature: target,
       num_folds: '5',
       random_seed: seed,
       algorithm_params: 'numTrees=50;conformal=split;confidence_level=0.8,0.9,0.95',
-    });
+    }),
+  );
+  await Promise.allSettled(crossvalidations);
+  for (const crossvalidation of crossvalidations) {
+    const cv = await crossvalidation;
     runs.push({ cv, levels: conformalOf(await json(`${cv}/statistics`)) });
   }
   for (const [r, { levels }] of runs.entries()) {
