@@ -5,6 +5,7 @@
  * in the worker that grows their trees (random-forest.ts, gradient-boosting.ts), in the same call.
  */
 import type { Matrix } from './learner.ts';
+import { isSparseRows, type SparseRows } from './sparse-matrix.ts';
 
 /** The most bins a column is quantised into (codes are bytes). */
 export const MAX_BINS = 256;
@@ -47,6 +48,11 @@ const BLOCK = 64;
 
 /** The linear part of binning: codes of the binary columns (1 when > 0.5), numeric values column-major. */
 export function prepareBinning(x: Matrix, binary: boolean[]): BinningInput {
+  const sparse = (x as { sparse?: unknown }).sparse;
+  if (isSparseRows(sparse) && sparse.rows === x.rows && sparse.cols === x.cols) {
+    const input = prepareSparseBinning(sparse, binary);
+    if (input) return input;
+  }
   const { rows, cols, data } = x;
   const codes = new Uint8Array(new SharedArrayBuffer(rows * cols));
   const numeric: number[] = [];
@@ -68,6 +74,37 @@ export function prepareBinning(x: Matrix, binary: boolean[]): BinningInput {
           numericValues[base + r] = v;
         }
       }
+    }
+  }
+  return { rows, cols, binary, codes, numericColumns, numericValues };
+}
+
+/**
+ * prepareBinning of a matrix that travels as its sparse rows (fingerprints), from its non-zero
+ * cells: the same codes and values as from its dense data (a cell not listed is 0; a cell listed
+ * twice is its last value, as in denseMatrix), without making the dense matrix (tens of
+ * megabytes for thousands of rows of 1024 bits, made again by every chunk lane of every forest).
+ * Undefined when a numeric cell is not finite: the dense pass then reports it, naming the same cell.
+ */
+function prepareSparseBinning(sparse: SparseRows, binary: boolean[]): BinningInput | undefined {
+  const { rows, cols, offsets, columns, values } = sparse;
+  const codes = new Uint8Array(new SharedArrayBuffer(rows * cols));
+  const numeric: number[] = [];
+  const numericIndex = new Int32Array(cols);
+  for (let c = 0; c < cols; c++) {
+    numericIndex[c] = binary[c] ? -1 : numeric.length;
+    if (!binary[c]) numeric.push(c);
+  }
+  const numericColumns = Int32Array.from(numeric);
+  const numericValues = new Float64Array(numeric.length * rows);
+  for (let r = 0; r < rows; r++) {
+    for (let k = offsets[r]; k < offsets[r + 1]; k++) {
+      const c = columns[k];
+      const v = values[k];
+      const n = numericIndex[c];
+      if (n < 0) codes[c * rows + r] = v > 0.5 ? 1 : 0;
+      else if (Number.isFinite(v)) numericValues[n * rows + r] = v;
+      else return undefined;
     }
   }
   return { rows, cols, binary, codes, numericColumns, numericValues };

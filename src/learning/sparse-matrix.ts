@@ -49,19 +49,29 @@ export class SparseBackedMatrix implements Matrix {
   }
 }
 
-/** The arguments of a worker call with every sparse-backed matrix in them (a few levels deep) given its dense data. */
+/** The arguments of a worker call with every sparse-backed matrix in them (a few levels deep) given its dense data, made when first read. */
 export function withDenseMatrices<T>(value: T, depth = 0): T {
   if (!value || typeof value !== 'object' || ArrayBuffer.isView(value) || depth > 3) return value;
   const v = value as Record<string, unknown>;
   if (isSparseRows(v.sparse) && !('data' in v)) {
-    v.data = denseMatrix(v.sparse).data;
+    // made where it is first read: binning reads the sparse rows themselves (binning.ts)
+    const sparse = v.sparse;
+    Object.defineProperty(v, 'data', {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const data = denseMatrix(sparse).data;
+        Object.defineProperty(v, 'data', { value: data, configurable: true, enumerable: true, writable: true });
+        return data;
+      },
+    });
     return value;
   }
   for (const inner of Array.isArray(value) ? value : Object.values(v)) withDenseMatrices(inner, depth + 1);
   return value;
 }
 
-function isSparseRows(s: unknown): s is SparseRows {
+export function isSparseRows(s: unknown): s is SparseRows {
   const r = s as SparseRows | undefined;
   return !!r && typeof r.rows === 'number' && typeof r.cols === 'number' && r.offsets instanceof Int32Array && r.columns instanceof Int32Array && r.values instanceof Float64Array;
 }

@@ -349,6 +349,25 @@ test('gradient boosting: deterministic for a seed, subsampling depends on it, JS
   await assert.rejects(gradientBoostingClassification.train(oneClass, defaults(gradientBoostingClassification), context(1)), /two classes/);
 });
 
+test('binning sparse rows: the same codes and edges as their dense matrix, numeric and binary columns, a cell listed twice, a value that is not finite', async () => {
+  const { SparseBackedMatrix } = await import('../../src/learning/sparse-matrix.ts');
+  // rows of [binary, numeric, binary, numeric]; row 1 lists column 1 twice (its last value counts)
+  const matrix = (values: number[]) => {
+    const sparse = { rows: 3, cols: 4, offsets: Int32Array.from([0, 2, 5, 6]), columns: Int32Array.from([0, 1, 1, 2, 1, 3]), values: Float64Array.from(values) };
+    return { sparse: new SparseBackedMatrix(3, 4, sparse), dense: { rows: 3, cols: 4, data: new SparseBackedMatrix(3, 4, sparse).data } };
+  };
+  const binary = [true, false, true, false];
+  const { sparse, dense } = matrix([1, -2.5, Number.NaN, 0.7, 4, 0.25]);
+  assert.deepEqual(binMatrix(sparse, binary), binMatrix(dense, binary));
+  assert.deepEqual(Array.from(dense.data), [1, -2.5, 0, 0, 0, 4, 0.7, 0, 0, 0, 0, 0.25]);
+  // a numeric value that is not finite: the same error, naming the same cell
+  for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+    const m = matrix([1, -2.5, 3, 0.7, bad, 0.25]);
+    assert.throws(() => binMatrix(m.sparse, binary), { message: `column 1, row 1: ${bad} (values must be finite; impute missing values first)` });
+    assert.throws(() => binMatrix(m.dense, binary), { message: `column 1, row 1: ${bad} (values must be finite; impute missing values first)` });
+  }
+});
+
 test('a matrix that travels as sparse rows is made dense in the worker: the same bins and the same forest as from the dense matrix', async () => {
   const { SparseBackedMatrix } = await import('../../src/learning/sparse-matrix.ts');
   const binning = new URL('../../src/learning/binning.ts', import.meta.url).href;
@@ -380,6 +399,8 @@ test('a matrix that travels as sparse rows is made dense in the worker: the same
     const travelled = new SparseBackedMatrix(rows, cols, sparse.sparse);
     const context = { seed: 3, parallelism: 2, run };
     assert.deepEqual(await pool.run(binning, 'binMatrix', [travelled, data.binary]), binMatrix(data.x, data.binary));
+    // binned from the sparse rows themselves, in a worker (where the dense data is never read) and here
+    assert.deepEqual(binMatrix(new SparseBackedMatrix(rows, cols, sparse.sparse), data.binary), binMatrix(data.x, data.binary));
     const params = { ...defaults(randomForestClassification), numTrees: 20 };
     const fromSparse = await randomForestClassification.train({ ...data, x: travelled }, params, context);
     const fromDense = await randomForestClassification.train(data, params, { ...context, run: runInProcess });
