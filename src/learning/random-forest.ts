@@ -9,6 +9,7 @@ import type { Learner, LearnerContext, Matrix, ParamValue, ParameterSpec, Predic
 import { Random } from './random.ts';
 import { TreeBuilder, decodeTree, encodeTree, leafOffset, treeSeed, type EncodedTree, type Tree } from './histogram-tree.ts';
 import { binMatrixTimed, type BinnedMatrix } from './binning.ts';
+import { isSparseRows } from './sparse-matrix.ts';
 import { addPhaseTime, timePhase } from '../core/phase-times.ts';
 
 const MAX_FEATURES = ['sqrt', 'log2', 'third', 'all'];
@@ -250,13 +251,34 @@ function checkState(state: unknown, task: 'classification' | 'regression', x: Ma
   return s;
 }
 
+/**
+ * Each row of `x` as a matrix and the row's index in it: a matrix that travels as its sparse rows
+ * (fingerprints) one row at a time, made dense in one row's buffer (a cell listed twice is its
+ * last value, as in denseMatrix), so that predicting never makes its dense matrix (tens of
+ * megabytes for thousands of rows of 1024 bits); any other matrix as it is.
+ */
+function eachRow(x: Matrix, visit: (matrix: Matrix, r: number) => void): void {
+  const sparse = (x as { sparse?: unknown }).sparse;
+  if (!isSparseRows(sparse) || sparse.rows !== x.rows || sparse.cols !== x.cols) {
+    for (let r = 0; r < x.rows; r++) visit(x, r);
+    return;
+  }
+  const one: Matrix = { rows: 1, cols: x.cols, data: new Float64Array(x.cols) };
+  const { offsets, columns, values } = sparse;
+  for (let r = 0; r < x.rows; r++) {
+    for (let k = offsets[r]; k < offsets[r + 1]; k++) one.data[columns[k]] = values[k];
+    visit(one, 0);
+    for (let k = offsets[r]; k < offsets[r + 1]; k++) one.data[columns[k]] = 0;
+  }
+}
+
 /** Mean of the trees' leaf class distributions; the class of highest probability. */
 function predictClassification(state: unknown, x: Matrix): Prediction[] {
   const s = checkState(state, 'classification', x);
   const trees = forestTrees(s);
   const K = s.numClasses;
   const out: Prediction[] = [];
-  for (let r = 0; r < x.rows; r++) {
+  eachRow(x, (x, r) => {
     const p = new Array<number>(K).fill(0);
     for (const tree of trees) {
       const o = leafOffset(tree, x, r);
@@ -270,7 +292,7 @@ function predictClassification(state: unknown, x: Matrix): Prediction[] {
       if (p[k] > p[best]) best = k;
     }
     out.push({ value: best, confidence: p[best], probabilities: p });
-  }
+  });
   return out;
 }
 
@@ -283,7 +305,7 @@ function predictRegression(state: unknown, x: Matrix): Prediction[] {
   const s = checkState(state, 'regression', x);
   const trees = forestTrees(s);
   const out: Prediction[] = [];
-  for (let r = 0; r < x.rows; r++) {
+  eachRow(x, (x, r) => {
     let sum = 0;
     let squares = 0;
     for (const tree of trees) {
@@ -295,7 +317,7 @@ function predictRegression(state: unknown, x: Matrix): Prediction[] {
     const sd = Math.sqrt(Math.max(0, squares / trees.length - mean * mean));
     const confidence = s.targetSd > 0 ? 1 - Math.min(1, sd / s.targetSd) : 1;
     out.push({ value: mean, confidence, spread: sd });
-  }
+  });
   return out;
 }
 

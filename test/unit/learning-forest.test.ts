@@ -405,6 +405,12 @@ test('a matrix that travels as sparse rows is made dense in the worker: the same
     const fromSparse = await randomForestClassification.train({ ...data, x: travelled }, params, context);
     const fromDense = await randomForestClassification.train(data, params, { ...context, run: runInProcess });
     assert.deepEqual(randomForestClassification.predict(fromSparse, kazius.x), randomForestClassification.predict(fromDense, kazius.x));
+    // predicted from the sparse rows row by row: the same predictions, and no dense matrix read (it has none)
+    const rowsOnly = { rows, cols, sparse: sparse.sparse } as unknown as Matrix;
+    assert.deepEqual(randomForestClassification.predict(fromDense, rowsOnly), randomForestClassification.predict(fromDense, data.x));
+    const regressionData = { ...data, y: Float64Array.from(data.y, (v, i) => v + (i % 7) / 10), classes: [] };
+    const regression = await randomForestRegression.train(regressionData, { ...defaults(randomForestRegression), numTrees: 10 }, { ...context, run: runInProcess });
+    assert.deepEqual(randomForestRegression.predict(regression, rowsOnly), randomForestRegression.predict(regression, data.x));
   } finally {
     await pool.close();
   }
