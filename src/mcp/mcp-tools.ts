@@ -4,10 +4,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dc, dcterms, ot, owl, RDF_TYPE, rdfs } from '../rdf/namespaces.ts';
 import { propertyValue, propertyValues } from '../rdf/graph-values.ts';
-import { mcpQueries } from './mcp-queries.ts';
-import { majorityBaseline, meanBaseline, type Baseline } from '../validation/baseline.ts';
 import { INCHI_MAX_CHARS, MOLFILE_MAX_CHARS, SMARTS_MAX_CHARS, SMILES_MAX_CHARS } from '../chemistry/structure-limits.ts';
-import { ArgumentError, ServiceError, explanation, type ServiceAnswer, type ServiceClient } from './service-client.ts';
+import { ArgumentError, ServiceError, explanation, json, number, type ServiceAnswer, type ServiceClient } from './service-client.ts';
+import { validationStatistics } from './model-validations.ts';
 
 /** The most a tool answers of a resource's JSON-LD. */
 const MAX_RESOURCE_BYTES = 2 * 2 ** 20;
@@ -50,16 +49,7 @@ function tool<A>(work: (args: A) => Promise<Record<string, unknown>>, onInternal
 
 /** A resource's title, whichever of the usual properties gives it. */
 const titleOf = (quads: RDF.Quad[], subject: string) => [dc('title'), dcterms('title'), rdfs('label')].map((p) => propertyValue(quads, subject, p)).find((v) => v !== undefined);
-/** A JSON answer of the service; one that is not JSON is the service's error about `argument`. */
-function json(text: string, argument: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ArgumentError(argument, `the service did not answer JSON: ${text.slice(0, 200)}`);
-  }
-}
 const lines = (text: string) => text.split(/\r?\n/).filter((l) => l.trim());
-const number = (v: string | undefined) => (v === undefined ? undefined : Number.isFinite(Number(v)) ? Number(v) : v);
 
 /** A task's state as the service reports it. */
 async function taskState(client: ServiceClient, task: string) {
@@ -467,54 +457,4 @@ const LEARNING_PARAMETERS = { dataset_uri: 'dataset', prediction_feature: 'targe
 function algorithmUri(client: ServiceClient, algorithm: string): string {
   if (/^[a-z0-9][a-z0-9+-]*$/i.test(algorithm)) return `${client.baseUrl}/algorithm/${algorithm}`;
   return client.uriArgument('algorithm', algorithm, 'algorithm');
-}
-
-/** A validation's statistics as list_models answers them. */
-interface ValidationSummary {
-  validation: string;
-  kind: 'validation' | 'crossvalidation';
-  folds?: number;
-  algorithm_params?: string;
-  y_scrambled?: boolean;
-  statistics: Record<string, number | string>;
-  baseline?: Baseline;
-}
-
-/**
- * The statistics of each model's validations and of the cross-validations of its recipe (the
- * ones its page lists), each with its baseline (one SPARQL query, in the caller's scope).
- */
-async function validationStatistics(client: ServiceClient, models: string[]): Promise<Map<string, ValidationSummary[]>> {
-  const out = new Map<string, ValidationSummary[]>();
-  if (!models.length) return out;
-  const sent = await client.request('POST', '/sparql', { form: { query: String(mcpQueries.validationStatistics(models)) }, accept: 'application/sparql-results+json' });
-  if (sent.status !== 200) return out;
-  const bindings = (json(sent.text, 'endpoint') as { results: { bindings: Record<string, { value: string } | undefined>[] } }).results.bindings;
-  const found = new Map<string, { model: string; summary: ValidationSummary; classes: Map<string, number> }>();
-  for (const b of bindings) {
-    const [model, validation] = [b.model!.value, b.validation!.value];
-    const key = `${model} ${validation}`;
-    const entry = found.get(key) ?? {
-      model,
-      classes: new Map<string, number>(),
-      summary: {
-        validation,
-        kind: b.folds ? 'crossvalidation' : 'validation',
-        ...(b.folds ? { folds: Number(b.folds.value), algorithm_params: b.params?.value ?? '', y_scrambled: b.scrambled?.value === 'true' } : {}),
-        statistics: {},
-      },
-    };
-    if (b.statistic && b.value) entry.summary.statistics[b.statistic.value.replace(/^.*[#/]/, '')] = number(b.value.value)!;
-    if (b.class && b.tp && b.fn) entry.classes.set(b.class.value, Number(b.tp.value) + Number(b.fn.value));
-    found.set(key, entry);
-  }
-  for (const { model, summary, classes } of found.values()) {
-    const s = summary.statistics;
-    const rows = Number(s.numInstances ?? 0) - Number(s.numWithoutClass ?? 0) - Number(s.numUnpredicted ?? 0);
-    const baseline = classes.size
-      ? majorityBaseline([...classes].map(([classValue, count]) => ({ classValue, count })))
-      : meanBaseline(typeof s.targetVarianceActual === 'number' ? s.targetVarianceActual : undefined, rows);
-    out.set(model, [...(out.get(model) ?? []), { ...summary, ...(baseline ? { baseline } : {}) }]);
-  }
-  return out;
 }

@@ -132,3 +132,15 @@ export function explanation(answer: ServiceAnswer): string {
   const retry = answer.status === 429 && answer.retryAfter ? ` (again in ${answer.retryAfter} s)` : '';
   return `${answer.status}: ${message.slice(0, 600)}${retry}`;
 }
+
+/** A JSON answer of the service; one that is not JSON is the service's error about `argument`. */
+export function json(text: string, argument: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ArgumentError(argument, `the service did not answer JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+/** A value as a number where it is one, else as it is. */
+export const number = (v: string | undefined) => (v === undefined ? undefined : Number.isFinite(Number(v)) ? Number(v) : v);
