@@ -305,7 +305,7 @@ test('a model shared for predictions, not its training set: its predictions thro
   assert.equal(withTraining.nearest_training_compounds.length, 5, 'its owner still gets them');
 });
 
-test('list_models under access control: the cross-validation of a model’s recipe is listed to who may read it, with its pooled statistics and baseline (issue 55 item 6)', async () => {
+test('list_models under access control: the cross-validation of a model’s recipe is listed to who may read it, with its pooled statistics and baseline (issue 55 item 6), beside the model’s own validation', async () => {
   const cv = await waitFor(
     (
       await http(`${s.url}/crossvalidation`, {
@@ -316,12 +316,26 @@ test('list_models under access control: the cross-validation of a model’s reci
       })
     ).text.trim(),
   );
+  // and a validation of the model itself on its training set: both are listed, each once
+  const validated = await http(`${s.url}/validation/test_set_validation`, {
+    method: 'POST',
+    body: form({ model_uri: model, test_dataset_uri: dataset }),
+    accept: 'text/uri-list',
+    headers: { subjectid: alice },
+  });
+  const validation = validated.status === 202 ? await waitFor(validated.text.trim()) : validated.text.trim();
   const mine = structured(await call(await mcp(alice), 'list_models', {})).models.find((m: { model: string }) => m.model === model);
   const listed = mine.validations.find((v: { validation: string }) => v.validation === cv);
   assert.equal(listed?.kind, 'crossvalidation', JSON.stringify(mine.validations));
   assert.equal(listed.folds, 3);
   assert.equal(typeof listed.statistics.rootMeanSquaredError, 'number');
+  assert.equal(listed.statistics.numInstances, 60, 'the statistics pooled over the folds, not a fold’s');
   assert.equal(listed.baseline.kind, 'mean predictor');
+  const own = mine.validations.find((v: { validation: string }) => v.validation === validation);
+  assert.equal(own?.kind, 'validation', JSON.stringify(mine.validations));
+  assert.equal(own.statistics.numInstances, 60);
+  assert.equal(own.baseline.rows, 60);
+  assert.equal(new Set(mine.validations.map((v: { validation: string }) => v.validation)).size, mine.validations.length, 'each validation once');
   // bob may use the (now public) model but not read alice's cross-validation
   const his = structured(await call(await mcp(bob), 'list_models', {})).models.find((m: { model: string }) => m.model === model);
   assert.ok(!his || !his.validations.some((v: { validation: string }) => v.validation === cv));
