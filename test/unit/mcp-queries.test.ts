@@ -44,14 +44,17 @@ function validation(id: number, model: string, kind: 'regressionStatistics' | 'c
   };
 }
 
-/** A cross-validation of the recipe (mlr on dataset 1 for feature 1): its pooled statistics (q2 = `pooledQ2`) and one fold's (q2 0.1), which no answer may show. */
-function crossvalidation(id: number, pooledQ2: number, recipe = true) {
+/**
+ * A cross-validation (of the recipe mlr on dataset 1 for feature 1, or of another, or of none): its
+ * pooled statistics (q2 = `pooledQ2`) and one fold's (q2 0.1), which no answer may show.
+ */
+function crossvalidation(id: number, pooledQ2: number, recipe: [RDF.NamedNode, RDF.NamedNode, RDF.NamedNode] | null = [algorithm, dataset, feature], typed = true) {
   const cv = uris.item('crossvalidation', id);
   const [pooled, info, fold, foldResult] = ['pooled', 'info', 'fold-info', 'fold'].map((f) => n(`${cv}#${f}`));
   return {
     [cv]: [
-      df.quad(n(cv), TYPE, ot('Crossvalidation'), n(cv)),
-      ...(recipe ? [df.quad(n(cv), ot('algorithm'), algorithm, n(cv)), df.quad(n(cv), ot('dataset'), dataset, n(cv)), df.quad(n(cv), ot('predictionFeature'), feature, n(cv))] : []),
+      ...(typed ? [df.quad(n(cv), TYPE, ot('Crossvalidation'), n(cv))] : []),
+      ...(recipe ? [df.quad(n(cv), ot('algorithm'), recipe[0], n(cv)), df.quad(n(cv), ot('dataset'), recipe[1], n(cv)), df.quad(n(cv), ot('predictionFeature'), recipe[2], n(cv))] : []),
       df.quad(n(cv), ot('numFolds'), literal(5), n(cv)),
       df.quad(n(cv), ot('algorithmParams'), literal('numTrees=10'), n(cv)),
       df.quad(n(cv), ot('yScramble'), literal(false), n(cv)),
@@ -72,16 +75,22 @@ function crossvalidation(id: number, pooledQ2: number, recipe = true) {
 }
 
 // m1 and m3: a regression validation each; m2: a classification validation (two classes, tied)
-// and the recipe of cross-validation 1; m4: cross-validation 2 named by rdfs:seeAlso (not its
-// recipe), and cross-validation 1 named so too (found both ways)
+// and the recipe of cross-validation 1 (not of 3, 4 and 5, which differ in one part of it, nor of
+// 6, which is no ot:Crossvalidation); m4: cross-validation 2 named by rdfs:seeAlso (not its recipe),
+// and cross-validation 1 named so too (found both ways), and 6 (not a cross-validation)
+const other = (kind: 'algorithm' | 'dataset' | 'feature') => n(uris.item(kind, 9));
 await db.store.replaceGraphs({
   ...validation(1, m1, 'regressionStatistics', { r2: 0.8, rmse: 0.5 }),
   ...validation(2, m2, 'classificationStatistics', { accuracy: 0.9 }, { b: [3, 2], a: [4, 1] }),
   ...validation(3, m3, 'regressionStatistics', { r2: 0.1 }),
   [m2]: [df.quad(n(m2), ot('algorithm'), algorithm, n(m2)), df.quad(n(m2), ot('trainingDataset'), dataset, n(m2)), df.quad(n(m2), ot('dependentVariables'), feature, n(m2))],
-  [m4]: [df.quad(n(m4), rdfs('seeAlso'), n(uris.item('crossvalidation', 2)), n(m4)), df.quad(n(m4), rdfs('seeAlso'), n(uris.item('crossvalidation', 1)), n(m4))],
+  [m4]: [1, 2, 6].map((i) => df.quad(n(m4), rdfs('seeAlso'), n(uris.item('crossvalidation', i)), n(m4))),
   ...crossvalidation(1, 0.7),
-  ...crossvalidation(2, 0.6, false),
+  ...crossvalidation(2, 0.6, null),
+  ...crossvalidation(3, 0.5, [other('algorithm'), dataset, feature]),
+  ...crossvalidation(4, 0.5, [algorithm, other('dataset'), feature]),
+  ...crossvalidation(5, 0.5, [algorithm, dataset, other('feature')]),
+  ...crossvalidation(6, 0.5, [algorithm, dataset, feature], false),
 });
 
 /** Each query must be one the store's own evaluator answers (not the query engine, 100 times slower here). */
