@@ -9,6 +9,14 @@ const iris = (uris: string[]) => uris.map((u) => df.namedNode(u));
  * UNION, BIND or NOT EXISTS, which would send it to the query engine, 100 times slower here); the
  * tools join their answers.
  */
+/** A cross-validation's (`?validation`) folds, parameters and y-scrambling, and its pooled statistics (`?scored`, whose crossvalidationInfo names no fold; `?s`). */
+const POOLED_CROSSVALIDATION = sparql`?validation ${ot('numFolds')} ?folds ; ${ot('algorithmParams')} ?params ; ${ot('yScramble')} ?scrambled .
+  ?info ${ot('crossvalidation')} ?validation . ?scored ${ot('crossvalidationInfo')} ?info .
+  VALUES ?kind { ${ot('regressionStatistics')} ${ot('classificationStatistics')} }
+  ?scored ?kind ?s .
+  OPTIONAL { ?info ${ot('crossvalidationFold')} ?fold }
+  FILTER(!BOUND(?fold))`;
+
 export const mcpQueries = {
   /** The validations of these models (`?validation` ot:model `?model`) and their regression or classification statistics (`?s`). */
   validationsOf(models: string[]): SparqlText {
@@ -31,12 +39,7 @@ export const mcpQueries = {
   VALUES ?model { ${iris(models)} }
   ?model ${ot('algorithm')} ?algorithm ; ${ot('trainingDataset')} ?dataset ; ${ot('dependentVariables')} ?feature .
   ?validation ${ot('dataset')} ?dataset ; ${ot('predictionFeature')} ?feature ; ${ot('algorithm')} ?algorithm ; ${rdf('type')} ${ot('Crossvalidation')} .
-  ?validation ${ot('numFolds')} ?folds ; ${ot('algorithmParams')} ?params ; ${ot('yScramble')} ?scrambled .
-  ?info ${ot('crossvalidation')} ?validation . ?scored ${ot('crossvalidationInfo')} ?info .
-  VALUES ?kind { ${ot('regressionStatistics')} ${ot('classificationStatistics')} }
-  ?scored ?kind ?s .
-  OPTIONAL { ?info ${ot('crossvalidationFold')} ?fold }
-  FILTER(!BOUND(?fold))
+  ${POOLED_CROSSVALIDATION}
 }`;
   },
 
@@ -46,12 +49,7 @@ export const mcpQueries = {
   VALUES ?model { ${iris(models)} }
   ?model ${rdfs('seeAlso')} ?validation .
   ?validation ${rdf('type')} ${ot('Crossvalidation')} .
-  ?validation ${ot('numFolds')} ?folds ; ${ot('algorithmParams')} ?params ; ${ot('yScramble')} ?scrambled .
-  ?info ${ot('crossvalidation')} ?validation . ?scored ${ot('crossvalidationInfo')} ?info .
-  VALUES ?kind { ${ot('regressionStatistics')} ${ot('classificationStatistics')} }
-  ?scored ?kind ?s .
-  OPTIONAL { ?info ${ot('crossvalidationFold')} ?fold }
-  FILTER(!BOUND(?fold))
+  ${POOLED_CROSSVALIDATION}
 }`;
   },
 
