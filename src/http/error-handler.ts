@@ -34,6 +34,8 @@ export function errorHandler(baseUrl: string, log: Logger) {
       if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, 'NotFound', `no resource at ${ctx.path}`);
     } catch (err) {
       let error = toHttpError(err);
+      // a 5xx with a cause (the remote store not answering): the cause is logged, never sent
+      if (error && error.status >= 500 && (err as Error).cause !== undefined) log.warn(error.message, { path: ctx.path, method: ctx.method, cause: String((err as Error).cause) });
       if (!error) {
         log.error('unhandled error', { path: ctx.path, method: ctx.method, error: (err as Error)?.stack ?? String(err) });
         error = new HttpError(500, 'InternalError', 'internal server error');

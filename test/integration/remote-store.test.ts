@@ -129,6 +129,74 @@ test('a request whose connection is closed under it is sent again', { skip, time
   }
 });
 
+test('a store that stops answering is a 503 with Retry-After (an ot:ErrorReport), not an internal error; the server answers again once the store does', { skip, timeout: 120_000 }, async () => {
+  const { createServer, connect } = await import('node:net');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { loadConfig } = await import('../../src/core/config.ts');
+  const { startServer } = await import('../../src/server/server.ts');
+  const { storeUrl, storeUser, storePassword } = s.services.config;
+  const target = new URL(storeUrl ?? '');
+  // a loopback proxy to the test's store, closed and opened again on the same port
+  const sockets = new Set<import('node:net').Socket>();
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  const port = (proxy.address() as { port: number }).port;
+  const dir = await mkdtemp(join(tmpdir(), 'toxgraph-test-'));
+  const url = `http://127.0.0.1:${port}${target.pathname}`;
+  const flags = [
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--data',
+    dir,
+    '--quiet',
+    '--store-url',
+    url,
+    ...(storeUser ? ['--store-user', storeUser] : []),
+    ...(storePassword ? ['--store-password', storePassword] : []),
+  ];
+  const server = await startServer(loadConfig(flags, {}));
+  const base = server.url;
+  try {
+    assert.equal((await fetch(`${base}/dataset`, { headers: { accept: 'text/uri-list' } })).status, 200);
+    // the store goes away: nothing listens on its port any more
+    await new Promise<void>((r) => {
+      proxy.close(() => r());
+      for (const socket of sockets) socket.destroy();
+    });
+    for (const path of ['/dataset', '/feature', '/model', '/compound/1']) {
+      const r = await fetch(`${base}${path}`, { headers: { accept: 'application/json' } });
+      const body = (await r.json()) as { errorCode?: string; statusCode?: number; message?: string };
+      assert.equal(r.status, 503, `${path}: ${JSON.stringify(body)}`);
+      assert.equal(body.errorCode, 'ServiceUnavailable', path);
+      assert.match(body.message ?? '', /store does not answer/);
+      assert.equal(r.headers.get('retry-after'), '1', path);
+    }
+    const posted = await fetch(`${base}/dataset`, { method: 'POST', body: 'SMILES,x\nCCO,1\n', headers: { 'content-type': 'text/csv', accept: 'text/uri-list' } });
+    assert.equal(posted.status, 503, await posted.text());
+    // and back: the same port listens again
+    await new Promise<void>((r) => proxy.listen(port, '127.0.0.1', () => r()));
+    assert.equal((await fetch(`${base}/dataset`, { headers: { accept: 'text/uri-list' } })).status, 200);
+  } finally {
+    await server.close();
+    proxy.close();
+    for (const socket of sockets) socket.destroy();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('the store is signed in to (HTTP Digest, a password from a file): ToxGraph writes through its own account; an anonymous write, or a request without credentials, is refused', {
   skip: testStore !== 'virtuoso' && 'Virtuoso only (its anonymous endpoint)',
 }, async () => {

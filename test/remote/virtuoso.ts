@@ -99,6 +99,11 @@ MaxQueryExecutionTime = 0
     const grant = spawnSync('/usr/bin/isql-vt', [String(sqlPort), 'dba', 'dba', `exec=${sql}`], { encoding: 'utf8' });
     if (grant.status !== 0 || /\*\*\* Error/.test(grant.stdout + grant.stderr)) throw new Error(`isql-vt failed: ${grant.stderr}${grant.stdout}`);
   }
+  // a Virtuoso that ends on its own (a crash) says why in the test's output: its directory is gone after the test
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`Virtuoso in ${dir} ended unexpectedly (${signal ?? `exit code ${code}`}); its log ends: ${logTail(dir, 40)}\n`);
+  });
   // the password as a mounted container secret would be: a file
   const passwordFile = join(dir, 'store-password');
   writeFileSync(passwordFile, `${ACCOUNT.password}\n`, { mode: 0o600 });
@@ -109,6 +114,7 @@ MaxQueryExecutionTime = 0
     credentials: ACCOUNT,
     anonymousUrl: queryUrl,
     async stop() {
+      stopping = true;
       if (child.exitCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
@@ -118,7 +124,7 @@ MaxQueryExecutionTime = 0
 }
 
 /** The last lines of Virtuoso's log, which say why it stopped (a port in use, a locked database). */
-function logTail(dir: string): string {
+function logTail(dir: string, lines = 5): string {
   const log = join(dir, 'virtuoso.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-5).join(' | ') : '(no log)';
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-lines).join(' | ') : '(no log)';
 }

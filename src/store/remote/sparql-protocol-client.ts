@@ -6,6 +6,7 @@ import type { Agent } from 'undici';
 import type { Solution } from '../triple-store.ts';
 import type { SparqlText } from '../sparql-template.ts';
 import { StoreAuthentication, type StoreCredentials } from './store-authentication.ts';
+import { HttpError } from '../../core/errors.ts';
 
 /** Where the remote store is and how to sign in (`--store-url`, `--store-update-url`, `--store-user`, `--store-password`, `--store-token`). */
 export interface RemoteStoreConfig extends StoreCredentials {
@@ -54,8 +55,8 @@ export class SparqlProtocolClient {
           signal,
         })) as unknown as Response;
       } catch (e) {
-        if (last || signal?.aborted || !connectionLost(e)) throw e;
-        continue;
+        if (!last && !signal?.aborted && connectionLost(e)) continue;
+        throw storeNotAnsweringYet(e) ? new StoreNotAnswering(e) : e;
       }
       if (response.ok) return response;
       if (response.status === 401 && challengesAnswered < 2 && this.authentication.challenged(response.headers.get('www-authenticate'), authorization)) {
@@ -69,7 +70,8 @@ export class SparqlProtocolClient {
         await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
         continue;
       }
-      throw new Error(`the SPARQL store answered ${response.status} to a ${field}: ${message}`);
+      const error = new Error(`the SPARQL store answered ${response.status} to a ${field}: ${message}`);
+      throw storeNotAnsweringYet(error) ? new StoreNotAnswering(error) : error;
     }
   }
 
@@ -143,13 +145,25 @@ async function* untilDone<T>(items: AsyncIterable<T>, body: Readable): AsyncIter
   }
 }
 
-/** A request that failed because its connection closed (a reused keep-alive connection the server had just closed). */
+/**
+ * The remote store did not answer a request (nothing listens, the connection was lost again and
+ * again, or a proxy said it is not there): the service is unavailable for now, and the client is
+ * told so (503 with Retry-After), not given an internal error. The store's own words go to the log.
+ */
+export class StoreNotAnswering extends HttpError {
+  constructor(cause: unknown) {
+    super(503, 'ServiceUnavailable', 'the SPARQL store does not answer; try again shortly', undefined, { 'Retry-After': '1' });
+    this.cause = cause;
+  }
+}
+
 /**
  * The store is not answering yet, as when it starts beside this process (a container of the same
  * stack): nothing listens, its name is not known yet, or a proxy in front of it says it is not
  * there. A refusal of the credentials or of the request is not this.
  */
 export function storeNotAnsweringYet(e: unknown): boolean {
+  if (e instanceof StoreNotAnswering) return true;
   const code = (e as { cause?: { code?: string } })?.cause?.code ?? '';
   return (
     ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code) ||
@@ -158,6 +172,7 @@ export function storeNotAnsweringYet(e: unknown): boolean {
   );
 }
 
+/** A request that failed because its connection closed (a reused keep-alive connection the server had just closed). */
 function connectionLost(e: unknown): boolean {
   const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
   return ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED'].includes(cause?.code ?? '') || /other side closed/i.test(cause?.message ?? '');
