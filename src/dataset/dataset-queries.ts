@@ -1,5 +1,5 @@
 import { dc, df, ot } from '../rdf/namespaces.ts';
-import { PART_OF, resourcesOfType, type ListOptions } from '../store/query-helpers.ts';
+import { NOT_PART_OF_ANOTHER, resourcesOfType, type ListOptions } from '../store/query-helpers.ts';
 import { sparql, type SparqlText } from '../store/sparql-template.ts';
 import { checkIri } from '../rdf/terms.ts';
 
@@ -15,7 +15,7 @@ export const datasetQueries = {
   },
   /** All datasets but intermediate work, with their titles (forms that offer a choice of datasets), binding `?r` and `?t` (unbound without a title). */
   titled(): SparqlText {
-    return sparql`SELECT ?r ?t WHERE { GRAPH ?r { ?r a ${ot('Dataset')} OPTIONAL { ?r ${dc('title')} ?t } FILTER NOT EXISTS { ?r ${PART_OF} ?whole } } }`;
+    return sparql`SELECT ?r ?t WHERE { GRAPH ?r { ?r a ${ot('Dataset')} OPTIONAL { ?r ${dc('title')} ?t } ${NOT_PART_OF_ANOTHER} } }`;
   },
   /** The number of rows of a dataset, binding `?n`. */
   rowCount(uri: string, entriesGraph: string): SparqlText {
