@@ -41,6 +41,7 @@ if (!['unit', 'integration', 'differential', 'all'].includes(tier)) throw new Er
 /** V8's code cache of the project's modules, shared by the tiers' processes (node_modules/.cache: gone with a clean install). */
 const COMPILE_CACHE = new URL('../node_modules/.cache/toxgraph-compile', import.meta.url).pathname;
 const remoteStore = process.env.TOXGRAPH_TEST_STORE;
+const UNTRACKED_PROMISES = new URL('./untracked-promises.ts', import.meta.url).href;
 
 function filesOf(folder: 'unit' | 'integration' | 'differential'): string[] {
   const names = readdirSync(`test/${folder}`).filter((f) => f.endsWith('.test.ts'));
@@ -69,6 +70,9 @@ function run(label: string, list: string[], concurrency: number): number {
   const result = spawnSync(
     process.execPath,
     [
+      // node:test's async hook without promise tracking, in every test process (see the file)
+      '--import',
+      UNTRACKED_PROMISES,
       '--test',
       `--test-concurrency=${concurrency}`,
       '--test-reporter=spec',

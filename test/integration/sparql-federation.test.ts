@@ -5,9 +5,8 @@ import { startTestServer, http, featureTurtle, errorReport, type TestServer } fr
 let local: TestServer;
 let remote: TestServer;
 before(async () => {
-  remote = await startTestServer();
-  // SERVICE calls go through the outbound policy: loopback is an internal address, allowed here for the test
-  local = await startTestServer(['--sparql-service', '--allow-private-targets', '127.0.0.0/8']);
+  // both at once: SERVICE calls go through the outbound policy, and loopback is an internal address, allowed here for the test
+  [remote, local] = await Promise.all([startTestServer(), startTestServer(['--sparql-service', '--allow-private-targets', '127.0.0.0/8'])]);
 });
 after(async () => {
   await local?.stop();
