@@ -444,7 +444,7 @@ function privateCopy(): string {
  */
 function runTests(dir: string, files: string[], stopAtFailure: boolean): Promise<{ passed: boolean; output: string; timedOut: boolean }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+    const child = spawn(process.execPath, ['--import', './test/untracked-promises.ts', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
       cwd: dir,
       env: { ...process.env, TOXGRAPH_CHECK_TEMPLATES: '1', NODE_DISABLE_COLORS: '1' },
       detached: true,
