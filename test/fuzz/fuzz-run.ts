@@ -74,6 +74,8 @@ export interface FuzzStats {
   target: string;
   inputs: number;
   byStatus: Record<number, number>;
+  /** Milliseconds the target's inputs took (where the fuzzing's time goes). */
+  ms: number;
 }
 
 /**
@@ -86,8 +88,9 @@ export async function fuzzServer(s: TestServer, context: FuzzContext, options: {
   const stats: FuzzStats[] = [];
   for (const target of fuzzTargets(context)) {
     if (options.only && !target.name.includes(options.only)) continue;
-    const row: FuzzStats = { target: target.name, inputs: 0, byStatus: {} };
+    const row: FuzzStats = { target: target.name, inputs: 0, byStatus: {}, ms: 0 };
     stats.push(row);
+    const started = performance.now();
     await fc.assert(
       fc.asyncProperty(target.input, async (request) => {
         row.inputs++;
@@ -96,6 +99,7 @@ export async function fuzzServer(s: TestServer, context: FuzzContext, options: {
       }),
       { seed: options.seed, numRuns: options.runs * (target.weight ?? 1), endOnFailure: true },
     );
+    row.ms = Math.round(performance.now() - started);
   }
   return stats;
 }

@@ -32,6 +32,6 @@ function fuzzOnThread(flags: string[], options: { seed: number; runs: number }):
 test(`fuzzed inputs (seed ${SEED}) answer 2xx or 4xx with an error report, never 500 or a hang, and refused ones write nothing`, async () => {
   const stats = await fuzzOnThread(['--query-timeout', '5000', '--body-limit', '200000', '--dataset-task-bytes', '100000'], { seed: SEED, runs: RUNS });
   const total = stats.reduce((n, r) => n + r.inputs, 0);
-  for (const r of stats) console.log(`# fuzz ${r.target}: ${r.inputs} inputs, statuses ${JSON.stringify(r.byStatus)}`);
+  for (const r of stats) console.log(`# fuzz ${r.target}: ${r.inputs} inputs in ${r.ms} ms, statuses ${JSON.stringify(r.byStatus)}`);
   console.log(`# fuzz: ${total} inputs in ${stats.length} targets, seed ${SEED}`);
 });
