@@ -11,7 +11,7 @@ import { ScopedSource } from '../scoped-source.ts';
 import { dataTriples, sparql, SparqlText } from '../sparql-template.ts';
 import { checkIri } from '../../rdf/terms.ts';
 import { DEFAULT_GRAPH_IRI, type GraphRestriction, type GraphScope, type QueryOptions, type QueryResult, type Solution, type RecordWrites, type TripleStore } from '../triple-store.ts';
-import { SparqlProtocolClient, storeNotAnsweringYet, type RemoteStoreConfig } from './sparql-protocol-client.ts';
+import { SparqlProtocolClient, StoreNotAnswering, type RemoteStoreConfig } from './sparql-protocol-client.ts';
 import { HIDDEN_VARIABLE_PREFIX, rewriteForUnionGraph } from './union-graph-rewrite.ts';
 import { fromServer, quadFromServer, toServer } from './literal-transport.ts';
 
@@ -58,7 +58,7 @@ export class RemoteSparqlStore implements TripleStore {
         await client.ask('ASK { }');
         return new RemoteSparqlStore(client);
       } catch (e) {
-        if (!storeNotAnsweringYet(e) || Date.now() >= until) throw e;
+        if (!(e instanceof StoreNotAnswering) || Date.now() >= until) throw e;
         onWait?.(e);
         await new Promise((r) => setTimeout(r, 1000));
       }

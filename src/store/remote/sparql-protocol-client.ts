@@ -56,7 +56,8 @@ export class SparqlProtocolClient {
         })) as unknown as Response;
       } catch (e) {
         if (!last && !signal?.aborted && connectionLost(e)) continue;
-        throw storeNotAnsweringYet(e) ? new StoreNotAnswering(e) : e;
+        // the system's reason (fetch's own error only says "fetch failed")
+        throw unreachable(e) ? new StoreNotAnswering((e as Error).cause ?? e) : e;
       }
       if (response.ok) return response;
       if (response.status === 401 && challengesAnswered < 2 && this.authentication.challenged(response.headers.get('www-authenticate'), authorization)) {
@@ -71,7 +72,8 @@ export class SparqlProtocolClient {
         continue;
       }
       const error = new Error(`the SPARQL store answered ${response.status} to a ${field}: ${message}`);
-      throw storeNotAnsweringYet(error) ? new StoreNotAnswering(error) : error;
+      // a proxy in front of the store says it is not there
+      throw [502, 503, 504].includes(response.status) ? new StoreNotAnswering(error) : error;
     }
   }
 
@@ -146,30 +148,23 @@ async function* untilDone<T>(items: AsyncIterable<T>, body: Readable): AsyncIter
 }
 
 /**
- * The remote store did not answer a request (nothing listens, the connection was lost again and
- * again, or a proxy said it is not there): the service is unavailable for now, and the client is
- * told so (503 with Retry-After), not given an internal error. The store's own words go to the log.
+ * The remote store did not answer a request (nothing listens, its name is not known yet, the
+ * connection was lost again and again, or a proxy said it is not there), as when it starts beside
+ * this process: the service is unavailable for now, and the client is told so (503 with
+ * Retry-After), not given an internal error; `cause` is the reason, for the log. A refusal of the
+ * credentials or of the request is not this.
  */
 export class StoreNotAnswering extends HttpError {
-  constructor(cause: unknown) {
+  constructor(reason: unknown) {
     super(503, 'ServiceUnavailable', 'the SPARQL store does not answer; try again shortly', undefined, { 'Retry-After': '1' });
-    this.cause = cause;
+    this.cause = reason;
   }
 }
 
-/**
- * The store is not answering yet, as when it starts beside this process (a container of the same
- * stack): nothing listens, its name is not known yet, or a proxy in front of it says it is not
- * there. A refusal of the credentials or of the request is not this.
- */
-export function storeNotAnsweringYet(e: unknown): boolean {
-  if (e instanceof StoreNotAnswering) return true;
+/** A request that reached no store: nothing listens, the name is unknown, or the connection was lost. */
+function unreachable(e: unknown): boolean {
   const code = (e as { cause?: { code?: string } })?.cause?.code ?? '';
-  return (
-    ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code) ||
-    connectionLost(e) ||
-    /the SPARQL store answered (502|503|504) /.test(String((e as Error)?.message))
-  );
+  return ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code) || connectionLost(e);
 }
 
 /** A request that failed because its connection closed (a reused keep-alive connection the server had just closed). */
