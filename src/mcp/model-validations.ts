@@ -50,10 +50,15 @@ async function select(client: ServiceClient, query: SparqlText): Promise<Binding
   return (json(sent.text, 'endpoint') as { results: { bindings: Bindings } }).results.bindings;
 }
 
-/** The values of one key, grouped by another. */
+/** Items grouped by a key (Map.groupBy, which the project's ES2022 library does not type). */
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
-  for (const item of items) out.set(key(item), [...(out.get(key(item)) ?? []), item]);
+  for (const item of items) {
+    const k = key(item);
+    const group = out.get(k);
+    if (group) group.push(item);
+    else out.set(k, [item]);
+  }
   return out;
 }
 
