@@ -24,7 +24,6 @@ export interface DescriptorInstance {
 
 const CALCULATION_MODULE = new URL('../chemistry/descriptor-calculation.ts', import.meta.url).href;
 const CHUNK = 250;
-const READ_CONCURRENCY = 64;
 
 /**
  * Runs descriptor algorithms. Invoking one with parameter values makes (once) an algorithm
@@ -132,15 +131,8 @@ export class DescriptorCalculation {
 
   /** The canonical SMILES of compounds (undefined for a compound without a readable structure). */
   async smilesOf(compounds: string[]): Promise<(string | undefined)[]> {
-    const out: (string | undefined)[] = new Array(compounds.length);
-    for (let i = 0; i < compounds.length; i += READ_CONCURRENCY) {
-      await Promise.all(
-        compounds.slice(i, i + READ_CONCURRENCY).map(async (c, k) => {
-          out[i + k] = structureFrom(await this.services.store.readGraph(c), c)?.smiles;
-        }),
-      );
-    }
-    return out;
+    const graphs = await this.services.store.readEachGraph(compounds);
+    return compounds.map((c, i) => structureFrom(graphs[i], c)?.smiles);
   }
 }
 

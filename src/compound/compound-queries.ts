@@ -12,9 +12,13 @@ export const compoundQueries = {
   all(): SparqlText {
     return sparql`SELECT ?c WHERE { GRAPH ?c { ?c a ${ot('Compound')} ; ${ot('smiles')} ?s } }`;
   },
-  /** The compounds (and `{uri}/key` records) of one InChIKey, binding `?c`: one index lookup, no query engine. */
-  byInchiKey(key: string): SparqlText {
-    return sparql`SELECT ?c WHERE { GRAPH ?g { ?c ${ot('inchiKey')} ${literal(key)} } }`;
+  /**
+   * The compounds (and `{uri}/key` records) of InChIKeys, binding `?c` and its key `?k`: on the
+   * embedded store one index lookup per key (the store's own evaluator), on a remote store one
+   * request for them all.
+   */
+  byInchiKeys(keys: string[]): SparqlText {
+    return sparql`SELECT ?c ?k WHERE { VALUES ?k { ${keys.map((k) => literal(k))} } GRAPH ?g { ?c ${ot('inchiKey')} ?k } }`;
   },
   /** Compounds `owl:sameAs` an IRI, binding `?c`. */
   sameAs(iri: string): SparqlText {

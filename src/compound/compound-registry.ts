@@ -27,8 +27,10 @@ const COMPOUND_WRITE_GRAPHS = 250;
 const KNOWN_COMPOUND_WRITE_GRAPHS = 50;
 /** How long a claim on an InChIKey outlives it (the claiming process has written the compound long before). */
 const CLAIM_SECONDS = 3600;
-/** InChIKeys looked up in the store at once (see urisForKeys). */
+/** A few structures: registered without the lock when every one is stored already (see register). */
 const FEW_KEYS = 16;
+/** InChIKeys looked up in the store by one query (see urisForKeys). */
+const KEYS_PER_QUERY = 500;
 const INCHIKEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
 /** Names a prefix search (`search=benz*`) answers at most. */
 const PREFIX_HITS = 1000;
@@ -114,10 +116,10 @@ export class CompoundRegistry {
 
   /**
    * The compounds of a request's InChIKeys (the `{uri}/key` records of deleted compounds
-   * included): the structure index knows every stored compound; a key it does not know (a new
-   * structure, or a deleted compound's) is looked up in the store, one index read per key, a
-   * few at a time. (One query with VALUES over thousands of keys was a join that Comunica ran
-   * on the main thread over every InChIKey of the store: seconds at 100,000 compounds.)
+   * included): the structure index knows every stored compound; the keys it does not know (new
+   * structures, deleted compounds') are looked up in the store, KEYS_PER_QUERY keys a query
+   * (the embedded store's evaluator looks each up on the index; a remote store gets one request,
+   * not one per key: an upload of 2,600 new structures made 2,600 requests to Virtuoso).
    */
   async urisForKeys(keys: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
@@ -127,12 +129,10 @@ export class CompoundRegistry {
       if (id !== undefined) found.set(k, this.uriOf(id));
       else unknown.push(k);
     }
-    for (let i = 0; i < unknown.length; i += FEW_KEYS) {
-      const part = unknown.slice(i, i + FEW_KEYS);
-      const rows = await Promise.all(part.map((k) => select(this.services.store, compoundQueries.byInchiKey(k))));
-      part.forEach((k, j) => {
-        for (const r of rows[j]) if (this.isCompoundUri(r.c.value)) found.set(k, r.c.value);
-      });
+    for (let i = 0; i < unknown.length; i += KEYS_PER_QUERY) {
+      for (const r of await select(this.services.store, compoundQueries.byInchiKeys(unknown.slice(i, i + KEYS_PER_QUERY)))) {
+        if (this.isCompoundUri(r.c.value)) found.set(r.k.value, r.c.value);
+      }
     }
     return found;
   }
@@ -149,12 +149,13 @@ export class CompoundRegistry {
       const minted = new Set<string>();
       const byKey = new Map<string, string>();
       const known = await this.urisForKeys(posted.map((p) => p.structure.inchiKey));
+      const stored = await this.readAll([...new Set(known.values())]);
       const uris: string[] = [];
       const entries = new Map<string, IndexEntry>();
       for (const p of posted) {
         const key = p.structure.inchiKey;
         let uri = byKey.get(key) ?? known.get(key);
-        const existing = uri && !graphs[uri] ? await this.read(uri) : undefined;
+        const existing = uri && !graphs[uri] ? stored.get(uri) : undefined;
         if (!uri) {
           const candidate = await this.services.ids.next(this.collection);
           // processes sharing the store: the first to claim the InChIKey names the compound
@@ -203,12 +204,12 @@ export class CompoundRegistry {
   private async alreadyStored(posted: PostedStructure[]): Promise<string[] | undefined> {
     if (!posted.length) return [];
     const known = await this.urisForKeys(posted.map((p) => p.structure.inchiKey));
-    const read = new Map<string, StoredStructure | undefined>();
+    if (posted.some((p) => !known.has(p.structure.inchiKey))) return undefined;
+    const read = await this.readAll([...new Set(known.values())]);
     const uris: string[] = [];
     for (const p of posted) {
       const uri = known.get(p.structure.inchiKey);
       if (!uri) return undefined;
-      if (!read.has(uri)) read.set(uri, await this.read(uri));
       const existing = read.get(uri);
       // a deleted compound (its key kept) is written again
       if (!existing) return undefined;
@@ -234,6 +235,17 @@ export class CompoundRegistry {
   async read(uri: string): Promise<StoredStructure | undefined> {
     const quads = await this.services.store.readGraph(uri);
     return structureFrom(quads, uri);
+  }
+
+  /** The stored structures of compounds, by URI (those with none left out). */
+  async readAll(uris: string[]): Promise<Map<string, StoredStructure>> {
+    const graphs = await this.services.store.readEachGraph(uris);
+    const out = new Map<string, StoredStructure>();
+    uris.forEach((uri, i) => {
+      const s = structureFrom(graphs[i], uri);
+      if (s) out.set(uri, s);
+    });
+    return out;
   }
 
   /**

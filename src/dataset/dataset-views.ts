@@ -58,31 +58,25 @@ const MAX_ROWS_PER_CHUNK = 500;
 const VALUES_PER_PART = 2000;
 /** Cells handed to the workbook writer at a time (it writes them without a pause: exceljs takes some 5 µs a cell). */
 const WORKBOOK_CELLS = 4000;
-/** Feature graphs read at once (thousands of reads at once hold the event loop while they settle). */
-const FEATURE_READS = 64;
-
-/** The features of the columns, their graphs read a few at a time. */
+/** The features of the columns (their graphs read by readEachGraph: a few at a time, or some dozens per request). */
 async function featureInfo(store: TripleStore, uris: string[]): Promise<FeatureInfo[]> {
   const slices = new TimeSlices();
+  const graphs = await store.readEachGraph(uris);
   const out: FeatureInfo[] = [];
-  for (let i = 0; i < uris.length; i += FEATURE_READS) {
-    const group = uris.slice(i, i + FEATURE_READS);
-    const graphs = await Promise.all(group.map((uri) => store.readGraph(uri)));
-    group.forEach((uri, k) => {
-      const quads = graphs[k];
-      const record = featureRecord(quads, uri);
-      out.push({
-        uri,
-        title: record.title ?? uri,
-        kind: record.numeric ? 'numeric' : record.nominal ? 'nominal' : 'string',
-        accepted: record.accepted,
-        units: record.units,
-        source: record.source,
-        sameAs: record.sameAs,
-        quads,
-      });
+  for (const [k, uri] of uris.entries()) {
+    const quads = graphs[k];
+    const record = featureRecord(quads, uri);
+    out.push({
+      uri,
+      title: record.title ?? uri,
+      kind: record.numeric ? 'numeric' : record.nominal ? 'nominal' : 'string',
+      accepted: record.accepted,
+      units: record.units,
+      source: record.source,
+      sameAs: record.sameAs,
+      quads,
     });
-    await slices.pause();
+    if (k % 256 === 255) await slices.pause();
   }
   return out;
 }
@@ -100,8 +94,11 @@ async function* chunks(
   const flush = async () => {
     const structure = new Map<string, { smiles: string; molfile?: string }>();
     const compounds = [...new Set(rows.map((r) => r.compound))];
-    const found = await Promise.all(compounds.map(async (c) => structureFrom(await store.readGraph(c), c)));
-    compounds.forEach((c, i) => structure.set(c, { smiles: found[i]?.smiles ?? '', molfile: found[i]?.molfile }));
+    const graphs = await store.readEachGraph(compounds);
+    compounds.forEach((c, i) => {
+      const found = structureFrom(graphs[i], c);
+      structure.set(c, { smiles: found?.smiles ?? '', molfile: found?.molfile });
+    });
     const out = { rows, structure };
     rows = [];
     return out;

@@ -84,8 +84,8 @@ export function featureRecord(quads: RDF.Quad[], uri: string): FeatureRecord {
 
 /** The records of features, by URI (features with no graph here have `exists: false`). */
 export async function readFeatureRecords(store: TripleStore, uris: string[]): Promise<Map<string, FeatureRecord>> {
-  const records = await Promise.all(uris.map(async (uri) => featureRecord(await store.readGraph(uri), uri)));
-  return new Map(records.map((r) => [r.uri, r]));
+  const graphs = await store.readEachGraph(uris);
+  return new Map(uris.map((uri, i) => [uri, featureRecord(graphs[i], uri)]));
 }
 
 /** The titles of features stored here, by feature URI; features without one are left out. */

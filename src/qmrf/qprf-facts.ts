@@ -111,8 +111,9 @@ export class QprfFacts {
     // out of fold: the model's own re-predictions of its training rows would agree by construction
     const outOfFold = await outOfFoldPredictions({ services: this.services, datasets: this.datasets, models: this.models }, model, chosen, rows, signal);
     const neighbours: Neighbour[] = [];
+    const structures = await this.compounds.readAll(chosen);
     for (const [k, n] of nearest.entries()) {
-      const structure = await this.compounds.read(chosen[k]);
+      const structure = structures.get(chosen[k]);
       if (!structure) continue;
       const measured = rows.find((r) => r.compound === chosen[k])?.values.get(model.dependent)?.value;
       neighbours.push({ compound: structure, similarity: n.similarity, measured, predicted: outOfFold.values.get(chosen[k]) });

@@ -44,8 +44,8 @@ function inGraph(iri: string, q: RDF.Quad): RDF.Quad {
 /** Quads and characters (see write-size.ts) of one bulk-load batch. */
 const BULK_BATCH = 20000;
 const BULK_BATCH_CHARS = 4_000_000;
-/** Graphs read at once when a write replaces many. */
-const READ_CONCURRENCY = 16;
+/** Graphs read at once by readEachGraph (a write that replaces many, a dataset's compounds or features). */
+const READ_CONCURRENCY = 32;
 
 type Term = RDF.Term | null | undefined;
 
@@ -248,17 +248,20 @@ export class QuadstoreTripleStore implements TripleStore {
     return items;
   }
 
-  /**
-   * The quads of many graphs (a write of thousands of compounds), read a few at a time: all at
-   * once, their thousands of settling promises would hold the event loop for hundreds of ms.
-   */
-  private async readGraphs(iris: string[], slices: TimeSlices): Promise<RDF.Quad[]> {
-    const out: RDF.Quad[] = [];
-    for (let i = 0; i < iris.length; i += READ_CONCURRENCY) {
-      for (const quads of await Promise.all(iris.slice(i, i + READ_CONCURRENCY).map((iri) => this.readGraph(iri)))) out.push(...quads);
+  /** A few at a time: all at once, thousands of settling promises would hold the event loop for hundreds of ms. */
+  async readEachGraph(graphIris: string[]): Promise<RDF.Quad[][]> {
+    const slices = new TimeSlices();
+    const out: RDF.Quad[][] = [];
+    for (let i = 0; i < graphIris.length; i += READ_CONCURRENCY) {
+      out.push(...(await Promise.all(graphIris.slice(i, i + READ_CONCURRENCY).map((iri) => this.readGraph(iri)))));
       await slices.pause();
     }
     return out;
+  }
+
+  /** The quads of many graphs (a write of thousands of compounds) as one list. */
+  private async readGraphs(iris: string[]): Promise<RDF.Quad[]> {
+    return (await this.readEachGraph(iris)).flat();
   }
 
   /** Stream one graph in index order (for a bulk graph: subject by subject). */
@@ -278,15 +281,9 @@ export class QuadstoreTripleStore implements TripleStore {
       const slices = new TimeSlices();
       // graphs given no quads lose all they hold, with no difference to compute (what a task that
       // did not complete created, removed in the same write as the task's end)
-      const removed = await this.readGraphs(
-        Object.keys(graphs).filter((iri) => graphs[iri].length === 0),
-        slices,
-      );
+      const removed = await this.readGraphs(Object.keys(graphs).filter((iri) => graphs[iri].length === 0));
       const entries = Object.entries(graphs).filter(([, quads]) => quads.length > 0);
-      const oldQuads = await this.readGraphs(
-        entries.map(([iri]) => iri),
-        slices,
-      );
+      const oldQuads = await this.readGraphs(entries.map(([iri]) => iri));
       // write only the difference: quads in both stay untouched (a policy added to the policy
       // graph, a column added to a dataset's rows, cost what changed, not the whole graph);
       // computed in time slices, as large resources have hundreds of thousands of quads
@@ -346,7 +343,7 @@ export class QuadstoreTripleStore implements TripleStore {
 
   deleteGraphs(graphIris: string[], records?: RecordWrites): Promise<void> {
     return this.exclusive(async () => {
-      const oldQuads = await this.readGraphs(graphIris, new TimeSlices());
+      const oldQuads = await this.readGraphs(graphIris);
       await this.patch(oldQuads, [], records);
     });
   }

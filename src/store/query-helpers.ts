@@ -3,7 +3,6 @@ import { sparql, type SparqlText } from './sparql-template.ts';
 import { checkIri } from '../rdf/terms.ts';
 import { df, RDF_TYPE } from '../rdf/namespaces.ts';
 import { sortById } from './id-minter.ts';
-import { TimeSlices } from '../core/time-slices.ts';
 import type { QueryOptions, Solution, TripleStore } from './triple-store.ts';
 import { allSolutions } from './solution-batches.ts';
 
@@ -31,28 +30,18 @@ export async function ask(store: TripleStore, query: SparqlText, options?: Query
 
 /** The graphs of many resources, as one list (in the order given). */
 export async function readGraphs(store: TripleStore, uris: string[]): Promise<RDF.Quad[]> {
-  const slices = new TimeSlices();
-  const out: RDF.Quad[] = [];
-  // a few at a time: thousands of reads at once hold the event loop while they settle
-  for (let i = 0; i < uris.length; i += GRAPH_READS) {
-    for (const quads of await Promise.all(uris.slice(i, i + GRAPH_READS).map((u) => store.readGraph(u)))) for (const q of quads) out.push(q);
-    await slices.pause();
-  }
-  return out;
+  return (await store.readEachGraph(uris)).flat();
 }
-
-/** Graphs read at once by readGraphs. */
-const GRAPH_READS = 64;
 
 /** The `dc:title` of resources (each in its own graph), by URI; those without one are left out. */
 export async function titlesOf(store: TripleStore, uris: string[]): Promise<Map<string, string>> {
   const titles = new Map<string, string>();
-  await Promise.all(
-    [...new Set(uris.filter((u) => u))].map(async (uri) => {
-      const title = (await store.readGraph(uri)).find((q) => q.subject.value === uri && q.predicate.value === DC_TITLE)?.object.value;
-      if (title) titles.set(uri, title);
-    }),
-  );
+  const wanted = [...new Set(uris.filter((u) => u))];
+  const graphs = await store.readEachGraph(wanted);
+  wanted.forEach((uri, i) => {
+    const title = graphs[i].find((q) => q.subject.value === uri && q.predicate.value === DC_TITLE)?.object.value;
+    if (title) titles.set(uri, title);
+  });
   return titles;
 }
 

@@ -66,6 +66,11 @@ export interface UpdateOptions {
  */
 export interface TripleStore {
   readGraph(graphIri: string): Promise<RDF.Quad[]>;
+  /**
+   * Many graphs, each whole, in the order given: a few at a time on the embedded store (without
+   * holding the event loop), some dozens per request on a remote store (not a request each).
+   */
+  readEachGraph(graphIris: string[]): Promise<RDF.Quad[][]>;
   /** Read a graph as a stream of batches of quads, subject by subject (memory stays flat for large graphs). */
   graphBatches(graphIri: string): AsyncIterable<RDF.Quad[]>;
   hasGraph(graphIri: string): Promise<boolean>;

@@ -1,4 +1,5 @@
 import { test, before, after } from 'node:test';
+import type * as RDF from '@rdfjs/types';
 import assert from 'node:assert/strict';
 import { df } from '../../src/rdf/namespaces.ts';
 import { select } from '../../src/store/query-helpers.ts';
@@ -65,6 +66,29 @@ test('a reader that stops early gives its connection back: many partial reads, t
   assert.equal((await s.services.store.readGraph(g)).length, 5000);
 });
 
+test('readEachGraph: a few hundred graphs (several requests), each whole and in the order asked, with repeats, graphs never written and names no graph can have answered empty', {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  const g = (i: number) => `http://example.org/remote/each/${i}`;
+  const graphs: Record<string, RDF.Quad[]> = {};
+  for (let i = 0; i < 250; i++) {
+    graphs[g(i)] = Array.from({ length: (i % 3) + 1 }, (_, k) => df.quad(df.namedNode(`${g(i)}#r${k}`), df.namedNode('http://example.org/v'), df.literal(`${i / 3}`, df.namedNode(`${XSD}double`))));
+  }
+  await s.services.store.replaceGraphs(graphs);
+  const asked = [g(249), 'http://example.org/with space', g(7), 'http://example.org/remote/each/none', g(7), ...Object.keys(graphs)];
+  const read = await s.services.store.readEachGraph(asked);
+  assert.equal(read.length, asked.length);
+  asked.forEach((uri, i) => {
+    const expected = (graphs[uri] ?? []).map((x) => `${x.subject.value} ${x.object.value} ${(x.object as RDF.Literal).datatype.value}`).sort();
+    assert.deepEqual(read[i].map((x) => `${x.subject.value} ${x.object.value} ${(x.object as RDF.Literal).datatype.value}`).sort(), expected, uri);
+    assert.ok(
+      read[i].every((x) => x.graph.value === uri),
+      uri,
+    );
+  });
+});
+
 for (const writer of ['this process', 'another process'] as const) {
   test(`reads of a graph while ${writer} replaces it again and again all succeed and see one whole version`, { skip, timeout: 180_000 }, async () => {
     const { RemoteSparqlStore } = await import('../../src/store/remote/remote-sparql-store.ts');
@@ -85,7 +109,14 @@ for (const writer of ['this process', 'another process'] as const) {
           seen.push(`${quads.length} quads of ${new Set(quads.map((q) => q.object.value)).size} version(s)`);
         }
       };
-      const readers = [reader(), reader(), reader()];
+      // and reads of several graphs at once (readEachGraph), this one among them
+      const readerOfMany = async () => {
+        while (writing) {
+          const [quads] = await s.services.store.readEachGraph([g, 'http://example.org/remote/values']);
+          seen.push(`${quads.length} quads of ${new Set(quads.map((q) => q.object.value)).size} version(s)`);
+        }
+      };
+      const readers = [reader(), reader(), readerOfMany()];
       for (let n = 1; n <= 400; n++) await writes.replaceGraphs({ [g]: version(n) });
       writing = false;
       await Promise.all(readers);

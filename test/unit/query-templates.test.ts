@@ -34,6 +34,8 @@ import { ontologyQueries } from '../../src/ontology/ontology-queries.ts';
 import { qmrfQueries } from '../../src/qmrf/qmrf-queries.ts';
 import { sparql, type SparqlText } from '../../src/store/sparql-template.ts';
 import { select } from '../../src/store/query-helpers.ts';
+import { parsedQuery } from '../../src/store/parsed-query.ts';
+import { storePlan } from '../../src/store/query-plan.ts';
 import { BASE, EVIL, fmt, n, openStore, refusesBadIris, rowKey, sorted, tripleKey, uris } from './query-template-support.ts';
 
 let db: Awaited<ReturnType<typeof openStore>>;
@@ -332,17 +334,32 @@ test('compound all, sameAs and conformers: compounds are not conformers', async 
   refusesBadIris((iri) => compoundQueries.conformers(iri));
 });
 
-test('compound byInchiKey: the structures and deleted-compound keys of one InChIKey, exactly', async () => {
+test('compound byInchiKeys: the structures and deleted-compound keys of InChIKeys, exactly, each with its key; the store’s own evaluator answers it', async () => {
+  const key = (k: string) => compoundQueries.byInchiKeys([k]);
   // conformers hold their compound's InChIKey too (the registry keeps compound URIs only)
-  assert.deepEqual(await col(compoundQueries.byInchiKey(BENZENE.inchiKey), 'c'), ['/compound/1', '/compound/1/conformer/1', '/compound/1/conformer/2']);
-  assert.deepEqual(await col(compoundQueries.byInchiKey(ETHANOL.inchiKey), 'c'), ['/compound/2', '/compound/2/conformer/1']);
-  assert.deepEqual(await col(compoundQueries.byInchiKey(WATER_KEY), 'c'), ['/compound/9'], 'the key a deleted compound left');
-  assert.deepEqual(await col(compoundQueries.byInchiKey(BENZENE.inchiKey.toLowerCase()), 'c'), []);
-  assert.deepEqual(await col(compoundQueries.byInchiKey('UHOVQNZJYSORNB'), 'c'), [], 'no prefix match');
+  assert.deepEqual(await col(key(BENZENE.inchiKey), 'c'), ['/compound/1', '/compound/1/conformer/1', '/compound/1/conformer/2']);
+  assert.deepEqual(await col(key(ETHANOL.inchiKey), 'c'), ['/compound/2', '/compound/2/conformer/1']);
+  assert.deepEqual(await col(key(WATER_KEY), 'c'), ['/compound/9'], 'the key a deleted compound left');
+  assert.deepEqual(await col(key(BENZENE.inchiKey.toLowerCase()), 'c'), []);
+  assert.deepEqual(await col(key('UHOVQNZJYSORNB'), 'c'), [], 'no prefix match');
   // a hostile key is one literal: it finds the record that holds exactly it, not the one holding its first character
-  assert.deepEqual(await col(compoundQueries.byInchiKey(EVIL), 'c'), ['/compound/10']);
-  assert.deepEqual(await col(compoundQueries.byInchiKey('x'), 'c'), ['/compound/11']);
-  assert.deepEqual(await col(compoundQueries.byInchiKey(`${BENZENE.inchiKey}" } UNION { ?c ?p ?o`), 'c'), []);
+  assert.deepEqual(await col(key(EVIL), 'c'), ['/compound/10']);
+  assert.deepEqual(await col(key('x'), 'c'), ['/compound/11']);
+  assert.deepEqual(await col(key(`${BENZENE.inchiKey}" } UNION { ?c ?p ?o`), 'c'), []);
+  const many = compoundQueries.byInchiKeys([BENZENE.inchiKey, WATER_KEY, 'UHOVQNZJYSORNB', EVIL]);
+  assert.ok(storePlan(parsedQuery(String(many))), 'a lookup per key on the index, not a join in the query engine');
+  const pair = (k: string, c: string) => `k=${JSON.stringify(k)} c=${c}`;
+  assert.deepEqual(
+    sorted(await db.rows(many, ['k', 'c'])),
+    sorted([
+      pair(BENZENE.inchiKey, '/compound/1'),
+      pair(BENZENE.inchiKey, '/compound/1/conformer/1'),
+      pair(BENZENE.inchiKey, '/compound/1/conformer/2'),
+      pair(EVIL, '/compound/10'),
+      pair(WATER_KEY, '/compound/9'),
+    ]),
+  );
+  assert.deepEqual(await col(compoundQueries.byInchiKeys([]), 'c'), [], 'no keys, no compounds');
   await db.untouched();
 });
 

@@ -559,3 +559,22 @@ test("a query over many rows of one dataset reads the rows' graph once, with the
     await store.deleteGraphs(['http://t/ds/small/entries', 'http://t/ds/large/entries']);
   }
 });
+
+test('readEachGraph answers each graph whole, in the order asked (repeats and graphs never written included), across reads of many graphs', async () => {
+  const g = (i: number) => `http://example.org/each/${i}`;
+  const graphs: Record<string, ReturnType<typeof q>[]> = {};
+  for (let i = 0; i < 90; i++) graphs[g(i)] = Array.from({ length: (i % 4) + 1 }, (_, k) => q(`${g(i)}#r${k}`, 'http://example.org/k', df.literal(String(k))));
+  await store.replaceGraphs(graphs);
+  const asked = [g(89), g(3), 'http://example.org/each/none', g(3), ...Array.from({ length: 90 }, (_, i) => g(i))];
+  const read = await store.readEachGraph(asked);
+  assert.equal(read.length, asked.length);
+  asked.forEach((uri, i) => {
+    const expected = graphs[uri] ?? [];
+    assert.equal(read[i].length, expected.length, uri);
+    assert.ok(
+      read[i].every((x) => x.graph.value === uri && x.subject.value.startsWith(`${uri}#`)),
+      uri,
+    );
+  });
+  assert.deepEqual(await store.readEachGraph([]), []);
+});
