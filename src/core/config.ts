@@ -97,6 +97,8 @@ export interface Config {
   storeToken?: string;
   /** Seconds a start waits for a remote store that is not answering yet (a container started beside it). */
   storeWaitSeconds: number;
+  /** Seconds a stop waits for the jobs it aborted to wind down before the store closes. */
+  stopWaitSeconds: number;
   /** A Redis that several processes share: the task queue, id counters, messages (README, "Scaling out"). */
   redisUrl?: string;
   /** The prefix of every Redis key (several deployments may share one Redis). */
@@ -171,6 +173,7 @@ const SPECS: Spec[] = [
   // as container secrets are mounted: the file's content, without its final newline
   { flag: 'store-password-file', env: 'TOXGRAPH_STORE_PASSWORD_FILE', parse: secretFile, key: 'storePassword' },
   { flag: 'store-wait', env: 'TOXGRAPH_STORE_WAIT', parse: int, key: 'storeWaitSeconds' },
+  { flag: 'stop-wait', env: 'TOXGRAPH_STOP_WAIT', parse: int, key: 'stopWaitSeconds' },
   { flag: 'store-token', env: 'TOXGRAPH_STORE_TOKEN', parse: String, key: 'storeToken' },
   { flag: 'store-token-file', env: 'TOXGRAPH_STORE_TOKEN_FILE', parse: secretFile, key: 'storeToken' },
   { flag: 'redis-url', env: 'TOXGRAPH_REDIS_URL', parse: String, key: 'redisUrl' },
@@ -211,6 +214,7 @@ export function defaultConfig(): Config {
     representationCacheMb: 8,
     redisPrefix: 'toxgraph',
     storeWaitSeconds: 0,
+    stopWaitSeconds: 10,
     jobLockSeconds: 30,
     qmrfEditorCodebase: 'https://qmrf.sourceforge.net/editor',
     opsinJar: '/usr/share/java/opsin.jar',

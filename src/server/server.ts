@@ -132,7 +132,7 @@ export async function openServices(config: Config, log: Logger): Promise<OpenedS
   // the one ownership rule: a resource belongs to the caller whose request or task minted its URI
   const ids = new IdMinter(store, coordination, [(uri) => access.grant(uri, currentUser.getStore())]);
   const jobQueue = config.redisUrl ? new (await import('../task/job-queue.ts')).JobQueue(config.redisUrl, config.redisPrefix, config.jobLockSeconds) : undefined;
-  const tasks = new TaskRunner(store, uris, ids, config.taskConcurrency, log, coordination, jobQueue);
+  const tasks = new TaskRunner(store, uris, ids, { concurrency: config.taskConcurrency, stopWaitMs: config.stopWaitSeconds * 1000 }, log, coordination, jobQueue);
   await tasks.listen();
   const services: Services = {
     config,

@@ -76,8 +76,6 @@ const runningTask = new AsyncLocalStorage<TaskState>();
 const PROGRESS_WRITE_INTERVAL_MS = 250;
 /** Tasks that run at least this long end with a log line of where their time went. */
 const LOGGED_TASK_MS = 1000;
-/** How long closing waits for running work to end after aborting it. */
-const CLOSE_WAIT_MS = 10_000;
 
 /**
  * The one task runner (spec 2.9, DESIGN.md): work runs off the request path, at most
@@ -106,17 +104,31 @@ export class TaskRunner {
   private readonly uris: UriScheme;
   private readonly ids: IdMinter;
   private readonly concurrency: number;
+  private readonly stopWaitMs: number;
   private readonly log: Logger;
   private readonly coordination: Coordination;
   /** The shared queue, when worker processes run the jobs. */
   private readonly jobQueue?: JobQueue;
-  constructor(store: TripleStore, uris: UriScheme, ids: IdMinter, concurrency: number, log: Logger, coordination: Coordination = new LocalCoordination(), jobQueue?: JobQueue) {
+  /**
+   * `concurrency`: jobs run at once; `stopWaitMs`: how long closing waits for running work to end
+   * after aborting it (`--stop-wait`).
+   */
+  constructor(
+    store: TripleStore,
+    uris: UriScheme,
+    ids: IdMinter,
+    { concurrency, stopWaitMs }: { concurrency: number; stopWaitMs: number },
+    log: Logger,
+    coordination: Coordination = new LocalCoordination(),
+    jobQueue?: JobQueue,
+  ) {
     this.store = store;
     this.jobQueue = jobQueue;
     this.uris = uris;
     this.ids = ids;
     ids.addListener((uri) => this.recordMinted(uri));
     this.concurrency = concurrency;
+    this.stopWaitMs = stopWaitMs;
     this.log = log;
     this.coordination = coordination;
   }
@@ -414,7 +426,7 @@ export class TaskRunner {
     for (const state of this.active.values()) state.controller.abort(interrupted);
     // let aborted work wind down before the store closes under it (bounded: work that ignores
     // its signal is left to fail on the closed store)
-    await Promise.race([Promise.allSettled(this.executions), new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
+    await Promise.race([Promise.allSettled(this.executions), new Promise((r) => setTimeout(r, this.stopWaitMs).unref())]);
     await this.writes;
     await this.jobQueue?.close();
   }

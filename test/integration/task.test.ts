@@ -96,7 +96,8 @@ test('DELETE cancels a running task (503 afterwards) and a queued one never star
 test('a task left running by a stopped server is ended as Error "interrupted" at the next start', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'toxgraph-task-'));
   try {
-    const first = await startTestServer(['--base-url', 'http://toxgraph.test'], dir);
+    // work that ignores its abort: the stop waits --stop-wait for it (0 s here), then closes the store under it
+    const first = await startTestServer(['--base-url', 'http://toxgraph.test', '--stop-wait', '0'], dir);
     const uri = await first.services.tasks.submit('never ends', () => new Promise(() => {}));
     await new Promise((r) => setTimeout(r, 200));
     await first.stop();
