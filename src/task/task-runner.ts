@@ -532,11 +532,11 @@ export class TaskRunner {
     const whole = state.resultUri;
     if (!whole) return {};
     const graphs: Record<string, RDF.Quad[]> = {};
-    for (const part of new Set(state.minted)) {
-      if (part === whole || this.uris.isIn('task', part)) continue;
-      const quads = await this.store.readGraph(part).catch(() => []);
-      if (quads.length) graphs[part] = [...quads, df.quad(df.namedNode(part), PART_OF, df.namedNode(whole), df.namedNode(part))];
-    }
+    const parts = [...new Set(state.minted)].filter((part) => part !== whole && !this.uris.isIn('task', part));
+    const read = await this.store.readEachGraph(parts).catch(() => parts.map((): RDF.Quad[] => []));
+    parts.forEach((part, i) => {
+      if (read[i].length) graphs[part] = [...read[i], df.quad(df.namedNode(part), PART_OF, df.namedNode(whole), df.namedNode(part))];
+    });
     return graphs;
   }
 
