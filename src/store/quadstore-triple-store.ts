@@ -44,8 +44,8 @@ function inGraph(iri: string, q: RDF.Quad): RDF.Quad {
 /** Quads and characters (see write-size.ts) of one bulk-load batch. */
 const BULK_BATCH = 20000;
 const BULK_BATCH_CHARS = 4_000_000;
-/** Graphs read at once by readEachGraph (a write that replaces many, a dataset's compounds or features). */
-const READ_CONCURRENCY = 32;
+/** Graphs read by one LevelDB iterator in readEachGraph (a write that replaces many, a dataset's compounds or features). */
+const GRAPHS_PER_ITERATOR = 1000;
 
 type Term = RDF.Term | null | undefined;
 
@@ -248,13 +248,35 @@ export class QuadstoreTripleStore implements TripleStore {
     return items;
   }
 
-  /** A few at a time: all at once, thousands of settling promises would hold the event loop for hundreds of ms. */
+  /**
+   * Those in the cache from it; the others through one LevelDB iterator per partition and
+   * GRAPHS_PER_ITERATOR graphs (ReadableQuadstore.graphsWhole), cached as readGraph caches.
+   */
   async readEachGraph(graphIris: string[]): Promise<RDF.Quad[][]> {
     const slices = new TimeSlices();
-    const out: RDF.Quad[][] = [];
-    for (let i = 0; i < graphIris.length; i += READ_CONCURRENCY) {
-      out.push(...(await Promise.all(graphIris.slice(i, i + READ_CONCURRENCY).map((iri) => this.readGraph(iri)))));
-      await slices.pause();
+    const out: RDF.Quad[][] = new Array(graphIris.length);
+    const unread = new Map<ReadableQuadstore, number[]>();
+    graphIris.forEach((iri, i) => {
+      const cached = this.cache.get(iri);
+      if (cached) out[i] = cached;
+      else {
+        const partition = this.partitionOf(iri);
+        const positions = unread.get(partition);
+        if (positions) positions.push(i);
+        else unread.set(partition, [i]);
+      }
+    });
+    for (const [partition, positions] of unread) {
+      for (let k = 0; k < positions.length; k += GRAPHS_PER_ITERATOR) {
+        const part = positions.slice(k, k + GRAPHS_PER_ITERATOR);
+        const epoch = this.cache.epoch;
+        const read = await partition.graphsWhole(part.map((i) => graphTerm(graphIris[i])));
+        part.forEach((i, j) => {
+          out[i] = read[j];
+          this.cache.put(graphIris[i], read[j], epoch);
+        });
+        await slices.pause();
+      }
     }
     return out;
   }

@@ -80,6 +80,10 @@ type Term = RDF.Term | null | undefined;
 
 /** LevelDB keys read at once by `graphBatches`. */
 const BATCH_KEYS = 1024;
+/** LevelDB keys read at once by `graphsWhole` (small graphs: several graphs a read). */
+const MANY_GRAPHS_BATCH_KEYS = 256;
+
+type KeyIterator = { nextv(size: number): Promise<[string][]>; seek(target: string): void; close(): Promise<void> };
 
 /** quadstore with `match` streams that keep asynciterator's `readable` contract (see PromisedIterator). */
 export class ReadableQuadstore extends Quadstore {
@@ -90,11 +94,9 @@ export class ReadableQuadstore extends Quadstore {
    * batch read ahead (a fifth faster again).
    */
   async *graphBatches(graph: RDF.NamedNode | RDF.DefaultGraph): AsyncGenerator<RDF.Quad[]> {
-    const index = this.indexes.find((i) => i.terms.join() === 'graph,subject,predicate,object');
-    if (!index) throw new Error('no graph-subject-predicate-object index');
+    const index = this.graphFirstIndex();
     const range = writePattern({ graph } as never, index, this.prefixes)!;
-    const db = this.db as unknown as { iterator(options: object): { nextv(size: number): Promise<[string][]>; close(): Promise<void> } };
-    const it = db.iterator({ [range.gte ? 'gte' : 'gt']: range.gt, [range.lte ? 'lte' : 'lt']: range.lt, keys: true, values: false, keyEncoding: 'utf8' });
+    const it = this.keyIterator({ [range.gte ? 'gte' : 'gt']: range.gt, [range.lte ? 'lte' : 'lt']: range.lt });
     // the next batch is read in LevelDB's thread while this one is decoded and used here
     let next = it.nextv(BATCH_KEYS);
     try {
@@ -108,6 +110,58 @@ export class ReadableQuadstore extends Quadstore {
       await next.catch(() => undefined);
       await it.close();
     }
+  }
+
+  /**
+   * Many graphs, each whole, in the order given, through one LevelDB iterator (one snapshot of
+   * them all): it is moved to each graph's first key and reads on while the keys are that
+   * graph's, so graphs that lie next to each other in key order (a dataset's features, its
+   * compounds) are read by the same reads. One iterator per graph cost an iterator and two reads
+   * in LevelDB's thread each: 16,383 feature graphs took 2.4 s.
+   */
+  async graphsWhole(graphs: (RDF.NamedNode | RDF.DefaultGraph)[]): Promise<RDF.Quad[][]> {
+    const out: RDF.Quad[][] = graphs.map(() => []);
+    if (!graphs.length) return out;
+    const index = this.graphFirstIndex();
+    // every key of a graph starts with its range's lower bound (the index prefix, the graph, a separator)
+    const wanted = graphs.map((graph, i) => ({ i, start: writePattern({ graph } as never, index, this.prefixes)!.gt }));
+    wanted.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+    const it = this.keyIterator({ gte: wanted[0].start });
+    let keys: [string][] = [];
+    let at = 0;
+    try {
+      for (const { i, start } of wanted) {
+        // keys read already that lie before this graph are passed over (no key of it or of a later one among them)
+        while (at < keys.length && keys[at][0] < start) at++;
+        if (at >= keys.length || !keys[at][0].startsWith(start)) {
+          it.seek(start);
+          keys = await it.nextv(MANY_GRAPHS_BATCH_KEYS);
+          at = 0;
+        }
+        for (;;) {
+          for (; at < keys.length && keys[at][0].startsWith(start); at++) out[i].push(quadReader.read(keys[at][0], index.prefix.length, index.terms, this.dataFactory, this.prefixes) as RDF.Quad);
+          // a key past this graph, or the end of the store
+          if (at < keys.length || !keys.length) break;
+          keys = await it.nextv(MANY_GRAPHS_BATCH_KEYS);
+          at = 0;
+        }
+      }
+    } finally {
+      await it.close();
+    }
+    return out;
+  }
+
+  private graphFirstIndex() {
+    const index = this.indexes.find((i) => i.terms.join() === 'graph,subject,predicate,object');
+    if (!index) throw new Error('no graph-subject-predicate-object index');
+    return index;
+  }
+
+  /** A LevelDB iterator of keys only (quads are wholly in their keys). */
+  private keyIterator(range: object): KeyIterator {
+    const db = this.db as unknown as { iterator(options: object): KeyIterator };
+    return db.iterator({ ...range, keys: true, values: false, keyEncoding: 'utf8' });
   }
 
   override match(subject?: Term, predicate?: Term, object?: Term, graph?: Term, opts: Parameters<Quadstore['getStream']>[1] = {}): AsyncIterator<RDF.Quad> {

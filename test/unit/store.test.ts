@@ -560,21 +560,32 @@ test("a query over many rows of one dataset reads the rows' graph once, with the
   }
 });
 
-test('readEachGraph answers each graph whole, in the order asked (repeats and graphs never written included), across reads of many graphs', async () => {
+test('readEachGraph answers each graph whole, in the order asked: repeats, graphs never written, names that prefix others, graphs longer than a read, rows graphs, more graphs than one iterator reads; a write is seen at once', async () => {
   const g = (i: number) => `http://example.org/each/${i}`;
   const graphs: Record<string, ReturnType<typeof q>[]> = {};
-  for (let i = 0; i < 90; i++) graphs[g(i)] = Array.from({ length: (i % 4) + 1 }, (_, k) => q(`${g(i)}#r${k}`, 'http://example.org/k', df.literal(String(k))));
+  // 1, 10, 100, 1000 lie next to each other in key order, each name a prefix of the next
+  for (let i = 0; i < 1100; i++) graphs[g(i)] = Array.from({ length: (i % 4) + 1 }, (_, k) => q(`${g(i)}#r${k}`, 'http://example.org/k', df.literal(String(k))));
+  graphs[g(7)] = Array.from({ length: 700 }, (_, k) => q(`${g(7)}#r${k}`, 'http://example.org/k', df.literal(String(k))));
+  graphs['http://example.org/each/d/entries'] = Array.from({ length: 300 }, (_, k) => q(`http://example.org/each/d#e${k}`, 'http://example.org/v', df.literal(String(k))));
   await store.replaceGraphs(graphs);
-  const asked = [g(89), g(3), 'http://example.org/each/none', g(3), ...Array.from({ length: 90 }, (_, i) => g(i))];
-  const read = await store.readEachGraph(asked);
-  assert.equal(read.length, asked.length);
-  asked.forEach((uri, i) => {
-    const expected = graphs[uri] ?? [];
-    assert.equal(read[i].length, expected.length, uri);
-    assert.ok(
-      read[i].every((x) => x.graph.value === uri && x.subject.value.startsWith(`${uri}#`)),
-      uri,
-    );
-  });
+  const asked = [g(999), g(3), 'http://example.org/each/none', 'http://example.org/each/d/entries', g(3), g(1000), g(7), ...Object.keys(graphs).reverse()];
+  const check = async (expected: Record<string, ReturnType<typeof q>[]>) => {
+    const read = await store.readEachGraph(asked);
+    assert.equal(read.length, asked.length);
+    asked.forEach((uri, i) => {
+      const key = (x: ReturnType<typeof q>) => `${x.subject.value} ${x.predicate.value} ${x.object.value}`;
+      assert.deepEqual(read[i].map(key).sort(), (expected[uri] ?? []).map(key).sort(), uri);
+      assert.ok(
+        read[i].every((x) => x.graph.value === uri),
+        uri,
+      );
+    });
+  };
+  await check(graphs);
+  // again (from the cache now), and after a write of some of them
+  await check(graphs);
+  const changed = { ...graphs, [g(3)]: [q(`${g(3)}#new`, 'http://example.org/k', df.literal('new'))], [g(1000)]: [] };
+  await store.replaceGraphs({ [g(3)]: changed[g(3)], [g(1000)]: [] });
+  await check(changed);
   assert.deepEqual(await store.readEachGraph([]), []);
 });
