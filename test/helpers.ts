@@ -21,6 +21,13 @@ export interface TestServer extends RunningServer {
 /** The remote store the tests run on (`TOXGRAPH_TEST_STORE`): Virtuoso (`npm run test:remote`), Oxigraph, or none (embedded). */
 export const testStore = process.env.TOXGRAPH_TEST_STORE === 'virtuoso' || process.env.TOXGRAPH_TEST_STORE === 'oxigraph' ? process.env.TOXGRAPH_TEST_STORE : undefined;
 
+/**
+ * The options of a test of chemistry, learning or statistics whose store calls the other tests of
+ * its file make too: it runs on the embedded store (npm test) and is not repeated on each remote
+ * store (docs/development.md, "The remote-store runs").
+ */
+export const notOnRemoteStores = { skip: testStore ? `chemistry, learning or statistics: the other tests of this file make its store calls on ${testStore}` : false };
+
 /** Remote stores of the test servers, by database directory: a server restarted on the same data directory (after `close()`) finds its store still running. */
 const runningVirtuosos = new Map<string, Promise<RunningVirtuoso>>();
 

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { sharedCsv, startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from '../helpers.ts';
+import { notOnRemoteStores, sharedCsv, startTestServer, http, form, checkRdfXml, parseTurtle, errorReport, OT, waitForTask, valuesOf, resourceLists, type TestServer } from '../helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -357,7 +357,7 @@ test('models survive a restart and predict the same; DELETE removes them', async
   assert.equal((await http(local(model), { method: 'POST', body: form({ dataset_uri: withDescriptors }) })).status, 404);
 });
 
-test('every learner of the catalogue trains over HTTP and predicts with confidences in [0, 1]; PMML where there is a form, 406 where there is none', async () => {
+test('every learner of the catalogue trains over HTTP and predicts with confidences in [0, 1]; PMML where there is a form, 406 where there is none', notOnRemoteStores, async () => {
   const learners = (await http(`${s.url}/algorithm`, { accept: 'text/uri-list' })).text
     .trim()
     .split('\r\n')

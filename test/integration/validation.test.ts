@@ -5,7 +5,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, http, form, errorReport, OT, waitForTask, checkRdfXml, resourceLists, parseTurtle, valuesOf, type TestServer } from '../helpers.ts';
+import { notOnRemoteStores, startTestServer, http, form, errorReport, OT, waitForTask, checkRdfXml, resourceLists, parseTurtle, valuesOf, type TestServer } from '../helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -51,7 +51,7 @@ function referenceShape(validation: any): Record<string, unknown> {
   return { ...c, confusionMatrix: matrix, classValueStatistics: perClass };
 }
 
-test('validate_datasets reproduces every reference statistic (scikit-learn) to 1e-9', async () => {
+test('validate_datasets reproduces every reference statistic (scikit-learn) to 1e-9', notOnRemoteStores, async () => {
   for (const c of REFERENCE.cases) {
     const n = c.actual.length;
     const actual = await upload(['SMILES,actual', ...c.actual.map((v: unknown, i: number) => `${alkane(i)},${v}`)].join('\n'));
@@ -297,7 +297,7 @@ test('cross-validation: stratified folds, exactly k fold validations, pooled sta
   for (const part of [foldModel, foldPredictions, foldTest]) assert.equal((await http(local(part))).status, 404, `${part} went with it`);
 });
 
-test('leave-one-out, super stratification of a numeric target, and y-scrambling', async () => {
+test('leave-one-out, super stratification of a numeric target, and y-scrambling', notOnRemoteStores, async () => {
   const { dataset, target } = regression;
   const small = await upload(readFileSync('../shared/data/EPAFHM_log10.csv', 'utf8').trim().split('\n').slice(0, 13).join('\n'));
   const smallDescribed = await task('/algorithm/rdkit-descriptors', { dataset_uri: small });
@@ -358,7 +358,7 @@ test('validation errors: 400 naming the parameter, 404 for unknown resources', a
   assert.equal((await http(`${s.url}/validation?model=${encodeURIComponent('x> } DROP ALL {')}`, { accept: 'text/uri-list' })).status, 400);
 });
 
-test('splits and folds keep every row of one structure on one side, and say how many rows and structures each side holds', async () => {
+test('splits and folds keep every row of one structure on one side, and say how many rows and structures each side holds', notOnRemoteStores, async () => {
   // 24 structures, 12 of them twice (a duplicate row has its own value, as repeated measurements do)
   const lines = ['SMILES,y,x'];
   for (let i = 0; i < 24; i++) {
