@@ -126,7 +126,8 @@ export class ReadableQuadstore extends Quadstore {
     // every key of a graph starts with its range's lower bound (the index prefix, the graph, a separator)
     const wanted = graphs.map((graph, i) => ({ i, start: writePattern({ graph } as never, index, this.prefixes)!.gt }));
     wanted.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-    const it = this.keyIterator({ gte: wanted[0].start });
+    // the whole index (JavaScript's order of strings is not LevelDB's byte order for every character)
+    const it = this.keyIterator({ gte: index.prefix });
     let keys: [string][] = [];
     let at = 0;
     try {
