@@ -566,9 +566,28 @@ test('readEachGraph answers each graph whole, in the order asked: repeats, graph
   // 1, 10, 100, 1000 lie next to each other in key order, each name a prefix of the next
   for (let i = 0; i < 1100; i++) graphs[g(i)] = Array.from({ length: (i % 4) + 1 }, (_, k) => q(`${g(i)}#r${k}`, 'http://example.org/k', df.literal(String(k))));
   graphs[g(7)] = Array.from({ length: 700 }, (_, k) => q(`${g(7)}#r${k}`, 'http://example.org/k', df.literal(String(k))));
+  // in JavaScript's order the first of these two, in LevelDB's (UTF-8 bytes) the second
+  graphs['http://example.org/each/\u{1F600}'] = [q('http://example.org/each/smile', 'http://example.org/k', df.literal('😀'))];
+  graphs['http://example.org/each/\uFFFD'] = [q('http://example.org/each/replacement', 'http://example.org/k', df.literal('\uFFFD'))];
   graphs['http://example.org/each/d/entries'] = Array.from({ length: 300 }, (_, k) => q(`http://example.org/each/d#e${k}`, 'http://example.org/v', df.literal(String(k))));
   await store.replaceGraphs(graphs);
-  const asked = [g(999), g(3), 'http://example.org/each/none', 'http://example.org/each/d/entries', g(3), g(1000), g(7), ...Object.keys(graphs).reverse()];
+  // these two alone (the first read of them: not from the cache), the first in JavaScript's order first
+  assert.deepEqual(
+    (await store.readEachGraph(['http://example.org/each/\u{1F600}', 'http://example.org/each/\uFFFD'])).map((read) => read.map((x) => x.object.value)),
+    [['😀'], ['\uFFFD']],
+  );
+  const asked = [
+    'http://example.org/each/\u{1F600}',
+    'http://example.org/each/\uFFFD',
+    g(999),
+    g(3),
+    'http://example.org/each/none',
+    'http://example.org/each/d/entries',
+    g(3),
+    g(1000),
+    g(7),
+    ...Object.keys(graphs).reverse(),
+  ];
   const check = async (expected: Record<string, ReturnType<typeof q>[]>) => {
     const read = await store.readEachGraph(asked);
     assert.equal(read.length, asked.length);
