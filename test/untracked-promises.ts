@@ -11,30 +11,19 @@
  * plain, 17.9 s in a test). The store and the query evaluator make promises by the million.
  *
  * Hooks made without saying whether they track promises are made here not to (`trackPromises:
- * false`, Node 26.1+). What is given up: an error thrown after an `await`, or a promise rejected and
- * never handled, is still caught by the test runner and still fails the run (the file fails, with
- * the error printed), but it is reported as activity of the file, not of the test that made it.
- * Timers, sockets and other resources are still mapped to their test.
- *
- * Older Node (24, CI's second run) has no `trackPromises`: there the test runner's hook (`init` and
- * `destroy`, nothing else) is made but never enabled, which saves the same time (a dataset file on
- * Node 24: 15.9 s with it, 13.4 s without). Every uncaught error and unhandled rejection still fails
- * its file, as above; on Node 24 errors from timers and sockets are reported against the file too.
+ * false`, Node 26.1+; older Node ignores it and nothing changes). What is given up: an error
+ * thrown after an `await`, or a promise rejected and never handled, is still caught by the test
+ * runner and still fails the run (the file fails, with the error printed), but it is reported as
+ * activity of the file, not of the test that made it. Timers, sockets and other resources are
+ * still mapped to their test.
  */
 import { createRequire } from 'node:module';
 
 const asyncHooks = createRequire(import.meta.url)('node:async_hooks') as typeof import('node:async_hooks');
 const createHook = asyncHooks.createHook;
 type HookOptions = Parameters<typeof createHook>[0] & { trackPromises?: boolean };
-const [major, minor] = process.versions.node.split('.').map(Number);
-const canLeavePromisesUntracked = major > 26 || (major === 26 && minor >= 1);
-/** node:test's hook: it maps resources to tests with `init` and forgets them with `destroy`. */
-const isTestRunnerHook = (o: HookOptions) => o.init && o.destroy && !o.before && !o.after && !o.promiseResolve;
 
 asyncHooks.createHook = function untrackedPromises(options: HookOptions) {
   const tracked = options.trackPromises !== undefined || options.promiseResolve !== undefined;
-  if (canLeavePromisesUntracked) return createHook.call(asyncHooks, tracked ? options : { ...options, trackPromises: false });
-  const hook = createHook.call(asyncHooks, options);
-  if (isTestRunnerHook(options)) hook.enable = () => hook;
-  return hook;
+  return createHook.call(asyncHooks, tracked ? options : { ...options, trackPromises: false });
 };
