@@ -9,6 +9,7 @@ import { Parser } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { loadConfig } from '../src/core/config.ts';
 import { startServer, type RunningServer } from '../src/server/server.ts';
+import { flushCompileCache } from 'node:module';
 import type { RunningVirtuoso } from './remote/virtuoso.ts';
 
 export interface TestServer extends RunningServer {
@@ -69,6 +70,9 @@ export async function startTestServer(flags: string[] = [], dataDir?: string): P
       await remote?.stop();
       throw e;
     });
+  // the modules a server loads go to the compile cache now, not when this file's process ends:
+  // the files that start meanwhile (a fresh clone, an empty cache) find them compiled
+  flushCompileCache();
   return {
     ...server,
     base: server.services.config.baseUrl,

@@ -22,6 +22,8 @@ import { STORE_SUITE } from './store-suite.ts';
  *   TOXGRAPH_TEST_STORE=virtuoso node test/run-tier.ts integration
  */
 const ONE_AT_A_TIME = ['scale-out.test.ts'];
+/** The longest a test may take (the slowest take about 40 s; those that need more say so themselves). */
+const TEST_TIMEOUT_MS = 600_000;
 /** The files that took longest on two cores (test-output/timings.txt), longest first. */
 const LONGEST = [
   'integration/fuzz.test.ts',
@@ -75,6 +77,8 @@ function run(label: string, list: string[], concurrency: number): number {
       UNTRACKED_PROMISES,
       '--test',
       `--test-concurrency=${concurrency}`,
+      // a test that hangs fails after TEST_TIMEOUT_MS with its name, not when CI's time runs out
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=./test/reporters/timings.ts',
