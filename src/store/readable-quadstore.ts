@@ -147,7 +147,9 @@ export class ReadableQuadstore extends Quadstore {
     const positions = new Map<string, number[]>();
     graphs.forEach((graph, i) => {
       const start = writePattern({ graph } as never, index, this.prefixes)!.gt;
-      positions.set(start, [...(positions.get(start) ?? []), i]);
+      const same = positions.get(start);
+      if (same) same.push(i);
+      else positions.set(start, [i]);
     });
     const wanted = [...positions.keys()].sort(inKeyOrder);
     const read = new Map<string, RDF.Quad[]>();

@@ -67,8 +67,8 @@ export interface UpdateOptions {
 export interface TripleStore {
   readGraph(graphIri: string): Promise<RDF.Quad[]>;
   /**
-   * Many graphs, each whole, in the order given: a few at a time on the embedded store (without
-   * holding the event loop), some dozens per request on a remote store (not a request each).
+   * Many graphs, each whole, in the order given: through one LevelDB iterator on the embedded
+   * store, a hundred per request on a remote store (not a read or a request each).
    */
   readEachGraph(graphIris: string[]): Promise<RDF.Quad[][]>;
   /** Read a graph as a stream of batches of quads, subject by subject (memory stays flat for large graphs). */

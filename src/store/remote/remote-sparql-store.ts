@@ -69,15 +69,11 @@ export class RemoteSparqlStore implements TripleStore {
 
   /** A graph whole; read again when it was being rewritten by another process while it was read. */
   async readGraph(graphIri: string): Promise<RDF.Quad[]> {
-    for (let attempt = 0; ; attempt++) {
+    return againIfRewritten(async () => {
       const out: RDF.Quad[] = [];
-      try {
-        for await (const batch of this.graphBatches(graphIri)) out.push(...batch);
-        return out;
-      } catch (e) {
-        if (!(e instanceof ReadDuringWrite) || attempt >= 4) throw e;
-      }
-    }
+      for await (const batch of this.graphBatches(graphIri)) out.push(...batch);
+      return out;
+    });
   }
 
   async *graphBatches(graphIri: string): AsyncIterable<RDF.Quad[]> {
@@ -102,20 +98,16 @@ export class RemoteSparqlStore implements TripleStore {
     for (let i = 0; i < wanted.length; i += GRAPHS_PER_READ) {
       const part = wanted.slice(i, i + GRAPHS_PER_READ);
       await Promise.all(part.map((g) => this.writing.get(g)));
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const found = new Map<string, RDF.Quad[]>(part.map((g) => [g, []]));
-          const graphs = part.map((g) => df.namedNode(g));
-          for await (const s of this.client.selectStream(sparql`SELECT ?g ?s ?p ?o WHERE { VALUES ?g { ${graphs} } GRAPH ?g { ?s ?p ?o } } ORDER BY ?g ?s ?p ?o`)) {
-            if (!s.g) throw new ReadDuringWrite(part.join(' '));
-            found.get(s.g.value)?.push(quadOf(s, s.g.value));
-          }
-          for (const [g, quads] of found) read.set(g, quads);
-          break;
-        } catch (e) {
-          if (!(e instanceof ReadDuringWrite) || attempt >= 4) throw e;
+      const found = await againIfRewritten(async () => {
+        const quads = new Map<string, RDF.Quad[]>(part.map((g) => [g, []]));
+        const graphs = part.map((g) => df.namedNode(g));
+        for await (const s of this.client.selectStream(sparql`SELECT ?g ?s ?p ?o WHERE { VALUES ?g { ${graphs} } GRAPH ?g { ?s ?p ?o } } ORDER BY ?g ?s ?p ?o`)) {
+          if (!s.g) throw new ReadDuringWrite(part.join(' '));
+          quads.get(s.g.value)?.push(quadOf(s, s.g.value));
         }
-      }
+        return quads;
+      });
+      for (const [g, quads] of found) read.set(g, quads);
     }
     return graphIris.map((g) => read.get(g) ?? []);
   }
@@ -307,6 +299,17 @@ export class RemoteSparqlStore implements TripleStore {
 function quadOf(s: Solution, graphIri: string): RDF.Quad {
   if (!s.s || !s.p || !s.o) throw new ReadDuringWrite(graphIri);
   return df.quad(fromServer(s.s) as RDF.Quad_Subject, s.p as RDF.Quad_Predicate, fromServer(s.o) as RDF.Quad_Object, graphTerm(graphIri));
+}
+
+/** A read made again (at most four times more) when another process rewrote what it read meanwhile. */
+async function againIfRewritten<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (e) {
+      if (!(e instanceof ReadDuringWrite) || attempt >= 4) throw e;
+    }
+  }
 }
 
 /** A graph read while another process rewrote it (rows came back with terms missing). */
