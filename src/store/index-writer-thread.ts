@@ -49,9 +49,23 @@ function withOurValue(batch: Batch) {
  */
 const COLLECT_WHEN_IDLE_MS = 1000;
 const COLLECT_NOW_BYTES = 64 * 2 ** 20;
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-setFlagsFromString('--no-expose-gc');
+const collectGarbage = exposedGc();
+
+/**
+ * V8's `gc`, exposed to a new context of this thread only. The flag is the process's: two stores
+ * opened at once (two servers in one test process) start two of these threads, and one thread's
+ * `--no-expose-gc` could come between the other's `--expose-gc` and its new context, which then
+ * has no `gc` (the thread failed to load, and so did every write of its store). Asked again then.
+ */
+function exposedGc(): () => void {
+  for (;;) {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('typeof gc === "function" ? gc : undefined') as (() => void) | undefined;
+    setFlagsFromString('--no-expose-gc');
+    if (gc) return gc;
+  }
+}
+
 let writtenSinceCollection = 0;
 let collection: NodeJS.Timeout | undefined;
 

@@ -608,3 +608,21 @@ test('readEachGraph answers each graph whole, in the order asked: repeats, graph
   await check(changed);
   assert.deepEqual(await store.readEachGraph([]), []);
 });
+
+test('stores opened at once in one process each get a working writer thread (the writer threads set V8 flags the whole process shares)', { timeout: 60_000 }, async () => {
+  for (let round = 0; round < 10; round++) {
+    const dirs = await Promise.all(Array.from({ length: 8 }, () => mkdtemp(join(tmpdir(), 'toxgraph-store-at-once-'))));
+    const stores = await Promise.all(dirs.map((d) => QuadstoreTripleStore.open(d)));
+    try {
+      await Promise.all(stores.map((s, i) => s.replaceGraphs({ [`http://example.org/at-once/${i}`]: [q(`http://example.org/at-once/${i}#s`, 'http://example.org/p', df.literal(String(i)))] })));
+      const read = await Promise.all(stores.map((s, i) => s.readGraph(`http://example.org/at-once/${i}`)));
+      assert.deepEqual(
+        read.map((quads) => quads.map((x) => x.object.value)),
+        stores.map((_, i) => [String(i)]),
+      );
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+    }
+  }
+});
